@@ -1,0 +1,252 @@
+//! Score smoothing and harmonic weighting (HarmonicEval, Eqs. 1-4; SPEC §1).
+//!
+//! For each criterion c with rating distribution p_c over 1..=5:
+//!
+//! * smoothed score  s̃_c = Σ_r r · p_c(r)
+//! * uncertainty     σ_c = sqrt(Σ_r (r − s̃_c)² · p_c(r))
+//! * weight          w_c = σ_c^(−2(1−γ)/γ) / H, with H making Σ_c w_c = 1
+//! * overall         S = Σ_c w_c · s̃_c, which lies in [1, 5].
+//!
+//! γ = 1 gives uniform weights, γ = 0.5 inverse-variance weights, γ → 0 puts all weight on the
+//! criterion with the smallest σ. At γ = 0.01 the exponent is −198, so raw powers overflow; the
+//! weights are a softmax of −2(1−γ)/γ · ln σ_c instead.
+//!
+//! **σ = 0** (a criterion whose distribution is a single rating) is the limit of the formula:
+//! for γ < 1 its weight σ^(−k) is infinitely larger than any σ > 0, so the criteria with σ = 0
+//! share all the weight equally and the others get 0. At γ = 1 the exponent is 0 and weights
+//! stay uniform. No NaN or infinity is ever produced.
+
+/// Smallest γ the UI offers (the paper's "selective" setting).
+pub const GAMMA_MIN: f64 = 0.01;
+/// The paper's default γ.
+pub const GAMMA_DEFAULT: f64 = 0.75;
+
+/// Expected rating s̃ = Σ r·p(r) for a distribution over 1..=5.
+pub fn smoothed_score(p: &[f64; 5]) -> f64 {
+    p.iter().enumerate().map(|(i, pi)| (i + 1) as f64 * pi).sum()
+}
+
+/// Standard deviation of the rating under `p`, around the smoothed score.
+pub fn sigma(p: &[f64; 5]) -> f64 {
+    let mean = smoothed_score(p);
+    let variance: f64 = p
+        .iter()
+        .enumerate()
+        .map(|(i, pi)| {
+            let d = (i + 1) as f64 - mean;
+            d * d * pi
+        })
+        .sum();
+    variance.max(0.0).sqrt()
+}
+
+/// Harmonic weights for the given σ's at `gamma`, summing to 1 (empty in, empty out).
+///
+/// `gamma` is clamped to [0, 1]; 0 (or NaN) means the γ → 0 limit: equal weight on the
+/// criteria with the smallest σ.
+pub fn harmonic_weights(sigmas: &[f64], gamma: f64) -> Vec<f64> {
+    let n = sigmas.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let gamma = if gamma.is_nan() { 0.0 } else { gamma.clamp(0.0, 1.0) };
+    let uniform = || vec![1.0 / n as f64; n];
+    if gamma >= 1.0 {
+        return uniform();
+    }
+    let min_sigma = sigmas.iter().copied().fold(f64::INFINITY, f64::min);
+    // Criteria that share all the weight in the limits: σ = 0 for any γ < 1, or the smallest σ
+    // when γ → 0.
+    let share_among = |target: f64| {
+        let k = sigmas.iter().filter(|&&s| s == target).count() as f64;
+        sigmas.iter().map(|&s| if s == target { 1.0 / k } else { 0.0 }).collect()
+    };
+    if min_sigma <= 0.0 {
+        return share_among(min_sigma);
+    }
+    if gamma <= 0.0 {
+        return share_among(min_sigma);
+    }
+    let exponent = 2.0 * (1.0 - gamma) / gamma;
+    // log w_c = −exponent · ln σ_c − log H. Subtracting the largest logit (the smallest σ)
+    // keeps every exp() in (0, 1].
+    let logits: Vec<f64> = sigmas.iter().map(|s| -exponent * (s / min_sigma).ln()).collect();
+    let unnormalised: Vec<f64> = logits.iter().map(|l| l.exp()).collect();
+    let h: f64 = unnormalised.iter().sum();
+    unnormalised.iter().map(|u| u / h).collect()
+}
+
+/// Σ w_c · s̃_c.
+pub fn weighted_score(scores: &[f64], weights: &[f64]) -> f64 {
+    scores.iter().zip(weights).map(|(s, w)| s * w).sum()
+}
+
+/// One criterion's contribution to the aggregate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scored {
+    pub score: f64,
+    pub sigma: f64,
+}
+
+/// Weights and overall score over the criteria that have a score. `None` when none has.
+pub fn aggregate(items: &[Scored], gamma: f64) -> Option<(Vec<f64>, f64)> {
+    if items.is_empty() {
+        return None;
+    }
+    let sigmas: Vec<f64> = items.iter().map(|i| i.sigma).collect();
+    let scores: Vec<f64> = items.iter().map(|i| i.score).collect();
+    let weights = harmonic_weights(&sigmas, gamma);
+    let overall = weighted_score(&scores, &weights);
+    Some((weights, overall))
+}
+
+/// The overall score at `points` evenly spaced γ's from [`GAMMA_MIN`] to 1, for plotting how
+/// the weighting moves the score.
+pub fn overall_curve(items: &[Scored], points: usize) -> Vec<(f64, f64)> {
+    if items.is_empty() || points < 2 {
+        return Vec::new();
+    }
+    (0..points)
+        .map(|i| {
+            let gamma = GAMMA_MIN + (1.0 - GAMMA_MIN) * i as f64 / (points - 1) as f64;
+            let (_, s) = aggregate(items, gamma).expect("non-empty");
+            (gamma, s)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SPEC §1 test vector.
+    const P: [[f64; 5]; 5] = [
+        [0.0, 0.05, 0.15, 0.6, 0.2],
+        [0.1, 0.2, 0.4, 0.2, 0.1],
+        [0.0, 0.0, 0.02, 0.18, 0.8],
+        [0.0, 0.0, 0.0, 0.05, 0.95],
+        [0.0, 0.1, 0.3, 0.4, 0.2],
+    ];
+
+    fn items() -> Vec<Scored> {
+        P.iter().map(|p| Scored { score: smoothed_score(p), sigma: sigma(p) }).collect()
+    }
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol
+    }
+
+    #[test]
+    fn spec_means_and_sigmas() {
+        let means = [3.95, 3.00, 4.78, 4.95, 3.70];
+        let sigmas = [0.7399, 1.0954, 0.4600, 0.2179, 0.9000];
+        for (i, it) in items().iter().enumerate() {
+            assert!(close(it.score, means[i], 1e-12), "mean {i}: {}", it.score);
+            assert!(close(it.sigma, sigmas[i], 5e-5), "sigma {i}: {}", it.sigma);
+        }
+    }
+
+    #[test]
+    fn spec_weights_at_default_gamma() {
+        let (w, s) = aggregate(&items(), 0.75).unwrap();
+        let expected = [0.1593, 0.1226, 0.2186, 0.3597, 0.1398];
+        for (a, b) in w.iter().zip(expected) {
+            assert!(close(*a, b, 5e-5), "{w:?}");
+        }
+        assert!(close(s, 4.3398, 5e-5), "{s}");
+    }
+
+    #[test]
+    fn spec_overall_at_every_listed_gamma() {
+        for (gamma, expected) in [(0.75, 4.3398), (0.5, 4.7546), (1.0, 4.0760), (0.25, 4.9471), (0.01, 4.9500)] {
+            let (w, s) = aggregate(&items(), gamma).unwrap();
+            assert!(close(s, expected, 5e-5), "gamma {gamma}: {s}");
+            assert!(close(w.iter().sum::<f64>(), 1.0, 1e-12));
+        }
+    }
+
+    #[test]
+    fn gamma_one_is_the_plain_mean_and_half_is_inverse_variance() {
+        let it = items();
+        let (w, _) = aggregate(&it, 1.0).unwrap();
+        assert!(w.iter().all(|&x| x == 0.2));
+        let (w, _) = aggregate(&it, 0.5).unwrap();
+        let inv: Vec<f64> = it.iter().map(|i| 1.0 / (i.sigma * i.sigma)).collect();
+        let total: f64 = inv.iter().sum();
+        for (a, b) in w.iter().zip(inv.iter().map(|x| x / total)) {
+            assert!(close(*a, b, 1e-12));
+        }
+    }
+
+    #[test]
+    fn finite_for_every_gamma_and_extreme_sigmas() {
+        let sigma_sets: [&[f64]; 5] = [
+            &[0.0, 0.5, 1.0],
+            &[1e-6, 0.5, 2.0],
+            &[1e-300, 1e-300, 2.0],
+            &[2.0, 2.0, 2.0],
+            &[0.0, 0.0, 1.0],
+        ];
+        for sigmas in sigma_sets {
+            for step in 1..=100 {
+                let gamma = step as f64 / 100.0;
+                let w = harmonic_weights(sigmas, gamma);
+                assert!(w.iter().all(|x| x.is_finite() && *x >= 0.0), "{sigmas:?} {gamma}: {w:?}");
+                assert!(close(w.iter().sum(), 1.0, 1e-9), "{sigmas:?} {gamma}: {w:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn sigma_zero_takes_all_weight_below_gamma_one() {
+        let w = harmonic_weights(&[0.0, 0.5, 1.0], 0.75);
+        assert_eq!(w, vec![1.0, 0.0, 0.0]);
+        let w = harmonic_weights(&[0.0, 0.0, 1.0], 0.5);
+        assert_eq!(w, vec![0.5, 0.5, 0.0]);
+        let w = harmonic_weights(&[0.0, 0.5, 1.0], 1.0);
+        assert!(w.iter().all(|&x| close(x, 1.0 / 3.0, 1e-15)));
+    }
+
+    #[test]
+    fn tiny_sigma_at_smallest_gamma_dominates_without_overflow() {
+        // σ = 1e-6 at γ = 0.01: raw power would be (1e-6)^-198 = 1e1188, far past f64.
+        let w = harmonic_weights(&[1e-6, 0.2179, 0.46], 0.01);
+        assert!(close(w[0], 1.0, 1e-12), "{w:?}");
+        assert!(w[1] >= 0.0 && w[1] < 1e-12);
+    }
+
+    #[test]
+    fn gamma_to_zero_selects_smallest_sigma() {
+        let it = items();
+        let (w, s) = aggregate(&it, 0.0).unwrap();
+        assert_eq!(w, vec![0.0, 0.0, 0.0, 1.0, 0.0]); // Fluency has the smallest σ
+        assert_eq!(s, 4.95);
+    }
+
+    #[test]
+    fn overall_stays_within_the_rating_range() {
+        for (g, s) in overall_curve(&items(), 100) {
+            assert!((1.0..=5.0).contains(&s), "{g} -> {s}");
+        }
+    }
+
+    #[test]
+    fn failed_criterion_is_left_out_and_weights_renormalise() {
+        // Coverage 0 means no distribution: the criterion is absent from `items`.
+        let mut it = items();
+        it.remove(0);
+        let (w, s) = aggregate(&it, 0.75).unwrap();
+        assert_eq!(w.len(), 4);
+        assert!(close(w.iter().sum(), 1.0, 1e-12));
+        assert!((1.0..=5.0).contains(&s));
+        assert!(aggregate(&[], 0.75).is_none());
+    }
+
+    #[test]
+    fn curve_spans_gamma_range() {
+        let c = overall_curve(&items(), 100);
+        assert_eq!(c.len(), 100);
+        assert!(close(c[0].0, 0.01, 1e-12) && close(c[99].0, 1.0, 1e-12));
+        assert!(close(c[0].1, 4.95, 5e-5) && close(c[99].1, 4.076, 5e-5));
+    }
+}

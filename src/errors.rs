@@ -1,0 +1,180 @@
+//! Everything that can go wrong with one judge request, and the sentence a person reads.
+
+use std::fmt;
+
+/// Why one criterion (or one request) has no score.
+#[derive(Clone, Debug, PartialEq)]
+pub enum JudgeError {
+    /// The user's settings cannot produce a request (empty model, bad URL, ...).
+    Setting { message: String },
+    /// The server answered with a non-2xx status. `message` is the server's own explanation
+    /// when its body had one.
+    Http { status: u16, message: Option<String>, retry_after: Option<String> },
+    /// `fetch` itself failed: nothing listening, DNS, TLS, or the browser refused the response
+    /// because it lacked CORS headers (browsers do not let a page tell these apart).
+    Network { url: String },
+    /// A 2xx body that is not the expected JSON.
+    BadResponse { detail: String },
+    /// The completion carried no token probabilities.
+    NoLogprobs,
+    /// The completion never produced a rating token; `text` is what the model wrote.
+    NoRating { text: String },
+}
+
+impl fmt::Display for JudgeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JudgeError::Setting { message } => f.write_str(message),
+            JudgeError::Http { status, message, retry_after } => {
+                let lead = match status {
+                    400 => "The server refused the request (HTTP 400). The model may not accept \
+                            images or one of the parameters"
+                        .to_string(),
+                    401 => "The API key was rejected (HTTP 401). Check the key for this endpoint"
+                        .to_string(),
+                    403 => "Access denied (HTTP 403). The key lacks permission for this model"
+                        .to_string(),
+                    404 => "Not found (HTTP 404). Check the model name and the base URL (it \
+                            usually ends in /v1)"
+                        .to_string(),
+                    408 | 504 => format!("The server timed out (HTTP {status}). Try again"),
+                    413 => "The request is too large (HTTP 413). Lower the image size".to_string(),
+                    429 => match retry_after {
+                        Some(after) => format!(
+                            "Rate limited or out of quota (HTTP 429). The server asks to retry \
+                             after {after} s"
+                        ),
+                        None => "Rate limited or out of quota (HTTP 429). Wait and try again, or \
+                                 check your plan's limits"
+                            .to_string(),
+                    },
+                    500..=599 => format!("The server failed (HTTP {status}). Try again later"),
+                    _ => format!("The server answered HTTP {status}"),
+                };
+                match message {
+                    Some(m) => write!(f, "{lead}. Server said: {m}"),
+                    None => write!(f, "{lead}."),
+                }
+            }
+            JudgeError::Network { url } => write!(
+                f,
+                "Could not reach {url}. The server is not running, the address is wrong, or it \
+                 does not allow requests from this page (CORS)."
+            ),
+            JudgeError::BadResponse { detail } => {
+                write!(f, "The server's answer could not be read: {detail}.")
+            }
+            JudgeError::NoLogprobs => f.write_str(
+                "The response has no token probabilities (logprobs). This model or endpoint \
+                 does not return them, so no smoothed score can be computed; choose a model \
+                 that supports logprobs.",
+            ),
+            JudgeError::NoRating { text } => {
+                let shown: String = text.chars().take(120).collect();
+                let ellipsis = if text.chars().count() > 120 { "…" } else { "" };
+                write!(
+                    f,
+                    "The model's answer contains no rating from 1 to 5: \u{201c}{shown}{ellipsis}\u{201d}"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for JudgeError {}
+
+/// Pulls the human-readable message out of an error body: OpenAI and llama.cpp
+/// (`{"error":{"message":…}}`), Gemini (same, with `status`), FastAPI/vLLM (`{"detail":…}`),
+/// or a short plain-text body. HTML pages and long bodies are not shown.
+pub fn error_body_message(body: &str) -> Option<String> {
+    let trimmed = body.trim();
+    if trimmed.is_empty() {
+        return None;
+    }
+    if let Ok(json) = serde_json::from_str::<serde_json::Value>(trimmed) {
+        let candidates = [
+            json.pointer("/error/message"),
+            json.pointer("/message"),
+            json.pointer("/detail"),
+            json.pointer("/error"),
+        ];
+        return candidates
+            .into_iter()
+            .flatten()
+            .find_map(|v| v.as_str().map(str::to_owned))
+            .map(|m| clip(&m));
+    }
+    if trimmed.starts_with('<') || trimmed.len() > 300 {
+        return None;
+    }
+    Some(clip(trimmed))
+}
+
+fn clip(s: &str) -> String {
+    const MAX: usize = 300;
+    if s.chars().count() <= MAX {
+        s.to_string()
+    } else {
+        s.chars().take(MAX).chain(std::iter::once('…')).collect()
+    }
+}
+
+/// Removes every occurrence of `secret` from `text`, so that a server which echoes the API key
+/// in its error message does not make the page display or export it.
+pub fn redact(text: &str, secret: &str) -> String {
+    let secret = secret.trim();
+    if secret.len() < 4 {
+        return text.to_string();
+    }
+    text.replace(secret, "[API key]")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn openai_401_message_is_extracted() {
+        let body = r#"{"error":{"message":"Incorrect API key provided: sk-abc. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}"#;
+        let err = JudgeError::Http {
+            status: 401,
+            message: error_body_message(body),
+            retry_after: None,
+        };
+        let text = err.to_string();
+        assert!(text.starts_with("The API key was rejected (HTTP 401)."), "{text}");
+        assert!(text.contains("Incorrect API key provided"));
+    }
+
+    #[test]
+    fn llama_cpp_and_fastapi_bodies() {
+        assert_eq!(
+            error_body_message(r#"{"error":{"code":401,"message":"Invalid API Key","type":"authentication_error"}}"#)
+                .as_deref(),
+            Some("Invalid API Key")
+        );
+        assert_eq!(error_body_message(r#"{"detail":"Not Found"}"#).as_deref(), Some("Not Found"));
+        assert_eq!(error_body_message("<html><body>502</body></html>"), None);
+        assert_eq!(error_body_message("   "), None);
+    }
+
+    #[test]
+    fn retry_after_is_mentioned() {
+        let e = JudgeError::Http { status: 429, message: None, retry_after: Some("7".into()) };
+        assert!(e.to_string().contains("retry after 7 s"));
+    }
+
+    #[test]
+    fn no_rating_quotes_the_answer_clipped() {
+        let e = JudgeError::NoRating { text: "x".repeat(500) };
+        let s = e.to_string();
+        assert!(s.contains("no rating from 1 to 5"));
+        assert!(s.chars().count() < 250);
+    }
+
+    #[test]
+    fn redact_removes_the_key() {
+        assert_eq!(redact("bad key sk-secret123 here", "sk-secret123"), "bad key [API key] here");
+        assert_eq!(redact("abc", ""), "abc");
+    }
+}

@@ -1,0 +1,133 @@
+//! The "Export JSON" document. It carries the inputs, settings and every criterion's
+//! distribution, but never the API key (the [`Backend`] key is not read here).
+
+use serde::Serialize;
+
+use super::{weigh, CriterionResult, INFO};
+use crate::criteria::Criterion;
+use crate::providers::Backend;
+use crate::task::Task;
+
+/// Everything the export needs, borrowed from the app state.
+pub struct ExportInput<'a> {
+    pub gamma: f64,
+    pub task: Task,
+    pub text: &'a str,
+    pub question: &'a str,
+    pub backend: &'a Backend,
+    /// One entry per criterion in [`Criterion::ALL`] order: a result, an error message, or
+    /// `None` when the criterion was not run.
+    pub results: [Option<Result<&'a CriterionResult, String>>; 5],
+}
+
+#[derive(Serialize)]
+struct Doc<'a> {
+    metric: &'static str,
+    gamma: f64,
+    task: &'static str,
+    text: &'a str,
+    question: &'a str,
+    model: &'a str,
+    base_url: &'a str,
+    criteria: Vec<CriterionDoc<'a>>,
+    overall: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct CriterionDoc<'a> {
+    name: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    distribution: Option<[f64; 5]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    score: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sigma: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    weight: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    coverage: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    answer: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+}
+
+/// Pretty-printed export JSON.
+pub fn export_json(input: &ExportInput<'_>) -> String {
+    let ok: Vec<Option<&CriterionResult>> =
+        input.results.iter().map(|r| r.as_ref().and_then(|r| r.as_ref().ok().copied())).collect();
+    let (weights, overall) = weigh(&ok, input.gamma);
+    let criteria = Criterion::ALL
+        .iter()
+        .zip(&input.results)
+        .zip(weights)
+        .map(|((c, r), weight)| {
+            let result = r.as_ref().and_then(|r| r.as_ref().ok().copied());
+            let error = r.as_ref().and_then(|r| r.as_ref().err()).map(String::as_str);
+            CriterionDoc {
+                name: c.id(),
+                distribution: result.map(|r| r.distribution),
+                score: result.map(|r| r.score),
+                sigma: result.map(|r| r.sigma),
+                weight,
+                coverage: result.map(|r| r.coverage),
+                answer: result.map(|r| r.answer.as_str()),
+                error,
+            }
+        })
+        .collect();
+    let doc = Doc {
+        metric: INFO.id,
+        gamma: input.gamma,
+        task: input.task.id(),
+        text: input.text,
+        question: input.question,
+        model: &input.backend.model,
+        base_url: &input.backend.base_url,
+        criteria,
+        overall,
+    };
+    serde_json::to_string_pretty(&doc).expect("plain data serialises")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn export_has_the_documented_shape_and_no_key() {
+        let r = CriterionResult {
+            distribution: [0.0, 0.0, 0.0, 0.05, 0.95],
+            score: 4.95,
+            sigma: 0.2179,
+            coverage: 0.9,
+            answer: "5".into(),
+            usage: None,
+        };
+        let backend = Backend {
+            base_url: "https://api.openai.com/v1".into(),
+            model: "gpt-4o".into(),
+            api_key: "sk-very-secret".into(),
+        };
+        let json = export_json(&ExportInput {
+            gamma: 0.75,
+            task: Task::Ic,
+            text: "A dog.",
+            question: "",
+            backend: &backend,
+            results: [Some(Ok(&r)), Some(Err("HTTP 401".into())), None, None, None],
+        });
+        assert!(!json.contains("sk-very-secret"));
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["metric"], "harmonic_eval");
+        assert_eq!(v["gamma"], 0.75);
+        assert_eq!(v["task"], "ic");
+        assert_eq!(v["model"], "gpt-4o");
+        assert_eq!(v["criteria"][0]["name"], "correctness");
+        assert_eq!(v["criteria"][0]["weight"], 1.0);
+        assert_eq!(v["criteria"][0]["distribution"][4], 0.95);
+        assert_eq!(v["criteria"][1]["error"], "HTTP 401");
+        assert!(v["criteria"][1].get("score").is_none());
+        assert_eq!(v["overall"], 4.95);
+    }
+}

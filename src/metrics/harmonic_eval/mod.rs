@@ -1,0 +1,199 @@
+//! HarmonicEval (Ohi et al., 2025): five criterion scores smoothed from rating-token
+//! probabilities, combined with harmonic weighting controlled by γ.
+//!
+//! This module builds the five requests, reads each answer into a [`CriterionResult`], and
+//! assembles the export. The math lives in `crate::aggregate`, token reading in `crate::rating`.
+
+mod export;
+pub mod prompts;
+
+pub use export::{export_json, ExportInput};
+
+use super::MetricInfo;
+use crate::aggregate::{aggregate, sigma, smoothed_score, Scored};
+use crate::completion::{Completion, Usage};
+use crate::criteria::Criterion;
+use crate::errors::JudgeError;
+use crate::providers::openai::{chat_request, ChatParams, Message, Part};
+use crate::providers::{Backend, HttpRequest};
+use crate::rating::rating_distribution;
+use crate::task::Task;
+
+pub const INFO: MetricInfo = MetricInfo {
+    id: "harmonic_eval",
+    name: "HarmonicEval",
+    paper: "Ohi et al., HarmonicEval: Multi-modal, Multi-task, Multi-criteria Automatic \
+            Evaluation Using a Vision Language Model (2025)",
+    range: "1–5",
+};
+
+/// What is judged.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Input {
+    pub task: Task,
+    pub text: String,
+    /// Used by VQA and VDU only.
+    pub question: String,
+    /// The prepared image (downscaled, REG box drawn in) as a `data:image/jpeg;base64,` URL.
+    pub image_data_url: Option<String>,
+}
+
+impl Input {
+    /// Everything that stops a run before any request is sent, in one sentence each.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.image_data_url.is_none() {
+            out.push("Add an image: drop it, paste it or choose a file.".to_string());
+        }
+        if self.text.trim().is_empty() {
+            out.push(format!("Enter the {} to judge.", self.task.text_noun()));
+        }
+        if self.task.needs_question() && self.question.trim().is_empty() {
+            out.push("This task needs the question that was asked.".to_string());
+        }
+        out
+    }
+}
+
+/// One criterion's outcome.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CriterionResult {
+    /// Renormalised p(1..=5).
+    pub distribution: [f64; 5],
+    pub score: f64,
+    pub sigma: f64,
+    pub coverage: f64,
+    /// What the model wrote.
+    pub answer: String,
+    pub usage: Option<Usage>,
+}
+
+impl CriterionResult {
+    pub fn scored(&self) -> Scored {
+        Scored { score: self.score, sigma: self.sigma }
+    }
+}
+
+/// The user turn for one criterion: the image only for the image-grounded criteria.
+pub fn criterion_message(criterion: Criterion, input: &Input) -> Message {
+    let text = prompts::user_prompt(criterion, input.task, &input.text, &input.question);
+    let mut parts = vec![Part::Text(text)];
+    if criterion.sees_image() {
+        if let Some(url) = &input.image_data_url {
+            parts.push(Part::Image(url.clone()));
+        }
+    }
+    Message::user(parts)
+}
+
+/// The rating request for one criterion.
+pub fn criterion_request(backend: &Backend, criterion: Criterion, input: &Input) -> Result<HttpRequest, JudgeError> {
+    chat_request(backend, &[criterion_message(criterion, input)], ChatParams::RATING)
+}
+
+/// The explanation request: the rating conversation, the smoothed score as the assistant's
+/// answer (as FLEUR does), then "Why? Tell me the reason.".
+pub fn explain_request(
+    backend: &Backend,
+    criterion: Criterion,
+    input: &Input,
+    score: f64,
+) -> Result<HttpRequest, JudgeError> {
+    let messages = [
+        criterion_message(criterion, input),
+        Message::assistant(format!("{score:.2}")),
+        Message::user(vec![Part::Text(prompts::EXPLAIN_TURN.to_string())]),
+    ];
+    chat_request(backend, &messages, ChatParams::EXPLAIN)
+}
+
+/// Reads a rating completion into a criterion result.
+pub fn interpret(completion: &Completion) -> Result<CriterionResult, JudgeError> {
+    let steps = completion.steps.as_deref().ok_or(JudgeError::NoLogprobs)?;
+    let d = rating_distribution(steps, &completion.text)?;
+    Ok(CriterionResult {
+        distribution: d.p,
+        score: smoothed_score(&d.p),
+        sigma: sigma(&d.p),
+        coverage: d.coverage,
+        answer: completion.text.clone(),
+        usage: completion.usage,
+    })
+}
+
+/// Weights (aligned with `results`, `None` where a criterion has no score) and the overall
+/// score over the criteria that do.
+pub fn weigh(results: &[Option<&CriterionResult>], gamma: f64) -> (Vec<Option<f64>>, Option<f64>) {
+    let scored: Vec<Scored> = results.iter().flatten().map(|r| r.scored()).collect();
+    let Some((weights, overall)) = aggregate(&scored, gamma) else {
+        return (vec![None; results.len()], None);
+    };
+    let mut next = weights.into_iter();
+    let aligned = results.iter().map(|r| r.and_then(|_| next.next())).collect();
+    (aligned, Some(overall))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::completion::parse_chat_completion;
+
+    fn input(task: Task) -> Input {
+        Input {
+            task,
+            text: "A dog runs.".into(),
+            question: "What is the dog doing?".into(),
+            image_data_url: Some("data:image/jpeg;base64,/9j/".into()),
+        }
+    }
+
+    #[test]
+    fn only_grounded_criteria_carry_the_image() {
+        let backend = Backend { base_url: "http://h/v1".into(), model: "m".into(), api_key: String::new() };
+        for c in Criterion::ALL {
+            let req = criterion_request(&backend, c, &input(Task::Vqa)).unwrap();
+            assert_eq!(req.body.contains("data:image/jpeg"), c.sees_image(), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn problems_name_what_is_missing() {
+        let mut i = input(Task::Vqa);
+        assert!(i.problems().is_empty());
+        i.question = " ".into();
+        i.text.clear();
+        i.image_data_url = None;
+        let p = i.problems();
+        assert_eq!(p.len(), 3, "{p:?}");
+        assert!(p[1].contains("answer"));
+    }
+
+    #[test]
+    fn interpret_and_weigh_with_a_failed_criterion() {
+        let body = r#"{"choices":[{"message":{"content":"4"},"logprobs":{"content":[
+            {"token":"4","logprob":-0.5108256237659907,"top_logprobs":[
+              {"token":"4","logprob":-0.5108256237659907},{"token":"5","logprob":-1.6094379124341003},
+              {"token":"3","logprob":-1.8971199848858813},{"token":"2","logprob":-2.995732273553991}]}]}}]}"#;
+        let r = interpret(&parse_chat_completion(body).unwrap()).unwrap();
+        // p = (0, .05, .15, .6, .2): the SPEC's Correctness row.
+        assert!((r.score - 3.95).abs() < 1e-12);
+        assert!((r.coverage - 1.0).abs() < 1e-12);
+        let (w, overall) = weigh(&[Some(&r), None, Some(&r)], 0.75);
+        assert_eq!(w, vec![Some(0.5), None, Some(0.5)]);
+        assert!((overall.unwrap() - 3.95).abs() < 1e-12);
+        let (w, overall) = weigh(&[None, None], 0.75);
+        assert_eq!((w, overall), (vec![None, None], None));
+    }
+
+    #[test]
+    fn explain_follows_the_rating_turn() {
+        let backend = Backend { base_url: "http://h/v1".into(), model: "m".into(), api_key: String::new() };
+        let req = explain_request(&backend, Criterion::Fluency, &input(Task::Ic), 4.95).unwrap();
+        let body: serde_json::Value = serde_json::from_str(&req.body).unwrap();
+        let msgs = body["messages"].as_array().unwrap();
+        assert_eq!(msgs.len(), 3);
+        assert_eq!(msgs[1]["role"], "assistant");
+        assert_eq!(msgs[1]["content"], "4.95");
+        assert_eq!(msgs[2]["content"], "Why? Tell me the reason.");
+    }
+}

@@ -1,0 +1,226 @@
+//! Finding the rating in a completion and turning its token probabilities into a distribution
+//! over the ratings 1..=5.
+//!
+//! Models do not always answer with a bare digit: `4`, ` 4`, `**4**`, `Rating: 4` all occur.
+//! The rating step is the first generated token that is a rating on its own (not part of a
+//! longer number, not the "1" of an echoed "1 to 5"). At that step the top-k alternatives are
+//! folded by rating (`4` and ` 4` count together), summed, and renormalised over 1..=5 as the
+//! HarmonicEval authors' code does. The mass that was on rating tokens before renormalising is
+//! kept as the **coverage**: near 1 the distribution is trustworthy, low coverage means the
+//! model was mostly considering something else at that step.
+
+use crate::completion::TokenStep;
+use crate::errors::JudgeError;
+
+/// Ratings live in 1..=RATING_LEVELS.
+pub const RATING_LEVELS: usize = 5;
+
+/// The renormalised rating distribution at the step where the rating was produced.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RatingDistribution {
+    /// `p[r - 1]` is the probability of rating `r`; sums to 1.
+    pub p: [f64; RATING_LEVELS],
+    /// Probability mass on rating tokens before renormalising, in (0, 1].
+    pub coverage: f64,
+    /// Index of the generated token that carried the rating.
+    pub step: usize,
+}
+
+/// The rating a token stands for: a digit 1..=5 possibly wrapped in whitespace or Markdown
+/// emphasis (`" 4"`, `"**4"`, `"4**"`). Anything else, `"45"` or `"4.5"` included, is not a
+/// rating.
+pub fn rating_of_token(token: &str) -> Option<usize> {
+    let core = token.trim_matches(|c: char| c.is_whitespace() || "*_#\"'`".contains(c));
+    let mut chars = core.chars();
+    match (chars.next(), chars.next()) {
+        (Some(d @ '1'..='5'), None) => Some(d as usize - '0' as usize),
+        _ => None,
+    }
+}
+
+fn starts_with_digit(s: &str) -> bool {
+    s.trim_start().chars().next().is_some_and(|c| c.is_ascii_digit())
+}
+
+fn ends_with_number_part(s: &str) -> bool {
+    // A digit or a decimal point directly before (no space): "0." + "4" or "1" + "4".
+    s.chars().last().is_some_and(|c| c.is_ascii_digit() || c == '.' || c == ',')
+}
+
+/// Whether the rating-like token at `i` stands alone as an answer.
+fn is_standalone(steps: &[TokenStep], i: usize) -> bool {
+    if i > 0 && ends_with_number_part(&steps[i - 1].token) && !steps[i].token.starts_with(' ') {
+        return false;
+    }
+    let next = steps.get(i + 1).map(|s| s.token.as_str()).unwrap_or("");
+    if next.starts_with(|c: char| c.is_ascii_digit()) {
+        return false; // "4" + "5" is 45
+    }
+    if next == "." || next == "," {
+        // "4" + "." + "5" is 4.5; "4." + end is fine.
+        if steps.get(i + 2).is_some_and(|s| s.token.starts_with(|c: char| c.is_ascii_digit())) {
+            return false;
+        }
+    }
+    // Either end of a "1 to 5" range echoed from the prompt.
+    let is_range_word = |s: &TokenStep| matches!(s.token.trim(), "to" | "-" | "–");
+    if steps.get(i + 1).is_some_and(is_range_word)
+        && steps.get(i + 2).is_some_and(|s| starts_with_digit(&s.token))
+    {
+        return false;
+    }
+    if i >= 2 && is_range_word(&steps[i - 1]) && starts_with_digit(&steps[i - 2].token) {
+        return false;
+    }
+    true
+}
+
+/// Index of the step that produced the rating, if any.
+pub fn find_rating_step(steps: &[TokenStep]) -> Option<usize> {
+    (0..steps.len()).find(|&i| rating_of_token(&steps[i].token).is_some() && is_standalone(steps, i))
+}
+
+/// Folds the alternatives at one step into rating masses (before renormalising).
+fn rating_masses(step: &TokenStep) -> [f64; RATING_LEVELS] {
+    let mut mass = [0.0; RATING_LEVELS];
+    let mut seen: Vec<&str> = Vec::with_capacity(step.top.len() + 1);
+    let chosen = std::iter::once((&step.token, step.logprob));
+    let alternatives = step.top.iter().map(|(t, lp)| (t, *lp));
+    // The chosen token is normally among the alternatives; count it once either way.
+    for (token, logprob) in alternatives.chain(chosen) {
+        if seen.contains(&token.as_str()) {
+            continue;
+        }
+        seen.push(token);
+        if let Some(r) = rating_of_token(token) {
+            let p = logprob.exp();
+            if p.is_finite() {
+                mass[r - 1] += p;
+            }
+        }
+    }
+    mass
+}
+
+/// Extracts the rating distribution from a completion's steps.
+///
+/// `text` is the completion's text, quoted in the error when no rating is found.
+pub fn rating_distribution(steps: &[TokenStep], text: &str) -> Result<RatingDistribution, JudgeError> {
+    if steps.is_empty() {
+        return Err(JudgeError::NoLogprobs);
+    }
+    let no_rating = || JudgeError::NoRating { text: text.to_string() };
+    let step = find_rating_step(steps).ok_or_else(no_rating)?;
+    let mass = rating_masses(&steps[step]);
+    let total: f64 = mass.iter().sum();
+    if !(total > 0.0) || !total.is_finite() {
+        return Err(no_rating());
+    }
+    let p = mass.map(|m| m / total);
+    Ok(RatingDistribution { p, coverage: total.min(1.0), step })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(token: &str, top: &[(&str, f64)]) -> TokenStep {
+        let logprob = top.iter().find(|(t, _)| *t == token).map(|(_, p)| p.ln()).unwrap_or(0.0);
+        TokenStep {
+            token: token.into(),
+            logprob,
+            top: top.iter().map(|(t, p)| (t.to_string(), p.ln())).collect(),
+        }
+    }
+
+    fn plain(token: &str) -> TokenStep {
+        step(token, &[(token, 1.0)])
+    }
+
+    #[test]
+    fn token_forms() {
+        assert_eq!(rating_of_token("4"), Some(4));
+        assert_eq!(rating_of_token(" 4"), Some(4));
+        assert_eq!(rating_of_token("**4"), Some(4));
+        assert_eq!(rating_of_token("5**"), Some(5));
+        assert_eq!(rating_of_token("\n3"), Some(3));
+        for bad in ["0", "6", "45", "4.5", "four", "", " ", "**"] {
+            assert_eq!(rating_of_token(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn bare_first_token_with_variants_folded() {
+        let steps = [step("4", &[("4", 0.5), (" 4", 0.1), ("5", 0.2), ("3", 0.1), ("The", 0.1)])];
+        let d = rating_distribution(&steps, "4").unwrap();
+        assert_eq!(d.step, 0);
+        assert!((d.coverage - 0.9).abs() < 1e-12);
+        let expected = [0.0, 0.0, 0.1 / 0.9, 0.6 / 0.9, 0.2 / 0.9];
+        for (a, b) in d.p.iter().zip(expected) {
+            assert!((a - b).abs() < 1e-12, "{:?}", d.p);
+        }
+    }
+
+    #[test]
+    fn markdown_bold_rating_is_found_after_the_stars() {
+        let steps = [plain("**"), step("4", &[("4", 0.7), ("5", 0.3)]), plain("**")];
+        let d = rating_distribution(&steps, "**4**").unwrap();
+        assert_eq!(d.step, 1);
+        assert!((d.p[3] - 0.7).abs() < 1e-12);
+    }
+
+    #[test]
+    fn rating_after_label() {
+        let steps = [plain("Rating"), plain(":"), step(" 3", &[(" 3", 0.6), (" 4", 0.4)])];
+        let d = rating_distribution(&steps, "Rating: 3").unwrap();
+        assert_eq!(d.step, 2);
+        assert!((d.p[2] - 0.6).abs() < 1e-12 && (d.p[3] - 0.4).abs() < 1e-12);
+    }
+
+    #[test]
+    fn echoed_scale_and_longer_numbers_are_skipped() {
+        let steps = [
+            plain("On"), plain(" a"), plain(" scale"), plain(" of"), plain(" 1"), plain(" to"),
+            plain(" 5"), plain(","), plain(" I"), plain(" give"), step(" 2", &[(" 2", 1.0)]),
+        ];
+        assert_eq!(find_rating_step(&steps), Some(10));
+        let steps = [plain("4"), plain("5")];
+        assert_eq!(find_rating_step(&steps), None);
+        let steps = [plain("0"), plain("."), plain("4")];
+        assert_eq!(find_rating_step(&steps), None);
+        let steps = [plain("4"), plain("."), plain("5")];
+        assert_eq!(find_rating_step(&steps), None);
+    }
+
+    #[test]
+    fn no_rating_token_is_a_clear_error() {
+        let steps = [plain("I"), plain(" cannot"), plain(" rate")];
+        match rating_distribution(&steps, "I cannot rate") {
+            Err(JudgeError::NoRating { text }) => assert_eq!(text, "I cannot rate"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn zero_coverage_is_an_error_not_a_score() {
+        let steps = [TokenStep {
+            token: "4".into(),
+            logprob: f64::NEG_INFINITY,
+            top: vec![("4".into(), f64::NEG_INFINITY)],
+        }];
+        assert!(matches!(rating_distribution(&steps, "4"), Err(JudgeError::NoRating { .. })));
+    }
+
+    #[test]
+    fn empty_top_logprobs_falls_back_to_chosen_token() {
+        let steps = [TokenStep { token: "5".into(), logprob: (0.8f64).ln(), top: vec![] }];
+        let d = rating_distribution(&steps, "5").unwrap();
+        assert_eq!(d.p, [0.0, 0.0, 0.0, 0.0, 1.0]);
+        assert!((d.coverage - 0.8).abs() < 1e-12);
+    }
+
+    #[test]
+    fn no_steps_means_no_logprobs() {
+        assert_eq!(rating_distribution(&[], "4"), Err(JudgeError::NoLogprobs));
+    }
+}
