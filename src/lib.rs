@@ -15,6 +15,7 @@ pub mod aggregate;
 pub mod completion;
 pub mod criteria;
 pub mod errors;
+pub mod geometry;
 pub mod metrics;
 pub mod providers;
 pub mod rating;

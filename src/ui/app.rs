@@ -1,0 +1,78 @@
+//! Page layout: inputs on the left, results on the right (stacked on a phone).
+
+use leptos::prelude::*;
+
+use super::actions;
+use super::backend_panel::BackendPanel;
+use super::criterion_card::CriterionCard;
+use super::gamma_panel::GammaPanel;
+use super::image_panel::ImagePanel;
+use super::inputs_panel::InputsPanel;
+use super::overall_score::OverallScore;
+use super::state::AppState;
+use super::theme_toggle::ThemeToggle;
+use crate::criteria::Criterion;
+use crate::metrics::METRICS;
+
+#[component]
+pub fn App() -> impl IntoView {
+    let state = AppState::restore();
+    provide_context(state);
+    actions::persist_settings(state);
+
+    let running = move || state.criteria.iter().any(|c| c.with(|s| s.id() == "running"));
+    let has_run = move || state.criteria.iter().any(|c| c.with(|s| s.id() != "idle"));
+
+    view! {
+        <header class="topbar">
+            <h1>"harmonic-judge"</h1>
+            <p class="tagline">"Score what a vision-language model wrote about an image."</p>
+            <ThemeToggle/>
+        </header>
+        <main class="layout">
+            <section class="column inputs" aria-label="What to judge">
+                <div class="field">
+                    <label for="metric-select">"Metric"</label>
+                    <select id="metric-select" data-testid="metric-select">
+                        {METRICS.iter().map(|m| view! { <option value=m.id>{m.name}</option> }).collect_view()}
+                    </select>
+                </div>
+                <ImagePanel/>
+                <InputsPanel/>
+                <BackendPanel/>
+                <button
+                    class="primary evaluate"
+                    data-testid="evaluate-button"
+                    on:click=move |_| actions::evaluate(state)
+                    aria-busy=move || running().to_string()
+                >
+                    {move || if running() { "Evaluating…" } else { "Evaluate" }}
+                </button>
+                <ul class="problems" role="alert" data-testid="form-problems">
+                    {move || state.form_problems.get().into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}
+                </ul>
+            </section>
+            <section class="column results" aria-label="Results">
+                <OverallScore/>
+                <GammaPanel/>
+                <div class="cards">
+                    {Criterion::ALL.into_iter().map(|c| view! { <CriterionCard criterion=c/> }).collect_view()}
+                </div>
+                <div class="export-row">
+                    <button
+                        data-testid="export-json-button"
+                        on:click=move |_| actions::export(state)
+                        disabled=move || !has_run()
+                    >
+                        "Export JSON"
+                    </button>
+                    <span class="error" role="alert">{move || state.export_error.get()}</span>
+                </div>
+                <p class="cite">
+                    "HarmonicEval: Ohi et al., " <em>"HarmonicEval: Multi-modal, Multi-task, Multi-criteria Automatic Evaluation Using a Vision Language Model"</em>
+                    ". Scores are the expected rating under the judge's rating-token probabilities; γ sets how strongly confident criteria count more."
+                </p>
+            </section>
+        </main>
+    }
+}

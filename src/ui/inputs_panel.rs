@@ -1,0 +1,53 @@
+//! Task, the text to judge, and the question for VQA / VDU.
+
+use leptos::prelude::*;
+
+use super::actions;
+use super::state::AppState;
+use crate::task::Task;
+
+#[component]
+pub fn InputsPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let task = state.task;
+    let on_task = move |ev| {
+        if let Some(t) = Task::from_id(&event_target_value(&ev)) {
+            task.set(t);
+            // The REG box is drawn into the pixels only for REG: re-encode what is sent.
+            if let Some(view) = state.image_view.get_untracked() {
+                actions::refresh_encoded_image(state, view.file_name);
+            }
+        }
+    };
+    let noun = move || task.get().text_noun();
+    view! {
+        <div class="field">
+            <label for="task-select">"Task"</label>
+            <select id="task-select" data-testid="task-select" on:change=on_task prop:value=move || task.get().id()>
+                {Task::ALL.iter().map(|t| view! { <option value=t.id()>{t.label()}</option> }).collect_view()}
+            </select>
+        </div>
+        <div class="field" class:hidden=move || !task.get().needs_question()>
+            <label for="question-input">"Question"</label>
+            <textarea
+                id="question-input"
+                data-testid="question-input"
+                rows="2"
+                placeholder="The question the model answered"
+                prop:value=move || state.question.get()
+                on:input=move |ev| state.question.set(event_target_value(&ev))
+            ></textarea>
+        </div>
+        <div class="field">
+            <label for="text-input">{move || format!("The {} to judge", noun())}</label>
+            <textarea
+                id="text-input"
+                data-testid="text-input"
+                rows="4"
+                placeholder=move || format!("Paste the {} the model wrote", noun())
+                prop:value=move || state.text.get()
+                on:input=move |ev| state.text.set(event_target_value(&ev))
+            ></textarea>
+        </div>
+    }
+}

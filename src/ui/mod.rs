@@ -1,0 +1,43 @@
+//! The Leptos user interface: one component per file, state in [`state::AppState`], actions
+//! (the code that does things) in [`actions`], nothing but layout in `view!`.
+
+mod actions;
+mod app;
+mod backend_panel;
+mod criterion_card;
+mod gamma_panel;
+mod image_panel;
+mod inputs_panel;
+mod overall_score;
+mod state;
+mod theme_toggle;
+
+
+/// Installs the panic hook and mounts the app on `<body>`.
+pub fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        show_crash_banner();
+    }));
+    leptos::mount::mount_to_body(app::App);
+}
+
+/// A panic must not leave a dead page without a word: show a banner that offers a reload.
+/// Written with plain DOM calls because the reactive runtime may be what broke.
+fn show_crash_banner() {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
+    let Some(body) = document.body() else { return };
+    if document.get_element_by_id("crash-banner").is_some() {
+        return;
+    }
+    if let Ok(banner) = document.create_element("div") {
+        banner.set_id("crash-banner");
+        banner.set_attribute("role", "alert").ok();
+        banner.set_attribute("data-testid", "crash-banner").ok();
+        banner.set_text_content(Some(
+            "Something went wrong inside the app. Your inputs are still in this tab's storage: \
+             reload the page to continue. (Details are in the browser console.)",
+        ));
+        body.prepend_with_node_1(&banner).ok();
+    }
+}

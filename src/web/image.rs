@@ -1,0 +1,102 @@
+//! Decoding, downscaling and encoding the image in the browser.
+//!
+//! The browser's own decoder (`createImageBitmap`) and canvas JPEG encoder are used rather than
+//! the `image` crate: they are native code, honour EXIF orientation, cover every format the
+//! browser shows, and add nothing to the wasm download (the `image` crate with JPEG/PNG/WebP
+//! decoders and a JPEG encoder costs several hundred KiB of wasm and runs slower than native).
+
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageBitmap};
+
+use crate::geometry::{box_stroke, fit_within, NormBox};
+
+/// Files above this are refused before decoding, so a huge upload cannot freeze the tab.
+pub const MAX_FILE_BYTES: f64 = 50.0 * 1024.0 * 1024.0;
+/// JPEG quality of the uploaded image.
+const JPEG_QUALITY: f64 = 0.9;
+
+/// The downscaled image, kept as a canvas so the REG box can be redrawn without decoding again.
+pub struct LoadedImage {
+    pub canvas: HtmlCanvasElement,
+    pub original_size: (u32, u32),
+}
+
+fn document() -> Result<web_sys::Document, String> {
+    web_sys::window().and_then(|w| w.document()).ok_or_else(|| "No document.".to_string())
+}
+
+fn canvas_2d(width: u32, height: u32) -> Result<(HtmlCanvasElement, CanvasRenderingContext2d), String> {
+    let canvas: HtmlCanvasElement = document()?
+        .create_element("canvas")
+        .map_err(|_| "Could not create a canvas.".to_string())?
+        .unchecked_into();
+    canvas.set_width(width);
+    canvas.set_height(height);
+    let ctx = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .ok_or_else(|| "The browser refused a 2D canvas.".to_string())?
+        .unchecked_into::<CanvasRenderingContext2d>();
+    Ok((canvas, ctx))
+}
+
+/// Decodes `file` and scales it so its longest side is at most `max_side`.
+pub async fn load(file: &web_sys::File, max_side: u32) -> Result<LoadedImage, String> {
+    let size = file.size();
+    if size == 0.0 {
+        return Err("The file is empty (0 bytes).".into());
+    }
+    if size > MAX_FILE_BYTES {
+        return Err(format!(
+            "The file is {:.0} MB; images up to {:.0} MB are accepted.",
+            size / 1_048_576.0,
+            MAX_FILE_BYTES / 1_048_576.0
+        ));
+    }
+    let not_decodable = || {
+        "This file could not be decoded as an image. It may be damaged, or not a JPEG, PNG, \
+         WebP, GIF, BMP or AVIF file."
+            .to_string()
+    };
+    let window = web_sys::window().ok_or("No window.")?;
+    let promise = window.create_image_bitmap_with_blob(file).map_err(|_| not_decodable())?;
+    let bitmap: ImageBitmap = JsFuture::from(promise).await.map_err(|_| not_decodable())?.unchecked_into();
+    let original_size = (bitmap.width(), bitmap.height());
+    let (w, h) = fit_within(original_size.0, original_size.1, max_side);
+    let drawn = (|| {
+        let (canvas, ctx) = canvas_2d(w, h)?;
+        // JPEG has no alpha: flatten transparent images onto white, not black.
+        ctx.set_fill_style_str("#ffffff");
+        ctx.fill_rect(0.0, 0.0, w as f64, h as f64);
+        // web-sys has no binding for imageSmoothingQuality; set the property directly.
+        let _ = js_sys::Reflect::set(&ctx, &"imageSmoothingQuality".into(), &"high".into());
+        ctx.draw_image_with_image_bitmap_and_dw_and_dh(&bitmap, 0.0, 0.0, w as f64, h as f64)
+            .map_err(|_| not_decodable())?;
+        Ok::<_, String>(canvas)
+    })();
+    bitmap.close();
+    Ok(LoadedImage { canvas: drawn?, original_size })
+}
+
+/// The image as it will be sent: a JPEG data URL, with the REG box drawn in red if given.
+pub fn encode_jpeg(image: &LoadedImage, red_box: Option<NormBox>) -> Result<String, String> {
+    let (w, h) = (image.canvas.width(), image.canvas.height());
+    let source = match red_box {
+        None => image.canvas.clone(),
+        Some(b) => {
+            let (canvas, ctx) = canvas_2d(w, h)?;
+            ctx.draw_image_with_html_canvas_element(&image.canvas, 0.0, 0.0)
+                .map_err(|_| "Could not draw the box.".to_string())?;
+            let (x, y, bw, bh) = b.to_pixels(w, h);
+            ctx.set_stroke_style_str("#ff0000");
+            ctx.set_line_width(box_stroke(w, h));
+            ctx.stroke_rect(x, y, bw, bh);
+            canvas
+        }
+    };
+    source
+        .to_data_url_with_type_and_encoder_options("image/jpeg", &JsValue::from_f64(JPEG_QUALITY))
+        .map_err(|_| "The browser could not encode the image as JPEG.".to_string())
+}
