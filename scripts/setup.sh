@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Installs everything harmonic-judge needs on a fresh Debian machine with the Rust toolchain,
+# Node/npm and Python. Safe to run again: each step is skipped when already satisfied.
+#
+#   scripts/setup.sh          build tools (wasm target, Trunk, wasm-bindgen-cli, wasm-opt)
+#   scripts/setup.sh --test   the above, plus Chromium, chromedriver and the Python test deps
+#
+# Nothing here downloads a binary at run time: Trunk is told (Trunk.toml) to use the
+# wasm-bindgen and wasm-opt installed below.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TRUNK_VERSION=0.21.14          # Trunk 0.22 needs a newer rustc than 1.95
+BINARYEN_VERSION=132.0.0       # must match [tools] wasm_opt in Trunk.toml
+want_tests=false
+[[ "${1:-}" == "--test" ]] && want_tests=true
+
+say() { printf '\n==> %s\n' "$*"; }
+as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
+
+say "Rust target wasm32-unknown-unknown"
+rustup target add wasm32-unknown-unknown
+
+say "Trunk $TRUNK_VERSION"
+if ! trunk --version 2>/dev/null | grep -q "$TRUNK_VERSION"; then
+  cargo install trunk --version "$TRUNK_VERSION" --locked --no-default-features --features rustls \
+    || cargo install trunk --version "$TRUNK_VERSION" --no-default-features --features rustls
+fi
+
+# wasm-bindgen-cli must match the wasm-bindgen crate in Cargo.lock exactly.
+WB_VERSION=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/,""); print; exit}' Cargo.lock)
+say "wasm-bindgen-cli $WB_VERSION"
+if ! wasm-bindgen --version 2>/dev/null | grep -q "$WB_VERSION"; then
+  # Not --locked: the registry here lacks a few of the newest patch releases its lock names.
+  cargo install wasm-bindgen-cli --version "$WB_VERSION"
+fi
+grep -q "wasm_bindgen = \"$WB_VERSION\"" Trunk.toml || {
+  echo "Trunk.toml [tools] wasm_bindgen must be $WB_VERSION (Cargo.lock)" >&2; exit 1; }
+
+say "binaryen $BINARYEN_VERSION (wasm-opt, from npm)"
+if [[ ! -x .tools/node_modules/.bin/wasm-opt ]] || ! .tools/node_modules/.bin/wasm-opt --version | grep -q "version_${BINARYEN_VERSION%%.*}"; then
+  mkdir -p .tools
+  npm install --prefix .tools --no-save --no-audit --no-fund "binaryen@$BINARYEN_VERSION"
+fi
+
+if $want_tests; then
+  say "Chromium and chromedriver (Debian)"
+  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    as_root apt-get update -q
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q chromium chromium-driver
+  fi
+  say "Python test environment (.venv)"
+  [[ -x .venv/bin/python ]] || python3 -m venv .venv
+  .venv/bin/pip install -q --disable-pip-version-check -r tests/e2e/requirements.txt
+fi
+say "setup done"

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Sets up everything, then runs every test: the native core tests (cargo test), a release build
+# of the site, and the end-to-end tests in headless Chromium against loopback fake providers.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --test
+
+printf '\n==> Native tests (cargo test)\n'
+cargo test --locked
+
+printf '\n==> Building the site\n'
+scripts/build.sh
+
+printf '\n==> End-to-end tests (headless Chromium)\n'
+.venv/bin/python -m pytest tests/e2e -q -p no:cacheprovider "$@"

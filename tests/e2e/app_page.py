@@ -1,0 +1,83 @@
+"""A thin page object over the app's stable test ids (see README, "Test ids")."""
+
+import time
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+CRITERIA = ["correctness", "completeness", "clarity", "fluency", "conciseness"]
+
+
+def tid(name):
+    return (By.CSS_SELECTOR, f'[data-testid="{name}"]')
+
+
+class AppPage:
+    def __init__(self, driver, url):
+        self.d = driver
+        self.d.get(url)
+        self.wait_for(lambda d: d.find_elements(*tid("evaluate-button")), "the app to mount")
+
+    def wait_for(self, cond, what, timeout=15):
+        return WebDriverWait(self.d, timeout, poll_frequency=0.05).until(cond, f"timed out waiting for {what}")
+
+    def el(self, name):
+        return self.d.find_element(*tid(name))
+
+    def fill(self, name, text):
+        e = self.el(name)
+        e.clear()
+        e.send_keys(text)
+
+    def set_backend(self, base_url, model="gpt-4o", key=""):
+        Select(self.el("preset-select")).select_by_value("custom")
+        self.fill("base-url-input", base_url)
+        self.fill("model-input", model)
+        self.fill("api-key-input", key)
+
+    def upload(self, path):
+        self.el("image-input").send_keys(str(path))
+
+    def wait_image(self):
+        self.wait_for(lambda d: d.find_elements(*tid("image-preview")), "the image preview")
+
+    def select_task(self, task):
+        Select(self.el("task-select")).select_by_value(task)
+
+    def evaluate(self):
+        self.el("evaluate-button").click()
+
+    def card(self, criterion):
+        return self.el(f"criterion-{criterion}")
+
+    def state(self, criterion):
+        return self.card(criterion).get_attribute("data-state")
+
+    def wait_settled(self, timeout=20):
+        self.wait_for(
+            lambda d: all(self.state(c) in ("done", "error") for c in CRITERIA),
+            "every criterion to finish",
+            timeout,
+        )
+
+    def attr(self, criterion, name):
+        return float(self.card(criterion).get_attribute(f"data-{name}"))
+
+    def overall(self):
+        v = self.el("overall-score").get_attribute("data-value")
+        return float(v) if v else None
+
+    def session_storage(self, key):
+        return self.d.execute_script("return window.sessionStorage.getItem(arguments[0]);", key)
+
+    def local_storage(self, key):
+        return self.d.execute_script("return window.localStorage.getItem(arguments[0]);", key)
+
+    def wait_file(self, directory, name, timeout=10):
+        path = directory / name
+        end = time.time() + timeout
+        while time.time() < end:
+            if path.exists() and path.stat().st_size > 0 and not list(directory.glob("*.crdownload")):
+                return path
+            time.sleep(0.05)
+        raise AssertionError(f"{name} was not downloaded to {directory}")

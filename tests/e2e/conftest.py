@@ -1,0 +1,109 @@
+"""Fixtures for the end-to-end tests: the built app served from dist/ on loopback, a fake
+provider on another loopback port (so every call is cross-origin and CORS is real), and a fresh
+headless Debian Chromium per test driven through chromedriver."""
+
+import functools
+import os
+import shutil
+import struct
+import sys
+import threading
+import zlib
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+sys.path.insert(0, str(Path(__file__).parent))
+from fake_openai import FakeOpenAI  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+DIST = Path(os.environ.get("HJ_DIST", ROOT / "dist"))
+CHROMIUM = os.environ.get("HJ_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("HJ_CHROMEDRIVER", "/usr/bin/chromedriver")
+
+
+class _StaticHandler(SimpleHTTPRequestHandler):
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm", ".js": "text/javascript"}
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    if not (DIST / "index.html").exists():
+        pytest.fail(f"{DIST}/index.html is missing: build the app first (scripts/build.sh)")
+    handler = functools.partial(_StaticHandler, directory=str(DIST))
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+
+
+@pytest.fixture
+def fake():
+    server = FakeOpenAI(delay=0.4)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def downloads(tmp_path):
+    d = tmp_path / "downloads"
+    d.mkdir()
+    return d
+
+
+@pytest.fixture
+def browser(tmp_path, downloads):
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for arg in [
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        "--window-size=1280,1000",
+        f"--user-data-dir={tmp_path / 'profile'}",
+    ]:
+        opts.add_argument(arg)
+    opts.add_experimental_option(
+        "prefs",
+        {"download.default_directory": str(downloads), "download.prompt_for_download": False},
+    )
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+def _png(width, height, pixel):
+    """A minimal RGB PNG written by hand, so the tests need no imaging library."""
+    rows = b"".join(b"\x00" + b"".join(bytes(pixel(x, y)) for x in range(width)) for y in range(height))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+@pytest.fixture(scope="session")
+def images(tmp_path_factory):
+    d = tmp_path_factory.mktemp("images")
+    # A large grey-blue photo stand-in: downscaled to 1024 on its long side before upload.
+    (d / "photo.png").write_bytes(_png(1600, 1200, lambda x, y: (90, 120, 160)))
+    (d / "small.png").write_bytes(_png(64, 48, lambda x, y: ((x * 4) % 256, (y * 5) % 256, 128)))
+    (d / "not-an-image.png").write_bytes(b"%PDF-1.4\n% this is not an image at all\n")
+    (d / "empty.png").write_bytes(b"")
+    return d

@@ -1,0 +1,292 @@
+"""End-to-end: the built app in headless Chromium against a loopback OpenAI-format server."""
+
+import json
+import math
+import time
+
+import pytest
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
+
+from app_page import CRITERIA, AppPage
+from fake_openai import closed_form
+
+SPEC = {0.75: 4.3398, 0.5: 4.7546, 1.0: 4.0760}
+KEY = "sk-test-e2e-0123456789abcdef"
+
+
+def ready(browser, app_url, fake, images, key=KEY, text="A dog runs across a grassy park."):
+    page = AppPage(browser, app_url)
+    page.set_backend(fake.url, "gpt-4o", key)
+    page.upload(images / "photo.png")
+    page.wait_image()
+    page.fill("text-input", text)
+    return page
+
+
+def test_spec_vector_gamma_slider_and_request_shape(browser, app_url, fake, images):
+    page = ready(browser, app_url, fake, images)
+    page.evaluate()
+    page.wait_settled()
+    assert all(page.state(c) == "done" for c in CRITERIA)
+
+    # The SPEC's overall score at the default γ, to full precision against a closed form.
+    expected, weights, means, sigmas = closed_form(0.75)
+    assert page.overall() == pytest.approx(expected, abs=1e-9)
+    assert page.overall() == pytest.approx(SPEC[0.75], abs=5e-5)
+    for i, c in enumerate(CRITERIA):
+        assert page.attr(c, "score") == pytest.approx(means[i], abs=1e-9)
+        assert page.attr(c, "sigma") == pytest.approx(sigmas[i], abs=1e-9)
+        assert page.attr(c, "weight") == pytest.approx(weights[i], abs=1e-9)
+        assert page.attr(c, "coverage") == pytest.approx(0.97, abs=1e-9)
+
+    # The five criteria were requested concurrently (the server holds each for 0.4 s).
+    assert len(fake.requests) == 5
+    assert fake.max_inflight == 5
+
+    # Text-only criteria carry no image; the grounded ones carry exactly one JPEG data URL.
+    for req in fake.requests:
+        body = req["body"]
+        assert body["temperature"] == 0
+        assert body["logprobs"] is True and body["top_logprobs"] == 20
+        assert req["headers"]["authorization"] == f"Bearer {KEY}"
+        content = body["messages"][0]["content"]
+        from fake_openai import criterion_of
+
+        crit = criterion_of(body)
+        if crit in ("correctness", "completeness"):
+            images_sent = [p for p in content if p.get("type") == "image_url"]
+            assert len(images_sent) == 1
+            assert images_sent[0]["image_url"]["url"].startswith("data:image/jpeg;base64,")
+        else:
+            assert isinstance(content, str) and "image_url" not in json.dumps(body)
+            assert "A dog runs across a grassy park." in content
+
+    # Move γ with the keyboard: 25 steps left from 0.75 is 0.50, End is 1.00.
+    slider = page.el("gamma-slider")
+    slider.click()  # focus; clicking moves the thumb, so set a known value first
+    slider.send_keys(Keys.HOME)
+    for _ in range(74):
+        slider.send_keys(Keys.RIGHT)
+    assert float(slider.get_attribute("value")) == pytest.approx(0.75)
+    assert page.overall() == pytest.approx(SPEC[0.75], abs=5e-5)
+    for _ in range(25):
+        slider.send_keys(Keys.LEFT)
+    assert page.overall() == pytest.approx(closed_form(0.5)[0], abs=1e-9)
+    assert page.overall() == pytest.approx(SPEC[0.5], abs=5e-5)
+    slider.send_keys(Keys.END)
+    assert page.overall() == pytest.approx(SPEC[1.0], abs=5e-5)
+    for c in CRITERIA:
+        assert page.attr(c, "weight") == pytest.approx(0.2, abs=1e-12)
+
+    # Moving γ asked the model nothing.
+    time.sleep(0.3)
+    assert len(fake.requests) == 5
+
+
+def test_named_gamma_points_and_plot(browser, app_url, fake, images):
+    page = ready(browser, app_url, fake, images)
+    page.evaluate()
+    page.wait_settled()
+    buttons = {b.text: b for b in browser.find_elements("css selector", ".gamma-marks button")}
+    buttons["selective 0.01"].click()
+    assert page.overall() == pytest.approx(4.95, abs=5e-5)
+    buttons["inverse-variance 0.5"].click()
+    assert page.overall() == pytest.approx(SPEC[0.5], abs=5e-5)
+    plot = page.el("gamma-plot")
+    assert len(plot.find_element("css selector", "polyline").get_attribute("points").split()) == 100
+    # Clicking the right end of the plot sets γ = 1.
+    ActionChains(browser).move_to_element_with_offset(plot, plot.size["width"] // 2 - 2, 0).click().perform()
+    assert page.el("gamma-value").text == "1.00"
+    assert page.overall() == pytest.approx(SPEC[1.0], abs=5e-5)
+    assert len(fake.requests) == 5
+
+
+def test_401_and_missing_rating_fail_only_their_own_cards(browser, app_url, fake, images):
+    fake.behaviour = {"correctness": 401, "fluency": "no_rating"}
+    page = ready(browser, app_url, fake, images)
+    page.evaluate()
+    page.wait_settled()
+    assert page.state("correctness") == "error"
+    assert "API key was rejected (HTTP 401)" in page.card("correctness").text
+    assert "Incorrect API key provided" in page.card("correctness").text
+    assert page.state("fluency") == "error"
+    assert "no rating from 1 to 5" in page.card("fluency").text
+    assert "I cannot evaluate this text." in page.card("fluency").text
+    for c in ("completeness", "clarity", "conciseness"):
+        assert page.state(c) == "done"
+        assert "error" not in page.card(c).get_attribute("class")
+    # The overall score is the harmonic combination of the three that succeeded.
+    _, _, means, sigmas = closed_form(0.75)
+    idx = [1, 2, 4]
+    k = 2 * (1 - 0.75) / 0.75
+    raw = [sigmas[i] ** -k for i in idx]
+    expected = sum(r / sum(raw) * means[i] for r, i in zip(raw, idx))
+    assert page.overall() == pytest.approx(expected, abs=1e-9)
+    assert "from 3 of 5 criteria" in page.el("overall-score").text
+    # Never the key in what is shown.
+    assert KEY not in browser.find_element("css selector", "body").text
+
+
+def test_endpoint_without_logprobs_explains_itself(browser, app_url, fake, images):
+    fake.behaviour = {c: "no_logprobs" for c in CRITERIA}
+    page = ready(browser, app_url, fake, images)
+    page.evaluate()
+    page.wait_settled()
+    for c in CRITERIA:
+        assert page.state(c) == "error"
+        assert "no token probabilities (logprobs)" in page.card(c).text
+    assert page.overall() is None
+
+
+def test_server_not_running_is_a_network_message(browser, app_url, fake, images):
+    page = ready(browser, app_url, fake, images)
+    page.fill("base-url-input", "http://127.0.0.1:9/v1")
+    page.evaluate()
+    page.wait_settled()
+    for c in CRITERIA:
+        assert "Could not reach http://127.0.0.1:9/v1/chat/completions" in page.card(c).text
+
+
+def test_explain_and_export(browser, app_url, fake, images, downloads):
+    page = ready(browser, app_url, fake, images)
+    page.evaluate()
+    page.wait_settled()
+    page.el("explain-correctness").click()
+    page.wait_for(lambda d: fake.explanation in page.el("explanation-correctness").text, "the explanation")
+    explain = fake.requests[-1]["body"]
+    assert [m["role"] for m in explain["messages"]] == ["user", "assistant", "user"]
+    assert explain["messages"][1]["content"] == "3.95"
+    assert explain["messages"][2]["content"] == "Why? Tell me the reason."
+
+    page.el("export-json-button").click()
+    path = page.wait_file(downloads, "harmonic-eval.json")
+    raw = path.read_text()
+    assert KEY not in raw
+    doc = json.loads(raw)
+    assert doc["metric"] == "harmonic_eval"
+    assert doc["gamma"] == 0.75
+    assert doc["task"] == "ic"
+    assert doc["model"] == "gpt-4o"
+    assert doc["base_url"] == fake.url
+    assert doc["text"] == "A dog runs across a grassy park."
+    assert [c["name"] for c in doc["criteria"]] == CRITERIA
+    assert doc["criteria"][0]["distribution"] == pytest.approx([0, 0.05, 0.15, 0.6, 0.2], abs=1e-12)
+    assert sum(c["weight"] for c in doc["criteria"]) == pytest.approx(1.0)
+    assert doc["overall"] == pytest.approx(SPEC[0.75], abs=5e-5)
+
+
+def test_api_key_stays_in_session_storage_unless_remembered(browser, app_url, fake, images):
+    page = ready(browser, app_url, fake, images)
+    page.evaluate()
+    page.wait_settled()
+    assert page.session_storage("hj.api_key") == KEY
+    assert page.local_storage("hj.api_key") is None
+    assert KEY not in browser.current_url
+    page.el("remember-key-checkbox").click()
+    assert page.local_storage("hj.api_key") == KEY
+    assert page.session_storage("hj.api_key") is None
+    # A reload restores the remembered key; the settings come back too.
+    browser.refresh()
+    page = AppPage(browser, app_url)
+    assert page.el("api-key-input").get_attribute("value") == KEY
+    assert page.el("base-url-input").get_attribute("value") == fake.url
+    # The key was only ever sent to the configured endpoint, as a header.
+    for entry in browser.get_log("browser"):
+        assert KEY not in entry["message"]
+
+
+def test_bad_image_shows_reason_and_page_keeps_working(browser, app_url, fake, images):
+    page = AppPage(browser, app_url)
+    page.upload(images / "not-an-image.png")
+    page.wait_for(lambda d: page.el("image-error").is_displayed(), "the image error")
+    assert "could not be decoded as an image" in page.el("image-error").text
+    page.upload(images / "empty.png")
+    page.wait_for(lambda d: "empty (0 bytes)" in page.el("image-error").text, "the empty-file error")
+    page.upload(images / "small.png")
+    page.wait_image()
+    page.wait_for(lambda d: not page.el("image-error").is_displayed(), "the error to clear")
+    assert "64×48 → sent as 64×48 JPEG" in page.el("image-info").text
+
+
+def test_missing_inputs_are_named_before_any_request(browser, app_url, fake):
+    page = AppPage(browser, app_url)
+    page.set_backend(fake.url)
+    page.select_task("vqa")
+    page.evaluate()
+    problems = page.el("form-problems").text
+    assert "Add an image" in problems
+    assert "Enter the answer to judge" in problems
+    assert "needs the question" in problems
+    assert fake.requests == []
+
+
+def test_vqa_sends_question_to_grounded_criteria_only(browser, app_url, fake, images):
+    page = AppPage(browser, app_url)
+    page.set_backend(fake.url)
+    page.select_task("vqa")
+    page.upload(images / "photo.png")
+    page.wait_image()
+    page.fill("question-input", "What is the dog chasing?")
+    page.fill("text-input", "A red ball.")
+    page.evaluate()
+    page.wait_settled()
+    from fake_openai import criterion_of
+
+    for req in fake.requests:
+        text = json.dumps(req["body"])
+        crit = criterion_of(req["body"])
+        assert ("What is the dog chasing?" in text) == (crit in ("correctness", "completeness"))
+        if crit == "correctness":
+            assert "candidate answer for the given image and question" in text
+    assert "authorization" not in fake.requests[0]["headers"]
+
+
+RED_PIXELS_JS = """
+const [url, x, y] = arguments;
+const done = arguments[arguments.length - 1];
+const img = new Image();
+img.onload = () => {
+  const c = document.createElement('canvas');
+  c.width = img.width; c.height = img.height;
+  const g = c.getContext('2d');
+  g.drawImage(img, 0, 0);
+  done({w: img.width, h: img.height, px: Array.from(g.getImageData(x, y, 1, 1).data)});
+};
+img.src = url;
+"""
+
+
+def test_reg_box_is_drawn_in_red_into_the_sent_pixels(browser, app_url, fake, images):
+    page = AppPage(browser, app_url)
+    page.set_backend(fake.url)
+    page.select_task("reg")
+    page.upload(images / "photo.png")
+    page.wait_image()
+    page.fill("text-input", "the dog on the left")
+    page.evaluate()
+    assert "Drag a box" in page.el("form-problems").text
+    # Drag a box over the middle of the preview with the mouse.
+    preview = page.el("image-preview")
+    w, h = preview.size["width"], preview.size["height"]
+    ActionChains(browser).move_to_element_with_offset(preview, -w // 4, -h // 4).click_and_hold().move_by_offset(
+        w // 2, h // 2
+    ).release().perform()
+    page.wait_for(lambda d: page.el("box-left").get_attribute("value") not in ("", None), "the box")
+    left = float(page.el("box-left").get_attribute("value"))
+    assert 20 <= left <= 30
+    page.evaluate()
+    page.wait_settled()
+    grounded = [r for r in fake.requests if r["body"]["messages"][0]["content"].__class__ is list]
+    assert len(grounded) == 2
+    url = grounded[0]["body"]["messages"][0]["content"][1]["image_url"]["url"]
+    top = float(page.el("box-top").get_attribute("value"))
+    x, y = int(1024 * left / 100), int(768 * (top + 10) / 100)
+    on_edge = browser.execute_async_script(RED_PIXELS_JS, url, x, y)
+    assert (on_edge["w"], on_edge["h"]) == (1024, 768)
+    r, g, b, _ = on_edge["px"]
+    assert r > 200 and g < 60 and b < 60, on_edge
+    inside = browser.execute_async_script(RED_PIXELS_JS, url, 512, 384)["px"]
+    assert abs(inside[0] - 90) < 12 and abs(inside[2] - 160) < 12, inside
+    # Text-only criteria still get no image.
+    assert sum("image_url" in json.dumps(r["body"]) for r in fake.requests) == 2
