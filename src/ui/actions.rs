@@ -15,13 +15,21 @@ use crate::web::{download, fetch, image, storage};
 /// Decodes and downscales a dropped, pasted or chosen file. A file that cannot be used leaves
 /// the previous image in place and says why.
 pub fn load_image(state: AppState, file: web_sys::File) {
+    decode_image(state, file, false);
+}
+
+/// `keep_box`: the same picture at another size keeps its (normalised) REG box.
+fn decode_image(state: AppState, file: web_sys::File, keep_box: bool) {
     let name = file.name();
     state.image_loading.set(true);
     spawn_local(async move {
         match image::load(&file, state.max_side.get_untracked()).await {
             Ok(loaded) => {
                 state.image.set_value(Some(loaded));
-                state.red_box.set(None);
+                state.image_file.set_value(Some(file));
+                if !keep_box {
+                    state.red_box.set(None);
+                }
                 state.image_error.set(None);
                 refresh_encoded_image(state, name);
             }
@@ -36,6 +44,13 @@ pub fn load_image(state: AppState, file: web_sys::File) {
         }
         state.image_loading.set(false);
     });
+}
+
+/// Re-processes the current image, e.g. after the size limit changed.
+pub fn reload_image(state: AppState) {
+    if let Some(file) = state.image_file.get_value() {
+        decode_image(state, file, true);
+    }
 }
 
 /// Re-encodes the image as it will be sent (REG: with the red box drawn in).

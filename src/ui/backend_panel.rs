@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use super::actions;
 use super::state::AppState;
 use crate::providers::PRESETS;
 
@@ -95,10 +96,11 @@ pub fn BackendPanel() -> impl IntoView {
                     on:change=move |ev| {
                         if let Ok(v) = event_target_value(&ev).parse::<u32>() {
                             state.max_side.set(v.clamp(64, 4096));
+                            actions::reload_image(state);
                         }
                     }
                 />
-                <small class="hint">"Applies to the next image you load."</small>
+                <small class="hint">"The image is downscaled in the browser before it is sent."</small>
             </div>
         </fieldset>
     }

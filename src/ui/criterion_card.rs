@@ -91,12 +91,13 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
             <button
                 class="explain"
                 data-testid=format!("explain-{id}")
+                aria-label=format!("Explain the {} score", criterion.label())
                 disabled=move || result().is_none() || matches!(explanation.get(), ExplainState::Running)
                 on:click=move |_| actions::explain(state, criterion)
             >
                 "Explain"
             </button>
-            <p class="explanation" data-testid=format!("explanation-{id}")>{explanation_text}</p>
+            <p class="explanation" aria-live="polite" data-testid=format!("explanation-{id}")>{explanation_text}</p>
         </article>
     }
 }

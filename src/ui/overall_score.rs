@@ -20,7 +20,7 @@ pub fn OverallScore() -> impl IntoView {
                 {move || match counted() {
                     0 => String::new(),
                     5 => "from all 5 criteria".to_string(),
-                    n => format!("from {n} of 5 criteria (the others failed)"),
+                    n => format!("from {n} of 5 criteria ({} failed or not run)", 5 - n),
                 }}
             </span>
         </div>

@@ -78,6 +78,8 @@ pub struct AppState {
     pub remember_key: RwSignal<bool>,
     pub max_side: RwSignal<u32>,
 
+    /// The file the image came from, so a new size limit can re-process it.
+    pub image_file: StoredValue<Option<web_sys::File>, LocalStorage>,
     pub image: StoredValue<Option<LoadedImage>, LocalStorage>,
     pub image_view: RwSignal<Option<ImageView>>,
     pub image_error: RwSignal<Option<String>>,
@@ -127,6 +129,7 @@ impl AppState {
             max_side: RwSignal::new(
                 storage::load_setting("hj.max_side").and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_MAX_SIDE),
             ),
+            image_file: StoredValue::new_local(None),
             image: StoredValue::new_local(None),
             image_view: RwSignal::new(None),
             image_error: RwSignal::new(None),

@@ -191,8 +191,10 @@ def criterion_of(body):
 class FakeOpenAI:
     """Start with ``FakeOpenAI()``; ``.url`` is the base URL (ending in /v1); ``.stop()``."""
 
-    def __init__(self, delay=0.0, model="gpt-4o-2024-08-06"):
+    def __init__(self, delay=0.0, model="gpt-4o-2024-08-06", cors=True):
         self.delay = delay
+        # False: answer without any CORS header, as a server not configured for browsers does.
+        self.cors = cors
         self.model = model
         # criterion -> "ok" | "no_rating" | "no_logprobs" | int HTTP status
         self.behaviour = {}
@@ -210,6 +212,8 @@ class FakeOpenAI:
                 pass
 
             def _cors(self):
+                if not server.cors:
+                    return
                 self.send_header("Access-Control-Allow-Origin", "*")
                 self.send_header("Access-Control-Expose-Headers", "retry-after, x-request-id")
 

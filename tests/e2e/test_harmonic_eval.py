@@ -27,6 +27,9 @@ def ready(browser, app_url, fake, images, key=KEY, text="A dog runs across a gra
 def test_spec_vector_gamma_slider_and_request_shape(browser, app_url, fake, images):
     page = ready(browser, app_url, fake, images)
     page.evaluate()
+    # Each card shows its own progress while the server holds the requests.
+    assert [page.state(c) for c in CRITERIA] == ["running"] * 5
+    assert page.el("evaluate-button").text == "Evaluating…"
     page.wait_settled()
     assert all(page.state(c) == "done" for c in CRITERIA)
 
@@ -123,9 +126,38 @@ def test_401_and_missing_rating_fail_only_their_own_cards(browser, app_url, fake
     raw = [sigmas[i] ** -k for i in idx]
     expected = sum(r / sum(raw) * means[i] for r, i in zip(raw, idx))
     assert page.overall() == pytest.approx(expected, abs=1e-9)
-    assert "from 3 of 5 criteria" in page.el("overall-score").text
+    assert "from 3 of 5 criteria (2 failed" in page.el("overall-score").text
     # Never the key in what is shown.
     assert KEY not in browser.find_element("css selector", "body").text
+
+
+def test_http_error_classes_each_get_their_own_sentence(browser, app_url, fake, images):
+    fake.behaviour = {"correctness": 404, "completeness": 429, "clarity": 500}
+    page = ready(browser, app_url, fake, images)
+    page.evaluate()
+    page.wait_settled()
+    assert "Not found (HTTP 404). Check the model name" in page.card("correctness").text
+    assert "does not exist or you do not have access" in page.card("correctness").text
+    assert "Rate limited or out of quota (HTTP 429)" in page.card("completeness").text
+    assert "retry after 7 s" in page.card("completeness").text
+    assert "The server failed (HTTP 500)" in page.card("clarity").text
+    assert page.state("fluency") == "done" and page.state("conciseness") == "done"
+    assert "from 2 of 5 criteria" in page.el("overall-score").text
+
+
+def test_missing_cors_headers_are_reported_not_hung(browser, app_url, images):
+    from fake_openai import FakeOpenAI
+
+    server = FakeOpenAI(cors=False)
+    try:
+        page = ready(browser, app_url, server, images)
+        page.evaluate()
+        page.wait_settled()
+        for c in CRITERIA:
+            assert page.state(c) == "error"
+            assert "does not allow requests from this page (CORS)" in page.card(c).text
+    finally:
+        server.stop()
 
 
 def test_endpoint_without_logprobs_explains_itself(browser, app_url, fake, images):
