@@ -27,10 +27,14 @@ pub struct RatingDistribution {
 }
 
 /// The rating a token stands for: a digit 1..=5 possibly wrapped in whitespace or Markdown
-/// emphasis (`" 4"`, `"**4"`, `"4**"`). Anything else, `"45"` or `"4.5"` included, is not a
+/// emphasis (`" 4"`, `"**4"`, `"4**"`), or closed by one punctuation mark as some tokenizers
+/// merge it (`"4."`, `"4/"` of `4/5`). Anything else, `"45"` or `"4.5"` included, is not a
 /// rating.
 pub fn rating_of_token(token: &str) -> Option<usize> {
-    let core = token.trim_matches(|c: char| c.is_whitespace() || "*_#\"'`".contains(c));
+    let markup = |c: char| c.is_whitespace() || "*_#\"'`".contains(c);
+    let core = token.trim_matches(markup);
+    let core = core.strip_suffix(['.', ',', ';', ':', ')', '!', '/']).unwrap_or(core);
+    let core = core.strip_prefix('(').unwrap_or(core).trim_matches(markup);
     let mut chars = core.chars();
     match (chars.next(), chars.next()) {
         (Some(d @ '1'..='5'), None) => Some(d as usize - '0' as usize),
@@ -53,8 +57,9 @@ fn is_standalone(steps: &[TokenStep], i: usize) -> bool {
         return false;
     }
     let next = steps.get(i + 1).map(|s| s.token.as_str()).unwrap_or("");
-    if next.starts_with(|c: char| c.is_ascii_digit()) {
-        return false; // "4" + "5" is 45
+    let is_fraction = steps[i].token.trim_end().ends_with('/'); // "4/" + "5" is 4 out of 5
+    if next.starts_with(|c: char| c.is_ascii_digit()) && !is_fraction {
+        return false; // "4" + "5" is 45, "4." + "5" is 4.5
     }
     if next == "." || next == "," {
         // "4" + "." + "5" is 4.5; "4." + end is fine.
@@ -144,7 +149,10 @@ mod tests {
         assert_eq!(rating_of_token("**4"), Some(4));
         assert_eq!(rating_of_token("5**"), Some(5));
         assert_eq!(rating_of_token("\n3"), Some(3));
-        for bad in ["0", "6", "45", "4.5", "four", "", " ", "**"] {
+        assert_eq!(rating_of_token("4."), Some(4));
+        assert_eq!(rating_of_token(" 4/"), Some(4));
+        assert_eq!(rating_of_token("(2)"), Some(2));
+        for bad in ["0", "6", "45", "4.5", "four", "", " ", "**", ".", "4..", "3.0"] {
             assert_eq!(rating_of_token(bad), None, "{bad:?}");
         }
     }
@@ -190,6 +198,16 @@ mod tests {
         assert_eq!(find_rating_step(&steps), None);
         let steps = [plain("4"), plain("."), plain("5")];
         assert_eq!(find_rating_step(&steps), None);
+    }
+
+    #[test]
+    fn merged_punctuation_and_out_of_forms() {
+        let steps = [plain("Score"), plain(":"), step(" 4/", &[(" 4/", 0.8), (" 3/", 0.2)]), plain("5")];
+        let d = rating_distribution(&steps, "Score: 4/5").unwrap();
+        assert_eq!(d.step, 2);
+        assert!((d.p[3] - 0.8).abs() < 1e-12 && (d.p[2] - 0.2).abs() < 1e-12);
+        let steps = [step("4", &[("4", 0.9), ("5", 0.1)]), plain(" out"), plain(" of"), plain(" 5")];
+        assert_eq!(find_rating_step(&steps), Some(0));
     }
 
     #[test]

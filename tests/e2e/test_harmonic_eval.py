@@ -322,3 +322,43 @@ def test_reg_box_is_drawn_in_red_into_the_sent_pixels(browser, app_url, fake, im
     assert abs(inside[0] - 90) < 12 and abs(inside[2] - 160) < 12, inside
     # Text-only criteria still get no image.
     assert sum("image_url" in json.dumps(r["body"]) for r in fake.requests) == 2
+
+
+SYNTHETIC_FILE_EVENT_JS = """
+const [kind, target] = arguments;
+const done = arguments[arguments.length - 1];
+const c = document.createElement('canvas');
+c.width = 300; c.height = 200;
+const g = c.getContext('2d');
+g.fillStyle = '#2a7'; g.fillRect(0, 0, 300, 200);
+c.toBlob((blob) => {
+  const dt = new DataTransfer();
+  dt.items.add(new File([blob], kind + '.png', {type: 'image/png'}));
+  const el = document.querySelector(target);
+  const ev = kind === 'drop'
+    ? new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true})
+    : new ClipboardEvent('paste', {clipboardData: dt, bubbles: true, cancelable: true});
+  el.dispatchEvent(ev);
+  done(true);
+}, 'image/png');
+"""
+
+
+@pytest.mark.parametrize("kind,target", [("drop", ".dropzone"), ("paste", '[data-testid="text-input"]')])
+def test_image_by_drop_and_by_paste(browser, app_url, kind, target):
+    page = AppPage(browser, app_url)
+    browser.execute_async_script(SYNTHETIC_FILE_EVENT_JS, kind, target)
+    page.wait_image()
+    assert page.el("image-info").text.startswith(f"{kind}.png · 300×200")
+
+
+def test_model_text_is_shown_as_text_never_as_html(browser, app_url, fake, images):
+    payload = '<img src=x onerror="document.title=\'pwned\'"><b>bold</b>'
+    fake.explanation = payload
+    page = ready(browser, app_url, fake, images, text=payload)
+    page.evaluate()
+    page.wait_settled()
+    page.el("explain-fluency").click()
+    page.wait_for(lambda d: payload in page.el("explanation-fluency").text, "the explanation")
+    assert page.el("explanation-fluency").find_elements("css selector", "img, b") == []
+    assert browser.title != "pwned"
