@@ -13,6 +13,8 @@ pub enum JudgeError {
     /// `fetch` itself failed: nothing listening, DNS, TLS, or the browser refused the response
     /// because it lacked CORS headers (browsers do not let a page tell these apart).
     Network { url: String },
+    /// No complete answer within the time limit; the request was aborted.
+    Timeout { seconds: u32 },
     /// A 2xx body that is not the expected JSON.
     BadResponse { detail: String },
     /// The completion carried no token probabilities.
@@ -60,6 +62,11 @@ impl fmt::Display for JudgeError {
                 f,
                 "Could not reach {url}. The server is not running, the address is wrong, or it \
                  does not allow requests from this page (CORS)."
+            ),
+            JudgeError::Timeout { seconds } => write!(
+                f,
+                "The server did not answer within {seconds} s, so the request was stopped. It may \
+                 be overloaded or still loading the model; try again."
             ),
             JudgeError::BadResponse { detail } => {
                 write!(f, "The server's answer could not be read: {detail}.")
@@ -170,6 +177,11 @@ mod tests {
         let s = e.to_string();
         assert!(s.contains("no rating from 1 to 5"));
         assert!(s.chars().count() < 250);
+    }
+
+    #[test]
+    fn timeout_names_the_limit() {
+        assert!(JudgeError::Timeout { seconds: 120 }.to_string().contains("within 120 s"));
     }
 
     #[test]

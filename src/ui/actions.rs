@@ -76,8 +76,9 @@ pub fn refresh_encoded_image(state: AppState, file_name: String) {
 }
 
 /// Sends one request and reads it as a chat completion; the key never reaches a message.
-async fn send_chat(request: &HttpRequest, api_key: &str) -> Result<crate::completion::Completion, String> {
-    let result = match fetch::send(request).await {
+async fn send_chat(state: AppState, request: &HttpRequest, api_key: &str) -> Result<crate::completion::Completion, String> {
+    let timeout_ms = state.timeout_s.get_untracked().saturating_mul(1000);
+    let result = match fetch::send(request, timeout_ms).await {
         Ok(raw) => read_response(raw.status, raw.retry_after, &raw.body),
         Err(e) => Err(e),
     };
@@ -120,7 +121,7 @@ pub fn evaluate(state: AppState) {
         slot.set(CriterionState::Running);
         let key = backend.api_key.clone();
         spawn_local(async move {
-            let outcome = send_chat(&request, &key)
+            let outcome = send_chat(state, &request, &key)
                 .await
                 .and_then(|c| harmonic_eval::interpret(&c).map_err(|e| redact(&e.to_string(), &key)));
             if state.generation.get_value() != generation {
@@ -151,7 +152,7 @@ pub fn explain(state: AppState, criterion: Criterion) {
     slot.set(ExplainState::Running);
     let generation = state.generation.get_value();
     spawn_local(async move {
-        let outcome = send_chat(&request, &run.backend.api_key).await;
+        let outcome = send_chat(state, &request, &run.backend.api_key).await;
         if state.generation.get_value() != generation {
             return;
         }
@@ -193,5 +194,6 @@ pub fn persist_settings(state: AppState) {
     Effect::new(move |_| storage::save_setting("hj.base_url", &state.base_url.get()));
     Effect::new(move |_| storage::save_setting("hj.model", &state.model.get()));
     Effect::new(move |_| storage::save_setting("hj.max_side", &state.max_side.get().to_string()));
+    Effect::new(move |_| storage::save_setting("hj.timeout_s", &state.timeout_s.get().to_string()));
     Effect::new(move |_| storage::save_api_key(&state.api_key.get(), state.remember_key.get()));
 }

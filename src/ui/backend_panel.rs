@@ -102,6 +102,22 @@ pub fn BackendPanel() -> impl IntoView {
                 />
                 <small class="hint">"The image is downscaled in the browser before it is sent."</small>
             </div>
+            <div class="field">
+                <label for="timeout-input">"Time limit per request (s)"</label>
+                <input
+                    id="timeout-input"
+                    data-testid="timeout-input"
+                    type="number"
+                    min="1"
+                    max="600"
+                    prop:value=move || state.timeout_s.get().to_string()
+                    on:change=move |ev| {
+                        if let Ok(v) = event_target_value(&ev).parse::<u32>() {
+                            state.timeout_s.set(v.clamp(1, 600));
+                        }
+                    }
+                />
+            </div>
         </fieldset>
     }
 }

@@ -77,6 +77,8 @@ pub struct AppState {
     pub api_key: RwSignal<String>,
     pub remember_key: RwSignal<bool>,
     pub max_side: RwSignal<u32>,
+    /// Per-request time limit in seconds.
+    pub timeout_s: RwSignal<u32>,
 
     /// The file the image came from, so a new size limit can re-process it.
     pub image_file: StoredValue<Option<web_sys::File>, LocalStorage>,
@@ -103,6 +105,8 @@ pub struct AppState {
 pub type Weighting = (Vec<Option<f64>>, Option<f64>);
 
 pub const DEFAULT_MAX_SIDE: u32 = 1024;
+/// Generous: a local server may take a while to load the model on the first request.
+pub const DEFAULT_TIMEOUT_S: u32 = 120;
 
 impl AppState {
     /// Fresh state, with the non-secret settings and the key restored from storage.
@@ -128,6 +132,9 @@ impl AppState {
             remember_key: RwSignal::new(remembered),
             max_side: RwSignal::new(
                 storage::load_setting("hj.max_side").and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_MAX_SIDE),
+            ),
+            timeout_s: RwSignal::new(
+                storage::load_setting("hj.timeout_s").and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_TIMEOUT_S),
             ),
             image_file: StoredValue::new_local(None),
             image: StoredValue::new_local(None),

@@ -1,6 +1,8 @@
 //! The one place that sends HTTP requests.
 
 use gloo_net::http::Request;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
 
 use crate::errors::JudgeError;
 use crate::providers::HttpRequest;
@@ -12,23 +14,84 @@ pub struct RawResponse {
     pub body: String,
 }
 
-/// Sends `req` with `fetch`. Credentials (cookies) are never sent; the only secret is the
-/// Authorization header the request already carries for its own endpoint.
-pub async fn send(req: &HttpRequest) -> Result<RawResponse, JudgeError> {
+/// Aborts the request when the time limit passes, so a silent server never leaves a card
+/// spinning forever. Dropping it cancels the timer.
+struct Deadline {
+    controller: Option<web_sys::AbortController>,
+    handle: Option<i32>,
+    _on_timeout: Option<Closure<dyn FnMut()>>,
+}
+
+impl Deadline {
+    fn new(timeout_ms: u32) -> Deadline {
+        let controller = web_sys::AbortController::new().ok();
+        let window = web_sys::window();
+        let (handle, closure) = match (&controller, &window) {
+            (Some(c), Some(w)) => {
+                let c = c.clone();
+                let closure = Closure::<dyn FnMut()>::new(move || c.abort());
+                let handle = w
+                    .set_timeout_with_callback_and_timeout_and_arguments_0(
+                        closure.as_ref().unchecked_ref(),
+                        timeout_ms.min(i32::MAX as u32) as i32,
+                    )
+                    .ok();
+                (handle, Some(closure))
+            }
+            _ => (None, None),
+        };
+        Deadline { controller, handle, _on_timeout: closure }
+    }
+
+    fn signal(&self) -> Option<web_sys::AbortSignal> {
+        self.controller.as_ref().map(|c| c.signal())
+    }
+
+    fn expired(&self) -> bool {
+        self.controller.as_ref().is_some_and(|c| c.signal().aborted())
+    }
+}
+
+impl Drop for Deadline {
+    fn drop(&mut self) {
+        if let (Some(h), Some(w)) = (self.handle, web_sys::window()) {
+            w.clear_timeout_with_handle(h);
+        }
+    }
+}
+
+/// Sends `req` with `fetch`, giving up after `timeout_ms` (headers and body together).
+/// Credentials (cookies) are never sent; the only secret is the Authorization header the
+/// request already carries for its own endpoint.
+pub async fn send(req: &HttpRequest, timeout_ms: u32) -> Result<RawResponse, JudgeError> {
+    let deadline = Deadline::new(timeout_ms);
+    let timed_out = || JudgeError::Timeout { seconds: timeout_ms / 1000 };
+    let signal = deadline.signal();
     let mut builder = Request::post(&req.url)
         .credentials(web_sys::RequestCredentials::Omit)
-        .referrer_policy(web_sys::ReferrerPolicy::NoReferrer);
+        .referrer_policy(web_sys::ReferrerPolicy::NoReferrer)
+        .abort_signal(signal.as_ref());
     for (name, value) in &req.headers {
         builder = builder.header(name, value);
     }
     let request = builder
         .body(req.body.clone())
         .map_err(|e| JudgeError::Setting { message: format!("Could not build the request: {e}") })?;
-    let response = request.send().await.map_err(|_| JudgeError::Network { url: req.url.clone() })?;
+    let response = match request.send().await {
+        Ok(r) => r,
+        Err(_) if deadline.expired() => return Err(timed_out()),
+        Err(_) => return Err(JudgeError::Network { url: req.url.clone() }),
+    };
     let status = response.status();
     let retry_after = response.headers().get("retry-after");
-    let body = response.text().await.map_err(|_| JudgeError::BadResponse {
-        detail: "the connection closed before the whole answer arrived".into(),
-    })?;
+    let body = match response.text().await {
+        Ok(b) => b,
+        Err(_) if deadline.expired() => return Err(timed_out()),
+        Err(_) => {
+            return Err(JudgeError::BadResponse {
+                detail: "the connection closed before the whole answer arrived".into(),
+            })
+        }
+    };
     Ok(RawResponse { status, retry_after, body })
 }

@@ -362,3 +362,17 @@ def test_model_text_is_shown_as_text_never_as_html(browser, app_url, fake, image
     page.wait_for(lambda d: payload in page.el("explanation-fluency").text, "the explanation")
     assert page.el("explanation-fluency").find_elements("css selector", "img, b") == []
     assert browser.title != "pwned"
+
+
+def test_silent_server_times_out_instead_of_spinning(browser, app_url, fake, images):
+    fake.delay = 3.0
+    page = ready(browser, app_url, fake, images)
+    page.fill("timeout-input", "1")
+    page.el("timeout-input").send_keys(Keys.TAB)
+    started = time.time()
+    page.evaluate()
+    page.wait_settled(timeout=10)
+    assert time.time() - started < 2.8
+    for c in CRITERIA:
+        assert page.state(c) == "error"
+        assert "did not answer within 1 s" in page.card(c).text
