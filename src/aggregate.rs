@@ -23,7 +23,10 @@ pub const GAMMA_DEFAULT: f64 = 0.75;
 
 /// Expected rating s̃ = Σ r·p(r) for a distribution over 1..=5.
 pub fn smoothed_score(p: &[f64; 5]) -> f64 {
-    p.iter().enumerate().map(|(i, pi)| (i + 1) as f64 * pi).sum()
+    p.iter()
+        .enumerate()
+        .map(|(i, pi)| (i + 1) as f64 * pi)
+        .sum()
 }
 
 /// Standard deviation of the rating under `p`, around the smoothed score.
@@ -49,7 +52,11 @@ pub fn harmonic_weights(sigmas: &[f64], gamma: f64) -> Vec<f64> {
     if n == 0 {
         return Vec::new();
     }
-    let gamma = if gamma.is_nan() { 0.0 } else { gamma.clamp(0.0, 1.0) };
+    let gamma = if gamma.is_nan() {
+        0.0
+    } else {
+        gamma.clamp(0.0, 1.0)
+    };
     let uniform = || vec![1.0 / n as f64; n];
     if gamma >= 1.0 {
         return uniform();
@@ -59,7 +66,10 @@ pub fn harmonic_weights(sigmas: &[f64], gamma: f64) -> Vec<f64> {
     // when γ → 0.
     let share_among = |target: f64| {
         let k = sigmas.iter().filter(|&&s| s == target).count() as f64;
-        sigmas.iter().map(|&s| if s == target { 1.0 / k } else { 0.0 }).collect()
+        sigmas
+            .iter()
+            .map(|&s| if s == target { 1.0 / k } else { 0.0 })
+            .collect()
     };
     if min_sigma <= 0.0 {
         return share_among(min_sigma);
@@ -70,7 +80,10 @@ pub fn harmonic_weights(sigmas: &[f64], gamma: f64) -> Vec<f64> {
     let exponent = 2.0 * (1.0 - gamma) / gamma;
     // log w_c = −exponent · ln σ_c − log H. Subtracting the largest logit (the smallest σ)
     // keeps every exp() in (0, 1].
-    let logits: Vec<f64> = sigmas.iter().map(|s| -exponent * (s / min_sigma).ln()).collect();
+    let logits: Vec<f64> = sigmas
+        .iter()
+        .map(|s| -exponent * (s / min_sigma).ln())
+        .collect();
     let unnormalised: Vec<f64> = logits.iter().map(|l| l.exp()).collect();
     let h: f64 = unnormalised.iter().sum();
     unnormalised.iter().map(|u| u / h).collect()
@@ -129,7 +142,12 @@ mod tests {
     ];
 
     fn items() -> Vec<Scored> {
-        P.iter().map(|p| Scored { score: smoothed_score(p), sigma: sigma(p) }).collect()
+        P.iter()
+            .map(|p| Scored {
+                score: smoothed_score(p),
+                sigma: sigma(p),
+            })
+            .collect()
     }
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
@@ -158,7 +176,13 @@ mod tests {
 
     #[test]
     fn spec_overall_at_every_listed_gamma() {
-        for (gamma, expected) in [(0.75, 4.3398), (0.5, 4.7546), (1.0, 4.0760), (0.25, 4.9471), (0.01, 4.9500)] {
+        for (gamma, expected) in [
+            (0.75, 4.3398),
+            (0.5, 4.7546),
+            (1.0, 4.0760),
+            (0.25, 4.9471),
+            (0.01, 4.9500),
+        ] {
             let (w, s) = aggregate(&items(), gamma).unwrap();
             assert!(close(s, expected, 5e-5), "gamma {gamma}: {s}");
             assert!(close(w.iter().sum::<f64>(), 1.0, 1e-12));
@@ -191,8 +215,14 @@ mod tests {
             for step in 1..=100 {
                 let gamma = step as f64 / 100.0;
                 let w = harmonic_weights(sigmas, gamma);
-                assert!(w.iter().all(|x| x.is_finite() && *x >= 0.0), "{sigmas:?} {gamma}: {w:?}");
-                assert!(close(w.iter().sum(), 1.0, 1e-9), "{sigmas:?} {gamma}: {w:?}");
+                assert!(
+                    w.iter().all(|x| x.is_finite() && *x >= 0.0),
+                    "{sigmas:?} {gamma}: {w:?}"
+                );
+                assert!(
+                    close(w.iter().sum(), 1.0, 1e-9),
+                    "{sigmas:?} {gamma}: {w:?}"
+                );
             }
         }
     }

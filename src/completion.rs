@@ -85,9 +85,13 @@ pub fn parse_chat_completion(body: &str) -> Result<Completion, JudgeError> {
     let wire: Wire = serde_json::from_str(body).map_err(|e| JudgeError::BadResponse {
         detail: format!("not a chat completion ({e})"),
     })?;
-    let choice = wire.choices.into_iter().next().ok_or_else(|| JudgeError::BadResponse {
-        detail: "the response has no choices".into(),
-    })?;
+    let choice = wire
+        .choices
+        .into_iter()
+        .next()
+        .ok_or_else(|| JudgeError::BadResponse {
+            detail: "the response has no choices".into(),
+        })?;
     let text = choice.message.and_then(|m| m.content).unwrap_or_default();
     let steps = choice.logprobs.and_then(|l| l.content).map(|tokens| {
         tokens
@@ -95,11 +99,20 @@ pub fn parse_chat_completion(body: &str) -> Result<Completion, JudgeError> {
             .map(|t| TokenStep {
                 token: t.token,
                 logprob: t.logprob,
-                top: t.top_logprobs.into_iter().map(|a| (a.token, a.logprob)).collect(),
+                top: t
+                    .top_logprobs
+                    .into_iter()
+                    .map(|a| (a.token, a.logprob))
+                    .collect(),
             })
             .collect::<Vec<_>>()
     });
-    Ok(Completion { text, steps, usage: wire.usage, model: wire.model })
+    Ok(Completion {
+        text,
+        steps,
+        usage: wire.usage,
+        model: wire.model,
+    })
 }
 
 #[cfg(test)]
@@ -129,7 +142,10 @@ mod tests {
         assert_eq!(c.model.as_deref(), Some("gpt-4o-2024-08-06"));
         let steps = c.steps.unwrap();
         assert_eq!(steps.len(), 1);
-        assert_eq!(steps[0].top, vec![("4".to_string(), -0.3), ("5".to_string(), -1.5)]);
+        assert_eq!(
+            steps[0].top,
+            vec![("4".to_string(), -0.3), ("5".to_string(), -1.5)]
+        );
         assert_eq!(c.usage.unwrap().prompt_tokens, 321);
     }
 
@@ -143,7 +159,10 @@ mod tests {
 
     #[test]
     fn garbage_and_empty_choices_are_errors() {
-        assert!(matches!(parse_chat_completion("<html>"), Err(JudgeError::BadResponse { .. })));
+        assert!(matches!(
+            parse_chat_completion("<html>"),
+            Err(JudgeError::BadResponse { .. })
+        ));
         assert!(matches!(
             parse_chat_completion(r#"{"choices":[]}"#),
             Err(JudgeError::BadResponse { .. })

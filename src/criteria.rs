@@ -49,7 +49,9 @@ impl Criterion {
     pub fn definition(self) -> &'static str {
         match self {
             Criterion::Correctness => "How accurately the text reflects the image (and question).",
-            Criterion::Completeness => "How fully the text covers the relevant, significant details.",
+            Criterion::Completeness => {
+                "How fully the text covers the relevant, significant details."
+            }
             Criterion::Clarity => "How easily a reader understands the text.",
             Criterion::Fluency => "Grammar, punctuation and natural phrasing.",
             Criterion::Conciseness => "Conveying the information without needless words.",

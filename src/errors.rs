@@ -9,7 +9,11 @@ pub enum JudgeError {
     Setting { message: String },
     /// The server answered with a non-2xx status. `message` is the server's own explanation
     /// when its body had one.
-    Http { status: u16, message: Option<String>, retry_after: Option<String> },
+    Http {
+        status: u16,
+        message: Option<String>,
+        retry_after: Option<String>,
+    },
     /// `fetch` itself failed: nothing listening, DNS, TLS, or the browser refused the response
     /// because it lacked CORS headers (browsers do not let a page tell these apart).
     Network { url: String },
@@ -27,7 +31,11 @@ impl fmt::Display for JudgeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             JudgeError::Setting { message } => f.write_str(message),
-            JudgeError::Http { status, message, retry_after } => {
+            JudgeError::Http {
+                status,
+                message,
+                retry_after,
+            } => {
                 let lead = match status {
                     400 => "The server refused the request (HTTP 400). The model may not accept \
                             images or one of the parameters"
@@ -78,7 +86,11 @@ impl fmt::Display for JudgeError {
             ),
             JudgeError::NoRating { text } => {
                 let shown: String = text.chars().take(120).collect();
-                let ellipsis = if text.chars().count() > 120 { "…" } else { "" };
+                let ellipsis = if text.chars().count() > 120 {
+                    "…"
+                } else {
+                    ""
+                };
                 write!(
                     f,
                     "The model's answer contains no rating from 1 to 5: \u{201c}{shown}{ellipsis}\u{201d}"
@@ -149,7 +161,10 @@ mod tests {
             retry_after: None,
         };
         let text = err.to_string();
-        assert!(text.starts_with("The API key was rejected (HTTP 401)."), "{text}");
+        assert!(
+            text.starts_with("The API key was rejected (HTTP 401)."),
+            "{text}"
+        );
         assert!(text.contains("Incorrect API key provided"));
     }
 
@@ -160,20 +175,29 @@ mod tests {
                 .as_deref(),
             Some("Invalid API Key")
         );
-        assert_eq!(error_body_message(r#"{"detail":"Not Found"}"#).as_deref(), Some("Not Found"));
+        assert_eq!(
+            error_body_message(r#"{"detail":"Not Found"}"#).as_deref(),
+            Some("Not Found")
+        );
         assert_eq!(error_body_message("<html><body>502</body></html>"), None);
         assert_eq!(error_body_message("   "), None);
     }
 
     #[test]
     fn retry_after_is_mentioned() {
-        let e = JudgeError::Http { status: 429, message: None, retry_after: Some("7".into()) };
+        let e = JudgeError::Http {
+            status: 429,
+            message: None,
+            retry_after: Some("7".into()),
+        };
         assert!(e.to_string().contains("retry after 7 s"));
     }
 
     #[test]
     fn no_rating_quotes_the_answer_clipped() {
-        let e = JudgeError::NoRating { text: "x".repeat(500) };
+        let e = JudgeError::NoRating {
+            text: "x".repeat(500),
+        };
         let s = e.to_string();
         assert!(s.contains("no rating from 1 to 5"));
         assert!(s.chars().count() < 250);
@@ -181,12 +205,17 @@ mod tests {
 
     #[test]
     fn timeout_names_the_limit() {
-        assert!(JudgeError::Timeout { seconds: 120 }.to_string().contains("within 120 s"));
+        assert!(JudgeError::Timeout { seconds: 120 }
+            .to_string()
+            .contains("within 120 s"));
     }
 
     #[test]
     fn redact_removes_the_key() {
-        assert_eq!(redact("bad key sk-secret123 here", "sk-secret123"), "bad key [API key] here");
+        assert_eq!(
+            redact("bad key sk-secret123 here", "sk-secret123"),
+            "bad key [API key] here"
+        );
         assert_eq!(redact("abc", ""), "abc");
     }
 }

@@ -13,9 +13,20 @@ impl NormBox {
     /// The box spanned by two corner points in any order, clamped to the image.
     pub fn from_corners(a: (f64, f64), b: (f64, f64)) -> NormBox {
         // Sanitise before ordering: f64::min silently drops a NaN operand.
-        let c = |v: f64| if v.is_finite() { v.clamp(0.0, 1.0) } else { 0.0 };
+        let c = |v: f64| {
+            if v.is_finite() {
+                v.clamp(0.0, 1.0)
+            } else {
+                0.0
+            }
+        };
         let (ax, ay, bx, by) = (c(a.0), c(a.1), c(b.0), c(b.1));
-        NormBox { x0: ax.min(bx), y0: ay.min(by), x1: ax.max(bx), y1: ay.max(by) }
+        NormBox {
+            x0: ax.min(bx),
+            y0: ay.min(by),
+            x1: ax.max(bx),
+            y1: ay.max(by),
+        }
     }
 
     /// A box too small to mark anything (an accidental click) is not a box.
@@ -26,7 +37,12 @@ impl NormBox {
     /// `(x, y, w, h)` in pixels of a `width` × `height` image.
     pub fn to_pixels(&self, width: u32, height: u32) -> (f64, f64, f64, f64) {
         let (w, h) = (width as f64, height as f64);
-        (self.x0 * w, self.y0 * h, (self.x1 - self.x0) * w, (self.y1 - self.y0) * h)
+        (
+            self.x0 * w,
+            self.y0 * h,
+            (self.x1 - self.x0) * w,
+            (self.y1 - self.y0) * h,
+        )
     }
 }
 
@@ -62,7 +78,15 @@ mod tests {
     #[test]
     fn boxes_are_ordered_and_clamped() {
         let b = NormBox::from_corners((0.8, 1.4), (-0.2, 0.5));
-        assert_eq!(b, NormBox { x0: 0.0, y0: 0.5, x1: 0.8, y1: 1.0 });
+        assert_eq!(
+            b,
+            NormBox {
+                x0: 0.0,
+                y0: 0.5,
+                x1: 0.8,
+                y1: 1.0
+            }
+        );
         assert!(b.is_usable());
         assert!(!NormBox::from_corners((0.5, 0.5), (0.502, 0.9)).is_usable());
         assert_eq!(b.to_pixels(100, 200), (0.0, 100.0, 80.0, 100.0));

@@ -7,5 +7,7 @@ fn main() {
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
-    eprintln!("harmonic-judge is a browser app: build it with `trunk build --release` (see README.md).");
+    eprintln!(
+        "harmonic-judge is a browser app: build it with `trunk build --release` (see README.md)."
+    );
 }

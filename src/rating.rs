@@ -33,7 +33,9 @@ pub struct RatingDistribution {
 pub fn rating_of_token(token: &str) -> Option<usize> {
     let markup = |c: char| c.is_whitespace() || "*_#\"'`".contains(c);
     let core = token.trim_matches(markup);
-    let core = core.strip_suffix(['.', ',', ';', ':', ')', '!', '/']).unwrap_or(core);
+    let core = core
+        .strip_suffix(['.', ',', ';', ':', ')', '!', '/'])
+        .unwrap_or(core);
     let core = core.strip_prefix('(').unwrap_or(core).trim_matches(markup);
     let mut chars = core.chars();
     match (chars.next(), chars.next()) {
@@ -43,12 +45,17 @@ pub fn rating_of_token(token: &str) -> Option<usize> {
 }
 
 fn starts_with_digit(s: &str) -> bool {
-    s.trim_start().chars().next().is_some_and(|c| c.is_ascii_digit())
+    s.trim_start()
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_digit())
 }
 
 fn ends_with_number_part(s: &str) -> bool {
     // A digit or a decimal point directly before (no space): "0." + "4" or "1" + "4".
-    s.chars().last().is_some_and(|c| c.is_ascii_digit() || c == '.' || c == ',')
+    s.chars()
+        .last()
+        .is_some_and(|c| c.is_ascii_digit() || c == '.' || c == ',')
 }
 
 /// Whether the rating-like token at `i` stands alone as an answer.
@@ -63,14 +70,19 @@ fn is_standalone(steps: &[TokenStep], i: usize) -> bool {
     }
     if next == "." || next == "," {
         // "4" + "." + "5" is 4.5; "4." + end is fine.
-        if steps.get(i + 2).is_some_and(|s| s.token.starts_with(|c: char| c.is_ascii_digit())) {
+        if steps
+            .get(i + 2)
+            .is_some_and(|s| s.token.starts_with(|c: char| c.is_ascii_digit()))
+        {
             return false;
         }
     }
     // Either end of a "1 to 5" range echoed from the prompt.
     let is_range_word = |s: &TokenStep| matches!(s.token.trim(), "to" | "-" | "–");
     if steps.get(i + 1).is_some_and(is_range_word)
-        && steps.get(i + 2).is_some_and(|s| starts_with_digit(&s.token))
+        && steps
+            .get(i + 2)
+            .is_some_and(|s| starts_with_digit(&s.token))
     {
         return false;
     }
@@ -82,7 +94,8 @@ fn is_standalone(steps: &[TokenStep], i: usize) -> bool {
 
 /// Index of the step that produced the rating, if any.
 pub fn find_rating_step(steps: &[TokenStep]) -> Option<usize> {
-    (0..steps.len()).find(|&i| rating_of_token(&steps[i].token).is_some() && is_standalone(steps, i))
+    (0..steps.len())
+        .find(|&i| rating_of_token(&steps[i].token).is_some() && is_standalone(steps, i))
 }
 
 /// Folds the alternatives at one step into rating masses (before renormalising).
@@ -110,19 +123,29 @@ fn rating_masses(step: &TokenStep) -> [f64; RATING_LEVELS] {
 /// Extracts the rating distribution from a completion's steps.
 ///
 /// `text` is the completion's text, quoted in the error when no rating is found.
-pub fn rating_distribution(steps: &[TokenStep], text: &str) -> Result<RatingDistribution, JudgeError> {
+pub fn rating_distribution(
+    steps: &[TokenStep],
+    text: &str,
+) -> Result<RatingDistribution, JudgeError> {
     if steps.is_empty() {
         return Err(JudgeError::NoLogprobs);
     }
-    let no_rating = || JudgeError::NoRating { text: text.to_string() };
+    let no_rating = || JudgeError::NoRating {
+        text: text.to_string(),
+    };
     let step = find_rating_step(steps).ok_or_else(no_rating)?;
     let mass = rating_masses(&steps[step]);
     let total: f64 = mass.iter().sum();
-    if !(total > 0.0) || !total.is_finite() {
+    // NaN fails is_finite, so this rejects NaN, infinity and zero mass alike.
+    if !total.is_finite() || total <= 0.0 {
         return Err(no_rating());
     }
     let p = mass.map(|m| m / total);
-    Ok(RatingDistribution { p, coverage: total.min(1.0), step })
+    Ok(RatingDistribution {
+        p,
+        coverage: total.min(1.0),
+        step,
+    })
 }
 
 #[cfg(test)]
@@ -130,7 +153,11 @@ mod tests {
     use super::*;
 
     fn step(token: &str, top: &[(&str, f64)]) -> TokenStep {
-        let logprob = top.iter().find(|(t, _)| *t == token).map(|(_, p)| p.ln()).unwrap_or(0.0);
+        let logprob = top
+            .iter()
+            .find(|(t, _)| *t == token)
+            .map(|(_, p)| p.ln())
+            .unwrap_or(0.0);
         TokenStep {
             token: token.into(),
             logprob,
@@ -152,14 +179,25 @@ mod tests {
         assert_eq!(rating_of_token("4."), Some(4));
         assert_eq!(rating_of_token(" 4/"), Some(4));
         assert_eq!(rating_of_token("(2)"), Some(2));
-        for bad in ["0", "6", "45", "4.5", "four", "", " ", "**", ".", "4..", "3.0"] {
+        for bad in [
+            "0", "6", "45", "4.5", "four", "", " ", "**", ".", "4..", "3.0",
+        ] {
             assert_eq!(rating_of_token(bad), None, "{bad:?}");
         }
     }
 
     #[test]
     fn bare_first_token_with_variants_folded() {
-        let steps = [step("4", &[("4", 0.5), (" 4", 0.1), ("5", 0.2), ("3", 0.1), ("The", 0.1)])];
+        let steps = [step(
+            "4",
+            &[
+                ("4", 0.5),
+                (" 4", 0.1),
+                ("5", 0.2),
+                ("3", 0.1),
+                ("The", 0.1),
+            ],
+        )];
         let d = rating_distribution(&steps, "4").unwrap();
         assert_eq!(d.step, 0);
         assert!((d.coverage - 0.9).abs() < 1e-12);
@@ -171,7 +209,11 @@ mod tests {
 
     #[test]
     fn markdown_bold_rating_is_found_after_the_stars() {
-        let steps = [plain("**"), step("4", &[("4", 0.7), ("5", 0.3)]), plain("**")];
+        let steps = [
+            plain("**"),
+            step("4", &[("4", 0.7), ("5", 0.3)]),
+            plain("**"),
+        ];
         let d = rating_distribution(&steps, "**4**").unwrap();
         assert_eq!(d.step, 1);
         assert!((d.p[3] - 0.7).abs() < 1e-12);
@@ -179,7 +221,11 @@ mod tests {
 
     #[test]
     fn rating_after_label() {
-        let steps = [plain("Rating"), plain(":"), step(" 3", &[(" 3", 0.6), (" 4", 0.4)])];
+        let steps = [
+            plain("Rating"),
+            plain(":"),
+            step(" 3", &[(" 3", 0.6), (" 4", 0.4)]),
+        ];
         let d = rating_distribution(&steps, "Rating: 3").unwrap();
         assert_eq!(d.step, 2);
         assert!((d.p[2] - 0.6).abs() < 1e-12 && (d.p[3] - 0.4).abs() < 1e-12);
@@ -188,8 +234,17 @@ mod tests {
     #[test]
     fn echoed_scale_and_longer_numbers_are_skipped() {
         let steps = [
-            plain("On"), plain(" a"), plain(" scale"), plain(" of"), plain(" 1"), plain(" to"),
-            plain(" 5"), plain(","), plain(" I"), plain(" give"), step(" 2", &[(" 2", 1.0)]),
+            plain("On"),
+            plain(" a"),
+            plain(" scale"),
+            plain(" of"),
+            plain(" 1"),
+            plain(" to"),
+            plain(" 5"),
+            plain(","),
+            plain(" I"),
+            plain(" give"),
+            step(" 2", &[(" 2", 1.0)]),
         ];
         assert_eq!(find_rating_step(&steps), Some(10));
         let steps = [plain("4"), plain("5")];
@@ -202,11 +257,21 @@ mod tests {
 
     #[test]
     fn merged_punctuation_and_out_of_forms() {
-        let steps = [plain("Score"), plain(":"), step(" 4/", &[(" 4/", 0.8), (" 3/", 0.2)]), plain("5")];
+        let steps = [
+            plain("Score"),
+            plain(":"),
+            step(" 4/", &[(" 4/", 0.8), (" 3/", 0.2)]),
+            plain("5"),
+        ];
         let d = rating_distribution(&steps, "Score: 4/5").unwrap();
         assert_eq!(d.step, 2);
         assert!((d.p[3] - 0.8).abs() < 1e-12 && (d.p[2] - 0.2).abs() < 1e-12);
-        let steps = [step("4", &[("4", 0.9), ("5", 0.1)]), plain(" out"), plain(" of"), plain(" 5")];
+        let steps = [
+            step("4", &[("4", 0.9), ("5", 0.1)]),
+            plain(" out"),
+            plain(" of"),
+            plain(" 5"),
+        ];
         assert_eq!(find_rating_step(&steps), Some(0));
     }
 
@@ -226,12 +291,19 @@ mod tests {
             logprob: f64::NEG_INFINITY,
             top: vec![("4".into(), f64::NEG_INFINITY)],
         }];
-        assert!(matches!(rating_distribution(&steps, "4"), Err(JudgeError::NoRating { .. })));
+        assert!(matches!(
+            rating_distribution(&steps, "4"),
+            Err(JudgeError::NoRating { .. })
+        ));
     }
 
     #[test]
     fn empty_top_logprobs_falls_back_to_chosen_token() {
-        let steps = [TokenStep { token: "5".into(), logprob: (0.8f64).ln(), top: vec![] }];
+        let steps = [TokenStep {
+            token: "5".into(),
+            logprob: (0.8f64).ln(),
+            top: vec![],
+        }];
         let d = rating_distribution(&steps, "5").unwrap();
         assert_eq!(d.p, [0.0, 0.0, 0.0, 0.0, 1.0]);
         assert!((d.coverage - 0.8).abs() < 1e-12);

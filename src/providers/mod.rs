@@ -19,7 +19,10 @@ impl fmt::Debug for Backend {
         f.debug_struct("Backend")
             .field("base_url", &self.base_url)
             .field("model", &self.model)
-            .field("api_key", &if self.api_key.is_empty() { "" } else { "[set]" })
+            .field(
+                "api_key",
+                &if self.api_key.is_empty() { "" } else { "[set]" },
+            )
             .finish()
     }
 }

@@ -19,9 +19,17 @@ pub struct ChatParams {
 impl ChatParams {
     /// Rating requests: greedy, with the 20 alternatives OpenAI allows at most. A few tokens
     /// are enough for `**Rating: 4**`.
-    pub const RATING: ChatParams = ChatParams { temperature: 0.0, top_logprobs: Some(20), max_tokens: 20 };
+    pub const RATING: ChatParams = ChatParams {
+        temperature: 0.0,
+        top_logprobs: Some(20),
+        max_tokens: 20,
+    };
     /// Free-text explanations.
-    pub const EXPLAIN: ChatParams = ChatParams { temperature: 0.0, top_logprobs: None, max_tokens: 400 };
+    pub const EXPLAIN: ChatParams = ChatParams {
+        temperature: 0.0,
+        top_logprobs: None,
+        max_tokens: 400,
+    };
 }
 
 /// A content part of a chat message.
@@ -40,10 +48,16 @@ pub struct Message {
 
 impl Message {
     pub fn user(parts: Vec<Part>) -> Message {
-        Message { role: "user", parts }
+        Message {
+            role: "user",
+            parts,
+        }
     }
     pub fn assistant(text: impl Into<String>) -> Message {
-        Message { role: "assistant", parts: vec![Part::Text(text.into())] }
+        Message {
+            role: "assistant",
+            parts: vec![Part::Text(text.into())],
+        }
     }
 
     /// Text-only messages are sent as a plain string, which every compatible server accepts;
@@ -77,7 +91,9 @@ impl Message {
 pub fn chat_completions_url(base_url: &str) -> Result<String, JudgeError> {
     let base = base_url.trim().trim_end_matches('/');
     if base.is_empty() {
-        return Err(JudgeError::Setting { message: "Enter the backend's base URL.".into() });
+        return Err(JudgeError::Setting {
+            message: "Enter the backend's base URL.".into(),
+        });
     }
     if !(base.starts_with("http://") || base.starts_with("https://")) {
         return Err(JudgeError::Setting {
@@ -91,11 +107,17 @@ pub fn chat_completions_url(base_url: &str) -> Result<String, JudgeError> {
 }
 
 /// Builds the HTTP request for one chat completion.
-pub fn chat_request(backend: &Backend, messages: &[Message], params: ChatParams) -> Result<HttpRequest, JudgeError> {
+pub fn chat_request(
+    backend: &Backend,
+    messages: &[Message],
+    params: ChatParams,
+) -> Result<HttpRequest, JudgeError> {
     let url = chat_completions_url(&backend.base_url)?;
     let model = backend.model.trim();
     if model.is_empty() {
-        return Err(JudgeError::Setting { message: "Enter a model name.".into() });
+        return Err(JudgeError::Setting {
+            message: "Enter a model name.".into(),
+        });
     }
     let mut body = json!({
         "model": model,
@@ -112,13 +134,25 @@ pub fn chat_request(backend: &Backend, messages: &[Message], params: ChatParams)
     if !key.is_empty() {
         headers.push(("Authorization".to_string(), format!("Bearer {key}")));
     }
-    Ok(HttpRequest { url, headers, body: body.to_string() })
+    Ok(HttpRequest {
+        url,
+        headers,
+        body: body.to_string(),
+    })
 }
 
 /// Turns an HTTP status and body into a completion or the error a person should read.
-pub fn read_response(status: u16, retry_after: Option<String>, body: &str) -> Result<Completion, JudgeError> {
+pub fn read_response(
+    status: u16,
+    retry_after: Option<String>,
+    body: &str,
+) -> Result<Completion, JudgeError> {
     if !(200..300).contains(&status) {
-        return Err(JudgeError::Http { status, message: error_body_message(body), retry_after });
+        return Err(JudgeError::Http {
+            status,
+            message: error_body_message(body),
+            retry_after,
+        });
     }
     parse_chat_completion(body)
 }
@@ -128,7 +162,11 @@ mod tests {
     use super::*;
 
     fn backend(key: &str) -> Backend {
-        Backend { base_url: "http://127.0.0.1:8080/v1/".into(), model: "gpt-4o".into(), api_key: key.into() }
+        Backend {
+            base_url: "http://127.0.0.1:8080/v1/".into(),
+            model: "gpt-4o".into(),
+            api_key: key.into(),
+        }
     }
 
     #[test]
@@ -142,7 +180,9 @@ mod tests {
         assert_eq!(body["logprobs"], true);
         assert_eq!(body["top_logprobs"], 20);
         assert_eq!(body["messages"][0]["content"], "rate");
-        assert!(req.headers.contains(&("Authorization".into(), "Bearer sk-1".into())));
+        assert!(req
+            .headers
+            .contains(&("Authorization".into(), "Bearer sk-1".into())));
     }
 
     #[test]
@@ -166,13 +206,22 @@ mod tests {
         let body: Value = serde_json::from_str(&req.body).unwrap();
         let content = &body["messages"][0]["content"];
         assert_eq!(content[0]["type"], "text");
-        assert_eq!(content[1]["image_url"]["url"], "data:image/jpeg;base64,AAAA");
+        assert_eq!(
+            content[1]["image_url"]["url"],
+            "data:image/jpeg;base64,AAAA"
+        );
     }
 
     #[test]
     fn url_validation() {
-        assert!(matches!(chat_completions_url(""), Err(JudgeError::Setting { .. })));
-        assert!(matches!(chat_completions_url("api.openai.com"), Err(JudgeError::Setting { .. })));
+        assert!(matches!(
+            chat_completions_url(""),
+            Err(JudgeError::Setting { .. })
+        ));
+        assert!(matches!(
+            chat_completions_url("api.openai.com"),
+            Err(JudgeError::Setting { .. })
+        ));
         assert_eq!(
             chat_completions_url("https://x/v1/chat/completions").unwrap(),
             "https://x/v1/chat/completions"
@@ -181,8 +230,12 @@ mod tests {
 
     #[test]
     fn http_errors_carry_the_servers_message() {
-        let err = read_response(404, None, r#"{"error":{"message":"The model `gpt-5x` does not exist"}}"#)
-            .unwrap_err();
+        let err = read_response(
+            404,
+            None,
+            r#"{"error":{"message":"The model `gpt-5x` does not exist"}}"#,
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("does not exist"));
         assert!(matches!(err, JudgeError::Http { status: 404, .. }));
     }

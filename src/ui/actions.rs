@@ -39,7 +39,9 @@ fn decode_image(state: AppState, file: web_sys::File, keep_box: bool) {
                 } else {
                     ""
                 };
-                state.image_error.set(Some(format!("\u{201c}{name}\u{201d}: {message}{kept}")));
+                state
+                    .image_error
+                    .set(Some(format!("\u{201c}{name}\u{201d}: {message}{kept}")));
             }
         }
         state.image_loading.set(false);
@@ -62,13 +64,23 @@ pub fn refresh_encoded_image(state: AppState, file_name: String) {
     };
     let encoded = state.image.with_value(|img| {
         img.as_ref().map(|img| {
-            image::encode_jpeg(img, red_box)
-                .map(|url| (url, img.original_size, (img.canvas.width(), img.canvas.height())))
+            image::encode_jpeg(img, red_box).map(|url| {
+                (
+                    url,
+                    img.original_size,
+                    (img.canvas.width(), img.canvas.height()),
+                )
+            })
         })
     });
     match encoded {
         Some(Ok((data_url, original_size, sent_size))) => {
-            state.image_view.set(Some(ImageView { data_url, file_name, original_size, sent_size }));
+            state.image_view.set(Some(ImageView {
+                data_url,
+                file_name,
+                original_size,
+                sent_size,
+            }));
         }
         Some(Err(message)) => state.image_error.set(Some(message)),
         None => {}
@@ -76,7 +88,11 @@ pub fn refresh_encoded_image(state: AppState, file_name: String) {
 }
 
 /// Sends one request and reads it as a chat completion; the key never reaches a message.
-async fn send_chat(state: AppState, request: &HttpRequest, api_key: &str) -> Result<crate::completion::Completion, String> {
+async fn send_chat(
+    state: AppState,
+    request: &HttpRequest,
+    api_key: &str,
+) -> Result<crate::completion::Completion, String> {
     let timeout_ms = state.timeout_s.get_untracked().saturating_mul(1000);
     let result = match fetch::send(request, timeout_ms).await {
         Ok(raw) => read_response(raw.status, raw.retry_after, &raw.body),
@@ -96,7 +112,13 @@ pub fn evaluate(state: AppState) {
         image_data_url,
     };
     let mut problems = input.problems();
-    if state.task.get_untracked().needs_box() && state.red_box.get_untracked().filter(|b| b.is_usable()).is_none() {
+    if state.task.get_untracked().needs_box()
+        && state
+            .red_box
+            .get_untracked()
+            .filter(|b| b.is_usable())
+            .is_none()
+    {
         problems.push("Drag a box on the image around the object the expression refers to.".into());
     }
     state.form_problems.set(problems.clone());
@@ -104,7 +126,10 @@ pub fn evaluate(state: AppState) {
         return;
     }
     let backend = state.backend();
-    state.run.set_value(Some(RunContext { input: input.clone(), backend: backend.clone() }));
+    state.run.set_value(Some(RunContext {
+        input: input.clone(),
+        backend: backend.clone(),
+    }));
     let generation = state.generation.get_value() + 1;
     state.generation.set_value(generation);
 
@@ -121,9 +146,9 @@ pub fn evaluate(state: AppState) {
         slot.set(CriterionState::Running);
         let key = backend.api_key.clone();
         spawn_local(async move {
-            let outcome = send_chat(state, &request, &key)
-                .await
-                .and_then(|c| harmonic_eval::interpret(&c).map_err(|e| redact(&e.to_string(), &key)));
+            let outcome = send_chat(state, &request, &key).await.and_then(|c| {
+                harmonic_eval::interpret(&c).map_err(|e| redact(&e.to_string(), &key))
+            });
             if state.generation.get_value() != generation {
                 return; // a newer run replaced this one
             }
@@ -137,8 +162,13 @@ pub fn evaluate(state: AppState) {
 
 /// Asks the judge why it gave this criterion its score.
 pub fn explain(state: AppState, criterion: Criterion) {
-    let Some(run) = state.run.get_value() else { return };
-    let Some(score) = state.criterion(criterion).with_untracked(|s| s.result().map(|r| r.score)) else {
+    let Some(run) = state.run.get_value() else {
+        return;
+    };
+    let Some(score) = state
+        .criterion(criterion)
+        .with_untracked(|s| s.result().map(|r| r.score))
+    else {
         return;
     };
     let slot = state.explanation(criterion);
@@ -167,7 +197,9 @@ pub fn explain(state: AppState, criterion: Criterion) {
 /// Saves the whole result as JSON. The API key is not part of the document.
 pub fn export(state: AppState) {
     let Some(run) = state.run.get_value() else {
-        state.export_error.set(Some("Evaluate first: there is nothing to export yet.".into()));
+        state.export_error.set(Some(
+            "Evaluate first: there is nothing to export yet.".into(),
+        ));
         return;
     };
     let states: Vec<CriterionState> = state.criteria.iter().map(|s| s.get_untracked()).collect();
@@ -180,7 +212,11 @@ pub fn export(state: AppState) {
         gamma: state.gamma.get_untracked(),
         task: run.input.task,
         text: &run.input.text,
-        question: if run.input.task.needs_question() { &run.input.question } else { "" },
+        question: if run.input.task.needs_question() {
+            &run.input.question
+        } else {
+            ""
+        },
         backend: &run.backend,
         results,
     });

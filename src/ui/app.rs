@@ -20,7 +20,12 @@ pub fn App() -> impl IntoView {
     provide_context(state);
     actions::persist_settings(state);
 
-    let running = move || state.criteria.iter().any(|c| c.with(|s| s.id() == "running"));
+    let running = move || {
+        state
+            .criteria
+            .iter()
+            .any(|c| c.with(|s| s.id() == "running"))
+    };
     let has_run = move || state.criteria.iter().any(|c| c.with(|s| s.id() != "idle"));
 
     view! {

@@ -1,8 +1,9 @@
-//! Where the judge runs: preset, base URL, model, API key, upload size.
+//! Where the judge runs: preset, base URL, model, API key, upload size, time limit.
 
 use leptos::prelude::*;
 
 use super::actions;
+use super::fields::{NumberField, TextField};
 use super::state::AppState;
 use crate::providers::PRESETS;
 
@@ -21,7 +22,13 @@ pub fn BackendPanel() -> impl IntoView {
         PRESETS
             .iter()
             .find(|p| p.id == state.preset.get())
-            .map(|p| if p.needs_key { "Required by this provider." } else { "Usually not needed for a local server." })
+            .map(|p| {
+                if p.needs_key {
+                    "Required by this provider."
+                } else {
+                    "Usually not needed for a local server."
+                }
+            })
             .unwrap_or("Only if the endpoint asks for one.")
     };
     view! {
@@ -34,42 +41,9 @@ pub fn BackendPanel() -> impl IntoView {
                     <option value="custom">"Other OpenAI-compatible server"</option>
                 </select>
             </div>
-            <div class="field">
-                <label for="base-url-input">"Base URL"</label>
-                <input
-                    id="base-url-input"
-                    data-testid="base-url-input"
-                    type="url"
-                    spellcheck="false"
-                    autocomplete="off"
-                    placeholder="https://api.openai.com/v1"
-                    prop:value=move || state.base_url.get()
-                    on:input=move |ev| state.base_url.set(event_target_value(&ev))
-                />
-            </div>
-            <div class="field">
-                <label for="model-input">"Model"</label>
-                <input
-                    id="model-input"
-                    data-testid="model-input"
-                    type="text"
-                    spellcheck="false"
-                    autocomplete="off"
-                    prop:value=move || state.model.get()
-                    on:input=move |ev| state.model.set(event_target_value(&ev))
-                />
-            </div>
-            <div class="field">
-                <label for="api-key-input">"API key"</label>
-                <input
-                    id="api-key-input"
-                    data-testid="api-key-input"
-                    type="password"
-                    spellcheck="false"
-                    autocomplete="off"
-                    prop:value=move || state.api_key.get()
-                    on:input=move |ev| state.api_key.set(event_target_value(&ev))
-                />
+            <TextField id="base-url-input" label="Base URL" kind="url" value=state.base_url placeholder="https://api.openai.com/v1"/>
+            <TextField id="model-input" label="Model" value=state.model/>
+            <TextField id="api-key-input" label="API key" kind="password" value=state.api_key>
                 <small class="hint">
                     {key_hint} " Sent only to the base URL above; kept in this tab unless you tick:"
                 </small>
@@ -82,42 +56,18 @@ pub fn BackendPanel() -> impl IntoView {
                     />
                     "Remember the key on this device"
                 </label>
-            </div>
-            <div class="field">
-                <label for="max-side-input">"Longest image side sent (px)"</label>
-                <input
-                    id="max-side-input"
-                    data-testid="max-side-input"
-                    type="number"
-                    min="64"
-                    max="4096"
-                    step="64"
-                    prop:value=move || state.max_side.get().to_string()
-                    on:change=move |ev| {
-                        if let Ok(v) = event_target_value(&ev).parse::<u32>() {
-                            state.max_side.set(v.clamp(64, 4096));
-                            actions::reload_image(state);
-                        }
-                    }
-                />
-                <small class="hint">"The image is downscaled in the browser before it is sent."</small>
-            </div>
-            <div class="field">
-                <label for="timeout-input">"Time limit per request (s)"</label>
-                <input
-                    id="timeout-input"
-                    data-testid="timeout-input"
-                    type="number"
-                    min="1"
-                    max="600"
-                    prop:value=move || state.timeout_s.get().to_string()
-                    on:change=move |ev| {
-                        if let Ok(v) = event_target_value(&ev).parse::<u32>() {
-                            state.timeout_s.set(v.clamp(1, 600));
-                        }
-                    }
-                />
-            </div>
+            </TextField>
+            <NumberField
+                id="max-side-input"
+                label="Longest image side sent (px)"
+                value=state.max_side
+                min=64
+                max=4096
+                step=64
+                hint="The image is downscaled in the browser before it is sent."
+                on_set=Callback::new(move |_| actions::reload_image(state))
+            />
+            <NumberField id="timeout-input" label="Time limit per request (s)" value=state.timeout_s min=1 max=600/>
         </fieldset>
     }
 }

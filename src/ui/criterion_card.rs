@@ -20,11 +20,17 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
     let explanation = state.explanation(criterion);
     let id = criterion.id();
     let result = move || slot.with(|s| s.result().cloned());
-    let weight = move || state.weighting.with(|(w, _)| w.get(criterion.index()).copied().flatten());
-    let error = move || slot.with(|s| match s {
-        CriterionState::Failed(m) => Some(m.clone()),
-        _ => None,
-    });
+    let weight = move || {
+        state
+            .weighting
+            .with(|(w, _)| w.get(criterion.index()).copied().flatten())
+    };
+    let error = move || {
+        slot.with(|s| match s {
+            CriterionState::Failed(m) => Some(m.clone()),
+            _ => None,
+        })
+    };
     let bars = move || {
         result().map(|r| {
             r.distribution

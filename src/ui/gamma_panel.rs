@@ -6,8 +6,12 @@ use super::state::AppState;
 use crate::aggregate::{overall_curve, Scored, GAMMA_MIN};
 
 /// The paper's named settings of γ (Section 3, Appendix A).
-const NAMED_GAMMAS: [(f64, &str); 4] =
-    [(0.01, "selective"), (0.5, "inverse-variance"), (0.75, "default"), (1.0, "uniform")];
+const NAMED_GAMMAS: [(f64, &str); 4] = [
+    (0.01, "selective"),
+    (0.5, "inverse-variance"),
+    (0.75, "default"),
+    (1.0, "uniform"),
+];
 
 const PLOT_W: f64 = 320.0;
 const PLOT_H: f64 = 120.0;
@@ -18,8 +22,11 @@ pub fn GammaPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     let gamma = state.gamma;
     let curve = Memo::new(move |_| {
-        let scored: Vec<Scored> =
-            state.criteria.iter().filter_map(|c| c.with(|s| s.result().map(|r| r.scored()))).collect();
+        let scored: Vec<Scored> = state
+            .criteria
+            .iter()
+            .filter_map(|c| c.with(|s| s.result().map(|r| r.scored())))
+            .collect();
         overall_curve(&scored, 100)
     });
     view! {
@@ -86,17 +93,27 @@ fn GammaPlot(curve: Memo<Vec<(f64, f64)>>, gamma: RwSignal<f64>) -> impl IntoVie
         PLOT_H - PAD / 2.0 - (s - lo) / (hi - lo).max(1e-9) * (PLOT_H - PAD)
     };
     let points = move || {
-        curve.with(|c| c.iter().map(|&(g, s)| format!("{:.1},{:.1}", x(g), y(s))).collect::<Vec<_>>().join(" "))
+        curve.with(|c| {
+            c.iter()
+                .map(|&(g, s)| format!("{:.1},{:.1}", x(g), y(s)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
     };
     let current = move || {
         let g = gamma.get();
         let (_, s) = curve.with(|c| {
-            c.iter().copied().min_by(|a, b| (a.0 - g).abs().total_cmp(&(b.0 - g).abs())).unwrap_or((g, 0.0))
+            c.iter()
+                .copied()
+                .min_by(|a, b| (a.0 - g).abs().total_cmp(&(b.0 - g).abs()))
+                .unwrap_or((g, 0.0))
         });
         (x(g), y(s))
     };
     let on_click = move |ev: web_sys::MouseEvent| {
-        let Some(target) = ev.current_target() else { return };
+        let Some(target) = ev.current_target() else {
+            return;
+        };
         use wasm_bindgen::JsCast;
         let el: web_sys::Element = target.unchecked_into();
         let rect = el.get_bounding_client_rect();

@@ -50,7 +50,10 @@ pub fn ImagePanel() -> impl IntoView {
             return;
         }
         e.prevent_default();
-        if let Some(t) = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) {
+        if let Some(t) = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        {
             let _ = t.set_pointer_capture(e.pointer_id());
         }
         drag_start.set_value(point(&e));
@@ -83,11 +86,24 @@ pub fn ImagePanel() -> impl IntoView {
     };
     // Typed box edges in percent, for keyboard users and exact boxes.
     let edge = move |i: usize| {
-        move || state.red_box.get().map(|b| format!("{:.1}", [b.x0, b.y0, b.x1, b.y1][i] * 100.0)).unwrap_or_default()
+        move || {
+            state
+                .red_box
+                .get()
+                .map(|b| format!("{:.1}", [b.x0, b.y0, b.x1, b.y1][i] * 100.0))
+                .unwrap_or_default()
+        }
     };
     let set_edge = move |i: usize, ev: web_sys::Event| {
-        let Ok(v) = event_target_value(&ev).parse::<f64>() else { return };
-        let b = state.red_box.get_untracked().unwrap_or(NormBox { x0: 0.25, y0: 0.25, x1: 0.75, y1: 0.75 });
+        let Ok(v) = event_target_value(&ev).parse::<f64>() else {
+            return;
+        };
+        let b = state.red_box.get_untracked().unwrap_or(NormBox {
+            x0: 0.25,
+            y0: 0.25,
+            x1: 0.75,
+            y1: 0.75,
+        });
         let mut e = [b.x0, b.y0, b.x1, b.y1];
         e[i] = v / 100.0;
         commit_box(Some(NormBox::from_corners((e[0], e[1]), (e[2], e[3]))));

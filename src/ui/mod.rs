@@ -5,13 +5,13 @@ mod actions;
 mod app;
 mod backend_panel;
 mod criterion_card;
+mod fields;
 mod gamma_panel;
 mod image_panel;
 mod inputs_panel;
 mod overall_score;
 mod state;
 mod theme_toggle;
-
 
 /// Installs the panic hook and mounts the app on `<body>`.
 pub fn start() {
@@ -25,7 +25,9 @@ pub fn start() {
 /// A panic must not leave a dead page without a word: show a banner that offers a reload.
 /// Written with plain DOM calls because the reactive runtime may be what broke.
 fn show_crash_banner() {
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
     let Some(body) = document.body() else { return };
     if document.get_element_by_id("crash-banner").is_some() {
         return;

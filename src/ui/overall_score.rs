@@ -8,7 +8,15 @@ use super::state::AppState;
 pub fn OverallScore() -> impl IntoView {
     let state = expect_context::<AppState>();
     let overall = move || state.weighting.get().1;
-    let counted = move || state.weighting.get().0.iter().filter(|w| w.is_some()).count();
+    let counted = move || {
+        state
+            .weighting
+            .get()
+            .0
+            .iter()
+            .filter(|w| w.is_some())
+            .count()
+    };
     view! {
         <div class="overall" data-testid="overall-score" data-value=move || overall().map(|v| v.to_string()).unwrap_or_default()>
             <span class="overall-label">"HarmonicEval score"</span>

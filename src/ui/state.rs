@@ -111,14 +111,18 @@ pub const DEFAULT_TIMEOUT_S: u32 = 120;
 impl AppState {
     /// Fresh state, with the non-secret settings and the key restored from storage.
     pub fn restore() -> AppState {
-        let setting = |key: &str, default: &str| storage::load_setting(key).unwrap_or_else(|| default.to_string());
+        let setting = |key: &str, default: &str| {
+            storage::load_setting(key).unwrap_or_else(|| default.to_string())
+        };
         let default = PRESETS[0];
         let (api_key, remembered) = storage::load_api_key();
-        let criteria: [RwSignal<CriterionState>; 5] = std::array::from_fn(|_| RwSignal::new(CriterionState::Idle));
+        let criteria: [RwSignal<CriterionState>; 5] =
+            std::array::from_fn(|_| RwSignal::new(CriterionState::Idle));
         let gamma = RwSignal::new(GAMMA_DEFAULT);
         let weighting = Memo::new(move |_| {
             let states: Vec<CriterionState> = criteria.iter().map(|s| s.get()).collect();
-            let results: Vec<Option<&CriterionResult>> = states.iter().map(|s| s.result()).collect();
+            let results: Vec<Option<&CriterionResult>> =
+                states.iter().map(|s| s.result()).collect();
             crate::metrics::harmonic_eval::weigh(&results, gamma.get())
         });
         AppState {
@@ -131,10 +135,14 @@ impl AppState {
             api_key: RwSignal::new(api_key),
             remember_key: RwSignal::new(remembered),
             max_side: RwSignal::new(
-                storage::load_setting("hj.max_side").and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_MAX_SIDE),
+                storage::load_setting("hj.max_side")
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(DEFAULT_MAX_SIDE),
             ),
             timeout_s: RwSignal::new(
-                storage::load_setting("hj.timeout_s").and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_TIMEOUT_S),
+                storage::load_setting("hj.timeout_s")
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(DEFAULT_TIMEOUT_S),
             ),
             image_file: StoredValue::new_local(None),
             image: StoredValue::new_local(None),

@@ -5,7 +5,10 @@ use leptos::prelude::*;
 use crate::web::storage;
 
 fn apply(theme: &str) {
-    if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
+    if let Some(root) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+    {
         let _ = root.set_attribute("data-theme", theme);
     }
 }

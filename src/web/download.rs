@@ -10,7 +10,9 @@ pub fn download_text(file_name: &str, mime: &str, text: &str) -> Result<(), Stri
     let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options)
         .map_err(|_| fail("blob"))?;
     let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|_| fail("object URL"))?;
-    let document = web_sys::window().and_then(|w| w.document()).ok_or_else(|| fail("no document"))?;
+    let document = web_sys::window()
+        .and_then(|w| w.document())
+        .ok_or_else(|| fail("no document"))?;
     let anchor: web_sys::HtmlAnchorElement = document
         .create_element("a")
         .map_err(|_| fail("link"))?
@@ -23,7 +25,8 @@ pub fn download_text(file_name: &str, mime: &str, text: &str) -> Result<(), Stri
         let _ = web_sys::Url::revoke_object_url(&url);
     });
     if let Some(w) = web_sys::window() {
-        let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 10_000);
+        let _ =
+            w.set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 10_000);
     }
     Ok(())
 }

@@ -40,7 +40,11 @@ impl Deadline {
             }
             _ => (None, None),
         };
-        Deadline { controller, handle, _on_timeout: closure }
+        Deadline {
+            controller,
+            handle,
+            _on_timeout: closure,
+        }
     }
 
     fn signal(&self) -> Option<web_sys::AbortSignal> {
@@ -48,7 +52,9 @@ impl Deadline {
     }
 
     fn expired(&self) -> bool {
-        self.controller.as_ref().is_some_and(|c| c.signal().aborted())
+        self.controller
+            .as_ref()
+            .is_some_and(|c| c.signal().aborted())
     }
 }
 
@@ -65,7 +71,9 @@ impl Drop for Deadline {
 /// request already carries for its own endpoint.
 pub async fn send(req: &HttpRequest, timeout_ms: u32) -> Result<RawResponse, JudgeError> {
     let deadline = Deadline::new(timeout_ms);
-    let timed_out = || JudgeError::Timeout { seconds: timeout_ms / 1000 };
+    let timed_out = || JudgeError::Timeout {
+        seconds: timeout_ms / 1000,
+    };
     let signal = deadline.signal();
     let mut builder = Request::post(&req.url)
         .credentials(web_sys::RequestCredentials::Omit)
@@ -76,11 +84,17 @@ pub async fn send(req: &HttpRequest, timeout_ms: u32) -> Result<RawResponse, Jud
     }
     let request = builder
         .body(req.body.clone())
-        .map_err(|e| JudgeError::Setting { message: format!("Could not build the request: {e}") })?;
+        .map_err(|e| JudgeError::Setting {
+            message: format!("Could not build the request: {e}"),
+        })?;
     let response = match request.send().await {
         Ok(r) => r,
         Err(_) if deadline.expired() => return Err(timed_out()),
-        Err(_) => return Err(JudgeError::Network { url: req.url.clone() }),
+        Err(_) => {
+            return Err(JudgeError::Network {
+                url: req.url.clone(),
+            })
+        }
     };
     let status = response.status();
     let retry_after = response.headers().get("retry-after");
@@ -93,5 +107,9 @@ pub async fn send(req: &HttpRequest, timeout_ms: u32) -> Result<RawResponse, Jud
             })
         }
     };
-    Ok(RawResponse { status, retry_after, body })
+    Ok(RawResponse {
+        status,
+        retry_after,
+        body,
+    })
 }

@@ -23,10 +23,15 @@ pub struct LoadedImage {
 }
 
 fn document() -> Result<web_sys::Document, String> {
-    web_sys::window().and_then(|w| w.document()).ok_or_else(|| "No document.".to_string())
+    web_sys::window()
+        .and_then(|w| w.document())
+        .ok_or_else(|| "No document.".to_string())
 }
 
-fn canvas_2d(width: u32, height: u32) -> Result<(HtmlCanvasElement, CanvasRenderingContext2d), String> {
+fn canvas_2d(
+    width: u32,
+    height: u32,
+) -> Result<(HtmlCanvasElement, CanvasRenderingContext2d), String> {
     let canvas: HtmlCanvasElement = document()?
         .create_element("canvas")
         .map_err(|_| "Could not create a canvas.".to_string())?
@@ -61,8 +66,13 @@ pub async fn load(file: &web_sys::File, max_side: u32) -> Result<LoadedImage, St
             .to_string()
     };
     let window = web_sys::window().ok_or("No window.")?;
-    let promise = window.create_image_bitmap_with_blob(file).map_err(|_| not_decodable())?;
-    let bitmap: ImageBitmap = JsFuture::from(promise).await.map_err(|_| not_decodable())?.unchecked_into();
+    let promise = window
+        .create_image_bitmap_with_blob(file)
+        .map_err(|_| not_decodable())?;
+    let bitmap: ImageBitmap = JsFuture::from(promise)
+        .await
+        .map_err(|_| not_decodable())?
+        .unchecked_into();
     let original_size = (bitmap.width(), bitmap.height());
     let (w, h) = fit_within(original_size.0, original_size.1, max_side);
     let drawn = (|| {
@@ -77,7 +87,10 @@ pub async fn load(file: &web_sys::File, max_side: u32) -> Result<LoadedImage, St
         Ok::<_, String>(canvas)
     })();
     bitmap.close();
-    Ok(LoadedImage { canvas: drawn?, original_size })
+    Ok(LoadedImage {
+        canvas: drawn?,
+        original_size,
+    })
 }
 
 /// The image as it will be sent: a JPEG data URL, with the REG box drawn in red if given.

@@ -54,8 +54,11 @@ struct CriterionDoc<'a> {
 
 /// Pretty-printed export JSON.
 pub fn export_json(input: &ExportInput<'_>) -> String {
-    let ok: Vec<Option<&CriterionResult>> =
-        input.results.iter().map(|r| r.as_ref().and_then(|r| r.as_ref().ok().copied())).collect();
+    let ok: Vec<Option<&CriterionResult>> = input
+        .results
+        .iter()
+        .map(|r| r.as_ref().and_then(|r| r.as_ref().ok().copied()))
+        .collect();
     let (weights, overall) = weigh(&ok, input.gamma);
     let criteria = Criterion::ALL
         .iter()
@@ -63,7 +66,10 @@ pub fn export_json(input: &ExportInput<'_>) -> String {
         .zip(weights)
         .map(|((c, r), weight)| {
             let result = r.as_ref().and_then(|r| r.as_ref().ok().copied());
-            let error = r.as_ref().and_then(|r| r.as_ref().err()).map(String::as_str);
+            let error = r
+                .as_ref()
+                .and_then(|r| r.as_ref().err())
+                .map(String::as_str);
             CriterionDoc {
                 name: c.id(),
                 distribution: result.map(|r| r.distribution),

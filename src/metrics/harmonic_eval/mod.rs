@@ -70,7 +70,10 @@ pub struct CriterionResult {
 
 impl CriterionResult {
     pub fn scored(&self) -> Scored {
-        Scored { score: self.score, sigma: self.sigma }
+        Scored {
+            score: self.score,
+            sigma: self.sigma,
+        }
     }
 }
 
@@ -87,8 +90,16 @@ pub fn criterion_message(criterion: Criterion, input: &Input) -> Message {
 }
 
 /// The rating request for one criterion.
-pub fn criterion_request(backend: &Backend, criterion: Criterion, input: &Input) -> Result<HttpRequest, JudgeError> {
-    chat_request(backend, &[criterion_message(criterion, input)], ChatParams::RATING)
+pub fn criterion_request(
+    backend: &Backend,
+    criterion: Criterion,
+    input: &Input,
+) -> Result<HttpRequest, JudgeError> {
+    chat_request(
+        backend,
+        &[criterion_message(criterion, input)],
+        ChatParams::RATING,
+    )
 }
 
 /// The explanation request: the rating conversation, the smoothed score as the assistant's
@@ -129,7 +140,10 @@ pub fn weigh(results: &[Option<&CriterionResult>], gamma: f64) -> (Vec<Option<f6
         return (vec![None; results.len()], None);
     };
     let mut next = weights.into_iter();
-    let aligned = results.iter().map(|r| r.and_then(|_| next.next())).collect();
+    let aligned = results
+        .iter()
+        .map(|r| r.and_then(|_| next.next()))
+        .collect();
     (aligned, Some(overall))
 }
 
@@ -149,10 +163,18 @@ mod tests {
 
     #[test]
     fn only_grounded_criteria_carry_the_image() {
-        let backend = Backend { base_url: "http://h/v1".into(), model: "m".into(), api_key: String::new() };
+        let backend = Backend {
+            base_url: "http://h/v1".into(),
+            model: "m".into(),
+            api_key: String::new(),
+        };
         for c in Criterion::ALL {
             let req = criterion_request(&backend, c, &input(Task::Vqa)).unwrap();
-            assert_eq!(req.body.contains("data:image/jpeg"), c.sees_image(), "{c:?}");
+            assert_eq!(
+                req.body.contains("data:image/jpeg"),
+                c.sees_image(),
+                "{c:?}"
+            );
         }
     }
 
@@ -187,7 +209,11 @@ mod tests {
 
     #[test]
     fn explain_follows_the_rating_turn() {
-        let backend = Backend { base_url: "http://h/v1".into(), model: "m".into(), api_key: String::new() };
+        let backend = Backend {
+            base_url: "http://h/v1".into(),
+            model: "m".into(),
+            api_key: String::new(),
+        };
         let req = explain_request(&backend, Criterion::Fluency, &input(Task::Ic), 4.95).unwrap();
         let body: serde_json::Value = serde_json::from_str(&req.body).unwrap();
         let msgs = body["messages"].as_array().unwrap();

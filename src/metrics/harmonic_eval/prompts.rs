@@ -189,10 +189,17 @@ mod tests {
 
     #[test]
     fn text_only_criteria_never_see_question_or_source() {
-        for c in [Criterion::Clarity, Criterion::Fluency, Criterion::Conciseness] {
+        for c in [
+            Criterion::Clarity,
+            Criterion::Fluency,
+            Criterion::Conciseness,
+        ] {
             for t in Task::ALL {
                 let p = user_prompt(c, t, "A dog.", "What animal?");
-                assert!(!p.contains("What animal?"), "{c:?}/{t:?} leaks the question");
+                assert!(
+                    !p.contains("What animal?"),
+                    "{c:?}/{t:?} leaks the question"
+                );
                 assert!(!p.contains("image"), "{c:?}/{t:?} mentions the image");
                 assert!(p.ends_with("Text: A dog.\n\nRating:"));
             }
