@@ -85,13 +85,13 @@ pub fn parse_chat_completion(body: &str) -> Result<Completion, JudgeError> {
     let wire: Wire = serde_json::from_str(body).map_err(|e| JudgeError::BadResponse {
         detail: format!("not a chat completion ({e})"),
     })?;
-    let choice = wire
-        .choices
-        .into_iter()
-        .next()
-        .ok_or_else(|| JudgeError::BadResponse {
-            detail: "the response has no choices".into(),
-        })?;
+    let Some(choice) = wire.choices.into_iter().next() else {
+        // Some proxies answer 200 with an error object instead of an error status.
+        let detail = crate::errors::error_body_message(body)
+            .map(|m| format!("no choices; the server said: {m}"))
+            .unwrap_or_else(|| "the response has no choices".into());
+        return Err(JudgeError::BadResponse { detail });
+    };
     let text = choice.message.and_then(|m| m.content).unwrap_or_default();
     let steps = choice.logprobs.and_then(|l| l.content).map(|tokens| {
         tokens
@@ -155,6 +155,13 @@ mod tests {
         assert_eq!(parse_chat_completion(body).unwrap().steps, None);
         let body = r#"{"choices":[{"message":{"content":"4"}}]}"#;
         assert_eq!(parse_chat_completion(body).unwrap().steps, None);
+    }
+
+    #[test]
+    fn error_object_with_status_200_is_reported() {
+        let err =
+            parse_chat_completion(r#"{"error":{"message":"upstream overloaded"}}"#).unwrap_err();
+        assert!(err.to_string().contains("upstream overloaded"), "{err}");
     }
 
     #[test]
