@@ -3,6 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-export PATH="$PWD/.tools/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+export PATH="$PWD/.tools/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 cargo fetch --target wasm32-unknown-unknown
 exec trunk serve --release --offline "$@"

@@ -15,6 +15,9 @@ BINARYEN_VERSION=132.0.0       # must match [tools] wasm_opt in Trunk.toml
 want_tests=false
 [[ "${1:-}" == "--test" ]] && want_tests=true
 
+# cargo install puts tools here; make sure this script (and its callers) find them.
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
 say() { printf '\n==> %s\n' "$*"; }
 as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 

@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --test
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 printf '\n==> Native tests (cargo test)\n'
 cargo test --locked
