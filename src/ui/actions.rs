@@ -31,7 +31,7 @@ fn decode_image(state: AppState, file: web_sys::File, keep_box: bool) {
                     state.red_box.set(None);
                 }
                 state.image_error.set(None);
-                refresh_encoded_image(state, name);
+                refresh_encoded_image(state);
             }
             Err(message) => {
                 let kept = if state.image_view.get_untracked().is_some() {
@@ -56,7 +56,11 @@ pub fn reload_image(state: AppState) {
 }
 
 /// Re-encodes the image as it will be sent (REG: with the red box drawn in).
-pub fn refresh_encoded_image(state: AppState, file_name: String) {
+pub fn refresh_encoded_image(state: AppState) {
+    let file_name = state
+        .image_file
+        .with_value(|f| f.as_ref().map(|f| f.name()))
+        .unwrap_or_default();
     let red_box = if state.task.get_untracked().needs_box() {
         state.red_box.get_untracked().filter(|b| b.is_usable())
     } else {

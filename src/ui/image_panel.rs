@@ -41,9 +41,7 @@ pub fn ImagePanel() -> impl IntoView {
     let reg = move || state.task.get().needs_box();
     let commit_box = move |b: Option<NormBox>| {
         state.red_box.set(b);
-        if let Some(v) = state.image_view.get_untracked() {
-            actions::refresh_encoded_image(state, v.file_name);
-        }
+        actions::refresh_encoded_image(state);
     };
     let on_down = move |e: web_sys::PointerEvent| {
         if !reg() {

@@ -14,9 +14,7 @@ pub fn InputsPanel() -> impl IntoView {
         if let Some(t) = Task::from_id(&event_target_value(&ev)) {
             task.set(t);
             // The REG box is drawn into the pixels only for REG: re-encode what is sent.
-            if let Some(view) = state.image_view.get_untracked() {
-                actions::refresh_encoded_image(state, view.file_name);
-            }
+            actions::refresh_encoded_image(state);
         }
     };
     let noun = move || task.get().text_noun();
