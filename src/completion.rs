@@ -34,6 +34,8 @@ pub struct Completion {
     pub steps: Option<Vec<TokenStep>>,
     pub usage: Option<Usage>,
     pub model: Option<String>,
+    /// The server stopped at `max_tokens` (`finish_reason: "length"`).
+    pub truncated: bool,
 }
 
 #[derive(Deserialize)]
@@ -50,6 +52,8 @@ struct Wire {
 struct WireChoice {
     #[serde(default)]
     message: Option<WireMessage>,
+    #[serde(default)]
+    finish_reason: Option<String>,
     #[serde(default)]
     logprobs: Option<WireLogprobs>,
 }
@@ -92,6 +96,7 @@ pub fn parse_chat_completion(body: &str) -> Result<Completion, JudgeError> {
             .unwrap_or_else(|| "the response has no choices".into());
         return Err(JudgeError::BadResponse { detail });
     };
+    let truncated = choice.finish_reason.as_deref() == Some("length");
     let text = choice.message.and_then(|m| m.content).unwrap_or_default();
     let steps = choice.logprobs.and_then(|l| l.content).map(|tokens| {
         tokens
@@ -112,6 +117,7 @@ pub fn parse_chat_completion(body: &str) -> Result<Completion, JudgeError> {
         steps,
         usage: wire.usage,
         model: wire.model,
+        truncated,
     })
 }
 
@@ -147,6 +153,7 @@ mod tests {
             vec![("4".to_string(), -0.3), ("5".to_string(), -1.5)]
         );
         assert_eq!(c.usage.unwrap().prompt_tokens, 321);
+        assert!(!c.truncated);
     }
 
     #[test]

@@ -23,8 +23,9 @@ pub enum JudgeError {
     BadResponse { detail: String },
     /// The completion carried no token probabilities.
     NoLogprobs,
-    /// The completion never produced a rating token; `text` is what the model wrote.
-    NoRating { text: String },
+    /// The completion never produced a rating token; `text` is what the model wrote, and
+    /// `truncated` whether it stopped at the token limit (so the rating may have come later).
+    NoRating { text: String, truncated: bool },
 }
 
 impl fmt::Display for JudgeError {
@@ -84,7 +85,7 @@ impl fmt::Display for JudgeError {
                  does not return them, so no smoothed score can be computed; choose a model \
                  that supports logprobs.",
             ),
-            JudgeError::NoRating { text } => {
+            JudgeError::NoRating { text, truncated } => {
                 let shown: String = text.chars().take(120).collect();
                 let ellipsis = if text.chars().count() > 120 {
                     "…"
@@ -94,7 +95,14 @@ impl fmt::Display for JudgeError {
                 write!(
                     f,
                     "The model's answer contains no rating from 1 to 5: \u{201c}{shown}{ellipsis}\u{201d}"
-                )
+                )?;
+                if *truncated {
+                    f.write_str(
+                        " It was cut off at the token limit: this model does not give the score \
+                         first, as the prompt asks.",
+                    )?;
+                }
+                Ok(())
             }
         }
     }
@@ -195,8 +203,14 @@ mod tests {
 
     #[test]
     fn no_rating_quotes_the_answer_clipped() {
+        let cut = JudgeError::NoRating {
+            text: "The caption".into(),
+            truncated: true,
+        };
+        assert!(cut.to_string().contains("cut off at the token limit"));
         let e = JudgeError::NoRating {
             text: "x".repeat(500),
+            truncated: false,
         };
         let s = e.to_string();
         assert!(s.contains("no rating from 1 to 5"));

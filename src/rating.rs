@@ -131,6 +131,7 @@ pub fn rating_distribution(
         return Err(JudgeError::NoLogprobs);
     }
     let no_rating = || JudgeError::NoRating {
+        truncated: false,
         text: text.to_string(),
     };
     let step = find_rating_step(steps).ok_or_else(no_rating)?;
@@ -279,7 +280,7 @@ mod tests {
     fn no_rating_token_is_a_clear_error() {
         let steps = [plain("I"), plain(" cannot"), plain(" rate")];
         match rating_distribution(&steps, "I cannot rate") {
-            Err(JudgeError::NoRating { text }) => assert_eq!(text, "I cannot rate"),
+            Err(JudgeError::NoRating { text, .. }) => assert_eq!(text, "I cannot rate"),
             other => panic!("{other:?}"),
         }
     }

@@ -121,7 +121,13 @@ pub fn explain_request(
 /// Reads a rating completion into a criterion result.
 pub fn interpret(completion: &Completion) -> Result<CriterionResult, JudgeError> {
     let steps = completion.steps.as_deref().ok_or(JudgeError::NoLogprobs)?;
-    let d = rating_distribution(steps, &completion.text)?;
+    let d = rating_distribution(steps, &completion.text).map_err(|e| match e {
+        JudgeError::NoRating { text, .. } => JudgeError::NoRating {
+            text,
+            truncated: completion.truncated,
+        },
+        other => other,
+    })?;
     Ok(CriterionResult {
         distribution: d.p,
         score: smoothed_score(&d.p),
@@ -205,6 +211,16 @@ mod tests {
         assert!((overall.unwrap() - 3.95).abs() < 1e-12);
         let (w, overall) = weigh(&[None, None], 0.75);
         assert_eq!((w, overall), (vec![None, None], None));
+    }
+
+    #[test]
+    fn a_rating_cut_off_by_the_token_limit_says_so() {
+        let body = r#"{"choices":[{"message":{"content":"The caption describes"},"finish_reason":"length",
+            "logprobs":{"content":[{"token":"The","logprob":-0.1,"top_logprobs":[]},
+            {"token":" caption","logprob":-0.1,"top_logprobs":[]}]}}]}"#;
+        let err = interpret(&parse_chat_completion(body).unwrap()).unwrap_err();
+        assert!(matches!(err, JudgeError::NoRating { truncated: true, .. }), "{err:?}");
+        assert!(err.to_string().contains("cut off at the token limit"));
     }
 
     #[test]
