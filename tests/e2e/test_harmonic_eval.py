@@ -9,15 +9,16 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 from app_page import CRITERIA, AppPage
-from fake_openai import closed_form
+from fake_openai import closed_form, criterion_of
 
 SPEC = {0.75: 4.3398, 0.5: 4.7546, 1.0: 4.0760}
 KEY = "sk-test-e2e-0123456789abcdef"
 
 
-def ready(browser, app_url, fake, images, key=KEY, text="A dog runs across a grassy park."):
+def ready(browser, app_url, fake, images, key=KEY, text="A dog runs across a grassy park.", task="ic"):
     page = AppPage(browser, app_url)
     page.set_backend(fake.url, "gpt-4o", key)
+    page.select_task(task)
     page.upload(images / "photo.png")
     page.wait_image()
     page.fill("text-input", text)
@@ -54,8 +55,6 @@ def test_spec_vector_gamma_slider_and_request_shape(browser, app_url, fake, imag
         assert body["logprobs"] is True and body["top_logprobs"] == 20
         assert req["headers"]["authorization"] == f"Bearer {KEY}"
         content = body["messages"][0]["content"]
-        from fake_openai import criterion_of
-
         crit = criterion_of(body)
         if crit in ("correctness", "completeness"):
             images_sent = [p for p in content if p.get("type") == "image_url"]
@@ -254,17 +253,10 @@ def test_missing_inputs_are_named_before_any_request(browser, app_url, fake):
 
 
 def test_vqa_sends_question_to_grounded_criteria_only(browser, app_url, fake, images):
-    page = AppPage(browser, app_url)
-    page.set_backend(fake.url)
-    page.select_task("vqa")
-    page.upload(images / "photo.png")
-    page.wait_image()
+    page = ready(browser, app_url, fake, images, key="", text="A red ball.", task="vqa")
     page.fill("question-input", "What is the dog chasing?")
-    page.fill("text-input", "A red ball.")
     page.evaluate()
     page.wait_settled()
-    from fake_openai import criterion_of
-
     for req in fake.requests:
         text = json.dumps(req["body"])
         crit = criterion_of(req["body"])
@@ -290,12 +282,7 @@ img.src = url;
 
 
 def test_reg_box_is_drawn_in_red_into_the_sent_pixels(browser, app_url, fake, images):
-    page = AppPage(browser, app_url)
-    page.set_backend(fake.url)
-    page.select_task("reg")
-    page.upload(images / "photo.png")
-    page.wait_image()
-    page.fill("text-input", "the dog on the left")
+    page = ready(browser, app_url, fake, images, text="the dog on the left", task="reg")
     page.evaluate()
     assert "Drag a box" in page.el("form-problems").text
     # Drag a box over the middle of the preview with the mouse.
