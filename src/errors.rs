@@ -26,6 +26,18 @@ pub enum JudgeError {
     /// The completion never produced a rating token; `text` is what the model wrote, and
     /// `truncated` whether it stopped at the token limit (so the rating may have come later).
     NoRating { text: String, truncated: bool },
+    /// The server refused the API key (some, like Gemini, say so with HTTP 400).
+    KeyRejected {
+        status: u16,
+        message: Option<String>,
+    },
+    /// The model or server does not take image input.
+    NoVision {
+        status: u16,
+        message: Option<String>,
+    },
+    /// The user pressed Cancel.
+    Cancelled,
 }
 
 impl fmt::Display for JudgeError {
@@ -80,6 +92,23 @@ impl fmt::Display for JudgeError {
             JudgeError::BadResponse { detail } => {
                 write!(f, "The server's answer could not be read: {detail}.")
             }
+            JudgeError::KeyRejected { status, message } => {
+                write!(
+                    f,
+                    "The API key was rejected (HTTP {status}). Check that it is the key for this \
+                     provider and that it is still active"
+                )?;
+                end_with_server_message(f, message)
+            }
+            JudgeError::NoVision { status, message } => {
+                write!(
+                    f,
+                    "This model does not accept images (HTTP {status}). Choose a vision model \
+                     (for llama-server, start it with the model's --mmproj file)"
+                )?;
+                end_with_server_message(f, message)
+            }
+            JudgeError::Cancelled => f.write_str("Cancelled."),
             JudgeError::NoLogprobs => f.write_str(
                 "The response has no token probabilities (logprobs). This model or endpoint \
                  does not return them, so no smoothed score can be computed; choose a model \
@@ -108,7 +137,65 @@ impl fmt::Display for JudgeError {
     }
 }
 
+fn end_with_server_message(f: &mut fmt::Formatter<'_>, message: &Option<String>) -> fmt::Result {
+    match message {
+        Some(m) => write!(f, ". Server said: {m}"),
+        None => f.write_str("."),
+    }
+}
+
 impl std::error::Error for JudgeError {}
+
+impl JudgeError {
+    /// The error for a non-2xx answer, recognising from the server's own words the refusals a
+    /// person fixes differently: a bad key (Gemini answers 400 for it), a model without image
+    /// input, an endpoint or model without logprobs.
+    pub fn from_http(status: u16, message: Option<String>, retry_after: Option<String>) -> Self {
+        let lower = message.as_deref().unwrap_or("").to_lowercase();
+        let says = |words: &[&str]| words.iter().any(|w| lower.contains(w));
+        if status == 401
+            || says(&[
+                "api key not valid",
+                "api_key_invalid",
+                "invalid x-api-key",
+                "incorrect api key",
+                "invalid api key",
+            ])
+        {
+            return JudgeError::KeyRejected { status, message };
+        }
+        if (400..500).contains(&status) || status == 500 {
+            if lower.contains("logprob")
+                && says(&["not supported", "not allowed", "unsupported", "not enabled"])
+            {
+                return JudgeError::NoLogprobs;
+            }
+            let about_images = says(&["image", "vision", "mmproj", "multimodal"]);
+            if about_images
+                && says(&[
+                    "not supported",
+                    "unsupported",
+                    "does not support",
+                    "only supported",
+                    "not enabled",
+                    "invalid content type",
+                ])
+            {
+                return JudgeError::NoVision { status, message };
+            }
+        }
+        JudgeError::Http {
+            status,
+            message,
+            retry_after,
+        }
+    }
+
+    /// Worth trying again after a pause: rate limits and server-side failures.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, JudgeError::Http { status, .. } if *status == 408 || *status == 429 || (500..=599).contains(status))
+    }
+}
 
 /// Pulls the human-readable message out of an error body: OpenAI and llama.cpp
 /// (`{"error":{"message":…}}`), Gemini (same, with `status`), FastAPI/vLLM (`{"detail":…}`),
@@ -222,6 +309,49 @@ mod tests {
         assert!(JudgeError::Timeout { seconds: 120 }
             .to_string()
             .contains("within 120 s"));
+    }
+
+    #[test]
+    fn refusals_are_told_apart_by_the_servers_words() {
+        let gemini_bad_key = error_body_message(
+            r#"{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]}}"#,
+        );
+        let e = JudgeError::from_http(400, gemini_bad_key, None);
+        assert!(
+            matches!(e, JudgeError::KeyRejected { status: 400, .. }),
+            "{e:?}"
+        );
+        assert!(e
+            .to_string()
+            .starts_with("The API key was rejected (HTTP 400)."));
+
+        let e = JudgeError::from_http(
+            400,
+            Some("Logprobs is not supported for the current model.".into()),
+            None,
+        );
+        assert_eq!(e, JudgeError::NoLogprobs);
+
+        // llama-server started without --mmproj.
+        let e = JudgeError::from_http(
+            500,
+            Some("image input is not supported - hint: if this is unexpected, you may need to provide the mmproj".into()),
+            None,
+        );
+        assert!(matches!(e, JudgeError::NoVision { .. }), "{e:?}");
+        assert!(e.to_string().contains("does not accept images"));
+
+        let e = JudgeError::from_http(
+            400,
+            Some("Invalid content type. image_url is only supported by certain models.".into()),
+            None,
+        );
+        assert!(matches!(e, JudgeError::NoVision { .. }), "{e:?}");
+
+        let e = JudgeError::from_http(503, Some("overloaded".into()), Some("2".into()));
+        assert!(e.is_transient());
+        assert!(!JudgeError::from_http(404, None, None).is_transient());
+        assert!(JudgeError::from_http(429, None, None).is_transient());
     }
 
     #[test]

@@ -3,105 +3,43 @@
 
 use serde_json::{json, Value};
 
-use super::{Backend, HttpRequest};
+use super::{
+    checked_base, checked_model, json_headers, Backend, ChatParams, HttpRequest, ImageDetail,
+    Message, Method, ModelInfo, Part, Role,
+};
 use crate::completion::{parse_chat_completion, Completion};
 use crate::errors::{error_body_message, JudgeError};
 
-/// Sampling settings for a judge request.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ChatParams {
-    pub temperature: f64,
-    /// `None` asks for no logprobs at all (explanations).
-    pub top_logprobs: Option<u8>,
-    pub max_tokens: u32,
-}
-
-impl ChatParams {
-    /// Rating requests: greedy, with the 20 alternatives OpenAI allows at most. A few tokens
-    /// are enough for `**Rating: 4**`.
-    pub const RATING: ChatParams = ChatParams {
-        temperature: 0.0,
-        top_logprobs: Some(20),
-        max_tokens: 20,
+fn message_json(message: &Message, detail: ImageDetail) -> Value {
+    let role = match message.role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
     };
-    /// Free-text explanations.
-    pub const EXPLAIN: ChatParams = ChatParams {
-        temperature: 0.0,
-        top_logprobs: None,
-        max_tokens: 400,
-    };
-}
-
-/// A content part of a chat message.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Part {
-    Text(String),
-    /// A `data:image/jpeg;base64,…` URL.
-    Image(String),
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Message {
-    pub role: &'static str,
-    pub parts: Vec<Part>,
-}
-
-impl Message {
-    pub fn user(parts: Vec<Part>) -> Message {
-        Message {
-            role: "user",
-            parts,
-        }
+    // Text-only messages are sent as a plain string, which every compatible server accepts;
+    // messages with an image use the content-parts array.
+    if !message.has_image() {
+        return json!({ "role": role, "content": message.text() });
     }
-    pub fn assistant(text: impl Into<String>) -> Message {
-        Message {
-            role: "assistant",
-            parts: vec![Part::Text(text.into())],
-        }
-    }
-
-    /// Text-only messages are sent as a plain string, which every compatible server accepts;
-    /// messages with an image use the content-parts array.
-    fn to_json(&self) -> Value {
-        let has_image = self.parts.iter().any(|p| matches!(p, Part::Image(_)));
-        if !has_image {
-            let text: String = self
-                .parts
-                .iter()
-                .map(|p| match p {
-                    Part::Text(t) => t.as_str(),
-                    Part::Image(_) => "",
-                })
-                .collect();
-            return json!({ "role": self.role, "content": text });
-        }
-        let parts: Vec<Value> = self
-            .parts
-            .iter()
-            .map(|p| match p {
-                Part::Text(t) => json!({ "type": "text", "text": t }),
-                Part::Image(url) => json!({ "type": "image_url", "image_url": { "url": url } }),
-            })
-            .collect();
-        json!({ "role": self.role, "content": parts })
-    }
+    let parts: Vec<Value> = message
+        .parts
+        .iter()
+        .map(|p| match p {
+            Part::Text(t) => json!({ "type": "text", "text": t }),
+            Part::Image(url) => {
+                let mut image = json!({ "url": url });
+                if detail != ImageDetail::Auto {
+                    image["detail"] = json!(detail.id());
+                }
+                json!({ "type": "image_url", "image_url": image })
+            }
+        })
+        .collect();
+    json!({ "role": role, "content": parts })
 }
 
 /// `{base}/chat/completions`, checking that the base URL is an http(s) URL.
 pub fn chat_completions_url(base_url: &str) -> Result<String, JudgeError> {
-    let base = base_url.trim().trim_end_matches('/');
-    if base.is_empty() {
-        return Err(JudgeError::Setting {
-            message: "Enter the backend's base URL.".into(),
-        });
-    }
-    if !(base.starts_with("http://") || base.starts_with("https://")) {
-        return Err(JudgeError::Setting {
-            message: format!(
-                "The base URL must start with http:// or https:// (got \u{201c}{base}\u{201d})."
-            ),
-        });
-    }
+    let base = checked_base(base_url)?;
     let base = base.strip_suffix("/chat/completions").unwrap_or(base);
     Ok(format!("{base}/chat/completions"))
 }
@@ -113,15 +51,13 @@ pub fn chat_request(
     params: ChatParams,
 ) -> Result<HttpRequest, JudgeError> {
     let url = chat_completions_url(&backend.base_url)?;
-    let model = backend.model.trim();
-    if model.is_empty() {
-        return Err(JudgeError::Setting {
-            message: "Enter a model name.".into(),
-        });
-    }
+    let model = checked_model(backend)?;
     let mut body = json!({
         "model": model,
-        "messages": messages.iter().map(Message::to_json).collect::<Vec<_>>(),
+        "messages": messages
+            .iter()
+            .map(|m| message_json(m, backend.image_detail))
+            .collect::<Vec<_>>(),
         "temperature": params.temperature,
         "max_tokens": params.max_tokens,
     });
@@ -129,16 +65,83 @@ pub fn chat_request(
         body["logprobs"] = json!(true);
         body["top_logprobs"] = json!(k);
     }
-    let mut headers = vec![("Content-Type".to_string(), "application/json".to_string())];
-    let key = backend.api_key.trim();
-    if !key.is_empty() {
-        headers.push(("Authorization".to_string(), format!("Bearer {key}")));
-    }
     Ok(HttpRequest {
+        method: Method::Post,
         url,
-        headers,
+        headers: json_headers(bearer(backend)),
         body: body.to_string(),
     })
+}
+
+/// `Authorization: Bearer <key>`, or nothing for a keyless local server.
+fn bearer(backend: &Backend) -> Vec<(&'static str, String)> {
+    let key = backend.api_key.trim();
+    if key.is_empty() {
+        vec![]
+    } else {
+        vec![("Authorization", format!("Bearer {key}"))]
+    }
+}
+
+/// `GET {base}/models`.
+pub fn models_request(backend: &Backend) -> Result<HttpRequest, JudgeError> {
+    let base = checked_base(&backend.base_url)?;
+    let base = base.strip_suffix("/chat/completions").unwrap_or(base);
+    Ok(HttpRequest {
+        method: Method::Get,
+        url: format!("{base}/models"),
+        headers: bearer(backend)
+            .into_iter()
+            .map(|(n, v)| (n.to_string(), v))
+            .collect(),
+        body: String::new(),
+    })
+}
+
+/// `{"data":[{"id":…}]}`. llama.cpp also sends `models[].capabilities` (e.g. `"multimodal"`)
+/// and Ollama/OpenRouter other extras; vision is read where it is stated.
+pub fn read_models(body: &str) -> Result<Vec<ModelInfo>, JudgeError> {
+    let json: Value = serde_json::from_str(body).map_err(|e| JudgeError::BadResponse {
+        detail: format!("not a model list ({e})"),
+    })?;
+    let Some(data) = json.get("data").and_then(Value::as_array) else {
+        return Err(JudgeError::BadResponse {
+            detail: "the model list has no \"data\" array".into(),
+        });
+    };
+    let capabilities = json.get("models").and_then(Value::as_array);
+    Ok(data
+        .iter()
+        .filter_map(|m| m.get("id").and_then(Value::as_str))
+        .map(|id| {
+            let from_llama = capabilities.and_then(|models| {
+                models
+                    .iter()
+                    .find(|m| {
+                        m.get("model").and_then(Value::as_str) == Some(id)
+                            || m.get("name").and_then(Value::as_str) == Some(id)
+                    })
+                    .and_then(|m| m.get("capabilities").and_then(Value::as_array))
+                    .map(|caps| caps.iter().any(|c| c.as_str() == Some("multimodal")))
+            });
+            let from_openrouter = json_input_modalities(&data, id);
+            ModelInfo {
+                id: id.to_string(),
+                vision: from_llama.or(from_openrouter),
+            }
+        })
+        .collect())
+}
+
+/// OpenRouter lists `architecture.input_modalities` per model.
+fn json_input_modalities(data: &[Value], id: &str) -> Option<bool> {
+    let model = data
+        .iter()
+        .find(|m| m.get("id").and_then(Value::as_str) == Some(id))?;
+    let modalities = model
+        .pointer("/architecture/input_modalities")?
+        .as_array()?;
+    Some(modalities.iter().any(|m| m.as_str() == Some("image")))
 }
 
 /// Turns an HTTP status and body into a completion or the error a person should read.
@@ -148,11 +151,11 @@ pub fn read_response(
     body: &str,
 ) -> Result<Completion, JudgeError> {
     if !(200..300).contains(&status) {
-        return Err(JudgeError::Http {
+        return Err(JudgeError::from_http(
             status,
-            message: error_body_message(body),
+            error_body_message(body),
             retry_after,
-        });
+        ));
     }
     parse_chat_completion(body)
 }
@@ -166,6 +169,7 @@ mod tests {
             base_url: "http://127.0.0.1:8080/v1/".into(),
             model: "gpt-4o".into(),
             api_key: key.into(),
+            ..Backend::default()
         }
     }
 
@@ -210,6 +214,43 @@ mod tests {
             content[1]["image_url"]["url"],
             "data:image/jpeg;base64,AAAA"
         );
+        // "auto" is OpenAI's default and is left out; low/high are sent.
+        assert!(content[1]["image_url"].get("detail").is_none());
+        let low = Backend {
+            image_detail: ImageDetail::Low,
+            ..backend("")
+        };
+        let body: Value =
+            serde_json::from_str(&chat_request(&low, &msgs, ChatParams::RATING).unwrap().body)
+                .unwrap();
+        assert_eq!(
+            body["messages"][0]["content"][1]["image_url"]["detail"],
+            "low"
+        );
+    }
+
+    #[test]
+    fn model_lists_from_openai_llama_cpp_and_openrouter() {
+        let req = models_request(&backend("sk-1")).unwrap();
+        assert_eq!(req.method, Method::Get);
+        assert_eq!(req.url, "http://127.0.0.1:8080/v1/models");
+        let openai = r#"{"object":"list","data":[{"id":"gpt-4o","object":"model","created":1715367049,"owned_by":"system"}]}"#;
+        assert_eq!(
+            read_models(openai).unwrap(),
+            vec![ModelInfo {
+                id: "gpt-4o".into(),
+                vision: None
+            }]
+        );
+        let llama = r#"{"models":[{"name":"smolvlm.gguf","model":"smolvlm.gguf","capabilities":["completion","multimodal"]}],
+            "object":"list","data":[{"id":"smolvlm.gguf","object":"model","created":1,"owned_by":"llamacpp","meta":{"n_ctx_train":8192}}]}"#;
+        assert_eq!(read_models(llama).unwrap()[0].vision, Some(true));
+        let router = r#"{"data":[{"id":"openai/gpt-4o","architecture":{"input_modalities":["text","image"]}},
+            {"id":"x/text-only","architecture":{"input_modalities":["text"]}}]}"#;
+        let models = read_models(router).unwrap();
+        assert_eq!(models[0].vision, Some(true));
+        assert_eq!(models[1].vision, Some(false));
+        assert!(read_models("{}").is_err());
     }
 
     #[test]

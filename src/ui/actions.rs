@@ -8,8 +8,7 @@ use super::state::{AppState, CriterionState, ExplainState, ImageView, RunContext
 use crate::criteria::Criterion;
 use crate::errors::{redact, JudgeError};
 use crate::metrics::harmonic_eval::{self, ExportInput, Input};
-use crate::providers::openai::read_response;
-use crate::providers::HttpRequest;
+use crate::providers::{read_chat, HttpRequest, Protocol};
 use crate::web::{download, fetch, image, storage};
 
 /// Decodes and downscales a dropped, pasted or chosen file. A file that cannot be used leaves
@@ -94,12 +93,13 @@ pub fn refresh_encoded_image(state: AppState) {
 /// Sends one request and reads it as a chat completion; the key never reaches a message.
 async fn send_chat(
     state: AppState,
+    protocol: Protocol,
     request: &HttpRequest,
     api_key: &str,
 ) -> Result<crate::completion::Completion, String> {
     let timeout_ms = state.timeout_s.get_untracked().saturating_mul(1000);
     let result = match fetch::send(request, timeout_ms).await {
-        Ok(raw) => read_response(raw.status, raw.retry_after, &raw.body),
+        Ok(raw) => read_chat(protocol, raw.status, raw.retry_after, &raw.body),
         Err(e) => Err(e),
     };
     result.map_err(|e: JudgeError| redact(&e.to_string(), api_key))
@@ -149,10 +149,13 @@ pub fn evaluate(state: AppState) {
         };
         slot.set(CriterionState::Running);
         let key = backend.api_key.clone();
+        let backend = backend.clone();
         spawn_local(async move {
-            let outcome = send_chat(state, &request, &key).await.and_then(|c| {
-                harmonic_eval::interpret(&c).map_err(|e| redact(&e.to_string(), &key))
-            });
+            let outcome = send_chat(state, backend.protocol, &request, &key)
+                .await
+                .and_then(|c| {
+                    harmonic_eval::interpret(&c).map_err(|e| redact(&e.to_string(), &key))
+                });
             if state.generation.get_value() != generation {
                 return; // a newer run replaced this one
             }
@@ -186,7 +189,7 @@ pub fn explain(state: AppState, criterion: Criterion) {
     slot.set(ExplainState::Running);
     let generation = state.generation.get_value();
     spawn_local(async move {
-        let outcome = send_chat(state, &request, &run.backend.api_key).await;
+        let outcome = send_chat(state, run.backend.protocol, &request, &run.backend.api_key).await;
         if state.generation.get_value() != generation {
             return;
         }

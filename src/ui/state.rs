@@ -163,9 +163,11 @@ impl AppState {
 
     pub fn backend(&self) -> Backend {
         Backend {
+            protocol: crate::providers::preset(&self.preset.get_untracked()).protocol,
             base_url: self.base_url.get_untracked(),
             model: self.model.get_untracked(),
             api_key: self.api_key.get_untracked(),
+            image_detail: Default::default(),
         }
     }
 

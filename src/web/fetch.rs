@@ -5,7 +5,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
 use crate::errors::JudgeError;
-use crate::providers::HttpRequest;
+use crate::providers::{HttpRequest, Method};
 
 /// Status, the `Retry-After` header and the body text of a response.
 pub struct RawResponse {
@@ -75,18 +75,24 @@ pub async fn send(req: &HttpRequest, timeout_ms: u32) -> Result<RawResponse, Jud
         seconds: timeout_ms / 1000,
     };
     let signal = deadline.signal();
-    let mut builder = Request::post(&req.url)
+    let builder = match req.method {
+        Method::Get => Request::get(&req.url),
+        Method::Post => Request::post(&req.url),
+    };
+    let mut builder = builder
         .credentials(web_sys::RequestCredentials::Omit)
         .referrer_policy(web_sys::ReferrerPolicy::NoReferrer)
         .abort_signal(signal.as_ref());
     for (name, value) in &req.headers {
         builder = builder.header(name, value);
     }
-    let request = builder
-        .body(req.body.clone())
-        .map_err(|e| JudgeError::Setting {
-            message: format!("Could not build the request: {e}"),
-        })?;
+    let request = match req.method {
+        Method::Get => builder.build(),
+        Method::Post => builder.body(req.body.clone()),
+    }
+    .map_err(|e| JudgeError::Setting {
+        message: format!("Could not build the request: {e}"),
+    })?;
     let response = match request.send().await {
         Ok(r) => r,
         Err(_) if deadline.expired() => return Err(timed_out()),

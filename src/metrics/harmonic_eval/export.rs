@@ -114,6 +114,7 @@ mod tests {
             base_url: "https://api.openai.com/v1".into(),
             model: "gpt-4o".into(),
             api_key: "sk-very-secret".into(),
+            ..Backend::default()
         };
         let json = export_json(&ExportInput {
             gamma: 0.75,

@@ -14,8 +14,7 @@ use crate::aggregate::{aggregate, sigma, smoothed_score, Scored};
 use crate::completion::{Completion, Usage};
 use crate::criteria::Criterion;
 use crate::errors::JudgeError;
-use crate::providers::openai::{chat_request, ChatParams, Message, Part};
-use crate::providers::{Backend, HttpRequest};
+use crate::providers::{chat_request, Backend, ChatParams, HttpRequest, Message, Part};
 use crate::rating::rating_distribution;
 use crate::task::Task;
 
@@ -172,7 +171,7 @@ mod tests {
         let backend = Backend {
             base_url: "http://h/v1".into(),
             model: "m".into(),
-            api_key: String::new(),
+            ..Backend::default()
         };
         for c in Criterion::ALL {
             let req = criterion_request(&backend, c, &input(Task::Vqa)).unwrap();
@@ -219,7 +218,16 @@ mod tests {
             "logprobs":{"content":[{"token":"The","logprob":-0.1,"top_logprobs":[]},
             {"token":" caption","logprob":-0.1,"top_logprobs":[]}]}}]}"#;
         let err = interpret(&parse_chat_completion(body).unwrap()).unwrap_err();
-        assert!(matches!(err, JudgeError::NoRating { truncated: true, .. }), "{err:?}");
+        assert!(
+            matches!(
+                err,
+                JudgeError::NoRating {
+                    truncated: true,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
         assert!(err.to_string().contains("cut off at the token limit"));
     }
 
@@ -228,7 +236,7 @@ mod tests {
         let backend = Backend {
             base_url: "http://h/v1".into(),
             model: "m".into(),
-            api_key: String::new(),
+            ..Backend::default()
         };
         let req = explain_request(&backend, Criterion::Fluency, &input(Task::Ic), 4.95).unwrap();
         let body: serde_json::Value = serde_json::from_str(&req.body).unwrap();

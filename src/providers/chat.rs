@@ -1,0 +1,117 @@
+//! Provider-neutral chat messages and sampling settings. Each adapter (`openai`, `gemini`,
+//! `anthropic`) turns these into its own wire format.
+
+/// Sampling settings for a judge request.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChatParams {
+    pub temperature: f64,
+    /// `None` asks for no logprobs at all (explanations).
+    pub top_logprobs: Option<u8>,
+    pub max_tokens: u32,
+}
+
+impl ChatParams {
+    /// Rating requests: greedy, with the 20 alternatives OpenAI and Gemini allow at most. A few
+    /// tokens are enough for `**Rating: 4**`.
+    pub const RATING: ChatParams = ChatParams {
+        temperature: 0.0,
+        top_logprobs: Some(20),
+        max_tokens: 20,
+    };
+    /// Free-text explanations.
+    pub const EXPLAIN: ChatParams = ChatParams {
+        temperature: 0.0,
+        top_logprobs: None,
+        max_tokens: 400,
+    };
+}
+
+/// A content part of a chat message.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Part {
+    Text(String),
+    /// A `data:image/jpeg;base64,…` URL.
+    Image(String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Message {
+    pub role: Role,
+    pub parts: Vec<Part>,
+}
+
+impl Message {
+    pub fn user(parts: Vec<Part>) -> Message {
+        Message {
+            role: Role::User,
+            parts,
+        }
+    }
+
+    pub fn assistant(text: impl Into<String>) -> Message {
+        Message {
+            role: Role::Assistant,
+            parts: vec![Part::Text(text.into())],
+        }
+    }
+
+    pub fn has_image(&self) -> bool {
+        self.parts.iter().any(|p| matches!(p, Part::Image(_)))
+    }
+
+    /// The message's text parts joined, images left out.
+    pub fn text(&self) -> String {
+        self.parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::Text(t) => Some(t.as_str()),
+                Part::Image(_) => None,
+            })
+            .collect()
+    }
+}
+
+/// Splits a `data:<mime>;base64,<data>` URL into its media type and base64 payload, as Gemini
+/// and Anthropic want them separately.
+pub fn split_data_url(url: &str) -> Option<(&str, &str)> {
+    let rest = url.strip_prefix("data:")?;
+    let (meta, data) = rest.split_once(',')?;
+    let mime = meta.strip_suffix(";base64")?;
+    if mime.is_empty() {
+        return None;
+    }
+    Some((mime, data))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_urls_split_into_mime_and_payload() {
+        assert_eq!(
+            split_data_url("data:image/jpeg;base64,/9j/AA=="),
+            Some(("image/jpeg", "/9j/AA=="))
+        );
+        assert_eq!(split_data_url("data:image/png,raw"), None);
+        assert_eq!(split_data_url("https://x/y.jpg"), None);
+    }
+
+    #[test]
+    fn text_joins_only_text_parts() {
+        let m = Message::user(vec![
+            Part::Text("a".into()),
+            Part::Image("data:image/jpeg;base64,AA".into()),
+            Part::Text("b".into()),
+        ]);
+        assert_eq!(m.text(), "ab");
+        assert!(m.has_image());
+        assert!(!Message::assistant("4").has_image());
+    }
+}

@@ -1,0 +1,126 @@
+//! Named starting points for the backend settings. The user may edit every field; settings
+//! are kept per preset.
+
+use super::Protocol;
+
+/// A backend the app knows how to reach.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Preset {
+    pub id: &'static str,
+    pub label: &'static str,
+    pub protocol: Protocol,
+    pub base_url: &'static str,
+    /// A sensible vision model with token probabilities, where the provider has one.
+    pub model: &'static str,
+    pub needs_key: bool,
+    /// What to change when the browser is refused for lack of CORS headers.
+    pub cors_fix: &'static str,
+}
+
+const GENERIC_CORS: &str = "The server must send Access-Control-Allow-Origin for this page's \
+    origin (or *) and allow the Authorization and Content-Type headers.";
+
+pub const PRESETS: [Preset; 8] = [
+    Preset {
+        id: "openai",
+        label: "OpenAI",
+        protocol: Protocol::OpenAi,
+        base_url: "https://api.openai.com/v1",
+        model: "gpt-4o",
+        needs_key: true,
+        cors_fix: "OpenAI allows browser calls; a refusal here usually means a proxy or \
+                   browser extension is blocking the request.",
+    },
+    Preset {
+        id: "gemini",
+        label: "Google Gemini",
+        protocol: Protocol::Gemini,
+        base_url: "https://generativelanguage.googleapis.com/v1beta",
+        model: "gemini-2.5-flash",
+        needs_key: true,
+        cors_fix: "The Gemini API allows browser calls; check the base URL and any proxy.",
+    },
+    Preset {
+        id: "anthropic",
+        label: "Anthropic (no probabilities: unsmoothed)",
+        protocol: Protocol::Anthropic,
+        base_url: "https://api.anthropic.com/v1",
+        model: "claude-sonnet-4-5",
+        needs_key: true,
+        cors_fix: "Anthropic allows browser calls only with the header \
+                   anthropic-dangerous-direct-browser-access, which this app sends; check the \
+                   base URL and any proxy.",
+    },
+    Preset {
+        id: "openrouter",
+        label: "OpenRouter",
+        protocol: Protocol::OpenAi,
+        base_url: "https://openrouter.ai/api/v1",
+        model: "openai/gpt-4o",
+        needs_key: true,
+        cors_fix: "OpenRouter allows browser calls; check the base URL and any proxy.",
+    },
+    Preset {
+        id: "llama_server",
+        label: "llama.cpp llama-server (local)",
+        protocol: Protocol::OpenAi,
+        base_url: "http://127.0.0.1:8080/v1",
+        // llama-server serves whichever model it loaded and ignores this name.
+        model: "local",
+        needs_key: false,
+        cors_fix: "llama-server allows any origin by default. If it is behind a proxy, let the \
+                   proxy pass CORS; if you started it with --api-key, enter that key here.",
+    },
+    Preset {
+        id: "ollama",
+        label: "Ollama (local)",
+        protocol: Protocol::OpenAi,
+        base_url: "http://127.0.0.1:11434/v1",
+        model: "qwen2.5vl:3b",
+        needs_key: false,
+        cors_fix: "Ollama only allows pages served from localhost by default: start it with \
+                   OLLAMA_ORIGINS set to this page's origin (or *), e.g. OLLAMA_ORIGINS=* \
+                   ollama serve.",
+    },
+    Preset {
+        id: "vllm",
+        label: "vLLM (local or hosted)",
+        protocol: Protocol::OpenAi,
+        base_url: "http://127.0.0.1:8000/v1",
+        model: "Qwen/Qwen2.5-VL-3B-Instruct",
+        needs_key: false,
+        cors_fix: "vLLM allows any origin unless started with --allowed-origins; if it was, \
+                   add this page's origin to that list.",
+    },
+    Preset {
+        id: "custom",
+        label: "Other OpenAI-compatible server",
+        protocol: Protocol::OpenAi,
+        base_url: "",
+        model: "",
+        needs_key: false,
+        cors_fix: GENERIC_CORS,
+    },
+];
+
+/// The preset with this id, or the generic OpenAI-compatible one.
+pub fn preset(id: &str) -> &'static Preset {
+    PRESETS
+        .iter()
+        .find(|p| p.id == id)
+        .unwrap_or(&PRESETS[PRESETS.len() - 1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_unknown_ids_fall_back_to_custom() {
+        for (i, a) in PRESETS.iter().enumerate() {
+            assert!(PRESETS[i + 1..].iter().all(|b| b.id != a.id), "{}", a.id);
+        }
+        assert_eq!(preset("nope").id, "custom");
+        assert_eq!(preset("gemini").protocol, Protocol::Gemini);
+    }
+}
