@@ -15,6 +15,13 @@
 //! for γ < 1 its weight σ^(−k) is infinitely larger than any σ > 0, so the criteria with σ = 0
 //! share all the weight equally and the others get 0. At γ = 1 the exponent is 0 and weights
 //! stay uniform. No NaN or infinity is ever produced.
+//!
+//! **Unsmoothed criteria** (σ unknown: the backend gave no token probabilities, as Anthropic's
+//! API never does, so the score is the printed rating) carry no uncertainty to weigh by. Each
+//! keeps the uniform share 1/n it would get at γ = 1, and the smoothed criteria share the rest,
+//! (n − u)/n, by their harmonic weights. So γ only moves weight among criteria whose σ is
+//! known, an unknown σ is never treated as certainty (σ = 0) or as doubt, and with every
+//! criterion unsmoothed the overall score is the plain mean at every γ.
 
 /// Smallest γ the UI offers (the paper's "selective" setting).
 pub const GAMMA_MIN: f64 = 0.01;
@@ -98,17 +105,28 @@ pub fn weighted_score(scores: &[f64], weights: &[f64]) -> f64 {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Scored {
     pub score: f64,
-    pub sigma: f64,
+    /// `None` for an unsmoothed (printed) rating, whose uncertainty is unknown.
+    pub sigma: Option<f64>,
 }
 
 /// Weights and overall score over the criteria that have a score. `None` when none has.
+/// Unsmoothed criteria are weighted as the module documentation says.
 pub fn aggregate(items: &[Scored], gamma: f64) -> Option<(Vec<f64>, f64)> {
     if items.is_empty() {
         return None;
     }
-    let sigmas: Vec<f64> = items.iter().map(|i| i.sigma).collect();
+    let n = items.len() as f64;
+    let known: Vec<f64> = items.iter().filter_map(|i| i.sigma).collect();
+    let share = known.len() as f64 / n;
+    let mut harmonic = harmonic_weights(&known, gamma).into_iter();
+    let weights: Vec<f64> = items
+        .iter()
+        .map(|i| match i.sigma {
+            Some(_) => harmonic.next().unwrap_or(0.0) * share,
+            None => 1.0 / n,
+        })
+        .collect();
     let scores: Vec<f64> = items.iter().map(|i| i.score).collect();
-    let weights = harmonic_weights(&sigmas, gamma);
     let overall = weighted_score(&scores, &weights);
     Some((weights, overall))
 }
@@ -145,7 +163,7 @@ mod tests {
         P.iter()
             .map(|p| Scored {
                 score: smoothed_score(p),
-                sigma: sigma(p),
+                sigma: Some(sigma(p)),
             })
             .collect()
     }
@@ -160,7 +178,8 @@ mod tests {
         let sigmas = [0.7399, 1.0954, 0.4600, 0.2179, 0.9000];
         for (i, it) in items().iter().enumerate() {
             assert!(close(it.score, means[i], 1e-12), "mean {i}: {}", it.score);
-            assert!(close(it.sigma, sigmas[i], 5e-5), "sigma {i}: {}", it.sigma);
+            let s = it.sigma.unwrap();
+            assert!(close(s, sigmas[i], 5e-5), "sigma {i}: {s}");
         }
     }
 
@@ -195,7 +214,7 @@ mod tests {
         let (w, _) = aggregate(&it, 1.0).unwrap();
         assert!(w.iter().all(|&x| x == 0.2));
         let (w, _) = aggregate(&it, 0.5).unwrap();
-        let inv: Vec<f64> = it.iter().map(|i| 1.0 / (i.sigma * i.sigma)).collect();
+        let inv: Vec<f64> = it.iter().map(|i| i.sigma.unwrap().powi(-2)).collect();
         let total: f64 = inv.iter().sum();
         for (a, b) in w.iter().zip(inv.iter().map(|x| x / total)) {
             assert!(close(*a, b, 1e-12));
@@ -270,6 +289,43 @@ mod tests {
         assert!(close(w.iter().sum(), 1.0, 1e-12));
         assert!((1.0..=5.0).contains(&s));
         assert!(aggregate(&[], 0.75).is_none());
+    }
+
+    #[test]
+    fn unsmoothed_criteria_keep_a_uniform_share() {
+        // SPEC items with Correctness (3.95) replaced by a printed rating 4 of unknown σ.
+        let mut it = items();
+        it[0] = Scored {
+            score: 4.0,
+            sigma: None,
+        };
+        for gamma in [0.01, 0.25, 0.5, 0.75, 1.0] {
+            let (w, s) = aggregate(&it, gamma).unwrap();
+            assert!(close(w[0], 0.2, 1e-15), "{gamma}: {w:?}");
+            assert!(close(w.iter().sum(), 1.0, 1e-12));
+            // The other four split 0.8 by their own harmonic weights.
+            let sigmas: Vec<f64> = it[1..].iter().map(|i| i.sigma.unwrap()).collect();
+            let h = harmonic_weights(&sigmas, gamma);
+            for (a, b) in w[1..].iter().zip(&h) {
+                assert!(close(*a, 0.8 * b, 1e-15));
+            }
+            let expected = 0.2 * 4.0
+                + it[1..].iter().zip(&h).map(|(i, hw)| 0.8 * hw * i.score).sum::<f64>();
+            assert!(close(s, expected, 1e-12));
+        }
+        // At γ = 1 everything is uniform, as without unsmoothed criteria.
+        let (w, _) = aggregate(&it, 1.0).unwrap();
+        assert!(w.iter().all(|&x| close(x, 0.2, 1e-15)));
+    }
+
+    #[test]
+    fn all_unsmoothed_is_the_plain_mean_at_every_gamma() {
+        let it = [4.0, 3.0, 5.0].map(|score| Scored { score, sigma: None });
+        for gamma in [0.01, 0.75, 1.0] {
+            let (w, s) = aggregate(&it, gamma).unwrap();
+            assert_eq!(w, vec![1.0 / 3.0; 3]);
+            assert!(close(s, 4.0, 1e-12));
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! Only the fields the metrics need are read; unknown fields are ignored so that servers which
 //! add their own (llama.cpp's `timings`, OpenAI's `service_tier`) parse the same.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::errors::JudgeError;
 
@@ -18,7 +18,7 @@ pub struct TokenStep {
 }
 
 /// Token counts the provider reported.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Deserialize, Serialize)]
 pub struct Usage {
     #[serde(default)]
     pub prompt_tokens: u64,

@@ -13,12 +13,16 @@
 
 pub mod aggregate;
 pub mod completion;
+pub mod cost;
 pub mod criteria;
 pub mod errors;
 pub mod geometry;
+pub mod limiter;
 pub mod metrics;
 pub mod providers;
 pub mod rating;
+pub mod request_key;
+pub mod retry;
 pub mod task;
 
 #[cfg(target_arch = "wasm32")]

@@ -149,6 +149,63 @@ pub fn rating_distribution(
     })
 }
 
+/// The rating printed in a text with no token probabilities (Anthropic's API), found by the
+/// same rules as [`find_rating_step`] over a simple split of the text into number, word and
+/// punctuation pieces, each carrying the whitespace before it as tokenizers do.
+pub fn rating_in_text(text: &str) -> Option<usize> {
+    let steps = pseudo_tokens(text);
+    let i = find_rating_step(&steps)?;
+    rating_of_token(&steps[i].token)
+}
+
+fn pseudo_tokens(text: &str) -> Vec<TokenStep> {
+    #[derive(PartialEq, Clone, Copy)]
+    enum Kind {
+        Digit,
+        Word,
+        Other,
+    }
+    let kind = |c: char| {
+        if c.is_ascii_digit() {
+            Kind::Digit
+        } else if c.is_alphanumeric() {
+            Kind::Word
+        } else {
+            Kind::Other
+        }
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let mut current_kind = None;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            if current_kind.is_some() {
+                out.push(std::mem::take(&mut current));
+                current_kind = None;
+            }
+            current.push(c);
+            continue;
+        }
+        let k = kind(c);
+        // Digits and words run on; punctuation is one token per character.
+        if current_kind.is_some() && (current_kind != Some(k) || k == Kind::Other) {
+            out.push(std::mem::take(&mut current));
+        }
+        current.push(c);
+        current_kind = Some(k);
+    }
+    if !current.trim().is_empty() {
+        out.push(current);
+    }
+    out.into_iter()
+        .map(|token| TokenStep {
+            token,
+            logprob: 0.0,
+            top: Vec::new(),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,6 +365,19 @@ mod tests {
         let d = rating_distribution(&steps, "5").unwrap();
         assert_eq!(d.p, [0.0, 0.0, 0.0, 0.0, 1.0]);
         assert!((d.coverage - 0.8).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ratings_printed_in_plain_text() {
+        assert_eq!(rating_in_text("4"), Some(4));
+        assert_eq!(rating_in_text("Rating: 5"), Some(5));
+        assert_eq!(rating_in_text("**3**\n\nThe caption is mostly right."), Some(3));
+        assert_eq!(rating_in_text("On a scale of 1 to 5, I give it 2."), Some(2));
+        assert_eq!(rating_in_text("Score: 4/5"), Some(4));
+        assert_eq!(rating_in_text("4.5"), None);
+        assert_eq!(rating_in_text("45 points"), None);
+        assert_eq!(rating_in_text("I cannot rate this."), None);
+        assert_eq!(rating_in_text(""), None);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::{weigh, CriterionResult, INFO};
+use crate::completion::Usage;
 use crate::criteria::Criterion;
 use crate::providers::Backend;
 use crate::task::Task;
@@ -27,6 +28,7 @@ struct Doc<'a> {
     task: &'static str,
     text: &'a str,
     question: &'a str,
+    provider: &'static str,
     model: &'a str,
     base_url: &'a str,
     criteria: Vec<CriterionDoc<'a>>,
@@ -46,6 +48,11 @@ struct CriterionDoc<'a> {
     weight: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     coverage: Option<f64>,
+    /// false: the printed rating, no probabilities (e.g. Anthropic); σ and coverage absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    smoothed: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usage: Option<Usage>,
     #[serde(skip_serializing_if = "Option::is_none")]
     answer: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -74,9 +81,11 @@ pub fn export_json(input: &ExportInput<'_>) -> String {
                 name: c.id(),
                 distribution: result.map(|r| r.distribution),
                 score: result.map(|r| r.score),
-                sigma: result.map(|r| r.sigma),
+                sigma: result.and_then(|r| r.sigma),
                 weight,
-                coverage: result.map(|r| r.coverage),
+                coverage: result.and_then(|r| r.coverage),
+                smoothed: result.map(|r| r.is_smoothed()),
+                usage: result.and_then(|r| r.usage),
                 answer: result.map(|r| r.answer.as_str()),
                 error,
             }
@@ -88,6 +97,7 @@ pub fn export_json(input: &ExportInput<'_>) -> String {
         task: input.task.id(),
         text: input.text,
         question: input.question,
+        provider: input.backend.protocol.id(),
         model: &input.backend.model,
         base_url: &input.backend.base_url,
         criteria,
@@ -105,8 +115,8 @@ mod tests {
         let r = CriterionResult {
             distribution: [0.0, 0.0, 0.0, 0.05, 0.95],
             score: 4.95,
-            sigma: 0.2179,
-            coverage: 0.9,
+            sigma: Some(0.2179),
+            coverage: Some(0.9),
             answer: "5".into(),
             usage: None,
         };

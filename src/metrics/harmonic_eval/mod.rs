@@ -14,8 +14,8 @@ use crate::aggregate::{aggregate, sigma, smoothed_score, Scored};
 use crate::completion::{Completion, Usage};
 use crate::criteria::Criterion;
 use crate::errors::JudgeError;
-use crate::providers::{chat_request, Backend, ChatParams, HttpRequest, Message, Part};
-use crate::rating::rating_distribution;
+use crate::providers::{chat_request, Backend, ChatParams, HttpRequest, Message, Part, Protocol};
+use crate::rating::{rating_distribution, rating_in_text};
 use crate::task::Task;
 
 pub const INFO: MetricInfo = MetricInfo {
@@ -57,11 +57,14 @@ impl Input {
 /// One criterion's outcome.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CriterionResult {
-    /// Renormalised p(1..=5).
+    /// Renormalised p(1..=5); all mass on the printed rating when unsmoothed.
     pub distribution: [f64; 5],
     pub score: f64,
-    pub sigma: f64,
-    pub coverage: f64,
+    /// `None` when unsmoothed: the backend gave no probabilities, the score is the printed
+    /// rating, and its uncertainty is unknown (see `crate::aggregate`).
+    pub sigma: Option<f64>,
+    /// Mass on rating tokens before renormalising; `None` when unsmoothed.
+    pub coverage: Option<f64>,
     /// What the model wrote.
     pub answer: String,
     pub usage: Option<Usage>,
@@ -117,9 +120,22 @@ pub fn explain_request(
     chat_request(backend, &messages, ChatParams::EXPLAIN)
 }
 
-/// Reads a rating completion into a criterion result.
-pub fn interpret(completion: &Completion) -> Result<CriterionResult, JudgeError> {
-    let steps = completion.steps.as_deref().ok_or(JudgeError::NoLogprobs)?;
+impl CriterionResult {
+    pub fn is_smoothed(&self) -> bool {
+        self.sigma.is_some()
+    }
+}
+
+/// Reads a rating completion into a criterion result. Without token probabilities the rating
+/// is read from the text only where the protocol never has them (Anthropic); elsewhere their
+/// absence is an error, since a smoothed score was asked for.
+pub fn interpret(completion: &Completion, protocol: Protocol) -> Result<CriterionResult, JudgeError> {
+    let Some(steps) = completion.steps.as_deref() else {
+        if protocol.has_logprobs() {
+            return Err(JudgeError::NoLogprobs);
+        }
+        return interpret_printed(completion);
+    };
     let d = rating_distribution(steps, &completion.text).map_err(|e| match e {
         JudgeError::NoRating { text, .. } => JudgeError::NoRating {
             text,
@@ -130,8 +146,26 @@ pub fn interpret(completion: &Completion) -> Result<CriterionResult, JudgeError>
     Ok(CriterionResult {
         distribution: d.p,
         score: smoothed_score(&d.p),
-        sigma: sigma(&d.p),
-        coverage: d.coverage,
+        sigma: Some(sigma(&d.p)),
+        coverage: Some(d.coverage),
+        answer: completion.text.clone(),
+        usage: completion.usage,
+    })
+}
+
+/// The unsmoothed result: the printed rating, with no uncertainty.
+fn interpret_printed(completion: &Completion) -> Result<CriterionResult, JudgeError> {
+    let rating = rating_in_text(&completion.text).ok_or_else(|| JudgeError::NoRating {
+        text: completion.text.clone(),
+        truncated: completion.truncated,
+    })?;
+    let mut distribution = [0.0; 5];
+    distribution[rating - 1] = 1.0;
+    Ok(CriterionResult {
+        distribution,
+        score: rating as f64,
+        sigma: None,
+        coverage: None,
         answer: completion.text.clone(),
         usage: completion.usage,
     })
@@ -201,10 +235,10 @@ mod tests {
             {"token":"4","logprob":-0.5108256237659907,"top_logprobs":[
               {"token":"4","logprob":-0.5108256237659907},{"token":"5","logprob":-1.6094379124341003},
               {"token":"3","logprob":-1.8971199848858813},{"token":"2","logprob":-2.995732273553991}]}]}}]}"#;
-        let r = interpret(&parse_chat_completion(body).unwrap()).unwrap();
+        let r = interpret(&parse_chat_completion(body).unwrap(), Protocol::OpenAi).unwrap();
         // p = (0, .05, .15, .6, .2): the SPEC's Correctness row.
         assert!((r.score - 3.95).abs() < 1e-12);
-        assert!((r.coverage - 1.0).abs() < 1e-12);
+        assert!((r.coverage.unwrap() - 1.0).abs() < 1e-12);
         let (w, overall) = weigh(&[Some(&r), None, Some(&r)], 0.75);
         assert_eq!(w, vec![Some(0.5), None, Some(0.5)]);
         assert!((overall.unwrap() - 3.95).abs() < 1e-12);
@@ -217,7 +251,7 @@ mod tests {
         let body = r#"{"choices":[{"message":{"content":"The caption describes"},"finish_reason":"length",
             "logprobs":{"content":[{"token":"The","logprob":-0.1,"top_logprobs":[]},
             {"token":" caption","logprob":-0.1,"top_logprobs":[]}]}}]}"#;
-        let err = interpret(&parse_chat_completion(body).unwrap()).unwrap_err();
+        let err = interpret(&parse_chat_completion(body).unwrap(), Protocol::OpenAi).unwrap_err();
         assert!(
             matches!(
                 err,
@@ -229,6 +263,31 @@ mod tests {
             "{err:?}"
         );
         assert!(err.to_string().contains("cut off at the token limit"));
+    }
+
+    #[test]
+    fn printed_ratings_are_unsmoothed_only_where_no_logprobs_exist() {
+        let completion = Completion {
+            text: "Rating: 4\n\nThe caption is accurate.".into(),
+            steps: None,
+            usage: None,
+            model: None,
+            truncated: false,
+        };
+        assert_eq!(interpret(&completion, Protocol::OpenAi), Err(JudgeError::NoLogprobs));
+        assert_eq!(interpret(&completion, Protocol::Gemini), Err(JudgeError::NoLogprobs));
+        let r = interpret(&completion, Protocol::Anthropic).unwrap();
+        assert_eq!(r.score, 4.0);
+        assert_eq!(r.distribution, [0.0, 0.0, 0.0, 1.0, 0.0]);
+        assert!(!r.is_smoothed() && r.coverage.is_none());
+        let vague = Completion {
+            text: "It is fine.".into(),
+            ..completion
+        };
+        assert!(matches!(
+            interpret(&vague, Protocol::Anthropic),
+            Err(JudgeError::NoRating { .. })
+        ));
     }
 
     #[test]
