@@ -8,6 +8,7 @@
 
 pub mod anthropic;
 pub mod chat;
+pub mod check;
 pub mod gemini;
 pub mod llama;
 pub mod openai;

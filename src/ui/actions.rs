@@ -6,10 +6,12 @@ use leptos::task::spawn_local;
 
 use super::state::{AppState, CriterionState, ExplainState, ImageView, RunContext};
 use crate::criteria::Criterion;
-use crate::errors::{redact, JudgeError};
+use crate::errors::redact;
 use crate::metrics::harmonic_eval::{self, ExportInput, Input};
-use crate::providers::{read_chat, HttpRequest, Protocol};
-use crate::web::{download, fetch, image, storage};
+use crate::limiter::Limiter;
+use crate::retry::RetryPolicy;
+use crate::web::transport::{send_chat, SendOptions};
+use crate::web::{cache, download, image, storage};
 
 /// Decodes and downscales a dropped, pasted or chosen file. A file that cannot be used leaves
 /// the previous image in place and says why.
@@ -90,23 +92,44 @@ pub fn refresh_encoded_image(state: AppState) {
     }
 }
 
-/// Sends one request and reads it as a chat completion; the key never reaches a message.
-async fn send_chat(
+/// Options for this provider's requests, from the current settings.
+fn send_options<'a>(
     state: AppState,
-    protocol: Protocol,
-    request: &HttpRequest,
-    api_key: &str,
-) -> Result<crate::completion::Completion, String> {
-    let timeout_ms = state.timeout_s.get_untracked().saturating_mul(1000);
-    let result = match fetch::send(request, timeout_ms).await {
-        Ok(raw) => read_chat(protocol, raw.status, raw.retry_after, &raw.body),
-        Err(e) => Err(e),
-    };
-    result.map_err(|e: JudgeError| redact(&e.to_string(), api_key))
+    limiter: &'a Limiter,
+    cancel: Option<&'a web_sys::AbortSignal>,
+) -> SendOptions<'a> {
+    SendOptions {
+        timeout_ms: state.timeout_s.get_untracked().saturating_mul(1000),
+        policy: RetryPolicy {
+            max_retries: state.max_retries.get_untracked(),
+            ..RetryPolicy::default()
+        },
+        limiter,
+        cancel,
+        read_cache: !state.fresh_run.get_untracked(),
+    }
 }
 
-/// Starts a run: the five criteria are requested at the same time, and each card fills in as
-/// its answer arrives. A failed criterion does not affect the others.
+/// A fresh Cancel for a new run; the previous run's is fired so nothing of it lingers.
+fn new_cancel(state: AppState) -> Option<web_sys::AbortSignal> {
+    let controller = web_sys::AbortController::new().ok();
+    let signal = controller.as_ref().map(|c| c.signal());
+    if let Some(old) = state.cancel.get_value() {
+        old.abort();
+    }
+    state.cancel.set_value(controller);
+    signal
+}
+
+/// Stops every request of the current run; criteria already scored keep their scores.
+pub fn cancel(state: AppState) {
+    if let Some(c) = state.cancel.get_value() {
+        c.abort();
+    }
+}
+
+/// Starts a run: the criteria are requested concurrently (up to the provider's limit), and
+/// each card fills in as its answer arrives. A failed criterion does not affect the others.
 pub fn evaluate(state: AppState) {
     let image_data_url = state.image_view.get_untracked().map(|v| v.data_url);
     let input = Input {
@@ -136,6 +159,7 @@ pub fn evaluate(state: AppState) {
     }));
     let generation = state.generation.get_value() + 1;
     state.generation.set_value(generation);
+    let cancel = new_cancel(state);
 
     for criterion in Criterion::ALL {
         let slot = state.criterion(criterion);
@@ -148,21 +172,31 @@ pub fn evaluate(state: AppState) {
             }
         };
         slot.set(CriterionState::Running);
-        let key = backend.api_key.clone();
         let backend = backend.clone();
+        let cancel = cancel.clone();
         spawn_local(async move {
-            let outcome = send_chat(state, backend.protocol, &request, &key)
+            let current = move || state.generation.get_value() == generation;
+            let limiter = state.limiter.get_value();
+            let options = send_options(state, &limiter, cancel.as_ref());
+            let on_wait = move |note: String| {
+                if current() {
+                    slot.set(CriterionState::Retrying(note));
+                }
+            };
+            let outcome = send_chat(backend.protocol, &request, &options, on_wait)
                 .await
-                .and_then(|c| {
-                    harmonic_eval::interpret(&c).map_err(|e| redact(&e.to_string(), &key))
+                .and_then(|answer| {
+                    harmonic_eval::interpret(&answer.completion, backend.protocol)
+                        .map(|result| (result, answer.cached))
                 });
-            if state.generation.get_value() != generation {
+            if !current() {
                 return; // a newer run replaced this one
             }
             slot.set(match outcome {
-                Ok(result) => CriterionState::Done(result),
-                Err(message) => CriterionState::Failed(message),
+                Ok((result, cached)) => CriterionState::Done { result, cached },
+                Err(e) => CriterionState::Failed(redact(&e.to_string(), &backend.api_key)),
             });
+            refresh_cache_count(state);
         });
     }
 }
@@ -188,16 +222,38 @@ pub fn explain(state: AppState, criterion: Criterion) {
     };
     slot.set(ExplainState::Running);
     let generation = state.generation.get_value();
+    let cancel = state.cancel.get_value().map(|c| c.signal());
     spawn_local(async move {
-        let outcome = send_chat(state, run.backend.protocol, &request, &run.backend.api_key).await;
+        let limiter = state.limiter.get_value();
+        let options = send_options(state, &limiter, cancel.as_ref());
+        let outcome = send_chat(run.backend.protocol, &request, &options, |_| {}).await;
         if state.generation.get_value() != generation {
             return;
         }
         slot.set(match outcome {
-            Ok(c) if !c.text.trim().is_empty() => ExplainState::Done(c.text),
+            Ok(a) if !a.completion.text.trim().is_empty() => ExplainState::Done(a.completion.text),
             Ok(_) => ExplainState::Failed("The model returned an empty explanation.".into()),
-            Err(message) => ExplainState::Failed(message),
+            Err(e) => ExplainState::Failed(redact(&e.to_string(), &run.backend.api_key)),
         });
+    });
+}
+
+/// Re-reads how many answers the cache holds.
+pub fn refresh_cache_count(state: AppState) {
+    spawn_local(async move {
+        state.cache_count.set(cache::count().await);
+    });
+}
+
+/// Empties the answer cache.
+pub fn clear_cache(state: AppState) {
+    spawn_local(async move {
+        let message = match cache::clear().await {
+            Ok(()) => "Cache cleared: the next run asks the model again.".to_string(),
+            Err(e) => e,
+        };
+        state.cache_message.set(Some(message));
+        state.cache_count.set(cache::count().await);
     });
 }
 
@@ -211,7 +267,7 @@ pub fn export(state: AppState) {
     };
     let states: Vec<CriterionState> = state.criteria.iter().map(|s| s.get_untracked()).collect();
     let results = std::array::from_fn(|i| match &states[i] {
-        CriterionState::Done(r) => Some(Ok(r)),
+        CriterionState::Done { result, .. } => Some(Ok(result)),
         CriterionState::Failed(m) => Some(Err(m.clone())),
         _ => None,
     });
@@ -232,11 +288,26 @@ pub fn export(state: AppState) {
 }
 
 /// Keeps the non-secret settings across visits and the key where the user chose.
+/// Provider settings are saved under the current preset, so each provider keeps its own.
 pub fn persist_settings(state: AppState) {
+    let per_provider = move |name: &'static str, value: String| {
+        storage::save_provider_setting(&state.preset.get_untracked(), name, &value)
+    };
     Effect::new(move |_| storage::save_setting("hj.preset", &state.preset.get()));
-    Effect::new(move |_| storage::save_setting("hj.base_url", &state.base_url.get()));
-    Effect::new(move |_| storage::save_setting("hj.model", &state.model.get()));
+    Effect::new(move |_| per_provider("base_url", state.base_url.get()));
+    Effect::new(move |_| per_provider("model", state.model.get()));
+    Effect::new(move |_| per_provider("detail", state.image_detail.get().id().into()));
+    Effect::new(move |_| per_provider("concurrency", state.concurrency.get().to_string()));
     Effect::new(move |_| storage::save_setting("hj.max_side", &state.max_side.get().to_string()));
     Effect::new(move |_| storage::save_setting("hj.timeout_s", &state.timeout_s.get().to_string()));
-    Effect::new(move |_| storage::save_api_key(&state.api_key.get(), state.remember_key.get()));
+    Effect::new(move |_| storage::save_setting("hj.max_retries", &state.max_retries.get().to_string()));
+    Effect::new(move |_| storage::save_setting("hj.prices", &state.prices.get()));
+    Effect::new(move |_| {
+        let (key, remember) = (state.api_key.get(), state.remember_key.get());
+        storage::save_api_key(&state.preset.get_untracked(), &key, remember)
+    });
+    Effect::new(move |_| {
+        let n = state.concurrency.get().max(1) as usize;
+        state.limiter.with_value(|l| l.set_limit(n));
+    });
 }

@@ -31,6 +31,13 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
             _ => None,
         })
     };
+    let note = move || {
+        slot.with(|s| match s {
+            CriterionState::Retrying(m) => Some(m.clone()),
+            _ => None,
+        })
+    };
+    let cached = move || slot.with(|s| matches!(s, CriterionState::Done { cached: true, .. }));
     let bars = move || {
         result().map(|r| {
             r.distribution
@@ -60,17 +67,21 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
             data-testid=format!("criterion-{id}")
             data-state=move || slot.with(|s| s.id())
             data-score=move || full(result().map(|r| r.score))
-            data-sigma=move || full(result().map(|r| r.sigma))
+            data-sigma=move || full(result().and_then(|r| r.sigma))
             data-weight=move || full(weight())
-            data-coverage=move || full(result().map(|r| r.coverage))
-            aria-busy=move || slot.with(|s| matches!(s, CriterionState::Running)).to_string()
+            data-coverage=move || full(result().and_then(|r| r.coverage))
+            data-smoothed=move || result().map(|r| r.is_smoothed().to_string()).unwrap_or_default()
+            data-cached=move || cached().to_string()
+            aria-busy=move || slot.with(|s| s.is_active()).to_string()
         >
             <header>
                 <h3>{criterion.label()}</h3>
                 <span class="badge">{move || slot.with(|s| match s {
                     CriterionState::Idle => "not run",
                     CriterionState::Running => "asking…",
-                    CriterionState::Done(_) => "done",
+                    CriterionState::Retrying(_) => "waiting to retry",
+                    CriterionState::Done { cached: true, .. } => "done · from cache",
+                    CriterionState::Done { .. } => "done",
                     CriterionState::Failed(_) => "failed",
                 })}</span>
             </header>
@@ -78,21 +89,31 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
                 {criterion.definition()}
                 {if criterion.sees_image() { " Sees the image." } else { " Text only." }}
             </p>
-            {move || result().map(|r| view! {
-                <div class="numbers">
-                    <span class="score" title="Smoothed score: expected rating">{format!("{:.2}", r.score)}</span>
-                    <dl>
-                        <dt>"σ"</dt><dd>{format!("{:.3}", r.sigma)}</dd>
-                        <dt>"weight"</dt><dd>{move || weight().map(|w| format!("{:.1}%", w * 100.0)).unwrap_or_default()}</dd>
-                        <dt>"coverage"</dt>
-                        <dd class:warn=r.coverage < LOW_COVERAGE>{format!("{:.0}%", r.coverage * 100.0)}</dd>
-                    </dl>
-                </div>
-                {(r.coverage < LOW_COVERAGE).then(|| view! {
-                    <p class="warn-text">"Low coverage: the judge put little probability on ratings 1–5 here, so this score is not trustworthy."</p>
-                })}
+            {move || result().map(|r| {
+                let low = r.coverage.is_some_and(|c| c < LOW_COVERAGE);
+                let (title, sigma, coverage) = match (r.sigma, r.coverage) {
+                    (Some(s), Some(c)) => ("Smoothed score: expected rating", format!("{s:.3}"), format!("{:.0}%", c * 100.0)),
+                    _ => ("Printed rating: no probabilities from this provider", "–".to_string(), "–".to_string()),
+                };
+                view! {
+                    <div class="numbers">
+                        <span class="score" title=title>{format!("{:.2}", r.score)}</span>
+                        <dl>
+                            <dt>"σ"</dt><dd>{sigma}</dd>
+                            <dt>"weight"</dt><dd>{move || weight().map(|w| format!("{:.1}%", w * 100.0)).unwrap_or_default()}</dd>
+                            <dt>"coverage"</dt><dd class:warn=low>{coverage}</dd>
+                        </dl>
+                    </div>
+                    {low.then(|| view! {
+                        <p class="warn-text">"Low coverage: the judge put little probability on ratings 1–5 here, so this score is not trustworthy."</p>
+                    })}
+                    {(!r.is_smoothed()).then(|| view! {
+                        <p class="note-text">"Unsmoothed: this provider gives no token probabilities, so this is the printed rating. It keeps a fixed 1/n weight whatever γ is."</p>
+                    })}
+                }
             })}
             <div class="bars" role="img" aria-label="Distribution over ratings 1 to 5">{bars}</div>
+            <p class="note-text" aria-live="polite">{note}</p>
             <p class="error" role="alert">{error}</p>
             <button
                 class="explain"

@@ -6,7 +6,10 @@ use crate::aggregate::GAMMA_DEFAULT;
 use crate::criteria::Criterion;
 use crate::geometry::NormBox;
 use crate::metrics::harmonic_eval::{CriterionResult, Input};
-use crate::providers::{Backend, PRESETS};
+use crate::cost::DEFAULT_PRICES;
+use crate::limiter::Limiter;
+use crate::providers::{preset, Backend, ImageDetail, PRESETS};
+use crate::retry::RetryPolicy;
 use crate::task::Task;
 use crate::web::image::LoadedImage;
 use crate::web::storage;
@@ -16,7 +19,13 @@ use crate::web::storage;
 pub enum CriterionState {
     Idle,
     Running,
-    Done(CriterionResult),
+    /// Waiting to retry after a rate limit or server failure; says why and for how long.
+    Retrying(String),
+    /// `cached`: answered from the local cache, no request sent.
+    Done {
+        result: CriterionResult,
+        cached: bool,
+    },
     Failed(String),
 }
 
@@ -26,17 +35,30 @@ impl CriterionState {
         match self {
             CriterionState::Idle => "idle",
             CriterionState::Running => "running",
-            CriterionState::Done(_) => "done",
+            CriterionState::Retrying(_) => "retrying",
+            CriterionState::Done { .. } => "done",
             CriterionState::Failed(_) => "error",
         }
     }
 
     pub fn result(&self) -> Option<&CriterionResult> {
         match self {
-            CriterionState::Done(r) => Some(r),
+            CriterionState::Done { result, .. } => Some(result),
             _ => None,
         }
     }
+
+    pub fn is_active(&self) -> bool {
+        matches!(self, CriterionState::Running | CriterionState::Retrying(_))
+    }
+}
+
+/// What "Check connection" found: one line per finding, and whether the backend is usable.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ConnectionState {
+    Idle,
+    Checking,
+    Done { ok: bool, lines: Vec<String> },
 }
 
 /// Progress of an "Explain" follow-up.
@@ -79,6 +101,24 @@ pub struct AppState {
     pub max_side: RwSignal<u32>,
     /// Per-request time limit in seconds.
     pub timeout_s: RwSignal<u32>,
+    pub image_detail: RwSignal<ImageDetail>,
+    /// Requests to this provider in flight at once.
+    pub concurrency: RwSignal<u32>,
+    pub max_retries: RwSignal<u32>,
+    /// Shared by every request to the provider; its limit follows `concurrency`.
+    pub limiter: StoredValue<Limiter, LocalStorage>,
+    /// Aborts the current run's requests and retry waits.
+    pub cancel: StoredValue<Option<web_sys::AbortController>, LocalStorage>,
+    /// Ignore cached answers for the next runs (they are still refreshed in the cache).
+    pub fresh_run: RwSignal<bool>,
+    /// Cached answers on this device; `None` when the browser refuses IndexedDB.
+    pub cache_count: RwSignal<Option<u32>>,
+    pub cache_message: RwSignal<Option<String>>,
+    /// The editable price table (see `crate::cost`).
+    pub prices: RwSignal<String>,
+    pub connection: RwSignal<ConnectionState>,
+    /// Model ids the last connection check listed, offered as suggestions.
+    pub models: RwSignal<Vec<String>>,
 
     /// The file the image came from, so a new size limit can re-process it.
     pub image_file: StoredValue<Option<web_sys::File>, LocalStorage>,
@@ -105,17 +145,16 @@ pub struct AppState {
 pub type Weighting = (Vec<Option<f64>>, Option<f64>);
 
 pub const DEFAULT_MAX_SIDE: u32 = 1024;
+/// All five criteria at once; lower it for a local server with fewer parallel slots.
+pub const DEFAULT_CONCURRENCY: u32 = 5;
 /// Generous: a local server may take a while to load the model on the first request.
 pub const DEFAULT_TIMEOUT_S: u32 = 120;
 
 impl AppState {
     /// Fresh state, with the non-secret settings and the key restored from storage.
     pub fn restore() -> AppState {
-        let setting = |key: &str, default: &str| {
-            storage::load_setting(key).unwrap_or_else(|| default.to_string())
-        };
-        let default = PRESETS[0];
-        let (api_key, remembered) = storage::load_api_key();
+        let preset_id = storage::load_setting("hj.preset").unwrap_or_else(|| PRESETS[0].id.into());
+        let provider = ProviderSettings::load(&preset_id);
         let criteria: [RwSignal<CriterionState>; 5] =
             std::array::from_fn(|_| RwSignal::new(CriterionState::Idle));
         let gamma = RwSignal::new(GAMMA_DEFAULT);
@@ -129,11 +168,28 @@ impl AppState {
             task: RwSignal::new(Task::Ic),
             text: RwSignal::new(String::new()),
             question: RwSignal::new(String::new()),
-            preset: RwSignal::new(setting("hj.preset", default.id)),
-            base_url: RwSignal::new(setting("hj.base_url", default.base_url)),
-            model: RwSignal::new(setting("hj.model", default.model)),
-            api_key: RwSignal::new(api_key),
-            remember_key: RwSignal::new(remembered),
+            preset: RwSignal::new(preset_id),
+            base_url: RwSignal::new(provider.base_url),
+            model: RwSignal::new(provider.model),
+            api_key: RwSignal::new(provider.api_key),
+            remember_key: RwSignal::new(provider.remember_key),
+            image_detail: RwSignal::new(provider.image_detail),
+            concurrency: RwSignal::new(provider.concurrency),
+            max_retries: RwSignal::new(
+                storage::load_setting("hj.max_retries")
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(RetryPolicy::default().max_retries),
+            ),
+            limiter: StoredValue::new_local(Limiter::new(provider.concurrency as usize)),
+            cancel: StoredValue::new_local(None),
+            fresh_run: RwSignal::new(false),
+            cache_count: RwSignal::new(None),
+            cache_message: RwSignal::new(None),
+            prices: RwSignal::new(
+                storage::load_setting("hj.prices").unwrap_or_else(|| DEFAULT_PRICES.to_string()),
+            ),
+            connection: RwSignal::new(ConnectionState::Idle),
+            models: RwSignal::new(Vec::new()),
             max_side: RwSignal::new(
                 storage::load_setting("hj.max_side")
                     .and_then(|s| s.parse().ok())
@@ -163,12 +219,27 @@ impl AppState {
 
     pub fn backend(&self) -> Backend {
         Backend {
-            protocol: crate::providers::preset(&self.preset.get_untracked()).protocol,
+            protocol: preset(&self.preset.get_untracked()).protocol,
             base_url: self.base_url.get_untracked(),
             model: self.model.get_untracked(),
             api_key: self.api_key.get_untracked(),
-            image_detail: Default::default(),
+            image_detail: self.image_detail.get_untracked(),
         }
+    }
+
+    /// Switches provider: the current one's settings are already saved; the new one's come
+    /// back as the user left them (or from its preset).
+    pub fn switch_provider(&self, preset_id: String) {
+        let p = ProviderSettings::load(&preset_id);
+        self.preset.set(preset_id);
+        self.base_url.set(p.base_url);
+        self.model.set(p.model);
+        self.api_key.set(p.api_key);
+        self.remember_key.set(p.remember_key);
+        self.image_detail.set(p.image_detail);
+        self.concurrency.set(p.concurrency);
+        self.models.set(Vec::new());
+        self.connection.set(ConnectionState::Idle);
     }
 
     pub fn criterion(&self, c: Criterion) -> RwSignal<CriterionState> {
@@ -177,5 +248,34 @@ impl AppState {
 
     pub fn explanation(&self, c: Criterion) -> RwSignal<ExplainState> {
         self.explanations[c.index()]
+    }
+}
+
+/// One provider's saved settings, or its preset's defaults.
+struct ProviderSettings {
+    base_url: String,
+    model: String,
+    api_key: String,
+    remember_key: bool,
+    image_detail: ImageDetail,
+    concurrency: u32,
+}
+
+impl ProviderSettings {
+    fn load(preset_id: &str) -> ProviderSettings {
+        let p = preset(preset_id);
+        let get = |name: &str| storage::load_provider_setting(preset_id, name);
+        let (api_key, remember_key) = storage::load_api_key(preset_id);
+        ProviderSettings {
+            base_url: get("base_url").unwrap_or_else(|| p.base_url.into()),
+            model: get("model").unwrap_or_else(|| p.model.into()),
+            api_key,
+            remember_key,
+            image_detail: ImageDetail::from_id(&get("detail").unwrap_or_default()),
+            concurrency: get("concurrency")
+                .and_then(|s| s.parse().ok())
+                .filter(|&n| n >= 1)
+                .unwrap_or(DEFAULT_CONCURRENCY),
+        }
     }
 }

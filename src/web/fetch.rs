@@ -15,15 +15,17 @@ pub struct RawResponse {
 }
 
 /// Aborts the request when the time limit passes, so a silent server never leaves a card
-/// spinning forever. Dropping it cancels the timer.
+/// spinning forever, or when the run's cancel signal fires. Dropping it cancels the timer and
+/// unhooks it from the run.
 struct Deadline {
     controller: Option<web_sys::AbortController>,
     handle: Option<i32>,
     _on_timeout: Option<Closure<dyn FnMut()>>,
+    cancel: Option<(web_sys::AbortSignal, Closure<dyn FnMut()>)>,
 }
 
 impl Deadline {
-    fn new(timeout_ms: u32) -> Deadline {
+    fn new(timeout_ms: u32, cancel: Option<&web_sys::AbortSignal>) -> Deadline {
         let controller = web_sys::AbortController::new().ok();
         let window = web_sys::window();
         let (handle, closure) = match (&controller, &window) {
@@ -40,10 +42,22 @@ impl Deadline {
             }
             _ => (None, None),
         };
+        // Forward the run's Cancel to this request.
+        let cancel = match (cancel, &controller) {
+            (Some(run), Some(c)) => {
+                let c = c.clone();
+                let forward = Closure::<dyn FnMut()>::new(move || c.abort());
+                let _ = run
+                    .add_event_listener_with_callback("abort", forward.as_ref().unchecked_ref());
+                Some((run.clone(), forward))
+            }
+            _ => None,
+        };
         Deadline {
             controller,
             handle,
             _on_timeout: closure,
+            cancel,
         }
     }
 
@@ -63,16 +77,54 @@ impl Drop for Deadline {
         if let (Some(h), Some(w)) = (self.handle, web_sys::window()) {
             w.clear_timeout_with_handle(h);
         }
+        if let Some((run, forward)) = &self.cancel {
+            let _ =
+                run.remove_event_listener_with_callback("abort", forward.as_ref().unchecked_ref());
+        }
     }
 }
 
-/// Sends `req` with `fetch`, giving up after `timeout_ms` (headers and body together).
-/// Credentials (cookies) are never sent; the only secret is the Authorization header the
-/// request already carries for its own endpoint.
-pub async fn send(req: &HttpRequest, timeout_ms: u32) -> Result<RawResponse, JudgeError> {
-    let deadline = Deadline::new(timeout_ms);
-    let timed_out = || JudgeError::Timeout {
-        seconds: timeout_ms / 1000,
+/// Resolves after `ms`, or early when `cancel` fires; returns whether it was cancelled.
+pub async fn sleep(ms: u32, cancel: Option<&web_sys::AbortSignal>) -> bool {
+    if cancel.is_some_and(|c| c.aborted()) {
+        return true;
+    }
+    let promise = js_sys::Promise::new(&mut |resolve, _reject| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(
+                &resolve,
+                ms.min(i32::MAX as u32) as i32,
+            );
+        }
+        if let Some(c) = cancel {
+            let _ = c.add_event_listener_with_callback("abort", &resolve);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+    cancel.is_some_and(|c| c.aborted())
+}
+
+/// Sends `req` with `fetch`, giving up after `timeout_ms` (headers and body together) or when
+/// `cancel` fires. Credentials (cookies) are never sent; the only secret is the auth header
+/// the request already carries for its own endpoint.
+pub async fn send(
+    req: &HttpRequest,
+    timeout_ms: u32,
+    cancel: Option<&web_sys::AbortSignal>,
+) -> Result<RawResponse, JudgeError> {
+    if cancel.is_some_and(|c| c.aborted()) {
+        return Err(JudgeError::Cancelled);
+    }
+    let deadline = Deadline::new(timeout_ms, cancel);
+    let cancelled = || cancel.is_some_and(|c| c.aborted());
+    let timed_out = || {
+        if cancelled() {
+            JudgeError::Cancelled
+        } else {
+            JudgeError::Timeout {
+                seconds: timeout_ms / 1000,
+            }
+        }
     };
     let signal = deadline.signal();
     let builder = match req.method {
@@ -118,4 +170,22 @@ pub async fn send(req: &HttpRequest, timeout_ms: u32) -> Result<RawResponse, Jud
         retry_after,
         body,
     })
+}
+
+/// Whether anything answers at `url` when CORS is not asked for (an opaque `no-cors` GET).
+/// After a CORS request failed, `true` means the server is up but refuses this page's origin;
+/// `false` means nothing is listening there (or the network is down).
+pub async fn reachable_without_cors(url: &str, timeout_ms: u32) -> bool {
+    let deadline = Deadline::new(timeout_ms, None);
+    let signal = deadline.signal();
+    let Ok(request) = Request::get(url)
+        .mode(web_sys::RequestMode::NoCors)
+        .credentials(web_sys::RequestCredentials::Omit)
+        .referrer_policy(web_sys::ReferrerPolicy::NoReferrer)
+        .abort_signal(signal.as_ref())
+        .build()
+    else {
+        return false;
+    };
+    request.send().await.is_ok()
 }

@@ -1,7 +1,9 @@
 //! Browser-only glue: network, images, storage, downloads. Kept thin; decisions live in the
 //! pure modules.
 
+pub mod cache;
 pub mod download;
 pub mod fetch;
 pub mod image;
 pub mod storage;
+pub mod transport;

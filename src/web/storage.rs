@@ -36,24 +36,38 @@ pub fn save_setting(key: &str, value: &str) {
     set(local(), key, value);
 }
 
-const API_KEY: &str = "hj.api_key";
+/// A setting kept per provider preset, so switching providers and back restores each one's
+/// base URL, model and limits.
+pub fn load_provider_setting(preset: &str, name: &str) -> Option<String> {
+    load_setting(&format!("hj.{preset}.{name}"))
+}
 
-/// The API key: from `localStorage` if the user chose "remember on this device", otherwise
-/// from this tab's `sessionStorage`. Returns `(key, remembered)`.
-pub fn load_api_key() -> (String, bool) {
-    if let Some(k) = get(local(), API_KEY) {
+pub fn save_provider_setting(preset: &str, name: &str, value: &str) {
+    save_setting(&format!("hj.{preset}.{name}"), value);
+}
+
+fn api_key_name(preset: &str) -> String {
+    format!("hj.{preset}.api_key")
+}
+
+/// The provider's API key: from `localStorage` if the user chose "remember on this device",
+/// otherwise from this tab's `sessionStorage`. Returns `(key, remembered)`.
+pub fn load_api_key(preset: &str) -> (String, bool) {
+    let name = api_key_name(preset);
+    if let Some(k) = get(local(), &name) {
         return (k, true);
     }
-    (get(session(), API_KEY).unwrap_or_default(), false)
+    (get(session(), &name).unwrap_or_default(), false)
 }
 
 /// Stores the key in exactly one place: `localStorage` when `remember`, else `sessionStorage`.
-pub fn save_api_key(key: &str, remember: bool) {
+pub fn save_api_key(preset: &str, key: &str, remember: bool) {
+    let name = api_key_name(preset);
     if remember {
-        set(local(), API_KEY, key);
-        remove(session(), API_KEY);
+        set(local(), &name, key);
+        remove(session(), &name);
     } else {
-        set(session(), API_KEY, key);
-        remove(local(), API_KEY);
+        set(session(), &name, key);
+        remove(local(), &name);
     }
 }

@@ -1,0 +1,111 @@
+//! The answer cache in IndexedDB: response bodies of successful provider requests, keyed by
+//! `crate::request_key` (which never includes the API key). Re-evaluating the same inputs, or
+//! a batch item already done, is answered from here instead of re-billing the user.
+//!
+//! Every function degrades to "no cache" rather than failing a run: private windows and some
+//! browsers refuse IndexedDB.
+
+use std::cell::RefCell;
+
+use js_sys::{Object, Promise, Reflect};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{IdbDatabase, IdbRequest, IdbTransactionMode};
+
+const DB_NAME: &str = "harmonic-judge";
+const STORE: &str = "responses";
+
+thread_local! {
+    static DB: RefCell<Option<IdbDatabase>> = const { RefCell::new(None) };
+}
+
+/// Waits for an IDB request's success (its result) or error.
+async fn done(request: &IdbRequest) -> Result<JsValue, JsValue> {
+    let promise = Promise::new(&mut |resolve, reject| {
+        request.set_onsuccess(Some(&resolve));
+        request.set_onerror(Some(&reject));
+    });
+    JsFuture::from(promise).await?;
+    request.result()
+}
+
+async fn database() -> Result<IdbDatabase, JsValue> {
+    if let Some(db) = DB.with(|d| d.borrow().clone()) {
+        return Ok(db);
+    }
+    let factory = web_sys::window()
+        .ok_or("no window")?
+        .indexed_db()?
+        .ok_or("IndexedDB unavailable")?;
+    let open = factory.open_with_u32(DB_NAME, 1)?;
+    let upgrade = wasm_bindgen::closure::Closure::<dyn FnMut(web_sys::Event)>::new(
+        move |event: web_sys::Event| {
+            let db = event
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::IdbOpenDbRequest>().ok())
+                .and_then(|r| r.result().ok())
+                .and_then(|r| r.dyn_into::<IdbDatabase>().ok());
+            if let Some(db) = db {
+                if !db.object_store_names().contains(STORE) {
+                    let _ = db.create_object_store(STORE);
+                }
+            }
+        },
+    );
+    open.set_onupgradeneeded(Some(upgrade.as_ref().unchecked_ref()));
+    let db: IdbDatabase = done(&open).await?.dyn_into()?;
+    open.set_onupgradeneeded(None);
+    DB.with(|d| *d.borrow_mut() = Some(db.clone()));
+    Ok(db)
+}
+
+fn store(db: &IdbDatabase, mode: IdbTransactionMode) -> Result<web_sys::IdbObjectStore, JsValue> {
+    db.transaction_with_str_and_mode(STORE, mode)?
+        .object_store(STORE)
+}
+
+/// The cached body for `key`, if any.
+pub async fn get(key: &str) -> Option<String> {
+    let db = database().await.ok()?;
+    let request = store(&db, IdbTransactionMode::Readonly)
+        .ok()?
+        .get(&JsValue::from_str(key))
+        .ok()?;
+    let entry = done(&request).await.ok()?;
+    Reflect::get(&entry, &"body".into()).ok()?.as_string()
+}
+
+/// Stores `body` under `key` with the time it was written. Failures (quota) are ignored: the
+/// run already has its answer.
+pub async fn put(key: &str, body: &str) {
+    let Ok(db) = database().await else { return };
+    let entry = Object::new();
+    let _ = Reflect::set(&entry, &"body".into(), &body.into());
+    let _ = Reflect::set(&entry, &"saved".into(), &js_sys::Date::now().into());
+    if let Ok(request) = store(&db, IdbTransactionMode::Readwrite)
+        .and_then(|s| s.put_with_key(&entry, &JsValue::from_str(key)))
+    {
+        let _ = done(&request).await;
+    }
+}
+
+/// Number of cached answers; `None` when IndexedDB is unavailable.
+pub async fn count() -> Option<u32> {
+    let db = database().await.ok()?;
+    let request = store(&db, IdbTransactionMode::Readonly).ok()?.count().ok()?;
+    done(&request).await.ok()?.as_f64().map(|n| n as u32)
+}
+
+/// Removes every cached answer.
+pub async fn clear() -> Result<(), String> {
+    let db = database()
+        .await
+        .map_err(|_| "The browser refused access to the cache (IndexedDB).".to_string())?;
+    let request = store(&db, IdbTransactionMode::Readwrite)
+        .and_then(|s| s.clear())
+        .map_err(|_| "Could not clear the cache.".to_string())?;
+    done(&request)
+        .await
+        .map(|_| ())
+        .map_err(|_| "Could not clear the cache.".to_string())
+}

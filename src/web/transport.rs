@@ -1,0 +1,95 @@
+//! One provider request with everything around it: the answer cache, the per-provider
+//! concurrency limit, retries with backoff for rate limits and server failures, the time limit
+//! and the run's Cancel. Every metric sends through here.
+
+use crate::completion::Completion;
+use crate::errors::JudgeError;
+use crate::limiter::Limiter;
+use crate::providers::{read_chat, HttpRequest, Protocol};
+use crate::request_key::request_key;
+use crate::retry::RetryPolicy;
+use crate::web::{cache, fetch};
+
+pub struct SendOptions<'a> {
+    pub timeout_ms: u32,
+    pub policy: RetryPolicy,
+    pub limiter: &'a Limiter,
+    pub cancel: Option<&'a web_sys::AbortSignal>,
+    /// Answer from the cache when it has this exact request.
+    pub read_cache: bool,
+}
+
+/// A completion and how it was obtained.
+pub struct Answer {
+    pub completion: Completion,
+    /// Answered from the local cache: no request was sent, nothing was billed.
+    pub cached: bool,
+}
+
+/// Sends a chat request and reads the answer. `on_wait` hears, in one sentence, why the
+/// request is waiting before a retry.
+pub async fn send_chat(
+    protocol: Protocol,
+    request: &HttpRequest,
+    options: &SendOptions<'_>,
+    on_wait: impl Fn(String),
+) -> Result<Answer, JudgeError> {
+    let key = request_key(protocol, request);
+    if options.read_cache {
+        if let Some(body) = cache::get(&key).await {
+            if let Ok(completion) = read_chat(protocol, 200, None, &body) {
+                return Ok(Answer {
+                    completion,
+                    cached: true,
+                });
+            }
+        }
+    }
+    let cancelled = || options.cancel.is_some_and(|c| c.aborted());
+    let mut retries = 0;
+    loop {
+        let permit = options.limiter.acquire().await;
+        if cancelled() {
+            return Err(JudgeError::Cancelled);
+        }
+        let outcome = fetch::send(request, options.timeout_ms, options.cancel).await;
+        drop(permit);
+        let error = match outcome {
+            Ok(raw) => match read_chat(protocol, raw.status, raw.retry_after, &raw.body) {
+                Ok(completion) => {
+                    cache::put(&key, &raw.body).await;
+                    return Ok(Answer {
+                        completion,
+                        cached: false,
+                    });
+                }
+                Err(e) => e,
+            },
+            Err(e) => e,
+        };
+        if cancelled() {
+            return Err(JudgeError::Cancelled);
+        }
+        let Some(wait_ms) = options.policy.delay_ms(retries, &error, js_sys::Math::random()) else {
+            return Err(error);
+        };
+        retries += 1;
+        on_wait(format!(
+            "{} Retrying in {:.1} s (retry {retries} of {}).",
+            short_reason(&error),
+            f64::from(wait_ms) / 1000.0,
+            options.policy.max_retries
+        ));
+        if fetch::sleep(wait_ms, options.cancel).await {
+            return Err(JudgeError::Cancelled);
+        }
+    }
+}
+
+fn short_reason(error: &JudgeError) -> String {
+    match error {
+        JudgeError::Http { status: 429, .. } => "Rate limited (HTTP 429).".into(),
+        JudgeError::Http { status, .. } => format!("The server failed (HTTP {status})."),
+        other => other.to_string(),
+    }
+}
