@@ -310,7 +310,11 @@ mod tests {
                 assert!(close(*a, 0.8 * b, 1e-15));
             }
             let expected = 0.2 * 4.0
-                + it[1..].iter().zip(&h).map(|(i, hw)| 0.8 * hw * i.score).sum::<f64>();
+                + it[1..]
+                    .iter()
+                    .zip(&h)
+                    .map(|(i, hw)| 0.8 * hw * i.score)
+                    .sum::<f64>();
             assert!(close(s, expected, 1e-12));
         }
         // At γ = 1 everything is uniform, as without unsmoothed criteria.

@@ -145,27 +145,58 @@ mod tests {
     #[test]
     fn openai_image_tokens_follow_the_published_examples() {
         // OpenAI's own examples: 1024×1024 high = 765; 2048×4096 high = 1105; low = 85.
-        assert_eq!(image_tokens(Protocol::OpenAi, ImageDetail::High, 1024, 1024), 765);
-        assert_eq!(image_tokens(Protocol::OpenAi, ImageDetail::High, 2048, 4096), 1105);
-        assert_eq!(image_tokens(Protocol::OpenAi, ImageDetail::Low, 4096, 8192), 85);
-        assert_eq!(image_tokens(Protocol::OpenAi, ImageDetail::Auto, 512, 512), 255);
+        assert_eq!(
+            image_tokens(Protocol::OpenAi, ImageDetail::High, 1024, 1024),
+            765
+        );
+        assert_eq!(
+            image_tokens(Protocol::OpenAi, ImageDetail::High, 2048, 4096),
+            1105
+        );
+        assert_eq!(
+            image_tokens(Protocol::OpenAi, ImageDetail::Low, 4096, 8192),
+            85
+        );
+        assert_eq!(
+            image_tokens(Protocol::OpenAi, ImageDetail::Auto, 512, 512),
+            255
+        );
     }
 
     #[test]
     fn gemini_and_anthropic_rules() {
-        assert_eq!(image_tokens(Protocol::Gemini, ImageDetail::Auto, 384, 300), 258);
-        assert_eq!(image_tokens(Protocol::Gemini, ImageDetail::Auto, 1024, 768), 516);
+        assert_eq!(
+            image_tokens(Protocol::Gemini, ImageDetail::Auto, 384, 300),
+            258
+        );
+        assert_eq!(
+            image_tokens(Protocol::Gemini, ImageDetail::Auto, 1024, 768),
+            516
+        );
         // Anthropic's example: 1092×1092 ≈ 1590 tokens.
-        assert_eq!(image_tokens(Protocol::Anthropic, ImageDetail::Auto, 1092, 1092), 1590);
+        assert_eq!(
+            image_tokens(Protocol::Anthropic, ImageDetail::Auto, 1092, 1092),
+            1590
+        );
     }
 
     #[test]
     fn prices_parse_match_by_longest_prefix_and_report_bad_lines() {
         let (prices, problems) = parse_prices(DEFAULT_PRICES);
         assert!(problems.is_empty(), "{problems:?}");
-        assert_eq!(price_for(&prices, "gpt-4o-mini-2024-07-18").unwrap().input_per_million, 0.15);
+        assert_eq!(
+            price_for(&prices, "gpt-4o-mini-2024-07-18")
+                .unwrap()
+                .input_per_million,
+            0.15
+        );
         assert_eq!(price_for(&prices, "gpt-4o").unwrap().input_per_million, 2.5);
-        assert_eq!(price_for(&prices, "openai/gpt-4o").unwrap().output_per_million, 10.0);
+        assert_eq!(
+            price_for(&prices, "openai/gpt-4o")
+                .unwrap()
+                .output_per_million,
+            10.0
+        );
         assert!(price_for(&prices, "local").is_none());
         let (prices, problems) = parse_prices("a 1 2\nb x 3\nc 1\n# note\n");
         assert_eq!(prices.len(), 1);

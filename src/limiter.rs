@@ -163,7 +163,10 @@ mod tests {
         assert!(poll(&mut c, &waker).is_none());
         assert_eq!((l.in_use(), l.waiting()), (2, 2));
         drop(pa);
-        assert!(counter.0.load(Ordering::SeqCst) >= 1, "a freed slot wakes the next");
+        assert!(
+            counter.0.load(Ordering::SeqCst) >= 1,
+            "a freed slot wakes the next"
+        );
         assert!(poll(&mut d, &waker).is_none(), "c is first in line");
         let pc = poll(&mut c, &waker).expect("c gets the freed slot");
         drop((pb, pc));

@@ -371,8 +371,14 @@ mod tests {
     fn ratings_printed_in_plain_text() {
         assert_eq!(rating_in_text("4"), Some(4));
         assert_eq!(rating_in_text("Rating: 5"), Some(5));
-        assert_eq!(rating_in_text("**3**\n\nThe caption is mostly right."), Some(3));
-        assert_eq!(rating_in_text("On a scale of 1 to 5, I give it 2."), Some(2));
+        assert_eq!(
+            rating_in_text("**3**\n\nThe caption is mostly right."),
+            Some(3)
+        );
+        assert_eq!(
+            rating_in_text("On a scale of 1 to 5, I give it 2."),
+            Some(2)
+        );
         assert_eq!(rating_in_text("Score: 4/5"), Some(4));
         assert_eq!(rating_in_text("4.5"), None);
         assert_eq!(rating_in_text("45 points"), None);

@@ -59,9 +59,18 @@ mod tests {
     #[test]
     fn anything_that_changes_the_answer_changes_the_key() {
         let base = request_key(Protocol::OpenAi, &req("u", "k", r#"{"a":1}"#));
-        assert_ne!(base, request_key(Protocol::OpenAi, &req("u2", "k", r#"{"a":1}"#)));
-        assert_ne!(base, request_key(Protocol::OpenAi, &req("u", "k", r#"{"a":2}"#)));
-        assert_ne!(base, request_key(Protocol::Gemini, &req("u", "k", r#"{"a":1}"#)));
+        assert_ne!(
+            base,
+            request_key(Protocol::OpenAi, &req("u2", "k", r#"{"a":1}"#))
+        );
+        assert_ne!(
+            base,
+            request_key(Protocol::OpenAi, &req("u", "k", r#"{"a":2}"#))
+        );
+        assert_ne!(
+            base,
+            request_key(Protocol::Gemini, &req("u", "k", r#"{"a":1}"#))
+        );
         // Part boundaries matter.
         assert_ne!(
             request_key(Protocol::OpenAi, &req("ab", "k", "c")),

@@ -115,7 +115,10 @@ mod tests {
             assert_eq!(p.delay_ms(0, &e, 0.3), None, "{e:?}");
         }
         for status in [408, 429, 500, 502, 503, 504, 529] {
-            assert!(p.delay_ms(0, &http(status, None), 0.3).is_some(), "{status}");
+            assert!(
+                p.delay_ms(0, &http(status, None), 0.3).is_some(),
+                "{status}"
+            );
         }
         let off = RetryPolicy {
             max_retries: 0,

@@ -140,9 +140,9 @@ pub fn report(preset: &Preset, backend: &Backend, obs: &Observations) -> Vec<Fin
                     .unwrap_or_default()
             )));
             match (&c.steps, backend.protocol.has_logprobs()) {
-                (Some(steps), true) if steps.iter().any(|s| !s.top.is_empty()) => {
-                    out.push(good("Token probabilities (logprobs) are returned: scores will be smoothed."))
-                }
+                (Some(steps), true) if steps.iter().any(|s| !s.top.is_empty()) => out.push(good(
+                    "Token probabilities (logprobs) are returned: scores will be smoothed.",
+                )),
                 (_, true) => out.push(bad(
                     "The answer carried no token probabilities (logprobs): this model or server \
                      cannot give smoothed scores. Choose a model that returns logprobs.",
@@ -154,9 +154,9 @@ pub fn report(preset: &Preset, backend: &Backend, obs: &Observations) -> Vec<Fin
             }
         }
         Some(Err(e)) => out.push(bad(match e {
-            JudgeError::Http { status: 404, .. } => format!(
-                "The model \u{201c}{model}\u{201d} was not found (HTTP 404). {e}"
-            ),
+            JudgeError::Http { status: 404, .. } => {
+                format!("The model \u{201c}{model}\u{201d} was not found (HTTP 404). {e}")
+            }
             other => other.to_string(),
         })),
         None => {}
@@ -224,17 +224,31 @@ mod tests {
 
     #[test]
     fn a_healthy_backend_is_all_green() {
-        let f = report(preset("openai"), &backend(Protocol::OpenAi), &obs(Ok(completion(true))));
+        let f = report(
+            preset("openai"),
+            &backend(Protocol::OpenAi),
+            &obs(Ok(completion(true))),
+        );
         assert!(all_ok(&f), "{f:?}");
         assert!(f.iter().any(|x| x.text.contains("smoothed")));
     }
 
     #[test]
     fn missing_logprobs_unknown_model_no_vision_and_bad_key() {
-        let f = report(preset("openai"), &backend(Protocol::OpenAi), &obs(Ok(completion(false))));
-        assert!(f.iter().any(|x| !x.ok && x.text.contains("no token probabilities")));
+        let f = report(
+            preset("openai"),
+            &backend(Protocol::OpenAi),
+            &obs(Ok(completion(false))),
+        );
+        assert!(f
+            .iter()
+            .any(|x| !x.ok && x.text.contains("no token probabilities")));
         // Anthropic never has them, and that is not a fault.
-        let f = report(preset("anthropic"), &backend(Protocol::Anthropic), &obs(Ok(completion(false))));
+        let f = report(
+            preset("anthropic"),
+            &backend(Protocol::Anthropic),
+            &obs(Ok(completion(false))),
+        );
         assert!(all_ok(&f), "{f:?}");
 
         let mut o = obs(Err(JudgeError::Http {
@@ -247,7 +261,9 @@ mod tests {
             vision: None,
         }]));
         let f = report(preset("openai"), &backend(Protocol::OpenAi), &o);
-        assert!(f.iter().any(|x| !x.ok && x.text.contains("not in the list")));
+        assert!(f
+            .iter()
+            .any(|x| !x.ok && x.text.contains("not in the list")));
         assert!(f.iter().any(|x| !x.ok && x.text.contains("was not found")));
 
         let f = report(
@@ -258,7 +274,9 @@ mod tests {
                 message: None,
             })),
         );
-        assert!(f.iter().any(|x| !x.ok && x.text.contains("does not accept images")));
+        assert!(f
+            .iter()
+            .any(|x| !x.ok && x.text.contains("does not accept images")));
 
         let mut o = obs(Ok(completion(true)));
         o.models = Some(Err(JudgeError::KeyRejected {

@@ -7,8 +7,8 @@ use leptos::task::spawn_local;
 use super::state::{AppState, CriterionState, ExplainState, ImageView, RunContext};
 use crate::criteria::Criterion;
 use crate::errors::redact;
-use crate::metrics::harmonic_eval::{self, ExportInput, Input};
 use crate::limiter::Limiter;
+use crate::metrics::harmonic_eval::{self, ExportInput, Input};
 use crate::retry::RetryPolicy;
 use crate::web::transport::{send_chat, SendOptions};
 use crate::web::{cache, download, image, storage};
@@ -300,7 +300,9 @@ pub fn persist_settings(state: AppState) {
     Effect::new(move |_| per_provider("concurrency", state.concurrency.get().to_string()));
     Effect::new(move |_| storage::save_setting("hj.max_side", &state.max_side.get().to_string()));
     Effect::new(move |_| storage::save_setting("hj.timeout_s", &state.timeout_s.get().to_string()));
-    Effect::new(move |_| storage::save_setting("hj.max_retries", &state.max_retries.get().to_string()));
+    Effect::new(move |_| {
+        storage::save_setting("hj.max_retries", &state.max_retries.get().to_string())
+    });
     Effect::new(move |_| storage::save_setting("hj.prices", &state.prices.get()));
     Effect::new(move |_| {
         let (key, remember) = (state.api_key.get(), state.remember_key.get());

@@ -4,11 +4,13 @@ use leptos::prelude::*;
 
 use super::actions;
 use super::backend_panel::BackendPanel;
+use super::cost_panel::CostPanel;
 use super::criterion_card::CriterionCard;
 use super::gamma_panel::GammaPanel;
 use super::image_panel::ImagePanel;
 use super::inputs_panel::InputsPanel;
 use super::overall_score::OverallScore;
+use super::run_bar::RunBar;
 use super::state::AppState;
 use super::theme_toggle::ThemeToggle;
 use crate::criteria::Criterion;
@@ -20,12 +22,7 @@ pub fn App() -> impl IntoView {
     provide_context(state);
     actions::persist_settings(state);
 
-    let running = move || {
-        state
-            .criteria
-            .iter()
-            .any(|c| c.with(|s| s.id() == "running"))
-    };
+    actions::refresh_cache_count(state);
     let has_run = move || state.criteria.iter().any(|c| c.with(|s| s.id() != "idle"));
 
     view! {
@@ -45,17 +42,8 @@ pub fn App() -> impl IntoView {
                 <ImagePanel/>
                 <InputsPanel/>
                 <BackendPanel/>
-                <button
-                    class="primary evaluate"
-                    data-testid="evaluate-button"
-                    on:click=move |_| actions::evaluate(state)
-                    aria-busy=move || running().to_string()
-                >
-                    {move || if running() { "Evaluating…" } else { "Evaluate" }}
-                </button>
-                <ul class="problems" role="alert" data-testid="form-problems">
-                    {move || state.form_problems.get().into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}
-                </ul>
+                <RunBar/>
+                <CostPanel/>
             </section>
             <section class="column results" aria-label="Results">
                 <OverallScore/>

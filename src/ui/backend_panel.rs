@@ -1,48 +1,46 @@
-//! Where the judge runs: preset, base URL, model, API key, upload size, time limit.
+//! Where the judge runs: provider, base URL, model, API key, image detail, limits, and the
+//! connection check.
 
 use leptos::prelude::*;
 
 use super::actions;
+use super::connection_panel::ConnectionPanel;
 use super::fields::{NumberField, TextField};
 use super::state::AppState;
-use crate::providers::PRESETS;
+use crate::providers::{preset, ImageDetail, Protocol, PRESETS};
 
 #[component]
 pub fn BackendPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let on_preset = move |ev| {
-        let id = event_target_value(&ev);
-        if let Some(p) = PRESETS.iter().find(|p| p.id == id) {
-            state.base_url.set(p.base_url.to_string());
-            state.model.set(p.model.to_string());
-        }
-        state.preset.set(id);
-    };
+    let current = move || preset(&state.preset.get());
     let key_hint = move || {
-        PRESETS
-            .iter()
-            .find(|p| p.id == state.preset.get())
-            .map(|p| {
-                if p.needs_key {
-                    "Required by this provider."
-                } else {
-                    "Usually not needed for a local server."
-                }
-            })
-            .unwrap_or("Only if the endpoint asks for one.")
+        if current().needs_key {
+            "Required by this provider."
+        } else {
+            "Usually not needed for a local server."
+        }
     };
+    let is_openai_protocol = move || current().protocol == Protocol::OpenAi;
     view! {
         <fieldset class="backend">
-            <legend>"Judge backend (OpenAI-compatible)"</legend>
+            <legend>"Judge backend"</legend>
             <div class="field">
-                <label for="preset-select">"Preset"</label>
-                <select id="preset-select" data-testid="preset-select" on:change=on_preset prop:value=move || state.preset.get()>
+                <label for="preset-select">"Provider"</label>
+                <select
+                    id="preset-select"
+                    data-testid="preset-select"
+                    on:change=move |ev| state.switch_provider(event_target_value(&ev))
+                    prop:value=move || state.preset.get()
+                >
                     {PRESETS.iter().map(|p| view! { <option value=p.id>{p.label}</option> }).collect_view()}
-                    <option value="custom">"Other OpenAI-compatible server"</option>
                 </select>
+                <small class="hint">"Each provider keeps its own URL, model, key and limits."</small>
             </div>
             <TextField id="base-url-input" label="Base URL" kind="url" value=state.base_url placeholder="https://api.openai.com/v1"/>
-            <TextField id="model-input" label="Model" value=state.model/>
+            <TextField id="model-input" label="Model" value=state.model list="model-options"/>
+            <datalist id="model-options">
+                {move || state.models.get().into_iter().map(|m| view! { <option value=m/> }).collect_view()}
+            </datalist>
             <TextField id="api-key-input" label="API key" kind="password" value=state.api_key>
                 <small class="hint">
                     {key_hint} " Sent only to the base URL above; kept in this tab unless you tick:"
@@ -57,17 +55,51 @@ pub fn BackendPanel() -> impl IntoView {
                     "Remember the key on this device"
                 </label>
             </TextField>
-            <NumberField
-                id="max-side-input"
-                label="Longest image side sent (px)"
-                value=state.max_side
-                min=64
-                max=4096
-                step=64
-                hint="The image is downscaled in the browser before it is sent."
-                on_set=Callback::new(move |_| actions::reload_image(state))
-            />
-            <NumberField id="timeout-input" label="Time limit per request (s)" value=state.timeout_s min=1 max=600/>
+            <Show when=is_openai_protocol>
+                <div class="field">
+                    <label for="detail-select">"Image detail (OpenAI)"</label>
+                    <select
+                        id="detail-select"
+                        data-testid="detail-select"
+                        prop:value=move || state.image_detail.get().id()
+                        on:change=move |ev| state.image_detail.set(ImageDetail::from_id(&event_target_value(&ev)))
+                    >
+                        {ImageDetail::ALL.iter().map(|d| view! { <option value=d.id()>{d.id()}</option> }).collect_view()}
+                    </select>
+                    <small class="hint">"low: 85 tokens per image; high: tiles of 512 px. Other servers ignore it."</small>
+                </div>
+            </Show>
+            <ConnectionPanel/>
+            <details class="limits">
+                <summary>"Limits and image size"</summary>
+                <NumberField
+                    id="max-side-input"
+                    label="Longest image side sent (px)"
+                    value=state.max_side
+                    min=64
+                    max=4096
+                    step=64
+                    hint="The image is downscaled in the browser before it is sent."
+                    on_set=Callback::new(move |_| actions::reload_image(state))
+                />
+                <NumberField id="timeout-input" label="Time limit per request (s)" value=state.timeout_s min=1 max=600/>
+                <NumberField
+                    id="concurrency-input"
+                    label="Requests at once (this provider)"
+                    value=state.concurrency
+                    min=1
+                    max=32
+                    hint="Lower it for a local server with few parallel slots (llama-server -np)."
+                />
+                <NumberField
+                    id="retries-input"
+                    label="Retries after a rate limit or server error"
+                    value=state.max_retries
+                    min=0
+                    max=8
+                    hint="With exponential backoff; a server's Retry-After is honoured."
+                />
+            </details>
         </fieldset>
     }
 }

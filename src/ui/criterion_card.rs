@@ -102,6 +102,10 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
                             <dt>"σ"</dt><dd>{sigma}</dd>
                             <dt>"weight"</dt><dd>{move || weight().map(|w| format!("{:.1}%", w * 100.0)).unwrap_or_default()}</dd>
                             <dt>"coverage"</dt><dd class:warn=low>{coverage}</dd>
+                            {r.usage.map(|u| view! {
+                                <dt>"tokens"</dt>
+                                <dd title="Reported by the provider: input / output">{format!("{} / {}", u.prompt_tokens, u.completion_tokens)}</dd>
+                            })}
                         </dl>
                     </div>
                     {low.then(|| view! {

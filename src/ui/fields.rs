@@ -13,6 +13,9 @@ pub fn TextField(
     #[prop(default = "text")]
     kind: &'static str,
     #[prop(optional)] placeholder: &'static str,
+    /// Id of a `<datalist>` of suggestions.
+    #[prop(optional)]
+    list: &'static str,
     /// Shown under the input (hints, extra controls).
     #[prop(optional)]
     children: Option<Children>,
@@ -27,6 +30,7 @@ pub fn TextField(
                 spellcheck="false"
                 autocomplete="off"
                 placeholder=placeholder
+                list=(!list.is_empty()).then_some(list)
                 prop:value=move || value.get()
                 on:input=move |ev| value.set(event_target_value(&ev))
             />

@@ -4,12 +4,16 @@
 mod actions;
 mod app;
 mod backend_panel;
+mod connection;
+mod connection_panel;
+mod cost_panel;
 mod criterion_card;
 mod fields;
 mod gamma_panel;
 mod image_panel;
 mod inputs_panel;
 mod overall_score;
+mod run_bar;
 mod state;
 mod theme_toggle;
 

@@ -3,11 +3,11 @@
 use leptos::prelude::*;
 
 use crate::aggregate::GAMMA_DEFAULT;
+use crate::cost::DEFAULT_PRICES;
 use crate::criteria::Criterion;
 use crate::geometry::NormBox;
-use crate::metrics::harmonic_eval::{CriterionResult, Input};
-use crate::cost::DEFAULT_PRICES;
 use crate::limiter::Limiter;
+use crate::metrics::harmonic_eval::{CriterionResult, Input};
 use crate::providers::{preset, Backend, ImageDetail, PRESETS};
 use crate::retry::RetryPolicy;
 use crate::task::Task;

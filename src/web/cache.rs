@@ -92,7 +92,10 @@ pub async fn put(key: &str, body: &str) {
 /// Number of cached answers; `None` when IndexedDB is unavailable.
 pub async fn count() -> Option<u32> {
     let db = database().await.ok()?;
-    let request = store(&db, IdbTransactionMode::Readonly).ok()?.count().ok()?;
+    let request = store(&db, IdbTransactionMode::Readonly)
+        .ok()?
+        .count()
+        .ok()?;
     done(&request).await.ok()?.as_f64().map(|n| n as u32)
 }
 

@@ -47,8 +47,8 @@ impl Deadline {
             (Some(run), Some(c)) => {
                 let c = c.clone();
                 let forward = Closure::<dyn FnMut()>::new(move || c.abort());
-                let _ = run
-                    .add_event_listener_with_callback("abort", forward.as_ref().unchecked_ref());
+                let _ =
+                    run.add_event_listener_with_callback("abort", forward.as_ref().unchecked_ref());
                 Some((run.clone(), forward))
             }
             _ => None,

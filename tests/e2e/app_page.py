@@ -35,6 +35,14 @@ class AppPage:
         self.fill("model-input", model)
         self.fill("api-key-input", key)
 
+    def set_number(self, name, value):
+        """Sets a number field, opening the collapsed section it lives in."""
+        self.d.execute_script("document.querySelectorAll('details').forEach(d => d.open = true);")
+        e = self.el(name)
+        e.clear()
+        e.send_keys(str(value))
+        e.send_keys("\t")  # commit (change event)
+
     def upload(self, path):
         self.el("image-input").send_keys(str(path))
 

@@ -1,20 +1,55 @@
-"""A loopback server that answers like OpenAI's Chat Completions API, byte for byte in shape.
+"""Loopback servers that answer like real model providers, and the one for OpenAI's Chat
+Completions API.
 
-It serves the SPEC §1 test distributions: each criterion request (recognised by the rubric line
-``- Correctness:`` etc. in the prompt) gets a completion whose ``logprobs.content`` carries the
-rating step with ``top_logprobs`` built from the SPEC distribution. Tests can change the answer
-per criterion (HTTP errors with OpenAI's error bodies, an answer with no rating token, a
-response without logprobs), add latency, and inspect every request received, including how many
-were in flight at once.
+This module holds what every fake provider shares, and ``FakeOpenAI`` itself; the llama.cpp,
+Gemini and Anthropic fakes live in ``fake_providers.py`` and build on ``FakeProvider`` below.
 
-CORS is handled as OpenAI does for browsers: preflight answered, ``Access-Control-Allow-Origin: *``.
+Shared by all fakes (``FakeProvider``):
+
+* the SPEC §1 test distributions (``SPEC_P``) and the closed-form HarmonicEval overall used to
+  check the app (``closed_form``);
+* recognising which criterion a request is about (``criterion_of``: the rubric line
+  ``- Correctness:`` etc. in the user text, in OpenAI/llama.cpp, Anthropic or Gemini message
+  shape), and whether it is the follow-up explanation turn (last user message exactly
+  ``Why? Tell me the reason.``), answered with ``fake.explanation``;
+* request recording: ``fake.requests`` (POSTs, as before), ``fake.get_requests`` (GETs),
+  ``fake.preflights`` (OPTIONS) and ``fake.log`` (all of them, in arrival order), each with the
+  raw request target, its path and query, lower-cased headers, the parsed JSON body and the time;
+* in-flight counting (``fake.inflight``, ``fake.max_inflight``), an added ``fake.delay`` per POST,
+  ``fake.cors`` (False: every ``Access-Control-*`` header is left out, as a server not set up
+  for browsers does), ``fake.required_key`` (set: any other key gets the provider's own
+  401-class answer) and start/stop on an ephemeral 127.0.0.1 port;
+* behaviours per criterion in ``fake.behaviour`` (``"*"`` sets a default for all criteria):
+  ``"ok"``; ``"no_rating"`` (an answer with no rating in it); ``"no_logprobs"`` (no token
+  probabilities, as that provider lacks them); an int HTTP status (that provider's error body);
+  ``("fail_then_ok", status, n, retry_after)`` (the first n rating requests for the criterion
+  fail with that status, with a ``retry-after`` header when retry_after is not None, later ones
+  succeed); ``"hang"`` (the request is held unanswered until ``stop()`` or ``fake.hang_limit``
+  seconds, 60 by default, then the connection is closed; other requests and ``stop()`` are not
+  blocked); ``"no_vision"`` (a request carrying an image is refused the way that server refuses
+  image input; one without an image is answered normally). Explanation requests are always
+  answered. ``fake.count(criterion)`` says how many rating requests came for a criterion.
+
+``FakeOpenAI`` imitates ``POST /v1/chat/completions`` and ``GET /v1/models`` of
+api.openai.com. Each criterion request gets a completion whose ``logprobs.content`` carries the
+rating step with ``top_logprobs`` built from the SPEC distribution, tokenised differently per
+criterion (a bare digit, Markdown bold, a leading space, a "Rating: " prefix, and one rating
+split between "4" and " 4"). Formats checked against OpenAI's public API reference
+(platform.openai.com/docs/api-reference/chat/object, /models/list, error codes guide):
+success bodies are indented by 2 spaces, error bodies by 4, as OpenAI sends them. CORS is
+handled as OpenAI does for browsers: preflight answered, ``Access-Control-Allow-Origin: *``.
 """
 
 import json
 import math
+import random
+import socket
+import string
+import struct
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
 
 CRITERIA = ["correctness", "completeness", "clarity", "fluency", "conciseness"]
 
@@ -41,6 +76,10 @@ SPACE_VARIANT = {"clarity": True, "fluency": False}
 # Probability mass the judge put on rating tokens at the rating step.
 COVERAGE = 0.97
 
+# The follow-up turn that asks for the reason behind a rating (SPEC §1, borrowed from FLEUR).
+EXPLAIN_PROMPT = "Why? Tell me the reason."
+DEFAULT_EXPLANATION = "The caption names the dog and the park correctly but misses the ball."
+
 
 def closed_form(gamma):
     """Independent closed-form HarmonicEval overall for SPEC_P (used to check the app)."""
@@ -60,6 +99,108 @@ def closed_form(gamma):
         e = [math.exp(l - top) for l in logits]
         w = [x / sum(e) for x in e]
     return sum(wi * mi for wi, mi in zip(w, means)), w, means, sigmas
+
+
+def most_likely_rating(criterion):
+    """The rating a greedy judge writes for the criterion: the mode of its SPEC distribution."""
+    p = SPEC_P[criterion]
+    return max(range(5), key=lambda i: p[i]) + 1
+
+
+def f32(x):
+    """x rounded to the nearest 32-bit float, as servers that keep logprobs in floats send it."""
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def random_id(n, alphabet=string.ascii_letters + string.digits):
+    return "".join(random.choice(alphabet) for _ in range(n))
+
+
+# ---------------------------------------------------------------------------------------------
+# Request shapes: OpenAI/llama.cpp and Anthropic `messages`, Gemini `contents`.
+# ---------------------------------------------------------------------------------------------
+
+
+def _parts_text(content):
+    """The text of a message's content: a string, or the text parts of a list of parts
+    (OpenAI and Anthropic ``{"type": "text", "text": …}``, Gemini ``{"text": …}``)."""
+    if isinstance(content, str):
+        return content
+    texts = []
+    for part in content or []:
+        if isinstance(part, dict) and part.get("type", "text") == "text" and isinstance(part.get("text"), str):
+            texts.append(part["text"])
+    return " ".join(texts)
+
+
+def request_messages(body):
+    """``[(role, text, parts)]`` for a chat body in any of the three shapes."""
+    if not isinstance(body, dict):
+        return []
+    if isinstance(body.get("messages"), list):
+        return [
+            (m.get("role"), _parts_text(m.get("content")), m.get("content"))
+            for m in body["messages"]
+            if isinstance(m, dict)
+        ]
+    if isinstance(body.get("contents"), list):
+        return [
+            (c.get("role", "user"), _parts_text(c.get("parts")), c.get("parts"))
+            for c in body["contents"]
+            if isinstance(c, dict)
+        ]
+    return []
+
+
+def criterion_of(body):
+    """Which criterion a request is about, from the rubric line (``- Correctness:`` …) in its
+    messages (OpenAI, llama.cpp, Anthropic) or contents (Gemini), or its system prompt."""
+    texts = [text for _, text, _ in request_messages(body)]
+    if isinstance(body, dict):
+        for key in ("system", "systemInstruction", "system_instruction"):
+            sys_value = body.get(key)
+            if isinstance(sys_value, dict):
+                sys_value = sys_value.get("parts")
+            if sys_value:
+                texts.append(_parts_text(sys_value))
+    for text in texts:
+        for c in CRITERIA:
+            if f"- {c.capitalize()}:" in text:
+                return c
+    return None
+
+
+def is_explanation(body):
+    """True for the follow-up turn: a conversation whose last user message is exactly
+    ``Why? Tell me the reason.``."""
+    msgs = request_messages(body)
+    return len(msgs) >= 2 and msgs[-1][0] == "user" and msgs[-1][1] == EXPLAIN_PROMPT
+
+
+def image_parts(body):
+    """``[(message_index, part_index, part)]`` for every image part in the request: OpenAI
+    ``image_url``, Anthropic ``image``, Gemini ``inline_data``/``inlineData``/``file_data``."""
+    found = []
+    for i, (_, _, parts) in enumerate(request_messages(body)):
+        if not isinstance(parts, list):
+            continue
+        for j, part in enumerate(parts):
+            if not isinstance(part, dict):
+                continue
+            if part.get("type") in ("image_url", "image") or any(
+                k in part for k in ("inline_data", "inlineData", "file_data", "fileData")
+            ):
+                found.append((i, j, part))
+    return found
+
+
+def prompt_text(body):
+    return " ".join(text for _, text, _ in request_messages(body))
+
+
+# ---------------------------------------------------------------------------------------------
+# OpenAI response bodies.
+# ---------------------------------------------------------------------------------------------
 
 
 def _tok(token, logprob, top=None):
@@ -172,121 +313,427 @@ OPENAI_ERRORS = {
             "code": None,
         }
     },
+    503: {
+        "error": {
+            "message": "The server is overloaded or not ready yet.",
+            "type": "server_error",
+            "param": None,
+            "code": None,
+        }
+    },
 }
 
+OPENAI_NO_KEY = (
+    "You didn't provide an API key. You need to provide your API key in an Authorization header "
+    "using Bearer auth (i.e. Authorization: Bearer YOUR_KEY), or as the password field (with blank "
+    "username) if you're accessing the API from your browser and are prompted for a username and "
+    "password. You can obtain an API key from https://platform.openai.com/account/api-keys."
+)
 
-def criterion_of(body):
-    """Which criterion a request is about, from the rubric line in its first user message."""
-    for msg in body.get("messages", []):
-        content = msg.get("content")
-        text = content if isinstance(content, str) else " ".join(
-            part.get("text", "") for part in content or [] if part.get("type") == "text"
-        )
-        for c in CRITERIA:
-            if f"- {c.capitalize()}:" in text:
-                return c
-    return None
+# What GET /v1/models lists (a slice of the real list; `created` as OpenAI reports them).
+OPENAI_MODELS = [
+    ("gpt-4o", 1715367049, "system"),
+    ("gpt-4o-2024-08-06", 1722814719, "system"),
+    ("gpt-4o-mini", 1721172741, "system"),
+    ("gpt-4.1", 1744316542, "system"),
+    ("gpt-4.1-mini", 1744318173, "system"),
+    ("o3", 1744225308, "system"),
+    ("text-embedding-3-small", 1705948997, "system"),
+    ("whisper-1", 1677532384, "openai-internal"),
+    ("dall-e-3", 1698785189, "system"),
+]
 
 
-class FakeOpenAI:
-    """Start with ``FakeOpenAI()``; ``.url`` is the base URL (ending in /v1); ``.stop()``."""
+def mask_key(key):
+    """How OpenAI echoes a wrong key: its start, asterisks, its last four characters."""
+    if len(key) <= 8:
+        return "*" * len(key)
+    head = key[:8] if len(key) > 16 else key[:3]
+    return head + "*" * (len(key) - len(head) - 4) + key[-4:]
 
-    def __init__(self, delay=0.0, model="gpt-4o-2024-08-06", cors=True):
+
+# ---------------------------------------------------------------------------------------------
+# The shared server.
+# ---------------------------------------------------------------------------------------------
+
+
+class Reply:
+    """An HTTP answer: status, body bytes, content type and extra headers."""
+
+    def __init__(self, status, body=b"", content_type="application/json", headers=(), cors=True):
+        self.status = status
+        self.body = body if isinstance(body, bytes) else body.encode("utf-8")
+        self.content_type = content_type
+        self.headers = list(headers)
+        # False: this answer carries no CORS headers even when the fake sends them elsewhere.
+        self.cors = cors
+
+
+# Returned by a handler to hold the request unanswered (the "hang" behaviour).
+HANG = object()
+
+STATUS_TEXT = {529: "Overloaded"}
+
+
+class FakeProvider:
+    """What every fake shares. Subclasses set ``base_path`` and implement ``handle_post``,
+    ``handle_get``, ``handle_options``, ``cors_headers``, ``error_reply``, ``rating_reply``,
+    ``no_rating_reply``, ``no_vision_reply`` and ``is_generation_route``."""
+
+    base_path = "/v1"
+    server_header = "fake"
+    default_model = ""
+    # Plain int behaviours: the retry-after header value sent with that status, if any.
+    default_retry_after = {}
+
+    def __init__(self, delay=0.0, model=None, cors=True, required_key=None):
         self.delay = delay
         # False: answer without any CORS header, as a server not configured for browsers does.
         self.cors = cors
-        self.model = model
-        # criterion -> "ok" | "no_rating" | "no_logprobs" | int HTTP status
+        self.model = model if model is not None else self.default_model
+        # None: any key (or, where the provider allows it, none) is accepted.
+        self.required_key = required_key
+        # criterion (or "*") -> "ok" | "no_rating" | "no_logprobs" | "no_vision" | "hang"
+        #   | int HTTP status | ("fail_then_ok", status, n, retry_after)
         self.behaviour = {}
-        self.requests = []
+        self.explanation = DEFAULT_EXPLANATION
+        self.hang_limit = 60.0
+        self.requests = []  # POSTs
+        self.get_requests = []  # GETs
+        self.preflights = []  # OPTIONS
+        self.log = []  # every request, in arrival order
+        self.problems = []  # misconfigured behaviours met while answering
         self.inflight = 0
         self.max_inflight = 0
         self.lock = threading.Lock()
-        self.explanation = "The caption names the dog and the park correctly but misses the ball."
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def _cors(self):
-                if not server.cors:
-                    return
-                self.send_header("Access-Control-Allow-Origin", "*")
-                self.send_header("Access-Control-Expose-Headers", "retry-after, x-request-id")
-
-            def _json(self, status, obj, extra=()):
-                data = json.dumps(obj).encode("utf-8")
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.send_header("x-request-id", "req_test")
-                for k, v in extra:
-                    self.send_header(k, v)
-                self._cors()
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_OPTIONS(self):
-                self.send_response(204)
-                self._cors()
-                self.send_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-                self.send_header("Access-Control-Allow-Headers", "authorization, content-type")
-                self.send_header("Access-Control-Max-Age", "600")
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def do_POST(self):
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length)
-                try:
-                    body = json.loads(raw)
-                except ValueError:
-                    body = {}
-                with server.lock:
-                    server.inflight += 1
-                    server.max_inflight = max(server.max_inflight, server.inflight)
-                    server.requests.append(
-                        {"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body, "time": time.time()}
-                    )
-                try:
-                    if server.delay:
-                        time.sleep(server.delay)
-                    self._answer(body)
-                finally:
-                    with server.lock:
-                        server.inflight -= 1
-
-            def _answer(self, body):
-                if self.path != "/v1/chat/completions":
-                    return self._json(404, {"error": {"message": f"Invalid URL (POST {self.path})", "type": "invalid_request_error", "param": None, "code": None}})
-                criterion = criterion_of(body)
-                messages = body.get("messages", [])
-                is_explain = len(messages) >= 3 and messages[-1].get("content") == "Why? Tell me the reason."
-                if is_explain:
-                    return self._json(200, completion_body(server.model, server.explanation, None))
-                mode = server.behaviour.get(criterion, "ok")
-                if isinstance(mode, int):
-                    extra = [("retry-after", "7")] if mode == 429 else []
-                    return self._json(mode, OPENAI_ERRORS[mode], extra)
-                if mode == "no_rating":
-                    return self._json(200, no_rating_completion(server.model))
-                if mode == "no_logprobs":
-                    return self._json(200, rating_completion(server.model, criterion, with_logprobs=False))
-                return self._json(200, rating_completion(server.model, criterion))
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._counts = {}
+        self._stopped = threading.Event()
+        self._stop_lock = threading.Lock()
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self.origin = f"http://127.0.0.1:{self.port}"
+        self.url = self.origin + self.base_path
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
 
+    # -- public ------------------------------------------------------------------------------
+
+    def count(self, criterion=None, explain=False):
+        """How many rating requests (explanation requests with ``explain=True``) came for the
+        criterion; for all criteria together when it is None."""
+        kind = "explain" if explain else "rating"
+        with self.lock:
+            return sum(n for (c, k), n in self._counts.items() if k == kind and (criterion is None or c == criterion))
+
     def rating_requests(self):
-        return [r for r in self.requests if len(r["body"].get("messages", [])) == 1]
+        return [r for r in self.requests if r.get("kind") == "rating"]
+
+    def explanation_requests(self):
+        return [r for r in self.requests if r.get("kind") == "explain"]
+
+    @property
+    def stopped(self):
+        return self._stopped.is_set()
 
     def stop(self):
+        """Stops serving; held ("hang") requests are released with their connection closed."""
+        with self._stop_lock:
+            if self._stopped.is_set():
+                return
+            self._stopped.set()
         self.httpd.shutdown()
         self.httpd.server_close()
+
+    # -- hooks -------------------------------------------------------------------------------
+
+    def is_generation_route(self, route):
+        raise NotImplementedError
+
+    def handle_post(self, rec):
+        raise NotImplementedError
+
+    def handle_get(self, rec):
+        raise NotImplementedError
+
+    def handle_options(self, rec):
+        raise NotImplementedError
+
+    def cors_headers(self, rec, reply):
+        return []
+
+    def error_reply(self, status, rec, retry_after=None):
+        raise NotImplementedError
+
+    def rating_reply(self, rec, logprobs=True):
+        raise NotImplementedError
+
+    def no_rating_reply(self, rec):
+        raise NotImplementedError
+
+    def no_vision_reply(self, rec):
+        raise NotImplementedError
+
+    # -- shared logic ------------------------------------------------------------------------
+
+    def mode_for(self, criterion):
+        return self.behaviour.get(criterion, self.behaviour.get("*", "ok"))
+
+    def behave(self, rec):
+        """The answer for a rating request under the criterion's behaviour."""
+        mode = self.mode_for(rec.get("criterion"))
+        if mode == "hang":
+            return HANG
+        if isinstance(mode, (tuple, list)):
+            if len(mode) != 4 or mode[0] != "fail_then_ok":
+                return self._misconfigured(mode)
+            _, status, n, retry_after = mode
+            if rec.get("n", 0) <= n:
+                return self.error_reply(int(status), rec, retry_after=None if retry_after is None else str(retry_after))
+            mode = "ok"
+        if isinstance(mode, int) and not isinstance(mode, bool):
+            return self.error_reply(mode, rec, retry_after=self.default_retry_after.get(mode))
+        if mode == "no_vision":
+            if image_parts(rec["body"]):
+                return self.no_vision_reply(rec)
+            mode = "ok"
+        if mode == "no_rating":
+            return self.no_rating_reply(rec)
+        if mode == "no_logprobs":
+            return self.rating_reply(rec, logprobs=False)
+        if mode == "ok":
+            if rec.get("criterion") is None:
+                return self.no_rating_reply(rec)
+            return self.rating_reply(rec, logprobs=True)
+        return self._misconfigured(mode)
+
+    def _misconfigured(self, mode):
+        self.problems.append(f"unknown behaviour {mode!r}")
+        return Reply(500, f"fake provider: unknown behaviour {mode!r}", content_type="text/plain")
+
+    def _record(self, method, target, headers, raw):
+        split = urlsplit(target)
+        rec = {
+            "method": method,
+            "path": target,
+            "route": split.path,
+            "query": parse_qs(split.query, keep_blank_values=True),
+            "headers": {k.lower(): v for k, v in headers.items()},
+            "time": time.time(),
+        }
+        if method == "POST":
+            try:
+                body = json.loads(raw) if raw else {}
+            except ValueError as e:
+                body = {}
+                rec["json_error"] = str(e)
+            rec["body"] = body
+            rec["raw"] = raw
+            if is_explanation(body):
+                kind = "explain"
+            elif self.is_generation_route(split.path):
+                kind = "rating"
+            else:
+                kind = "other"
+            rec["kind"] = kind
+            rec["criterion"] = criterion_of(body)
+        with self.lock:
+            if method == "POST":
+                key = (rec["criterion"], rec["kind"])
+                self._counts[key] = self._counts.get(key, 0) + 1
+                rec["n"] = self._counts[key]
+                self.requests.append(rec)
+            elif method == "GET":
+                self.get_requests.append(rec)
+            elif method == "OPTIONS":
+                self.preflights.append(rec)
+            self.log.append(rec)
+        return rec
+
+    def _dispatch(self, method, rec):
+        if method == "OPTIONS":
+            return self.handle_options(rec)
+        if method == "GET":
+            return self.handle_get(rec)
+        return self.handle_post(rec)
+
+
+def _handler_for(fake):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def version_string(self):
+            return fake.server_header
+
+        def do_OPTIONS(self):
+            self._serve("OPTIONS")
+
+        def do_GET(self):
+            self._serve("GET")
+
+        def do_POST(self):
+            self._serve("POST")
+
+        def _serve(self, method):
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            rec = fake._record(method, self.path, self.headers, raw)
+            counted = method == "POST"
+            if counted:
+                with fake.lock:
+                    fake.inflight += 1
+                    fake.max_inflight = max(fake.max_inflight, fake.inflight)
+            try:
+                if counted and fake.delay:
+                    fake._stopped.wait(fake.delay)
+                reply = fake._dispatch(method, rec)
+                if reply is HANG:
+                    fake._stopped.wait(fake.hang_limit)
+                    self.close_connection = True
+                    try:
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+                    return
+                self._send(reply, rec)
+            finally:
+                if counted:
+                    with fake.lock:
+                        fake.inflight -= 1
+
+        def _send(self, reply, rec):
+            headers = list(reply.headers)
+            if fake.cors and reply.cors:
+                headers += fake.cors_headers(rec, reply)
+            if not fake.cors or not reply.cors:
+                headers = [(k, v) for k, v in headers if not k.lower().startswith("access-control-")]
+            self.send_response(reply.status, STATUS_TEXT.get(reply.status))
+            if reply.content_type:
+                self.send_header("Content-Type", reply.content_type)
+            self.send_header("Content-Length", str(len(reply.body)))
+            for k, v in headers:
+                self.send_header(k, v)
+            self.end_headers()
+            if reply.body:
+                self.wfile.write(reply.body)
+
+    return Handler
+
+
+# ---------------------------------------------------------------------------------------------
+# OpenAI.
+# ---------------------------------------------------------------------------------------------
+
+
+class FakeOpenAI(FakeProvider):
+    """Start with ``FakeOpenAI()``; ``.url`` is the base URL (ending in /v1); ``.stop()``."""
+
+    base_path = "/v1"
+    server_header = "cloudflare"
+    default_model = "gpt-4o-2024-08-06"
+    default_retry_after = {429: "7"}
+
+    def __init__(self, delay=0.0, model="gpt-4o-2024-08-06", cors=True, required_key=None):
+        super().__init__(delay=delay, model=model, cors=cors, required_key=required_key)
+
+    # -- encoding ----------------------------------------------------------------------------
+
+    def ok(self, obj, headers=()):
+        return Reply(200, json.dumps(obj, indent=2), headers=[("x-request-id", "req_test")] + list(headers))
+
+    def error(self, status, obj, headers=()):
+        return Reply(status, json.dumps(obj, indent=4), headers=[("x-request-id", "req_test")] + list(headers))
+
+    def cors_headers(self, rec, reply):
+        if rec["method"] == "OPTIONS":
+            return [
+                ("Access-Control-Allow-Origin", "*"),
+                ("Access-Control-Expose-Headers", "retry-after, x-request-id"),
+                ("Access-Control-Allow-Methods", "GET, POST, OPTIONS"),
+                ("Access-Control-Allow-Headers", "authorization, content-type"),
+                ("Access-Control-Max-Age", "600"),
+            ]
+        return [
+            ("Access-Control-Allow-Origin", "*"),
+            ("Access-Control-Expose-Headers", "retry-after, x-request-id"),
+        ]
+
+    # -- routes ------------------------------------------------------------------------------
+
+    def is_generation_route(self, route):
+        return route == "/v1/chat/completions"
+
+    def handle_options(self, rec):
+        return Reply(204, b"", content_type=None)
+
+    def check_key(self, rec):
+        if self.required_key is None:
+            return None
+        auth = rec["headers"].get("authorization", "")
+        if not auth:
+            return self.error(401, {"error": {"message": OPENAI_NO_KEY, "type": "invalid_request_error", "param": None, "code": None}})
+        key = auth[len("Bearer "):] if auth.startswith("Bearer ") else auth
+        if key != self.required_key:
+            return self.error(401, {"error": {
+                "message": f"Incorrect API key provided: {mask_key(key)}. You can find your API key at https://platform.openai.com/account/api-keys.",
+                "type": "invalid_request_error",
+                "param": None,
+                "code": "invalid_api_key",
+            }})
+        return None
+
+    def invalid_url(self, rec):
+        return self.error(404, {"error": {"message": f"Invalid URL ({rec['method']} {rec['route']})", "type": "invalid_request_error", "param": None, "code": None}})
+
+    def handle_get(self, rec):
+        route = rec["route"]
+        if route == "/v1/models" or route.startswith("/v1/models/"):
+            refused = self.check_key(rec)
+            if refused:
+                return refused
+            entries = [{"id": i, "object": "model", "created": c, "owned_by": o} for i, c, o in OPENAI_MODELS]
+            if route == "/v1/models":
+                return self.ok({"object": "list", "data": entries})
+            wanted = route[len("/v1/models/"):]
+            for e in entries:
+                if e["id"] == wanted:
+                    return self.ok(e)
+            return self.error(404, {"error": {"message": f"The model '{wanted}' does not exist", "type": "invalid_request_error", "param": "model", "code": "model_not_found"}})
+        return self.invalid_url(rec)
+
+    def handle_post(self, rec):
+        if rec["route"] != "/v1/chat/completions":
+            return self.invalid_url(rec)
+        refused = self.check_key(rec)
+        if refused:
+            return refused
+        if rec["kind"] == "explain":
+            return self.ok(completion_body(self.model, self.explanation, None))
+        return self.behave(rec)
+
+    # -- answers -----------------------------------------------------------------------------
+
+    def error_reply(self, status, rec, retry_after=None):
+        body = OPENAI_ERRORS.get(status) or {
+            "error": {"message": f"The server returned HTTP {status}.", "type": "server_error", "param": None, "code": None}
+        }
+        extra = [("retry-after", retry_after)] if retry_after is not None else []
+        return self.error(status, body, extra)
+
+    def rating_reply(self, rec, logprobs=True):
+        return self.ok(rating_completion(self.model, rec["criterion"], with_logprobs=logprobs))
+
+    def no_rating_reply(self, rec):
+        return self.ok(no_rating_completion(self.model))
+
+    def no_vision_reply(self, rec):
+        i, j, _ = image_parts(rec["body"])[0]
+        return self.error(400, {"error": {
+            "message": "Invalid content type. image_url is only supported by certain models.",
+            "type": "invalid_request_error",
+            "param": f"messages.[{i}].content.[{j}].type",
+            "code": None,
+        }})

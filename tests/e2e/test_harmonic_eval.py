@@ -133,6 +133,7 @@ def test_401_and_missing_rating_fail_only_their_own_cards(browser, app_url, fake
 def test_http_error_classes_each_get_their_own_sentence(browser, app_url, fake, images):
     fake.behaviour = {"correctness": 404, "completeness": 429, "clarity": 500}
     page = ready(browser, app_url, fake, images)
+    page.set_number("retries-input", 0)  # the messages themselves, not the retrying
     page.evaluate()
     page.wait_settled()
     assert "Not found (HTTP 404). Check the model name" in page.card("correctness").text
@@ -211,12 +212,12 @@ def test_api_key_stays_in_session_storage_unless_remembered(browser, app_url, fa
     page = ready(browser, app_url, fake, images)
     page.evaluate()
     page.wait_settled()
-    assert page.session_storage("hj.api_key") == KEY
-    assert page.local_storage("hj.api_key") is None
+    assert page.session_storage("hj.custom.api_key") == KEY
+    assert page.local_storage("hj.custom.api_key") is None
     assert KEY not in browser.current_url
     page.el("remember-key-checkbox").click()
-    assert page.local_storage("hj.api_key") == KEY
-    assert page.session_storage("hj.api_key") is None
+    assert page.local_storage("hj.custom.api_key") == KEY
+    assert page.session_storage("hj.custom.api_key") is None
     # A reload restores the remembered key; the settings come back too.
     browser.refresh()
     page = AppPage(browser, app_url)
@@ -354,8 +355,7 @@ def test_model_text_is_shown_as_text_never_as_html(browser, app_url, fake, image
 def test_silent_server_times_out_instead_of_spinning(browser, app_url, fake, images):
     fake.delay = 3.0
     page = ready(browser, app_url, fake, images)
-    page.fill("timeout-input", "1")
-    page.el("timeout-input").send_keys(Keys.TAB)
+    page.set_number("timeout-input", 1)
     started = time.time()
     page.evaluate()
     page.wait_settled(timeout=10)

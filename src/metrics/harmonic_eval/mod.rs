@@ -12,9 +12,12 @@ pub use export::{export_json, ExportInput};
 use super::MetricInfo;
 use crate::aggregate::{aggregate, sigma, smoothed_score, Scored};
 use crate::completion::{Completion, Usage};
+use crate::cost::{image_tokens, text_tokens};
 use crate::criteria::Criterion;
 use crate::errors::JudgeError;
-use crate::providers::{chat_request, Backend, ChatParams, HttpRequest, Message, Part, Protocol};
+use crate::providers::{
+    chat_request, Backend, ChatParams, HttpRequest, ImageDetail, Message, Part, Protocol,
+};
 use crate::rating::{rating_distribution, rating_in_text};
 use crate::task::Task;
 
@@ -126,10 +129,39 @@ impl CriterionResult {
     }
 }
 
+/// Estimated tokens of the five rating requests: input (prompts plus the image for the two
+/// grounded criteria, by the provider's image rules) and the output cap. `image_size` is the
+/// size actually sent.
+pub fn estimated_tokens(
+    input: &Input,
+    image_size: Option<(u32, u32)>,
+    protocol: Protocol,
+    detail: ImageDetail,
+) -> (u64, u64) {
+    // Role markers and message framing, roughly, per request.
+    const FRAMING: u64 = 10;
+    let input_tokens = Criterion::ALL
+        .iter()
+        .map(|&c| {
+            let prompt = prompts::user_prompt(c, input.task, &input.text, &input.question);
+            let image = match image_size {
+                Some((w, h)) if c.sees_image() => image_tokens(protocol, detail, w, h),
+                _ => 0,
+            };
+            text_tokens(&prompt) + FRAMING + image
+        })
+        .sum();
+    let output = u64::from(ChatParams::RATING.max_tokens) * Criterion::ALL.len() as u64;
+    (input_tokens, output)
+}
+
 /// Reads a rating completion into a criterion result. Without token probabilities the rating
 /// is read from the text only where the protocol never has them (Anthropic); elsewhere their
 /// absence is an error, since a smoothed score was asked for.
-pub fn interpret(completion: &Completion, protocol: Protocol) -> Result<CriterionResult, JudgeError> {
+pub fn interpret(
+    completion: &Completion,
+    protocol: Protocol,
+) -> Result<CriterionResult, JudgeError> {
     let Some(steps) = completion.steps.as_deref() else {
         if protocol.has_logprobs() {
             return Err(JudgeError::NoLogprobs);
@@ -274,8 +306,14 @@ mod tests {
             model: None,
             truncated: false,
         };
-        assert_eq!(interpret(&completion, Protocol::OpenAi), Err(JudgeError::NoLogprobs));
-        assert_eq!(interpret(&completion, Protocol::Gemini), Err(JudgeError::NoLogprobs));
+        assert_eq!(
+            interpret(&completion, Protocol::OpenAi),
+            Err(JudgeError::NoLogprobs)
+        );
+        assert_eq!(
+            interpret(&completion, Protocol::Gemini),
+            Err(JudgeError::NoLogprobs)
+        );
         let r = interpret(&completion, Protocol::Anthropic).unwrap();
         assert_eq!(r.score, 4.0);
         assert_eq!(r.distribution, [0.0, 0.0, 0.0, 1.0, 0.0]);
@@ -288,6 +326,19 @@ mod tests {
             interpret(&vague, Protocol::Anthropic),
             Err(JudgeError::NoRating { .. })
         ));
+    }
+
+    #[test]
+    fn estimate_counts_the_image_twice_and_low_detail_is_cheaper() {
+        let i = input(Task::Ic);
+        let (none, out) = estimated_tokens(&i, None, Protocol::OpenAi, ImageDetail::Auto);
+        assert_eq!(out, 100);
+        let (high, _) =
+            estimated_tokens(&i, Some((1024, 768)), Protocol::OpenAi, ImageDetail::High);
+        let (low, _) = estimated_tokens(&i, Some((1024, 768)), Protocol::OpenAi, ImageDetail::Low);
+        // 1024×768 high = 85 + 170·4 = 765 per grounded criterion; low = 85.
+        assert_eq!(high - none, 2 * 765);
+        assert_eq!(low - none, 2 * 85);
     }
 
     #[test]
