@@ -90,7 +90,13 @@ pub fn report(preset: &Preset, backend: &Backend, obs: &Observations) -> Vec<Fin
     let model = backend.model.trim();
     match &obs.models {
         Some(Ok(models)) => {
-            let listed = models.iter().find(|m| m.id == model);
+            // Aliases: `claude-sonnet-4-5` answers as `claude-sonnet-4-5-20250929`.
+            let listed = models.iter().find(|m| m.id == model).or_else(|| {
+                models
+                    .iter()
+                    .find(|m| m.id.starts_with(&format!("{model}-")))
+            });
+            let probe_worked = matches!(obs.probe, Some(Ok(_)));
             let names: Vec<&str> = models.iter().take(8).map(|m| m.id.as_str()).collect();
             let more = models.len().saturating_sub(names.len());
             let sample = if more > 0 {
@@ -99,7 +105,7 @@ pub fn report(preset: &Preset, backend: &Backend, obs: &Observations) -> Vec<Fin
                 names.join(", ")
             };
             out.push(good(format!("{} model(s) listed: {sample}.", models.len())));
-            if listed.is_none() && obs.llama.is_none() && !models.is_empty() {
+            if listed.is_none() && !probe_worked && obs.llama.is_none() && !models.is_empty() {
                 out.push(bad(format!(
                     "The model \u{201c}{model}\u{201d} is not in the list; pick one of the listed \
                      names."
@@ -285,6 +291,26 @@ mod tests {
         }));
         let f = report(preset("openai"), &backend(Protocol::OpenAi), &o);
         assert!(f.last().unwrap().text.contains("API key was rejected"));
+    }
+
+    #[test]
+    fn an_alias_or_a_working_model_missing_from_the_list_is_not_a_fault() {
+        let mut o = obs(Ok(completion(true)));
+        o.models = Some(Ok(vec![ModelInfo {
+            id: "m-20250929".into(),
+            vision: Some(false),
+        }]));
+        let f = report(preset("openai"), &backend(Protocol::OpenAi), &o);
+        // Matched as an alias, so its listed lack of vision is reported.
+        assert!(f
+            .iter()
+            .any(|x| !x.ok && x.text.contains("does not take images")));
+        o.models = Some(Ok(vec![ModelInfo {
+            id: "other".into(),
+            vision: None,
+        }]));
+        let f = report(preset("openai"), &backend(Protocol::OpenAi), &o);
+        assert!(all_ok(&f), "{f:?}");
     }
 
     #[test]

@@ -264,6 +264,8 @@ def completion_body(model, content, logprob_content, prompt_tokens=512):
 
 
 def rating_completion(model, criterion, with_logprobs=True):
+    # A request that is no criterion's (the app's connection probe) is answered like Fluency.
+    criterion = criterion or "fluency"
     step = rating_step(criterion)
     lead = [_tok(t, -0.001, [_tok(t, -0.001)]) for t in LEAD_TOKENS[criterion]]
     trail = [_tok("**", -0.001, [_tok("**", -0.001)])] if criterion == "correctness" else []
@@ -710,6 +712,10 @@ class FakeOpenAI(FakeProvider):
         refused = self.check_key(rec)
         if refused:
             return refused
+        wanted = (rec.get("body") or {}).get("model")
+        if wanted not in {m[0] for m in OPENAI_MODELS}:
+            # OpenAI answers an unknown or inaccessible model with 404 model_not_found.
+            return self.error(404, {"error": {"message": f"The model `{wanted}` does not exist or you do not have access to it.", "type": "invalid_request_error", "param": None, "code": "model_not_found"}})
         if rec["kind"] == "explain":
             return self.ok(completion_body(self.model, self.explanation, None))
         return self.behave(rec)
