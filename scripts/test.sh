@@ -13,4 +13,4 @@ printf '\n==> Building the site\n'
 scripts/build.sh
 
 printf '\n==> End-to-end tests (headless Chromium)\n'
-.venv/bin/python -m pytest tests/e2e -q -p no:cacheprovider "$@"
+.venv/bin/python -m pytest tests/fakes_selftest tests/e2e -q -p no:cacheprovider "$@"

@@ -191,9 +191,26 @@ impl JudgeError {
         }
     }
 
-    /// Worth trying again after a pause: rate limits and server-side failures.
+    /// Worth trying again after a pause: rate limits and server-side failures. An exhausted
+    /// quota or billing limit (also HTTP 429 at OpenAI) will not recover by waiting.
     pub fn is_transient(&self) -> bool {
-        matches!(self, JudgeError::Http { status, .. } if *status == 408 || *status == 429 || (500..=599).contains(status))
+        let JudgeError::Http {
+            status,
+            message,
+            retry_after,
+        } = self
+        else {
+            return false;
+        };
+        // Gemini's per-minute limits use the same words but say when to come back.
+        let out_of_quota = retry_after.is_none()
+            && message.as_deref().is_some_and(|m| {
+                let m = m.to_lowercase();
+                m.contains("insufficient_quota")
+                    || m.contains("check your plan and billing")
+                    || m.contains("credit balance is too low")
+            });
+        !out_of_quota && (*status == 408 || *status == 429 || (500..=599).contains(status))
     }
 }
 
@@ -352,6 +369,12 @@ mod tests {
         assert!(e.is_transient());
         assert!(!JudgeError::from_http(404, None, None).is_transient());
         assert!(JudgeError::from_http(429, None, None).is_transient());
+        // OpenAI's exhausted quota is a 429 too, but waiting will not fix it.
+        let quota = Some(
+            "You exceeded your current quota, please check your plan and billing details.".into(),
+        );
+        assert!(!JudgeError::from_http(429, quota.clone(), None).is_transient());
+        assert!(JudgeError::from_http(429, quota, Some("7".into())).is_transient());
     }
 
     #[test]

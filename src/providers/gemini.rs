@@ -158,6 +158,18 @@ fn blocked(reason: &str) -> JudgeError {
     }
 }
 
+/// Google sends the wait of a 429 in the body, not as a header:
+/// `error.details[{"@type": "…RetryInfo", "retryDelay": "7s"}]`. Returned in seconds.
+fn retry_delay_in_body(body: &str) -> Option<String> {
+    let json: Value = serde_json::from_str(body).ok()?;
+    json.pointer("/error/details")?
+        .as_array()?
+        .iter()
+        .find_map(|d| d.get("retryDelay")?.as_str())
+        .and_then(|d| d.strip_suffix('s'))
+        .map(str::to_owned)
+}
+
 /// Turns an HTTP status and body into a completion or the error a person should read.
 pub fn read_response(
     status: u16,
@@ -165,6 +177,7 @@ pub fn read_response(
     body: &str,
 ) -> Result<Completion, JudgeError> {
     if !(200..300).contains(&status) {
+        let retry_after = retry_after.or_else(|| retry_delay_in_body(body));
         return Err(JudgeError::from_http(
             status,
             error_body_message(body),
@@ -244,6 +257,18 @@ pub fn read_response(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn retry_info_in_the_body_becomes_retry_after() {
+        let body = r#"{"error":{"code":429,"message":"You exceeded your current quota.","status":"RESOURCE_EXHAUSTED",
+            "details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"7s"}]}}"#;
+        match read_response(429, None, body) {
+            Err(JudgeError::Http { retry_after, .. }) => {
+                assert_eq!(retry_after.as_deref(), Some("7"))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
     use super::*;
 
     fn backend(model: &str, key: &str) -> Backend {
