@@ -38,6 +38,13 @@ pub enum JudgeError {
     },
     /// The user pressed Cancel.
     Cancelled,
+    /// A metric that asks for a printed number (FLEUR, G-VEval) got none.
+    NoNumber { text: String, truncated: bool },
+    /// The printed number is outside the metric's range.
+    OutOfRange {
+        printed: String,
+        range: &'static str,
+    },
 }
 
 impl fmt::Display for JudgeError {
@@ -109,6 +116,22 @@ impl fmt::Display for JudgeError {
                 end_with_server_message(f, message)
             }
             JudgeError::Cancelled => f.write_str("Cancelled."),
+            JudgeError::NoNumber { text, truncated } => {
+                write!(
+                    f,
+                    "The model's answer contains no score: \u{201c}{}\u{201d}",
+                    clip_short(text)
+                )?;
+                if *truncated {
+                    f.write_str(" It was cut off at the token limit before printing one.")?;
+                }
+                Ok(())
+            }
+            JudgeError::OutOfRange { printed, range } => write!(
+                f,
+                "The model printed {printed}, outside the score range {range}, so the answer is \
+                 invalid (the metric's authors discard such outputs too)."
+            ),
             JudgeError::NoLogprobs => f.write_str(
                 "The response has no token probabilities (logprobs). This model or endpoint \
                  does not return them, so no smoothed score can be computed; choose a model \
@@ -239,6 +262,16 @@ pub fn error_body_message(body: &str) -> Option<String> {
         return None;
     }
     Some(clip(trimmed))
+}
+
+/// At most 120 characters, with an ellipsis when cut.
+fn clip_short(text: &str) -> String {
+    let shown: String = text.chars().take(120).collect();
+    if text.chars().count() > 120 {
+        format!("{shown}…")
+    } else {
+        shown
+    }
 }
 
 fn clip(s: &str) -> String {

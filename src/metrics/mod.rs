@@ -1,6 +1,7 @@
 //! The metrics the app offers. Each lives in its own module; this registry is the one place
 //! that lists them for the metric selector.
 
+pub mod fleur;
 pub mod harmonic_eval;
 
 /// A metric's identity as shown to users and written in exports.
@@ -15,4 +16,8 @@ pub struct MetricInfo {
     pub range: &'static str,
 }
 
-pub const METRICS: [MetricInfo; 1] = [harmonic_eval::INFO];
+pub const METRICS: [MetricInfo; 3] = [
+    harmonic_eval::INFO,
+    fleur::FLEUR_INFO,
+    fleur::REF_FLEUR_INFO,
+];

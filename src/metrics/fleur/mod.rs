@@ -1,0 +1,197 @@
+//! FLEUR and RefFLEUR (Lee et al., ACL 2024): the judge prints a score from 0.0 to 1.0 for a
+//! caption (RefFLEUR also sees reference captions), and the score is smoothed from the digit
+//! tokens' probabilities (`smoothing`). The explanation is a follow-up turn.
+
+mod export;
+pub mod prompts;
+pub mod smoothing;
+
+pub use export::{export_json, ExportInput};
+pub use smoothing::{Place, PlaceDistribution, Scheme, Smoothed};
+
+use super::MetricInfo;
+use crate::completion::{Completion, Usage};
+use crate::errors::JudgeError;
+use crate::providers::{chat_request, Backend, ChatParams, HttpRequest, Message, Part};
+
+const PAPER: &str = "Lee et al., FLEUR: An Explainable Reference-Free Evaluation Metric for \
+                     Image Captioning Using a Large Multimodal Model (ACL 2024)";
+
+pub const FLEUR_INFO: MetricInfo = MetricInfo {
+    id: "fleur",
+    name: "FLEUR",
+    paper: PAPER,
+    range: "0–1",
+};
+
+pub const REF_FLEUR_INFO: MetricInfo = MetricInfo {
+    id: "ref_fleur",
+    name: "RefFLEUR",
+    paper: PAPER,
+    range: "0–1",
+};
+
+/// Greedy, with the 20 alternatives per step that cover the ten digits; `0.85` plus a stray
+/// space or newline fits in a few tokens.
+pub const SCORE_PARAMS: ChatParams = ChatParams {
+    temperature: 0.0,
+    top_logprobs: Some(20),
+    max_tokens: 16,
+};
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Input {
+    pub caption: String,
+    /// `Some` for RefFLEUR: the reference captions, one per entry.
+    pub references: Option<Vec<String>>,
+    pub image_data_url: Option<String>,
+}
+
+impl Input {
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.image_data_url.is_none() {
+            out.push("Add an image: drop it, paste it or choose a file.".to_string());
+        }
+        if self.caption.trim().is_empty() {
+            out.push("Enter the caption to judge.".to_string());
+        }
+        if self
+            .references
+            .as_ref()
+            .is_some_and(|r| r.iter().all(|l| l.trim().is_empty()))
+        {
+            out.push("RefFLEUR needs at least one reference caption (one per line).".to_string());
+        }
+        out
+    }
+}
+
+/// Reference captions from a text box: one per non-empty line.
+pub fn references_from_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The scoring turn: the image first, then the prompt, as the authors' LLaVA code orders them.
+fn score_message(input: &Input) -> Message {
+    let mut parts = Vec::new();
+    if let Some(url) = &input.image_data_url {
+        parts.push(Part::Image(url.clone()));
+    }
+    parts.push(Part::Text(prompts::prompt(
+        &input.caption,
+        input.references.as_deref(),
+    )));
+    Message::user(parts)
+}
+
+pub fn score_request(backend: &Backend, input: &Input) -> Result<HttpRequest, JudgeError> {
+    chat_request(backend, &[score_message(input)], SCORE_PARAMS)
+}
+
+/// The explanation request: the smoothed score as the assistant's answer (the authors write
+/// `str(score)`, its full decimal form), then "Why? Tell me the reason.".
+pub fn explain_request(
+    backend: &Backend,
+    input: &Input,
+    score: f64,
+) -> Result<HttpRequest, JudgeError> {
+    let messages = [
+        score_message(input),
+        Message::assistant(format!("{score}")),
+        Message::user(vec![Part::Text(prompts::EXPLAIN_TURN.to_string())]),
+    ];
+    chat_request(backend, &messages, ChatParams::EXPLAIN)
+}
+
+/// A scored caption.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FleurResult {
+    pub smoothed: Smoothed,
+    /// What the model wrote.
+    pub answer: String,
+    pub usage: Option<Usage>,
+}
+
+/// Reads the scoring completion. FLEUR needs token probabilities: without them there is only
+/// the raw score, which the paper shows is a much weaker metric, so it is an error here.
+pub fn interpret(completion: &Completion) -> Result<FleurResult, JudgeError> {
+    let steps = completion.steps.as_deref().ok_or(JudgeError::NoLogprobs)?;
+    let smoothed = smoothing::smooth(steps, &completion.text, completion.truncated)?;
+    Ok(FleurResult {
+        smoothed,
+        answer: completion.text.clone(),
+        usage: completion.usage,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::completion::parse_chat_completion;
+
+    fn input(refs: Option<Vec<String>>) -> Input {
+        Input {
+            caption: "A dog runs.".into(),
+            references: refs,
+            image_data_url: Some("data:image/jpeg;base64,/9j/".into()),
+        }
+    }
+
+    fn backend() -> Backend {
+        Backend {
+            base_url: "http://h/v1".into(),
+            model: "m".into(),
+            ..Backend::default()
+        }
+    }
+
+    #[test]
+    fn request_has_image_first_and_asks_for_logprobs() {
+        let req = score_request(&backend(), &input(None)).unwrap();
+        let body: serde_json::Value = serde_json::from_str(&req.body).unwrap();
+        let content = &body["messages"][0]["content"];
+        assert_eq!(content[0]["type"], "image_url");
+        assert!(content[1]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Your task is to evaluate and rate the caption"));
+        assert_eq!(body["top_logprobs"], 20);
+        assert_eq!(body["max_tokens"], 16);
+    }
+
+    #[test]
+    fn ref_fleur_needs_references() {
+        assert!(input(Some(vec![])).problems()[0].contains("reference caption"));
+        assert!(input(Some(vec!["A dog.".into()])).problems().is_empty());
+        assert_eq!(references_from_lines(" a \n\n b\n"), vec!["a", "b"]);
+    }
+
+    #[test]
+    fn explain_puts_the_smoothed_score_back() {
+        let req = explain_request(&backend(), &input(None), 0.806172).unwrap();
+        let body: serde_json::Value = serde_json::from_str(&req.body).unwrap();
+        assert_eq!(body["messages"][1]["content"], "0.806172");
+        assert_eq!(body["messages"][2]["content"], "Why? Tell me the reason.");
+    }
+
+    #[test]
+    fn interpret_reads_an_openai_completion() {
+        let body = r#"{"choices":[{"message":{"content":"0.7"},"logprobs":{"content":[
+            {"token":"0","logprob":0.0,"top_logprobs":[{"token":"0","logprob":0.0}]},
+            {"token":".","logprob":0.0,"top_logprobs":[{"token":".","logprob":0.0}]},
+            {"token":"7","logprob":-0.5108256237659907,"top_logprobs":[
+              {"token":"7","logprob":-0.5108256237659907},{"token":"8","logprob":-0.916290731874155}]}]}}]}"#;
+        let r = interpret(&parse_chat_completion(body).unwrap()).unwrap();
+        assert!((r.smoothed.score - 0.1 * (7.0 * 0.6 + 8.0 * 0.4)).abs() < 1e-12);
+        let no_lp = r#"{"choices":[{"message":{"content":"0.7"}}]}"#;
+        assert_eq!(
+            interpret(&parse_chat_completion(no_lp).unwrap()),
+            Err(JudgeError::NoLogprobs)
+        );
+    }
+}
