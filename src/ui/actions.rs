@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::state::{AppState, CriterionState, ExplainState, ImageView, RunContext};
+use super::state::{AppState, CriterionState, ExplainState, ImageView, Progress, RunContext};
 use crate::criteria::Criterion;
 use crate::errors::redact;
 use crate::limiter::Limiter;
@@ -62,7 +62,7 @@ pub fn refresh_encoded_image(state: AppState) {
         .image_file
         .with_value(|f| f.as_ref().map(|f| f.name()))
         .unwrap_or_default();
-    let red_box = if state.task.get_untracked().needs_box() {
+    let red_box = if untrack(|| state.box_active()) {
         state.red_box.get_untracked().filter(|b| b.is_usable())
     } else {
         None
@@ -93,7 +93,7 @@ pub fn refresh_encoded_image(state: AppState) {
 }
 
 /// Options for this provider's requests, from the current settings.
-fn send_options<'a>(
+pub(super) fn send_options<'a>(
     state: AppState,
     limiter: &'a Limiter,
     cancel: Option<&'a web_sys::AbortSignal>,
@@ -111,7 +111,7 @@ fn send_options<'a>(
 }
 
 /// A fresh Cancel for a new run; the previous run's is fired so nothing of it lingers.
-fn new_cancel(state: AppState) -> Option<web_sys::AbortSignal> {
+pub(super) fn new_cancel(state: AppState) -> Option<web_sys::AbortSignal> {
     let controller = web_sys::AbortController::new().ok();
     let signal = controller.as_ref().map(|c| c.signal());
     if let Some(old) = state.cancel.get_value() {
@@ -128,9 +128,18 @@ pub fn cancel(state: AppState) {
     }
 }
 
-/// Starts a run: the criteria are requested concurrently (up to the provider's limit), and
-/// each card fills in as its answer arrives. A failed criterion does not affect the others.
+/// Starts a run of the selected metric.
 pub fn evaluate(state: AppState) {
+    if state.is_harmonic() {
+        evaluate_harmonic(state);
+    } else {
+        super::fleur_run::evaluate(state);
+    }
+}
+
+/// Starts a HarmonicEval run: the criteria are requested concurrently (up to the provider's limit), and
+/// each card fills in as its answer arrives. A failed criterion does not affect the others.
+fn evaluate_harmonic(state: AppState) {
     let image_data_url = state.image_view.get_untracked().map(|v| v.data_url);
     let input = Input {
         task: state.task.get_untracked(),
@@ -167,11 +176,11 @@ pub fn evaluate(state: AppState) {
         let request = match harmonic_eval::criterion_request(&backend, criterion, &input) {
             Ok(r) => r,
             Err(e) => {
-                slot.set(CriterionState::Failed(e.to_string()));
+                slot.set(Progress::Failed(e.to_string()));
                 continue;
             }
         };
-        slot.set(CriterionState::Running);
+        slot.set(Progress::Running);
         let backend = backend.clone();
         let cancel = cancel.clone();
         spawn_local(async move {
@@ -180,7 +189,7 @@ pub fn evaluate(state: AppState) {
             let options = send_options(state, &limiter, cancel.as_ref());
             let on_wait = move |note: String| {
                 if current() {
-                    slot.set(CriterionState::Retrying(note));
+                    slot.set(Progress::Retrying(note));
                 }
             };
             let outcome = send_chat(backend.protocol, &request, &options, on_wait)
@@ -193,8 +202,8 @@ pub fn evaluate(state: AppState) {
                 return; // a newer run replaced this one
             }
             slot.set(match outcome {
-                Ok((result, cached)) => CriterionState::Done { result, cached },
-                Err(e) => CriterionState::Failed(redact(&e.to_string(), &backend.api_key)),
+                Ok((result, cached)) => Progress::Done { result, cached },
+                Err(e) => Progress::Failed(redact(&e.to_string(), &backend.api_key)),
             });
             refresh_cache_count(state);
         });
@@ -257,8 +266,11 @@ pub fn clear_cache(state: AppState) {
     });
 }
 
-/// Saves the whole result as JSON. The API key is not part of the document.
+/// Saves the selected metric's result as JSON. The API key is not part of the document.
 pub fn export(state: AppState) {
+    if !state.is_harmonic() {
+        return super::fleur_run::export(state);
+    }
     let Some(run) = state.run.get_value() else {
         state.export_error.set(Some(
             "Evaluate first: there is nothing to export yet.".into(),
@@ -267,8 +279,8 @@ pub fn export(state: AppState) {
     };
     let states: Vec<CriterionState> = state.criteria.iter().map(|s| s.get_untracked()).collect();
     let results = std::array::from_fn(|i| match &states[i] {
-        CriterionState::Done { result, .. } => Some(Ok(result)),
-        CriterionState::Failed(m) => Some(Err(m.clone())),
+        Progress::Done { result, .. } => Some(Ok(result)),
+        Progress::Failed(m) => Some(Err(m.clone())),
         _ => None,
     });
     let json = harmonic_eval::export_json(&ExportInput {
@@ -294,6 +306,7 @@ pub fn persist_settings(state: AppState) {
         storage::save_provider_setting(&state.preset.get_untracked(), name, &value)
     };
     Effect::new(move |_| storage::save_setting("hj.preset", &state.preset.get()));
+    Effect::new(move |_| storage::save_setting("hj.metric", &state.metric.get()));
     Effect::new(move |_| per_provider("base_url", state.base_url.get()));
     Effect::new(move |_| per_provider("model", state.model.get()));
     Effect::new(move |_| per_provider("detail", state.image_detail.get().id().into()));

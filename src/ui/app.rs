@@ -6,6 +6,7 @@ use super::actions;
 use super::backend_panel::BackendPanel;
 use super::cost_panel::CostPanel;
 use super::criterion_card::CriterionCard;
+use super::fleur_panel::FleurPanel;
 use super::gamma_panel::GammaPanel;
 use super::image_panel::ImagePanel;
 use super::inputs_panel::InputsPanel;
@@ -23,7 +24,19 @@ pub fn App() -> impl IntoView {
     actions::persist_settings(state);
 
     actions::refresh_cache_count(state);
-    let has_run = move || state.criteria.iter().any(|c| c.with(|s| s.id() != "idle"));
+    let has_run = move || {
+        if state.is_harmonic() {
+            state.criteria.iter().any(|c| c.with(|s| s.id() != "idle"))
+        } else {
+            state.fleur.with(|s| s.id() != "idle")
+        }
+    };
+    let on_metric = move |ev| {
+        state.metric.set(event_target_value(&ev));
+        state.form_problems.set(Vec::new());
+        // Only HarmonicEval's REG task draws the box into what is sent.
+        actions::refresh_encoded_image(state);
+    };
 
     view! {
         <header class="topbar">
@@ -35,7 +48,7 @@ pub fn App() -> impl IntoView {
             <section class="column inputs" aria-label="What to judge">
                 <div class="field">
                     <label for="metric-select">"Metric"</label>
-                    <select id="metric-select" data-testid="metric-select">
+                    <select id="metric-select" data-testid="metric-select" on:change=on_metric prop:value=move || state.metric.get()>
                         {METRICS.iter().map(|m| view! { <option value=m.id>{m.name}</option> }).collect_view()}
                     </select>
                 </div>
@@ -46,11 +59,13 @@ pub fn App() -> impl IntoView {
                 <CostPanel/>
             </section>
             <section class="column results" aria-label="Results">
-                <OverallScore/>
-                <GammaPanel/>
-                <div class="cards">
-                    {Criterion::ALL.into_iter().map(|c| view! { <CriterionCard criterion=c/> }).collect_view()}
-                </div>
+                <Show when=move || state.is_harmonic() fallback=|| view! { <FleurPanel/> }>
+                    <OverallScore/>
+                    <GammaPanel/>
+                    <div class="cards">
+                        {Criterion::ALL.into_iter().map(|c| view! { <CriterionCard criterion=c/> }).collect_view()}
+                    </div>
+                </Show>
                 <div class="export-row">
                     <button
                         data-testid="export-json-button"
@@ -61,7 +76,7 @@ pub fn App() -> impl IntoView {
                     </button>
                     <span class="error" role="alert">{move || state.export_error.get()}</span>
                 </div>
-                <p class="cite">
+                <p class="cite" class:hidden=move || !state.is_harmonic()>
                     "HarmonicEval: Ohi et al., " <em>"HarmonicEval: Multi-modal, Multi-task, Multi-criteria Automatic Evaluation Using a Vision Language Model"</em>
                     ". Scores are the expected rating under the judge's rating-token probabilities; γ sets how strongly confident criteria count more."
                 </p>

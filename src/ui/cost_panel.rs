@@ -4,8 +4,10 @@
 use leptos::prelude::*;
 
 use super::actions;
-use super::state::AppState;
+use super::state::{AppState, Progress};
+use crate::completion::Usage;
 use crate::cost::{parse_prices, price_for, Cost};
+use crate::metrics::fleur;
 use crate::metrics::harmonic_eval::{estimated_tokens, Input};
 use crate::providers::preset;
 
@@ -26,40 +28,58 @@ pub fn CostPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     let prices = Memo::new(move |_| parse_prices(&state.prices.get()));
     let estimate = Memo::new(move |_| {
-        let input = Input {
-            task: state.task.get(),
-            text: state.text.get(),
-            question: state.question.get(),
-            image_data_url: None,
-        };
         let size = state.image_view.with(|v| v.as_ref().map(|v| v.sent_size));
         let protocol = preset(&state.preset.get()).protocol;
-        let (tokens_in, tokens_out) =
-            estimated_tokens(&input, size, protocol, state.image_detail.get());
+        let detail = state.image_detail.get();
+        let (tokens_in, tokens_out) = if state.is_harmonic() {
+            let input = Input {
+                task: state.task.get(),
+                text: state.text.get(),
+                question: state.question.get(),
+                image_data_url: None,
+            };
+            estimated_tokens(&input, size, protocol, detail)
+        } else {
+            let input = fleur::Input {
+                caption: state.text.get(),
+                references: state
+                    .is_ref_fleur()
+                    .then(|| fleur::references_from_lines(&state.references.get())),
+                image_data_url: None,
+            };
+            fleur::estimated_tokens(&input, size, protocol, detail)
+        };
         let model = state.model.get();
         prices.with(|(p, _)| Cost::priced(tokens_in, tokens_out, price_for(p, &model)))
     });
     // Reported usage of the answers actually billed in this run (cached ones cost nothing).
     let usage = Memo::new(move |_| {
-        let (mut tokens_in, mut tokens_out, mut answers) = (0, 0, 0);
-        for slot in state.criteria {
-            slot.with(|s| {
-                if let super::state::CriterionState::Done {
-                    result,
-                    cached: false,
-                } = s
-                {
-                    if let Some(u) = result.usage {
-                        tokens_in += u.prompt_tokens;
-                        tokens_out += u.completion_tokens;
-                        answers += 1;
-                    }
-                }
-            });
-        }
-        let model = state
-            .run
-            .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()));
+        let mut billed = Vec::new();
+        let mut add = |s: &Progress<Option<Usage>>| {
+            if let Progress::Done {
+                result: Some(u),
+                cached: false,
+            } = s
+            {
+                billed.push(*u);
+            }
+        };
+        let model = if state.is_harmonic() {
+            for slot in state.criteria {
+                add(&slot.with(|s| s.map_ref(|r| r.usage)));
+            }
+            state
+                .run
+                .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
+        } else {
+            add(&state.fleur.with(|s| s.map_ref(|r| r.usage)));
+            state
+                .fleur_run
+                .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
+        };
+        let tokens_in = billed.iter().map(|u| u.prompt_tokens).sum();
+        let tokens_out = billed.iter().map(|u| u.completion_tokens).sum();
+        let answers = billed.len();
         let cost = prices.with(|(p, _)| {
             Cost::priced(tokens_in, tokens_out, model.and_then(|m| price_for(p, &m)))
         });

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use super::actions;
-use super::state::{AppState, CriterionState, ExplainState};
+use super::state::{AppState, ExplainState};
 use crate::criteria::Criterion;
 
 /// Below this coverage the card warns that the number rests on little probability mass.
@@ -25,19 +25,9 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
             .weighting
             .with(|(w, _)| w.get(criterion.index()).copied().flatten())
     };
-    let error = move || {
-        slot.with(|s| match s {
-            CriterionState::Failed(m) => Some(m.clone()),
-            _ => None,
-        })
-    };
-    let note = move || {
-        slot.with(|s| match s {
-            CriterionState::Retrying(m) => Some(m.clone()),
-            _ => None,
-        })
-    };
-    let cached = move || slot.with(|s| matches!(s, CriterionState::Done { cached: true, .. }));
+    let error = move || slot.with(|s| s.error());
+    let note = move || slot.with(|s| s.note());
+    let cached = move || slot.with(|s| s.is_cached());
     let bars = move || {
         result().map(|r| {
             r.distribution
@@ -76,14 +66,7 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
         >
             <header>
                 <h3>{criterion.label()}</h3>
-                <span class="badge">{move || slot.with(|s| match s {
-                    CriterionState::Idle => "not run",
-                    CriterionState::Running => "asking…",
-                    CriterionState::Retrying(_) => "waiting to retry",
-                    CriterionState::Done { cached: true, .. } => "done · from cache",
-                    CriterionState::Done { .. } => "done",
-                    CriterionState::Failed(_) => "failed",
-                })}</span>
+                <span class="badge">{move || slot.with(|s| s.label())}</span>
             </header>
             <p class="definition">
                 {criterion.definition()}

@@ -38,7 +38,7 @@ pub fn ImagePanel() -> impl IntoView {
             (e.client_y() as f64 - rect.top()) / rect.height().max(1.0),
         ))
     };
-    let reg = move || state.task.get().needs_box();
+    let reg = move || state.box_active();
     let commit_box = move |b: Option<NormBox>| {
         state.red_box.set(b);
         actions::refresh_encoded_image(state);

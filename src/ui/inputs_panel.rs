@@ -17,15 +17,21 @@ pub fn InputsPanel() -> impl IntoView {
             actions::refresh_encoded_image(state);
         }
     };
-    let noun = move || task.get().text_noun();
+    let noun = move || {
+        if state.is_harmonic() {
+            task.get().text_noun()
+        } else {
+            "caption"
+        }
+    };
     view! {
-        <div class="field">
+        <div class="field" class:hidden=move || !state.is_harmonic()>
             <label for="task-select">"Task"</label>
             <select id="task-select" data-testid="task-select" on:change=on_task prop:value=move || task.get().id()>
                 {Task::ALL.iter().map(|t| view! { <option value=t.id()>{t.label()}</option> }).collect_view()}
             </select>
         </div>
-        <div class="field" class:hidden=move || !task.get().needs_question()>
+        <div class="field" class:hidden=move || !(state.is_harmonic() && task.get().needs_question())>
             <label for="question-input">"Question"</label>
             <textarea
                 id="question-input"
@@ -45,6 +51,17 @@ pub fn InputsPanel() -> impl IntoView {
                 placeholder=move || format!("Paste the {} the model wrote", noun())
                 prop:value=move || state.text.get()
                 on:input=move |ev| state.text.set(event_target_value(&ev))
+            ></textarea>
+        </div>
+        <div class="field" class:hidden=move || !state.is_ref_fleur()>
+            <label for="references-input">"Reference captions (one per line)"</label>
+            <textarea
+                id="references-input"
+                data-testid="references-input"
+                rows="4"
+                placeholder="A brown dog runs on the grass.\nA dog playing in a park."
+                prop:value=move || state.references.get()
+                on:input=move |ev| state.references.set(event_target_value(&ev))
             ></textarea>
         </div>
     }

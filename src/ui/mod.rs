@@ -9,6 +9,8 @@ mod connection_panel;
 mod cost_panel;
 mod criterion_card;
 mod fields;
+mod fleur_panel;
+mod fleur_run;
 mod gamma_panel;
 mod image_panel;
 mod inputs_panel;

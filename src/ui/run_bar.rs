@@ -8,7 +8,7 @@ use super::state::AppState;
 #[component]
 pub fn RunBar() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let running = move || state.criteria.iter().any(|c| c.with(|s| s.is_active()));
+    let running = move || state.running();
     view! {
         <div class="run-bar">
             <button

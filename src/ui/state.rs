@@ -7,49 +7,98 @@ use crate::cost::DEFAULT_PRICES;
 use crate::criteria::Criterion;
 use crate::geometry::NormBox;
 use crate::limiter::Limiter;
+use crate::metrics::fleur::{self, FleurResult};
 use crate::metrics::harmonic_eval::{CriterionResult, Input};
+use crate::metrics::METRICS;
 use crate::providers::{preset, Backend, ImageDetail, PRESETS};
 use crate::retry::RetryPolicy;
 use crate::task::Task;
 use crate::web::image::LoadedImage;
 use crate::web::storage;
 
-/// Progress of one criterion in the current run.
+/// Progress of one request-backed result (a criterion, a FLEUR score) in the current run.
 #[derive(Clone, Debug, PartialEq)]
-pub enum CriterionState {
+pub enum Progress<T> {
     Idle,
     Running,
     /// Waiting to retry after a rate limit or server failure; says why and for how long.
     Retrying(String),
     /// `cached`: answered from the local cache, no request sent.
     Done {
-        result: CriterionResult,
+        result: T,
         cached: bool,
     },
     Failed(String),
 }
 
-impl CriterionState {
-    /// The `data-state` value of the criterion card.
+pub type CriterionState = Progress<CriterionResult>;
+
+impl<T> Progress<T> {
+    /// The `data-state` value of the result's element.
     pub fn id(&self) -> &'static str {
         match self {
-            CriterionState::Idle => "idle",
-            CriterionState::Running => "running",
-            CriterionState::Retrying(_) => "retrying",
-            CriterionState::Done { .. } => "done",
-            CriterionState::Failed(_) => "error",
+            Progress::Idle => "idle",
+            Progress::Running => "running",
+            Progress::Retrying(_) => "retrying",
+            Progress::Done { .. } => "done",
+            Progress::Failed(_) => "error",
         }
     }
 
-    pub fn result(&self) -> Option<&CriterionResult> {
+    pub fn result(&self) -> Option<&T> {
         match self {
-            CriterionState::Done { result, .. } => Some(result),
+            Progress::Done { result, .. } => Some(result),
             _ => None,
         }
     }
 
     pub fn is_active(&self) -> bool {
-        matches!(self, CriterionState::Running | CriterionState::Retrying(_))
+        matches!(self, Progress::Running | Progress::Retrying(_))
+    }
+
+    /// The same progress with the result mapped (e.g. to just its token usage).
+    pub fn map_ref<U>(&self, f: impl FnOnce(&T) -> U) -> Progress<U> {
+        match self {
+            Progress::Idle => Progress::Idle,
+            Progress::Running => Progress::Running,
+            Progress::Retrying(m) => Progress::Retrying(m.clone()),
+            Progress::Done { result, cached } => Progress::Done {
+                result: f(result),
+                cached: *cached,
+            },
+            Progress::Failed(m) => Progress::Failed(m.clone()),
+        }
+    }
+
+    pub fn is_cached(&self) -> bool {
+        matches!(self, Progress::Done { cached: true, .. })
+    }
+
+    /// The badge text.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Progress::Idle => "not run",
+            Progress::Running => "asking…",
+            Progress::Retrying(_) => "waiting to retry",
+            Progress::Done { cached: true, .. } => "done · from cache",
+            Progress::Done { .. } => "done",
+            Progress::Failed(_) => "failed",
+        }
+    }
+
+    /// Why it is waiting (retrying) or why it failed.
+    pub fn note(&self) -> Option<String> {
+        match self {
+            Progress::Retrying(m) => Some(m.clone()),
+            _ => None,
+        }
+    }
+
+    pub fn error(&self) -> Option<String> {
+        match self {
+            Progress::Failed(m) => Some(m.clone()),
+            _ => None,
+        }
     }
 }
 
@@ -87,8 +136,22 @@ pub struct RunContext {
     pub backend: Backend,
 }
 
+/// The inputs and backend of the last FLEUR / RefFLEUR run.
+#[derive(Clone, Debug)]
+pub struct FleurRun {
+    pub input: fleur::Input,
+    pub backend: Backend,
+}
+
 #[derive(Clone, Copy)]
 pub struct AppState {
+    /// The `metric-select` value: a `MetricInfo::id`.
+    pub metric: RwSignal<String>,
+    /// RefFLEUR's reference captions, one per line.
+    pub references: RwSignal<String>,
+    pub fleur: RwSignal<Progress<FleurResult>>,
+    pub fleur_explanation: RwSignal<ExplainState>,
+    pub fleur_run: StoredValue<Option<FleurRun>>,
     pub task: RwSignal<Task>,
     pub text: RwSignal<String>,
     pub question: RwSignal<String>,
@@ -165,6 +228,15 @@ impl AppState {
             crate::metrics::harmonic_eval::weigh(&results, gamma.get())
         });
         AppState {
+            metric: RwSignal::new(
+                storage::load_setting("hj.metric")
+                    .filter(|m| METRICS.iter().any(|i| i.id == m))
+                    .unwrap_or_else(|| METRICS[0].id.to_string()),
+            ),
+            references: RwSignal::new(String::new()),
+            fleur: RwSignal::new(Progress::Idle),
+            fleur_explanation: RwSignal::new(ExplainState::Idle),
+            fleur_run: StoredValue::new(None),
             task: RwSignal::new(Task::Ic),
             text: RwSignal::new(String::new()),
             question: RwSignal::new(String::new()),
@@ -240,6 +312,29 @@ impl AppState {
         self.concurrency.set(p.concurrency);
         self.models.set(Vec::new());
         self.connection.set(ConnectionState::Idle);
+    }
+
+    pub fn is_harmonic(&self) -> bool {
+        self.metric
+            .with(|m| m == crate::metrics::harmonic_eval::INFO.id)
+    }
+
+    pub fn is_ref_fleur(&self) -> bool {
+        self.metric.with(|m| m == fleur::REF_FLEUR_INFO.id)
+    }
+
+    /// The REG box is drawn into the image only for HarmonicEval's REG task.
+    pub fn box_active(&self) -> bool {
+        self.is_harmonic() && self.task.get().needs_box()
+    }
+
+    /// Whether any request of the current metric is in flight.
+    pub fn running(&self) -> bool {
+        if self.is_harmonic() {
+            self.criteria.iter().any(|c| c.with(|s| s.is_active()))
+        } else {
+            self.fleur.with(|s| s.is_active())
+        }
     }
 
     pub fn criterion(&self, c: Criterion) -> RwSignal<CriterionState> {

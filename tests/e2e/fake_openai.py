@@ -399,6 +399,9 @@ class FakeProvider:
         #   | int HTTP status | ("fail_then_ok", status, n, retry_after)
         self.behaviour = {}
         self.explanation = DEFAULT_EXPLANATION
+        # Steps ``[(chosen, [(token, p), …]), …]`` answered to any request that is no
+        # criterion's (FLEUR's scoring prompt, for one), instead of the no-rating text.
+        self.script = None
         self.hang_limit = 60.0
         self.requests = []  # POSTs
         self.get_requests = []  # GETs
@@ -501,13 +504,21 @@ class FakeProvider:
             mode = "ok"
         if mode == "no_rating":
             return self.no_rating_reply(rec)
+        scripted = rec.get("criterion") is None and self.script is not None
         if mode == "no_logprobs":
+            if scripted:
+                return self.script_reply(rec, logprobs=False)
             return self.rating_reply(rec, logprobs=False)
         if mode == "ok":
+            if scripted:
+                return self.script_reply(rec, logprobs=True)
             if rec.get("criterion") is None:
                 return self.no_rating_reply(rec)
             return self.rating_reply(rec, logprobs=True)
         return self._misconfigured(mode)
+
+    def script_reply(self, rec, logprobs=True):
+        return self._misconfigured("script (not supported by this fake)")
 
     def _misconfigured(self, mode):
         self.problems.append(f"unknown behaviour {mode!r}")
@@ -731,6 +742,16 @@ class FakeOpenAI(FakeProvider):
 
     def rating_reply(self, rec, logprobs=True):
         return self.ok(rating_completion(self.model, rec["criterion"], with_logprobs=logprobs))
+
+    def script_reply(self, rec, logprobs=True):
+        n = int(rec["body"].get("top_logprobs") or 0)
+        steps = []
+        for token, alts in self.script:
+            alts = sorted(alts, key=lambda a: -a[1])
+            p = dict(alts)[token]
+            steps.append(_tok(token, math.log(p), [_tok(t, math.log(q)) for t, q in alts[:n]]))
+        content = "".join(t for t, _ in self.script)
+        return self.ok(completion_body(self.model, content, steps if logprobs else None))
 
     def no_rating_reply(self, rec):
         return self.ok(no_rating_completion(self.model))

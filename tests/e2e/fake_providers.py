@@ -360,6 +360,10 @@ class FakeLlamaServer(FakeProvider):
     def rating_reply(self, rec, logprobs=True):
         return self.completion(rec, self._rating_steps(rec["criterion"]), logprobs=logprobs)
 
+    def script_reply(self, rec, logprobs=True):
+        steps = [(t, sorted(alts, key=lambda a: -a[1])) for t, alts in self.script]
+        return self.completion(rec, steps, logprobs=logprobs)
+
     def no_rating_reply(self, rec):
         return self.completion(rec, self._text_steps("I cannot evaluate this text."))
 

@@ -11,8 +11,11 @@ pub use smoothing::{Place, PlaceDistribution, Scheme, Smoothed};
 
 use super::MetricInfo;
 use crate::completion::{Completion, Usage};
+use crate::cost::{image_tokens, text_tokens};
 use crate::errors::JudgeError;
-use crate::providers::{chat_request, Backend, ChatParams, HttpRequest, Message, Part};
+use crate::providers::{
+    chat_request, Backend, ChatParams, HttpRequest, ImageDetail, Message, Part, Protocol,
+};
 
 const PAPER: &str = "Lee et al., FLEUR: An Explainable Reference-Free Evaluation Metric for \
                      Image Captioning Using a Large Multimodal Model (ACL 2024)";
@@ -108,6 +111,22 @@ pub fn explain_request(
     chat_request(backend, &messages, ChatParams::EXPLAIN)
 }
 
+/// Estimated input tokens of the scoring request (prompt plus image by the provider's rules)
+/// and its output cap.
+pub fn estimated_tokens(
+    input: &Input,
+    image_size: Option<(u32, u32)>,
+    protocol: Protocol,
+    detail: ImageDetail,
+) -> (u64, u64) {
+    let prompt = prompts::prompt(&input.caption, input.references.as_deref());
+    let image = image_size.map_or(0, |(w, h)| image_tokens(protocol, detail, w, h));
+    (
+        text_tokens(&prompt) + 10 + image,
+        u64::from(SCORE_PARAMS.max_tokens),
+    )
+}
+
 /// A scored caption.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FleurResult {
@@ -169,6 +188,15 @@ mod tests {
         assert!(input(Some(vec![])).problems()[0].contains("reference caption"));
         assert!(input(Some(vec!["A dog.".into()])).problems().is_empty());
         assert_eq!(references_from_lines(" a \n\n b\n"), vec!["a", "b"]);
+    }
+
+    #[test]
+    fn estimate_is_one_prompt_and_one_image() {
+        let i = input(None);
+        let (none, out) = estimated_tokens(&i, None, Protocol::OpenAi, ImageDetail::Auto);
+        let (low, _) = estimated_tokens(&i, Some((1024, 768)), Protocol::OpenAi, ImageDetail::Low);
+        assert_eq!(low - none, 85);
+        assert_eq!(out, 16);
     }
 
     #[test]

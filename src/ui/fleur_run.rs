@@ -1,0 +1,133 @@
+//! What Evaluate, Explain and Export do for FLEUR and RefFLEUR: one scoring request, then an
+//! optional explanation turn.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::actions::{new_cancel, refresh_cache_count, send_options};
+use super::state::{AppState, ExplainState, FleurRun, Progress};
+use crate::errors::redact;
+use crate::metrics::fleur::{self, ExportInput, Input};
+use crate::web::download;
+use crate::web::transport::send_chat;
+
+fn input(state: AppState) -> Input {
+    Input {
+        caption: state.text.get_untracked(),
+        references: state
+            .is_ref_fleur()
+            .then(|| fleur::references_from_lines(&state.references.get_untracked())),
+        image_data_url: state.image_view.get_untracked().map(|v| v.data_url),
+    }
+}
+
+pub fn evaluate(state: AppState) {
+    let input = input(state);
+    let problems = input.problems();
+    state.form_problems.set(problems.clone());
+    if !problems.is_empty() {
+        return;
+    }
+    let backend = state.backend();
+    let request = match fleur::score_request(&backend, &input) {
+        Ok(r) => r,
+        Err(e) => {
+            state.fleur.set(Progress::Failed(e.to_string()));
+            return;
+        }
+    };
+    state.fleur_run.set_value(Some(FleurRun {
+        input,
+        backend: backend.clone(),
+    }));
+    let generation = state.generation.get_value() + 1;
+    state.generation.set_value(generation);
+    let cancel = new_cancel(state);
+    state.fleur_explanation.set(ExplainState::Idle);
+    state.fleur.set(Progress::Running);
+    spawn_local(async move {
+        let current = move || state.generation.get_value() == generation;
+        let limiter = state.limiter.get_value();
+        let options = send_options(state, &limiter, cancel.as_ref());
+        let on_wait = move |note: String| {
+            if current() {
+                state.fleur.set(Progress::Retrying(note));
+            }
+        };
+        let outcome = send_chat(backend.protocol, &request, &options, on_wait)
+            .await
+            .and_then(|a| fleur::interpret(&a.completion).map(|r| (r, a.cached)));
+        if !current() {
+            return;
+        }
+        state.fleur.set(match outcome {
+            Ok((result, cached)) => Progress::Done { result, cached },
+            Err(e) => Progress::Failed(redact(&e.to_string(), &backend.api_key)),
+        });
+        refresh_cache_count(state);
+    });
+}
+
+/// Asks why: the smoothed score goes back as the judge's answer.
+pub fn explain(state: AppState) {
+    let Some(run) = state.fleur_run.get_value() else {
+        return;
+    };
+    let Some(score) = state
+        .fleur
+        .with_untracked(|s| s.result().map(|r| r.smoothed.score))
+    else {
+        return;
+    };
+    let slot = state.fleur_explanation;
+    let request = match fleur::explain_request(&run.backend, &run.input, score) {
+        Ok(r) => r,
+        Err(e) => return slot.set(ExplainState::Failed(e.to_string())),
+    };
+    slot.set(ExplainState::Running);
+    let generation = state.generation.get_value();
+    let cancel = state.cancel.get_value().map(|c| c.signal());
+    spawn_local(async move {
+        let limiter = state.limiter.get_value();
+        let options = send_options(state, &limiter, cancel.as_ref());
+        let outcome = send_chat(run.backend.protocol, &request, &options, |_| {}).await;
+        if state.generation.get_value() != generation {
+            return;
+        }
+        slot.set(match outcome {
+            Ok(a) if !a.completion.text.trim().is_empty() => ExplainState::Done(a.completion.text),
+            Ok(_) => ExplainState::Failed("The model returned an empty explanation.".into()),
+            Err(e) => ExplainState::Failed(redact(&e.to_string(), &run.backend.api_key)),
+        });
+    });
+}
+
+pub fn export(state: AppState) {
+    let Some(run) = state.fleur_run.get_value() else {
+        state.export_error.set(Some(
+            "Evaluate first: there is nothing to export yet.".into(),
+        ));
+        return;
+    };
+    let progress = state.fleur.get_untracked();
+    let error = progress.error().unwrap_or_else(|| "not finished".into());
+    let result = progress.result().ok_or(error.as_str());
+    let explanation = match state.fleur_explanation.get_untracked() {
+        ExplainState::Done(t) => Some(t),
+        _ => None,
+    };
+    let json = fleur::export_json(&ExportInput {
+        caption: &run.input.caption,
+        references: run.input.references.as_deref(),
+        backend: &run.backend,
+        result,
+        explanation: explanation.as_deref(),
+    });
+    let name = if run.input.references.is_some() {
+        "ref-fleur.json"
+    } else {
+        "fleur.json"
+    };
+    let outcome = download::download_text(name, "application/json", &json);
+    state.export_error.set(outcome.err());
+}
