@@ -123,6 +123,10 @@ def test_ref_fleur_on_gpt4o_multi_digit_tokens_and_export(browser, app_url, imag
     assert "rate the candidate caption" in text
     assert f"Reference Captions: {REFERENCES[0]}\n{REFERENCES[1]}\n\nCandidate Caption: {CAPTION}" in text
 
+    page.el("explain-button").click()
+    page.wait_for(lambda d: page.el("explanation").text == gpt4o.explanation, "the explanation")
+    assert float(gpt4o.requests[-1]["body"]["messages"][1]["content"]) == pytest.approx(expected, abs=1e-15)
+
     page.el("export-json-button").click()
     doc = json.loads(page.wait_file(downloads, "ref-fleur.json").read_text())
     assert doc["metric"] == "ref_fleur"
@@ -132,6 +136,7 @@ def test_ref_fleur_on_gpt4o_multi_digit_tokens_and_export(browser, app_url, imag
     assert doc["places"][0]["place"] == "tenths"
     assert doc["places"][0]["digits"][8] == pytest.approx(0.7, abs=1e-12)
     assert {r["token"] for r in doc["places"][0]["readings"]} == {"85", "8", "9", "75", "90"}
+    assert doc["explanation"] == gpt4o.explanation
 
 
 def test_invalid_and_missing_scores_are_explained(browser, app_url, images, llama):
