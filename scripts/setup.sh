@@ -47,10 +47,10 @@ if [[ ! -x .tools/node_modules/.bin/wasm-opt ]] || ! .tools/node_modules/.bin/wa
 fi
 
 if $want_tests; then
-  say "Chromium and chromedriver (Debian)"
-  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+  say "Chromium, chromedriver and ffmpeg (Debian; ffmpeg makes the test video)"
+  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null || ! command -v ffmpeg >/dev/null; then
     as_root apt-get update -q
-    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q chromium chromium-driver
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q chromium chromium-driver ffmpeg
   fi
   say "Python test environment (.venv)"
   [[ -x .venv/bin/python ]] || python3 -m venv .venv

@@ -2,6 +2,7 @@
 //! that lists them for the metric selector.
 
 pub mod fleur;
+pub mod g_veval;
 pub mod harmonic_eval;
 
 /// A metric's identity as shown to users and written in exports.
@@ -16,8 +17,9 @@ pub struct MetricInfo {
     pub range: &'static str,
 }
 
-pub const METRICS: [MetricInfo; 3] = [
+pub const METRICS: [MetricInfo; 4] = [
     harmonic_eval::INFO,
     fleur::FLEUR_INFO,
     fleur::REF_FLEUR_INFO,
+    g_veval::INFO,
 ];

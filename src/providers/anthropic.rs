@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use super::chat::split_data_url;
+use super::chat::{split_data_url, split_system};
 use super::{
     checked_base, checked_model, json_headers, Backend, ChatParams, HttpRequest, Message, Method,
     ModelInfo, Part, Role,
@@ -36,8 +36,9 @@ fn auth_headers(backend: &Backend) -> Result<Vec<(&'static str, String)>, JudgeE
 
 fn message_json(message: &Message) -> Result<Value, JudgeError> {
     let role = match message.role {
-        Role::User => "user",
         Role::Assistant => "assistant",
+        // System text never reaches here (see `split_system`).
+        Role::User | Role::System => "user",
     };
     let content = message
         .parts
@@ -66,17 +67,21 @@ pub fn chat_request(
     let base = checked_base(&backend.base_url)?;
     let model = checked_model(backend)?;
     let auth = auth_headers(backend)?;
+    let (system, messages) = split_system(messages);
     let messages = messages
         .iter()
         .map(message_json)
         .collect::<Result<Vec<_>, _>>()?;
-    let body = json!({
+    let mut body = json!({
         "model": model,
         "max_tokens": params.max_tokens,
         // Anthropic accepts temperatures from 0 to 1 only.
         "temperature": params.temperature.clamp(0.0, 1.0),
         "messages": messages,
     });
+    if let Some(system) = system {
+        body["system"] = json!(system);
+    }
     Ok(HttpRequest {
         method: Method::Post,
         url: format!("{base}/messages"),

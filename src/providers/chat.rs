@@ -36,6 +36,8 @@ pub enum Part {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
+    /// Instructions (G-VEval's reference-only prompt is sent this way, as its authors did).
+    System,
     User,
     Assistant,
 }
@@ -61,6 +63,13 @@ impl Message {
         }
     }
 
+    pub fn system(text: impl Into<String>) -> Message {
+        Message {
+            role: Role::System,
+            parts: vec![Part::Text(text.into())],
+        }
+    }
+
     pub fn has_image(&self) -> bool {
         self.parts.iter().any(|p| matches!(p, Part::Image(_)))
     }
@@ -75,6 +84,32 @@ impl Message {
             })
             .collect()
     }
+}
+
+/// For APIs that take instructions apart from the turns (Gemini, Anthropic): the system text,
+/// and the other messages. A lone system prompt becomes the user turn, since those APIs need
+/// at least one.
+pub fn split_system(messages: &[Message]) -> (Option<String>, Vec<Message>) {
+    let system: Vec<String> = messages
+        .iter()
+        .filter(|m| m.role == Role::System)
+        .map(Message::text)
+        .collect();
+    let rest: Vec<Message> = messages
+        .iter()
+        .filter(|m| m.role != Role::System)
+        .cloned()
+        .collect();
+    if system.is_empty() {
+        return (None, rest);
+    }
+    if rest.is_empty() {
+        return (
+            None,
+            vec![Message::user(vec![Part::Text(system.join("\n\n"))])],
+        );
+    }
+    (Some(system.join("\n\n")), rest)
 }
 
 /// Splits a `data:<mime>;base64,<data>` URL into its media type and base64 payload, as Gemini
@@ -101,6 +136,22 @@ mod tests {
         );
         assert_eq!(split_data_url("data:image/png,raw"), None);
         assert_eq!(split_data_url("https://x/y.jpg"), None);
+    }
+
+    #[test]
+    fn system_text_is_split_off_or_becomes_the_user_turn() {
+        let (sys, rest) = split_system(&[
+            Message::system("rules"),
+            Message::user(vec![Part::Text("q".into())]),
+        ]);
+        assert_eq!(sys.as_deref(), Some("rules"));
+        assert_eq!(rest.len(), 1);
+        let (sys, rest) = split_system(&[Message::system("only")]);
+        assert_eq!(sys, None);
+        assert_eq!(
+            (rest[0].role, rest[0].text()),
+            (Role::User, "only".to_string())
+        );
     }
 
     #[test]

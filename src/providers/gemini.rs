@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use super::chat::split_data_url;
+use super::chat::{split_data_url, split_system};
 use super::{
     checked_base, checked_model, json_headers, Backend, ChatParams, HttpRequest, Message, Method,
     ModelInfo, Part, Role,
@@ -40,8 +40,9 @@ fn model_id(backend: &Backend) -> Result<&str, JudgeError> {
 
 fn content_json(message: &Message) -> Result<Value, JudgeError> {
     let role = match message.role {
-        Role::User => "user",
         Role::Assistant => "model",
+        // System text never reaches here (see `split_system`).
+        Role::User | Role::System => "user",
     };
     let parts = message
         .parts
@@ -68,6 +69,7 @@ pub fn chat_request(
     let base = checked_base(&backend.base_url)?;
     let model = model_id(backend)?;
     let auth = key_header(backend)?;
+    let (system, messages) = split_system(messages);
     let contents = messages
         .iter()
         .map(content_json)
@@ -90,7 +92,10 @@ pub fn chat_request(
         config["responseLogprobs"] = json!(true);
         config["logprobs"] = json!(k.min(MAX_LOGPROBS));
     }
-    let body = json!({ "contents": contents, "generationConfig": config });
+    let mut body = json!({ "contents": contents, "generationConfig": config });
+    if let Some(system) = system {
+        body["systemInstruction"] = json!({ "parts": [{ "text": system }] });
+    }
     Ok(HttpRequest {
         method: Method::Post,
         url: format!("{base}/models/{model}:generateContent"),

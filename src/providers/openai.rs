@@ -12,6 +12,7 @@ use crate::errors::{error_body_message, JudgeError};
 
 fn message_json(message: &Message, detail: ImageDetail) -> Value {
     let role = match message.role {
+        Role::System => "system",
         Role::User => "user",
         Role::Assistant => "assistant",
     };

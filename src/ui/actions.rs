@@ -11,7 +11,7 @@ use crate::limiter::Limiter;
 use crate::metrics::harmonic_eval::{self, ExportInput, Input};
 use crate::retry::RetryPolicy;
 use crate::web::transport::{send_chat, SendOptions};
-use crate::web::{cache, download, image, storage};
+use crate::web::{cache, download, image, storage, video};
 
 /// Decodes and downscales a dropped, pasted or chosen file. A file that cannot be used leaves
 /// the previous image in place and says why.
@@ -24,7 +24,13 @@ fn decode_image(state: AppState, file: web_sys::File, keep_box: bool) {
     let name = file.name();
     state.image_loading.set(true);
     spawn_local(async move {
-        match image::load(&file, state.max_side.get_untracked()).await {
+        let loaded = if video::is_video(&file) {
+            // The composite keeps its 1536×512 size: G-VEval's input, not a photo to shrink.
+            video::composite(&file).await
+        } else {
+            image::load(&file, state.max_side.get_untracked()).await
+        };
+        match loaded {
             Ok(loaded) => {
                 state.image.set_value(Some(loaded));
                 state.image_file.set_value(Some(file));
@@ -80,11 +86,15 @@ pub fn refresh_encoded_image(state: AppState) {
     });
     match encoded {
         Some(Ok((data_url, original_size, sent_size))) => {
+            let is_video = state
+                .image_file
+                .with_value(|f| f.as_ref().is_some_and(video::is_video));
             state.image_view.set(Some(ImageView {
                 data_url,
                 file_name,
                 original_size,
                 sent_size,
+                is_video,
             }));
         }
         Some(Err(message)) => state.image_error.set(Some(message)),

@@ -126,7 +126,7 @@ pub fn ImagePanel() -> impl IntoView {
                     id="image-input"
                     data-testid="image-input"
                     type="file"
-                    accept="image/*"
+                    accept="image/*,video/*"
                     on:change=move |e| {
                         let input: web_sys::HtmlInputElement = event_target(&e);
                         if let Some(file) = first_file(input.files()) {
@@ -150,10 +150,17 @@ pub fn ImagePanel() -> impl IntoView {
                         <div class="drag-box" style=overlay_style hidden=move || dragging.get().is_none()></div>
                     </div>
                     <p class="hint" data-testid="image-info">
-                        {format!(
-                            "{} · {}×{} → sent as {}×{} JPEG",
-                            v.file_name, v.original_size.0, v.original_size.1, v.sent_size.0, v.sent_size.1
-                        )}
+                        {if v.is_video {
+                            format!(
+                                "{} · video {}×{} → frames at 0, ⅓ and ⅔ of its length, sent as one {}×{} JPEG",
+                                v.file_name, v.original_size.0, v.original_size.1, v.sent_size.0, v.sent_size.1
+                            )
+                        } else {
+                            format!(
+                                "{} · {}×{} → sent as {}×{} JPEG",
+                                v.file_name, v.original_size.0, v.original_size.1, v.sent_size.0, v.sent_size.1
+                            )
+                        }}
                     </p>
                 })}
                 <p class="hint" hidden=move || !state.image_loading.get()>"Reading the image…"</p>

@@ -126,6 +126,8 @@ pub struct ImageView {
     pub file_name: String,
     pub original_size: (u32, u32),
     pub sent_size: (u32, u32),
+    /// A video's three-frame composite (G-VEval), not a photo.
+    pub is_video: bool,
 }
 
 /// The inputs and backend of the last run, so Explain and Export describe what was scored even

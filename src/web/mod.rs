@@ -7,3 +7,4 @@ pub mod fetch;
 pub mod image;
 pub mod storage;
 pub mod transport;
+pub mod video;

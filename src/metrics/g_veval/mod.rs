@@ -1,0 +1,274 @@
+//! G-VEval (Tong, He, Shao and Yeung, 2024): GPT-4o reasons about a caption of an image or a video and ends
+//! with "The final score is $<0..100>$"; the score is the expected value of the integer token
+//! after that `$` (`extract`). For video, three frames go in one labelled 1536×512 image, and
+//! the ACCR variant asks for four scores (accuracy, completeness, conciseness, relevance).
+
+mod export;
+pub mod extract;
+pub mod prompts;
+
+pub use export::{export_json, ExportInput};
+pub use extract::{Method, Reading, ACCR};
+pub use prompts::{Medium, Mode};
+
+use super::MetricInfo;
+use crate::completion::{Completion, Usage};
+use crate::cost::{image_tokens, text_tokens};
+use crate::errors::JudgeError;
+use crate::providers::{
+    chat_request, Backend, ChatParams, HttpRequest, ImageDetail, Message, Part, Protocol,
+};
+
+pub const INFO: MetricInfo = MetricInfo {
+    id: "g_veval",
+    name: "G-VEval",
+    paper: "Tong, He, Shao and Yeung, G-VEval: A Versatile Metric for Evaluating Image and \
+            Video Captions Using GPT-4o (2024)",
+    range: "0–100",
+};
+
+/// The authors sample at temperature 1 (GPT-4o, top_logprobs 5). We ask for 20 alternatives,
+/// the most the API gives, so the renormalisation over integers sees more of the mass. The
+/// reasoning comes first, so the answer needs room.
+pub const PARAMS: ChatParams = ChatParams {
+    temperature: 1.0,
+    top_logprobs: Some(20),
+    max_tokens: 1024,
+};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Input {
+    pub medium: Medium,
+    pub mode: Mode,
+    /// ACCR's four scores (video only).
+    pub accr: bool,
+    pub caption: String,
+    pub references: Vec<String>,
+    /// The image, or the video's three-frame composite.
+    pub image_data_url: Option<String>,
+}
+
+impl Input {
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.mode.needs_image() && self.image_data_url.is_none() {
+            out.push(match self.medium {
+                Medium::Video => "Add the video: drop it or choose a file.".to_string(),
+                Medium::Image => "Add an image or a video: drop it or choose a file.".to_string(),
+            });
+        }
+        if self.caption.trim().is_empty() {
+            out.push("Enter the caption to judge.".to_string());
+        }
+        if self.mode.needs_references() && self.references.is_empty() {
+            out.push("This mode needs reference captions (one per line).".to_string());
+        }
+        if self.accr && self.medium != Medium::Video {
+            out.push("ACCR scores videos: drop a video, or untick ACCR.".to_string());
+        }
+        out
+    }
+
+    fn prompt(&self) -> String {
+        let accr = self.accr && self.medium == Medium::Video;
+        let template = prompts::template(self.medium, self.mode, accr)
+            .expect("every medium and mode has a template; ACCR only with video");
+        prompts::fill(template, &self.caption, &self.references)
+    }
+}
+
+/// The request. Reference-only sends no image and puts the prompt in a system message, as the
+/// authors did; the other modes send one user turn, text then image. When the user left the
+/// image detail on `auto`, the authors' choice applies: `low` for images, `high` for the video
+/// composite.
+pub fn request(backend: &Backend, input: &Input) -> Result<HttpRequest, JudgeError> {
+    let prompt = input.prompt();
+    let message = match (&input.image_data_url, input.mode.needs_image()) {
+        (Some(url), true) => Message::user(vec![Part::Text(prompt), Part::Image(url.clone())]),
+        _ => Message::system(prompt),
+    };
+    let mut backend = backend.clone();
+    if backend.image_detail == ImageDetail::Auto {
+        backend.image_detail = match input.medium {
+            Medium::Image => ImageDetail::Low,
+            Medium::Video => ImageDetail::High,
+        };
+    }
+    chat_request(&backend, &[message], PARAMS)
+}
+
+/// A scored caption.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GvevalResult {
+    /// The score: the final score, or for ACCR the mean of the four.
+    pub score: f64,
+    /// Non-ACCR: how the final score was read.
+    pub final_reading: Option<Reading>,
+    /// ACCR: accuracy, completeness, conciseness, relevance.
+    pub accr: Option<[Reading; 4]>,
+    /// The model's reasoning (the whole answer).
+    pub reasoning: String,
+    pub usage: Option<Usage>,
+}
+
+impl GvevalResult {
+    /// The least faithful way any part of the score was read (what the UI reports).
+    pub fn method(&self) -> Method {
+        let readings: Vec<&Reading> = match (&self.final_reading, &self.accr) {
+            (Some(r), _) => vec![r],
+            (None, Some(a)) => a.iter().collect(),
+            _ => vec![],
+        };
+        for m in [Method::Parsed, Method::ChainedDigits] {
+            if readings.iter().any(|r| r.method == m) {
+                return m;
+            }
+        }
+        Method::IntegerTokens
+    }
+}
+
+pub fn interpret(completion: &Completion, accr: bool) -> Result<GvevalResult, JudgeError> {
+    let steps = completion.steps.as_deref();
+    let (score, final_reading, accr_readings) = if accr {
+        let r = extract::accr_scores(steps, &completion.text, completion.truncated)?;
+        let mean = r.iter().map(|x| x.score).sum::<f64>() / 4.0;
+        (mean, None, Some(r))
+    } else {
+        let r = extract::final_score(steps, &completion.text, completion.truncated)?;
+        (r.score, Some(r), None)
+    };
+    Ok(GvevalResult {
+        score,
+        final_reading,
+        accr: accr_readings,
+        reasoning: completion.text.clone(),
+        usage: completion.usage,
+    })
+}
+
+/// Estimated input tokens (prompt plus image by the provider's rules, with the detail the
+/// request will use) and the output cap.
+pub fn estimated_tokens(
+    input: &Input,
+    image_size: Option<(u32, u32)>,
+    protocol: Protocol,
+    detail: ImageDetail,
+) -> (u64, u64) {
+    let detail = match (detail, input.medium) {
+        (ImageDetail::Auto, Medium::Image) => ImageDetail::Low,
+        (ImageDetail::Auto, Medium::Video) => ImageDetail::High,
+        (d, _) => d,
+    };
+    let image = match image_size {
+        Some((w, h)) if input.mode.needs_image() => image_tokens(protocol, detail, w, h),
+        _ => 0,
+    };
+    (
+        text_tokens(&input.prompt()) + 10 + image,
+        u64::from(PARAMS.max_tokens),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::completion::parse_chat_completion;
+
+    fn input(medium: Medium, mode: Mode, accr: bool) -> Input {
+        Input {
+            medium,
+            mode,
+            accr,
+            caption: "A man plays a guitar.".into(),
+            references: vec!["A man is playing guitar.".into(), "Someone strums.".into()],
+            image_data_url: Some("data:image/jpeg;base64,/9j/".into()),
+        }
+    }
+
+    fn backend() -> Backend {
+        Backend {
+            base_url: "http://h/v1".into(),
+            model: "gpt-4o".into(),
+            ..Backend::default()
+        }
+    }
+
+    fn body(req: &HttpRequest) -> serde_json::Value {
+        serde_json::from_str(&req.body).unwrap()
+    }
+
+    #[test]
+    fn reference_only_is_a_system_message_without_image() {
+        let b = body(&request(&backend(), &input(Medium::Image, Mode::RefOnly, false)).unwrap());
+        assert_eq!(b["messages"][0]["role"], "system");
+        assert!(!b.to_string().contains("data:image"));
+        assert_eq!(b["temperature"], 1.0);
+        assert_eq!(b["top_logprobs"], 20);
+    }
+
+    #[test]
+    fn image_modes_send_text_then_image_with_the_authors_detail() {
+        let b = body(&request(&backend(), &input(Medium::Image, Mode::RefFree, false)).unwrap());
+        let content = &b["messages"][0]["content"];
+        assert_eq!(b["messages"][0]["role"], "user");
+        assert_eq!(content[0]["type"], "text");
+        assert_eq!(content[1]["image_url"]["detail"], "low");
+        let b = body(&request(&backend(), &input(Medium::Video, Mode::Combined, true)).unwrap());
+        assert_eq!(
+            b["messages"][0]["content"][1]["image_url"]["detail"],
+            "high"
+        );
+        assert!(b["messages"][0]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("α"));
+        // A detail the user chose wins.
+        let high = Backend {
+            image_detail: ImageDetail::High,
+            ..backend()
+        };
+        let b = body(&request(&high, &input(Medium::Image, Mode::RefFree, false)).unwrap());
+        assert_eq!(
+            b["messages"][0]["content"][1]["image_url"]["detail"],
+            "high"
+        );
+    }
+
+    #[test]
+    fn problems_name_what_is_missing() {
+        let mut i = input(Medium::Image, Mode::Combined, true);
+        i.references.clear();
+        i.image_data_url = None;
+        let p = i.problems();
+        assert_eq!(p.len(), 3, "{p:?}");
+        assert!(input(Medium::Video, Mode::RefOnly, true)
+            .problems()
+            .is_empty());
+    }
+
+    #[test]
+    fn interpret_reads_the_final_score_and_accr_mean() {
+        let body = r#"{"choices":[{"message":{"content":"Good. The final score is $80$."},"logprobs":{"content":[
+            {"token":"Good. The final score is","logprob":0.0,"top_logprobs":[]},
+            {"token":" $","logprob":0.0,"top_logprobs":[]},
+            {"token":"80","logprob":-0.2231435513142097,"top_logprobs":[
+              {"token":"80","logprob":-0.2231435513142097},{"token":"90","logprob":-1.6094379124341003}]},
+            {"token":"$.","logprob":0.0,"top_logprobs":[]}]}}]}"#;
+        let r = interpret(&parse_chat_completion(body).unwrap(), false).unwrap();
+        assert!((r.score - 82.0).abs() < 1e-9, "{}", r.score);
+        assert_eq!(r.method(), Method::IntegerTokens);
+        let text = "x The Accuracy score is α80α. The Completeness score is β60β. \
+                    The Conciseness score is ψ100ψ. The Relevance score is δ40δ.";
+        let c = Completion {
+            text: text.into(),
+            steps: None,
+            usage: None,
+            model: None,
+            truncated: false,
+        };
+        let r = interpret(&c, true).unwrap();
+        assert_eq!(r.score, 70.0);
+        assert_eq!(r.method(), Method::Parsed);
+    }
+}
