@@ -131,6 +131,45 @@ pub(super) fn new_cancel(state: AppState) -> Option<web_sys::AbortSignal> {
     signal
 }
 
+/// Runs a one-request metric (FLEUR, G-VEval): a new run generation and Cancel, the request
+/// through the transport, the answer read by `interpret` into `slot`.
+pub(super) fn run_one<T>(
+    state: AppState,
+    slot: RwSignal<Progress<T>>,
+    backend: crate::providers::Backend,
+    request: crate::providers::HttpRequest,
+    interpret: impl FnOnce(&crate::completion::Completion) -> Result<T, crate::errors::JudgeError>
+        + 'static,
+) where
+    T: Clone + Send + Sync + 'static,
+{
+    let generation = state.generation.get_value() + 1;
+    state.generation.set_value(generation);
+    let cancel = new_cancel(state);
+    slot.set(Progress::Running);
+    spawn_local(async move {
+        let current = move || state.generation.get_value() == generation;
+        let limiter = state.limiter.get_value();
+        let options = send_options(state, &limiter, cancel.as_ref());
+        let on_wait = move |note: String| {
+            if current() {
+                slot.set(Progress::Retrying(note));
+            }
+        };
+        let outcome = send_chat(backend.protocol, &request, &options, on_wait)
+            .await
+            .and_then(|a| interpret(&a.completion).map(|r| (r, a.cached)));
+        if !current() {
+            return;
+        }
+        slot.set(match outcome {
+            Ok((result, cached)) => Progress::Done { result, cached },
+            Err(e) => Progress::Failed(redact(&e.to_string(), &backend.api_key)),
+        });
+        refresh_cache_count(state);
+    });
+}
+
 /// Stops every request of the current run; criteria already scored keep their scores.
 pub fn cancel(state: AppState) {
     if let Some(c) = state.cancel.get_value() {
@@ -138,10 +177,16 @@ pub fn cancel(state: AppState) {
     }
 }
 
+/// Said when a video is given to a metric that judges images.
+pub(super) const VIDEO_NEEDS_G_VEVAL: &str =
+    "This metric judges images; for a video, choose G-VEval (or drop an image).";
+
 /// Starts a run of the selected metric.
 pub fn evaluate(state: AppState) {
     if state.is_harmonic() {
         evaluate_harmonic(state);
+    } else if state.is_gveval() {
+        super::gveval_run::evaluate(state);
     } else {
         super::fleur_run::evaluate(state);
     }
@@ -166,6 +211,9 @@ fn evaluate_harmonic(state: AppState) {
             .is_none()
     {
         problems.push("Drag a box on the image around the object the expression refers to.".into());
+    }
+    if state.has_video() {
+        problems.push(VIDEO_NEEDS_G_VEVAL.into());
     }
     state.form_problems.set(problems.clone());
     if !problems.is_empty() {
@@ -278,6 +326,9 @@ pub fn clear_cache(state: AppState) {
 
 /// Saves the selected metric's result as JSON. The API key is not part of the document.
 pub fn export(state: AppState) {
+    if state.is_gveval() {
+        return super::gveval_run::export(state);
+    }
     if !state.is_harmonic() {
         return super::fleur_run::export(state);
     }

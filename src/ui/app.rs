@@ -8,6 +8,7 @@ use super::cost_panel::CostPanel;
 use super::criterion_card::CriterionCard;
 use super::fleur_panel::FleurPanel;
 use super::gamma_panel::GammaPanel;
+use super::gveval_panel::GvevalPanel;
 use super::image_panel::ImagePanel;
 use super::inputs_panel::InputsPanel;
 use super::overall_score::OverallScore;
@@ -27,6 +28,8 @@ pub fn App() -> impl IntoView {
     let has_run = move || {
         if state.is_harmonic() {
             state.criteria.iter().any(|c| c.with(|s| s.id() != "idle"))
+        } else if state.is_gveval() {
+            state.gveval.with(|s| s.id() != "idle")
         } else {
             state.fleur.with(|s| s.id() != "idle")
         }
@@ -59,7 +62,13 @@ pub fn App() -> impl IntoView {
                 <CostPanel/>
             </section>
             <section class="column results" aria-label="Results">
-                <Show when=move || state.is_harmonic() fallback=|| view! { <FleurPanel/> }>
+                <Show when=move || state.is_gveval()>
+                    <GvevalPanel/>
+                </Show>
+                <Show when=move || !state.is_harmonic() && !state.is_gveval()>
+                    <FleurPanel/>
+                </Show>
+                <Show when=move || state.is_harmonic()>
                     <OverallScore/>
                     <GammaPanel/>
                     <div class="cards">

@@ -7,8 +7,8 @@ use super::actions;
 use super::state::{AppState, Progress};
 use crate::completion::Usage;
 use crate::cost::{parse_prices, price_for, Cost};
-use crate::metrics::fleur;
 use crate::metrics::harmonic_eval::{estimated_tokens, Input};
+use crate::metrics::{fleur, g_veval};
 use crate::providers::preset;
 
 fn dollars(usd: Option<f64>) -> String {
@@ -39,6 +39,14 @@ pub fn CostPanel() -> impl IntoView {
                 image_data_url: None,
             };
             estimated_tokens(&input, size, protocol, detail)
+        } else if state.is_gveval() {
+            state.image_view.track();
+            state.gv_mode.track();
+            state.gv_accr.track();
+            state.text.track();
+            state.references.track();
+            let input = super::gveval_run::input(state);
+            g_veval::estimated_tokens(&input, size, protocol, detail)
         } else {
             let input = fleur::Input {
                 caption: state.text.get(),

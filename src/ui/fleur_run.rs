@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::actions::{new_cancel, refresh_cache_count, send_options};
+use super::actions::{run_one, send_options};
 use super::state::{AppState, ExplainState, FleurRun, Progress};
 use crate::errors::redact;
 use crate::metrics::fleur::{self, ExportInput, Input};
@@ -23,7 +23,10 @@ fn input(state: AppState) -> Input {
 
 pub fn evaluate(state: AppState) {
     let input = input(state);
-    let problems = input.problems();
+    let mut problems = input.problems();
+    if state.has_video() {
+        problems.push(super::actions::VIDEO_NEEDS_G_VEVAL.into());
+    }
     state.form_problems.set(problems.clone());
     if !problems.is_empty() {
         return;
@@ -40,32 +43,8 @@ pub fn evaluate(state: AppState) {
         input,
         backend: backend.clone(),
     }));
-    let generation = state.generation.get_value() + 1;
-    state.generation.set_value(generation);
-    let cancel = new_cancel(state);
     state.fleur_explanation.set(ExplainState::Idle);
-    state.fleur.set(Progress::Running);
-    spawn_local(async move {
-        let current = move || state.generation.get_value() == generation;
-        let limiter = state.limiter.get_value();
-        let options = send_options(state, &limiter, cancel.as_ref());
-        let on_wait = move |note: String| {
-            if current() {
-                state.fleur.set(Progress::Retrying(note));
-            }
-        };
-        let outcome = send_chat(backend.protocol, &request, &options, on_wait)
-            .await
-            .and_then(|a| fleur::interpret(&a.completion).map(|r| (r, a.cached)));
-        if !current() {
-            return;
-        }
-        state.fleur.set(match outcome {
-            Ok((result, cached)) => Progress::Done { result, cached },
-            Err(e) => Progress::Failed(redact(&e.to_string(), &backend.api_key)),
-        });
-        refresh_cache_count(state);
-    });
+    run_one(state, state.fleur, backend, request, fleur::interpret);
 }
 
 /// Asks why: the smoothed score goes back as the judge's answer.

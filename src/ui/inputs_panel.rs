@@ -4,6 +4,7 @@ use leptos::prelude::*;
 
 use super::actions;
 use super::state::AppState;
+use crate::metrics::g_veval::Mode;
 use crate::task::Task;
 
 #[component]
@@ -53,7 +54,33 @@ pub fn InputsPanel() -> impl IntoView {
                 on:input=move |ev| state.text.set(event_target_value(&ev))
             ></textarea>
         </div>
-        <div class="field" class:hidden=move || !state.is_ref_fleur()>
+        <div class="field" class:hidden=move || !state.is_gveval()>
+            <label for="mode-select">"G-VEval mode"</label>
+            <select
+                id="mode-select"
+                data-testid="mode-select"
+                prop:value=move || state.gv_mode.get().id()
+                on:change=move |ev| {
+                    if let Some(m) = Mode::from_id(&event_target_value(&ev)) {
+                        state.gv_mode.set(m);
+                    }
+                }
+            >
+                <option value="ref_free">"Reference-free (image or video)"</option>
+                <option value="ref_only">"Reference-only (text, no image sent)"</option>
+                <option value="combined">"Combined (image or video + references)"</option>
+            </select>
+            <label class="check">
+                <input
+                    type="checkbox"
+                    data-testid="accr-checkbox"
+                    prop:checked=move || state.gv_accr.get()
+                    on:change=move |ev| state.gv_accr.set(event_target_checked(&ev))
+                />
+                "ACCR: four scores (accuracy, completeness, conciseness, relevance) — videos"
+            </label>
+        </div>
+        <div class="field" class:hidden=move || !state.wants_references()>
             <label for="references-input">"Reference captions (one per line)"</label>
             <textarea
                 id="references-input"

@@ -12,6 +12,8 @@ mod fields;
 mod fleur_panel;
 mod fleur_run;
 mod gamma_panel;
+mod gveval_panel;
+mod gveval_run;
 mod image_panel;
 mod inputs_panel;
 mod overall_score;

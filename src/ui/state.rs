@@ -8,6 +8,7 @@ use crate::criteria::Criterion;
 use crate::geometry::NormBox;
 use crate::limiter::Limiter;
 use crate::metrics::fleur::{self, FleurResult};
+use crate::metrics::g_veval::{self, GvevalResult};
 use crate::metrics::harmonic_eval::{CriterionResult, Input};
 use crate::metrics::METRICS;
 use crate::providers::{preset, Backend, ImageDetail, PRESETS};
@@ -145,6 +146,13 @@ pub struct FleurRun {
     pub backend: Backend,
 }
 
+/// The inputs and backend of the last G-VEval run.
+#[derive(Clone, Debug)]
+pub struct GvevalRun {
+    pub input: g_veval::Input,
+    pub backend: Backend,
+}
+
 #[derive(Clone, Copy)]
 pub struct AppState {
     /// The `metric-select` value: a `MetricInfo::id`.
@@ -154,6 +162,11 @@ pub struct AppState {
     pub fleur: RwSignal<Progress<FleurResult>>,
     pub fleur_explanation: RwSignal<ExplainState>,
     pub fleur_run: StoredValue<Option<FleurRun>>,
+    pub gv_mode: RwSignal<g_veval::Mode>,
+    /// ACCR's four scores instead of one (video only).
+    pub gv_accr: RwSignal<bool>,
+    pub gveval: RwSignal<Progress<GvevalResult>>,
+    pub gveval_run: StoredValue<Option<GvevalRun>>,
     pub task: RwSignal<Task>,
     pub text: RwSignal<String>,
     pub question: RwSignal<String>,
@@ -239,6 +252,10 @@ impl AppState {
             fleur: RwSignal::new(Progress::Idle),
             fleur_explanation: RwSignal::new(ExplainState::Idle),
             fleur_run: StoredValue::new(None),
+            gv_mode: RwSignal::new(g_veval::Mode::RefFree),
+            gv_accr: RwSignal::new(false),
+            gveval: RwSignal::new(Progress::Idle),
+            gveval_run: StoredValue::new(None),
             task: RwSignal::new(Task::Ic),
             text: RwSignal::new(String::new()),
             question: RwSignal::new(String::new()),
@@ -325,6 +342,21 @@ impl AppState {
         self.metric.with(|m| m == fleur::REF_FLEUR_INFO.id)
     }
 
+    pub fn is_gveval(&self) -> bool {
+        self.metric.with(|m| m == g_veval::INFO.id)
+    }
+
+    /// Whether the reference-captions box applies to the selected metric and mode.
+    pub fn wants_references(&self) -> bool {
+        self.is_ref_fleur() || (self.is_gveval() && self.gv_mode.get().needs_references())
+    }
+
+    /// Whether the current file is a video.
+    pub fn has_video(&self) -> bool {
+        self.image_view
+            .with(|v| v.as_ref().is_some_and(|v| v.is_video))
+    }
+
     /// The REG box is drawn into the image only for HarmonicEval's REG task.
     pub fn box_active(&self) -> bool {
         self.is_harmonic() && self.task.get().needs_box()
@@ -334,6 +366,8 @@ impl AppState {
     pub fn running(&self) -> bool {
         if self.is_harmonic() {
             self.criteria.iter().any(|c| c.with(|s| s.is_active()))
+        } else if self.is_gveval() {
+            self.gveval.with(|s| s.is_active())
         } else {
             self.fleur.with(|s| s.is_active())
         }

@@ -113,7 +113,12 @@ pub async fn composite(file: &web_sys::File) -> Result<LoadedImage, String> {
             .unchecked_into();
         let _ = js_sys::Reflect::set(&ctx, &"imageSmoothingQuality".into(), &"high".into());
         ctx.set_fill_style_str("#ffffff");
-        ctx.fill_rect(0.0, 0.0, f64::from(FRAME_SIDE * FRAMES), f64::from(FRAME_SIDE));
+        ctx.fill_rect(
+            0.0,
+            0.0,
+            f64::from(FRAME_SIDE * FRAMES),
+            f64::from(FRAME_SIDE),
+        );
         for (i, t) in frame_times(video.duration()).into_iter().enumerate() {
             video.set_current_time(t);
             wait_for(&video, "seeked")

@@ -6,6 +6,7 @@ import functools
 import os
 import shutil
 import struct
+import subprocess
 import sys
 import threading
 import zlib
@@ -106,4 +107,18 @@ def images(tmp_path_factory):
     (d / "small.png").write_bytes(_png(64, 48, lambda x, y: ((x * 4) % 256, (y * 5) % 256, 128)))
     (d / "not-an-image.png").write_bytes(b"%PDF-1.4\n% this is not an image at all\n")
     (d / "empty.png").write_bytes(b"")
+    # A 3-second WebM: red until 0.5 s, green until 1.5 s, blue after, so the frames at 0, ⅓
+    # and ⅔ of its length are red, green and blue.
+    ffmpeg = shutil.which("ffmpeg")
+    if ffmpeg is None:
+        pytest.fail("ffmpeg is missing: run scripts/setup.sh --test")
+    subprocess.run(
+        [ffmpeg, "-v", "error", "-y",
+         "-f", "lavfi", "-i", "color=c=red:s=320x240:r=10:d=0.5",
+         "-f", "lavfi", "-i", "color=c=lime:s=320x240:r=10:d=1",
+         "-f", "lavfi", "-i", "color=c=blue:s=320x240:r=10:d=1.5",
+         "-filter_complex", "[0][1][2]concat=n=3:v=1:a=0",
+         "-c:v", "libvpx", "-b:v", "300k", str(d / "clip.webm")],
+        check=True,
+    )
     return d

@@ -399,8 +399,8 @@ class FakeProvider:
         #   | int HTTP status | ("fail_then_ok", status, n, retry_after)
         self.behaviour = {}
         self.explanation = DEFAULT_EXPLANATION
-        # Steps ``[(chosen, [(token, p), …]), …]`` answered to any request that is no
-        # criterion's (FLEUR's scoring prompt, for one), instead of the no-rating text.
+        # Steps ``[(chosen, [(token, p), …]), …]`` answered to every scoring request while set
+        # (FLEUR's and G-VEval's prompts), instead of the criterion ratings.
         self.script = None
         self.hang_limit = 60.0
         self.requests = []  # POSTs
@@ -504,7 +504,9 @@ class FakeProvider:
             mode = "ok"
         if mode == "no_rating":
             return self.no_rating_reply(rec)
-        scripted = rec.get("criterion") is None and self.script is not None
+        # A script answers every generation request while it is set (FLEUR and G-VEval
+        # prompts may mention criterion names, e.g. ACCR's "- Completeness:").
+        scripted = self.script is not None
         if mode == "no_logprobs":
             if scripted:
                 return self.script_reply(rec, logprobs=False)
