@@ -4,6 +4,7 @@
 pub mod fleur;
 pub mod g_veval;
 pub mod harmonic_eval;
+pub mod maev;
 
 /// A metric's identity as shown to users and written in exports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,9 +18,10 @@ pub struct MetricInfo {
     pub range: &'static str,
 }
 
-pub const METRICS: [MetricInfo; 4] = [
+pub const METRICS: [MetricInfo; 5] = [
     harmonic_eval::INFO,
     fleur::FLEUR_INFO,
     fleur::REF_FLEUR_INFO,
     g_veval::INFO,
+    maev::INFO,
 ];

@@ -82,6 +82,13 @@ pub fn chat_request(
     if let Some(system) = system {
         body["system"] = json!(system);
     }
+    if let Some(p) = params.top_p {
+        // Recent Claude models refuse temperature and top_p together; top_p is the one asked.
+        body["top_p"] = json!(p);
+        if let Some(map) = body.as_object_mut() {
+            map.remove("temperature");
+        }
+    }
     Ok(HttpRequest {
         method: Method::Post,
         url: format!("{base}/messages"),

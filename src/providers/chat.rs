@@ -8,6 +8,8 @@ pub struct ChatParams {
     /// `None` asks for no logprobs at all (explanations).
     pub top_logprobs: Option<u8>,
     pub max_tokens: u32,
+    /// Nucleus sampling; `None` leaves the provider's default (MAEV uses 0.2).
+    pub top_p: Option<f64>,
 }
 
 impl ChatParams {
@@ -17,12 +19,14 @@ impl ChatParams {
         temperature: 0.0,
         top_logprobs: Some(20),
         max_tokens: 20,
+        top_p: None,
     };
     /// Free-text explanations.
     pub const EXPLAIN: ChatParams = ChatParams {
         temperature: 0.0,
         top_logprobs: None,
         max_tokens: 400,
+        top_p: None,
     };
 }
 

@@ -20,6 +20,7 @@ pub fn probe_request(backend: &Backend) -> Result<HttpRequest, JudgeError> {
         Part::Image(PROBE_IMAGE.into()),
     ]);
     let params = ChatParams {
+        top_p: None,
         temperature: 0.0,
         top_logprobs: Some(5),
         max_tokens: 1,

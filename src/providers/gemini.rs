@@ -88,6 +88,9 @@ pub fn chat_request(
         // at MAX_TOKENS; give them room to think and then write the rating.
         config["maxOutputTokens"] = json!(params.max_tokens.max(1024));
     }
+    if let Some(p) = params.top_p {
+        config["topP"] = json!(p);
+    }
     if let Some(k) = params.top_logprobs {
         config["responseLogprobs"] = json!(true);
         config["logprobs"] = json!(k.min(MAX_LOGPROBS));
@@ -370,6 +373,7 @@ mod tests {
         let want = json!({"temperature": 0.0, "maxOutputTokens": 20, "responseLogprobs": true, "logprobs": 20});
         assert_eq!(config("gemini-2.0-flash", ChatParams::RATING), want);
         let many = ChatParams {
+            top_p: None,
             top_logprobs: Some(50),
             ..ChatParams::RATING
         };

@@ -62,6 +62,9 @@ pub fn chat_request(
         "temperature": params.temperature,
         "max_tokens": params.max_tokens,
     });
+    if let Some(p) = params.top_p {
+        body["top_p"] = json!(p);
+    }
     if let Some(k) = params.top_logprobs {
         body["logprobs"] = json!(true);
         body["top_logprobs"] = json!(k);

@@ -117,6 +117,7 @@ pub(super) fn send_options<'a>(
         limiter,
         cancel,
         read_cache: !state.fresh_run.get_untracked(),
+        cache_tag: None,
     }
 }
 
@@ -131,8 +132,66 @@ pub(super) fn new_cancel(state: AppState) -> Option<web_sys::AbortSignal> {
     signal
 }
 
-/// Runs a one-request metric (FLEUR, G-VEval): a new run generation and Cancel, the request
-/// through the transport, the answer read by `interpret` into `slot`.
+/// A started run: answers from older runs are dropped, and Cancel reaches this one.
+pub(super) struct RunHandle {
+    generation: u64,
+    cancel: Option<web_sys::AbortSignal>,
+}
+
+/// Starts a new run generation with its own Cancel.
+pub(super) fn begin_run(state: AppState) -> RunHandle {
+    let generation = state.generation.get_value() + 1;
+    state.generation.set_value(generation);
+    RunHandle {
+        generation,
+        cancel: new_cancel(state),
+    }
+}
+
+/// Sends one request of `run` through the transport and reports its progress to `set`, the
+/// answer read by `interpret`. `cache_tag` keeps identical requests apart in the cache (MAEV's
+/// trials may repeat a prompt but are independent samples).
+pub(super) fn send_one<T: 'static>(
+    state: AppState,
+    run: &RunHandle,
+    backend: crate::providers::Backend,
+    request: crate::providers::HttpRequest,
+    cache_tag: Option<String>,
+    set: impl Fn(Progress<T>) + Clone + 'static,
+    interpret: impl FnOnce(&crate::completion::Completion) -> Result<T, crate::errors::JudgeError>
+        + 'static,
+) {
+    let generation = run.generation;
+    let cancel = run.cancel.clone();
+    set(Progress::Running);
+    spawn_local(async move {
+        let current = move || state.generation.get_value() == generation;
+        let limiter = state.limiter.get_value();
+        let mut options = send_options(state, &limiter, cancel.as_ref());
+        options.cache_tag = cache_tag;
+        let on_wait = {
+            let set = set.clone();
+            move |note: String| {
+                if current() {
+                    set(Progress::Retrying(note));
+                }
+            }
+        };
+        let outcome = send_chat(backend.protocol, &request, &options, on_wait)
+            .await
+            .and_then(|a| interpret(&a.completion).map(|r| (r, a.cached)));
+        if !current() {
+            return;
+        }
+        set(match outcome {
+            Ok((result, cached)) => Progress::Done { result, cached },
+            Err(e) => Progress::Failed(redact(&e.to_string(), &backend.api_key)),
+        });
+        refresh_cache_count(state);
+    });
+}
+
+/// Runs a one-request metric (FLEUR, G-VEval) into `slot`.
 pub(super) fn run_one<T>(
     state: AppState,
     slot: RwSignal<Progress<T>>,
@@ -143,31 +202,16 @@ pub(super) fn run_one<T>(
 ) where
     T: Clone + Send + Sync + 'static,
 {
-    let generation = state.generation.get_value() + 1;
-    state.generation.set_value(generation);
-    let cancel = new_cancel(state);
-    slot.set(Progress::Running);
-    spawn_local(async move {
-        let current = move || state.generation.get_value() == generation;
-        let limiter = state.limiter.get_value();
-        let options = send_options(state, &limiter, cancel.as_ref());
-        let on_wait = move |note: String| {
-            if current() {
-                slot.set(Progress::Retrying(note));
-            }
-        };
-        let outcome = send_chat(backend.protocol, &request, &options, on_wait)
-            .await
-            .and_then(|a| interpret(&a.completion).map(|r| (r, a.cached)));
-        if !current() {
-            return;
-        }
-        slot.set(match outcome {
-            Ok((result, cached)) => Progress::Done { result, cached },
-            Err(e) => Progress::Failed(redact(&e.to_string(), &backend.api_key)),
-        });
-        refresh_cache_count(state);
-    });
+    let run = begin_run(state);
+    send_one(
+        state,
+        &run,
+        backend,
+        request,
+        None,
+        move |p| slot.set(p),
+        interpret,
+    );
 }
 
 /// Stops every request of the current run; criteria already scored keep their scores.
@@ -187,6 +231,8 @@ pub fn evaluate(state: AppState) {
         evaluate_harmonic(state);
     } else if state.is_gveval() {
         super::gveval_run::evaluate(state);
+    } else if state.is_maev() {
+        super::maev_run::evaluate(state);
     } else {
         super::fleur_run::evaluate(state);
     }
@@ -329,6 +375,9 @@ pub fn export(state: AppState) {
     if state.is_gveval() {
         return super::gveval_run::export(state);
     }
+    if state.is_maev() {
+        return super::maev_run::export(state);
+    }
     if !state.is_harmonic() {
         return super::fleur_run::export(state);
     }
@@ -378,6 +427,18 @@ pub fn persist_settings(state: AppState) {
         storage::save_setting("hj.max_retries", &state.max_retries.get().to_string())
     });
     Effect::new(move |_| storage::save_setting("hj.prices", &state.prices.get()));
+    Effect::new(move |_| {
+        storage::save_setting("hj.maev.trials", &state.maev_trials.get().to_string())
+    });
+    Effect::new(move |_| {
+        storage::save_setting("hj.maev.threshold", &state.maev_threshold.get().to_string())
+    });
+    Effect::new(move |_| {
+        let pool = state
+            .maev_pool
+            .with(|p| serde_json::to_string(p).unwrap_or_default());
+        storage::save_setting("hj.maev.pool", &pool)
+    });
     Effect::new(move |_| {
         let (key, remember) = (state.api_key.get(), state.remember_key.get());
         storage::save_api_key(&state.preset.get_untracked(), &key, remember)

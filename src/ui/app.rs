@@ -11,6 +11,7 @@ use super::gamma_panel::GammaPanel;
 use super::gveval_panel::GvevalPanel;
 use super::image_panel::ImagePanel;
 use super::inputs_panel::InputsPanel;
+use super::maev_panel::MaevPanel;
 use super::overall_score::OverallScore;
 use super::run_bar::RunBar;
 use super::state::AppState;
@@ -30,6 +31,8 @@ pub fn App() -> impl IntoView {
             state.criteria.iter().any(|c| c.with(|s| s.id() != "idle"))
         } else if state.is_gveval() {
             state.gveval.with(|s| s.id() != "idle")
+        } else if state.is_maev() {
+            state.maev_results.with(|t| !t.is_empty())
         } else {
             state.fleur.with(|s| s.id() != "idle")
         }
@@ -65,7 +68,10 @@ pub fn App() -> impl IntoView {
                 <Show when=move || state.is_gveval()>
                     <GvevalPanel/>
                 </Show>
-                <Show when=move || !state.is_harmonic() && !state.is_gveval()>
+                <Show when=move || state.is_maev()>
+                    <MaevPanel/>
+                </Show>
+                <Show when=move || state.is_ref_fleur() || state.metric.with(|m| m == "fleur")>
                     <FleurPanel/>
                 </Show>
                 <Show when=move || state.is_harmonic()>

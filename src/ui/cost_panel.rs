@@ -8,7 +8,7 @@ use super::state::{AppState, Progress};
 use crate::completion::Usage;
 use crate::cost::{parse_prices, price_for, Cost};
 use crate::metrics::harmonic_eval::{estimated_tokens, Input};
-use crate::metrics::{fleur, g_veval};
+use crate::metrics::{fleur, g_veval, maev};
 use crate::providers::preset;
 
 fn dollars(usd: Option<f64>) -> String {
@@ -39,6 +39,15 @@ pub fn CostPanel() -> impl IntoView {
                 image_data_url: None,
             };
             estimated_tokens(&input, size, protocol, detail)
+        } else if state.is_maev() {
+            state.question.track();
+            state.maev_caption.track();
+            state.maev_reference.track();
+            state.text.track();
+            state.maev_trials.track();
+            state.maev_seed.track();
+            state.maev_pool.track();
+            maev::estimated_tokens(&super::maev_run::input(state))
         } else if state.is_gveval() {
             state.image_view.track();
             state.gv_mode.track();
@@ -78,6 +87,20 @@ pub fn CostPanel() -> impl IntoView {
             }
             state
                 .run
+                .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
+        } else if state.is_gveval() {
+            add(&state.gveval.with(|s| s.map_ref(|r| r.usage)));
+            state
+                .gveval_run
+                .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
+        } else if state.is_maev() {
+            state.maev_results.with(|rows| {
+                for (_, p) in rows {
+                    add(&p.map_ref(|r| r.usage));
+                }
+            });
+            state
+                .maev_run
                 .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
         } else {
             add(&state.fleur.with(|s| s.map_ref(|r| r.usage)));

@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use super::actions;
+use super::maev_inputs::MaevInputs;
 use super::state::AppState;
 use crate::metrics::g_veval::Mode;
 use crate::task::Task;
@@ -21,6 +22,8 @@ pub fn InputsPanel() -> impl IntoView {
     let noun = move || {
         if state.is_harmonic() {
             task.get().text_noun()
+        } else if state.is_maev() {
+            "answer"
         } else {
             "caption"
         }
@@ -32,7 +35,7 @@ pub fn InputsPanel() -> impl IntoView {
                 {Task::ALL.iter().map(|t| view! { <option value=t.id()>{t.label()}</option> }).collect_view()}
             </select>
         </div>
-        <div class="field" class:hidden=move || !(state.is_harmonic() && task.get().needs_question())>
+        <div class="field" class:hidden=move || !(state.is_maev() || (state.is_harmonic() && task.get().needs_question()))>
             <label for="question-input">"Question"</label>
             <textarea
                 id="question-input"
@@ -54,6 +57,9 @@ pub fn InputsPanel() -> impl IntoView {
                 on:input=move |ev| state.text.set(event_target_value(&ev))
             ></textarea>
         </div>
+        <Show when=move || state.is_maev()>
+            <MaevInputs/>
+        </Show>
         <div class="field" class:hidden=move || !state.is_gveval()>
             <label for="mode-select">"G-VEval mode"</label>
             <select

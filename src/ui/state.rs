@@ -10,6 +10,7 @@ use crate::limiter::Limiter;
 use crate::metrics::fleur::{self, FleurResult};
 use crate::metrics::g_veval::{self, GvevalResult};
 use crate::metrics::harmonic_eval::{CriterionResult, Input};
+use crate::metrics::maev;
 use crate::metrics::METRICS;
 use crate::providers::{preset, Backend, ImageDetail, PRESETS};
 use crate::retry::RetryPolicy;
@@ -153,6 +154,16 @@ pub struct GvevalRun {
     pub backend: Backend,
 }
 
+/// The inputs and backend of the last MAEV run.
+#[derive(Clone, Debug)]
+pub struct MaevRun {
+    pub input: maev::Input,
+    pub backend: Backend,
+}
+
+/// One MAEV trial: its examples (pool indices) and its progress.
+pub type MaevTrial = ((usize, usize), Progress<maev::TrialReading>);
+
 #[derive(Clone, Copy)]
 pub struct AppState {
     /// The `metric-select` value: a `MetricInfo::id`.
@@ -167,6 +178,17 @@ pub struct AppState {
     pub gv_accr: RwSignal<bool>,
     pub gveval: RwSignal<Progress<GvevalResult>>,
     pub gveval_run: StoredValue<Option<GvevalRun>>,
+    pub maev_caption: RwSignal<String>,
+    pub maev_reference: RwSignal<String>,
+    pub maev_trials: RwSignal<u32>,
+    pub maev_threshold: RwSignal<f64>,
+    pub maev_seed: RwSignal<u32>,
+    /// The few-shot pool, editable and kept on this device.
+    pub maev_pool: RwSignal<Vec<maev::Example>>,
+    pub maev_results: RwSignal<Vec<MaevTrial>>,
+    pub maev_run: StoredValue<Option<MaevRun>>,
+    /// The "caption the image first" helper's progress.
+    pub maev_captioning: RwSignal<ExplainState>,
     pub task: RwSignal<Task>,
     pub text: RwSignal<String>,
     pub question: RwSignal<String>,
@@ -256,6 +278,27 @@ impl AppState {
             gv_accr: RwSignal::new(false),
             gveval: RwSignal::new(Progress::Idle),
             gveval_run: StoredValue::new(None),
+            maev_caption: RwSignal::new(String::new()),
+            maev_reference: RwSignal::new(String::new()),
+            maev_trials: RwSignal::new(
+                storage::load_setting("hj.maev.trials")
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(maev::DEFAULT_TRIALS),
+            ),
+            maev_threshold: RwSignal::new(
+                storage::load_setting("hj.maev.threshold")
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(maev::DEFAULT_THRESHOLD),
+            ),
+            maev_seed: RwSignal::new(1),
+            maev_pool: RwSignal::new(
+                storage::load_setting("hj.maev.pool")
+                    .and_then(|s| serde_json::from_str(&s).ok())
+                    .unwrap_or_else(maev::default_pool),
+            ),
+            maev_results: RwSignal::new(Vec::new()),
+            maev_run: StoredValue::new(None),
+            maev_captioning: RwSignal::new(ExplainState::Idle),
             task: RwSignal::new(Task::Ic),
             text: RwSignal::new(String::new()),
             question: RwSignal::new(String::new()),
@@ -342,6 +385,10 @@ impl AppState {
         self.metric.with(|m| m == fleur::REF_FLEUR_INFO.id)
     }
 
+    pub fn is_maev(&self) -> bool {
+        self.metric.with(|m| m == maev::INFO.id)
+    }
+
     pub fn is_gveval(&self) -> bool {
         self.metric.with(|m| m == g_veval::INFO.id)
     }
@@ -368,6 +415,9 @@ impl AppState {
             self.criteria.iter().any(|c| c.with(|s| s.is_active()))
         } else if self.is_gveval() {
             self.gveval.with(|s| s.is_active())
+        } else if self.is_maev() {
+            self.maev_results
+                .with(|t| t.iter().any(|(_, p)| p.is_active()))
         } else {
             self.fleur.with(|s| s.is_active())
         }

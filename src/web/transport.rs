@@ -17,6 +17,9 @@ pub struct SendOptions<'a> {
     pub cancel: Option<&'a web_sys::AbortSignal>,
     /// Answer from the cache when it has this exact request.
     pub read_cache: bool,
+    /// Added to the cache key, so identical requests meant as independent samples are cached
+    /// apart.
+    pub cache_tag: Option<String>,
 }
 
 /// A completion and how it was obtained.
@@ -34,7 +37,11 @@ pub async fn send_chat(
     options: &SendOptions<'_>,
     on_wait: impl Fn(String),
 ) -> Result<Answer, JudgeError> {
-    let key = request_key(protocol, request);
+    let mut key = request_key(protocol, request);
+    if let Some(tag) = &options.cache_tag {
+        key.push(':');
+        key.push_str(tag);
+    }
     if options.read_cache {
         if let Some(body) = cache::get(&key).await {
             if let Ok(completion) = read_chat(protocol, 200, None, &body) {

@@ -37,6 +37,7 @@ pub const REF_FLEUR_INFO: MetricInfo = MetricInfo {
 /// Greedy, with the 20 alternatives per step that cover the ten digits; `0.85` plus a stray
 /// space or newline fits in a few tokens.
 pub const SCORE_PARAMS: ChatParams = ChatParams {
+    top_p: None,
     temperature: 0.0,
     top_logprobs: Some(20),
     max_tokens: 16,

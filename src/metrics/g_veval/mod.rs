@@ -31,6 +31,7 @@ pub const INFO: MetricInfo = MetricInfo {
 /// the most the API gives, so the renormalisation over integers sees more of the mass. The
 /// reasoning comes first, so the answer needs room.
 pub const PARAMS: ChatParams = ChatParams {
+    top_p: None,
     temperature: 1.0,
     top_logprobs: Some(20),
     max_tokens: 1024,

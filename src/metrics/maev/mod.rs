@@ -1,0 +1,234 @@
+//! MAEV (Multimodal Automatic Evaluation): a text-only judge sees a caption standing in for
+//! the image, the reference answer and the answer to judge, and scores accuracy 0
+//! (hallucination) or 2 (accurate), evidence first. Several trials with different few-shot
+//! examples are averaged; the mean against a threshold (1.25) gives the verdict.
+
+mod export;
+pub mod parse;
+pub mod prompts;
+pub mod sampling;
+
+pub use export::{export_json, ExportInput};
+pub use parse::{ScoreSource, TrialReading};
+pub use prompts::{default_pool, Example};
+
+use super::MetricInfo;
+use crate::cost::text_tokens;
+use crate::errors::JudgeError;
+use crate::providers::{chat_request, Backend, ChatParams, HttpRequest, Message, Part};
+
+pub const INFO: MetricInfo = MetricInfo {
+    id: "maev",
+    name: "MAEV",
+    paper: "MAEV: Multimodal Automatic Evaluation Framework (anonymous EMNLP submission)",
+    range: "0–2",
+};
+
+pub const DEFAULT_TRIALS: u32 = 5;
+pub const DEFAULT_THRESHOLD: f64 = 1.25;
+
+/// The paper's sampling: top_p 0.2 at the API's default temperature (1 for all three
+/// providers), with the score token's alternatives where the backend gives them.
+pub const PARAMS: ChatParams = ChatParams {
+    temperature: 1.0,
+    top_logprobs: Some(5),
+    max_tokens: 400,
+    top_p: Some(0.2),
+};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Input {
+    pub question: String,
+    pub caption: String,
+    pub reference: String,
+    /// The multimodal model's answer being judged.
+    pub answer: String,
+    pub trials: u32,
+    pub threshold: f64,
+    pub seed: u64,
+    pub pool: Vec<Example>,
+}
+
+impl Input {
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut need = |v: &str, what: &str| {
+            if v.trim().is_empty() {
+                out.push(format!("Enter the {what}."));
+            }
+        };
+        need(&self.question, "question that was asked");
+        need(
+            &self.caption,
+            "image caption (or use \u{201c}Caption the image\u{201d})",
+        );
+        need(&self.reference, "reference answer");
+        need(&self.answer, "answer to judge");
+        if self.trials == 0 {
+            out.push("Run at least one trial.".into());
+        }
+        if !(self.threshold > 0.0 && self.threshold < 2.0) {
+            out.push("The threshold must lie between 0 and 2.".into());
+        }
+        if let Err(e) = sampling::sample_pairs(&self.pool, 1, 0) {
+            out.push(e);
+        }
+        out
+    }
+}
+
+/// One trial's request: which examples it carries (pool indices) and the HTTP request. No
+/// image is ever sent: the judge is text-only.
+pub struct TrialRequest {
+    pub examples: (usize, usize),
+    pub request: HttpRequest,
+}
+
+pub fn trial_requests(backend: &Backend, input: &Input) -> Result<Vec<TrialRequest>, JudgeError> {
+    let pairs = sampling::sample_pairs(&input.pool, input.trials as usize, input.seed)
+        .map_err(|message| JudgeError::Setting { message })?;
+    pairs
+        .into_iter()
+        .map(|(zero, two)| {
+            let text = prompts::prompt(
+                &input.question,
+                &input.caption,
+                &input.reference,
+                &input.answer,
+                &input.pool[zero],
+                &input.pool[two],
+            );
+            let request = chat_request(backend, &[Message::user(vec![Part::Text(text)])], PARAMS)?;
+            Ok(TrialRequest {
+                examples: (zero, two),
+                request,
+            })
+        })
+        .collect()
+}
+
+/// The "caption the image first" request: the chosen VLM describes the image.
+pub fn caption_request(backend: &Backend, image_data_url: &str) -> Result<HttpRequest, JudgeError> {
+    let message = Message::user(vec![
+        Part::Text(prompts::CAPTION_REQUEST.into()),
+        Part::Image(image_data_url.into()),
+    ]);
+    chat_request(backend, &[message], ChatParams::EXPLAIN)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Accurate,
+    Hallucination,
+}
+
+impl Verdict {
+    pub fn id(self) -> &'static str {
+        match self {
+            Verdict::Accurate => "accurate",
+            Verdict::Hallucination => "hallucination",
+        }
+    }
+}
+
+/// Mean of the trials that were read, and the verdict: accurate when the mean reaches the
+/// threshold. `None` when no trial was read.
+pub fn aggregate(scores: &[f64], threshold: f64) -> Option<(f64, Verdict)> {
+    if scores.is_empty() {
+        return None;
+    }
+    let mean = scores.iter().sum::<f64>() / scores.len() as f64;
+    let verdict = if mean >= threshold {
+        Verdict::Accurate
+    } else {
+        Verdict::Hallucination
+    };
+    Some((mean, verdict))
+}
+
+/// Estimated input tokens of all trials (their prompts differ only in the examples) and the
+/// output cap.
+pub fn estimated_tokens(input: &Input) -> (u64, u64) {
+    let pairs =
+        sampling::sample_pairs(&input.pool, input.trials as usize, input.seed).unwrap_or_default();
+    let tokens = pairs
+        .iter()
+        .map(|&(z, t)| {
+            let p = prompts::prompt(
+                &input.question,
+                &input.caption,
+                &input.reference,
+                &input.answer,
+                &input.pool[z],
+                &input.pool[t],
+            );
+            text_tokens(&p) + 10
+        })
+        .sum();
+    (tokens, u64::from(PARAMS.max_tokens) * pairs.len() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input() -> Input {
+        Input {
+            question: "What is in the image?".into(),
+            caption: "A cat on a sofa.".into(),
+            reference: "A cat sleeping on a sofa.".into(),
+            answer: "A dog on a sofa.".into(),
+            trials: DEFAULT_TRIALS,
+            threshold: DEFAULT_THRESHOLD,
+            seed: 7,
+            pool: default_pool(),
+        }
+    }
+
+    #[test]
+    fn five_trials_no_image_and_the_papers_sampling() {
+        let b = Backend {
+            base_url: "http://h/v1".into(),
+            model: "gpt-4".into(),
+            ..Backend::default()
+        };
+        let reqs = trial_requests(&b, &input()).unwrap();
+        assert_eq!(reqs.len(), 5);
+        for r in &reqs {
+            assert!(!r.request.body.contains("image_url"));
+            let body: serde_json::Value = serde_json::from_str(&r.request.body).unwrap();
+            assert_eq!(body["top_p"], 0.2);
+            let pool = default_pool();
+            assert_eq!((pool[r.examples.0].score, pool[r.examples.1].score), (0, 2));
+        }
+    }
+
+    #[test]
+    fn threshold_decides_the_verdict() {
+        assert_eq!(
+            aggregate(&[2.0, 2.0, 0.0, 2.0, 0.0], 1.25),
+            Some((1.2, Verdict::Hallucination))
+        );
+        assert_eq!(
+            aggregate(&[2.0, 2.0, 0.0, 2.0, 2.0], 1.25),
+            Some((1.6, Verdict::Accurate))
+        );
+        assert_eq!(
+            aggregate(&[1.25], 1.25).unwrap().1,
+            Verdict::Accurate,
+            "reaching it is enough"
+        );
+        assert_eq!(aggregate(&[], 1.25), None);
+    }
+
+    #[test]
+    fn problems_name_missing_fields_and_bad_settings() {
+        let mut i = input();
+        i.caption.clear();
+        i.threshold = 2.5;
+        i.pool.retain(|e| e.score == 2);
+        let p = i.problems();
+        assert_eq!(p.len(), 3, "{p:?}");
+        assert!(p[0].contains("image caption"));
+    }
+}

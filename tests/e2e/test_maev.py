@@ -1,0 +1,133 @@
+"""End-to-end: MAEV in headless Chromium against loopback servers: five text-only trials with
+the paper's few-shot sampling averaged into a verdict, the caption helper, reproducible
+sampling, and trials that cannot be read."""
+
+import json
+
+import pytest
+from selenium.webdriver.support.ui import Select
+
+from app_page import AppPage
+from fake_openai import FakeOpenAI
+from fake_providers import FakeAnthropic
+
+QUESTION = "What animal is on the sofa?"
+CAPTION = "A grey cat sleeps on a red sofa."
+REFERENCE = "A cat is sleeping on the sofa."
+ANSWER = "A brown dog is sitting on the sofa."
+
+
+def sure(token):
+    return (token, [(token, 1.0)])
+
+
+@pytest.fixture
+def gpt4():
+    server = FakeOpenAI(delay=0.2)
+    yield server
+    server.stop()
+
+
+def ready(browser, app_url, server, preset, model):
+    page = AppPage(browser, app_url)
+    Select(page.el("metric-select")).select_by_value("maev")
+    Select(page.el("preset-select")).select_by_value(preset)
+    page.fill("base-url-input", server.url)
+    page.fill("model-input", model)
+    page.fill("api-key-input", "sk-test-maev-123456")
+    page.fill("question-input", QUESTION)
+    page.fill("caption-input", CAPTION)
+    page.fill("reference-answer-input", REFERENCE)
+    page.fill("text-input", ANSWER)
+    return page
+
+
+def prompt_of(req):
+    content = req["body"]["messages"][0]["content"]
+    return content if isinstance(content, str) else "".join(p.get("text", "") for p in content)
+
+
+def wait_trials(page, n):
+    page.wait_for(
+        lambda d: all(
+            page.el(f"trial-{i}").get_attribute("data-state") in ("done", "error") for i in range(n)
+        ),
+        "every trial",
+    )
+
+
+def test_five_trials_average_into_a_verdict_with_no_image_sent(browser, app_url, images, gpt4, downloads):
+    # The caption helper first: the chosen VLM describes the dropped image.
+    page = ready(browser, app_url, gpt4, "openai", "gpt-4o")
+    page.upload(images / "photo.png")
+    page.wait_image()
+    page.el("caption-image-button").click()
+    page.wait_for(lambda d: page.el("caption-input").get_attribute("value") != CAPTION, "the caption")
+    (caption_req,) = gpt4.requests
+    assert "image_url" in json.dumps(caption_req["body"])
+    page.fill("caption-input", CAPTION)
+
+    gpt4.script = [sure("'Evaluation Evidence': The answer says a dog, the caption a cat.\n'Assistant Score': "),
+                   ("0", [("0", 0.7), ("2", 0.3)])]
+    before = len(gpt4.requests)
+    page.evaluate()
+    wait_trials(page, 5)
+    trials = gpt4.requests[before:]
+    assert len(trials) == 5
+    for req in trials:
+        body = req["body"]
+        assert "image_url" not in json.dumps(body), "the MAEV judge is text-only"
+        assert body["top_p"] == 0.2
+        text = prompt_of(req)
+        assert text.startswith(f"\n[Question]\n{QUESTION}\n[Image Caption]\n{CAPTION}\n[Reference Answer]\n{REFERENCE}\n[Assistant Answer]\n{ANSWER}\n[Instruction]\n")
+        assert text.count("\n\n[Example]\n") == 2
+        assert text.index('Assistant Score: "0"') < text.index('Assistant Score: "2"')
+
+    for i in range(5):
+        assert float(page.el(f"trial-{i}").get_attribute("data-score")) == pytest.approx(0.6, abs=1e-12)
+    assert float(page.el("overall-score").get_attribute("data-value")) == pytest.approx(0.6, abs=1e-12)
+    assert page.el("verdict").get_attribute("data-value") == "hallucination"
+    assert "The answer says a dog" in page.el("trial-0").text
+
+    page.el("export-json-button").click()
+    doc = json.loads(page.wait_file(downloads, "maev.json").read_text())
+    assert doc["metric"] == "maev" and doc["verdict"] == "hallucination"
+    assert doc["mean"] == pytest.approx(0.6, abs=1e-12)
+    assert len(doc["trials"]) == 5
+    assert all([e["score"] for e in t["examples"]] == [0, 2] for t in doc["trials"])
+    assert all(t["source"] == "probabilities" and t["evidence"] for t in doc["trials"])
+    assert "sk-test-maev" not in json.dumps(doc)
+
+
+def test_sampling_is_reproducible_and_trials_are_settable(browser, app_url, gpt4):
+    gpt4.script = [sure("Evaluation Evidence: Matches.\nAssistant Score: \"2\"")]
+    page = ready(browser, app_url, gpt4, "openai", "gpt-4o")
+    page.set_number("trials-input", 3)
+    page.set_number("seed-input", 11)
+    page.evaluate()
+    wait_trials(page, 3)
+    first = sorted(prompt_of(r) for r in gpt4.requests)
+    assert len(first) == 3
+    assert page.el("verdict").get_attribute("data-value") == "accurate"
+    assert float(page.el("overall-score").get_attribute("data-value")) == 2.0
+    page.el("fresh-run-checkbox").click()
+    page.evaluate()
+    wait_trials(page, 3)
+    assert sorted(prompt_of(r) for r in gpt4.requests[3:]) == first, "same seed, same examples"
+
+
+def test_unreadable_trials_are_reported_not_dropped(browser, app_url):
+    claude = FakeAnthropic()
+    try:
+        page = ready(browser, app_url, claude, "anthropic", "claude-sonnet-4-5")
+        page.evaluate()
+        wait_trials(page, 5)
+        for i in range(5):
+            trial = page.el(f"trial-{i}")
+            assert trial.get_attribute("data-state") == "error"
+            assert "No \u201cAssistant Score\u201d" in trial.text
+        assert page.el("overall-score").get_attribute("data-value") == ""
+        assert page.el("verdict").get_attribute("data-value") == ""
+        assert "0 of 5 trials read, 5 failed" in page.el("overall-score").text
+    finally:
+        claude.stop()
