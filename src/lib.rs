@@ -12,12 +12,15 @@
 //! Automatic Evaluation Using a Vision Language Model"); see `metrics::harmonic_eval`.
 
 pub mod aggregate;
+pub mod batch;
 pub mod completion;
 pub mod cost;
 pub mod criteria;
 pub mod errors;
 pub mod geometry;
+pub mod lab;
 pub mod limiter;
+pub mod meta;
 pub mod metrics;
 pub mod providers;
 pub mod rating;

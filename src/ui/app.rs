@@ -4,19 +4,19 @@ use leptos::prelude::*;
 
 use super::actions;
 use super::backend_panel::BackendPanel;
+use super::batch_panel::BatchPanel;
+use super::batch_run;
+use super::batch_state::BatchState;
 use super::cost_panel::CostPanel;
-use super::criterion_card::CriterionCard;
-use super::fleur_panel::FleurPanel;
 use super::gamma_panel::GammaPanel;
-use super::gveval_panel::GvevalPanel;
 use super::image_panel::ImagePanel;
 use super::inputs_panel::InputsPanel;
-use super::maev_panel::MaevPanel;
-use super::overall_score::OverallScore;
+use super::meta_panel::MetaPanel;
+use super::results_table::ResultsTable;
 use super::run_bar::RunBar;
+use super::single_results::SingleResults;
 use super::state::AppState;
 use super::theme_toggle::ThemeToggle;
-use crate::criteria::Criterion;
 use crate::metrics::METRICS;
 
 #[component]
@@ -26,17 +26,15 @@ pub fn App() -> impl IntoView {
     actions::persist_settings(state);
 
     actions::refresh_cache_count(state);
-    let has_run = move || {
-        if state.is_harmonic() {
-            state.criteria.iter().any(|c| c.with(|s| s.id() != "idle"))
-        } else if state.is_gveval() {
-            state.gveval.with(|s| s.id() != "idle")
-        } else if state.is_maev() {
-            state.maev_results.with(|t| !t.is_empty())
-        } else {
-            state.fleur.with(|s| s.id() != "idle")
+    let batch = BatchState::new();
+    provide_context(batch);
+    batch_run::check_resumable(batch);
+    // An interrupted batch run opens the batch view with its Resume offer.
+    Effect::new(move |_| {
+        if batch.resumable.with(Option::is_some) {
+            batch.active.set(true);
         }
-    };
+    });
     let on_metric = move |ev| {
         state.metric.set(event_target_value(&ev));
         state.form_problems.set(Vec::new());
@@ -50,6 +48,10 @@ pub fn App() -> impl IntoView {
             <p class="tagline">"Score what a vision-language model wrote about an image."</p>
             <ThemeToggle/>
         </header>
+        <nav class="tabs" aria-label="Mode">
+            <button data-testid="tab-single" class:active=move || !batch.active.get() on:click=move |_| batch.active.set(false)>"One item"</button>
+            <button data-testid="tab-batch" class:active=move || batch.active.get() on:click=move |_| batch.active.set(true)>"Batch & meta-evaluation"</button>
+        </nav>
         <main class="layout">
             <section class="column inputs" aria-label="What to judge">
                 <div class="field">
@@ -58,43 +60,23 @@ pub fn App() -> impl IntoView {
                         {METRICS.iter().map(|m| view! { <option value=m.id>{m.name}</option> }).collect_view()}
                     </select>
                 </div>
-                <ImagePanel/>
-                <InputsPanel/>
+                <Show when=move || batch.active.get() fallback=|| view! { <ImagePanel/> <InputsPanel/> }>
+                    <BatchPanel/>
+                </Show>
                 <BackendPanel/>
-                <RunBar/>
-                <CostPanel/>
+                <Show when=move || !batch.active.get()>
+                    <RunBar/>
+                    <CostPanel/>
+                </Show>
             </section>
             <section class="column results" aria-label="Results">
-                <Show when=move || state.is_gveval()>
-                    <GvevalPanel/>
+                <Show when=move || batch.active.get() fallback=|| view! { <SingleResults/> }>
+                    <Show when=move || state.is_harmonic()>
+                        <GammaPanel/>
+                    </Show>
+                    <MetaPanel/>
+                    <ResultsTable/>
                 </Show>
-                <Show when=move || state.is_maev()>
-                    <MaevPanel/>
-                </Show>
-                <Show when=move || state.is_ref_fleur() || state.metric.with(|m| m == "fleur")>
-                    <FleurPanel/>
-                </Show>
-                <Show when=move || state.is_harmonic()>
-                    <OverallScore/>
-                    <GammaPanel/>
-                    <div class="cards">
-                        {Criterion::ALL.into_iter().map(|c| view! { <CriterionCard criterion=c/> }).collect_view()}
-                    </div>
-                </Show>
-                <div class="export-row">
-                    <button
-                        data-testid="export-json-button"
-                        on:click=move |_| actions::export(state)
-                        disabled=move || !has_run()
-                    >
-                        "Export JSON"
-                    </button>
-                    <span class="error" role="alert">{move || state.export_error.get()}</span>
-                </div>
-                <p class="cite" class:hidden=move || !state.is_harmonic()>
-                    "HarmonicEval: Ohi et al., " <em>"HarmonicEval: Multi-modal, Multi-task, Multi-criteria Automatic Evaluation Using a Vision Language Model"</em>
-                    ". Scores are the expected rating under the judge's rating-token probabilities; γ sets how strongly confident criteria count more."
-                </p>
             </section>
         </main>
     }

@@ -4,6 +4,9 @@
 mod actions;
 mod app;
 mod backend_panel;
+mod batch_panel;
+mod batch_run;
+mod batch_state;
 mod connection;
 mod connection_panel;
 mod cost_panel;
@@ -19,8 +22,11 @@ mod inputs_panel;
 mod maev_inputs;
 mod maev_panel;
 mod maev_run;
+mod meta_panel;
 mod overall_score;
+mod results_table;
 mod run_bar;
+mod single_results;
 mod state;
 mod theme_toggle;
 

@@ -14,13 +14,19 @@ use web_sys::{IdbDatabase, IdbRequest, IdbTransactionMode};
 
 const DB_NAME: &str = "harmonic-judge";
 const STORE: &str = "responses";
+/// Batch runs: results per item (key: item id).
+pub const BATCH_ITEMS: &str = "batch_items";
+/// Batch runs: the run's description, dataset text and image files (key: name).
+pub const BATCH_META: &str = "batch_meta";
+/// Version 2 added the batch stores.
+const DB_VERSION: u32 = 2;
 
 thread_local! {
     static DB: RefCell<Option<IdbDatabase>> = const { RefCell::new(None) };
 }
 
 /// Waits for an IDB request's success (its result) or error.
-async fn done(request: &IdbRequest) -> Result<JsValue, JsValue> {
+pub async fn done(request: &IdbRequest) -> Result<JsValue, JsValue> {
     let promise = Promise::new(&mut |resolve, reject| {
         request.set_onsuccess(Some(&resolve));
         request.set_onerror(Some(&reject));
@@ -29,7 +35,7 @@ async fn done(request: &IdbRequest) -> Result<JsValue, JsValue> {
     request.result()
 }
 
-async fn database() -> Result<IdbDatabase, JsValue> {
+pub async fn database() -> Result<IdbDatabase, JsValue> {
     if let Some(db) = DB.with(|d| d.borrow().clone()) {
         return Ok(db);
     }
@@ -37,7 +43,7 @@ async fn database() -> Result<IdbDatabase, JsValue> {
         .ok_or("no window")?
         .indexed_db()?
         .ok_or("IndexedDB unavailable")?;
-    let open = factory.open_with_u32(DB_NAME, 1)?;
+    let open = factory.open_with_u32(DB_NAME, DB_VERSION)?;
     let upgrade = wasm_bindgen::closure::Closure::<dyn FnMut(web_sys::Event)>::new(
         move |event: web_sys::Event| {
             let db = event
@@ -46,8 +52,10 @@ async fn database() -> Result<IdbDatabase, JsValue> {
                 .and_then(|r| r.result().ok())
                 .and_then(|r| r.dyn_into::<IdbDatabase>().ok());
             if let Some(db) = db {
-                if !db.object_store_names().contains(STORE) {
-                    let _ = db.create_object_store(STORE);
+                for name in [STORE, BATCH_ITEMS, BATCH_META] {
+                    if !db.object_store_names().contains(name) {
+                        let _ = db.create_object_store(name);
+                    }
                 }
             }
         },
@@ -60,8 +68,16 @@ async fn database() -> Result<IdbDatabase, JsValue> {
 }
 
 fn store(db: &IdbDatabase, mode: IdbTransactionMode) -> Result<web_sys::IdbObjectStore, JsValue> {
-    db.transaction_with_str_and_mode(STORE, mode)?
-        .object_store(STORE)
+    named_store(db, STORE, mode)
+}
+
+pub fn named_store(
+    db: &IdbDatabase,
+    name: &str,
+    mode: IdbTransactionMode,
+) -> Result<web_sys::IdbObjectStore, JsValue> {
+    db.transaction_with_str_and_mode(name, mode)?
+        .object_store(name)
 }
 
 /// The cached body for `key`, if any.

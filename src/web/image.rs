@@ -48,7 +48,7 @@ fn canvas_2d(
 }
 
 /// Decodes `file` and scales it so its longest side is at most `max_side`.
-pub async fn load(file: &web_sys::File, max_side: u32) -> Result<LoadedImage, String> {
+pub async fn load(file: &web_sys::Blob, max_side: u32) -> Result<LoadedImage, String> {
     let size = file.size();
     if size == 0.0 {
         return Err("The file is empty (0 bytes).".into());

@@ -1,9 +1,11 @@
 //! Browser-only glue: network, images, storage, downloads. Kept thin; decisions live in the
 //! pure modules.
 
+pub mod batch_store;
 pub mod cache;
 pub mod download;
 pub mod fetch;
+pub mod files;
 pub mod image;
 pub mod storage;
 pub mod transport;

@@ -16,7 +16,7 @@ class AppPage:
     def __init__(self, driver, url):
         self.d = driver
         self.d.get(url)
-        self.wait_for(lambda d: d.find_elements(*tid("evaluate-button")), "the app to mount")
+        self.wait_for(lambda d: d.find_elements(*tid("metric-select")), "the app to mount")
 
     def wait_for(self, cond, what, timeout=15):
         return WebDriverWait(self.d, timeout, poll_frequency=0.05).until(cond, f"timed out waiting for {what}")

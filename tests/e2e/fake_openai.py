@@ -210,8 +210,8 @@ def _tok(token, logprob, top=None):
     return entry
 
 
-def rating_step(criterion):
-    p = SPEC_P[criterion]
+def rating_step(criterion, p=None):
+    p = SPEC_P[criterion] if p is None else p
     space = SPACE_VARIANT.get(criterion)
     alts = []
     for rating, pr in enumerate(p, start=1):
@@ -263,10 +263,10 @@ def completion_body(model, content, logprob_content, prompt_tokens=512):
     return body
 
 
-def rating_completion(model, criterion, with_logprobs=True):
+def rating_completion(model, criterion, with_logprobs=True, p=None):
     # A request that is no criterion's (the app's connection probe) is answered like Fluency.
     criterion = criterion or "fluency"
-    step = rating_step(criterion)
+    step = rating_step(criterion, p)
     lead = [_tok(t, -0.001, [_tok(t, -0.001)]) for t in LEAD_TOKENS[criterion]]
     trail = [_tok("**", -0.001, [_tok("**", -0.001)])] if criterion == "correctness" else []
     steps = lead + [step] + trail
@@ -743,7 +743,10 @@ class FakeOpenAI(FakeProvider):
         return self.error(status, body, extra)
 
     def rating_reply(self, rec, logprobs=True):
-        return self.ok(rating_completion(self.model, rec["criterion"], with_logprobs=logprobs))
+        # `dist_for(body, criterion)` may give this request its own p(1..5) (batch tests vary
+        # the judge's opinion per item); None keeps the SPEC distribution.
+        p = self.dist_for(rec["body"], rec["criterion"]) if getattr(self, "dist_for", None) else None
+        return self.ok(rating_completion(self.model, rec["criterion"], with_logprobs=logprobs, p=p))
 
     def script_reply(self, rec, logprobs=True):
         n = int(rec["body"].get("top_logprobs") or 0)

@@ -1,0 +1,295 @@
+//! Meta-evaluation of batch results against human judgments (SPEC §6): Kendall τ-b and τ-c per
+//! criterion and for the overall score, pairwise accuracy from best-of-N groups, and the γ
+//! sweep. Everything is computed from the stored results, without asking a model again.
+//!
+//! Several human ratings per item follow the Flickr8k-Expert / CLIPScore protocol: the metric's
+//! score is paired with each rating. Items without a score (failed) are left out of τ; in pairs
+//! they count as wrong (a missing score is never "strictly higher").
+
+use crate::criteria::Criterion;
+use crate::meta::kendall::Kendall;
+use crate::meta::pairwise::{
+    best_of_n_pairs, pairwise_accuracy_indexed, Candidate, Pair, PairwiseAccuracy,
+};
+
+use super::record::ItemResult;
+
+/// τ-b and τ-c (×100 as the papers print them) over `n` (score, rating) pairs.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Agreement {
+    pub tau_b: Option<f64>,
+    pub tau_c: Option<f64>,
+    pub n: usize,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetaReport {
+    pub overall: Agreement,
+    /// Per criterion, in `Criterion::ALL` order (HarmonicEval results only).
+    pub criteria: Vec<(Criterion, Agreement)>,
+    /// Pairwise accuracy ×100 over the best-of-N pairs, when there are any.
+    pub pairwise: Option<f64>,
+    pub pairwise_counts: PairwiseAccuracy,
+    /// Groups that gave no pairs (no choice, several chosen, a single item).
+    pub skipped_groups: usize,
+}
+
+/// One point of the γ sweep.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SweepPoint {
+    pub gamma: f64,
+    pub tau_b: Option<f64>,
+    pub tau_c: Option<f64>,
+    pub pairwise: Option<f64>,
+}
+
+/// The γ-independent part, built once per set of results: which (item, rating) pairs enter
+/// each τ and which item pairs enter the accuracy.
+pub struct Prepared {
+    overall_ratings: Vec<(usize, f64)>,
+    criterion_ratings: Vec<(Criterion, Vec<(usize, f64)>)>,
+    pairs: Vec<Pair>,
+    skipped_groups: usize,
+    kendall: Kendall,
+    x: Vec<f64>,
+    y: Vec<f64>,
+    scores: Vec<f64>,
+}
+
+fn flatten(results: &[ItemResult], key: &str) -> Vec<(usize, f64)> {
+    results
+        .iter()
+        .enumerate()
+        .flat_map(|(i, r)| r.human.get(key).into_iter().flatten().map(move |&v| (i, v)))
+        .filter(|(_, v)| v.is_finite())
+        .collect()
+}
+
+impl Prepared {
+    pub fn new(results: &[ItemResult]) -> Prepared {
+        let candidates: Vec<Candidate<String>> = results
+            .iter()
+            .map(|r| Candidate {
+                group: r.group.clone().unwrap_or_default(),
+                chosen: r.chosen,
+            })
+            .collect();
+        // Items without a group are not part of any best-of-N comparison.
+        let grouped = best_of_n_pairs(&candidates);
+        let pairs = grouped
+            .pairs
+            .into_iter()
+            .filter(|p| results[p.preferred].group.is_some())
+            .collect();
+        let skipped_groups = grouped
+            .skipped
+            .iter()
+            .filter(|g| !g.group.is_empty())
+            .count();
+        let n = results.len();
+        Prepared {
+            overall_ratings: flatten(results, "overall"),
+            criterion_ratings: Criterion::ALL
+                .iter()
+                .map(|&c| (c, flatten(results, c.id())))
+                .collect(),
+            pairs,
+            skipped_groups,
+            kendall: Kendall::with_capacity(n * 3),
+            x: Vec::with_capacity(n * 3),
+            y: Vec::with_capacity(n * 3),
+            scores: Vec::with_capacity(n),
+        }
+    }
+
+    /// Whether any item carries a human judgment or a best-of-N choice.
+    pub fn has_judgments(&self) -> bool {
+        !self.overall_ratings.is_empty()
+            || !self.pairs.is_empty()
+            || self.criterion_ratings.iter().any(|(_, r)| !r.is_empty())
+    }
+
+    fn agreement(&mut self, ratings_of: Option<Criterion>) -> Agreement {
+        let ratings = match ratings_of {
+            None => &self.overall_ratings,
+            Some(c) => &self.criterion_ratings[c.index()].1,
+        };
+        self.x.clear();
+        self.y.clear();
+        for &(i, v) in ratings {
+            let s = self.scores[i];
+            if s.is_finite() {
+                self.x.push(s);
+                self.y.push(v);
+            }
+        }
+        match self.kendall.tau(&self.x, &self.y) {
+            Some(t) => Agreement {
+                tau_b: Some(100.0 * t.b),
+                tau_c: Some(100.0 * t.c),
+                n: t.n,
+            },
+            None => Agreement {
+                n: self.x.len(),
+                ..Agreement::default()
+            },
+        }
+    }
+
+    fn overall_scores(&mut self, results: &[ItemResult], gamma: f64) {
+        self.scores.clear();
+        self.scores
+            .extend(results.iter().map(|r| r.overall(gamma).unwrap_or(f64::NAN)));
+    }
+
+    /// The whole report at `gamma`.
+    pub fn report(&mut self, results: &[ItemResult], gamma: f64) -> MetaReport {
+        let mut criteria = Vec::new();
+        if results.iter().any(|r| !r.criteria.is_empty()) {
+            for c in Criterion::ALL {
+                self.scores.clear();
+                self.scores.extend(
+                    results
+                        .iter()
+                        .map(|r| r.criterion_score(c.id()).unwrap_or(f64::NAN)),
+                );
+                criteria.push((c, self.agreement(Some(c))));
+            }
+        }
+        self.overall_scores(results, gamma);
+        let overall = self.agreement(None);
+        let counts = pairwise_accuracy_indexed(&self.scores, &self.pairs);
+        MetaReport {
+            overall,
+            criteria,
+            pairwise: counts.accuracy().map(|a| 100.0 * a),
+            pairwise_counts: counts,
+            skipped_groups: self.skipped_groups,
+        }
+    }
+
+    /// τ and accuracy of the overall score at `points` γ's evenly spaced over [0.01, 1].
+    pub fn sweep(&mut self, results: &[ItemResult], points: usize) -> Vec<SweepPoint> {
+        (0..points.max(2))
+            .map(|k| {
+                let gamma = 0.01 + 0.99 * k as f64 / (points.max(2) - 1) as f64;
+                self.overall_scores(results, gamma);
+                let a = self.agreement(None);
+                let acc = pairwise_accuracy_indexed(&self.scores, &self.pairs).accuracy();
+                SweepPoint {
+                    gamma,
+                    tau_b: a.tau_b,
+                    tau_c: a.tau_c,
+                    pairwise: acc.map(|v| 100.0 * v),
+                }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lab::record::CriterionRecord;
+
+    fn item(
+        id: &str,
+        scores: [f64; 5],
+        sigmas: [f64; 5],
+        human: f64,
+        group: Option<&str>,
+        chosen: bool,
+    ) -> ItemResult {
+        let mut r = ItemResult {
+            id: id.into(),
+            metric: "harmonic_eval".into(),
+            criteria: Criterion::ALL
+                .iter()
+                .enumerate()
+                .map(|(i, c)| CriterionRecord {
+                    name: c.id().into(),
+                    score: Some(scores[i]),
+                    sigma: Some(sigmas[i]),
+                    distribution: None,
+                    error: None,
+                })
+                .collect(),
+            group: group.map(str::to_owned),
+            chosen,
+            ..ItemResult::default()
+        };
+        r.human.insert("overall".into(), vec![human]);
+        r.human.insert("correctness".into(), vec![human]);
+        r
+    }
+
+    fn data() -> Vec<ItemResult> {
+        let s = [0.5, 0.5, 0.5, 0.5, 0.5];
+        vec![
+            item(
+                "a",
+                [5.0, 1.0, 3.0, 3.0, 3.0],
+                [0.1, 2.0, 0.5, 0.5, 0.5],
+                5.0,
+                Some("g"),
+                true,
+            ),
+            item(
+                "b",
+                [4.0, 5.0, 3.0, 3.0, 3.0],
+                [0.1, 0.1, 0.5, 0.5, 0.5],
+                4.0,
+                Some("g"),
+                false,
+            ),
+            item("c", [1.0, 2.0, 2.0, 2.0, 2.0], s, 1.0, Some("g"), false),
+            item("d", [2.0, 2.0, 2.0, 2.0, 2.0], s, 2.0, None, false),
+        ]
+    }
+
+    #[test]
+    fn report_has_overall_criteria_and_pairs() {
+        let results = data();
+        let mut p = Prepared::new(&results);
+        assert!(p.has_judgments());
+        let r = p.report(&results, 0.75);
+        // Correctness alone orders the items exactly as the humans did.
+        let correctness = r.criteria[0].1;
+        assert_eq!(correctness.tau_b, Some(100.0));
+        assert_eq!(correctness.n, 4);
+        // Best-of-three: a vs b and a vs c.
+        assert_eq!(r.pairwise_counts.pairs, 2);
+        assert!(r.overall.tau_b.is_some());
+    }
+
+    #[test]
+    fn gamma_changes_the_overall_ranking_and_the_sweep_records_it() {
+        let results = data();
+        let mut p = Prepared::new(&results);
+        let uniform = results[0].overall(1.0).unwrap();
+        assert!((uniform - 3.0).abs() < 1e-12);
+        // At small γ, item a leans on its confident correctness (5): above b's blend.
+        let sweep = p.sweep(&results, 100);
+        assert_eq!(sweep.len(), 100);
+        assert!((sweep[0].gamma - 0.01).abs() < 1e-12 && (sweep[99].gamma - 1.0).abs() < 1e-12);
+        let first = sweep[0].pairwise.unwrap();
+        let last = sweep[99].pairwise.unwrap();
+        assert!(first > last, "{first} vs {last}");
+    }
+
+    #[test]
+    fn failed_items_and_missing_groups_are_handled() {
+        let mut results = data();
+        results[3].criteria.iter_mut().for_each(|c| c.score = None);
+        let mut p = Prepared::new(&results);
+        let r = p.report(&results, 0.75);
+        assert_eq!(r.overall.n, 3, "the failed item is left out of tau");
+        let no_judgments = vec![ItemResult {
+            id: "x".into(),
+            score: Some(1.0),
+            ..ItemResult::default()
+        }];
+        let p = Prepared::new(&no_judgments);
+        assert!(!p.has_judgments());
+    }
+}

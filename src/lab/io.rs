@@ -1,0 +1,305 @@
+//! Results files: JSONL (one `ItemResult` per line, lossless, re-importable) and CSV (flat, for
+//! spreadsheets; re-importable too). Both carry the overall score at the γ of the export for
+//! convenience; re-import recomputes it from the stored criteria.
+
+use std::fmt::Write;
+
+use super::record::{CriterionRecord, ItemResult};
+use crate::criteria::Criterion;
+
+/// Results as JSONL. `overall` is added per line (at `gamma`) and ignored on import.
+pub fn to_jsonl(results: &[ItemResult], gamma: f64) -> String {
+    let mut out = String::new();
+    for r in results {
+        let mut v = serde_json::to_value(r).expect("plain data serialises");
+        v["overall"] = serde_json::json!(r.overall(gamma));
+        out.push_str(&v.to_string());
+        out.push('\n');
+    }
+    out
+}
+
+/// Reads a results JSONL file: the results, and `line: reason` for each line that is not one.
+pub fn from_jsonl(text: &str) -> (Vec<ItemResult>, Vec<String>) {
+    let mut results = Vec::new();
+    let mut problems = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim().trim_start_matches('\u{feff}');
+        if line.is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<ItemResult>(line) {
+            Ok(r) if r.id.is_empty() => {
+                problems.push(format!("Line {}: the result has no id.", i + 1))
+            }
+            Ok(r) => results.push(r),
+            Err(e) => problems.push(format!("Line {}: not a result ({e}).", i + 1)),
+        }
+    }
+    (results, problems)
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn num(v: Option<f64>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_default()
+}
+
+/// Column names of the CSV export, in order.
+pub fn csv_header() -> Vec<String> {
+    let mut h: Vec<String> = [
+        "id", "metric", "task", "text", "image", "overall", "score", "error",
+    ]
+    .map(String::from)
+    .to_vec();
+    for c in Criterion::ALL {
+        let id = c.id();
+        h.push(format!("{id}_score"));
+        h.push(format!("{id}_sigma"));
+        for r in 1..=5 {
+            h.push(format!("{id}_p{r}"));
+        }
+        h.push(format!("{id}_error"));
+    }
+    h.push("human_overall".into());
+    for c in Criterion::ALL {
+        h.push(format!("human_{}", c.id()));
+    }
+    h.push("group".into());
+    h.push("chosen".into());
+    h
+}
+
+/// Results as CSV (RFC 4180), multi-ratings joined by `|`.
+pub fn to_csv(results: &[ItemResult], gamma: f64) -> String {
+    let mut out = csv_header().join(",");
+    out.push_str("\r\n");
+    for r in results {
+        let mut row: Vec<String> = vec![
+            csv_field(&r.id),
+            csv_field(&r.metric),
+            csv_field(&r.task),
+            csv_field(&r.text),
+            csv_field(r.image.as_deref().unwrap_or("")),
+            num(r.overall(gamma)),
+            num(r.score),
+            csv_field(r.error.as_deref().unwrap_or("")),
+        ];
+        for c in Criterion::ALL {
+            let rec = r.criteria.iter().find(|x| x.name == c.id());
+            row.push(num(rec.and_then(|x| x.score)));
+            row.push(num(rec.and_then(|x| x.sigma)));
+            for k in 0..5 {
+                row.push(num(rec.and_then(|x| x.distribution).map(|d| d[k])));
+            }
+            row.push(csv_field(
+                rec.and_then(|x| x.error.as_deref()).unwrap_or(""),
+            ));
+        }
+        let ratings = |key: &str| {
+            r.human
+                .get(key)
+                .map(|v| {
+                    v.iter()
+                        .map(|x| x.to_string())
+                        .collect::<Vec<_>>()
+                        .join("|")
+                })
+                .unwrap_or_default()
+        };
+        row.push(ratings("overall"));
+        for c in Criterion::ALL {
+            row.push(ratings(c.id()));
+        }
+        row.push(csv_field(r.group.as_deref().unwrap_or("")));
+        row.push(if r.chosen { "1".into() } else { String::new() });
+        let _ = write!(out, "{}\r\n", row.join(","));
+    }
+    out
+}
+
+/// Rebuilds results from CSV records (header first), as parsed by a CSV reader. Returns the
+/// results and `row: reason` problems.
+pub fn from_csv_records(records: &[(usize, Vec<String>)]) -> (Vec<ItemResult>, Vec<String>) {
+    let Some(((_, header), rows)) = records.split_first() else {
+        return (Vec::new(), vec!["The file is empty.".into()]);
+    };
+    let col = |name: &str| header.iter().position(|h| h.trim() == name);
+    let Some(id_col) = col("id") else {
+        return (
+            Vec::new(),
+            vec!["Line 1: no \u{201c}id\u{201d} column.".into()],
+        );
+    };
+    let mut results = Vec::new();
+    let mut problems = Vec::new();
+    for (line, row) in rows {
+        let get = |name: &str| {
+            col(name)
+                .and_then(|i| row.get(i))
+                .map(|s| s.trim())
+                .filter(|s| !s.is_empty())
+        };
+        let mut bad = None;
+        let mut number = |name: &str| -> Option<f64> {
+            let s = get(name)?;
+            match s.parse::<f64>() {
+                Ok(v) if v.is_finite() => Some(v),
+                _ => {
+                    bad.get_or_insert_with(|| {
+                        format!("Line {line}: {name} is not a number (\u{201c}{s}\u{201d}).")
+                    });
+                    None
+                }
+            }
+        };
+        let id = row
+            .get(id_col)
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default();
+        let mut r = ItemResult {
+            id,
+            metric: get("metric").unwrap_or("").to_string(),
+            task: get("task").unwrap_or("").to_string(),
+            text: get("text").unwrap_or("").to_string(),
+            image: get("image").map(str::to_owned),
+            score: number("score"),
+            error: get("error").map(str::to_owned),
+            group: get("group").map(str::to_owned),
+            chosen: matches!(get("chosen"), Some("1" | "true" | "yes")),
+            ..ItemResult::default()
+        };
+        for c in Criterion::ALL {
+            let id = c.id();
+            let score = number(&format!("{id}_score"));
+            let sigma = number(&format!("{id}_sigma"));
+            let p: Vec<Option<f64>> = (1..=5).map(|k| number(&format!("{id}_p{k}"))).collect();
+            let distribution = if p.iter().all(Option::is_some) {
+                Some(std::array::from_fn(|k| p[k].unwrap_or(0.0)))
+            } else {
+                None
+            };
+            let error = get(&format!("{id}_error")).map(str::to_owned);
+            if score.is_some() || error.is_some() {
+                r.criteria.push(CriterionRecord {
+                    name: id.into(),
+                    score,
+                    sigma,
+                    distribution,
+                    error,
+                });
+            }
+        }
+        for key in std::iter::once("overall").chain(Criterion::ALL.iter().map(|c| c.id())) {
+            if let Some(s) = get(&format!("human_{key}")) {
+                let parsed: Result<Vec<f64>, _> =
+                    s.split('|').map(|x| x.trim().parse::<f64>()).collect();
+                match parsed {
+                    Ok(v) => {
+                        r.human.insert(key.to_string(), v);
+                    }
+                    Err(_) => {
+                        bad.get_or_insert_with(|| format!("Line {line}: human_{key} is not a number list (\u{201c}{s}\u{201d})."));
+                    }
+                }
+            }
+        }
+        match bad {
+            Some(p) => problems.push(p),
+            None if r.id.is_empty() => problems.push(format!("Line {line}: the result has no id.")),
+            None => results.push(r),
+        }
+    }
+    (results, problems)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Vec<ItemResult> {
+        let mut a = ItemResult {
+            id: "a,1".into(),
+            metric: "harmonic_eval".into(),
+            task: "ic".into(),
+            text: "A \"dog\"\nruns.".into(),
+            image: Some("img/a.png".into()),
+            criteria: vec![
+                CriterionRecord {
+                    name: "correctness".into(),
+                    score: Some(3.95),
+                    sigma: Some(0.74),
+                    distribution: Some([0.0, 0.05, 0.15, 0.6, 0.2]),
+                    error: None,
+                },
+                CriterionRecord {
+                    name: "fluency".into(),
+                    score: None,
+                    sigma: None,
+                    distribution: None,
+                    error: Some("HTTP 500".into()),
+                },
+            ],
+            ..ItemResult::default()
+        };
+        a.human.insert("overall".into(), vec![3.0, 4.0]);
+        a.group = Some("g".into());
+        a.chosen = true;
+        let b = ItemResult {
+            id: "b".into(),
+            metric: "fleur".into(),
+            score: Some(0.81),
+            ..ItemResult::default()
+        };
+        vec![a, b]
+    }
+
+    #[test]
+    fn jsonl_round_trips_and_reports_bad_lines() {
+        let text = to_jsonl(&sample(), 0.75);
+        let (back, problems) = from_jsonl(&format!("{text}\nnot json\n{{\"metric\":\"x\"}}\n"));
+        assert_eq!(back, sample());
+        assert_eq!(problems.len(), 2);
+        assert!(problems[0].starts_with("Line 4:"), "{problems:?}");
+    }
+
+    #[test]
+    fn csv_quotes_and_round_trips_through_records() {
+        let csv = to_csv(&sample(), 0.75);
+        assert!(csv.contains("\"a,1\""));
+        assert!(csv.contains("\"A \"\"dog\"\"\nruns.\""));
+        // A minimal reader for the test: split our own output (no quotes except row 1).
+        let header = csv_header();
+        let a = &sample()[0];
+        let mut row = vec![String::new(); header.len()];
+        let set = |row: &mut Vec<String>, k: &str, v: &str| {
+            let i = header.iter().position(|h| h == k).unwrap();
+            row[i] = v.into();
+        };
+        set(&mut row, "id", &a.id);
+        set(&mut row, "correctness_score", "3.95");
+        set(&mut row, "correctness_sigma", "0.74");
+        for (k, p) in [0.0, 0.05, 0.15, 0.6, 0.2].iter().enumerate() {
+            set(&mut row, &format!("correctness_p{}", k + 1), &p.to_string());
+        }
+        set(&mut row, "human_overall", "3|4");
+        set(&mut row, "chosen", "1");
+        let (back, problems) = from_csv_records(&[(1, header.clone()), (2, row.clone())]);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(back[0].criteria[0], a.criteria[0]);
+        assert_eq!(back[0].human["overall"], vec![3.0, 4.0]);
+        assert!(back[0].chosen);
+        set(&mut row, "correctness_score", "high");
+        let (_, problems) = from_csv_records(&[(1, header), (7, row)]);
+        assert!(
+            problems[0].starts_with("Line 7: correctness_score"),
+            "{problems:?}"
+        );
+    }
+}

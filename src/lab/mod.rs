@@ -1,0 +1,8 @@
+//! The meta-evaluation lab's pure parts: the stored per-item result, results files, and the γ
+//! sweep. Statistics live in `crate::meta`; dataset import in `crate::batch`.
+
+pub mod analysis;
+pub mod io;
+pub mod record;
+
+pub use record::{CriterionRecord, ItemResult};

@@ -1,0 +1,135 @@
+//! One batch item's outcome as stored (IndexedDB), exported and re-imported: enough to
+//! re-aggregate at any γ and to compare with human judgments without asking a model again.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::aggregate::{aggregate, Scored};
+
+/// One HarmonicEval criterion of one item.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CriterionRecord {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// `None` when unsmoothed (printed rating) or failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sigma: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distribution: Option<[f64; 5]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// An item's result under one metric.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ItemResult {
+    pub id: String,
+    pub metric: String,
+    #[serde(default)]
+    pub task: String,
+    #[serde(default)]
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    /// HarmonicEval's five criteria (empty for other metrics).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub criteria: Vec<CriterionRecord>,
+    /// Other metrics' single score (FLEUR 0–1, G-VEval 0–100, MAEV mean 0–2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// Why the item has no score at all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Human judgments: `"overall"` or a criterion id → one or more ratings.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub human: BTreeMap<String, Vec<f64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub chosen: bool,
+}
+
+impl ItemResult {
+    /// HarmonicEval: the scored criteria as the aggregation wants them.
+    pub fn scored(&self) -> Vec<Scored> {
+        self.criteria
+            .iter()
+            .filter_map(|c| {
+                c.score.map(|score| Scored {
+                    score,
+                    sigma: c.sigma,
+                })
+            })
+            .collect()
+    }
+
+    /// The item's overall score at `gamma` (γ only matters for HarmonicEval).
+    pub fn overall(&self, gamma: f64) -> Option<f64> {
+        if self.criteria.is_empty() {
+            return self.score;
+        }
+        aggregate(&self.scored(), gamma).map(|(_, s)| s)
+    }
+
+    /// A criterion's score by id.
+    pub fn criterion_score(&self, name: &str) -> Option<f64> {
+        self.criteria
+            .iter()
+            .find(|c| c.name == name)
+            .and_then(|c| c.score)
+    }
+
+    /// Done means it has a score to compare; an item whose every criterion failed is failed.
+    pub fn is_failed(&self) -> bool {
+        self.overall(1.0).is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn he(scores: &[(f64, Option<f64>)]) -> ItemResult {
+        ItemResult {
+            id: "a".into(),
+            metric: "harmonic_eval".into(),
+            criteria: scores
+                .iter()
+                .enumerate()
+                .map(|(i, (s, sigma))| CriterionRecord {
+                    name: format!("c{i}"),
+                    score: Some(*s),
+                    sigma: *sigma,
+                    distribution: None,
+                    error: None,
+                })
+                .collect(),
+            ..ItemResult::default()
+        }
+    }
+
+    #[test]
+    fn overall_follows_gamma_for_harmonic_eval_only() {
+        let r = he(&[(4.0, Some(0.2)), (2.0, Some(1.0))]);
+        assert_eq!(r.overall(1.0), Some(3.0));
+        assert!(r.overall(0.5).unwrap() > 3.5);
+        let single = ItemResult {
+            score: Some(0.8),
+            ..ItemResult::default()
+        };
+        assert_eq!(single.overall(0.1), Some(0.8));
+        assert!(ItemResult::default().is_failed());
+    }
+
+    #[test]
+    fn round_trips_through_json() {
+        let mut r = he(&[(4.0, None)]);
+        r.human.insert("overall".into(), vec![3.0, 4.0]);
+        r.group = Some("g1".into());
+        r.chosen = true;
+        let json = serde_json::to_string(&r).unwrap();
+        assert_eq!(serde_json::from_str::<ItemResult>(&json).unwrap(), r);
+    }
+}

@@ -1,0 +1,594 @@
+//! Batch runs: import a dataset and its images, run the selected metric over every item with
+//! pause, resume, cancel and retry-failed, keep every result in IndexedDB as it arrives, resume
+//! after a reload, and export or re-import the results.
+
+use std::rc::Rc;
+
+use futures::future::join_all;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::JsValue;
+
+use super::actions::send_options;
+use super::batch_state::{BatchState, BatchStatus, Images};
+use super::state::AppState;
+use crate::batch::{self, Item, Method, ZipArchive};
+use crate::criteria::Criterion;
+use crate::errors::{redact, JudgeError};
+use crate::lab::{io, CriterionRecord, ItemResult};
+use crate::metrics::{fleur, g_veval, harmonic_eval, maev};
+use crate::providers::{Backend, HttpRequest};
+use crate::web::transport::{send_chat, SendOptions};
+use crate::web::{batch_store, download, files, image};
+
+fn now() -> f64 {
+    js_sys::Date::now()
+}
+
+/// Reads the chosen files: one dataset (JSONL/CSV), plus a ZIP of images and/or image files.
+pub fn import(state: AppState, b: BatchState, chosen: Vec<web_sys::File>) {
+    spawn_local(async move {
+        let mut report = Vec::new();
+        let mut dataset = None;
+        let mut zip = None;
+        let mut loose = Vec::new();
+        for f in chosen {
+            let name = f.name();
+            let lower = name.to_lowercase();
+            if lower.ends_with(".zip") {
+                match files::bytes(&f).await.map_err(|e| e).and_then(|bytes| {
+                    ZipArchive::parse(&bytes)
+                        .map(|a| (bytes, a))
+                        .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))
+                }) {
+                    Ok(z) => zip = Some((name, f, z)),
+                    Err(e) => report.push(e),
+                }
+            } else if lower.ends_with(".jsonl")
+                || lower.ends_with(".csv")
+                || lower.ends_with(".json")
+                || lower.ends_with(".tsv")
+            {
+                match files::text(&f).await {
+                    Ok(text) => dataset = Some((name, text)),
+                    Err(e) => report.push(format!("\u{201c}{name}\u{201d}: {e}")),
+                }
+            } else {
+                loose.push(f);
+            }
+        }
+        let Some((name, text)) = dataset else {
+            report.insert(
+                0,
+                "Choose a dataset file (.jsonl or .csv), with its images as a .zip or as files."
+                    .into(),
+            );
+            b.report.set(report);
+            return;
+        };
+        let images = match &zip {
+            Some((_, _, (bytes, archive))) => Images::Zip {
+                bytes: Rc::new(bytes.clone()),
+                archive: Rc::new(archive.clone()),
+            },
+            None if !loose.is_empty() => Images::Files(loose.clone()),
+            None => Images::None,
+        };
+        let files_to_keep: Vec<(String, web_sys::Blob)> = match &zip {
+            Some((zname, f, _)) => vec![(zname.clone(), f.clone().into())],
+            None => loose.iter().map(|f| (f.name(), f.clone().into())).collect(),
+        };
+        // A new dataset replaces the stored run.
+        batch_store::clear().await;
+        let _ = batch_store::put_meta(
+            "dataset",
+            &batch_store::object(&[
+                ("name", name.as_str().into()),
+                ("text", text.as_str().into()),
+            ]),
+        )
+        .await;
+        for (n, blob) in &files_to_keep {
+            let _ = batch_store::put_meta(&format!("file:{n}"), blob).await;
+        }
+        load_dataset(state, b, &name, &text, images, report);
+        b.results.set(Vec::new());
+    });
+}
+
+/// Parses the dataset, checks every item's image, and makes the run ready.
+fn load_dataset(
+    state: AppState,
+    b: BatchState,
+    name: &str,
+    text: &str,
+    images: Images,
+    mut report: Vec<String>,
+) {
+    let parsed = batch::parse(name, text);
+    for p in &parsed.problems {
+        report.push(format!("Line {}: {}", p.line, p.message));
+    }
+    report.extend(parsed.warnings.iter().cloned());
+    let needs_image = state.metric.with_untracked(|m| m != maev::INFO.id);
+    for item in &parsed.items {
+        match (&item.image, needs_image) {
+            (None, true) => report.push(format!("Line {}: item \u{201c}{}\u{201d} names no image.", item.line, item.id)),
+            (Some(img), true) if !has_image(&images, img) => {
+                report.push(format!("Line {}: image \u{201c}{img}\u{201d} of item \u{201c}{}\u{201d} is not among the chosen files.", item.line, item.id))
+            }
+            _ => {}
+        }
+    }
+    b.item_count.set(parsed.items.len());
+    b.items.set_value(Rc::new(parsed.items));
+    b.images.set_value(images);
+    b.dataset_file
+        .set_value(Some((name.to_string(), text.to_string())));
+    b.report.set(report);
+    b.status.set(BatchStatus::Ready);
+}
+
+fn has_image(images: &Images, name: &str) -> bool {
+    match images {
+        Images::None => false,
+        Images::Zip { archive, .. } => archive.find(name).is_ok(),
+        Images::Files(f) => f
+            .iter()
+            .any(|f| batch::base_name(&f.name()) == batch::base_name(name)),
+    }
+}
+
+/// The image of an item, decoded, downscaled and encoded as it is sent (REG: box drawn in).
+async fn prepared_image(
+    images: &Images,
+    item: &Item,
+    max_side: u32,
+) -> Result<Option<String>, String> {
+    let Some(name) = &item.image else {
+        return Ok(None);
+    };
+    let blob: web_sys::Blob = match images {
+        Images::None => {
+            return Err(format!(
+                "No image files were chosen for \u{201c}{name}\u{201d}."
+            ))
+        }
+        Images::Files(f) => f
+            .iter()
+            .find(|f| batch::base_name(&f.name()) == batch::base_name(name))
+            .map(|f| f.clone().into())
+            .ok_or_else(|| {
+                format!("Image \u{201c}{name}\u{201d} is not among the chosen files.")
+            })?,
+        Images::Zip { bytes, archive } => {
+            let entry = archive
+                .find(name)
+                .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?;
+            let raw = entry
+                .raw(bytes)
+                .ok_or("The ZIP entry lies outside the archive.")?;
+            let data = match entry.method {
+                Method::Deflate => files::inflate_raw(raw).await?,
+                _ => raw.to_vec(),
+            };
+            entry
+                .verify(&data)
+                .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?;
+            files::blob(&data, mime_of(name))?
+        }
+    };
+    let loaded = image::load(&blob, max_side)
+        .await
+        .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?;
+    let red_box = if item.task.needs_box() {
+        item.bbox.filter(|b| b.is_usable())
+    } else {
+        None
+    };
+    image::encode_jpeg(&loaded, red_box).map(Some)
+}
+
+fn mime_of(name: &str) -> &'static str {
+    let lower = name.to_lowercase();
+    match lower.rsplit('.').next() {
+        Some("png") => "image/png",
+        Some("gif") => "image/gif",
+        Some("webp") => "image/webp",
+        Some("bmp") => "image/bmp",
+        Some("avif") => "image/avif",
+        _ => "image/jpeg",
+    }
+}
+
+/// Starts (or resumes) the run: items without a result are worked on, a few at a time.
+pub fn start(state: AppState, b: BatchState) {
+    if b.item_count.get_untracked() == 0 {
+        b.message.set(Some("Import a dataset first.".into()));
+        return;
+    }
+    let metric = state.metric.get_untracked();
+    b.metric.set_value(metric.clone());
+    b.message.set(None);
+    let controller = web_sys::AbortController::new().ok();
+    if let Some(old) = b.cancel.get_value() {
+        old.abort();
+    }
+    b.cancel.set_value(controller);
+    b.claimed.set_value(Default::default());
+    b.started_ms.set_value(now());
+    b.finished_at_start
+        .set_value(b.results.with_untracked(Vec::len));
+    b.status.set(BatchStatus::Running);
+    let total = b.item_count.get_untracked();
+    spawn_local(async move {
+        let run = batch_store::object(&[
+            ("metric", metric.as_str().into()),
+            ("total", JsValue::from(total as f64)),
+        ]);
+        let _ = batch_store::put_meta("run", &run).await;
+    });
+    let workers = state.concurrency.get_untracked().clamp(1, 16) as usize;
+    for _ in 0..workers {
+        spawn_local(worker(state, b));
+    }
+    tick(b);
+}
+
+/// Keeps the rate and ETA moving while the run lasts.
+fn tick(b: BatchState) {
+    spawn_local(async move {
+        while b.status.get_untracked() == BatchStatus::Running {
+            b.now_ms.set(now());
+            crate::web::fetch::sleep(500, None).await;
+        }
+        b.now_ms.set(now());
+    });
+}
+
+pub fn pause(b: BatchState) {
+    if b.status.get_untracked() == BatchStatus::Running {
+        b.status.set(BatchStatus::Paused);
+    }
+}
+
+/// Stops at once: requests in flight are aborted; finished items stay.
+pub fn cancel(b: BatchState) {
+    if let Some(c) = b.cancel.get_value() {
+        c.abort();
+    }
+    b.status.set(BatchStatus::Cancelled);
+}
+
+/// Forgets the failed items' results and runs them again.
+pub fn retry_failed(state: AppState, b: BatchState) {
+    b.results.update(|r| r.retain(|x| !x.is_failed()));
+    start(state, b);
+}
+
+fn next_item(b: BatchState) -> Option<Item> {
+    let items = b.items.get_value();
+    let done: std::collections::HashSet<String> = b
+        .results
+        .with_untracked(|r| r.iter().map(|x| x.id.clone()).collect());
+    let next = b.claimed.try_update_value(|claimed| {
+        let found = items
+            .iter()
+            .find(|i| !done.contains(&i.id) && !claimed.contains(&i.id))
+            .cloned();
+        if let Some(i) = &found {
+            claimed.insert(i.id.clone());
+        }
+        found
+    });
+    next.flatten()
+}
+
+async fn worker(state: AppState, b: BatchState) {
+    loop {
+        if b.status.get_untracked() != BatchStatus::Running {
+            return;
+        }
+        let Some(item) = next_item(b) else { break };
+        let result = process(state, b, &item).await;
+        let Some(result) = result else { return }; // cancelled
+        b.claimed.update_value(|c| {
+            c.remove(&item.id);
+        });
+        if let Ok(json) = serde_json::to_string(&result) {
+            if let Err(e) = batch_store::put_result(&result.id, &json).await {
+                b.message.set(Some(e));
+            }
+        }
+        b.results.update(|r| r.push(result));
+    }
+    // The last worker to find nothing left finishes the run.
+    let all = b.results.with_untracked(Vec::len) >= b.item_count.get_untracked();
+    if all && b.status.get_untracked() == BatchStatus::Running {
+        b.status.set(BatchStatus::Finished);
+    }
+}
+
+/// Runs one item; `None` when the run was cancelled meanwhile (nothing is recorded).
+async fn process(state: AppState, b: BatchState, item: &Item) -> Option<ItemResult> {
+    let metric = b.metric.get_value();
+    let backend = state.backend();
+    let cancel = b.cancel.get_value().map(|c| c.signal());
+    let limiter = state.limiter.get_value();
+    let options = send_options(state, &limiter, cancel.as_ref());
+    let mut result = ItemResult {
+        id: item.id.clone(),
+        metric: metric.clone(),
+        task: item.task.id().into(),
+        text: item.text.clone(),
+        image: item.image.clone(),
+        human: item.human.to_map(),
+        group: item.group.clone(),
+        chosen: item.chosen,
+        ..ItemResult::default()
+    };
+    let needs_image = metric != maev::INFO.id
+        && !(metric == g_veval::INFO.id && !state.gv_mode.get_untracked().needs_image());
+    let image = if needs_image {
+        match prepared_image(&b.images.get_value(), item, state.max_side.get_untracked()).await {
+            Ok(i) => i,
+            Err(e) => {
+                result.error = Some(e);
+                return Some(result);
+            }
+        }
+    } else {
+        None
+    };
+    let cancelled = || cancel.as_ref().is_some_and(|c| c.aborted());
+    let key = backend.api_key.clone();
+    let say = |e: JudgeError| redact(&e.to_string(), &key);
+    if metric == harmonic_eval::INFO.id {
+        let input = harmonic_eval::Input {
+            task: item.task,
+            text: item.text.clone(),
+            question: item.question.clone().unwrap_or_default(),
+            image_data_url: image,
+        };
+        let requests: Vec<(Criterion, Result<HttpRequest, JudgeError>)> = Criterion::ALL
+            .iter()
+            .map(|&c| (c, harmonic_eval::criterion_request(&backend, c, &input)))
+            .collect();
+        let answers = join_all(requests.iter().map(|(_, r)| send(&backend, r, &options))).await;
+        if cancelled() {
+            return None;
+        }
+        for ((c, _), answer) in requests.iter().zip(answers) {
+            let read = answer.and_then(|a| harmonic_eval::interpret(&a, backend.protocol));
+            result.criteria.push(match read {
+                Ok(r) => CriterionRecord {
+                    name: c.id().into(),
+                    score: Some(r.score),
+                    sigma: r.sigma,
+                    distribution: Some(r.distribution),
+                    error: None,
+                },
+                Err(e) => CriterionRecord {
+                    name: c.id().into(),
+                    score: None,
+                    sigma: None,
+                    distribution: None,
+                    error: Some(say(e)),
+                },
+            });
+        }
+        if result.is_failed() {
+            result.error = result.criteria.iter().find_map(|c| c.error.clone());
+        }
+        return Some(result);
+    }
+    let outcome: Result<f64, JudgeError> =
+        if metric == fleur::FLEUR_INFO.id || metric == fleur::REF_FLEUR_INFO.id {
+            let input = fleur::Input {
+                caption: item.text.clone(),
+                references: (metric == fleur::REF_FLEUR_INFO.id).then(|| item.references.clone()),
+                image_data_url: image,
+            };
+            let answer = send(&backend, &fleur::score_request(&backend, &input), &options).await;
+            answer
+                .and_then(|a| fleur::interpret(&a))
+                .map(|r| r.smoothed.score)
+        } else if metric == g_veval::INFO.id {
+            let mode = state.gv_mode.get_untracked();
+            let input = g_veval::Input {
+                medium: g_veval::Medium::Image,
+                mode,
+                accr: false,
+                caption: item.text.clone(),
+                references: item.references.clone(),
+                image_data_url: image,
+            };
+            let answer = send(&backend, &g_veval::request(&backend, &input), &options).await;
+            answer
+                .and_then(|a| g_veval::interpret(&a, false))
+                .map(|r| r.score)
+        } else {
+            maev_score(state, &backend, item, &options).await
+        };
+    if cancelled() {
+        return None;
+    }
+    match outcome {
+        Ok(s) => result.score = Some(s),
+        Err(e) => result.error = Some(say(e)),
+    }
+    Some(result)
+}
+
+async fn maev_score(
+    state: AppState,
+    backend: &Backend,
+    item: &Item,
+    options: &SendOptions<'_>,
+) -> Result<f64, JudgeError> {
+    let input = maev::Input {
+        question: item.question.clone().unwrap_or_default(),
+        caption: item.caption.clone().unwrap_or_default(),
+        reference: item.reference_answer.clone().unwrap_or_default(),
+        answer: item.text.clone(),
+        trials: state.maev_trials.get_untracked(),
+        threshold: state.maev_threshold.get_untracked(),
+        seed: u64::from(state.maev_seed.get_untracked()),
+        pool: state.maev_pool.get_untracked(),
+    };
+    if let Some(p) = input.problems().into_iter().next() {
+        return Err(JudgeError::Setting { message: p });
+    }
+    let requests: Vec<Result<HttpRequest, JudgeError>> = maev::trial_requests(backend, &input)?
+        .into_iter()
+        .map(|t| Ok(t.request))
+        .collect();
+    let answers = join_all(requests.iter().map(|r| send(backend, r, options))).await;
+    let scores: Vec<f64> = answers
+        .into_iter()
+        .filter_map(|a| a.ok())
+        .filter_map(|c| maev::parse::read_trial(&c.text, c.steps.as_deref()).ok())
+        .map(|r| r.score)
+        .collect();
+    maev::aggregate(&scores, input.threshold)
+        .map(|(mean, _)| mean)
+        .ok_or(JudgeError::BadResponse {
+            detail: "no MAEV trial could be read".into(),
+        })
+}
+
+async fn send(
+    backend: &Backend,
+    request: &Result<HttpRequest, JudgeError>,
+    options: &SendOptions<'_>,
+) -> Result<crate::completion::Completion, JudgeError> {
+    let request = request.as_ref().map_err(Clone::clone)?;
+    send_chat(backend.protocol, request, options, |_| {})
+        .await
+        .map(|a| a.completion)
+}
+
+/// On page load: a run that a reload interrupted is offered for resuming.
+pub fn check_resumable(b: BatchState) {
+    spawn_local(async move {
+        let Some(run) = batch_store::get_meta("run").await else {
+            return;
+        };
+        let total = js_sys::Reflect::get(&run, &"total".into())
+            .ok()
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0) as usize;
+        let metric = js_sys::Reflect::get(&run, &"metric".into())
+            .ok()
+            .and_then(|v| v.as_string())
+            .unwrap_or_default();
+        let done = batch_store::all_results().await.len();
+        if total > 0 && done < total {
+            b.resumable.set(Some(format!(
+                "A {metric} batch run of {total} items was interrupted with {done} finished."
+            )));
+        }
+    });
+}
+
+/// Restores the interrupted run (dataset, images, finished results) and runs what is left.
+pub fn resume(state: AppState, b: BatchState) {
+    spawn_local(async move {
+        let dataset = batch_store::get_meta("dataset").await;
+        let field = |k: &str| {
+            dataset
+                .as_ref()
+                .and_then(|d| js_sys::Reflect::get(d, &k.into()).ok())
+                .and_then(|v| v.as_string())
+        };
+        let (Some(name), Some(text)) = (field("name"), field("text")) else {
+            b.message.set(Some(
+                "The interrupted run's dataset could not be read back.".into(),
+            ));
+            return;
+        };
+        if let Some(run) = batch_store::get_meta("run").await {
+            if let Some(m) = js_sys::Reflect::get(&run, &"metric".into())
+                .ok()
+                .and_then(|v| v.as_string())
+            {
+                state.metric.set(m);
+            }
+        }
+        let mut images = Images::None;
+        let mut loose = Vec::new();
+        for key in batch_store::file_keys().await {
+            let Some(blob) = batch_store::get_meta(&format!("file:{key}")).await else {
+                continue;
+            };
+            let blob: web_sys::Blob = wasm_bindgen::JsCast::unchecked_into(blob);
+            if key.to_lowercase().ends_with(".zip") {
+                if let Ok(bytes) = files::bytes(&blob).await {
+                    if let Ok(archive) = ZipArchive::parse(&bytes) {
+                        images = Images::Zip {
+                            bytes: Rc::new(bytes),
+                            archive: Rc::new(archive),
+                        };
+                    }
+                }
+            } else if let Ok(file) =
+                web_sys::File::new_with_blob_sequence(&js_sys::Array::of1(&blob), &key)
+            {
+                loose.push(file);
+            }
+        }
+        if matches!(images, Images::None) && !loose.is_empty() {
+            images = Images::Files(loose);
+        }
+        let results: Vec<ItemResult> = batch_store::all_results()
+            .await
+            .iter()
+            .filter_map(|j| serde_json::from_str(j).ok())
+            .collect();
+        load_dataset(state, b, &name, &text, images, Vec::new());
+        b.results.set(results);
+        b.resumable.set(None);
+        start(state, b);
+    });
+}
+
+pub fn export(b: BatchState, gamma: f64, csv: bool) {
+    let results = b.results.get_untracked();
+    let (name, mime, text) = if csv {
+        ("results.csv", "text/csv", io::to_csv(&results, gamma))
+    } else {
+        (
+            "results.jsonl",
+            "application/jsonl",
+            io::to_jsonl(&results, gamma),
+        )
+    };
+    if let Err(e) = download::download_text(name, mime, &text) {
+        b.message.set(Some(e));
+    }
+}
+
+/// Loads a results file exported earlier: analysis without calling any model.
+pub fn import_results(b: BatchState, file: web_sys::File) {
+    spawn_local(async move {
+        let name = file.name();
+        let text = match files::text(&file).await {
+            Ok(t) => t,
+            Err(e) => return b.message.set(Some(e)),
+        };
+        let (results, problems) = if name.to_lowercase().ends_with(".csv") {
+            io::from_csv_records(&batch::dataset::csv_records(&text))
+        } else {
+            io::from_jsonl(&text)
+        };
+        b.report.set(problems);
+        b.message.set(Some(format!(
+            "Loaded {} results from \u{201c}{name}\u{201d}.",
+            results.len()
+        )));
+        b.item_count.set(results.len());
+        b.items.set_value(Rc::new(Vec::new()));
+        b.results.set(results);
+        b.status.set(BatchStatus::Finished);
+    });
+}

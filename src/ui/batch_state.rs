@@ -1,0 +1,112 @@
+//! The batch run's state: the imported dataset and images, the results as they arrive, and
+//! the run's status. Provided through context beside `AppState`.
+
+use std::collections::HashSet;
+use std::rc::Rc;
+
+use leptos::prelude::*;
+
+use crate::batch::{Item, ZipArchive};
+use crate::lab::ItemResult;
+
+/// Where the dataset's images come from.
+#[derive(Clone)]
+pub enum Images {
+    None,
+    Zip {
+        bytes: Rc<Vec<u8>>,
+        archive: Rc<ZipArchive>,
+    },
+    Files(Vec<web_sys::File>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BatchStatus {
+    /// Nothing imported.
+    Empty,
+    /// Imported (or results loaded), not running.
+    Ready,
+    Running,
+    Paused,
+    Cancelled,
+    Finished,
+}
+
+impl BatchStatus {
+    pub fn id(self) -> &'static str {
+        match self {
+            BatchStatus::Empty => "empty",
+            BatchStatus::Ready => "ready",
+            BatchStatus::Running => "running",
+            BatchStatus::Paused => "paused",
+            BatchStatus::Cancelled => "cancelled",
+            BatchStatus::Finished => "finished",
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+pub struct BatchState {
+    /// The batch view is shown instead of the single-item one.
+    pub active: RwSignal<bool>,
+    pub items: StoredValue<Rc<Vec<Item>>, LocalStorage>,
+    pub item_count: RwSignal<usize>,
+    pub images: StoredValue<Images, LocalStorage>,
+    /// The dataset file's name and text, kept to resume after a reload.
+    pub dataset_file: StoredValue<Option<(String, String)>>,
+    /// Import findings: bad rows with their line numbers, missing images, warnings.
+    pub report: RwSignal<Vec<String>>,
+    pub results: RwSignal<Vec<ItemResult>>,
+    /// Item ids being worked on now.
+    pub claimed: StoredValue<HashSet<String>>,
+    pub status: RwSignal<BatchStatus>,
+    /// The metric the run uses (fixed when it starts).
+    pub metric: StoredValue<String>,
+    /// When this stretch of running began (ms) and how many were finished then, for the rate.
+    pub started_ms: StoredValue<f64>,
+    pub finished_at_start: StoredValue<usize>,
+    pub now_ms: RwSignal<f64>,
+    /// A run interrupted by a reload, described in one sentence, offered for resuming.
+    pub resumable: RwSignal<Option<String>>,
+    pub message: RwSignal<Option<String>>,
+    /// Results table: sort key, descending, text filter; the item shown in detail.
+    pub sort: RwSignal<(String, bool)>,
+    pub filter: RwSignal<String>,
+    pub selected: RwSignal<Option<String>>,
+    /// Aborts the run's requests.
+    pub cancel: StoredValue<Option<web_sys::AbortController>, LocalStorage>,
+}
+
+impl BatchState {
+    pub fn new() -> BatchState {
+        BatchState {
+            active: RwSignal::new(false),
+            items: StoredValue::new_local(Rc::new(Vec::new())),
+            item_count: RwSignal::new(0),
+            images: StoredValue::new_local(Images::None),
+            dataset_file: StoredValue::new(None),
+            report: RwSignal::new(Vec::new()),
+            results: RwSignal::new(Vec::new()),
+            claimed: StoredValue::new(HashSet::new()),
+            status: RwSignal::new(BatchStatus::Empty),
+            metric: StoredValue::new(String::new()),
+            started_ms: StoredValue::new(0.0),
+            finished_at_start: StoredValue::new(0),
+            now_ms: RwSignal::new(0.0),
+            resumable: RwSignal::new(None),
+            message: RwSignal::new(None),
+            sort: RwSignal::new(("id".into(), false)),
+            filter: RwSignal::new(String::new()),
+            selected: RwSignal::new(None),
+            cancel: StoredValue::new_local(None),
+        }
+    }
+
+    /// (done, failed) among finished items.
+    pub fn counts(&self) -> (usize, usize) {
+        self.results.with(|r| {
+            let failed = r.iter().filter(|x| x.is_failed()).count();
+            (r.len() - failed, failed)
+        })
+    }
+}

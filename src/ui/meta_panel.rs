@@ -1,0 +1,187 @@
+//! Meta-evaluation: agreement with human judgments (Kendall τ-b / τ-c, pairwise accuracy), a
+//! table laid out like the HarmonicEval paper's Table 2 with its published numbers, and the γ
+//! sweep plotted from the stored distributions (clicking the plot sets γ).
+
+use leptos::prelude::*;
+
+use super::batch_state::BatchState;
+use super::state::AppState;
+use crate::lab::analysis::{Agreement, Prepared, SweepPoint};
+use crate::lab::ItemResult;
+use crate::task::Task;
+
+/// HarmonicEval paper, Table 2: accuracy (%) on MMHE, per task REG, VQA, VDU, IC and average.
+const PUBLISHED: [(&str, [f64; 5]); 3] = [
+    ("FLEUR", [62.9, 76.4, 60.9, 73.9, 68.5]),
+    ("GPT-FLEUR", [60.1, 75.0, 76.5, 76.0, 71.9]),
+    ("HarmonicEval", [66.6, 76.4, 73.4, 77.0, 73.4]),
+];
+const TABLE_TASKS: [Task; 4] = [Task::Reg, Task::Vqa, Task::Vdu, Task::Ic];
+
+fn pct(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:.1}")).unwrap_or_else(|| "–".into())
+}
+
+fn attr(v: Option<f64>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_default()
+}
+
+fn agreement_cells(id: String, a: Agreement) -> impl IntoView {
+    view! {
+        <td data-testid=format!("meta-{id}-tau-b") data-value=attr(a.tau_b)>{pct(a.tau_b)}</td>
+        <td data-testid=format!("meta-{id}-tau-c") data-value=attr(a.tau_c)>{pct(a.tau_c)}</td>
+        <td>{a.n}</td>
+    }
+}
+
+/// Pairwise accuracy of the items of one task.
+fn task_accuracy(results: &[ItemResult], task: Task, gamma: f64) -> Option<f64> {
+    let subset: Vec<ItemResult> = results
+        .iter()
+        .filter(|r| r.task == task.id())
+        .cloned()
+        .collect();
+    if subset.is_empty() {
+        return None;
+    }
+    Prepared::new(&subset).report(&subset, gamma).pairwise
+}
+
+#[component]
+pub fn MetaPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let b = expect_context::<BatchState>();
+    // The γ-independent preparation is rebuilt when the results change and reused for every
+    // γ, so moving the slider only re-aggregates and re-ranks.
+    let changes = StoredValue::new(0u64);
+    let version = Memo::new(move |_| {
+        b.results.track();
+        changes.update_value(|n| *n += 1);
+        changes.get_value()
+    });
+    let prepared = StoredValue::new_local(None::<(u64, Prepared)>);
+    let report = Memo::new(move |_| {
+        let gamma = state.gamma.get();
+        let v = version.get();
+        b.results.with(|results| {
+            prepared
+                .try_update_value(|slot| {
+                    if slot.as_ref().map(|(k, _)| *k) != Some(v) {
+                        *slot = Some((v, Prepared::new(results)));
+                    }
+                    let p = &mut slot.as_mut()?.1;
+                    p.has_judgments().then(|| p.report(results, gamma))
+                })
+                .flatten()
+        })
+    });
+    let sweep = Memo::new(move |_| {
+        version.track();
+        b.results.with(|results| {
+            let mut p = Prepared::new(results);
+            if p.has_judgments() {
+                p.sweep(results, 100)
+            } else {
+                Vec::new()
+            }
+        })
+    });
+    let per_task = Memo::new(move |_| {
+        let gamma = state.gamma.get();
+        b.results.with(|r| {
+            let tasks: Vec<Option<f64>> = TABLE_TASKS
+                .iter()
+                .map(|&t| task_accuracy(r, t, gamma))
+                .collect();
+            let known: Vec<f64> = tasks.iter().flatten().copied().collect();
+            let avg = (!known.is_empty()).then(|| known.iter().sum::<f64>() / known.len() as f64);
+            (tasks, avg)
+        })
+    });
+    view! {
+        <section class="meta" aria-label="Meta-evaluation">
+            <h2>"Agreement with human judgments"</h2>
+            {move || match report.get() {
+                None => view! { <p class="hint" data-testid="meta-empty">"No human judgments in these results (human_overall, human_<criterion>, or group + chosen)."</p> }.into_any(),
+                Some(r) => view! {
+                    <table class="meta-table">
+                        <thead><tr><th>"Score"</th><th>"τ-b ×100"</th><th>"τ-c ×100"</th><th>"n"</th></tr></thead>
+                        <tbody>
+                            <tr><th>{move || format!("Overall (γ = {:.2})", state.gamma.get())}</th>{agreement_cells("overall".into(), r.overall)}</tr>
+                            {r.criteria.iter().map(|(c, a)| view! { <tr><th>{c.label()}</th>{agreement_cells(c.id().into(), *a)}</tr> }).collect_view()}
+                        </tbody>
+                    </table>
+                    <p data-testid="meta-pairwise-accuracy" data-value=attr(r.pairwise)>
+                        {format!(
+                            "Pairwise accuracy: {} % over {} pairs from best-of-N groups ({} ties, counted wrong){}",
+                            pct(r.pairwise), r.pairwise_counts.pairs, r.pairwise_counts.ties,
+                            if r.skipped_groups > 0 { format!("; {} groups without a single choice left out", r.skipped_groups) } else { String::new() }
+                        )}
+                    </p>
+                }.into_any(),
+            }}
+            <h3>"Accuracy (%) by task, as in the HarmonicEval paper's Table 2"</h3>
+            <table class="meta-table">
+                <thead><tr><th>"Method"</th><th>"REG"</th><th>"VQA"</th><th>"VDU"</th><th>"IC"</th><th>"Avg."</th></tr></thead>
+                <tbody>
+                    {PUBLISHED.iter().map(|(name, v)| view! {
+                        <tr><th>{format!("{name} (published)")}</th>{v.iter().map(|x| view! { <td>{format!("{x:.1}")}</td> }).collect_view()}</tr>
+                    }).collect_view()}
+                    <tr data-testid="meta-this-run"><th>"This run"</th>
+                        {move || {
+                            let (tasks, avg) = per_task.get();
+                            tasks.into_iter().chain(std::iter::once(avg)).map(|v| view! { <td>{pct(v)}</td> }).collect_view()
+                        }}
+                    </tr>
+                </tbody>
+            </table>
+            <SweepPlot points=sweep/>
+        </section>
+    }
+}
+
+const W: f64 = 480.0;
+const H: f64 = 200.0;
+const PAD: f64 = 32.0;
+
+/// τ-b and pairwise accuracy of the overall score across γ; a click sets γ.
+#[component]
+fn SweepPlot(points: Memo<Vec<SweepPoint>>) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let x = |g: f64| PAD + (g - 0.01) / 0.99 * (W - 2.0 * PAD);
+    let y = |v: f64| H - PAD - (v + 100.0) / 200.0 * (H - 2.0 * PAD);
+    let path = move |pick: fn(&SweepPoint) -> Option<f64>| {
+        points.with(|p| {
+            p.iter()
+                .filter_map(|s| pick(s).map(|v| format!("{:.1},{:.1}", x(s.gamma), y(v))))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+    };
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        let target: web_sys::Element = event_target(&ev);
+        let rect = target
+            .closest("svg")
+            .ok()
+            .flatten()
+            .map(|s| s.get_bounding_client_rect());
+        if let Some(rect) = rect {
+            let fx = (ev.client_x() as f64 - rect.left()) / rect.width().max(1.0) * W;
+            let g = ((fx - PAD) / (W - 2.0 * PAD) * 0.99 + 0.01).clamp(0.01, 1.0);
+            state.gamma.set((g * 100.0).round() / 100.0);
+        }
+    };
+    view! {
+        <figure class="sweep" data-testid="gamma-sweep" data-points=move || points.with(Vec::len)>
+            <svg viewBox=format!("0 0 {W} {H}") role="img" aria-label="Agreement with humans as a function of gamma" on:click=on_click>
+                <line x1=PAD y1=y(0.0) x2=W - PAD y2=y(0.0) class="axis"/>
+                <polyline class="sweep-tau" fill="none" points=move || path(|s| s.tau_b)/>
+                <polyline class="sweep-acc" fill="none" points=move || path(|s| s.pairwise.map(|a| 2.0 * a - 100.0))/>
+                <line class="gamma-marker" x1=move || x(state.gamma.get()) x2=move || x(state.gamma.get()) y1=PAD y2=H - PAD/>
+                <text x=PAD y=H - 8.0>"γ 0.01"</text>
+                <text x=W - PAD - 20.0 y=H - 8.0>"1"</text>
+            </svg>
+            <figcaption>"Blue: τ-b of the overall score (−100…100). Orange: pairwise accuracy (0…100 %). Click to set γ."</figcaption>
+        </figure>
+    }
+}

@@ -1,0 +1,156 @@
+//! The batch results: a sortable, filterable table and a detail view of one item.
+
+use leptos::prelude::*;
+
+use super::batch_state::BatchState;
+use super::state::AppState;
+use crate::criteria::Criterion;
+use crate::lab::ItemResult;
+
+fn cell(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:.3}")).unwrap_or_else(|| "–".into())
+}
+
+/// The value a column sorts by.
+fn key(r: &ItemResult, column: &str, gamma: f64) -> Option<f64> {
+    match column {
+        "overall" => r.overall(gamma),
+        "human" => r.human.get("overall").and_then(|v| v.first().copied()),
+        c => r.criterion_score(c),
+    }
+}
+
+#[component]
+pub fn ResultsTable() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let b = expect_context::<BatchState>();
+    let rows = Memo::new(move |_| {
+        let gamma = state.gamma.get();
+        let filter = b.filter.get().to_lowercase();
+        let (column, descending) = b.sort.get();
+        let mut rows: Vec<ItemResult> = b.results.with(|r| {
+            r.iter()
+                .filter(|x| {
+                    filter.is_empty()
+                        || x.id.to_lowercase().contains(&filter)
+                        || x.text.to_lowercase().contains(&filter)
+                        || (filter == "failed" && x.is_failed())
+                })
+                .cloned()
+                .collect()
+        });
+        if column == "id" {
+            rows.sort_by(|a, b| a.id.cmp(&b.id));
+        } else {
+            rows.sort_by(|a, b| {
+                key(a, &column, gamma)
+                    .unwrap_or(f64::NEG_INFINITY)
+                    .total_cmp(&key(b, &column, gamma).unwrap_or(f64::NEG_INFINITY))
+            });
+        }
+        if descending {
+            rows.reverse();
+        }
+        rows
+    });
+    let header = move |column: &'static str, label: &'static str| {
+        let arrow = move || {
+            let (c, d) = b.sort.get();
+            if c == column {
+                if d {
+                    " ▼"
+                } else {
+                    " ▲"
+                }
+            } else {
+                ""
+            }
+        };
+        view! {
+            <th>
+                <button class="link" data-testid=format!("sort-{column}") on:click=move |_| b.sort.update(|(c, d)| {
+                    if c == column { *d = !*d } else { *c = column.to_string(); *d = column != "id" }
+                })>{label}{arrow}</button>
+            </th>
+        }
+    };
+    let has_criteria = move || b.results.with(|r| r.iter().any(|x| !x.criteria.is_empty()));
+    view! {
+        <section class="results-table" aria-label="Batch results">
+            <div class="field">
+                <label for="results-filter">"Filter (id or text; “failed” for failed items)"</label>
+                <input id="results-filter" data-testid="results-filter" type="search"
+                    prop:value=move || b.filter.get() on:input=move |ev| b.filter.set(event_target_value(&ev))/>
+            </div>
+            <div class="table-scroll">
+                <table data-testid="results-table">
+                    <thead><tr>
+                        {header("id", "Item")}
+                        {header("overall", "Overall")}
+                        {move || has_criteria().then(|| Criterion::ALL.iter().map(|c| header(c.id(), c.label())).collect_view())}
+                        {header("human", "Human")}
+                    </tr></thead>
+                    <tbody>
+                        <For each=move || rows.get() key=|r| (r.id.clone(), r.overall(1.0).map(f64::to_bits)) let:r>
+                            {
+                                let id = r.id.clone();
+                                let test_id = format!("result-{}", r.id);
+                                let failed = r.is_failed();
+                                let row = r.clone();
+                                view! {
+                                    <tr class:failed=failed data-testid=test_id on:click=move |_| b.selected.set(Some(id.clone()))>
+                                        <td>{r.id.clone()}</td>
+                                        <td>{move || cell(row.overall(state.gamma.get()))}</td>
+                                        {(!r.criteria.is_empty()).then(|| Criterion::ALL.iter().map(|c| view! { <td>{cell(r.criterion_score(c.id()))}</td> }).collect_view())}
+                                        <td>{r.human.get("overall").map(|v| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")).unwrap_or_default()}</td>
+                                    </tr>
+                                }
+                            }
+                        </For>
+                    </tbody>
+                </table>
+            </div>
+            <ItemDetail/>
+        </section>
+    }
+}
+
+/// The selected item: its text, image name, every criterion's distribution, errors.
+#[component]
+fn ItemDetail() -> impl IntoView {
+    let b = expect_context::<BatchState>();
+    let item = move || {
+        let id = b.selected.get()?;
+        b.results.with(|r| r.iter().find(|x| x.id == id).cloned())
+    };
+    view! {
+        {move || item().map(|r| view! {
+            <article class="card detail" data-testid="result-detail">
+                <header>
+                    <h3>{format!("Item {}", r.id)}</h3>
+                    <button class="link" on:click=move |_| b.selected.set(None)>"Close"</button>
+                </header>
+                <p>{r.text.clone()}</p>
+                <p class="hint">{format!("task {} · image {}", r.task, r.image.clone().unwrap_or_else(|| "–".into()))}</p>
+                {r.error.clone().map(|e| view! { <p class="error">{e}</p> })}
+                <ul>
+                    {r.criteria.iter().map(|c| view! {
+                        <li>
+                            <strong>{c.name.clone()}</strong> ": "
+                            {match (&c.score, &c.error) {
+                                (Some(s), _) => format!(
+                                    "{s:.3} (σ {}) p = {}",
+                                    c.sigma.map(|x| format!("{x:.3}")).unwrap_or_else(|| "–".into()),
+                                    c.distribution.map(|d| d.iter().map(|x| format!("{x:.2}")).collect::<Vec<_>>().join(" / ")).unwrap_or_default()
+                                ),
+                                (None, Some(e)) => e.clone(),
+                                _ => "–".into(),
+                            }}
+                        </li>
+                    }).collect_view()}
+                </ul>
+                {r.score.map(|s| view! { <p>{format!("Score: {s:.4}")}</p> })}
+            </article>
+        })}
+    }
+}

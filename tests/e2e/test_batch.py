@@ -1,0 +1,136 @@
+"""End-to-end: a batch run in headless Chromium. A 50-item JSONL dataset with its images in a
+ZIP is imported (a bad row reported by line), run against a loopback OpenAI-format server that
+fails some requests, the page is reloaded mid-run and the run resumed, every item finishes
+once, the results are exported and re-imported, and the meta-evaluation and γ sweep show."""
+
+import io
+import json
+import re
+import time
+import zipfile
+
+import pytest
+from selenium.webdriver.support.ui import Select
+
+from app_page import AppPage, tid
+from conftest import _png
+from fake_openai import CRITERIA, FakeOpenAI
+
+N = 50
+
+
+def item_number(body):
+    for msg in body.get("messages", []):
+        content = msg.get("content")
+        text = content if isinstance(content, str) else " ".join(p.get("text", "") for p in content or [])
+        m = re.search(r"Caption number (\d+):", text)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def opinion(body, criterion):
+    """Correctness follows the item's human rating; the other criteria are fixed."""
+    i = item_number(body)
+    if i is None or criterion != "correctness":
+        return None
+    p = [0.02] * 5
+    p[i % 5] = 0.92
+    return p
+
+
+@pytest.fixture
+def dataset(tmp_path):
+    lines = []
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as z:
+        for i in range(N):
+            z.writestr(f"images/img{i:02d}.png", _png(16, 12, lambda x, y, i=i: ((i * 5) % 256, 80, 160)))
+            row = {"id": f"item-{i:02d}", "task": "ic", "text": f"Caption number {i}: a dog runs.",
+                   "image": f"img{i:02d}.png", "human_overall": (i % 5) + 1, "human_correctness": (i % 5) + 1, "group": f"g{i // 5}"}
+            if i % 5 == 4:
+                row["chosen"] = True  # the best of each group of five, by the human rating
+            lines.append(json.dumps(row))
+    lines.append(json.dumps({"task": "ic", "text": "no id here", "image": "img00.png"}))
+    data = tmp_path / "dataset.jsonl"
+    data.write_text("\n".join(lines) + "\n")
+    images = tmp_path / "images.zip"
+    images.write_bytes(archive.getvalue())
+    return data, images
+
+
+def progress(page):
+    e = page.el("batch-progress")
+    return int(e.get_attribute("data-done")), int(e.get_attribute("data-failed")), int(e.get_attribute("data-total")), e.get_attribute("data-status")
+
+
+def open_batch(browser, app_url, fake):
+    page = AppPage(browser, app_url)
+    page.set_backend(fake.url, "gpt-4o", "sk-test-batch-123456")
+    page.el("tab-batch").click()
+    page.wait_for(lambda d: d.find_elements(*tid("dataset-input")), "the batch view")
+    return page
+
+
+def test_batch_survives_a_reload_and_meta_evaluates(browser, app_url, dataset, downloads):
+    fake = FakeOpenAI(delay=0.15)
+    fake.dist_for = opinion
+    fake.behaviour = {"clarity": ("fail_then_ok", 500, 3, None)}
+    try:
+        page = open_batch(browser, app_url, fake)
+        data, images = dataset
+        page.el("dataset-input").send_keys(f"{data}\n{images}")
+        page.wait_for(lambda d: progress(page)[2] == N, "the dataset to load")
+        assert f"Line {N + 1}:" in page.el("import-report").text and "id" in page.el("import-report").text
+
+        page.el("run-batch-button").click()
+        page.wait_for(lambda d: progress(page)[0] >= 12, "a dozen items", 60)
+        finished_before = {e.get_attribute("data-testid")[len("result-"):] for e in page.d.find_elements("css selector", '[data-testid^="result-item-"]')}
+        page.d.refresh()
+        reloaded_at = time.time()
+        page = AppPage(browser, app_url)
+        page.wait_for(lambda d: d.find_elements(*tid("resume-run-button")), "the offer to resume")
+        page.el("resume-run-button").click()
+        page.wait_for(lambda d: progress(page)[3] == "finished", "the run to finish", 120)
+        done, failed, total, _ = progress(page)
+        assert (done, failed, total) == (N, 0, N)
+
+        # Nothing finished before the reload was asked again after it.
+        asked_after = {item_number(r["body"]) for r in fake.requests if r["time"] > reloaded_at + 0.5}
+        assert not {int(i[len("item-"):]) for i in finished_before} & asked_after
+        # Every (item, criterion) answered: the failed clarity requests were retried.
+        ok = {}
+        for r in fake.requests:
+            key = (item_number(r["body"]), r["criterion"])
+            ok[key] = ok.get(key, 0) + 1
+        assert {(i, c) for i in range(N) for c in CRITERIA} <= set(ok)
+        assert sum(n - 1 for n in ok.values()) <= 3 + 5 * 5, "only the failures and in-flight requests at the reload repeat"
+
+        # Meta-evaluation from the stored distributions, without a request.
+        before = len(fake.requests)
+        page.wait_for(lambda d: page.el("meta-overall-tau-b").get_attribute("data-value"), "the meta-evaluation")
+        tau_b = float(page.el("meta-overall-tau-b").get_attribute("data-value"))
+        assert tau_b > 50
+        assert float(page.el("meta-correctness-tau-b").get_attribute("data-value")) > 90
+        assert page.el("meta-pairwise-accuracy").get_attribute("data-value") != ""
+        assert page.el("gamma-sweep").get_attribute("data-points") == "100"
+        assert len(fake.requests) == before
+
+        page.el("export-results-jsonl").click()
+        exported = page.wait_file(downloads, "results.jsonl")
+        rows = [json.loads(l) for l in exported.read_text().splitlines() if l.strip()]
+        assert sorted(r["id"] for r in rows) == [f"item-{i:02d}" for i in range(N)]
+        assert all(len(r["criteria"]) == 5 for r in rows)
+    finally:
+        fake.stop()
+
+    # A fresh page analyses the exported file without any server.
+    page = AppPage(browser, app_url)
+    page.el("tab-batch").click()
+    page.wait_for(lambda d: d.find_elements(*tid("results-input")), "the batch view")
+    page.d.execute_script("arguments[0].style.display='block'", page.el("results-input"))
+    page.el("results-input").send_keys(str(exported))
+    page.wait_for(lambda d: progress(page)[0] == N, "the results to load")
+    assert float(page.el("meta-overall-tau-b").get_attribute("data-value")) == pytest.approx(tau_b, abs=1e-9)
+    Select(page.el("metric-select")).select_by_value("harmonic_eval")
+    assert len(page.d.find_elements("css selector", '[data-testid^="result-item-"]')) == N
