@@ -16,6 +16,7 @@ use crate::geometry::NormBox;
 use crate::task::Task;
 
 pub mod dataset;
+pub mod openai_batch;
 pub mod zip;
 
 pub use dataset::{

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 
 use super::batch_run;
 use super::batch_state::{BatchState, BatchStatus};
+use super::fields::NumberField;
 use super::state::AppState;
 
 fn files_of(ev: &leptos::ev::Event) -> Vec<web_sys::File> {
@@ -83,6 +84,16 @@ pub fn BatchPanel() -> impl IntoView {
                 <button data-testid="cancel-batch-button" disabled=move || !matches!(status(), BatchStatus::Running | BatchStatus::Paused) on:click=move |_| batch_run::cancel(b)>"Cancel"</button>
                 <button data-testid="retry-failed-button" disabled=move || status() == BatchStatus::Running || b.counts().1 == 0 on:click=move |_| batch_run::retry_failed(state, b)>"Retry failed"</button>
             </div>
+            <Show when=move || crate::providers::preset(&state.preset.get()).protocol == crate::providers::Protocol::OpenAi>
+                <div class="row openai-batch">
+                    <button data-testid="submit-openai-batch-button"
+                        disabled=move || matches!(status(), BatchStatus::Running | BatchStatus::Empty)
+                        on:click=move |_| super::openai_batch_run::submit(state, b)>
+                        "Submit through OpenAI's Batch API (half price, within 24 h)"
+                    </button>
+                    <NumberField id="batch-poll-input" label="Check every (s)" value=b.poll_s min=1 max=3600/>
+                </div>
+            </Show>
             {move || {
                 let (done, failed, total, rate, eta) = progress();
                 let fraction = if total > 0 { (done + failed) as f64 / total as f64 } else { 0.0 };

@@ -140,7 +140,7 @@ fn has_image(images: &Images, name: &str) -> bool {
 }
 
 /// The image of an item, decoded, downscaled and encoded as it is sent (REG: box drawn in).
-async fn prepared_image(
+pub(super) async fn prepared_image(
     images: &Images,
     item: &Item,
     max_side: u32,
@@ -309,16 +309,11 @@ async fn worker(state: AppState, b: BatchState) {
     }
 }
 
-/// Runs one item; `None` when the run was cancelled meanwhile (nothing is recorded).
-async fn process(state: AppState, b: BatchState, item: &Item) -> Option<ItemResult> {
-    let metric = b.metric.get_value();
-    let backend = state.backend();
-    let cancel = b.cancel.get_value().map(|c| c.signal());
-    let limiter = state.limiter.get_value();
-    let options = send_options(state, &limiter, cancel.as_ref());
-    let mut result = ItemResult {
+/// The result record of an item before any score: its identity and human judgments.
+pub(super) fn blank_result(metric: &str, item: &Item) -> ItemResult {
+    ItemResult {
         id: item.id.clone(),
-        metric: metric.clone(),
+        metric: metric.to_string(),
         task: item.task.id().into(),
         text: item.text.clone(),
         image: item.image.clone(),
@@ -326,23 +321,36 @@ async fn process(state: AppState, b: BatchState, item: &Item) -> Option<ItemResu
         group: item.group.clone(),
         chosen: item.chosen,
         ..ItemResult::default()
-    };
-    let needs_image = metric != maev::INFO.id
-        && !(metric == g_veval::INFO.id && !state.gv_mode.get_untracked().needs_image());
-    let image = if needs_image {
-        match prepared_image(&b.images.get_value(), item, state.max_side.get_untracked()).await {
-            Ok(i) => i,
-            Err(e) => {
-                result.error = Some(e);
-                return Some(result);
-            }
-        }
-    } else {
-        None
-    };
-    let cancelled = || cancel.as_ref().is_some_and(|c| c.aborted());
-    let key = backend.api_key.clone();
-    let say = |e: JudgeError| redact(&e.to_string(), &key);
+    }
+}
+
+/// Whether the metric (in the current mode) sends the image.
+pub(super) fn metric_needs_image(state: AppState, metric: &str) -> bool {
+    metric != maev::INFO.id
+        && !(metric == g_veval::INFO.id && !state.gv_mode.get_untracked().needs_image())
+}
+
+fn maev_input(state: AppState, item: &Item) -> maev::Input {
+    maev::Input {
+        question: item.question.clone().unwrap_or_default(),
+        caption: item.caption.clone().unwrap_or_default(),
+        reference: item.reference_answer.clone().unwrap_or_default(),
+        answer: item.text.clone(),
+        trials: state.maev_trials.get_untracked(),
+        threshold: state.maev_threshold.get_untracked(),
+        seed: u64::from(state.maev_seed.get_untracked()),
+        pool: state.maev_pool.get_untracked(),
+    }
+}
+
+/// An item's requests, each under a slot name (a criterion id, `score`, or `trial-<i>`).
+pub(super) fn item_requests(
+    state: AppState,
+    metric: &str,
+    backend: &Backend,
+    item: &Item,
+    image: Option<String>,
+) -> Result<Vec<(String, HttpRequest)>, JudgeError> {
     if metric == harmonic_eval::INFO.id {
         let input = harmonic_eval::Input {
             task: item.task,
@@ -350,26 +358,71 @@ async fn process(state: AppState, b: BatchState, item: &Item) -> Option<ItemResu
             question: item.question.clone().unwrap_or_default(),
             image_data_url: image,
         };
-        let requests: Vec<(Criterion, Result<HttpRequest, JudgeError>)> = Criterion::ALL
+        return Criterion::ALL
             .iter()
-            .map(|&c| (c, harmonic_eval::criterion_request(&backend, c, &input)))
+            .map(|&c| {
+                Ok((
+                    c.id().to_string(),
+                    harmonic_eval::criterion_request(backend, c, &input)?,
+                ))
+            })
             .collect();
-        let answers = join_all(requests.iter().map(|(_, r)| send(&backend, r, &options))).await;
-        if cancelled() {
-            return None;
-        }
-        for ((c, _), answer) in requests.iter().zip(answers) {
-            let read = answer.and_then(|a| harmonic_eval::interpret(&a, backend.protocol));
+    }
+    if metric == fleur::FLEUR_INFO.id || metric == fleur::REF_FLEUR_INFO.id {
+        let input = fleur::Input {
+            caption: item.text.clone(),
+            references: (metric == fleur::REF_FLEUR_INFO.id).then(|| item.references.clone()),
+            image_data_url: image,
+        };
+        return Ok(vec![(
+            "score".into(),
+            fleur::score_request(backend, &input)?,
+        )]);
+    }
+    if metric == g_veval::INFO.id {
+        let input = g_veval::Input {
+            medium: g_veval::Medium::Image,
+            mode: state.gv_mode.get_untracked(),
+            accr: false,
+            caption: item.text.clone(),
+            references: item.references.clone(),
+            image_data_url: image,
+        };
+        return Ok(vec![("score".into(), g_veval::request(backend, &input)?)]);
+    }
+    let input = maev_input(state, item);
+    if let Some(p) = input.problems().into_iter().next() {
+        return Err(JudgeError::Setting { message: p });
+    }
+    Ok(maev::trial_requests(backend, &input)?
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| (format!("trial-{i}"), t.request))
+        .collect())
+}
+
+/// Reads an item's answers (by slot) into its result.
+pub(super) fn item_result(
+    state: AppState,
+    metric: &str,
+    protocol: crate::providers::Protocol,
+    mut result: ItemResult,
+    answers: Vec<(String, Result<crate::completion::Completion, JudgeError>)>,
+    say: impl Fn(JudgeError) -> String,
+) -> ItemResult {
+    if metric == harmonic_eval::INFO.id {
+        for (slot, answer) in answers {
+            let read = answer.and_then(|a| harmonic_eval::interpret(&a, protocol));
             result.criteria.push(match read {
                 Ok(r) => CriterionRecord {
-                    name: c.id().into(),
+                    name: slot,
                     score: Some(r.score),
                     sigma: r.sigma,
                     distribution: Some(r.distribution),
                     error: None,
                 },
                 Err(e) => CriterionRecord {
-                    name: c.id().into(),
+                    name: slot,
                     score: None,
                     sigma: None,
                     distribution: None,
@@ -380,89 +433,93 @@ async fn process(state: AppState, b: BatchState, item: &Item) -> Option<ItemResu
         if result.is_failed() {
             result.error = result.criteria.iter().find_map(|c| c.error.clone());
         }
-        return Some(result);
+        return result;
     }
-    let outcome: Result<f64, JudgeError> =
-        if metric == fleur::FLEUR_INFO.id || metric == fleur::REF_FLEUR_INFO.id {
-            let input = fleur::Input {
-                caption: item.text.clone(),
-                references: (metric == fleur::REF_FLEUR_INFO.id).then(|| item.references.clone()),
-                image_data_url: image,
-            };
-            let answer = send(&backend, &fleur::score_request(&backend, &input), &options).await;
-            answer
-                .and_then(|a| fleur::interpret(&a))
-                .map(|r| r.smoothed.score)
-        } else if metric == g_veval::INFO.id {
-            let mode = state.gv_mode.get_untracked();
-            let input = g_veval::Input {
-                medium: g_veval::Medium::Image,
-                mode,
-                accr: false,
-                caption: item.text.clone(),
-                references: item.references.clone(),
-                image_data_url: image,
-            };
-            let answer = send(&backend, &g_veval::request(&backend, &input), &options).await;
-            answer
-                .and_then(|a| g_veval::interpret(&a, false))
-                .map(|r| r.score)
-        } else {
-            maev_score(state, &backend, item, &options).await
-        };
-    if cancelled() {
-        return None;
-    }
+    let outcome: Result<f64, JudgeError> = if metric == maev::INFO.id {
+        let scores: Vec<f64> = answers
+            .into_iter()
+            .filter_map(|(_, a)| a.ok())
+            .filter_map(|c| maev::parse::read_trial(&c.text, c.steps.as_deref()).ok())
+            .map(|r| r.score)
+            .collect();
+        maev::aggregate(&scores, state.maev_threshold.get_untracked())
+            .map(|(mean, _)| mean)
+            .ok_or(JudgeError::BadResponse {
+                detail: "no MAEV trial could be read".into(),
+            })
+    } else {
+        match answers.into_iter().next() {
+            None => Err(JudgeError::BadResponse {
+                detail: "no answer".into(),
+            }),
+            Some((_, answer)) => answer.and_then(|a| {
+                if metric == g_veval::INFO.id {
+                    g_veval::interpret(&a, false).map(|r| r.score)
+                } else {
+                    fleur::interpret(&a).map(|r| r.smoothed.score)
+                }
+            }),
+        }
+    };
     match outcome {
         Ok(s) => result.score = Some(s),
         Err(e) => result.error = Some(say(e)),
     }
-    Some(result)
+    result
 }
 
-async fn maev_score(
-    state: AppState,
-    backend: &Backend,
-    item: &Item,
-    options: &SendOptions<'_>,
-) -> Result<f64, JudgeError> {
-    let input = maev::Input {
-        question: item.question.clone().unwrap_or_default(),
-        caption: item.caption.clone().unwrap_or_default(),
-        reference: item.reference_answer.clone().unwrap_or_default(),
-        answer: item.text.clone(),
-        trials: state.maev_trials.get_untracked(),
-        threshold: state.maev_threshold.get_untracked(),
-        seed: u64::from(state.maev_seed.get_untracked()),
-        pool: state.maev_pool.get_untracked(),
+/// Runs one item; `None` when the run was cancelled meanwhile (nothing is recorded).
+async fn process(state: AppState, b: BatchState, item: &Item) -> Option<ItemResult> {
+    let metric = b.metric.get_value();
+    let backend = state.backend();
+    let cancel = b.cancel.get_value().map(|c| c.signal());
+    let limiter = state.limiter.get_value();
+    let options = send_options(state, &limiter, cancel.as_ref());
+    let mut result = blank_result(&metric, item);
+    let key = backend.api_key.clone();
+    let say = |e: JudgeError| redact(&e.to_string(), &key);
+    let image = if metric_needs_image(state, &metric) {
+        match prepared_image(&b.images.get_value(), item, state.max_side.get_untracked()).await {
+            Ok(i) => i,
+            Err(e) => {
+                result.error = Some(e);
+                return Some(result);
+            }
+        }
+    } else {
+        None
     };
-    if let Some(p) = input.problems().into_iter().next() {
-        return Err(JudgeError::Setting { message: p });
+    let requests = match item_requests(state, &metric, &backend, item, image) {
+        Ok(r) => r,
+        Err(e) => {
+            result.error = Some(say(e));
+            return Some(result);
+        }
+    };
+    let answers = join_all(requests.iter().map(|(_, r)| send(&backend, r, &options))).await;
+    if cancel.as_ref().is_some_and(|c| c.aborted()) {
+        return None;
     }
-    let requests: Vec<Result<HttpRequest, JudgeError>> = maev::trial_requests(backend, &input)?
+    let answers = requests
         .into_iter()
-        .map(|t| Ok(t.request))
+        .map(|(slot, _)| slot)
+        .zip(answers)
         .collect();
-    let answers = join_all(requests.iter().map(|r| send(backend, r, options))).await;
-    let scores: Vec<f64> = answers
-        .into_iter()
-        .filter_map(|a| a.ok())
-        .filter_map(|c| maev::parse::read_trial(&c.text, c.steps.as_deref()).ok())
-        .map(|r| r.score)
-        .collect();
-    maev::aggregate(&scores, input.threshold)
-        .map(|(mean, _)| mean)
-        .ok_or(JudgeError::BadResponse {
-            detail: "no MAEV trial could be read".into(),
-        })
+    Some(item_result(
+        state,
+        &metric,
+        backend.protocol,
+        result,
+        answers,
+        say,
+    ))
 }
 
 async fn send(
     backend: &Backend,
-    request: &Result<HttpRequest, JudgeError>,
+    request: &HttpRequest,
     options: &SendOptions<'_>,
 ) -> Result<crate::completion::Completion, JudgeError> {
-    let request = request.as_ref().map_err(Clone::clone)?;
     send_chat(backend.protocol, request, options, |_| {})
         .await
         .map(|a| a.completion)
@@ -548,6 +605,16 @@ pub fn resume(state: AppState, b: BatchState) {
         load_dataset(state, b, &name, &text, images, Vec::new());
         b.results.set(results);
         b.resumable.set(None);
+        // A run handed to OpenAI's Batch API is polled again, not resent.
+        if let Some(batch_id) = batch_store::get_meta("openai_batch")
+            .await
+            .and_then(|v| v.as_string())
+        {
+            b.metric.set_value(state.metric.get_untracked());
+            b.status.set(BatchStatus::Running);
+            super::openai_batch_run::poll(state, b, batch_id).await;
+            return;
+        }
         start(state, b);
     });
 }

@@ -73,6 +73,8 @@ pub struct BatchState {
     pub sort: RwSignal<(String, bool)>,
     pub filter: RwSignal<String>,
     pub selected: RwSignal<Option<String>>,
+    /// Seconds between polls of an OpenAI batch.
+    pub poll_s: RwSignal<u32>,
     /// Aborts the run's requests.
     pub cancel: StoredValue<Option<web_sys::AbortController>, LocalStorage>,
 }
@@ -99,6 +101,7 @@ impl BatchState {
             filter: RwSignal::new(String::new()),
             selected: RwSignal::new(None),
             cancel: StoredValue::new_local(None),
+            poll_s: RwSignal::new(30),
         }
     }
 

@@ -23,6 +23,7 @@ mod maev_inputs;
 mod maev_panel;
 mod maev_run;
 mod meta_panel;
+mod openai_batch_run;
 mod overall_score;
 mod results_table;
 mod run_bar;

@@ -189,3 +189,50 @@ pub async fn reachable_without_cors(url: &str, timeout_ms: u32) -> bool {
     };
     request.send().await.is_ok()
 }
+
+/// POSTs a multipart form (a file upload) with the given headers; the browser writes the
+/// multipart body and its boundary.
+pub async fn send_form(
+    url: &str,
+    headers: &[(String, String)],
+    form: &web_sys::FormData,
+    timeout_ms: u32,
+) -> Result<RawResponse, JudgeError> {
+    let deadline = Deadline::new(timeout_ms, None);
+    let signal = deadline.signal();
+    let mut builder = Request::post(url)
+        .credentials(web_sys::RequestCredentials::Omit)
+        .referrer_policy(web_sys::ReferrerPolicy::NoReferrer)
+        .abort_signal(signal.as_ref());
+    for (name, value) in headers {
+        builder = builder.header(name, value);
+    }
+    let request = builder
+        .body(wasm_bindgen::JsValue::from(form.clone()))
+        .map_err(|e| JudgeError::Setting {
+            message: format!("Could not build the upload: {e}"),
+        })?;
+    let response = match request.send().await {
+        Ok(r) => r,
+        Err(_) if deadline.expired() => {
+            return Err(JudgeError::Timeout {
+                seconds: timeout_ms / 1000,
+            })
+        }
+        Err(_) => {
+            return Err(JudgeError::Network {
+                url: url.to_string(),
+            })
+        }
+    };
+    let status = response.status();
+    let retry_after = response.headers().get("retry-after");
+    let body = response.text().await.map_err(|_| JudgeError::BadResponse {
+        detail: "the connection closed before the whole answer arrived".into(),
+    })?;
+    Ok(RawResponse {
+        status,
+        retry_after,
+        body,
+    })
+}

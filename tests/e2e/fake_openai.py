@@ -43,11 +43,14 @@ handled as OpenAI does for browsers: preflight answered, ``Access-Control-Allow-
 import json
 import math
 import random
+import re
 import socket
 import string
 import struct
 import threading
 import time
+from email import policy as email_policy
+from email.parser import BytesParser
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
@@ -644,7 +647,47 @@ def _handler_for(fake):
 
 
 class FakeOpenAI(FakeProvider):
-    """Start with ``FakeOpenAI()``; ``.url`` is the base URL (ending in /v1); ``.stop()``."""
+    """Start with ``FakeOpenAI()``; ``.url`` is the base URL (ending in /v1); ``.stop()``.
+
+    Besides chat completions and the model list it imitates the Files and Batch APIs
+    (platform.openai.com/docs/api-reference/files and /batch), every call key-checked like the
+    others and recorded in ``requests``/``get_requests`` with kind ``"other"``:
+
+    * ``POST /v1/files`` (multipart/form-data: ``purpose``, ``file``) stores the file in
+      ``fake.files`` (id -> the file object's fields plus ``"content"``, the bytes) and answers
+      the file object; a batch file must be named ``*.jsonl``;
+    * ``GET /v1/files/{id}`` the file object, ``GET /v1/files/{id}/content`` its bytes
+      (``application/octet-stream``);
+    * ``POST /v1/batches`` checks the body and that the input file exists with purpose
+      ``batch``, reads its lines and answers a batch object with status ``validating``; it is
+      kept in ``fake.batches`` (id -> the batch object as last answered);
+    * ``GET /v1/batches/{id}`` advances one step per poll: ``validating`` -> ``failed`` (bad
+      lines, each in ``errors.data`` with its line number: not JSON, no custom_id, a duplicate
+      custom_id, a method or url other than POST /v1/chat/completions, no body or model, a
+      model other than the first line's; or ``fake.batch_fail``) or ``in_progress``, which is
+      answered ``fake.batch_polls_to_finish`` times (default 2, at least 1) before the batch
+      runs: every line goes through ``chat_reply``, the same logic that answers
+      ``/v1/chat/completions`` (``behaviour``, ``script``, ``dist_for``, explanations, unknown
+      models), but not through the key check or ``delay``. 200 answers go to the output file
+      (``output_file_id``), others to the error file (``error_file_id``), each line
+      ``{"id", "custom_id", "response": {"status_code", "request_id", "body"}, "error": null}``;
+      the batch ends ``completed``. A ``"hang"`` criterion's lines never finish: the batch
+      ends ``expired`` and they go to the error file as ``"response": null, "error":
+      {"code": "batch_expired", …}``; ``fake.batch_expire`` does that to every line.
+      ``fake.batch_reverse_output`` writes result lines in reverse input order (OpenAI does
+      not keep the order). ``fake.batch_fail`` (checked at the next poll) ends the batch
+      ``failed`` with an enqueued-token-limit error;
+    * ``POST /v1/batches/{id}/cancel`` answers ``cancelling``; the next poll ``cancelled``
+      (nothing run). A finished batch cannot be cancelled (409);
+    * ``GET /v1/batches`` lists them, newest first.
+
+    Batched chat requests are kept apart from synchronous ones: ``fake.requests``,
+    ``fake.count()`` and ``fail_then_ok`` counting see only HTTP requests, while
+    ``fake.batch_requests`` holds the body of every chat request a batch ran,
+    ``fake.batch_records`` a record for each (``batch_id``, ``custom_id``, ``line``, ``kind``,
+    ``criterion``, ``n``, ``body``, ``status``) and ``fake.batch_count(criterion, explain)`` counts
+    them as ``count`` does; ``fail_then_ok`` counts batched requests on their own.
+    """
 
     base_path = "/v1"
     server_header = "cloudflare"
@@ -652,6 +695,20 @@ class FakeOpenAI(FakeProvider):
     default_retry_after = {429: "7"}
 
     def __init__(self, delay=0.0, model="gpt-4o-2024-08-06", cors=True, required_key=None):
+        # Files and Batch APIs (set before the server starts answering).
+        self.files = {}  # file id -> file object fields + "content" (bytes)
+        self.batches = {}  # batch id -> batch object, as last answered
+        self.batch_requests = []  # body of every chat request a batch ran
+        self.batch_records = []  # one record per batched chat request
+        self.batch_polls_to_finish = 2
+        self.batch_fail = False
+        self.batch_expire = False
+        self.batch_reverse_output = False
+        self._batch_lines = {}  # batch id -> [(line, custom_id, body)]
+        self._batch_problems = {}  # batch id -> errors.data entries found while reading lines
+        self._batch_progress = {}  # batch id -> how many polls answered in_progress
+        self._batch_counts = {}
+        self._batch_lock = threading.Lock()
         super().__init__(delay=delay, model=model, cors=cors, required_key=required_key)
 
     # -- encoding ----------------------------------------------------------------------------
@@ -717,14 +774,42 @@ class FakeOpenAI(FakeProvider):
                 if e["id"] == wanted:
                     return self.ok(e)
             return self.error(404, {"error": {"message": f"The model '{wanted}' does not exist", "type": "invalid_request_error", "param": "model", "code": "model_not_found"}})
+        if route == "/v1/batches" or route.startswith("/v1/batches/") or route.startswith("/v1/files/"):
+            refused = self.check_key(rec)
+            if refused:
+                return refused
+            if route == "/v1/batches":
+                return self.list_batches(rec)
+            m = re.fullmatch(r"/v1/batches/([^/]+)", route)
+            if m:
+                return self.poll_batch(m.group(1))
+            m = re.fullmatch(r"/v1/files/([^/]+)(/content)?", route)
+            if m:
+                return self.file_reply(m.group(1), content=bool(m.group(2)))
         return self.invalid_url(rec)
 
     def handle_post(self, rec):
-        if rec["route"] != "/v1/chat/completions":
-            return self.invalid_url(rec)
-        refused = self.check_key(rec)
-        if refused:
-            return refused
+        route = rec["route"]
+        if route == "/v1/chat/completions":
+            refused = self.check_key(rec)
+            if refused:
+                return refused
+            return self.chat_reply(rec)
+        m = re.fullmatch(r"/v1/batches/([^/]+)/cancel", route)
+        if route in ("/v1/files", "/v1/batches") or m:
+            refused = self.check_key(rec)
+            if refused:
+                return refused
+            if route == "/v1/files":
+                return self.upload_file(rec)
+            if route == "/v1/batches":
+                return self.create_batch(rec)
+            return self.cancel_batch(m.group(1))
+        return self.invalid_url(rec)
+
+    def chat_reply(self, rec):
+        """The answer to one chat completion, the key already checked: what
+        ``/v1/chat/completions`` answers, and what a batch line gets."""
         wanted = (rec.get("body") or {}).get("model")
         if wanted not in {m[0] for m in OPENAI_MODELS}:
             # OpenAI answers an unknown or inaccessible model with 404 model_not_found.
@@ -769,3 +854,346 @@ class FakeOpenAI(FakeProvider):
             "param": f"messages.[{i}].content.[{j}].type",
             "code": None,
         }})
+
+    # -- Files and Batch APIs ----------------------------------------------------------------
+
+    BATCH_ENDPOINTS = ("/v1/chat/completions", "/v1/embeddings", "/v1/completions", "/v1/responses")
+    FILE_PURPOSES = ("assistants", "batch", "fine-tune", "vision", "user_data", "evals")
+    BATCH_MAX_REQUESTS = 50_000
+
+    def invalid_request(self, message, param=None, code=None, status=400):
+        return self.error(status, {"error": {"message": message, "type": "invalid_request_error", "param": param, "code": code}})
+
+    def _file_object(self, file_id):
+        return {k: v for k, v in self.files[file_id].items() if k != "content"}
+
+    def _store_file(self, content, filename, purpose):
+        file_id = "file-" + random_id(22)
+        self.files[file_id] = {
+            "object": "file",
+            "id": file_id,
+            "purpose": purpose,
+            "filename": filename,
+            "bytes": len(content),
+            "created_at": int(time.time()),
+            "expires_at": None,
+            "status": "processed",
+            "status_details": None,
+            "content": content,
+        }
+        return file_id
+
+    def upload_file(self, rec):
+        """``POST /v1/files``: a multipart form with ``purpose`` and ``file``."""
+        content_type = rec["headers"].get("content-type", "")
+        if not content_type.lower().startswith("multipart/form-data"):
+            return self.invalid_request(f"Invalid Content-Type header ({content_type or 'none'}), expected multipart/form-data.")
+        head = b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n"
+        msg = BytesParser(policy=email_policy.HTTP).parsebytes(head + rec.get("raw", b""))
+        fields = {}
+        if msg.is_multipart():
+            for part in msg.iter_parts():
+                name = part.get_param("name", header="content-disposition")
+                if name:
+                    fields[name] = (part.get_filename(), part.get_payload(decode=True) or b"", part.get_content_type())
+        # Not JSON, and not an error: record the form instead.
+        rec.pop("json_error", None)
+        rec["body"] = {k: (v[1].decode("utf-8", "replace") if v[0] is None else {"filename": v[0], "bytes": len(v[1]), "content_type": v[2]}) for k, v in fields.items()}
+        if "purpose" not in fields:
+            return self.invalid_request("Missing required parameter: 'purpose'.", "purpose", "missing_required_parameter")
+        purpose = fields["purpose"][1].decode("utf-8", "replace").strip()
+        if purpose not in self.FILE_PURPOSES:
+            return self.invalid_request(f"'{purpose}' is not one of {list(self.FILE_PURPOSES)} - 'purpose'", "purpose", "invalid_value")
+        if "file" not in fields or fields["file"][0] is None:
+            return self.invalid_request("Missing required parameter: 'file'.", "file", "missing_required_parameter")
+        filename, content, _ = fields["file"]
+        if purpose == "batch" and not filename.endswith(".jsonl"):
+            return self.invalid_request("Invalid file format for Batch API. Must be .jsonl", "file")
+        with self._batch_lock:
+            file_id = self._store_file(content, filename, purpose)
+            return self.ok(self._file_object(file_id))
+
+    def file_reply(self, file_id, content=False):
+        """``GET /v1/files/{id}`` and ``/content``."""
+        with self._batch_lock:
+            if file_id not in self.files:
+                return self.invalid_request(f"No such File object: {file_id}", "id", status=404)
+            if content:
+                return Reply(200, self.files[file_id]["content"], content_type="application/octet-stream", headers=[("x-request-id", "req_test")])
+            return self.ok(self._file_object(file_id))
+
+    def _read_batch_lines(self, content):
+        """``([(line, custom_id, body)], [errors.data entries], model)`` for an input file."""
+        lines, problems, seen, model = [], [], set(), None
+
+        def problem(code, message, line, param=None):
+            problems.append({"code": code, "message": message, "param": param, "line": line})
+
+        try:
+            text = content.decode("utf-8")
+        except UnicodeDecodeError:
+            problem("invalid_file_encoding", "The input file is not UTF-8 encoded.", None)
+            return lines, problems, model
+        for number, raw in enumerate(text.splitlines(), start=1):
+            if not raw.strip():
+                continue
+            try:
+                entry = json.loads(raw)
+            except ValueError:
+                problem("invalid_json_line", "This line is not parseable as valid JSON.", number)
+                continue
+            if not isinstance(entry, dict):
+                problem("invalid_json_line", "This line is not a JSON object.", number)
+                continue
+            custom_id = entry.get("custom_id")
+            body = entry.get("body")
+            if not isinstance(custom_id, str):
+                problem("missing_required_parameter", "Missing required parameter: 'custom_id'.", number, "custom_id")
+            elif custom_id in seen:
+                problem("duplicate_custom_id", "The custom_id for this request is a duplicate of another request. The custom_id parameter must be unique for each request in a batch.", number, "custom_id")
+            elif entry.get("method") != "POST":
+                problem("invalid_method", "The method for this request must be POST.", number, "method")
+            elif entry.get("url") != "/v1/chat/completions":
+                problem("invalid_url", "The URL provided for this request does not match the batch endpoint.", number, "url")
+            elif not isinstance(body, dict):
+                problem("missing_required_parameter", "Missing required parameter: 'body'.", number, "body")
+            elif not isinstance(body.get("model"), str):
+                problem("missing_required_parameter", "Missing required parameter: 'body.model'.", number, "body.model")
+            elif model is not None and body["model"] != model:
+                problem("mismatched_model", f"The provided model '{body['model']}' does not match the model '{model}' of the other requests in this batch.", number, "body.model")
+            else:
+                seen.add(custom_id)
+                model = model or body["model"]
+                lines.append((number, custom_id, body))
+        if not lines and not problems:
+            problem("empty_file", "The batch input file is empty.", None)
+        if len(lines) > self.BATCH_MAX_REQUESTS:
+            problem("too_many_tasks", f"The batch input file has {len(lines)} requests; the limit is {self.BATCH_MAX_REQUESTS}.", None)
+        return lines, problems, model
+
+    def create_batch(self, rec):
+        """``POST /v1/batches``."""
+        if "json_error" in rec:
+            return self.invalid_request("We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)")
+        body = rec.get("body")
+        if not isinstance(body, dict):
+            return self.invalid_request("Invalid type for request body: expected an object.")
+        for name in ("input_file_id", "endpoint", "completion_window"):
+            if not isinstance(body.get(name), str) or not body.get(name):
+                return self.invalid_request(f"Missing required parameter: '{name}'.", name, "missing_required_parameter")
+        if body["endpoint"] not in self.BATCH_ENDPOINTS:
+            return self.invalid_request(f"Invalid value: '{body['endpoint']}'. Supported values are: {', '.join(repr(e) for e in self.BATCH_ENDPOINTS)}.", "endpoint", "invalid_value")
+        if body["completion_window"] != "24h":
+            return self.invalid_request(f"Invalid value: '{body['completion_window']}'. Supported values are: '24h'.", "completion_window", "invalid_value")
+        metadata = body.get("metadata")
+        if metadata is not None and (not isinstance(metadata, dict) or len(metadata) > 16 or not all(isinstance(v, str) for v in metadata.values())):
+            return self.invalid_request("Invalid 'metadata': expected an object of at most 16 string values.", "metadata", "invalid_value")
+        with self._batch_lock:
+            file_id = body["input_file_id"]
+            if file_id not in self.files:
+                return self.invalid_request(f"No such File object: {file_id}", "input_file_id", status=404)
+            if self.files[file_id]["purpose"] != "batch":
+                return self.invalid_request(f"The input file {file_id} must be uploaded with purpose 'batch'.", "input_file_id")
+            lines, problems, model = self._read_batch_lines(self.files[file_id]["content"])
+            if body["endpoint"] != "/v1/chat/completions":
+                problems.append({"code": "invalid_url", "message": "This fake runs only /v1/chat/completions batches.", "param": "endpoint", "line": None})
+            now = int(time.time())
+            batch_id = "batch_" + random_id(32, "0123456789abcdef")
+            batch = {
+                "id": batch_id,
+                "object": "batch",
+                "endpoint": body["endpoint"],
+                "model": model,
+                "errors": None,
+                "input_file_id": file_id,
+                "completion_window": "24h",
+                "status": "validating",
+                "output_file_id": None,
+                "error_file_id": None,
+                "created_at": now,
+                "in_progress_at": None,
+                "expires_at": now + 24 * 3600,
+                "finalizing_at": None,
+                "completed_at": None,
+                "failed_at": None,
+                "expired_at": None,
+                "cancelling_at": None,
+                "cancelled_at": None,
+                "request_counts": {"total": 0, "completed": 0, "failed": 0},
+                "usage": {
+                    "input_tokens": 0,
+                    "output_tokens": 0,
+                    "total_tokens": 0,
+                    "input_tokens_details": {"cached_tokens": 0},
+                    "output_tokens_details": {"reasoning_tokens": 0},
+                },
+                "metadata": metadata,
+            }
+            self.batches[batch_id] = batch
+            self._batch_lines[batch_id] = lines
+            self._batch_problems[batch_id] = problems
+            self._batch_progress[batch_id] = 0
+            return self.ok(batch)
+
+    def list_batches(self, rec):
+        """``GET /v1/batches`` (newest first; ``limit`` honoured, no paging)."""
+        try:
+            limit = max(1, min(100, int((rec["query"].get("limit") or ["20"])[0])))
+        except ValueError:
+            return self.invalid_request("Invalid 'limit': expected an integer.", "limit", "invalid_value")
+        with self._batch_lock:
+            data = list(reversed(list(self.batches.values())))[:limit]
+            return self.ok({
+                "object": "list",
+                "data": data,
+                "first_id": data[0]["id"] if data else None,
+                "last_id": data[-1]["id"] if data else None,
+                "has_more": len(self.batches) > limit,
+            })
+
+    def poll_batch(self, batch_id):
+        """``GET /v1/batches/{id}``: one step further per poll."""
+        with self._batch_lock:
+            batch = self.batches.get(batch_id)
+            if batch is None:
+                return self.invalid_request(f"No batch found with id '{batch_id}'.", status=404)
+            status = batch["status"]
+            now = int(time.time())
+            if status == "cancelling":
+                batch.update(status="cancelled", cancelled_at=now)
+            elif status == "validating":
+                problems = self._batch_problems[batch_id]
+                if problems or self.batch_fail:
+                    self._fail_batch(batch, problems or None)
+                else:
+                    total = len(self._batch_lines[batch_id])
+                    batch.update(status="in_progress", in_progress_at=now)
+                    batch["request_counts"] = {"total": total, "completed": 0, "failed": 0}
+                    self._batch_progress[batch_id] = 1
+            elif status == "in_progress":
+                if self.batch_fail:
+                    self._fail_batch(batch, None)
+                elif self._batch_progress[batch_id] >= max(1, int(self.batch_polls_to_finish)):
+                    self._run_batch(batch)
+                else:
+                    self._batch_progress[batch_id] += 1
+                    total = batch["request_counts"]["total"]
+                    done = total * (self._batch_progress[batch_id] - 1) // max(1, int(self.batch_polls_to_finish))
+                    batch["request_counts"] = {"total": total, "completed": done, "failed": 0}
+            return self.ok(batch)
+
+    def _fail_batch(self, batch, problems):
+        if problems is None:
+            problems = [{
+                "code": "token_limit_exceeded",
+                "message": f"Enqueued token limit reached for {batch.get('model') or 'gpt-4o'} in organization org-test. Limit: 90,000 enqueued tokens. Please try again once some in_progress batches have been completed.",
+                "param": None,
+                "line": None,
+            }]
+        batch.update(status="failed", failed_at=int(time.time()), errors={"object": "list", "data": problems})
+
+    def batch_count(self, criterion=None, explain=False):
+        """As ``count``, for the chat requests batches ran."""
+        kind = "explain" if explain else "rating"
+        with self.lock:
+            return sum(n for (c, k), n in self._batch_counts.items() if k == kind and (criterion is None or c == criterion))
+
+    def _run_batch(self, batch):
+        """Runs every line through ``chat_reply`` and writes the output and error files."""
+        batch_id = batch["id"]
+        outputs, errors = [], []
+        usage = {"input": 0, "output": 0}
+        expired = False
+        for number, custom_id, body in self._batch_lines[batch_id]:
+            kind = "explain" if is_explanation(body) else "rating"
+            criterion = criterion_of(body)
+            line_id = "batch_req_" + random_id(32, "0123456789abcdef")
+            if self.batch_expire or (kind == "rating" and self.mode_for(criterion) == "hang"):
+                expired = True
+                errors.append({"id": line_id, "custom_id": custom_id, "response": None, "error": {
+                    "code": "batch_expired",
+                    "message": "This request could not be executed before the completion window expired.",
+                }})
+                continue
+            with self.lock:
+                key = (criterion, kind)
+                self._batch_counts[key] = self._batch_counts.get(key, 0) + 1
+                n = self._batch_counts[key]
+            rec = {
+                "method": "POST",
+                "path": "/v1/chat/completions",
+                "route": "/v1/chat/completions",
+                "query": {},
+                "headers": {},
+                "time": time.time(),
+                "body": body,
+                "raw": json.dumps(body).encode(),
+                "kind": kind,
+                "criterion": criterion,
+                "n": n,
+                "batch_id": batch_id,
+                "custom_id": custom_id,
+                "line": number,
+            }
+            reply = self.chat_reply(rec)
+            if reply is HANG:  # e.g. a script that hangs: never finishes in time
+                expired = True
+                errors.append({"id": line_id, "custom_id": custom_id, "response": None, "error": {
+                    "code": "batch_expired",
+                    "message": "This request could not be executed before the completion window expired.",
+                }})
+                continue
+            try:
+                answer = json.loads(reply.body)
+            except ValueError:
+                answer = reply.body.decode("utf-8", "replace")
+            rec["status"] = reply.status
+            self.batch_requests.append(body)
+            self.batch_records.append(rec)
+            line = {"id": line_id, "custom_id": custom_id, "response": {
+                "status_code": reply.status,
+                "request_id": "req_" + random_id(32, "0123456789abcdef"),
+                "body": answer,
+            }, "error": None}
+            if reply.status == 200:
+                outputs.append(line)
+                u = (answer.get("usage") or {}) if isinstance(answer, dict) else {}
+                usage["input"] += u.get("prompt_tokens", 0)
+                usage["output"] += u.get("completion_tokens", 0)
+            else:
+                errors.append(line)
+        if self.batch_reverse_output:
+            outputs.reverse()
+            errors.reverse()
+        now = int(time.time())
+        if outputs:
+            content = "".join(json.dumps(x) + "\n" for x in outputs).encode()
+            batch["output_file_id"] = self._store_file(content, f"{batch_id}_output.jsonl", "batch_output")
+        if errors:
+            content = "".join(json.dumps(x) + "\n" for x in errors).encode()
+            batch["error_file_id"] = self._store_file(content, f"{batch_id}_error.jsonl", "batch_output")
+        batch["request_counts"] = {"total": len(outputs) + len(errors), "completed": len(outputs), "failed": len(errors)}
+        batch["usage"] = {
+            "input_tokens": usage["input"],
+            "output_tokens": usage["output"],
+            "total_tokens": usage["input"] + usage["output"],
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        }
+        batch["finalizing_at"] = now
+        if expired:
+            batch.update(status="expired", expired_at=now)
+        else:
+            batch.update(status="completed", completed_at=now)
+
+    def cancel_batch(self, batch_id):
+        """``POST /v1/batches/{id}/cancel``."""
+        with self._batch_lock:
+            batch = self.batches.get(batch_id)
+            if batch is None:
+                return self.invalid_request(f"No batch found with id '{batch_id}'.", status=404)
+            if batch["status"] in ("completed", "failed", "expired", "cancelled"):
+                return self.invalid_request(f"Cannot cancel a batch with status '{batch['status']}'.", status=409)
+            if batch["status"] != "cancelling":
+                batch.update(status="cancelling", cancelling_at=int(time.time()))
+            return self.ok(batch)

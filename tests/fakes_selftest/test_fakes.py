@@ -784,3 +784,256 @@ def test_anthropic_models(anthropic):
     assert len(page["data"]) == 2 and page["has_more"] is True
     _, _, page2 = jcall(anthropic.url + "/models?limit=2&after_id=" + page["last_id"], headers=ANTHROPIC_HEADERS)
     assert [m["id"] for m in page["data"] + page2["data"]] == [m["id"] for m in body["data"][:4]]
+
+
+# ---------------------------------------------------------------------------------------------
+# OpenAI Files and Batch APIs.
+# ---------------------------------------------------------------------------------------------
+
+
+def multipart(fields, boundary="----WebKitFormBoundary7MA4YWxkTrZu0gW"):
+    """A browser-style multipart/form-data body: ``{name: str | (filename, bytes)}``."""
+    out = b""
+    for name, value in fields.items():
+        out += f"--{boundary}\r\n".encode()
+        if isinstance(value, tuple):
+            filename, data = value
+            out += f'Content-Disposition: form-data; name="{name}"; filename="{filename}"\r\nContent-Type: application/octet-stream\r\n\r\n'.encode()
+            out += data + b"\r\n"
+        else:
+            out += f'Content-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+    out += f"--{boundary}--\r\n".encode()
+    return out, f"multipart/form-data; boundary={boundary}"
+
+
+AUTH = {"Authorization": "Bearer " + KEY, "Origin": ORIGIN}
+
+
+def upload(fake, content, purpose="batch", filename="harmonic-judge-batch.jsonl", headers=None):
+    body, content_type = multipart({"purpose": purpose, "file": (filename, content)})
+    req = urllib.request.Request(fake.url + "/files", data=body, method="POST", headers=dict(headers or AUTH))
+    req.add_header("Content-Type", content_type)
+    try:
+        with _opener.open(req, timeout=10) as r:
+            return r.status, r.headers, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, json.loads(e.read())
+
+
+def batch_line(custom_id, body, **over):
+    line = {"custom_id": custom_id, "method": "POST", "url": "/v1/chat/completions", "body": body}
+    line.update(over)
+    return json.dumps(line)
+
+
+def jsonl(lines):
+    return ("\n".join(lines) + "\n").encode()
+
+
+def start_batch(fake, lines):
+    status, _, file_obj = upload(fake, jsonl(lines))
+    assert status == 200, file_obj
+    status, _, batch = jcall(fake.url + "/batches", "POST", {"input_file_id": file_obj["id"], "endpoint": "/v1/chat/completions", "completion_window": "24h", "metadata": {"source": "harmonic-judge"}}, AUTH)
+    assert status == 200, batch
+    return batch
+
+
+def poll(fake, batch_id):
+    status, headers, batch = jcall(fake.url + "/batches/" + batch_id, headers=AUTH)
+    assert status == 200 and acao(headers) == "*"
+    return batch
+
+
+def file_lines(fake, file_id):
+    status, headers, data = call(fake.url + f"/files/{file_id}/content", headers=AUTH)
+    assert status == 200 and headers["Content-Type"] == "application/octet-stream" and acao(headers) == "*"
+    return [json.loads(line) for line in data.decode().splitlines()]
+
+
+def test_openai_batch_round_trip(openai):
+    openai.behaviour = {"clarity": 429}
+    lines = [batch_line(f"item1/{c}", openai_body(c)) for c in CRITERIA]
+    lines.append(batch_line("item1/correctness/why", openai_body("correctness", explain=True)))
+    content = jsonl(lines)
+
+    status, headers, file_obj = upload(openai, content)
+    assert status == 200 and acao(headers) == "*"
+    assert file_obj["id"].startswith("file-") and file_obj["object"] == "file"
+    assert file_obj["purpose"] == "batch" and file_obj["filename"] == "harmonic-judge-batch.jsonl"
+    assert file_obj["bytes"] == len(content) and isinstance(file_obj["created_at"], int)
+    assert openai.files[file_obj["id"]]["content"] == content
+    assert openai.requests[-1]["kind"] == "other" and "json_error" not in openai.requests[-1]
+    assert openai.requests[-1]["body"]["purpose"] == "batch"
+    assert jcall(openai.url + "/files/" + file_obj["id"], headers=AUTH)[2] == file_obj
+    assert call(openai.url + f"/files/{file_obj['id']}/content", headers=AUTH)[2] == content
+
+    status, headers, batch = jcall(openai.url + "/batches", "POST", {"input_file_id": file_obj["id"], "endpoint": "/v1/chat/completions", "completion_window": "24h", "metadata": {"source": "harmonic-judge"}}, AUTH)
+    assert status == 200 and acao(headers) == "*"
+    assert batch["id"].startswith("batch_") and batch["object"] == "batch"
+    assert batch["status"] == "validating" and batch["errors"] is None
+    assert batch["input_file_id"] == file_obj["id"] and batch["endpoint"] == "/v1/chat/completions"
+    assert batch["completion_window"] == "24h" and batch["metadata"] == {"source": "harmonic-judge"}
+    assert batch["output_file_id"] is None and batch["error_file_id"] is None
+    assert batch["request_counts"] == {"total": 0, "completed": 0, "failed": 0}
+    assert batch["expires_at"] == batch["created_at"] + 86400
+
+    # One step per poll: in_progress is answered batch_polls_to_finish (2) times.
+    seen = [poll(openai, batch["id"]) for _ in range(3)]
+    assert [b["status"] for b in seen] == ["in_progress", "in_progress", "completed"]
+    assert seen[0]["request_counts"]["total"] == 6
+    done = seen[-1]
+    assert done["request_counts"] == {"total": 6, "completed": 5, "failed": 1}
+    assert done["completed_at"] and done["in_progress_at"] and done["usage"]["input_tokens"] == 5 * 512
+    assert poll(openai, batch["id"])["status"] == "completed"  # stays
+
+    outputs = file_lines(openai, done["output_file_id"])
+    assert [o["custom_id"] for o in outputs] == [f"item1/{c}" for c in CRITERIA if c != "clarity"] + ["item1/correctness/why"]
+    for o in outputs:
+        assert set(o) == {"id", "custom_id", "response", "error"} and o["error"] is None
+        assert o["id"].startswith("batch_req_") and o["response"]["status_code"] == 200
+        assert o["response"]["request_id"].startswith("req_")
+    # The same answers as synchronous requests: the SPEC distribution, the explanation.
+    step = next(s for s in outputs[0]["response"]["body"]["choices"][0]["logprobs"]["content"] if s["token"].strip().isdigit())
+    p, _ = renormalised((a["token"], a["logprob"]) for a in step["top_logprobs"])
+    assert p == pytest.approx(SPEC_P["correctness"], abs=1e-12)
+    assert outputs[-1]["response"]["body"]["choices"][0]["message"]["content"] == openai.explanation
+    (err,) = file_lines(openai, done["error_file_id"])
+    assert err["custom_id"] == "item1/clarity" and err["error"] is None
+    assert err["response"]["status_code"] == 429 and err["response"]["body"]["error"]["code"] == "rate_limit_exceeded"
+
+    # Batched requests are kept apart from synchronous ones.
+    assert openai.count() == 0 and openai.rating_requests() == []
+    assert {r["kind"] for r in openai.requests} == {"other"}
+    assert len(openai.batch_requests) == 6 and openai.batch_requests[0] == openai_body("correctness")
+    assert openai.batch_count() == 5 and openai.batch_count("clarity") == 1 and openai.batch_count(explain=True) == 1
+    assert [r["custom_id"] for r in openai.batch_records][:2] == ["item1/correctness", "item1/completeness"]
+    assert openai.batch_records[2]["status"] == 429
+    assert [r["route"] for r in openai.get_requests].count("/v1/batches/" + batch["id"]) == 4
+    assert openai.problems == []
+
+    status, _, listed = jcall(openai.url + "/batches", headers=AUTH)
+    assert status == 200 and listed["object"] == "list" and [b["id"] for b in listed["data"]] == [batch["id"]]
+
+
+def test_openai_batch_counts_fail_then_ok_and_order_apart(openai):
+    openai.behaviour = {"fluency": ("fail_then_ok", 500, 1, None)}
+    openai.batch_polls_to_finish = 1
+    openai.batch_reverse_output = True
+    assert Client(openai).rate("fluency")[0] == 500  # the synchronous first failure
+    batch = start_batch(openai, [batch_line(f"item{i}/fluency", openai_body("fluency")) for i in (1, 2, 3)])
+    assert [poll(openai, batch["id"])["status"] for _ in range(2)] == ["in_progress", "completed"]
+    done = openai.batches[batch["id"]]
+    assert done["request_counts"] == {"total": 3, "completed": 2, "failed": 1}
+    assert [o["custom_id"] for o in file_lines(openai, done["output_file_id"])] == ["item3/fluency", "item2/fluency"]
+    (err,) = file_lines(openai, done["error_file_id"])
+    assert err["custom_id"] == "item1/fluency" and err["response"]["status_code"] == 500
+    assert openai.count("fluency") == 1 and openai.batch_count("fluency") == 3
+
+
+def test_openai_batch_validation_failures(openai):
+    good = openai_body("fluency")
+    lines = [
+        batch_line("a", good),
+        "{not json",
+        batch_line("a", good),
+        batch_line("b", good, url="/v1/embeddings"),
+        batch_line("c", dict(good, model="gpt-4o-mini")),
+        json.dumps({"method": "POST", "url": "/v1/chat/completions", "body": good}),
+        batch_line("d", good, method="GET"),
+    ]
+    batch = start_batch(openai, lines)
+    failed = poll(openai, batch["id"])
+    assert failed["status"] == "failed" and failed["failed_at"]
+    data = failed["errors"]["data"]
+    assert [(e["line"], e["code"]) for e in data] == [
+        (2, "invalid_json_line"),
+        (3, "duplicate_custom_id"),
+        (4, "invalid_url"),
+        (5, "mismatched_model"),
+        (6, "missing_required_parameter"),
+        (7, "invalid_method"),
+    ]
+    assert all(set(e) == {"code", "message", "param", "line"} for e in data)
+    assert poll(openai, batch["id"])["status"] == "failed" and openai.batch_requests == []
+
+    openai.batch_fail = True
+    batch = start_batch(openai, [batch_line("a", good)])
+    failed = poll(openai, batch["id"])
+    assert failed["status"] == "failed" and failed["errors"]["data"][0]["code"] == "token_limit_exceeded"
+    assert failed["output_file_id"] is None and openai.batch_requests == []
+    openai.batch_fail = False
+
+    status, _, file_obj = upload(openai, b"")
+    assert status == 200
+    _, _, empty = jcall(openai.url + "/batches", "POST", {"input_file_id": file_obj["id"], "endpoint": "/v1/chat/completions", "completion_window": "24h"}, AUTH)
+    assert poll(openai, empty["id"])["errors"]["data"][0]["code"] == "empty_file"
+
+    create = lambda body: jcall(openai.url + "/batches", "POST", body, AUTH)
+    status, _, body = create({"input_file_id": "file-nope", "endpoint": "/v1/chat/completions", "completion_window": "24h"})
+    assert status == 404 and body["error"]["message"] == "No such File object: file-nope"
+    status, _, body = create({"input_file_id": file_obj["id"], "endpoint": "/v1/chat/completions", "completion_window": "1h"})
+    assert status == 400 and body["error"]["param"] == "completion_window"
+    status, _, body = create({"input_file_id": file_obj["id"], "endpoint": "/v1/images", "completion_window": "24h"})
+    assert status == 400 and body["error"]["param"] == "endpoint"
+    status, _, body = create({"endpoint": "/v1/chat/completions", "completion_window": "24h"})
+    assert status == 400 and body["error"]["message"] == "Missing required parameter: 'input_file_id'."
+    status, _, other = upload(openai, b"{}\n", purpose="user_data", filename="x.jsonl")
+    assert status == 200
+    status, _, body = create({"input_file_id": other["id"], "endpoint": "/v1/chat/completions", "completion_window": "24h"})
+    assert status == 400 and "purpose 'batch'" in body["error"]["message"]
+
+    status, _, body = upload(openai, b"{}\n", filename="batch.txt")
+    assert status == 400 and body["error"]["message"] == "Invalid file format for Batch API. Must be .jsonl"
+    status, _, body = upload(openai, b"{}\n", purpose="nonsense")
+    assert status == 400 and body["error"]["param"] == "purpose"
+    status, _, body = jcall(openai.url + "/files", "POST", {"purpose": "batch"}, AUTH)
+    assert status == 400 and "multipart/form-data" in body["error"]["message"]
+    for route in ("/files/file-nope", "/files/file-nope/content"):
+        status, _, body = jcall(openai.url + route, headers=AUTH)
+        assert status == 404 and body["error"]["message"] == "No such File object: file-nope"
+    status, _, body = jcall(openai.url + "/batches/batch_nope", headers=AUTH)
+    assert status == 404 and "batch_nope" in body["error"]["message"]
+
+
+def test_openai_batch_cancel_and_expiry(openai):
+    batch = start_batch(openai, [batch_line("a", openai_body("fluency"))])
+    status, headers, cancelling = jcall(openai.url + f"/batches/{batch['id']}/cancel", "POST", {}, AUTH)
+    assert status == 200 and acao(headers) == "*"
+    assert cancelling["status"] == "cancelling" and cancelling["cancelling_at"]
+    cancelled = poll(openai, batch["id"])
+    assert cancelled["status"] == "cancelled" and cancelled["cancelled_at"] and cancelled["output_file_id"] is None
+    status, _, body = jcall(openai.url + f"/batches/{batch['id']}/cancel", "POST", {}, AUTH)
+    assert status == 409 and "cancelled" in body["error"]["message"]
+    assert openai.batch_requests == []
+    assert openai.requests[-1]["kind"] == "other" and openai.requests[-1]["route"].endswith("/cancel")
+
+    # A hanging criterion never finishes: the batch expires with the others done.
+    openai.behaviour = {"clarity": "hang"}
+    openai.batch_polls_to_finish = 1
+    batch = start_batch(openai, [batch_line(c, openai_body(c)) for c in ("fluency", "clarity")])
+    assert [poll(openai, batch["id"])["status"] for _ in range(2)] == ["in_progress", "expired"]
+    done = openai.batches[batch["id"]]
+    assert done["expired_at"] and done["request_counts"] == {"total": 2, "completed": 1, "failed": 1}
+    assert [o["custom_id"] for o in file_lines(openai, done["output_file_id"])] == ["fluency"]
+    (err,) = file_lines(openai, done["error_file_id"])
+    assert err["custom_id"] == "clarity" and err["response"] is None and err["error"]["code"] == "batch_expired"
+
+    openai.behaviour = {}
+    openai.batch_expire = True
+    batch = start_batch(openai, [batch_line("x", openai_body("fluency"))])
+    poll(openai, batch["id"])
+    done = poll(openai, batch["id"])
+    assert done["status"] == "expired" and done["output_file_id"] is None and done["request_counts"]["failed"] == 1
+
+
+def test_openai_batch_calls_need_the_key_and_allow_browsers(openai):
+    openai.required_key = KEY
+    status, _, body = upload(openai, b"{}\n", headers={"Origin": ORIGIN})
+    assert status == 401 and body["error"]["message"].startswith("You didn't provide an API key.")
+    for route in ("/batches/batch_x", "/files/file-x/content", "/batches"):
+        assert jcall(openai.url + route, headers={"Authorization": "Bearer sk-wrong-0123456789abcdef"})[0] == 401
+    assert jcall(openai.url + "/batches/batch_x/cancel", "POST", {})[0] == 401
+    batch = start_batch(openai, [batch_line("a", openai_body("fluency"))])  # with the key
+    assert poll(openai, batch["id"])["status"] == "in_progress"
+    status, headers, _ = call(openai.url + "/files", "OPTIONS", headers={"Origin": ORIGIN, "Access-Control-Request-Method": "POST"})
+    assert status == 204 and acao(headers) == "*" and "content-type" in headers["Access-Control-Allow-Headers"]
