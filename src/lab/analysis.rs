@@ -102,6 +102,11 @@ impl Prepared {
         }
     }
 
+    /// Groups that gave no pairs (no choice, several chosen, a single item).
+    pub fn skipped_groups(&self) -> usize {
+        self.skipped_groups
+    }
+
     /// Whether any item carries a human judgment or a best-of-N choice.
     pub fn has_judgments(&self) -> bool {
         !self.overall_ratings.is_empty()
@@ -142,8 +147,8 @@ impl Prepared {
             .extend(results.iter().map(|r| r.overall(gamma).unwrap_or(f64::NAN)));
     }
 
-    /// The whole report at `gamma`.
-    pub fn report(&mut self, results: &[ItemResult], gamma: f64) -> MetaReport {
+    /// Per-criterion agreement (γ does not enter: compute it once per set of results).
+    pub fn criteria(&mut self, results: &[ItemResult]) -> Vec<(Criterion, Agreement)> {
         let mut criteria = Vec::new();
         if results.iter().any(|r| !r.criteria.is_empty()) {
             for c in Criterion::ALL {
@@ -156,9 +161,27 @@ impl Prepared {
                 criteria.push((c, self.agreement(Some(c))));
             }
         }
+        criteria
+    }
+
+    /// The overall score's agreement and pairwise accuracy at `gamma`: what a γ change redoes.
+    pub fn overall_at(
+        &mut self,
+        results: &[ItemResult],
+        gamma: f64,
+    ) -> (Agreement, PairwiseAccuracy) {
         self.overall_scores(results, gamma);
         let overall = self.agreement(None);
-        let counts = pairwise_accuracy_indexed(&self.scores, &self.pairs);
+        (
+            overall,
+            pairwise_accuracy_indexed(&self.scores, &self.pairs),
+        )
+    }
+
+    /// The whole report at `gamma`.
+    pub fn report(&mut self, results: &[ItemResult], gamma: f64) -> MetaReport {
+        let criteria = self.criteria(results);
+        let (overall, counts) = self.overall_at(results, gamma);
         MetaReport {
             overall,
             criteria,

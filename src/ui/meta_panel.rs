@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use super::batch_state::BatchState;
 use super::state::AppState;
-use crate::lab::analysis::{Agreement, Prepared, SweepPoint};
+use crate::lab::analysis::{Agreement, MetaReport, Prepared, SweepPoint};
 use crate::lab::ItemResult;
 use crate::task::Task;
 
@@ -34,19 +34,6 @@ fn agreement_cells(id: String, a: Agreement) -> impl IntoView {
     }
 }
 
-/// Pairwise accuracy of the items of one task.
-fn task_accuracy(results: &[ItemResult], task: Task, gamma: f64) -> Option<f64> {
-    let subset: Vec<ItemResult> = results
-        .iter()
-        .filter(|r| r.task == task.id())
-        .cloned()
-        .collect();
-    if subset.is_empty() {
-        return None;
-    }
-    Prepared::new(&subset).report(&subset, gamma).pairwise
-}
-
 #[component]
 pub fn MetaPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
@@ -60,19 +47,51 @@ pub fn MetaPanel() -> impl IntoView {
         changes.get_value()
     });
     let prepared = StoredValue::new_local(None::<(u64, Prepared)>);
+    // Runs `f` on the preparation for the current results, building it on their first use.
+    let with_prepared =
+        move |f: &mut dyn FnMut(&mut Prepared, &[ItemResult]) -> Option<MetaReport>| {
+            let v = version.get();
+            b.results.with(|results| {
+                prepared
+                    .try_update_value(|slot| {
+                        if slot.as_ref().map(|(k, _)| *k) != Some(v) {
+                            *slot = Some((v, Prepared::new(results)));
+                        }
+                        f(&mut slot.as_mut()?.1, results)
+                    })
+                    .flatten()
+            })
+        };
+    // Per-criterion τ does not depend on γ: computed once per set of results.
+    let criteria = Memo::new(move |_| {
+        with_prepared(&mut |p, results| {
+            Some(MetaReport {
+                overall: Agreement::default(),
+                criteria: p.criteria(results),
+                pairwise: None,
+                pairwise_counts: Default::default(),
+                skipped_groups: 0,
+            })
+        })
+        .map(|r| r.criteria)
+        .unwrap_or_default()
+    });
+    // What a γ change redoes: the overall scores, their τ and the pairwise accuracy.
     let report = Memo::new(move |_| {
         let gamma = state.gamma.get();
-        let v = version.get();
-        b.results.with(|results| {
-            prepared
-                .try_update_value(|slot| {
-                    if slot.as_ref().map(|(k, _)| *k) != Some(v) {
-                        *slot = Some((v, Prepared::new(results)));
-                    }
-                    let p = &mut slot.as_mut()?.1;
-                    p.has_judgments().then(|| p.report(results, gamma))
-                })
-                .flatten()
+        let criteria = criteria.get();
+        with_prepared(&mut |p, results| {
+            if !p.has_judgments() {
+                return None;
+            }
+            let (overall, counts) = p.overall_at(results, gamma);
+            Some(MetaReport {
+                overall,
+                criteria: criteria.clone(),
+                pairwise: counts.accuracy().map(|a| 100.0 * a),
+                pairwise_counts: counts,
+                skipped_groups: p.skipped_groups(),
+            })
         })
     });
     let sweep = Memo::new(move |_| {
@@ -86,17 +105,45 @@ pub fn MetaPanel() -> impl IntoView {
             }
         })
     });
+    // Per-task subsets for the Table-2 row, also prepared once per change of the results.
+    let task_prepared = StoredValue::new_local(None::<(u64, Vec<(Vec<ItemResult>, Prepared)>)>);
     let per_task = Memo::new(move |_| {
         let gamma = state.gamma.get();
-        b.results.with(|r| {
-            let tasks: Vec<Option<f64>> = TABLE_TASKS
-                .iter()
-                .map(|&t| task_accuracy(r, t, gamma))
-                .collect();
-            let known: Vec<f64> = tasks.iter().flatten().copied().collect();
-            let avg = (!known.is_empty()).then(|| known.iter().sum::<f64>() / known.len() as f64);
-            (tasks, avg)
-        })
+        let v = version.get();
+        task_prepared
+            .try_update_value(|slot| {
+                if slot.as_ref().map(|(k, _)| *k) != Some(v) {
+                    let subsets = b.results.with(|r| {
+                        TABLE_TASKS
+                            .iter()
+                            .map(|t| {
+                                let sub: Vec<ItemResult> =
+                                    r.iter().filter(|x| x.task == t.id()).cloned().collect();
+                                let prepared = Prepared::new(&sub);
+                                (sub, prepared)
+                            })
+                            .collect()
+                    });
+                    *slot = Some((v, subsets));
+                }
+                let subsets = &mut slot.as_mut()?.1;
+                let tasks: Vec<Option<f64>> = subsets
+                    .iter_mut()
+                    .map(|(sub, p)| {
+                        if sub.is_empty() {
+                            None
+                        } else {
+                            p.report(sub, gamma).pairwise
+                        }
+                    })
+                    .collect();
+                let known: Vec<f64> = tasks.iter().flatten().copied().collect();
+                let avg =
+                    (!known.is_empty()).then(|| known.iter().sum::<f64>() / known.len() as f64);
+                Some((tasks, avg))
+            })
+            .flatten()
+            .unwrap_or_default()
     });
     view! {
         <section class="meta" aria-label="Meta-evaluation">
@@ -115,7 +162,11 @@ pub fn MetaPanel() -> impl IntoView {
                         {format!(
                             "Pairwise accuracy: {} % over {} pairs from best-of-N groups ({} ties, counted wrong){}",
                             pct(r.pairwise), r.pairwise_counts.pairs, r.pairwise_counts.ties,
-                            if r.skipped_groups > 0 { format!("; {} groups without a single choice left out", r.skipped_groups) } else { String::new() }
+                            if r.skipped_groups > 0 {
+                                format!("; {} groups without a single choice left out", r.skipped_groups)
+                            } else {
+                                String::new()
+                            }
                         )}
                     </p>
                 }.into_any(),

@@ -7,6 +7,9 @@ use super::state::AppState;
 use crate::criteria::Criterion;
 use crate::lab::ItemResult;
 
+/// Rows drawn at once: a 10,000-item run stays responsive; sorting and filtering reach the rest.
+const SHOWN_ROWS: usize = 200;
+
 fn cell(v: Option<f64>) -> String {
     v.map(|x| format!("{x:.3}")).unwrap_or_else(|| "–".into())
 }
@@ -25,9 +28,14 @@ pub fn ResultsTable() -> impl IntoView {
     let state = expect_context::<AppState>();
     let b = expect_context::<BatchState>();
     let rows = Memo::new(move |_| {
-        let gamma = state.gamma.get();
         let filter = b.filter.get().to_lowercase();
         let (column, descending) = b.sort.get();
+        // γ only reorders the rows when sorting by the overall score.
+        let gamma = if column == "overall" {
+            state.gamma.get()
+        } else {
+            state.gamma.get_untracked()
+        };
         let mut rows: Vec<ItemResult> = b.results.with(|r| {
             r.iter()
                 .filter(|x| {
@@ -51,7 +59,9 @@ pub fn ResultsTable() -> impl IntoView {
         if descending {
             rows.reverse();
         }
-        rows
+        let matching = rows.len();
+        rows.truncate(SHOWN_ROWS);
+        (matching, rows)
     });
     let header = move |column: &'static str, label: &'static str| {
         let arrow = move || {
@@ -91,7 +101,7 @@ pub fn ResultsTable() -> impl IntoView {
                         {header("human", "Human")}
                     </tr></thead>
                     <tbody>
-                        <For each=move || rows.get() key=|r| (r.id.clone(), r.overall(1.0).map(f64::to_bits)) let:r>
+                        <For each=move || rows.get().1 key=|r| (r.id.clone(), r.overall(1.0).map(f64::to_bits)) let:r>
                             {
                                 let id = r.id.clone();
                                 let test_id = format!("result-{}", r.id);
@@ -110,6 +120,15 @@ pub fn ResultsTable() -> impl IntoView {
                     </tbody>
                 </table>
             </div>
+            <p class="hint" data-testid="results-count">{move || {
+                let (matching, shown) = rows.with(|(m, r)| (*m, r.len()));
+                let total = b.results.with(Vec::len);
+                if matching > shown {
+                    format!("Showing {shown} of {matching} matching items ({total} in all): sort or filter to see others; exports hold every item.")
+                } else {
+                    format!("{matching} of {total} items.")
+                }
+            }}</p>
             <ItemDetail/>
         </section>
     }
