@@ -131,6 +131,50 @@ pub fn aggregate(items: &[Scored], gamma: f64) -> Option<(Vec<f64>, f64)> {
     Some((weights, overall))
 }
 
+/// The overall score alone, as [`aggregate`] computes it, without allocating: the batch lab
+/// calls it for every item on every γ change.
+pub fn overall_score(items: &[Scored], gamma: f64) -> Option<f64> {
+    if items.is_empty() {
+        return None;
+    }
+    let n = items.len() as f64;
+    let smoothed = || items.iter().filter_map(|i| i.sigma.map(|s| (s, i.score)));
+    let known = smoothed().count();
+    let unsmoothed: f64 = items
+        .iter()
+        .filter(|i| i.sigma.is_none())
+        .map(|i| i.score)
+        .sum::<f64>()
+        / n;
+    if known == 0 {
+        return Some(unsmoothed);
+    }
+    let gamma = if gamma.is_nan() {
+        0.0
+    } else {
+        gamma.clamp(0.0, 1.0)
+    };
+    let harmonic = if gamma >= 1.0 {
+        smoothed().map(|(_, x)| x).sum::<f64>() / known as f64
+    } else {
+        let min_sigma = smoothed().map(|(s, _)| s).fold(f64::INFINITY, f64::min);
+        if min_sigma <= 0.0 || gamma <= 0.0 {
+            let (count, sum) = smoothed()
+                .filter(|(s, _)| *s == min_sigma)
+                .fold((0usize, 0.0), |(c, t), (_, x)| (c + 1, t + x));
+            sum / count as f64
+        } else {
+            let exponent = 2.0 * (1.0 - gamma) / gamma;
+            let (h, total) = smoothed().fold((0.0, 0.0), |(h, t), (s, x)| {
+                let w = (-exponent * (s / min_sigma).ln()).exp();
+                (h + w, t + w * x)
+            });
+            total / h
+        }
+    };
+    Some(unsmoothed + known as f64 / n * harmonic)
+}
+
 /// The overall score at `points` evenly spaced γ's from [`GAMMA_MIN`] to 1, for plotting how
 /// the weighting moves the score.
 pub fn overall_curve(items: &[Scored], points: usize) -> Vec<(f64, f64)> {
@@ -330,6 +374,36 @@ mod tests {
             assert_eq!(w, vec![1.0 / 3.0; 3]);
             assert!(close(s, 4.0, 1e-12));
         }
+    }
+
+    #[test]
+    fn the_allocation_free_overall_equals_aggregate() {
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for case in 0..500 {
+            let n = 1 + case % 5;
+            let items: Vec<Scored> = (0..n)
+                .map(|k| Scored {
+                    score: 1.0 + 4.0 * next(),
+                    sigma: match (case + k) % 7 {
+                        0 => None,
+                        1 => Some(0.0),
+                        _ => Some(2.0 * next()),
+                    },
+                })
+                .collect();
+            for gamma in [0.0, 0.01, 0.3, 0.75, 1.0] {
+                let a = aggregate(&items, gamma).unwrap().1;
+                let b = overall_score(&items, gamma).unwrap();
+                assert!((a - b).abs() < 1e-12, "{items:?} {gamma}: {a} vs {b}");
+            }
+        }
+        assert_eq!(overall_score(&[], 0.5), None);
     }
 
     #[test]

@@ -49,6 +49,8 @@ pub struct Prepared {
     overall_ratings: Vec<(usize, f64)>,
     criterion_ratings: Vec<(Criterion, Vec<(usize, f64)>)>,
     pairs: Vec<Pair>,
+    /// The same pairs split by the task of their items (the Table-2 row).
+    task_pairs: Vec<(String, Vec<Pair>)>,
     skipped_groups: usize,
     kendall: Kendall,
     x: Vec<f64>,
@@ -76,11 +78,19 @@ impl Prepared {
             .collect();
         // Items without a group are not part of any best-of-N comparison.
         let grouped = best_of_n_pairs(&candidates);
-        let pairs = grouped
+        let pairs: Vec<Pair> = grouped
             .pairs
             .into_iter()
             .filter(|p| results[p.preferred].group.is_some())
             .collect();
+        let mut task_pairs: Vec<(String, Vec<Pair>)> = Vec::new();
+        for p in &pairs {
+            let task = &results[p.preferred].task;
+            match task_pairs.iter_mut().find(|(t, _)| t == task) {
+                Some((_, v)) => v.push(*p),
+                None => task_pairs.push((task.clone(), vec![*p])),
+            }
+        }
         let skipped_groups = grouped
             .skipped
             .iter()
@@ -94,6 +104,7 @@ impl Prepared {
                 .map(|&c| (c, flatten(results, c.id())))
                 .collect(),
             pairs,
+            task_pairs,
             skipped_groups,
             kendall: Kendall::with_capacity(n * 3),
             x: Vec::with_capacity(n * 3),
@@ -176,6 +187,15 @@ impl Prepared {
             overall,
             pairwise_accuracy_indexed(&self.scores, &self.pairs),
         )
+    }
+
+    /// Pairwise accuracy (×100) of one task's pairs, from the scores of the last
+    /// [`Prepared::overall_at`] call (no second pass over the items).
+    pub fn task_accuracy(&self, task: &str) -> Option<f64> {
+        let (_, pairs) = self.task_pairs.iter().find(|(t, _)| t == task)?;
+        pairwise_accuracy_indexed(&self.scores, pairs)
+            .accuracy()
+            .map(|a| 100.0 * a)
     }
 
     /// The whole report at `gamma`.
@@ -298,6 +318,20 @@ mod tests {
         let first = sweep[0].pairwise.unwrap();
         let last = sweep[99].pairwise.unwrap();
         assert!(first > last, "{first} vs {last}");
+    }
+
+    #[test]
+    fn per_task_accuracy_reuses_the_overall_scores() {
+        let mut results = data();
+        results[1].task = "vqa".into();
+        results[0].task = "ic".into();
+        results[2].task = "ic".into();
+        let mut p = Prepared::new(&results);
+        p.overall_at(&results, 0.01);
+        // a vs b is a VQA pair only if a is VQA: pairs take their preferred item's task.
+        assert_eq!(p.task_accuracy("ic"), Some(100.0));
+        assert_eq!(p.task_accuracy("vqa"), None);
+        assert_eq!(p.task_accuracy("reg"), None);
     }
 
     #[test]

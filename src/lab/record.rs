@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::aggregate::{aggregate, Scored};
+use crate::aggregate::{overall_score, Scored};
 
 /// One HarmonicEval criterion of one item.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -70,7 +70,25 @@ impl ItemResult {
         if self.criteria.is_empty() {
             return self.score;
         }
-        aggregate(&self.scored(), gamma).map(|(_, s)| s)
+        // On the stack: called for every item on every γ change.
+        let mut buf = [Scored {
+            score: 0.0,
+            sigma: None,
+        }; 8];
+        let mut n = 0;
+        for c in &self.criteria {
+            if let Some(score) = c.score {
+                if n == buf.len() {
+                    return overall_score(&self.scored(), gamma);
+                }
+                buf[n] = Scored {
+                    score,
+                    sigma: c.sigma,
+                };
+                n += 1;
+            }
+        }
+        overall_score(&buf[..n], gamma)
     }
 
     /// A criterion's score by id.

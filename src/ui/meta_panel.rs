@@ -105,45 +105,19 @@ pub fn MetaPanel() -> impl IntoView {
             }
         })
     });
-    // Per-task subsets for the Table-2 row, also prepared once per change of the results.
-    let task_prepared = StoredValue::new_local(None::<(u64, Vec<(Vec<ItemResult>, Prepared)>)>);
+    // The Table-2 row: per-task accuracy from the same overall scores (read after `report`).
     let per_task = Memo::new(move |_| {
-        let gamma = state.gamma.get();
-        let v = version.get();
-        task_prepared
-            .try_update_value(|slot| {
-                if slot.as_ref().map(|(k, _)| *k) != Some(v) {
-                    let subsets = b.results.with(|r| {
-                        TABLE_TASKS
-                            .iter()
-                            .map(|t| {
-                                let sub: Vec<ItemResult> =
-                                    r.iter().filter(|x| x.task == t.id()).cloned().collect();
-                                let prepared = Prepared::new(&sub);
-                                (sub, prepared)
-                            })
-                            .collect()
-                    });
-                    *slot = Some((v, subsets));
-                }
-                let subsets = &mut slot.as_mut()?.1;
-                let tasks: Vec<Option<f64>> = subsets
-                    .iter_mut()
-                    .map(|(sub, p)| {
-                        if sub.is_empty() {
-                            None
-                        } else {
-                            p.report(sub, gamma).pairwise
-                        }
-                    })
-                    .collect();
-                let known: Vec<f64> = tasks.iter().flatten().copied().collect();
-                let avg =
-                    (!known.is_empty()).then(|| known.iter().sum::<f64>() / known.len() as f64);
-                Some((tasks, avg))
-            })
-            .flatten()
-            .unwrap_or_default()
+        report.track();
+        let tasks: Vec<Option<f64>> = prepared.with_value(|slot| {
+            let p = slot.as_ref().map(|(_, p)| p);
+            TABLE_TASKS
+                .iter()
+                .map(|t| p.and_then(|p| p.task_accuracy(t.id())))
+                .collect()
+        });
+        let known: Vec<f64> = tasks.iter().flatten().copied().collect();
+        let avg = (!known.is_empty()).then(|| known.iter().sum::<f64>() / known.len() as f64);
+        (tasks, avg)
     });
     view! {
         <section class="meta" aria-label="Meta-evaluation">

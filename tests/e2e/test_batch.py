@@ -114,6 +114,10 @@ def test_batch_survives_a_reload_and_meta_evaluates(browser, app_url, dataset, d
         assert float(page.el("meta-correctness-tau-b").get_attribute("data-value")) > 90
         assert page.el("meta-pairwise-accuracy").get_attribute("data-value") != ""
         assert page.el("gamma-sweep").get_attribute("data-points") == "100"
+        # The Table-2 row: every item is IC, so only the IC column and the average are filled.
+        cells = [c.text for c in page.el("meta-this-run").find_elements("css selector", "td")]
+        assert cells[:3] == ["–", "–", "–"] and cells[3] == cells[4] != "–"
+        assert float(cells[3]) == pytest.approx(float(page.el("meta-pairwise-accuracy").get_attribute("data-value")), abs=0.05)
         assert len(fake.requests) == before
 
         page.el("export-results-jsonl").click()
