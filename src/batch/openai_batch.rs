@@ -23,7 +23,8 @@ use serde_json::{json, Value};
 use crate::completion::Completion;
 use crate::errors::{error_body_message, JudgeError};
 use crate::providers::{
-    checked_base, json_headers, openai, Backend, HttpRequest, Method, Protocol,
+    get_request, json_headers, openai, openai::bearer, openai_base, Backend, HttpRequest, Method,
+    Protocol,
 };
 
 /// The endpoint every line of the input file targets, relative to the API root.
@@ -189,24 +190,20 @@ pub fn create_request(backend: &Backend, input_file_id: &str) -> Result<HttpRequ
 pub fn status_request(backend: &Backend, batch_id: &str) -> Result<HttpRequest, JudgeError> {
     let base = api_base(backend)?;
     let batch_id = checked_id("batch", batch_id)?;
-    Ok(HttpRequest {
-        method: Method::Get,
-        url: format!("{base}/batches/{batch_id}"),
-        headers: vec![auth(backend)?],
-        body: String::new(),
-    })
+    Ok(get_request(
+        format!("{base}/batches/{batch_id}"),
+        vec![auth_ref(backend)?],
+    ))
 }
 
 /// `GET {base}/files/{file_id}/content`: an output or error file's JSONL.
 pub fn content_request(backend: &Backend, file_id: &str) -> Result<HttpRequest, JudgeError> {
     let base = api_base(backend)?;
     let file_id = checked_id("file", file_id)?;
-    Ok(HttpRequest {
-        method: Method::Get,
-        url: format!("{base}/files/{file_id}/content"),
-        headers: vec![auth(backend)?],
-        body: String::new(),
-    })
+    Ok(get_request(
+        format!("{base}/files/{file_id}/content"),
+        vec![auth_ref(backend)?],
+    ))
 }
 
 /// `POST {base}/batches/{batch_id}/cancel` with an empty JSON object.
@@ -229,8 +226,7 @@ fn api_base(backend: &Backend) -> Result<&str, JudgeError> {
             "OpenAI's Batch API needs a backend that speaks the OpenAI protocol.".into(),
         ));
     }
-    let base = checked_base(&backend.base_url)?;
-    Ok(base.strip_suffix("/chat/completions").unwrap_or(base))
+    openai_base(&backend.base_url)
 }
 
 fn auth_ref(backend: &Backend) -> Result<(&'static str, String), JudgeError> {
@@ -240,7 +236,7 @@ fn auth_ref(backend: &Backend) -> Result<(&'static str, String), JudgeError> {
             "Enter an API key: OpenAI's Batch API does not work without one.".into(),
         ));
     }
-    Ok(("Authorization", format!("Bearer {key}")))
+    Ok(bearer(backend).remove(0))
 }
 
 fn auth(backend: &Backend) -> Result<(String, String), JudgeError> {

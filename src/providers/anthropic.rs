@@ -7,8 +7,8 @@ use serde_json::{json, Value};
 
 use super::chat::{split_data_url, split_system};
 use super::{
-    checked_base, checked_model, json_headers, Backend, ChatParams, HttpRequest, Message, Method,
-    ModelInfo, Part, Role,
+    checked_base, checked_model, get_request, json_headers, model_list, Backend, ChatParams,
+    HttpRequest, Message, Method, ModelInfo, Part, Role,
 };
 use crate::completion::{Completion, Usage};
 use crate::errors::{error_body_message, JudgeError};
@@ -100,29 +100,16 @@ pub fn chat_request(
 /// `GET {base}/models?limit=1000` (1000 is the most one page holds).
 pub fn models_request(backend: &Backend) -> Result<HttpRequest, JudgeError> {
     let base = checked_base(&backend.base_url)?;
-    let headers = auth_headers(backend)?;
-    Ok(HttpRequest {
-        method: Method::Get,
-        url: format!("{base}/models?limit=1000"),
-        headers: headers
-            .into_iter()
-            .map(|(n, v)| (n.to_string(), v))
-            .collect(),
-        body: String::new(),
-    })
+    Ok(get_request(
+        format!("{base}/models?limit=1000"),
+        auth_headers(backend)?,
+    ))
 }
 
 /// `{"data":[{"type":"model","id":…}],"has_more":…}`. Every current Claude model accepts
 /// images, so they are all marked as vision models.
 pub fn read_models(body: &str) -> Result<Vec<ModelInfo>, JudgeError> {
-    let json: Value = serde_json::from_str(body).map_err(|e| JudgeError::BadResponse {
-        detail: format!("not a model list ({e})"),
-    })?;
-    let Some(data) = json.get("data").and_then(Value::as_array) else {
-        return Err(JudgeError::BadResponse {
-            detail: "the model list has no \"data\" array".into(),
-        });
-    };
+    let (_, data) = model_list(body, "data")?;
     Ok(data
         .iter()
         .filter_map(|m| m.get("id").and_then(Value::as_str))

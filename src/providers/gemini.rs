@@ -6,8 +6,8 @@ use serde_json::{json, Value};
 
 use super::chat::{split_data_url, split_system};
 use super::{
-    checked_base, checked_model, json_headers, Backend, ChatParams, HttpRequest, Message, Method,
-    ModelInfo, Part, Role,
+    checked_base, checked_model, get_request, json_headers, model_list, Backend, ChatParams,
+    HttpRequest, Message, Method, ModelInfo, Part, Role,
 };
 use crate::completion::{Completion, TokenStep, Usage};
 use crate::errors::{error_body_message, JudgeError};
@@ -110,26 +110,16 @@ pub fn chat_request(
 /// `GET {base}/models?pageSize=1000` (1000 is the most Gemini returns per page).
 pub fn models_request(backend: &Backend) -> Result<HttpRequest, JudgeError> {
     let base = checked_base(&backend.base_url)?;
-    let (name, value) = key_header(backend)?;
-    Ok(HttpRequest {
-        method: Method::Get,
-        url: format!("{base}/models?pageSize=1000"),
-        headers: vec![(name.to_string(), value)],
-        body: String::new(),
-    })
+    Ok(get_request(
+        format!("{base}/models?pageSize=1000"),
+        vec![key_header(backend)?],
+    ))
 }
 
 /// `{"models":[{"name":"models/…","supportedGenerationMethods":[…]}]}`: the models that can
 /// `generateContent`, without the `models/` prefix. The listing does not say which take images.
 pub fn read_models(body: &str) -> Result<Vec<ModelInfo>, JudgeError> {
-    let json: Value = serde_json::from_str(body).map_err(|e| JudgeError::BadResponse {
-        detail: format!("not a model list ({e})"),
-    })?;
-    let Some(models) = json.get("models").and_then(Value::as_array) else {
-        return Err(JudgeError::BadResponse {
-            detail: "the model list has no \"models\" array".into(),
-        });
-    };
+    let (_, models) = model_list(body, "models")?;
     Ok(models
         .iter()
         .filter(|m| {

@@ -3,7 +3,8 @@
 
 use serde_json::Value;
 
-use super::{checked_base, Backend, HttpRequest, Method};
+use super::openai::bearer;
+use super::{get_request, openai_base, Backend, HttpRequest};
 use crate::errors::JudgeError;
 
 /// What `/props` tells about the running server.
@@ -19,21 +20,9 @@ pub struct LlamaProps {
 
 /// `GET {server}/props`: the base URL without its `/v1` suffix.
 pub fn props_request(backend: &Backend) -> Result<HttpRequest, JudgeError> {
-    let base = checked_base(&backend.base_url)?;
-    let base = base.strip_suffix("/chat/completions").unwrap_or(base);
+    let base = openai_base(&backend.base_url)?;
     let root = base.strip_suffix("/v1").unwrap_or(base);
-    let key = backend.api_key.trim();
-    let headers = if key.is_empty() {
-        vec![]
-    } else {
-        vec![("Authorization".to_string(), format!("Bearer {key}"))]
-    };
-    Ok(HttpRequest {
-        method: Method::Get,
-        url: format!("{root}/props"),
-        headers,
-        body: String::new(),
-    })
+    Ok(get_request(format!("{root}/props"), bearer(backend)))
 }
 
 /// Reads `/props`; `None` when the body is not llama.cpp's (another server on that port).

@@ -212,6 +212,43 @@ pub fn checked_model(backend: &Backend) -> Result<&str, JudgeError> {
     Ok(model)
 }
 
+/// The base URL of an OpenAI-compatible server: checked, and without a pasted
+/// `/chat/completions`.
+pub fn openai_base(base_url: &str) -> Result<&str, JudgeError> {
+    let base = checked_base(base_url)?;
+    Ok(base.strip_suffix("/chat/completions").unwrap_or(base))
+}
+
+/// A GET request (model lists, status polls) with the given headers.
+pub(crate) fn get_request(url: String, headers: Vec<(&str, String)>) -> HttpRequest {
+    HttpRequest {
+        method: Method::Get,
+        url,
+        headers: headers
+            .into_iter()
+            .map(|(n, v)| (n.to_string(), v))
+            .collect(),
+        body: String::new(),
+    }
+}
+
+/// A model list's JSON and its `key` array (`data` or `models`), or why it is not one.
+pub(crate) fn model_list(
+    body: &str,
+    key: &str,
+) -> Result<(serde_json::Value, Vec<serde_json::Value>), JudgeError> {
+    let json: serde_json::Value =
+        serde_json::from_str(body).map_err(|e| JudgeError::BadResponse {
+            detail: format!("not a model list ({e})"),
+        })?;
+    let Some(list) = json.get(key).and_then(serde_json::Value::as_array).cloned() else {
+        return Err(JudgeError::BadResponse {
+            detail: format!("the model list has no \"{key}\" array"),
+        });
+    };
+    Ok((json, list))
+}
+
 /// A JSON content-type header plus whatever auth headers the protocol wants.
 pub(crate) fn json_headers(auth: Vec<(&str, String)>) -> Vec<(String, String)> {
     let mut headers = vec![("Content-Type".to_string(), "application/json".to_string())];

@@ -4,8 +4,8 @@
 use serde_json::{json, Value};
 
 use super::{
-    checked_base, checked_model, json_headers, Backend, ChatParams, HttpRequest, ImageDetail,
-    Message, Method, ModelInfo, Part, Role,
+    checked_model, get_request, json_headers, model_list, openai_base, Backend, ChatParams,
+    HttpRequest, ImageDetail, Message, Method, ModelInfo, Part, Role,
 };
 use crate::completion::{parse_chat_completion, Completion};
 use crate::errors::{error_body_message, JudgeError};
@@ -40,9 +40,7 @@ fn message_json(message: &Message, detail: ImageDetail) -> Value {
 
 /// `{base}/chat/completions`, checking that the base URL is an http(s) URL.
 pub fn chat_completions_url(base_url: &str) -> Result<String, JudgeError> {
-    let base = checked_base(base_url)?;
-    let base = base.strip_suffix("/chat/completions").unwrap_or(base);
-    Ok(format!("{base}/chat/completions"))
+    Ok(format!("{}/chat/completions", openai_base(base_url)?))
 }
 
 /// Builds the HTTP request for one chat completion.
@@ -78,7 +76,7 @@ pub fn chat_request(
 }
 
 /// `Authorization: Bearer <key>`, or nothing for a keyless local server.
-fn bearer(backend: &Backend) -> Vec<(&'static str, String)> {
+pub(crate) fn bearer(backend: &Backend) -> Vec<(&'static str, String)> {
     let key = backend.api_key.trim();
     if key.is_empty() {
         vec![]
@@ -89,30 +87,14 @@ fn bearer(backend: &Backend) -> Vec<(&'static str, String)> {
 
 /// `GET {base}/models`.
 pub fn models_request(backend: &Backend) -> Result<HttpRequest, JudgeError> {
-    let base = checked_base(&backend.base_url)?;
-    let base = base.strip_suffix("/chat/completions").unwrap_or(base);
-    Ok(HttpRequest {
-        method: Method::Get,
-        url: format!("{base}/models"),
-        headers: bearer(backend)
-            .into_iter()
-            .map(|(n, v)| (n.to_string(), v))
-            .collect(),
-        body: String::new(),
-    })
+    let base = openai_base(&backend.base_url)?;
+    Ok(get_request(format!("{base}/models"), bearer(backend)))
 }
 
 /// `{"data":[{"id":…}]}`. llama.cpp also sends `models[].capabilities` (e.g. `"multimodal"`)
 /// and Ollama/OpenRouter other extras; vision is read where it is stated.
 pub fn read_models(body: &str) -> Result<Vec<ModelInfo>, JudgeError> {
-    let json: Value = serde_json::from_str(body).map_err(|e| JudgeError::BadResponse {
-        detail: format!("not a model list ({e})"),
-    })?;
-    let Some(data) = json.get("data").and_then(Value::as_array) else {
-        return Err(JudgeError::BadResponse {
-            detail: "the model list has no \"data\" array".into(),
-        });
-    };
+    let (json, data) = model_list(body, "data")?;
     let capabilities = json.get("models").and_then(Value::as_array);
     Ok(data
         .iter()
