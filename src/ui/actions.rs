@@ -325,13 +325,20 @@ pub fn explain(state: AppState, criterion: Criterion) {
     else {
         return;
     };
-    let slot = state.explanation(criterion);
-    let request = match harmonic_eval::explain_request(&run.backend, criterion, &run.input, score) {
+    let request = harmonic_eval::explain_request(&run.backend, criterion, &run.input, score);
+    ask_why(state, state.explanation(criterion), run.backend, request);
+}
+
+/// Sends an explanation request of the current run into `slot` (any metric's Explain).
+pub(super) fn ask_why(
+    state: AppState,
+    slot: RwSignal<ExplainState>,
+    backend: crate::providers::Backend,
+    request: Result<crate::providers::HttpRequest, crate::errors::JudgeError>,
+) {
+    let request = match request {
         Ok(r) => r,
-        Err(e) => {
-            slot.set(ExplainState::Failed(e.to_string()));
-            return;
-        }
+        Err(e) => return slot.set(ExplainState::Failed(e.to_string())),
     };
     slot.set(ExplainState::Running);
     let generation = state.generation.get_value();
@@ -339,14 +346,14 @@ pub fn explain(state: AppState, criterion: Criterion) {
     spawn_local(async move {
         let limiter = state.limiter.get_value();
         let options = send_options(state, &limiter, cancel.as_ref());
-        let outcome = send_chat(run.backend.protocol, &request, &options, |_| {}).await;
+        let outcome = send_chat(backend.protocol, &request, &options, |_| {}).await;
         if state.generation.get_value() != generation {
             return;
         }
         slot.set(match outcome {
             Ok(a) if !a.completion.text.trim().is_empty() => ExplainState::Done(a.completion.text),
             Ok(_) => ExplainState::Failed("The model returned an empty explanation.".into()),
-            Err(e) => ExplainState::Failed(redact(&e.to_string(), &run.backend.api_key)),
+            Err(e) => ExplainState::Failed(redact(&e.to_string(), &backend.api_key)),
         });
     });
 }

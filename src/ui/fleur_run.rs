@@ -2,14 +2,11 @@
 //! optional explanation turn.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
-use super::actions::{run_one, send_options};
+use super::actions::{ask_why, run_one};
 use super::state::{AppState, ExplainState, FleurRun, Progress};
-use crate::errors::redact;
 use crate::metrics::fleur::{self, ExportInput, Input};
 use crate::web::download;
-use crate::web::transport::send_chat;
 
 fn input(state: AppState) -> Input {
     Input {
@@ -58,27 +55,8 @@ pub fn explain(state: AppState) {
     else {
         return;
     };
-    let slot = state.fleur_explanation;
-    let request = match fleur::explain_request(&run.backend, &run.input, score) {
-        Ok(r) => r,
-        Err(e) => return slot.set(ExplainState::Failed(e.to_string())),
-    };
-    slot.set(ExplainState::Running);
-    let generation = state.generation.get_value();
-    let cancel = state.cancel.get_value().map(|c| c.signal());
-    spawn_local(async move {
-        let limiter = state.limiter.get_value();
-        let options = send_options(state, &limiter, cancel.as_ref());
-        let outcome = send_chat(run.backend.protocol, &request, &options, |_| {}).await;
-        if state.generation.get_value() != generation {
-            return;
-        }
-        slot.set(match outcome {
-            Ok(a) if !a.completion.text.trim().is_empty() => ExplainState::Done(a.completion.text),
-            Ok(_) => ExplainState::Failed("The model returned an empty explanation.".into()),
-            Err(e) => ExplainState::Failed(redact(&e.to_string(), &run.backend.api_key)),
-        });
-    });
+    let request = fleur::explain_request(&run.backend, &run.input, score);
+    ask_why(state, state.fleur_explanation, run.backend, request);
 }
 
 pub fn export(state: AppState) {
