@@ -39,6 +39,33 @@ pub fn TextField(
     }
 }
 
+/// A multi-line text input that writes every keystroke to `value`.
+#[component]
+pub fn TextArea(
+    id: &'static str,
+    label: &'static str,
+    value: RwSignal<String>,
+    rows: u32,
+    #[prop(optional)] placeholder: &'static str,
+    /// Hides the field (kept in the page) while true.
+    #[prop(optional, into)]
+    hidden: Option<Signal<bool>>,
+) -> impl IntoView {
+    view! {
+        <div class="field" class:hidden=move || hidden.is_some_and(|h| h.get())>
+            <label for=id>{label}</label>
+            <textarea
+                id=id
+                data-testid=id
+                rows=rows
+                placeholder=placeholder
+                prop:value=move || value.get()
+                on:input=move |ev| value.set(event_target_value(&ev))
+            ></textarea>
+        </div>
+    }
+}
+
 /// A whole-number input, clamped to `min..=max` when the user commits it.
 #[component]
 pub fn NumberField(

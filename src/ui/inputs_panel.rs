@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use super::actions;
+use super::fields::TextArea;
 use super::maev_inputs::MaevInputs;
 use super::state::AppState;
 use crate::metrics::g_veval::Mode;
@@ -35,17 +36,14 @@ pub fn InputsPanel() -> impl IntoView {
                 {Task::ALL.iter().map(|t| view! { <option value=t.id()>{t.label()}</option> }).collect_view()}
             </select>
         </div>
-        <div class="field" class:hidden=move || !(state.is_maev() || (state.is_harmonic() && task.get().needs_question()))>
-            <label for="question-input">"Question"</label>
-            <textarea
-                id="question-input"
-                data-testid="question-input"
-                rows="2"
-                placeholder="The question the model answered"
-                prop:value=move || state.question.get()
-                on:input=move |ev| state.question.set(event_target_value(&ev))
-            ></textarea>
-        </div>
+        <TextArea
+            id="question-input"
+            label="Question"
+            value=state.question
+            rows=2
+            placeholder="The question the model answered"
+            hidden=Signal::derive(move || !(state.is_maev() || (state.is_harmonic() && task.get().needs_question())))
+        />
         <div class="field">
             <label for="text-input">{move || format!("The {} to judge", noun())}</label>
             <textarea
@@ -86,16 +84,13 @@ pub fn InputsPanel() -> impl IntoView {
                 "ACCR: four scores (accuracy, completeness, conciseness, relevance) — videos"
             </label>
         </div>
-        <div class="field" class:hidden=move || !state.wants_references()>
-            <label for="references-input">"Reference captions (one per line)"</label>
-            <textarea
-                id="references-input"
-                data-testid="references-input"
-                rows="4"
-                placeholder="A brown dog runs on the grass.\nA dog playing in a park."
-                prop:value=move || state.references.get()
-                on:input=move |ev| state.references.set(event_target_value(&ev))
-            ></textarea>
-        </div>
+        <TextArea
+            id="references-input"
+            label="Reference captions (one per line)"
+            value=state.references
+            rows=4
+            placeholder="A brown dog runs on the grass.\nA dog playing in a park."
+            hidden=Signal::derive(move || !state.wants_references())
+        />
     }
 }

@@ -3,31 +3,10 @@
 
 use leptos::prelude::*;
 
-use super::fields::NumberField;
+use super::fields::{NumberField, TextArea};
 use super::maev_run;
 use super::state::{AppState, ExplainState};
 use crate::metrics::maev::Example;
-
-#[component]
-fn TextArea(
-    id: &'static str,
-    label: &'static str,
-    value: RwSignal<String>,
-    rows: u32,
-) -> impl IntoView {
-    view! {
-        <div class="field">
-            <label for=id>{label}</label>
-            <textarea
-                id=id
-                data-testid=id
-                rows=rows
-                prop:value=move || value.get()
-                on:input=move |ev| value.set(event_target_value(&ev))
-            ></textarea>
-        </div>
-    }
-}
 
 #[component]
 pub fn MaevInputs() -> impl IntoView {
