@@ -19,6 +19,7 @@ from selenium.webdriver.chrome.service import Service
 
 sys.path.insert(0, str(Path(__file__).parent))
 from fake_openai import FakeOpenAI  # noqa: E402
+from fake_providers import FakeLlamaServer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = Path(os.environ.get("HJ_DIST", ROOT / "dist"))
@@ -48,6 +49,22 @@ def app_url():
 @pytest.fixture
 def fake():
     server = FakeOpenAI(delay=0.4)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def gpt4o():
+    """An OpenAI-format fake for scripted answers (FLEUR, G-VEval, MAEV)."""
+    server = FakeOpenAI(delay=0.2)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def llama():
+    """A llama.cpp llama-server fake (one digit per token)."""
+    server = FakeLlamaServer(delay=0.2)
     yield server
     server.stop()
 

@@ -213,6 +213,11 @@ def _tok(token, logprob, top=None):
     return entry
 
 
+def sure(token):
+    """A scripted step (``fake.script``) whose token is certain."""
+    return (token, [(token, 1.0)])
+
+
 def rating_step(criterion, p=None):
     p = SPEC_P[criterion] if p is None else p
     space = SPACE_VARIANT.get(criterion)

@@ -7,8 +7,7 @@ import pytest
 from selenium.webdriver.support.ui import Select
 
 from app_page import AppPage
-from fake_openai import FakeOpenAI
-from fake_providers import FakeLlamaServer
+from fake_openai import sure
 
 # SPEC §2: the paper's Appendix B example, printed "0.85".
 P = [0.003021240234375, 0.00128936767578125, 0.0018758773803710938, 0.00353240966796875,
@@ -25,24 +24,6 @@ def digits_step(chosen, p):
     alts = [(str(i), pi) for i, pi in enumerate(p)]
     alts.append(("</s>", max(1e-9, 1 - sum(p))))  # the rest of the vocabulary's mass
     return (chosen, alts)
-
-
-def sure(token):
-    return (token, [(token, 1.0)])
-
-
-@pytest.fixture
-def llama():
-    server = FakeLlamaServer(delay=0.2)
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def gpt4o():
-    server = FakeOpenAI(delay=0.2)
-    yield server
-    server.stop()
 
 
 def ready(browser, app_url, images, server, preset, model, metric):

@@ -8,8 +8,7 @@ import pytest
 from selenium.webdriver.support.ui import Select
 
 from app_page import AppPage
-from fake_openai import FakeOpenAI
-from fake_providers import FakeLlamaServer
+from fake_openai import sure
 
 CAPTION = "A man plays a red guitar on a stage."
 REFERENCES = ["A man is playing the guitar.", "A musician strums a guitar on stage."]
@@ -30,28 +29,10 @@ img.src = url;
 """
 
 
-def sure(token):
-    return (token, [(token, 1.0)])
-
-
 def words(text):
     """One token per word, each keeping the space after it."""
     parts = text.split(" ")
     return [sure(p + " ") for p in parts[:-1]] + ([sure(parts[-1])] if parts[-1] else [])
-
-
-@pytest.fixture
-def gpt4o():
-    server = FakeOpenAI(delay=0.2)
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def llama():
-    server = FakeLlamaServer(delay=0.2)
-    yield server
-    server.stop()
 
 
 def ready(browser, app_url, server, preset, model, mode, upload=None):

@@ -8,24 +8,13 @@ import pytest
 from selenium.webdriver.support.ui import Select
 
 from app_page import AppPage
-from fake_openai import FakeOpenAI
+from fake_openai import sure
 from fake_providers import FakeAnthropic
 
 QUESTION = "What animal is on the sofa?"
 CAPTION = "A grey cat sleeps on a red sofa."
 REFERENCE = "A cat is sleeping on the sofa."
 ANSWER = "A brown dog is sitting on the sofa."
-
-
-def sure(token):
-    return (token, [(token, 1.0)])
-
-
-@pytest.fixture
-def gpt4():
-    server = FakeOpenAI(delay=0.2)
-    yield server
-    server.stop()
 
 
 def ready(browser, app_url, server, preset, model):
@@ -56,23 +45,23 @@ def wait_trials(page, n):
     )
 
 
-def test_five_trials_average_into_a_verdict_with_no_image_sent(browser, app_url, images, gpt4, downloads):
+def test_five_trials_average_into_a_verdict_with_no_image_sent(browser, app_url, images, gpt4o, downloads):
     # The caption helper first: the chosen VLM describes the dropped image.
-    page = ready(browser, app_url, gpt4, "openai", "gpt-4o")
+    page = ready(browser, app_url, gpt4o, "openai", "gpt-4o")
     page.upload(images / "photo.png")
     page.wait_image()
     page.el("caption-image-button").click()
     page.wait_for(lambda d: page.el("caption-input").get_attribute("value") != CAPTION, "the caption")
-    (caption_req,) = gpt4.requests
+    (caption_req,) = gpt4o.requests
     assert "image_url" in json.dumps(caption_req["body"])
     page.fill("caption-input", CAPTION)
 
-    gpt4.script = [sure("'Evaluation Evidence': The answer says a dog, the caption a cat.\n'Assistant Score': "),
+    gpt4o.script = [sure("'Evaluation Evidence': The answer says a dog, the caption a cat.\n'Assistant Score': "),
                    ("0", [("0", 0.7), ("2", 0.3)])]
-    before = len(gpt4.requests)
+    before = len(gpt4o.requests)
     page.evaluate()
     wait_trials(page, 5)
-    trials = gpt4.requests[before:]
+    trials = gpt4o.requests[before:]
     assert len(trials) == 5
     for req in trials:
         body = req["body"]
@@ -99,21 +88,21 @@ def test_five_trials_average_into_a_verdict_with_no_image_sent(browser, app_url,
     assert "sk-test-maev" not in json.dumps(doc)
 
 
-def test_sampling_is_reproducible_and_trials_are_settable(browser, app_url, gpt4):
-    gpt4.script = [sure("Evaluation Evidence: Matches.\nAssistant Score: \"2\"")]
-    page = ready(browser, app_url, gpt4, "openai", "gpt-4o")
+def test_sampling_is_reproducible_and_trials_are_settable(browser, app_url, gpt4o):
+    gpt4o.script = [sure("Evaluation Evidence: Matches.\nAssistant Score: \"2\"")]
+    page = ready(browser, app_url, gpt4o, "openai", "gpt-4o")
     page.set_number("trials-input", 3)
     page.set_number("seed-input", 11)
     page.evaluate()
     wait_trials(page, 3)
-    first = sorted(prompt_of(r) for r in gpt4.requests)
+    first = sorted(prompt_of(r) for r in gpt4o.requests)
     assert len(first) == 3
     assert page.el("verdict").get_attribute("data-value") == "accurate"
     assert float(page.el("overall-score").get_attribute("data-value")) == 2.0
     page.el("fresh-run-checkbox").click()
     page.evaluate()
     wait_trials(page, 3)
-    assert sorted(prompt_of(r) for r in gpt4.requests[3:]) == first, "same seed, same examples"
+    assert sorted(prompt_of(r) for r in gpt4o.requests[3:]) == first, "same seed, same examples"
 
 
 def test_unreadable_trials_are_reported_not_dropped(browser, app_url):
