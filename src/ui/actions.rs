@@ -11,7 +11,7 @@ use crate::limiter::Limiter;
 use crate::metrics::harmonic_eval::{self, ExportInput, Input};
 use crate::retry::RetryPolicy;
 use crate::web::transport::{send_chat, SendOptions};
-use crate::web::{cache, download, image, storage, video};
+use crate::web::{cache, download, image, storage, timing, video};
 
 /// Decodes and downscales a dropped, pasted or chosen file. A file that cannot be used leaves
 /// the previous image in place and says why.
@@ -23,6 +23,7 @@ pub fn load_image(state: AppState, file: web_sys::File) {
 fn decode_image(state: AppState, file: web_sys::File, keep_box: bool) {
     let name = file.name();
     state.image_loading.set(true);
+    timing::start("hj-image-prep");
     spawn_local(async move {
         let loaded = if video::is_video(&file) {
             // The composite keeps its 1536×512 size: G-VEval's input, not a photo to shrink.
@@ -39,6 +40,7 @@ fn decode_image(state: AppState, file: web_sys::File, keep_box: bool) {
                 }
                 state.image_error.set(None);
                 refresh_encoded_image(state);
+                timing::end("hj-image-prep");
             }
             Err(message) => {
                 let kept = if state.image_view.get_untracked().is_some() {

@@ -47,8 +47,6 @@ impl BatchStatus {
 
 #[derive(Clone, Copy)]
 pub struct BatchState {
-    /// The batch view is shown instead of the single-item one.
-    pub active: RwSignal<bool>,
     pub items: StoredValue<Rc<Vec<Item>>, LocalStorage>,
     pub item_count: RwSignal<usize>,
     pub images: StoredValue<Images, LocalStorage>,
@@ -82,7 +80,6 @@ pub struct BatchState {
 impl BatchState {
     pub fn new() -> BatchState {
         BatchState {
-            active: RwSignal::new(false),
             items: StoredValue::new_local(Rc::new(Vec::new())),
             item_count: RwSignal::new(0),
             images: StoredValue::new_local(Images::None),

@@ -9,6 +9,7 @@ use super::state::AppState;
 use crate::lab::analysis::{Agreement, MetaReport, Prepared, SweepPoint};
 use crate::lab::ItemResult;
 use crate::task::Task;
+use crate::web::timing;
 
 /// HarmonicEval paper, Table 2: accuracy (%) on MMHE, per task REG, VQA, VDU, IC and average.
 const PUBLISHED: [(&str, [f64; 5]); 3] = [
@@ -84,7 +85,8 @@ pub fn MetaPanel() -> impl IntoView {
             if !p.has_judgments() {
                 return None;
             }
-            let (overall, counts) = p.overall_at(results, gamma);
+            let (overall, counts) =
+                timing::measure("hj-reaggregate", || p.overall_at(results, gamma));
             Some(MetaReport {
                 overall,
                 criteria: criteria.clone(),
@@ -99,7 +101,7 @@ pub fn MetaPanel() -> impl IntoView {
         b.results.with(|results| {
             let mut p = Prepared::new(results);
             if p.has_judgments() {
-                p.sweep(results, 100)
+                timing::measure("hj-sweep", || p.sweep(results, 100))
             } else {
                 Vec::new()
             }

@@ -19,10 +19,12 @@ mod gveval_panel;
 mod gveval_run;
 mod image_panel;
 mod inputs_panel;
+mod lab_app;
 mod maev_inputs;
 mod maev_panel;
 mod maev_run;
 mod meta_panel;
+mod metric_select;
 mod openai_batch_run;
 mod overall_score;
 mod results_table;
@@ -30,14 +32,35 @@ mod run_bar;
 mod single_results;
 mod state;
 mod theme_toggle;
+mod top_bar;
 
-/// Installs the panic hook and mounts the app on `<body>`.
+/// Installs the panic hook and mounts the one-item evaluator on `<body>`.
 pub fn start() {
+    install_panic_hook();
+    leptos::mount::mount_to_body(app::App);
+    mark_interactive();
+}
+
+/// Installs the panic hook and mounts the batch & meta-evaluation lab on `<body>`.
+pub fn start_lab() {
+    install_panic_hook();
+    leptos::mount::mount_to_body(lab_app::LabApp);
+    mark_interactive();
+}
+
+fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
         show_crash_banner();
     }));
-    leptos::mount::mount_to_body(app::App);
+}
+
+/// A User Timing mark once the page is mounted and its handlers attached, which
+/// `scripts/bench.py` reads as the time to interactive.
+fn mark_interactive() {
+    if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
+        perf.mark("hj-interactive").ok();
+    }
 }
 
 /// A panic must not leave a dead page without a word: show a banner that offers a reload.

@@ -8,5 +8,6 @@ pub mod fetch;
 pub mod files;
 pub mod image;
 pub mod storage;
+pub mod timing;
 pub mod transport;
 pub mod video;

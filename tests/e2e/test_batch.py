@@ -88,7 +88,7 @@ def test_batch_survives_a_reload_and_meta_evaluates(browser, app_url, dataset, d
         finished_before = {e.get_attribute("data-testid")[len("result-"):] for e in page.d.find_elements("css selector", '[data-testid^="result-item-"]')}
         page.d.refresh()
         reloaded_at = time.time()
-        page = AppPage(browser, app_url)
+        page = AppPage(browser, app_url + "lab/")
         page.wait_for(lambda d: d.find_elements(*tid("resume-run-button")), "the offer to resume")
         page.el("resume-run-button").click()
         page.wait_for(lambda d: progress(page)[3] == "finished", "the run to finish", 120)
