@@ -174,7 +174,7 @@ impl JudgeError {
     /// person fixes differently: a bad key (Gemini answers 400 for it), a model without image
     /// input, an endpoint or model without logprobs.
     pub fn from_http(status: u16, message: Option<String>, retry_after: Option<String>) -> Self {
-        let lower = message.as_deref().unwrap_or("").to_lowercase();
+        let lower = message.as_deref().unwrap_or("").to_ascii_lowercase();
         let says = |words: &[&str]| words.iter().any(|w| lower.contains(w));
         if status == 401
             || says(&[
@@ -228,7 +228,7 @@ impl JudgeError {
         // Gemini's per-minute limits use the same words but say when to come back.
         let out_of_quota = retry_after.is_none()
             && message.as_deref().is_some_and(|m| {
-                let m = m.to_lowercase();
+                let m = m.to_ascii_lowercase();
                 m.contains("insufficient_quota")
                     || m.contains("check your plan and billing")
                     || m.contains("credit balance is too low")

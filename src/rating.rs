@@ -168,7 +168,9 @@ fn pseudo_tokens(text: &str) -> Vec<TokenStep> {
     let kind = |c: char| {
         if c.is_ascii_digit() {
             Kind::Digit
-        } else if c.is_alphanumeric() {
+        // Any non-ASCII character counts as a word character: close enough for finding a
+        // rating, and it keeps Unicode's alphabetic tables (about 3 KB) out of the wasm.
+        } else if c.is_ascii_alphabetic() || !c.is_ascii() {
             Kind::Word
         } else {
             Kind::Other

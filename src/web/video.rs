@@ -26,7 +26,7 @@ const STEP_TIMEOUT_MS: i32 = 15_000;
 /// Whether a dropped file should be treated as a video.
 pub fn is_video(file: &web_sys::File) -> bool {
     let kind = file.type_();
-    let name = file.name().to_lowercase();
+    let name = file.name().to_ascii_lowercase();
     kind.starts_with("video/")
         || [".mp4", ".webm", ".mov", ".m4v", ".mkv", ".ogv"]
             .iter()
