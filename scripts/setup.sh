@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 
 TRUNK_VERSION=0.21.14          # Trunk 0.22 needs a newer rustc than 1.95
 BINARYEN_VERSION=132.0.0       # must match [tools] wasm_opt in Trunk.toml
+ESBUILD_VERSION=0.28.2         # minifies the wasm-bindgen JS glue (scripts/minify_js.py)
 want_tests=false
 [[ "${1:-}" == "--test" ]] && want_tests=true
 
@@ -40,10 +41,12 @@ fi
 grep -q "wasm_bindgen = \"$WB_VERSION\"" Trunk.toml || {
   echo "Trunk.toml [tools] wasm_bindgen must be $WB_VERSION (Cargo.lock)" >&2; exit 1; }
 
-say "binaryen $BINARYEN_VERSION (wasm-opt, from npm)"
-if [[ ! -x .tools/node_modules/.bin/wasm-opt ]] || ! .tools/node_modules/.bin/wasm-opt --version | grep -q "version_${BINARYEN_VERSION%%.*}"; then
+say "binaryen $BINARYEN_VERSION (wasm-opt) and esbuild $ESBUILD_VERSION, from npm"
+if [[ ! -x .tools/node_modules/.bin/wasm-opt ]] || ! .tools/node_modules/.bin/wasm-opt --version | grep -q "version_${BINARYEN_VERSION%%.*}" \
+   || ! .tools/node_modules/.bin/esbuild --version 2>/dev/null | grep -qx "$ESBUILD_VERSION"; then
   mkdir -p .tools
-  npm install --prefix .tools --no-save --no-audit --no-fund "binaryen@$BINARYEN_VERSION"
+  # One command for both: a second --no-save install would prune the first.
+  npm install --prefix .tools --no-save --no-audit --no-fund "binaryen@$BINARYEN_VERSION" "esbuild@$ESBUILD_VERSION"
 fi
 
 if $want_tests; then
