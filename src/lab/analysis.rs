@@ -12,6 +12,7 @@ use crate::meta::pairwise::{
     best_of_n_pairs, pairwise_accuracy_indexed, Candidate, Pair, PairwiseAccuracy,
 };
 
+use super::overall::OverallTable;
 use super::record::ItemResult;
 
 /// τ-b and τ-c (×100 as the papers print them) over `n` (score, rating) pairs.
@@ -52,6 +53,7 @@ pub struct Prepared {
     /// The same pairs split by the task of their items (the Table-2 row).
     task_pairs: Vec<(String, Vec<Pair>)>,
     skipped_groups: usize,
+    overall: OverallTable,
     kendall: Kendall,
     x: Vec<f64>,
     y: Vec<f64>,
@@ -106,6 +108,7 @@ impl Prepared {
             pairs,
             task_pairs,
             skipped_groups,
+            overall: OverallTable::new(results),
             kendall: Kendall::with_capacity(n * 3),
             x: Vec::with_capacity(n * 3),
             y: Vec::with_capacity(n * 3),
@@ -152,10 +155,10 @@ impl Prepared {
         }
     }
 
+    /// `results` must be the ones this was prepared from.
     fn overall_scores(&mut self, results: &[ItemResult], gamma: f64) {
-        self.scores.clear();
-        self.scores
-            .extend(results.iter().map(|r| r.overall(gamma).unwrap_or(f64::NAN)));
+        debug_assert_eq!(results.len(), self.overall.len());
+        self.overall.scores_at(gamma, &mut self.scores);
     }
 
     /// Per-criterion agreement (γ does not enter: compute it once per set of results).

@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod io;
+pub mod overall;
 pub mod record;
 
 pub use record::{CriterionRecord, ItemResult};
