@@ -101,7 +101,7 @@ pub fn criterion_request(
     input: &Input,
 ) -> Result<HttpRequest, JudgeError> {
     chat_request(
-        backend,
+        &for_task(backend, input.task),
         &[criterion_message(criterion, input)],
         ChatParams::RATING,
     )
@@ -120,7 +120,30 @@ pub fn explain_request(
         Message::assistant(format!("{score:.2}")),
         Message::user(vec![Part::Text(prompts::EXPLAIN_TURN.to_string())]),
     ];
-    chat_request(backend, &messages, ChatParams::EXPLAIN)
+    chat_request(
+        &for_task(backend, input.task),
+        &messages,
+        ChatParams::EXPLAIN,
+    )
+}
+
+/// The image detail sent when the user leaves it on `auto`: `low` (85 tokens; the setting
+/// G-VEval's authors used for photos) except for documents, whose small print needs `high`'s
+/// 512-px tiles. The paper does not say; this keeps a photo's five criteria at about a third
+/// of the input tokens that full-detail images cost (see `scripts/bench.py`).
+pub fn detail_for(task: Task, chosen: ImageDetail) -> ImageDetail {
+    match (chosen, task) {
+        (ImageDetail::Auto, Task::Vdu) => ImageDetail::High,
+        (ImageDetail::Auto, _) => ImageDetail::Low,
+        (chosen, _) => chosen,
+    }
+}
+
+fn for_task(backend: &Backend, task: Task) -> Backend {
+    Backend {
+        image_detail: detail_for(task, backend.image_detail),
+        ..backend.clone()
+    }
 }
 
 impl CriterionResult {
@@ -145,7 +168,9 @@ pub fn estimated_tokens(
         .map(|&c| {
             let prompt = prompts::user_prompt(c, input.task, &input.text, &input.question);
             let image = match image_size {
-                Some((w, h)) if c.sees_image() => image_tokens(protocol, detail, w, h),
+                Some((w, h)) if c.sees_image() => {
+                    image_tokens(protocol, detail_for(input.task, detail), w, h)
+                }
                 _ => 0,
             };
             text_tokens(&prompt) + FRAMING + image
@@ -339,6 +364,37 @@ mod tests {
         // 1024×768 high = 85 + 170·4 = 765 per grounded criterion; low = 85.
         assert_eq!(high - none, 2 * 765);
         assert_eq!(low - none, 2 * 85);
+    }
+
+    #[test]
+    fn auto_detail_is_low_for_photos_and_high_for_documents() {
+        let backend = Backend {
+            base_url: "http://h/v1".into(),
+            model: "m".into(),
+            ..Backend::default()
+        };
+        let sent = |task, detail| {
+            let b = Backend {
+                image_detail: detail,
+                ..backend.clone()
+            };
+            let req = criterion_request(&b, Criterion::Correctness, &input(task)).unwrap();
+            let body: serde_json::Value = serde_json::from_str(&req.body).unwrap();
+            body["messages"][0]["content"][1]["image_url"]["detail"].clone()
+        };
+        assert_eq!(sent(Task::Ic, ImageDetail::Auto), "low");
+        assert_eq!(sent(Task::Reg, ImageDetail::Auto), "low");
+        assert_eq!(sent(Task::Vdu, ImageDetail::Auto), "high");
+        // A detail the user chose is sent as chosen.
+        assert_eq!(sent(Task::Ic, ImageDetail::High), "high");
+        assert_eq!(sent(Task::Vdu, ImageDetail::Low), "low");
+        // The estimate follows the same rule: auto costs what low costs for a caption.
+        let i = input(Task::Ic);
+        let size = Some((1024, 768));
+        assert_eq!(
+            estimated_tokens(&i, size, Protocol::OpenAi, ImageDetail::Auto),
+            estimated_tokens(&i, size, Protocol::OpenAi, ImageDetail::Low)
+        );
     }
 
     #[test]
