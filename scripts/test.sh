@@ -14,3 +14,6 @@ scripts/build.sh
 
 printf '\n==> End-to-end tests (headless Chromium)\n'
 .venv/bin/python -m pytest tests/fakes_selftest tests/e2e -q -p no:cacheprovider "$@"
+
+printf '\n==> Benchmark smoke run (figures and budgets reported; timings never fail the run)\n'
+.venv/bin/python scripts/bench.py --smoke
