@@ -395,7 +395,7 @@ def main():
     ap.add_argument("--smoke", action="store_true", help="fewer samples (CI)")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a budget is missed")
     args = ap.parse_args()
-    loads, runs, gamma_runs = (3, 2, 4) if args.smoke else (15, 7, 15)
+    loads, runs, gamma_runs = (3, 2, 9) if args.smoke else (15, 7, 21)
     if not (DIST / "index.html").exists():
         sys.exit("dist/ is missing: run scripts/bench.sh (it builds the site first)")
 

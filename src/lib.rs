@@ -26,7 +26,9 @@ pub mod providers;
 pub mod rating;
 pub mod request_key;
 pub mod retry;
+pub mod sniff;
 pub mod task;
+pub mod text_checks;
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

@@ -82,12 +82,13 @@ pub fn refresh_encoded_image(state: AppState) {
                     url,
                     img.original_size,
                     (img.canvas.width(), img.canvas.height()),
+                    img.note,
                 )
             })
         })
     });
     match encoded {
-        Some(Ok((data_url, original_size, sent_size))) => {
+        Some(Ok((data_url, original_size, sent_size, note))) => {
             let is_video = state
                 .image_file
                 .with_value(|f| f.as_ref().is_some_and(video::is_video));
@@ -97,6 +98,7 @@ pub fn refresh_encoded_image(state: AppState) {
                 original_size,
                 sent_size,
                 is_video,
+                note,
             }));
         }
         Some(Err(message)) => state.image_error.set(Some(message)),

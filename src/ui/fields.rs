@@ -57,6 +57,7 @@ pub fn TextArea(
             <textarea
                 id=id
                 data-testid=id
+                dir="auto"
                 rows=rows
                 placeholder=placeholder
                 prop:value=move || value.get()

@@ -162,6 +162,7 @@ pub fn ImagePanel() -> impl IntoView {
                             )
                         }}
                     </p>
+                    <p class="warn-text" data-testid="image-note" hidden=v.note.is_none()>{v.note}</p>
                 })}
                 <p class="hint" hidden=move || !state.image_loading.get()>"Reading the image…"</p>
             </div>

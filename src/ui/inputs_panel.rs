@@ -8,6 +8,7 @@ use super::maev_inputs::MaevInputs;
 use super::state::AppState;
 use crate::metrics::g_veval::Mode;
 use crate::task::Task;
+use crate::text_checks::{addresses_the_judge, INSTRUCTION_WARNING};
 
 #[component]
 pub fn InputsPanel() -> impl IntoView {
@@ -29,6 +30,8 @@ pub fn InputsPanel() -> impl IntoView {
             "caption"
         }
     };
+    // Memoised: the check runs once per edit, not once per reader.
+    let addresses_judge = Memo::new(move |_| state.text.with(|t| addresses_the_judge(t)));
     view! {
         <div class="field" class:hidden=move || !state.is_harmonic()>
             <label for="task-select">"Task"</label>
@@ -49,11 +52,15 @@ pub fn InputsPanel() -> impl IntoView {
             <textarea
                 id="text-input"
                 data-testid="text-input"
+                dir="auto"
                 rows="4"
                 placeholder=move || format!("Paste the {} the model wrote", noun())
                 prop:value=move || state.text.get()
                 on:input=move |ev| state.text.set(event_target_value(&ev))
             ></textarea>
+            <p class="warn-text" role="status" data-testid="instruction-warning" hidden=move || !addresses_judge.get()>
+                {INSTRUCTION_WARNING}
+            </p>
         </div>
         <Show when=move || state.is_maev()>
             <MaevInputs/>

@@ -130,6 +130,8 @@ pub struct ImageView {
     pub sent_size: (u32, u32),
     /// A video's three-frame composite (G-VEval), not a photo.
     pub is_video: bool,
+    /// An animation's first frame, a file cut short.
+    pub note: Option<&'static str>,
 }
 
 /// The inputs and backend of the last run, so Explain and Export describe what was scored even

@@ -10,6 +10,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageBitmap};
 
 use crate::geometry::{box_stroke, fit_within, NormBox};
+use crate::sniff;
 
 /// Files above this are refused before decoding, so a huge upload cannot freeze the tab.
 pub const MAX_FILE_BYTES: f64 = 50.0 * 1024.0 * 1024.0;
@@ -20,6 +21,19 @@ const JPEG_QUALITY: f64 = 0.9;
 pub struct LoadedImage {
     pub canvas: HtmlCanvasElement,
     pub original_size: (u32, u32),
+    /// Said beside the preview: an animation's first frame, a file cut short.
+    pub note: Option<&'static str>,
+}
+
+/// Bytes `start..end` of `file` (clamped to its size).
+async fn read_range(file: &web_sys::Blob, start: f64, end: f64) -> Vec<u8> {
+    let Ok(part) = file.slice_with_f64_and_f64(start.max(0.0), end) else {
+        return Vec::new();
+    };
+    match JsFuture::from(part.array_buffer()).await {
+        Ok(buf) => js_sys::Uint8Array::new(&buf).to_vec(),
+        Err(_) => Vec::new(),
+    }
 }
 
 fn document() -> Result<web_sys::Document, String> {
@@ -65,6 +79,19 @@ pub async fn load(file: &web_sys::Blob, max_side: u32) -> Result<LoadedImage, St
          WebP, GIF, BMP or AVIF file."
             .to_string()
     };
+    // The header first: name what is not an image, refuse what is too large to decode.
+    let sniffed = sniff::sniff(&read_range(file, 0.0, 512.0 * 1024.0).await);
+    if let Some(why) = sniff::refusal(&sniffed) {
+        return Err(why);
+    }
+    let cut_short = sniff::is_cut_short(&sniffed, &read_range(file, size - 65536.0, size).await);
+    let not_decodable = || {
+        if cut_short {
+            sniff::CUT_SHORT.to_string()
+        } else {
+            not_decodable()
+        }
+    };
     let window = web_sys::window().ok_or("No window.")?;
     let promise = window
         .create_image_bitmap_with_blob(file)
@@ -90,6 +117,7 @@ pub async fn load(file: &web_sys::Blob, max_side: u32) -> Result<LoadedImage, St
     Ok(LoadedImage {
         canvas: drawn?,
         original_size,
+        note: sniff::note(&sniffed),
     })
 }
 

@@ -133,6 +133,7 @@ pub async fn composite(file: &web_sys::File) -> Result<LoadedImage, String> {
         Ok(LoadedImage {
             canvas,
             original_size: (vw, vh),
+            note: None,
         })
     }
     .await;

@@ -16,6 +16,7 @@ use crate::errors::JudgeError;
 use crate::providers::{
     chat_request, Backend, ChatParams, HttpRequest, ImageDetail, Message, Part, Protocol,
 };
+use crate::text_checks::too_long;
 
 const PAPER: &str = "Lee et al., FLEUR: An Explainable Reference-Free Evaluation Metric for \
                      Image Captioning Using a Large Multimodal Model (ACL 2024)";
@@ -67,6 +68,9 @@ impl Input {
         {
             out.push("RefFLEUR needs at least one reference caption (one per line).".to_string());
         }
+        out.extend(too_long("caption", &self.caption));
+        let refs = self.references.as_deref().unwrap_or_default().join("\n");
+        out.extend(too_long("list of references", &refs));
         out
     }
 }

@@ -18,6 +18,7 @@ use crate::errors::JudgeError;
 use crate::providers::{
     chat_request, Backend, ChatParams, HttpRequest, ImageDetail, Message, Part, Protocol,
 };
+use crate::text_checks::too_long;
 
 pub const INFO: MetricInfo = MetricInfo {
     id: "g_veval",
@@ -67,6 +68,8 @@ impl Input {
         if self.accr && self.medium != Medium::Video {
             out.push("ACCR scores videos: drop a video, or untick ACCR.".to_string());
         }
+        out.extend(too_long("caption", &self.caption));
+        out.extend(too_long("list of references", &self.references.join("\n")));
         out
     }
 

@@ -20,6 +20,7 @@ use crate::providers::{
 };
 use crate::rating::{rating_distribution, rating_in_text};
 use crate::task::Task;
+use crate::text_checks::too_long;
 
 pub const INFO: MetricInfo = MetricInfo {
     id: "harmonic_eval",
@@ -53,6 +54,8 @@ impl Input {
         if self.task.needs_question() && self.question.trim().is_empty() {
             out.push("This task needs the question that was asked.".to_string());
         }
+        out.extend(too_long(self.task.text_noun(), &self.text));
+        out.extend(too_long("question", &self.question));
         out
     }
 }

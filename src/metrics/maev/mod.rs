@@ -16,6 +16,7 @@ use super::MetricInfo;
 use crate::cost::text_tokens;
 use crate::errors::JudgeError;
 use crate::providers::{chat_request, Backend, ChatParams, HttpRequest, Message, Part};
+use crate::text_checks::too_long;
 
 pub const INFO: MetricInfo = MetricInfo {
     id: "maev",
@@ -64,6 +65,14 @@ impl Input {
         );
         need(&self.reference, "reference answer");
         need(&self.answer, "answer to judge");
+        for (v, what) in [
+            (&self.question, "question"),
+            (&self.caption, "image caption"),
+            (&self.reference, "reference answer"),
+            (&self.answer, "answer"),
+        ] {
+            out.extend(too_long(what, v));
+        }
         if self.trials == 0 {
             out.push("Run at least one trial.".into());
         }
