@@ -259,10 +259,18 @@ fn webp_info(b: &[u8]) -> (Option<(u32, u32)>, bool) {
 
 fn looks_like_svg(b: &[u8]) -> bool {
     let head = &b[..b.len().min(1024)];
-    let text = String::from_utf8_lossy(head).to_ascii_lowercase();
-    let t = text.trim_start_matches('\u{feff}').trim_start();
-    (t.starts_with("<?xml") || t.starts_with("<svg") || t.starts_with("<!doctype svg"))
-        && text.contains("<svg")
+    let head = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
+    let start = head
+        .iter()
+        .position(|c| !c.is_ascii_whitespace())
+        .unwrap_or(0);
+    let opens = |tag: &[u8]| {
+        head[start..]
+            .get(..tag.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(tag))
+    };
+    (opens(b"<?xml") || opens(b"<svg") || opens(b"<!doctype svg"))
+        && head.windows(4).any(|w| w.eq_ignore_ascii_case(b"<svg"))
 }
 
 /// Valid UTF-8 (allowing a character cut at the end) without control bytes other than
@@ -378,6 +386,8 @@ mod tests {
             .starts_with("This is a PDF"));
         let svg = b"<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"><script>alert(1)</script></svg>";
         assert_eq!(sniff(svg).kind, Kind::Svg);
+        assert_eq!(sniff(b"\xef\xbb\xbf  <SVG width='1'/>").kind, Kind::Svg);
+        assert_eq!(sniff(b"<?xml version='1.0'?><note/>").kind, Kind::Text);
         assert!(refusal(&sniff(svg)).unwrap().starts_with("SVG drawings"));
         assert_eq!(
             sniff("plain words, ünïcode ✓\n".as_bytes()).kind,

@@ -10,7 +10,7 @@ use crate::errors::redact;
 use crate::limiter::Limiter;
 use crate::metrics::harmonic_eval::{self, ExportInput, Input};
 use crate::retry::RetryPolicy;
-use crate::web::transport::{send_chat, SendOptions};
+use crate::web::transport::{send_chat, Answer, SendOptions};
 use crate::web::{cache, download, image, storage, timing, video};
 
 /// Decodes and downscales a dropped, pasted or chosen file. A file that cannot be used leaves
@@ -170,9 +170,6 @@ pub(super) fn send_one<T: 'static>(
     set(Progress::Running);
     spawn_local(async move {
         let current = move || state.generation.get_value() == generation;
-        let limiter = state.limiter.get_value();
-        let mut options = send_options(state, &limiter, cancel.as_ref());
-        options.cache_tag = cache_tag;
         let on_wait = {
             let set = set.clone();
             move |note: String| {
@@ -181,9 +178,16 @@ pub(super) fn send_one<T: 'static>(
                 }
             }
         };
-        let outcome = send_chat(backend.protocol, &request, &options, on_wait)
-            .await
-            .and_then(|a| interpret(&a.completion).map(|r| (r, a.cached)));
+        let answer = fetch_answer(
+            state,
+            cancel,
+            backend.protocol,
+            request,
+            cache_tag,
+            Box::new(on_wait),
+        )
+        .await;
+        let outcome = answer.and_then(|a| interpret(&a.completion).map(|r| (r, a.cached)));
         if !current() {
             return;
         }
@@ -193,6 +197,26 @@ pub(super) fn send_one<T: 'static>(
         });
         refresh_cache_count(state);
     });
+}
+
+/// The part of [`send_one`] that is the same for every metric, as one boxed future: left
+/// generic, the whole transport (cache, limiter, fetch, retries) was compiled once per
+/// metric's result type, about 10 KB of wasm each.
+fn fetch_answer(
+    state: AppState,
+    cancel: Option<web_sys::AbortSignal>,
+    protocol: crate::providers::Protocol,
+    request: crate::providers::HttpRequest,
+    cache_tag: Option<String>,
+    on_wait: Box<dyn Fn(String)>,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<Answer, crate::errors::JudgeError>>>>
+{
+    Box::pin(async move {
+        let limiter = state.limiter.get_value();
+        let mut options = send_options(state, &limiter, cancel.as_ref());
+        options.cache_tag = cache_tag;
+        send_chat(protocol, &request, &options, on_wait).await
+    })
 }
 
 /// Runs a one-request metric (FLEUR, G-VEval) into `slot`.
@@ -288,33 +312,20 @@ fn evaluate_harmonic(state: AppState) {
                 continue;
             }
         };
-        slot.set(Progress::Running);
-        let backend = backend.clone();
-        let cancel = cancel.clone();
-        spawn_local(async move {
-            let current = move || state.generation.get_value() == generation;
-            let limiter = state.limiter.get_value();
-            let options = send_options(state, &limiter, cancel.as_ref());
-            let on_wait = move |note: String| {
-                if current() {
-                    slot.set(Progress::Retrying(note));
-                }
-            };
-            let outcome = send_chat(backend.protocol, &request, &options, on_wait)
-                .await
-                .and_then(|answer| {
-                    harmonic_eval::interpret(&answer.completion, backend.protocol)
-                        .map(|result| (result, answer.cached))
-                });
-            if !current() {
-                return; // a newer run replaced this one
-            }
-            slot.set(match outcome {
-                Ok((result, cached)) => Progress::Done { result, cached },
-                Err(e) => Progress::Failed(redact(&e.to_string(), &backend.api_key)),
-            });
-            refresh_cache_count(state);
-        });
+        let run = RunHandle {
+            generation,
+            cancel: cancel.clone(),
+        };
+        let protocol = backend.protocol;
+        send_one(
+            state,
+            &run,
+            backend.clone(),
+            request,
+            None,
+            move |p| slot.set(p),
+            move |completion| harmonic_eval::interpret(completion, protocol),
+        );
     }
 }
 
@@ -348,9 +359,15 @@ pub(super) fn ask_why(
     let generation = state.generation.get_value();
     let cancel = state.cancel.get_value().map(|c| c.signal());
     spawn_local(async move {
-        let limiter = state.limiter.get_value();
-        let options = send_options(state, &limiter, cancel.as_ref());
-        let outcome = send_chat(backend.protocol, &request, &options, |_| {}).await;
+        let outcome = fetch_answer(
+            state,
+            cancel,
+            backend.protocol,
+            request,
+            None,
+            Box::new(|_| {}),
+        )
+        .await;
         if state.generation.get_value() != generation {
             return;
         }

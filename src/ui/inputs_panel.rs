@@ -30,8 +30,7 @@ pub fn InputsPanel() -> impl IntoView {
             "caption"
         }
     };
-    // Memoised: the check runs once per edit, not once per reader.
-    let addresses_judge = Memo::new(move |_| state.text.with(|t| addresses_the_judge(t)));
+    let addresses_judge = move || state.text.with(|t| addresses_the_judge(t));
     view! {
         <div class="field" class:hidden=move || !state.is_harmonic()>
             <label for="task-select">"Task"</label>
@@ -58,7 +57,7 @@ pub fn InputsPanel() -> impl IntoView {
                 prop:value=move || state.text.get()
                 on:input=move |ev| state.text.set(event_target_value(&ev))
             ></textarea>
-            <p class="warn-text" role="status" data-testid="instruction-warning" hidden=move || !addresses_judge.get()>
+            <p class="warn-text" role="status" data-testid="instruction-warning" hidden=move || !addresses_judge()>
                 {INSTRUCTION_WARNING}
             </p>
         </div>

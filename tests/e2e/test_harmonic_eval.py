@@ -232,7 +232,7 @@ def test_bad_image_shows_reason_and_page_keeps_working(browser, app_url, fake, i
     page = AppPage(browser, app_url)
     page.upload(images / "not-an-image.png")
     page.wait_for(lambda d: page.el("image-error").is_displayed(), "the image error")
-    assert "could not be decoded as an image" in page.el("image-error").text
+    assert "This is a PDF document, not an image" in page.el("image-error").text
     page.upload(images / "empty.png")
     page.wait_for(lambda d: "empty (0 bytes)" in page.el("image-error").text, "the empty-file error")
     page.upload(images / "small.png")
