@@ -10,7 +10,7 @@ cargo fetch --target wasm32-unknown-unknown
 trunk build --release --offline=true "$@" index.html
 # Second page after the first: Trunk empties its own dist directory before building.
 trunk build --release --offline=true "$@" --dist dist/lab src/bin/lab.html
-scripts/minify_js.py dist dist/lab
+scripts/finish_dist.py dist dist/lab
 for wasm in dist/*_bg.wasm dist/lab/*_bg.wasm; do
   printf 'built %s: %s bytes (gzip -9: %s bytes)\n' "$wasm" "$(stat -c %s "$wasm")" "$(gzip -9 -c "$wasm" | wc -c)"
 done

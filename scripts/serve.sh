@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything, builds the site (both pages) and serves dist/ at http://127.0.0.1:8000/
-# (the batch lab at /lab/). For live rebuilds of the one-item page while editing, run
-# `trunk serve --release --offline` instead (it serves only that page).
+# (the batch lab at /lab/). Not `trunk serve`: its inline loader and live-reload script are
+# refused by the page's Content-Security-Policy, and it would serve only the one-item page.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 
 TRUNK_VERSION=0.21.14          # Trunk 0.22 needs a newer rustc than 1.95
 BINARYEN_VERSION=132.0.0       # must match [tools] wasm_opt in Trunk.toml
-ESBUILD_VERSION=0.28.2         # minifies the wasm-bindgen JS glue (scripts/minify_js.py)
+ESBUILD_VERSION=0.28.2         # minifies the wasm-bindgen JS glue (scripts/finish_dist.py)
 want_tests=false
 [[ "${1:-}" == "--test" ]] && want_tests=true
 

@@ -76,8 +76,9 @@ def downloads(tmp_path):
     return d
 
 
-@pytest.fixture
-def browser(tmp_path, downloads):
+def make_driver(profile, downloads, performance_log=False):
+    """Headless Debian Chromium through chromedriver; `performance_log` records every network
+    event (the request-recording security test reads it)."""
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
     for arg in [
@@ -91,16 +92,25 @@ def browser(tmp_path, downloads):
         "--disable-sync",
         "--disable-dev-shm-usage",
         "--window-size=1280,1000",
-        f"--user-data-dir={tmp_path / 'profile'}",
+        f"--user-data-dir={profile}",
     ]:
         opts.add_argument(arg)
     opts.add_experimental_option(
         "prefs",
         {"download.default_directory": str(downloads), "download.prompt_for_download": False},
     )
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    logs = {"browser": "ALL"}
+    if performance_log:
+        logs["performance"] = "ALL"
+    opts.set_capability("goog:loggingPrefs", logs)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
     driver.set_page_load_timeout(30)
+    return driver
+
+
+@pytest.fixture
+def browser(tmp_path, downloads):
+    driver = make_driver(tmp_path / "profile", downloads)
     yield driver
     driver.quit()
 

@@ -1,0 +1,171 @@
+"""Security properties, proven in the browser: the Content-Security-Policy holds and nothing
+the app does violates it; every request goes to the app's own origin or the endpoint the user
+chose; the API key is sent only there, only as a header, and is found nowhere else (URL,
+storage it was not allowed into, the response cache, exports, logs, error messages)."""
+
+import json
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.support.ui import Select
+
+from app_page import CRITERIA, AppPage, tid
+from conftest import make_driver
+from fake_openai import FakeOpenAI
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bad_inputs"
+KEY = "sk-test-SECRET-0123456789abcdef"
+CSP = (
+    "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; "
+    "style-src-attr 'unsafe-inline'; img-src 'self' data: blob:; media-src 'self' blob:; "
+    "connect-src *; base-uri 'none'; form-action 'none'; object-src 'none'"
+)
+WATCH_CSP = """
+window.__violations = [];
+document.addEventListener('securitypolicyviolation',
+  e => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));
+"""
+
+
+def origin(url):
+    p = urlsplit(url)
+    return f"{p.scheme}://{p.netloc}"
+
+
+@pytest.fixture
+def recorder(tmp_path, downloads):
+    """A browser that logs every network event and every CSP violation from the first byte."""
+    driver = make_driver(tmp_path / "profile", downloads, performance_log=True)
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": WATCH_CSP})
+    # Drop what the browser itself fetched at start-up (its new-tab page), before the app.
+    driver.get("about:blank")
+    driver.get_log("performance")
+    yield driver
+    driver.quit()
+
+
+def requests_made(driver):
+    """(url, headers, body) of every request the page made, from Chromium's network log."""
+    out = []
+    for entry in driver.get_log("performance"):
+        msg = json.loads(entry["message"])["message"]
+        if msg["method"] == "Network.requestWillBeSent":
+            r = msg["params"]["request"]
+            out.append((r["url"], r.get("headers", {}), r.get("postData", "")))
+        elif msg["method"] == "Network.requestWillBeSentExtraInfo":
+            out.append(("", msg["params"].get("headers", {}), ""))
+    return out
+
+
+def full_session(page, fake, downloads, tmp_path):
+    """Everything a user does on both pages: set up, check, upload, draw, evaluate, explain,
+    export, fail with a wrong key, then the lab with a results file."""
+    page.set_backend(fake.url, "gpt-4o", KEY)
+    page.el("check-connection-button").click()
+    page.wait_for(lambda d: page.el("connection-report").get_attribute("data-status") in ("ok", "problem"), "the check", 20)
+    page.upload(FIXTURES / "good.jpg")
+    page.wait_image()
+    page.select_task("reg")
+    preview = page.el("image-preview")
+    w, h = preview.size["width"], preview.size["height"]
+    ActionChains(page.d).move_to_element_with_offset(preview, -w // 4, -h // 4).click_and_hold().move_by_offset(
+        w // 3, h // 3).release().perform()
+    page.fill("text-input", "the red rectangle on the left")
+    page.evaluate()
+    page.wait_settled()
+    assert all(page.state(c) == "done" for c in CRITERIA)
+    page.el("explain-fluency").click()
+    page.wait_for(lambda d: page.el("explanation-fluency").text, "the explanation")
+    page.el("export-json-button").click()
+    exported = page.wait_file(downloads, "harmonic-eval.json")
+    # A rejected key: the error shown must not carry it.
+    fake.required_key = "sk-other"
+    page.fill("text-input", "another text, so the cache does not answer")
+    page.evaluate()
+    page.wait_settled()
+    errors = [page.card(c).text for c in CRITERIA]
+    assert all("rejected" in e.lower() or "incorrect api key" in e.lower() for e in errors), errors
+    fake.required_key = None
+    # The lab, with a results file exported by the lab format.
+    results = tmp_path / "results.jsonl"
+    results.write_text(json.dumps({"id": "a", "metric": "harmonic_eval", "task": "ic", "text": "<b>x</b>",
+                                   "criteria": [{"name": c, "score": 4.0, "sigma": 0.5} for c in CRITERIA],
+                                   "human": {"overall": [4]}}) + "\n")
+    lab = AppPage(page.d, page.d.current_url.split("#")[0].rstrip("/") + "/lab/")
+    lab.d.execute_script("arguments[0].style.display='block'", lab.el("results-input"))
+    lab.el("results-input").send_keys(str(results))
+    lab.wait_for(lambda d: d.find_elements(*tid("result-a")), "the imported result")
+    return exported, errors
+
+
+def test_csp_is_strict_nothing_violates_it_and_injected_markup_cannot_run(recorder, app_url, downloads, tmp_path):
+    fake = FakeOpenAI(delay=0.05)
+    try:
+        page = AppPage(recorder, app_url)
+        content = recorder.execute_script(
+            "return document.querySelector('meta[http-equiv=\"Content-Security-Policy\"]').content")
+        assert content == CSP
+        assert recorder.find_elements("css selector", "script:not([src])") == []
+        full_session(page, fake, downloads, tmp_path)
+        assert recorder.execute_script("return window.__violations") == []
+        # Markup slipped into the page by any other way still cannot run.
+        recorder.execute_script(
+            "document.body.insertAdjacentHTML('beforeend', '<img src=x onerror=\"window.__ran=1\">');"
+            "const s = document.createElement('script'); s.textContent = 'window.__ran=2'; document.body.append(s);")
+        page.wait_for(lambda d: len(d.execute_script("return window.__violations")) >= 2, "the violations")
+        assert recorder.execute_script("return window.__ran") is None
+    finally:
+        fake.stop()
+
+
+def test_requests_go_only_to_the_app_and_the_chosen_endpoint_and_the_key_only_there(recorder, app_url, downloads, tmp_path):
+    fake = FakeOpenAI(delay=0.05)
+    try:
+        page = AppPage(recorder, app_url)
+        exported, errors = full_session(page, fake, downloads, tmp_path)
+        made = requests_made(recorder)
+        allowed = {origin(app_url), origin(fake.url)}
+        urls = [u for u, _, _ in made if u]
+        assert urls, "the network log recorded the session"
+        for url in urls:
+            if url.startswith(("data:", "blob:")):
+                continue
+            assert origin(url) in allowed, f"a request left for {url}"
+            assert KEY not in url
+        with_key = [(u, h) for u, h, _ in made if any(KEY in str(v) for v in h.values())]
+        assert with_key, "the key was sent to the endpoint"
+        for url, headers in with_key:
+            assert not url or origin(url) == origin(fake.url)
+            assert [k.lower() for k, v in headers.items() if KEY in str(v)] == ["authorization"]
+        assert not any(KEY in body for _, _, body in made)
+        # The fake saw it only as "Authorization: Bearer …".
+        chat = [r for r in fake.requests if r["path"].endswith("/chat/completions")]
+        assert chat and all(r["headers"].get("authorization") == f"Bearer {KEY}" for r in chat)
+        assert all(KEY not in r["path"] and KEY not in json.dumps(r.get("query", {})) for r in fake.requests)
+    finally:
+        fake.stop()
+
+    # Nowhere else: not in the address, the export, the error messages, the logs, the cache,
+    # or local storage (the key was not "remembered").
+    assert KEY not in recorder.current_url
+    assert KEY not in exported.read_text()
+    assert not any(KEY in e for e in errors)
+    for entry in recorder.get_log("browser"):
+        assert KEY not in entry["message"]
+    local = recorder.execute_script("return JSON.stringify(Object.assign({}, localStorage))")
+    assert KEY not in local
+    cached = recorder.execute_async_script("""
+        const done = arguments[0];
+        const open = indexedDB.open('harmonic-judge');
+        open.onerror = () => done('no database');
+        open.onsuccess = () => {
+          const db = open.result, out = [];
+          const names = Array.from(db.objectStoreNames);
+          if (!names.length) return done('');
+          const tx = db.transaction(names, 'readonly');
+          names.forEach(n => { const r = tx.objectStore(n).getAll(); r.onsuccess = () => out.push(JSON.stringify(r.result)); });
+          tx.oncomplete = () => done(out.join('\\n'));
+        };""")
+    assert cached and KEY not in cached
