@@ -292,15 +292,19 @@ async fn worker(state: AppState, b: BatchState) {
         let Some(item) = next_item(b) else { break };
         let result = process(state, b, &item).await;
         let Some(result) = result else { return }; // cancelled
+        let json = serde_json::to_string(&result);
+        // Recorded before the claim is released and before the storage write awaits: in the
+        // other order another worker could claim the item meanwhile and run it twice (found by
+        // the dying-server test, where failures come back at once).
+        b.results.update(|r| r.push(result));
         b.claimed.update_value(|c| {
             c.remove(&item.id);
         });
-        if let Ok(json) = serde_json::to_string(&result) {
-            if let Err(e) = batch_store::put_result(&result.id, &json).await {
+        if let Ok(json) = json {
+            if let Err(e) = batch_store::put_result(&item.id, &json).await {
                 b.message.set(Some(e));
             }
         }
-        b.results.update(|r| r.push(result));
     }
     // The last worker to find nothing left finishes the run.
     let all = b.results.with_untracked(Vec::len) >= b.item_count.get_untracked();

@@ -27,7 +27,9 @@ Shared by all fakes (``FakeProvider``):
   succeed); ``"hang"`` (the request is held unanswered until ``stop()`` or ``fake.hang_limit``
   seconds, 60 by default, then the connection is closed; other requests and ``stop()`` are not
   blocked); ``"no_vision"`` (a request carrying an image is refused the way that server refuses
-  image input; one without an image is answered normally). Explanation requests are always
+  image input; one without an image is answered normally); the transport and format faults of
+  ``fault_reply`` (``"cut_body"``, ``"slow_body"``, ``"invalid_json"``, ``"wrong_shape"``,
+  ``"empty_logprobs"``, ``"html_502"``). Explanation requests are always
   answered. ``fake.count(criterion)`` says how many rating requests came for a criterion.
 
 ``FakeOpenAI`` imitates ``POST /v1/chat/completions`` and ``GET /v1/models`` of
@@ -370,8 +372,13 @@ def mask_key(key):
 class Reply:
     """An HTTP answer: status, body bytes, content type and extra headers."""
 
-    def __init__(self, status, body=b"", content_type="application/json", headers=(), cors=True):
+    def __init__(self, status, body=b"", content_type="application/json", headers=(), cors=True,
+                 cut=False, dribble=0.0):
         self.status = status
+        # cut: the connection is closed halfway through the body (Content-Length promised all).
+        self.cut = cut
+        # dribble: the body is sent in ten pieces spread over this many seconds.
+        self.dribble = dribble
         self.body = body if isinstance(body, bytes) else body.encode("utf-8")
         self.content_type = content_type
         self.headers = list(headers)
@@ -450,7 +457,8 @@ class FakeProvider:
         return self._stopped.is_set()
 
     def stop(self):
-        """Stops serving; held ("hang") requests are released with their connection closed."""
+        """Stops serving, as a server that dies: held ("hang") and in-flight requests, and any
+        that arrive on kept-alive connections, get their connection closed unanswered."""
         with self._stop_lock:
             if self._stopped.is_set():
                 return
@@ -512,6 +520,9 @@ class FakeProvider:
             mode = "ok"
         if mode == "no_rating":
             return self.no_rating_reply(rec)
+        fault = self.fault_reply(mode, rec)
+        if fault is not None:
+            return fault
         # A script answers every generation request while it is set (FLEUR and G-VEval
         # prompts may mention criterion names, e.g. ACCR's "- Completeness:").
         scripted = self.script is not None
@@ -526,6 +537,33 @@ class FakeProvider:
                 return self.no_rating_reply(rec)
             return self.rating_reply(rec, logprobs=True)
         return self._misconfigured(mode)
+
+    def fault_reply(self, mode, rec):
+        """Transport and format faults (the fault matrix): ``"cut_body"`` (a rating answer whose
+        connection closes halfway), ``"slow_body"`` (one dribbled over 2 s), ``"invalid_json"``
+        (200 with a truncated JSON body), ``"wrong_shape"`` (200 with valid JSON that is not a
+        completion), ``"empty_logprobs"`` (a completion whose ``logprobs.content`` is empty) and
+        ``"html_502"`` (a proxy's HTML error page)."""
+        if mode in ("cut_body", "slow_body"):
+            reply = self.rating_reply(rec, logprobs=True)
+            reply.cut = mode == "cut_body"
+            reply.dribble = 2.0 if mode == "slow_body" else 0.0
+            return reply
+        if mode == "invalid_json":
+            return Reply(200, b'{"id": "chatcmpl-cut", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assi')
+        if mode == "wrong_shape":
+            return Reply(200, json.dumps({"object": "list", "data": [{"id": "gpt-4o", "object": "model"}]}, indent=2))
+        if mode == "empty_logprobs":
+            reply = self.rating_reply(rec, logprobs=True)
+            body = json.loads(reply.body)
+            body["choices"][0]["logprobs"] = {"content": [], "refusal": None}
+            reply.body = json.dumps(body, indent=2).encode()
+            return reply
+        if mode == "html_502":
+            page = ("<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway"
+                    "</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n")
+            return Reply(502, page, content_type="text/html")
+        return None
 
     def script_reply(self, rec, logprobs=True):
         return self._misconfigured("script (not supported by this fake)")
@@ -612,7 +650,12 @@ def _handler_for(fake):
             try:
                 if counted and fake.delay:
                     fake._stopped.wait(fake.delay)
-                reply = fake._dispatch(method, rec)
+                if fake.stopped:
+                    # A stopped server has died: requests on kept-alive connections, and those
+                    # in flight, get their connection closed without an answer.
+                    reply = HANG
+                else:
+                    reply = fake._dispatch(method, rec)
                 if reply is HANG:
                     fake._stopped.wait(fake.hang_limit)
                     self.close_connection = True
@@ -640,7 +683,21 @@ def _handler_for(fake):
             for k, v in headers:
                 self.send_header(k, v)
             self.end_headers()
-            if reply.body:
+            if reply.cut:
+                self.wfile.write(reply.body[: len(reply.body) // 2])
+                self.wfile.flush()
+                self.close_connection = True
+                try:
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+            elif reply.dribble and reply.body:
+                step = max(1, len(reply.body) // 10)
+                for i in range(0, len(reply.body), step):
+                    self.wfile.write(reply.body[i:i + step])
+                    self.wfile.flush()
+                    fake._stopped.wait(reply.dribble / 10)
+            elif reply.body:
                 self.wfile.write(reply.body)
 
     return Handler

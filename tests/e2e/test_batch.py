@@ -138,3 +138,39 @@ def test_batch_survives_a_reload_and_meta_evaluates(browser, app_url, dataset, d
     assert float(page.el("meta-overall-tau-b").get_attribute("data-value")) == pytest.approx(tau_b, abs=1e-9)
     Select(page.el("metric-select")).select_by_value("harmonic_eval")
     assert len(page.d.find_elements("css selector", '[data-testid^="result-item-"]')) == N
+
+
+def test_a_server_that_dies_mid_batch_loses_nothing_and_the_failures_can_be_retried(browser, app_url, dataset, downloads):
+    """The server stops after a dozen items: finished items stay, the rest fail with the network
+    sentence (no hang), and "Retry failed" against a live server completes the run."""
+    fake = FakeOpenAI(delay=0.1)
+    page = open_batch(browser, app_url, fake)
+    page.set_number("retries-input", 0)
+    data, images = dataset
+    page.el("dataset-input").send_keys(f"{data}\n{images}")
+    page.wait_for(lambda d: progress(page)[2] == N, "the dataset to load")
+    page.el("run-batch-button").click()
+    page.wait_for(lambda d: progress(page)[0] >= 12, "a dozen items", 60)
+    fake.stop()
+    page.wait_for(lambda d: progress(page)[3] == "finished", "the run to end", 60)
+    done, failed, total, _ = progress(page)
+    assert done >= 12 and failed >= 1 and done + failed == total == N
+    finished = {e.get_attribute("data-testid") for e in page.d.find_elements("css selector", '[data-testid^="result-item-"]')
+                if "failed" not in (e.get_attribute("class") or "")}
+    assert len(finished) >= 12
+    # A failed row says why.
+    page.fill("results-filter", "failed")
+    page.d.find_elements("css selector", '[data-testid^="result-item-"]')[0].click()
+    assert "Could not reach" in page.el("result-detail").text
+
+    live = FakeOpenAI(delay=0.02)
+    try:
+        page.fill("base-url-input", live.url)
+        page.el("retry-failed-button").click()
+        page.wait_for(lambda d: progress(page)[3] == "finished" and progress(page)[1] == 0, "the retried run", 90)
+        assert progress(page)[:3] == (N, 0, N)
+        # Only the failed items were asked again.
+        asked = {item_number(r["body"]) for r in live.requests}
+        assert len(asked) == failed
+    finally:
+        live.stop()
