@@ -165,6 +165,20 @@ fn place_distribution(
     }
 }
 
+/// Probabilities of one step's alternatives cannot add up to more than 1; a server whose do
+/// (found by fuzzing) would otherwise push a score past 1.
+fn consistent(masses: impl IntoIterator<Item = f64>) -> Result<(), JudgeError> {
+    let total: f64 = masses.into_iter().sum();
+    if total.is_nan() || total > 1.0 + 1e-6 {
+        return Err(JudgeError::BadResponse {
+            detail: format!(
+                "the token probabilities of one step add up to {total:.3}, more than 1"
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// Smooths the printed score from the completion's steps. `text` is quoted in errors.
 pub fn smooth(steps: &[TokenStep], text: &str, truncated: bool) -> Result<Smoothed, JudgeError> {
     if steps.is_empty() {
@@ -183,7 +197,12 @@ pub fn smooth(steps: &[TokenStep], text: &str, truncated: bool) -> Result<Smooth
     let (start, end, negative) = first_number(&joined).ok_or_else(no_number)?;
     let printed = joined[start..end].to_string();
     let raw: f64 = printed.parse().map_err(|_| no_number())?;
-    if negative || !(0.0..=1.0).contains(&raw) {
+    // Decided on the text, not the float: ".99999999999999999" parses as 1.0 (found by
+    // fuzzing) but has no units digit, and "1.000000000000000001" is more than 1.
+    let (units, frac) = printed.split_once('.').unwrap_or((&printed, ""));
+    let exactly_one = units.trim_start_matches('0') == "1" && frac.bytes().all(|b| b == b'0');
+    let over_one = !exactly_one && units.bytes().any(|b| b != b'0');
+    if negative || over_one || !(0.0..=1.0).contains(&raw) {
         return Err(JudgeError::OutOfRange {
             printed: if negative {
                 format!("-{printed}")
@@ -194,14 +213,14 @@ pub fn smooth(steps: &[TokenStep], text: &str, truncated: bool) -> Result<Smooth
         });
     }
     let dot = printed.find('.');
-    let frac = dot.map(|d| &printed[d + 1..]).unwrap_or("");
     let units_end = start + dot.unwrap_or(printed.len());
 
-    if raw == 1.0 || frac.is_empty() {
+    if exactly_one || (frac.is_empty() && !units.is_empty()) {
         // The units rule. A number with no decimals is either 1 or 0 here.
         let (si, offset) = locate(&starts, units_end - 1);
         let d = place_distribution(si, &steps[si], offset, Place::Units);
-        let score = if raw == 1.0 {
+        consistent(d.digits)?;
+        let score = if exactly_one {
             0.9 * d.digits[0] + d.digits[1]
         } else {
             d.digits[1]
@@ -231,6 +250,7 @@ pub fn smooth(steps: &[TokenStep], text: &str, truncated: bool) -> Result<Smooth
             score += p * value;
             d.readings.push((alt.to_string(), value, p));
         }
+        consistent(d.readings.iter().map(|r| r.2))?;
         return Ok(Smoothed {
             printed,
             raw,
@@ -241,6 +261,7 @@ pub fn smooth(steps: &[TokenStep], text: &str, truncated: bool) -> Result<Smooth
     }
 
     let tenths = place_distribution(si, &steps[si], offset, Place::Tenths);
+    consistent(tenths.digits)?;
     let expectation = |d: &PlaceDistribution| -> f64 {
         d.digits.iter().enumerate().map(|(i, p)| i as f64 * p).sum()
     };
@@ -250,6 +271,7 @@ pub fn smooth(steps: &[TokenStep], text: &str, truncated: bool) -> Result<Smooth
     if second.is_some_and(|c| c != b'0') {
         let (si2, offset2) = locate(&starts, tenths_at + 1);
         let hundredths = place_distribution(si2, &steps[si2], offset2, Place::Hundredths);
+        consistent(hundredths.digits)?;
         score += 0.01 * expectation(&hundredths);
         places.push(hundredths);
     }
@@ -434,5 +456,53 @@ mod tests {
     fn a_printed_zero_without_decimals_scores_the_chance_of_one() {
         let s = smooth(&[step("0", &[("0", 0.8), ("1", 0.2)])], "0", false).unwrap();
         assert!((s.score - 0.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn probabilities_adding_up_past_one_are_refused_not_scored_past_one() {
+        // Found by fuzzing: a server listing "85" and "80" at 0.82 and 0.61 made 1.30.
+        let step = |token: &str, top: &[(&str, f64)]| TokenStep {
+            token: token.into(),
+            logprob: top[0].1.ln(),
+            top: top.iter().map(|(t, p)| (t.to_string(), p.ln())).collect(),
+        };
+        let steps = [
+            step("0", &[("0", 1.0)]),
+            step(".", &[(".", 1.0)]),
+            step("85", &[("85", 0.82), ("80", 0.61), ("9", 0.135)]),
+        ];
+        let err = smooth(&steps, "0.85", false).unwrap_err().to_string();
+        assert!(err.contains("add up to 1.565, more than 1"), "{err}");
+        let per_digit = [
+            step("0", &[("0", 1.0)]),
+            step(".", &[(".", 1.0)]),
+            step("8", &[("8", 0.7), ("9", 0.7)]),
+        ];
+        assert!(smooth(&per_digit, "0.8", false).is_err());
+    }
+
+    #[test]
+    fn numbers_are_judged_by_their_text_not_their_float() {
+        // Found by fuzzing: 35 nines after the point parse as 1.0 and sent the units rule to
+        // the byte before the number.
+        let nines = format!(".{}", "9".repeat(34));
+        let steps = [TokenStep {
+            token: format!("\u{fffd}{nines}"),
+            logprob: -0.1,
+            top: Vec::new(),
+        }];
+        let s = smooth(&steps, &nines, false).unwrap();
+        assert_eq!(s.scheme, Scheme::MultiDigit);
+        assert!(s.score <= 1.0);
+        // More than 1 by text, 1.0 as a float: out of range.
+        let steps = [TokenStep {
+            token: "1.0000000000000000001".into(),
+            logprob: -0.1,
+            top: Vec::new(),
+        }];
+        assert!(matches!(
+            smooth(&steps, "", false),
+            Err(JudgeError::OutOfRange { .. })
+        ));
     }
 }
