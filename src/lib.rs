@@ -17,6 +17,9 @@ pub mod completion;
 pub mod cost;
 pub mod criteria;
 pub mod errors;
+#[cfg(not(target_arch = "wasm32"))]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod geometry;
 pub mod lab;
 pub mod limiter;

@@ -238,12 +238,16 @@ def test_estimate_before_and_reported_usage_after(browser, app_url, images, serv
     server = servers(FakeOpenAI)
     page = ready(browser, app_url, images, "openai", server, "gpt-4o")
     page.d.execute_script("document.querySelectorAll('details').forEach(d => d.open = true);")
-    estimate = page.el("cost-estimate")
-    high = int(estimate.get_attribute("data-input-tokens"))
+    tokens = lambda: int(page.el("cost-estimate").get_attribute("data-input-tokens"))  # noqa: E731
+    auto = tokens()
+    Select(page.el("detail-select")).select_by_value("high")
+    high = tokens()
     Select(page.el("detail-select")).select_by_value("low")
-    low = int(page.el("cost-estimate").get_attribute("data-input-tokens"))
-    # photo.png is sent at 1024×768: 765 tokens per grounded criterion at high, 85 at low.
+    low = tokens()
+    # photo.png is sent at 1024×768: 765 tokens per grounded criterion at high, 85 at low;
+    # auto sends low for a caption (HarmonicEval's rule for photos).
     assert high - low == 2 * (765 - 85)
+    assert auto == low
     assert float(page.el("cost-estimate").get_attribute("data-usd")) > 0
     page.evaluate()
     page.wait_settled()

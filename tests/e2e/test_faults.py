@@ -1,0 +1,85 @@
+"""The fault matrix: each fault injected into one criterion's request against a loopback server
+speaking OpenAI's format. Every fault gets its exact sentence on that criterion's card; the
+other four criteria finish and the overall score is computed from them (nothing finished is
+thrown away); the page keeps working (the next evaluation succeeds). Retries are off so each
+fault is seen as it is; retrying is tested in test_harmonic_eval.py and test_providers.py."""
+
+from pathlib import Path
+
+import pytest
+
+from app_page import CRITERIA, AppPage
+from fake_openai import FakeOpenAI
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bad_inputs"
+CUT = "The server's answer could not be read"
+NO_LOGPROBS = (
+    "The response has no token probabilities (logprobs). This model or endpoint does not return "
+    "them, so no smoothed score can be computed; choose a model that supports logprobs."
+)
+
+FAULTS = [
+    (400, "The server refused the request (HTTP 400). The model may not accept images or one of the parameters. Server said: "),
+    (403, "Access denied (HTTP 403). The key lacks permission for this model. Server said: "),
+    (404, "Not found (HTTP 404). Check the model name and the base URL (it usually ends in /v1). Server said: "),
+    (408, "The server timed out (HTTP 408). Try again. Server said: "),
+    (413, "The request is too large (HTTP 413). Lower the image size. Server said: "),
+    (422, "The server answered HTTP 422. Server said: "),
+    (500, "The server failed (HTTP 500). Try again later. Server said: "),
+    (503, "The server failed (HTTP 503). Try again later. Server said: "),
+    (504, "The server timed out (HTTP 504). Try again. Server said: "),
+    ("html_502", "The server failed (HTTP 502). Try again later."),
+    ("cut_body", f"{CUT}: the connection closed before the whole answer arrived."),
+    ("invalid_json", f"{CUT}: not a chat completion (EOF while parsing a string at line 1 column 102)."),
+    ("wrong_shape", f"{CUT}: the response has no choices."),
+    ("empty_logprobs", NO_LOGPROBS),
+    ("no_logprobs", NO_LOGPROBS),
+    ("no_rating", "The model's answer contains no rating from 1 to 5: \u201cI cannot evaluate this text.\u201d"),
+]
+
+
+@pytest.fixture
+def faulty():
+    server = FakeOpenAI(delay=0.05)
+    yield server
+    server.stop()
+
+
+def ready(browser, app_url, fake):
+    page = AppPage(browser, app_url)
+    page.set_backend(fake.url, "gpt-4o", "sk-test-faults")
+    page.set_number("retries-input", 0)
+    page.upload(FIXTURES / "good.jpg")
+    page.wait_image()
+    page.fill("text-input", "A red rectangle and a green circle.")
+    return page
+
+
+@pytest.mark.parametrize("fault,message", FAULTS, ids=[str(f[0]) for f in FAULTS])
+def test_one_faulty_criterion_fails_alone_with_its_sentence(browser, app_url, faulty, fault, message):
+    faulty.behaviour = {"correctness": fault}
+    page = ready(browser, app_url, faulty)
+    page.evaluate()
+    page.wait_settled()
+    assert page.state("correctness") == "error"
+    said = page.card("correctness").text.splitlines()[3]
+    # HTTP errors end with the server's own words; the rest are whole sentences of ours.
+    assert said.startswith(message) if message.endswith(": ") else said == message, said
+    for c in CRITERIA[1:]:
+        assert page.state(c) == "done", c
+    # The overall score is computed from the four that finished.
+    assert page.overall() is not None
+    # The page keeps working: the same evaluation succeeds once the fault is gone.
+    faulty.behaviour = {}
+    page.el("fresh-run-checkbox").click()
+    page.evaluate()
+    page.wait_settled()
+    assert all(page.state(c) == "done" for c in CRITERIA)
+
+
+def test_a_slow_dribbled_answer_is_waited_for(browser, app_url, faulty):
+    faulty.behaviour = {"*": "slow_body"}
+    page = ready(browser, app_url, faulty)
+    page.evaluate()
+    page.wait_settled(timeout=30)
+    assert all(page.state(c) == "done" for c in CRITERIA)
