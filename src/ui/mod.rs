@@ -63,6 +63,14 @@ fn mark_interactive() {
     }
 }
 
+/// Panics on purpose, so the end-to-end tests can prove that a panic shows the crash banner
+/// (no input reaches a panic: the parsers are fuzzed and the UI has no `unwrap`). Calling it
+/// from the console crashes only this tab.
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn hj_crash_self_test() {
+    panic!("crash self-test");
+}
+
 /// A panic must not leave a dead page without a word: show a banner that offers a reload.
 /// Written with plain DOM calls because the reactive runtime may be what broke.
 fn show_crash_banner() {
@@ -78,8 +86,9 @@ fn show_crash_banner() {
         banner.set_attribute("role", "alert").ok();
         banner.set_attribute("data-testid", "crash-banner").ok();
         banner.set_text_content(Some(
-            "Something went wrong inside the app. Your inputs are still in this tab's storage: \
-             reload the page to continue. (Details are in the browser console.)",
+            "Something went wrong inside the app. Reload the page to continue: your settings and \
+             key are kept, the image and texts must be added again. (Details are in the browser \
+             console.)",
         ));
         body.prepend_with_node_1(&banner).ok();
     }

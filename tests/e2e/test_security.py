@@ -97,6 +97,10 @@ def full_session(page, fake, downloads, tmp_path):
     lab.d.execute_script("arguments[0].style.display='block'", lab.el("results-input"))
     lab.el("results-input").send_keys(str(results))
     lab.wait_for(lambda d: d.find_elements(*tid("result-a")), "the imported result")
+    # Dataset text is shown as text.
+    lab.el("result-a").click()
+    detail = lab.el("result-detail")
+    assert "<b>x</b>" in detail.text and detail.find_elements("css selector", "b") == []
     return exported, errors
 
 
@@ -169,3 +173,27 @@ def test_requests_go_only_to_the_app_and_the_chosen_endpoint_and_the_key_only_th
           tx.oncomplete = () => done(out.join('\\n'));
         };""")
     assert cached and KEY not in cached
+
+
+def test_a_panic_shows_a_recoverable_banner_not_a_dead_page(browser, app_url):
+    page = AppPage(browser, app_url)
+    page.fill("base-url-input", "http://127.0.0.1:9/v1")
+    glue = browser.execute_script(
+        "return document.querySelector('link[rel=modulepreload]').getAttribute('href')")
+    outcome = browser.execute_async_script("""
+        const [glue, done] = arguments;
+        import(glue).then(m => { try { m.hj_crash_self_test(); done('returned'); } catch (e) { done('threw'); } });
+    """, glue)
+    assert outcome == "threw"
+    banner = page.el("crash-banner")
+    assert banner.is_displayed() and banner.get_attribute("role") == "alert"
+    assert banner.text == (
+        "Something went wrong inside the app. Reload the page to continue: your settings and key are "
+        "kept, the image and texts must be added again. (Details are in the browser console.)"
+    )
+    browser.refresh()
+    page = AppPage(browser, app_url)
+    assert browser.find_elements(*tid("crash-banner")) == []
+    assert page.el("base-url-input").get_attribute("value") == "http://127.0.0.1:9/v1"
+    page.fill("text-input", "works again")
+    assert page.el("text-input").get_attribute("value") == "works again"
