@@ -70,9 +70,16 @@ impl fmt::Display for JudgeError {
                     408 | 504 => format!("The server timed out (HTTP {status}). Try again"),
                     413 => "The request is too large (HTTP 413). Lower the image size".to_string(),
                     429 => match retry_after {
-                        Some(after) => format!(
+                        Some(after) if crate::retry::parse_retry_after(after).is_some() => {
+                            format!(
+                                "Rate limited or out of quota (HTTP 429). The server asks to \
+                                 retry after {after} s"
+                            )
+                        }
+                        // The HTTP-date form.
+                        Some(at) => format!(
                             "Rate limited or out of quota (HTTP 429). The server asks to retry \
-                             after {after} s"
+                             at {at}"
                         ),
                         None => "Rate limited or out of quota (HTTP 429). Wait and try again, or \
                                  check your plan's limits"
@@ -336,6 +343,14 @@ mod tests {
             retry_after: Some("7".into()),
         };
         assert!(e.to_string().contains("retry after 7 s"));
+        let dated = JudgeError::Http {
+            status: 429,
+            message: None,
+            retry_after: Some("Wed, 21 Oct 2026 07:28:00 GMT".into()),
+        };
+        assert!(dated
+            .to_string()
+            .ends_with("The server asks to retry at Wed, 21 Oct 2026 07:28:00 GMT."));
     }
 
     #[test]

@@ -26,16 +26,59 @@ impl Default for RetryPolicy {
 }
 
 /// Seconds from a `Retry-After` header in its delta-seconds form (`"7"`, or `"1.5"` as some
-/// proxies send). The HTTP-date form is not read; backoff applies then.
+/// proxies send).
 pub fn parse_retry_after(value: &str) -> Option<f64> {
     let secs: f64 = value.trim().parse().ok()?;
     (secs.is_finite() && secs >= 0.0).then_some(secs)
 }
 
+/// Seconds to wait from a `Retry-After` header in either form: delta-seconds, or an HTTP-date
+/// (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110's IMF-fixdate) measured from `now_unix_s`.
+/// A date in the past means "now" (0).
+pub fn retry_after_secs(value: &str, now_unix_s: f64) -> Option<f64> {
+    parse_retry_after(value).or_else(|| Some((http_date(value)? - now_unix_s).max(0.0)))
+}
+
+/// Unix seconds of an IMF-fixdate, e.g. `Sun, 06 Nov 1994 08:49:37 GMT`.
+pub fn http_date(value: &str) -> Option<f64> {
+    let mut parts = value.trim().split_ascii_whitespace();
+    let _weekday = parts.next()?.strip_suffix(',')?;
+    let day: i64 = parts.next()?.parse().ok()?;
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let month_name = parts.next()?;
+    let month = MONTHS.iter().position(|m| *m == month_name)? as i64 + 1;
+    let year: i64 = parts.next()?.parse().ok()?;
+    let mut hms = parts.next()?.split(':').map(|x| x.parse::<i64>().ok());
+    let (h, m, sec) = (hms.next()??, hms.next()??, hms.next()??);
+    if parts.next()? != "GMT" || parts.next().is_some() || hms.next().is_some() {
+        return None;
+    }
+    if !(1..=31).contains(&day) || h > 23 || m > 59 || sec > 60 || !(1970..=9999).contains(&year) {
+        return None;
+    }
+    // Days from 1970-01-01 to the civil date (Howard Hinnant's algorithm).
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some((days * 86_400 + h * 3600 + m * 60 + sec) as f64)
+}
+
 impl RetryPolicy {
     /// How long to wait before retry number `retries_done + 1`, or `None` to give up.
-    /// `jitter` is a uniform random number in [0, 1).
-    pub fn delay_ms(&self, retries_done: u32, error: &JudgeError, jitter: f64) -> Option<u32> {
+    /// `jitter` is a uniform random number in [0, 1); `now_unix_s` dates a `Retry-After` date.
+    pub fn delay_ms(
+        &self,
+        retries_done: u32,
+        error: &JudgeError,
+        jitter: f64,
+        now_unix_s: f64,
+    ) -> Option<u32> {
         if retries_done >= self.max_retries || !error.is_transient() {
             return None;
         }
@@ -44,7 +87,7 @@ impl RetryPolicy {
             JudgeError::Http {
                 retry_after: Some(v),
                 ..
-            } => parse_retry_after(v),
+            } => retry_after_secs(v, now_unix_s),
             _ => None,
         };
         let wait = match asked {
@@ -80,24 +123,29 @@ mod tests {
     fn backoff_doubles_with_bounded_jitter() {
         let p = RetryPolicy::default();
         let e = http(500, None);
-        assert_eq!(p.delay_ms(0, &e, 0.0), Some(500));
-        assert_eq!(p.delay_ms(0, &e, 0.999_999), Some(1000));
-        assert_eq!(p.delay_ms(1, &e, 0.0), Some(1000));
-        assert_eq!(p.delay_ms(2, &e, 0.0), Some(2000));
-        assert_eq!(p.delay_ms(3, &e, 0.0), None, "three retries at most");
+        assert_eq!(p.delay_ms(0, &e, 0.0, NOW), Some(500));
+        assert_eq!(p.delay_ms(0, &e, 0.999_999, NOW), Some(1000));
+        assert_eq!(p.delay_ms(1, &e, 0.0, NOW), Some(1000));
+        assert_eq!(p.delay_ms(2, &e, 0.0, NOW), Some(2000));
+        assert_eq!(p.delay_ms(3, &e, 0.0, NOW), None, "three retries at most");
     }
 
     #[test]
     fn retry_after_is_the_least_wait() {
         let p = RetryPolicy::default();
-        assert_eq!(p.delay_ms(0, &http(429, Some("2")), 0.0), Some(2000));
-        assert_eq!(p.delay_ms(0, &http(429, Some("2")), 0.5), Some(2100));
-        assert_eq!(p.delay_ms(0, &http(503, Some("0.5")), 0.0), Some(500));
-        // An HTTP-date is not read: plain backoff.
-        let dated = http(429, Some("Wed, 21 Oct 2026 07:28:00 GMT"));
-        assert_eq!(p.delay_ms(0, &dated, 0.0), Some(500));
+        assert_eq!(p.delay_ms(0, &http(429, Some("2")), 0.0, NOW), Some(2000));
+        assert_eq!(p.delay_ms(0, &http(429, Some("2")), 0.5, NOW), Some(2100));
+        assert_eq!(p.delay_ms(0, &http(503, Some("0.5")), 0.0, NOW), Some(500));
+        // An HTTP-date: 30 s after NOW; one in the past means now.
+        let dated = http(429, Some("Wed, 21 Oct 2026 07:28:30 GMT"));
+        assert_eq!(p.delay_ms(0, &dated, 0.0, NOW), Some(30_000));
+        let past = http(429, Some("Sun, 06 Nov 1994 08:49:37 GMT"));
+        assert_eq!(p.delay_ms(0, &past, 0.0, NOW), Some(0));
+        // Not a date either: plain backoff.
+        let garbage = http(429, Some("Wed, 21 Oct 2026 07:28:30 PST"));
+        assert_eq!(p.delay_ms(0, &garbage, 0.0, NOW), Some(500));
         // Asking for more than a minute is reported, not waited on.
-        assert_eq!(p.delay_ms(0, &http(429, Some("3600")), 0.0), None);
+        assert_eq!(p.delay_ms(0, &http(429, Some("3600")), 0.0, NOW), None);
     }
 
     #[test]
@@ -112,11 +160,11 @@ mod tests {
             JudgeError::Network { url: "x".into() },
             JudgeError::Cancelled,
         ] {
-            assert_eq!(p.delay_ms(0, &e, 0.3), None, "{e:?}");
+            assert_eq!(p.delay_ms(0, &e, 0.3, NOW), None, "{e:?}");
         }
         for status in [408, 429, 500, 502, 503, 504, 529] {
             assert!(
-                p.delay_ms(0, &http(status, None), 0.3).is_some(),
+                p.delay_ms(0, &http(status, None), 0.3, NOW).is_some(),
                 "{status}"
             );
         }
@@ -124,7 +172,35 @@ mod tests {
             max_retries: 0,
             ..p
         };
-        assert_eq!(off.delay_ms(0, &http(500, None), 0.3), None);
+        assert_eq!(off.delay_ms(0, &http(500, None), 0.3, NOW), None);
+    }
+
+    /// Wed, 21 Oct 2026 07:28:00 GMT.
+    const NOW: f64 = 1_792_567_680.0;
+
+    #[test]
+    fn http_dates_are_unix_seconds() {
+        assert_eq!(
+            http_date("Sun, 06 Nov 1994 08:49:37 GMT"),
+            Some(784_111_777.0)
+        );
+        assert_eq!(http_date("Thu, 01 Jan 1970 00:00:00 GMT"), Some(0.0));
+        assert_eq!(http_date("Wed, 21 Oct 2026 07:28:00 GMT"), Some(NOW));
+        assert_eq!(
+            http_date("Tue, 29 Feb 2028 12:00:00 GMT"),
+            Some(1_835_438_400.0)
+        );
+        for bad in [
+            "",
+            "7",
+            "Sun 06 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Foo 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 25:49:37 GMT",
+            "Sun, 06 Nov 1994 08:49 GMT",
+            "Sun, 06 Nov 1994 08:49:37 GMT x",
+        ] {
+            assert_eq!(http_date(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -77,10 +77,12 @@ pub async fn send_chat(
         if cancelled() {
             return Err(JudgeError::Cancelled);
         }
-        let Some(wait_ms) = options
-            .policy
-            .delay_ms(retries, &error, js_sys::Math::random())
-        else {
+        let Some(wait_ms) = options.policy.delay_ms(
+            retries,
+            &error,
+            js_sys::Math::random(),
+            js_sys::Date::now() / 1000.0,
+        ) else {
             return Err(error);
         };
         retries += 1;

@@ -4,6 +4,8 @@ other four criteria finish and the overall score is computed from them (nothing 
 thrown away); the page keeps working (the next evaluation succeeds). Retries are off so each
 fault is seen as it is; retrying is tested in test_harmonic_eval.py and test_providers.py."""
 
+import email.utils
+import time
 from pathlib import Path
 
 import pytest
@@ -83,3 +85,21 @@ def test_a_slow_dribbled_answer_is_waited_for(browser, app_url, faulty):
     page.evaluate()
     page.wait_settled(timeout=30)
     assert all(page.state(c) == "done" for c in CRITERIA)
+
+
+def test_retry_after_given_as_an_http_date_is_waited_for(browser, app_url, faulty):
+    # RFC 9110 allows an HTTP-date instead of seconds: the retry must not come before it.
+    at = int(time.time()) + 6
+    when = email.utils.formatdate(at, usegmt=True)
+    faulty.behaviour = {"correctness": ("fail_then_ok", 429, 1, when)}
+    page = AppPage(browser, app_url)
+    page.set_backend(faulty.url, "gpt-4o", "sk-test-faults")
+    page.upload(FIXTURES / "good.jpg")
+    page.wait_image()
+    page.fill("text-input", "A red rectangle and a green circle.")
+    page.evaluate()
+    page.wait_settled()
+    assert all(page.state(c) == "done" for c in CRITERIA)
+    tries = [r["time"] for r in faulty.requests if r["criterion"] == "correctness"]
+    assert len(tries) == 2
+    assert tries[1] >= at - 0.05 and tries[1] - tries[0] >= 0.5, (tries, at)
