@@ -308,8 +308,11 @@ const s = document.querySelector('[data-testid="gamma-slider"]');
 const t0 = performance.now();
 s.value = value;
 s.dispatchEvent(new Event('input', {bubbles: true}));
-// Leptos runs effects in microtasks; the next task starts after the page has been updated.
-setTimeout(() => done(performance.now() - t0), 0);
+// Leptos runs effects in microtasks, so the next task sees the updated DOM; forcing layout there
+// counts style and layout every time. (Left to itself Chromium sometimes renders inside the gap
+// and sometimes after it, which made the figure bimodal; paint and the wait for the next frame
+// are not counted either way.)
+setTimeout(() => { document.body.offsetHeight; done(performance.now() - t0); }, 0);
 """
 
 
@@ -342,7 +345,7 @@ def evaluation(d, app_url, image, runs, gamma_runs):
         print(f"evaluation: {[round(x) for x in walls]} ms; one request: {[round(x) for x in one]} ms")
 
         g = gamma_changes(d, gamma_runs)
-        Row(f"γ change, 1 item (median of {gamma_runs})", median(g), "ms")
+        Row(f"γ change, 1 item, + layout (median of {gamma_runs})", median(g), "ms")
     finally:
         fake.stop()
 
@@ -380,7 +383,7 @@ def ten_thousand(d, app_url, tmp, gamma_runs):
     g = gamma_changes(d, gamma_runs)
     inner = d.execute_script("return performance.getEntriesByName('hj-reaggregate').map(e => e.duration)")
     sweep = d.execute_script("return performance.getEntriesByName('hj-sweep').map(e => e.duration)")
-    Row(f"γ change, 10,000 items + meta-eval (median of {gamma_runs})", median(g), "ms",
+    Row(f"γ change, 10,000 items + meta-eval + layout (median of {gamma_runs})", median(g), "ms",
         budget="< 10 ms", ok=median(g) < 10)
     Row("  of which re-aggregation + τ + pairwise (in app)", median(inner[-gamma_runs:]), "ms")
     Row("γ sweep, 100 points over 10,000 items", sweep[-1] if sweep else None, "ms",

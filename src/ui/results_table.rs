@@ -8,7 +8,7 @@ use crate::criteria::Criterion;
 use crate::lab::ItemResult;
 
 /// Rows drawn at once: a 10,000-item run stays responsive; sorting and filtering reach the rest.
-const SHOWN_ROWS: usize = 200;
+const SHOWN_ROWS: usize = 100;
 
 fn cell(v: Option<f64>) -> String {
     v.map(|x| format!("{x:.3}")).unwrap_or_else(|| "–".into())
