@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the static site into dist/ (release, wasm-opt -Oz): the one-item evaluator at dist/ and
+# Builds the static site into dist/ (release, wasm-opt -Os): the one-item evaluator at dist/ and
 # the batch & meta-evaluation lab, a second page with its own wasm, at dist/lab/. Run
 # scripts/setup.sh first.
 set -euo pipefail
