@@ -131,9 +131,23 @@ pub fn aggregate(items: &[Scored], gamma: f64) -> Option<(Vec<f64>, f64)> {
     Some((weights, overall))
 }
 
-/// The overall score alone, as [`aggregate`] computes it, without allocating: the batch lab
-/// calls it for every item on every γ change.
-pub fn overall_score(items: &[Scored], gamma: f64) -> Option<f64> {
+/// The γ-independent part of [`overall_score`]: the batch lab takes it once per result and
+/// then only [`Split::at`] per γ (see `lab::overall`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Split {
+    /// Sum of the unsmoothed criteria's scores over all n scored criteria.
+    pub unsmoothed: f64,
+    /// known / n: the smoothed criteria's share.
+    pub share: f64,
+    /// Plain mean of the smoothed scores (γ = 1).
+    pub mean: f64,
+    /// Mean of the scores at the smallest σ (γ = 0, or a σ of 0).
+    pub at_min: f64,
+    pub min_sigma: f64,
+}
+
+/// `None` without items; `Some(Err(mean))` when no criterion is smoothed (γ plays no part).
+pub fn split(items: &[Scored]) -> Option<Result<Split, f64>> {
     if items.is_empty() {
         return None;
     }
@@ -147,32 +161,58 @@ pub fn overall_score(items: &[Scored], gamma: f64) -> Option<f64> {
         .sum::<f64>()
         / n;
     if known == 0 {
-        return Some(unsmoothed);
+        return Some(Err(unsmoothed));
     }
-    let gamma = if gamma.is_nan() {
-        0.0
-    } else {
-        gamma.clamp(0.0, 1.0)
-    };
-    let harmonic = if gamma >= 1.0 {
-        smoothed().map(|(_, x)| x).sum::<f64>() / known as f64
-    } else {
-        let min_sigma = smoothed().map(|(s, _)| s).fold(f64::INFINITY, f64::min);
-        if min_sigma <= 0.0 || gamma <= 0.0 {
-            let (count, sum) = smoothed()
-                .filter(|(s, _)| *s == min_sigma)
-                .fold((0usize, 0.0), |(c, t), (_, x)| (c + 1, t + x));
-            sum / count as f64
+    let min_sigma = smoothed().map(|(s, _)| s).fold(f64::INFINITY, f64::min);
+    let (count, sum) = smoothed()
+        .filter(|(s, _)| *s == min_sigma)
+        .fold((0usize, 0.0), |(c, t), (_, x)| (c + 1, t + x));
+    Some(Ok(Split {
+        unsmoothed,
+        share: known as f64 / n,
+        mean: smoothed().map(|(_, x)| x).sum::<f64>() / known as f64,
+        at_min: sum / count as f64,
+        min_sigma,
+    }))
+}
+
+impl Split {
+    /// The overall score at `gamma`; `smoothed` gives each smoothed criterion's
+    /// `(ln(σ / min_sigma), score)` in order, and is only read when the weights need it.
+    pub fn at(&self, gamma: f64, smoothed: impl Iterator<Item = (f64, f64)>) -> f64 {
+        let gamma = if gamma.is_nan() {
+            0.0
+        } else {
+            gamma.clamp(0.0, 1.0)
+        };
+        let harmonic = if gamma >= 1.0 {
+            self.mean
+        } else if self.min_sigma <= 0.0 || gamma <= 0.0 {
+            self.at_min
         } else {
             let exponent = 2.0 * (1.0 - gamma) / gamma;
-            let (h, total) = smoothed().fold((0.0, 0.0), |(h, t), (s, x)| {
-                let w = (-exponent * (s / min_sigma).ln()).exp();
+            let (h, total) = smoothed.fold((0.0, 0.0), |(h, t), (log_ratio, x)| {
+                let w = (-exponent * log_ratio).exp();
                 (h + w, t + w * x)
             });
             total / h
-        }
-    };
-    Some(unsmoothed + known as f64 / n * harmonic)
+        };
+        self.unsmoothed + self.share * harmonic
+    }
+}
+
+/// The overall score alone, as [`aggregate`] computes it, without allocating: the batch lab
+/// calls it for every item on every γ change.
+pub fn overall_score(items: &[Scored], gamma: f64) -> Option<f64> {
+    Some(match split(items)? {
+        Err(mean) => mean,
+        Ok(sp) => sp.at(
+            gamma,
+            items
+                .iter()
+                .filter_map(|i| i.sigma.map(|s| ((s / sp.min_sigma).ln(), i.score))),
+        ),
+    })
 }
 
 /// The overall score at `points` evenly spaced γ's from [`GAMMA_MIN`] to 1, for plotting how

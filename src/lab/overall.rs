@@ -1,27 +1,20 @@
 //! The overall scores of many items at many γ's, for the lab's slider and sweep.
 //!
 //! [`crate::aggregate::overall_score`] takes `ln(σ/σ_min)` of every criterion on every call;
-//! none of that depends on γ. This table takes the logarithms once per set of results, so a γ
-//! costs one `exp` per criterion. The arithmetic is the same, in the same order, so the
-//! scores are bit-for-bit those of [`ItemResult::overall`] (tested below).
+//! none of that depends on γ. This table keeps each result's [`Split`] and logarithms, so a γ
+//! costs one `exp` per criterion. Both go through [`Split::at`], so the scores are bit-for-bit
+//! those of [`ItemResult::overall`] (tested below).
 
 use super::record::ItemResult;
+use crate::aggregate::{split, Split};
 
 /// One item's γ-independent part.
 enum Entry {
     /// Not a weighted aggregate (another metric's score, or nothing scored).
     Fixed(Option<f64>),
+    /// Its smoothed criteria are `start..end` of `log_ratio` / `score`.
     Weighted {
-        /// Sum of the unsmoothed criteria's scores over all n scored criteria.
-        unsmoothed: f64,
-        /// known / n: the smoothed criteria's share.
-        share: f64,
-        /// Plain mean of the smoothed scores (γ = 1).
-        mean: f64,
-        /// Mean of the scores at the smallest σ (γ = 0, or a σ of 0).
-        at_min: f64,
-        degenerate: bool,
-        /// The item's smoothed criteria in `log_ratio` / `score`.
+        split: Split,
         start: usize,
         end: usize,
     },
@@ -52,36 +45,18 @@ impl OverallTable {
             return Entry::Fixed(r.score);
         }
         let scored = r.scored();
-        if scored.is_empty() {
-            return Entry::Fixed(None);
-        }
-        let n = scored.len() as f64;
-        let smoothed = || scored.iter().filter_map(|i| i.sigma.map(|s| (s, i.score)));
-        let known = smoothed().count();
-        let unsmoothed: f64 = scored
-            .iter()
-            .filter(|i| i.sigma.is_none())
-            .map(|i| i.score)
-            .sum::<f64>()
-            / n;
-        if known == 0 {
-            return Entry::Fixed(Some(unsmoothed));
-        }
-        let min_sigma = smoothed().map(|(s, _)| s).fold(f64::INFINITY, f64::min);
-        let (count, sum) = smoothed()
-            .filter(|(s, _)| *s == min_sigma)
-            .fold((0usize, 0.0), |(c, t), (_, x)| (c + 1, t + x));
+        let split = match split(&scored) {
+            None => return Entry::Fixed(None),
+            Some(Err(mean)) => return Entry::Fixed(Some(mean)),
+            Some(Ok(split)) => split,
+        };
         let start = self.score.len();
-        for (s, x) in smoothed() {
-            self.log_ratio.push((s / min_sigma).ln());
+        for (s, x) in scored.iter().filter_map(|i| i.sigma.map(|s| (s, i.score))) {
+            self.log_ratio.push((s / split.min_sigma).ln());
             self.score.push(x);
         }
         Entry::Weighted {
-            unsmoothed,
-            share: known as f64 / n,
-            mean: smoothed().map(|(_, x)| x).sum::<f64>() / known as f64,
-            at_min: sum / count as f64,
-            degenerate: min_sigma <= 0.0,
+            split,
             start,
             end: self.score.len(),
         }
@@ -97,39 +72,17 @@ impl OverallTable {
 
     /// Every item's overall score at `gamma` into `out` (NaN where an item has none).
     pub fn scores_at(&self, gamma: f64, out: &mut Vec<f64>) {
-        let gamma = if gamma.is_nan() {
-            0.0
-        } else {
-            gamma.clamp(0.0, 1.0)
-        };
-        let exponent = 2.0 * (1.0 - gamma) / gamma;
         out.clear();
-        out.extend(self.entries.iter().map(|e| match *e {
-            Entry::Fixed(s) => s.unwrap_or(f64::NAN),
-            Entry::Weighted {
-                unsmoothed,
-                share,
-                mean,
-                at_min,
-                degenerate,
-                start,
-                end,
-            } => {
-                let harmonic = if gamma >= 1.0 {
-                    mean
-                } else if degenerate || gamma <= 0.0 {
-                    at_min
-                } else {
-                    let (h, total) = self.log_ratio[start..end]
+        out.extend(self.entries.iter().map(|e| {
+            match *e {
+                Entry::Fixed(s) => s.unwrap_or(f64::NAN),
+                Entry::Weighted { split, start, end } => split.at(
+                    gamma,
+                    self.log_ratio[start..end]
                         .iter()
-                        .zip(&self.score[start..end])
-                        .fold((0.0, 0.0), |(h, t), (lr, x)| {
-                            let w = (-exponent * lr).exp();
-                            (h + w, t + w * x)
-                        });
-                    total / h
-                };
-                unsmoothed + share * harmonic
+                        .copied()
+                        .zip(self.score[start..end].iter().copied()),
+                ),
             }
         }));
     }
