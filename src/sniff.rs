@@ -126,39 +126,32 @@ pub fn note(s: &Sniffed) -> Option<&'static str> {
         .then_some("Animated image: its first frame is what the judge sees.")
 }
 
+/// `N` bytes at `i`, or zeros past the end (a header cut short reads as zeros, never panics).
+fn at<const N: usize>(b: &[u8], i: usize) -> [u8; N] {
+    b.get(i..i + N)
+        .and_then(|x| x.try_into().ok())
+        .unwrap_or([0; N])
+}
+
 fn be16(b: &[u8], i: usize) -> u16 {
-    match b.get(i..i + 2) {
-        Some(x) => u16::from_be_bytes([x[0], x[1]]),
-        None => 0,
-    }
+    u16::from_be_bytes(at(b, i))
 }
 
 fn be32(b: &[u8], i: usize) -> u32 {
-    match b.get(i..i + 4) {
-        Some(x) => u32::from_be_bytes([x[0], x[1], x[2], x[3]]),
-        None => 0,
-    }
+    u32::from_be_bytes(at(b, i))
 }
 
 fn le16(b: &[u8], i: usize) -> u16 {
-    match b.get(i..i + 2) {
-        Some(x) => u16::from_le_bytes([x[0], x[1]]),
-        None => 0,
-    }
+    u16::from_le_bytes(at(b, i))
 }
 
 fn le24(b: &[u8], i: usize) -> u32 {
-    match b.get(i..i + 3) {
-        Some(x) => u32::from_le_bytes([x[0], x[1], x[2], 0]),
-        None => 0,
-    }
+    let [x, y, z] = at(b, i);
+    u32::from_le_bytes([x, y, z, 0])
 }
 
 fn le32(b: &[u8], i: usize) -> u32 {
-    match b.get(i..i + 4) {
-        Some(x) => u32::from_le_bytes([x[0], x[1], x[2], x[3]]),
-        None => 0,
-    }
+    u32::from_le_bytes(at(b, i))
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
