@@ -199,10 +199,10 @@ pub(super) fn send_one<T: 'static>(
     });
 }
 
-/// The part of [`send_one`] that is the same for every metric, as one boxed future: left
-/// generic, the whole transport (cache, limiter, fetch, retries) was compiled once per
-/// metric's result type, about 10 KB of wasm each.
-fn fetch_answer(
+/// Sends one chat request through the transport (cache, limiter, fetch, retries, Cancel), as
+/// one boxed future used by every caller (each metric's [`send_one`], Explain, the batch run):
+/// left generic, the whole transport was compiled once per caller, about 10 KB of wasm each.
+pub(super) fn fetch_answer(
     state: AppState,
     cancel: Option<web_sys::AbortSignal>,
     protocol: crate::providers::Protocol,

@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsValue;
 
-use super::actions::send_options;
+use super::actions::fetch_answer;
 use super::batch_state::{BatchState, BatchStatus, Images};
 use super::state::AppState;
 use crate::batch::{self, Item, Method, ZipArchive};
@@ -18,7 +18,6 @@ use crate::errors::{redact, JudgeError};
 use crate::lab::{io, CriterionRecord, ItemResult};
 use crate::metrics::{fleur, g_veval, harmonic_eval, maev};
 use crate::providers::{Backend, HttpRequest};
-use crate::web::transport::{send_chat, SendOptions};
 use crate::web::{batch_store, download, files, image};
 
 fn now() -> f64 {
@@ -477,8 +476,6 @@ async fn process(state: AppState, b: BatchState, item: &Item) -> Option<ItemResu
     let metric = b.metric.get_value();
     let backend = state.backend();
     let cancel = b.cancel.get_value().map(|c| c.signal());
-    let limiter = state.limiter.get_value();
-    let options = send_options(state, &limiter, cancel.as_ref());
     let mut result = blank_result(&metric, item);
     let key = backend.api_key.clone();
     let say = |e: JudgeError| redact(&e.to_string(), &key);
@@ -500,7 +497,19 @@ async fn process(state: AppState, b: BatchState, item: &Item) -> Option<ItemResu
             return Some(result);
         }
     };
-    let answers = join_all(requests.iter().map(|(_, r)| send(&backend, r, &options))).await;
+    // The same transport (cache, limiter, retries, Cancel) as the one-item page's requests.
+    let answers = join_all(requests.iter().map(|(_, r)| {
+        let answer = fetch_answer(
+            state,
+            cancel.clone(),
+            backend.protocol,
+            r.clone(),
+            None,
+            Box::new(|_| {}),
+        );
+        async move { answer.await.map(|a| a.completion) }
+    }))
+    .await;
     if cancel.as_ref().is_some_and(|c| c.aborted()) {
         return None;
     }
@@ -517,16 +526,6 @@ async fn process(state: AppState, b: BatchState, item: &Item) -> Option<ItemResu
         answers,
         say,
     ))
-}
-
-async fn send(
-    backend: &Backend,
-    request: &HttpRequest,
-    options: &SendOptions<'_>,
-) -> Result<crate::completion::Completion, JudgeError> {
-    send_chat(backend.protocol, request, options, |_| {})
-        .await
-        .map(|a| a.completion)
 }
 
 /// On page load: a run that a reload interrupted is offered for resuming.
