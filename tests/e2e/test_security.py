@@ -113,6 +113,11 @@ def test_csp_is_strict_nothing_violates_it_and_injected_markup_cannot_run(record
         assert content == CSP
         assert recorder.find_elements("css selector", "script:not([src])") == []
         full_session(page, fake, downloads, tmp_path)
+        # The lab page (where the session ends) carries the same policy: its HTML is a copy.
+        assert recorder.current_url.endswith("/lab/")
+        assert recorder.execute_script(
+            "return document.querySelector('meta[http-equiv=\"Content-Security-Policy\"]').content") == CSP
+        assert recorder.find_elements("css selector", "script:not([src])") == []
         assert recorder.execute_script("return window.__violations") == []
         # Markup slipped into the page by any other way still cannot run.
         recorder.execute_script(
