@@ -130,7 +130,10 @@ impl fmt::Display for JudgeError {
                     clip_short(text)
                 )?;
                 if *truncated {
-                    f.write_str(" It was cut off at the token limit before printing one.")?;
+                    f.write_str(
+                        " It was cut off at the token limit before printing one: raise the \
+                         Output tokens setting and ask again.",
+                    )?;
                 }
                 Ok(())
             }
@@ -158,7 +161,8 @@ impl fmt::Display for JudgeError {
                 if *truncated {
                     f.write_str(
                         " It was cut off at the token limit: this model does not give the score \
-                         first, as the prompt asks.",
+                         first, as the prompt asks. Raise the Output tokens setting and ask \
+                         again.",
                     )?;
                 }
                 Ok(())

@@ -16,6 +16,8 @@ pub mod batch;
 pub mod completion;
 pub mod cost;
 pub mod criteria;
+pub mod doubt;
+pub mod echo;
 pub mod errors;
 #[cfg(not(target_arch = "wasm32"))]
 #[doc(hidden)]

@@ -24,6 +24,8 @@ pub struct RatingDistribution {
     pub coverage: f64,
     /// Index of the generated token that carried the rating.
     pub step: usize,
+    /// The answer repeated a scale or rating list before the rating.
+    pub after_echo: bool,
 }
 
 /// The rating a token stands for: a digit 1..=5 possibly wrapped in whitespace or Markdown
@@ -44,58 +46,72 @@ pub fn rating_of_token(token: &str) -> Option<usize> {
     }
 }
 
-fn starts_with_digit(s: &str) -> bool {
-    s.trim_start()
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_digit())
+/// The generated text and the byte offset at which each step's token starts in it.
+pub(crate) fn joined(steps: &[TokenStep]) -> (String, Vec<usize>) {
+    let mut text = String::new();
+    let mut starts = Vec::with_capacity(steps.len());
+    for s in steps {
+        starts.push(text.len());
+        text.push_str(&s.token);
+    }
+    (text, starts)
 }
 
-fn ends_with_number_part(s: &str) -> bool {
-    // A digit or a decimal point directly before (no space): "0." + "4" or "1" + "4".
-    s.chars()
-        .last()
-        .is_some_and(|c| c.is_ascii_digit() || c == '.' || c == ',')
+/// Where the rating was found, and whether an echoed scale or instruction was passed over
+/// before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RatingStep {
+    pub step: usize,
+    /// A number of an echoed scale, range or rating list came earlier in the answer.
+    pub after_echo: bool,
 }
 
-/// Whether the rating-like token at `i` stands alone as an answer.
-fn is_standalone(steps: &[TokenStep], i: usize) -> bool {
-    if i > 0 && ends_with_number_part(&steps[i - 1].token) && !steps[i].token.starts_with(' ') {
-        return false;
-    }
-    let next = steps.get(i + 1).map(|s| s.token.as_str()).unwrap_or("");
-    let is_fraction = steps[i].token.trim_end().ends_with('/'); // "4/" + "5" is 4 out of 5
-    if next.starts_with(|c: char| c.is_ascii_digit()) && !is_fraction {
-        return false; // "4" + "5" is 45, "4." + "5" is 4.5
-    }
-    if next == "." || next == "," {
-        // "4" + "." + "5" is 4.5; "4." + end is fine.
-        if steps
-            .get(i + 2)
-            .is_some_and(|s| s.token.starts_with(|c: char| c.is_ascii_digit()))
-        {
-            return false;
-        }
-    }
-    // Either end of a "1 to 5" range echoed from the prompt.
-    let is_range_word = |s: &TokenStep| matches!(s.token.trim(), "to" | "-" | "–");
-    if steps.get(i + 1).is_some_and(is_range_word)
-        && steps
-            .get(i + 2)
-            .is_some_and(|s| starts_with_digit(&s.token))
+/// Whether the digit at byte `at` of `text` is a number of its own: not part of `45`, `4.5`,
+/// `0.4` or `1,5`.
+fn stands_alone(text: &str, at: usize) -> bool {
+    let b = text.as_bytes();
+    let before = |k: usize| at.checked_sub(k).map(|j| b[j]);
+    if before(1).is_some_and(|c| c.is_ascii_digit())
+        || (before(1).is_some_and(|c| c == b'.' || c == b',')
+            && before(2).is_some_and(|c| c.is_ascii_digit()))
     {
         return false;
     }
-    if i >= 2 && is_range_word(&steps[i - 1]) && starts_with_digit(&steps[i - 2].token) {
+    let after = |k: usize| b.get(at + k).copied();
+    if after(1).is_some_and(|c| c.is_ascii_digit()) {
         return false;
     }
-    true
+    !(after(1).is_some_and(|c| c == b'.' || c == b',') && after(2).is_some_and(|c| c.is_ascii_digit()))
 }
 
-/// Index of the step that produced the rating, if any.
+/// The step that produced the rating: the first token that is a rating on its own
+/// ([`rating_of_token`]), stands alone as a number, and is not part of an echoed scale, range
+/// or rating list ([`crate::echo::is_scale_number`]). The decision is made on the answer's text,
+/// so it is the same whether the tokenizer writes `" 1"` or `" "`, `"1"`.
+pub fn locate_rating(steps: &[TokenStep]) -> Option<RatingStep> {
+    let (text, starts) = joined(steps);
+    let mut after_echo = false;
+    for (i, step) in steps.iter().enumerate() {
+        let Some(r) = rating_of_token(&step.token) else {
+            continue;
+        };
+        let digit = char::from(b'0' + r as u8);
+        let at = starts[i] + step.token.find(digit).expect("a rating token holds its digit");
+        if !stands_alone(&text, at) {
+            continue;
+        }
+        if crate::echo::is_scale_number(&text, at, at + 1) {
+            after_echo = true;
+            continue;
+        }
+        return Some(RatingStep { step: i, after_echo });
+    }
+    None
+}
+
+/// Index of the step that produced the rating, if any (see [`locate_rating`]).
 pub fn find_rating_step(steps: &[TokenStep]) -> Option<usize> {
-    (0..steps.len())
-        .find(|&i| rating_of_token(&steps[i].token).is_some() && is_standalone(steps, i))
+    locate_rating(steps).map(|r| r.step)
 }
 
 /// Folds the alternatives at one step into rating masses (before renormalising).
@@ -134,7 +150,8 @@ pub fn rating_distribution(
         truncated: false,
         text: text.to_string(),
     };
-    let step = find_rating_step(steps).ok_or_else(no_rating)?;
+    let found = locate_rating(steps).ok_or_else(no_rating)?;
+    let step = found.step;
     let mass = rating_masses(&steps[step]);
     let total: f64 = mass.iter().sum();
     // NaN fails is_finite, so this rejects NaN, infinity and zero mass alike.
@@ -146,6 +163,7 @@ pub fn rating_distribution(
         p,
         coverage: total.min(1.0),
         step,
+        after_echo: found.after_echo,
     })
 }
 
@@ -153,9 +171,28 @@ pub fn rating_distribution(
 /// same rules as [`find_rating_step`] over a simple split of the text into number, word and
 /// punctuation pieces, each carrying the whitespace before it as tokenizers do.
 pub fn rating_in_text(text: &str) -> Option<usize> {
+    printed_rating(text).map(|p| p.rating)
+}
+
+/// A rating printed in a text, where it stands and whether an echo came before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PrintedRating {
+    pub rating: usize,
+    /// Byte offset of the rating's token in the text.
+    pub at: usize,
+    pub after_echo: bool,
+}
+
+/// [`rating_in_text`] with the rating's place in the text, for judging doubts.
+pub fn printed_rating(text: &str) -> Option<PrintedRating> {
     let steps = pseudo_tokens(text);
-    let i = find_rating_step(&steps)?;
-    rating_of_token(&steps[i].token)
+    let found = locate_rating(&steps)?;
+    let at = steps[..found.step].iter().map(|s| s.token.len()).sum();
+    Some(PrintedRating {
+        rating: rating_of_token(&steps[found.step].token)?,
+        at,
+        after_echo: found.after_echo,
+    })
 }
 
 fn pseudo_tokens(text: &str) -> Vec<TokenStep> {

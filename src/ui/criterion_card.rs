@@ -5,9 +5,7 @@ use leptos::prelude::*;
 use super::actions;
 use super::state::{AppState, ExplainState};
 use crate::criteria::Criterion;
-
-/// Below this coverage the card warns that the number rests on little probability mass.
-const LOW_COVERAGE: f64 = 0.5;
+use crate::doubt::{self, LOW_COVERAGE};
 
 fn full(v: Option<f64>) -> String {
     v.map(|v| v.to_string()).unwrap_or_default()
@@ -62,6 +60,7 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
             data-coverage=move || full(result().and_then(|r| r.coverage))
             data-smoothed=move || result().map(|r| r.is_smoothed().to_string()).unwrap_or_default()
             data-cached=move || cached().to_string()
+            data-doubt=move || result().map(|r| doubt::codes(&r.doubts)).unwrap_or_default()
             aria-busy=move || slot.with(|s| s.is_active()).to_string()
         >
             <header>
@@ -80,7 +79,8 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
                 };
                 view! {
                     <div class="numbers">
-                        <span class="score" title=title>{format!("{:.2}", r.score)}</span>
+                        <span class="score" class:doubtful=!r.doubts.is_empty() title=title>{format!("{:.2}", r.score)}</span>
+                        {(!r.doubts.is_empty()).then(|| view! { <span class="doubt-mark" title="Doubtful: see the note below">"doubtful"</span> })}
                         <dl>
                             <dt>"σ"</dt><dd>{sigma}</dd>
                             <dt>"weight"</dt><dd>{move || weight().map(|w| format!("{:.1}%", w * 100.0)).unwrap_or_default()}</dd>
@@ -91,9 +91,9 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
                             })}
                         </dl>
                     </div>
-                    {low.then(|| view! {
-                        <p class="warn-text">"Low coverage: the judge put little probability on ratings 1–5 here, so this score is not trustworthy."</p>
-                    })}
+                    {r.doubts.iter().map(|d| view! {
+                        <p class="warn-text" data-doubt-reason=d.code()>{d.sentence()}</p>
+                    }).collect_view()}
                     {(!r.is_smoothed()).then(|| view! {
                         <p class="note-text">"Unsmoothed: this provider gives no token probabilities, so this is the printed rating. It keeps a fixed 1/n weight whatever γ is."</p>
                     })}

@@ -61,11 +61,7 @@ pub fn evaluate(state: AppState) {
             Some(format!("maev-trial-{i}")),
             set,
             |c| {
-                maev::parse::read_trial(&c.text, c.steps.as_deref())
-                    .map(|r| maev::TrialReading {
-                        usage: c.usage,
-                        ..r
-                    })
+                maev::parse::read_completion(c)
                     .map_err(|message| crate::errors::JudgeError::BadResponse { detail: message })
             },
         );

@@ -42,6 +42,9 @@ struct Doc<'a> {
     explanation: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
+    /// Doubt codes (`truncated`, `low-coverage`, `echo`); absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    doubts: Vec<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -109,6 +112,9 @@ pub fn export_json(input: &ExportInput<'_>) -> String {
         usage: ok.and_then(|r| r.usage),
         explanation: input.explanation,
         error: input.result.err(),
+        doubts: ok
+            .map(|r| r.doubts.iter().map(|d| d.code()).collect())
+            .unwrap_or_default(),
     };
     serde_json::to_string_pretty(&doc).expect("plain data serialises")
 }
@@ -141,9 +147,11 @@ mod tests {
                     digits,
                     readings: vec![("85".into(), 0.85, 0.5)],
                 }],
+                after_echo: false,
             },
             answer: "0.85".into(),
             usage: None,
+            doubts: vec![crate::doubt::Doubt::Echo],
         };
         let refs = vec!["A dog.".to_string()];
         let json = export_json(&ExportInput {
@@ -161,6 +169,7 @@ mod tests {
         assert_eq!(v["places"][0]["digits"][8], 0.7);
         assert_eq!(v["places"][0]["readings"][0]["token"], "85");
         assert_eq!(v["explanation"], "Because.");
+        assert_eq!(v["doubts"], serde_json::json!(["echo"]));
         assert!(!json.contains("sk-very-secret"));
     }
 }

@@ -12,6 +12,7 @@ pub use smoothing::{Place, PlaceDistribution, Scheme, Smoothed};
 use super::MetricInfo;
 use crate::completion::{Completion, Usage};
 use crate::cost::{image_tokens, text_tokens};
+use crate::doubt::{self, Doubt};
 use crate::errors::JudgeError;
 use crate::providers::{
     chat_request, Backend, ChatParams, HttpRequest, ImageDetail, Message, Part, Protocol,
@@ -26,6 +27,8 @@ pub const FLEUR_INFO: MetricInfo = MetricInfo {
     name: "FLEUR",
     paper: PAPER,
     range: "0–1",
+    max_tokens: SCORE_PARAMS.max_tokens,
+    local_max_tokens: 64,
 };
 
 pub const REF_FLEUR_INFO: MetricInfo = MetricInfo {
@@ -33,12 +36,16 @@ pub const REF_FLEUR_INFO: MetricInfo = MetricInfo {
     name: "RefFLEUR",
     paper: PAPER,
     range: "0–1",
+    max_tokens: SCORE_PARAMS.max_tokens,
+    local_max_tokens: 64,
 };
 
 /// Greedy, with the 20 alternatives per step that cover the ten digits; `0.85` plus a stray
 /// space or newline fits in a few tokens.
 pub const SCORE_PARAMS: ChatParams = ChatParams {
     top_p: None,
+    seed: None,
+    scoring: true,
     temperature: 0.0,
     top_logprobs: Some(20),
     max_tokens: 16,
@@ -139,6 +146,21 @@ pub struct FleurResult {
     /// What the model wrote.
     pub answer: String,
     pub usage: Option<Usage>,
+    /// Why the score may not mean what it says (empty when nothing is in doubt).
+    pub doubts: Vec<Doubt>,
+}
+
+impl Smoothed {
+    /// The probability on digit tokens at the deciding step (the units step of `1.0`, else the
+    /// tenths step): FLEUR does not renormalise, so mass elsewhere pulls the score towards 0.
+    pub fn digit_mass(&self) -> Option<f64> {
+        let first = self.places.first()?;
+        Some(if first.readings.is_empty() {
+            first.digits.iter().sum()
+        } else {
+            first.readings.iter().map(|r| r.2).sum()
+        })
+    }
 }
 
 /// Reads the scoring completion. FLEUR needs token probabilities: without them there is only
@@ -146,10 +168,18 @@ pub struct FleurResult {
 pub fn interpret(completion: &Completion) -> Result<FleurResult, JudgeError> {
     let steps = completion.steps.as_deref().ok_or(JudgeError::NoLogprobs)?;
     let smoothed = smoothing::smooth(steps, &completion.text, completion.truncated)?;
+    let last = smoothed.places.iter().map(|p| p.step).max().unwrap_or(0);
+    let doubts = doubt::assess(
+        completion.truncated,
+        doubt::near_end_of_steps(steps, last),
+        smoothed.digit_mass(),
+        smoothed.after_echo,
+    );
     Ok(FleurResult {
         smoothed,
         answer: completion.text.clone(),
         usage: completion.usage,
+        doubts,
     })
 }
 

@@ -82,6 +82,8 @@ pub struct Smoothed {
     pub score: f64,
     pub scheme: Scheme,
     pub places: Vec<PlaceDistribution>,
+    /// The answer repeated the instruction's scale before the score.
+    pub after_echo: bool,
 }
 
 /// Byte span of the first number in `s` (`0.85`, `.85`, `1`), and whether a minus sign
@@ -102,6 +104,23 @@ fn first_number(s: &str) -> Option<(usize, usize, bool)> {
     }
     let negative = start > 0 && b[start - 1] == b'-';
     Some((start, end, negative))
+}
+
+/// The first number of `s` that is not part of an echoed scale or range
+/// ([`crate::echo::is_scale_number`]: the `0.0` of "on a scale of 0.0 to 1.0", or the `0` of an
+/// answer cut off at "…scale of 0."), and whether such an echo came before it.
+fn score_number(s: &str) -> Option<((usize, usize, bool), bool)> {
+    let mut from = 0;
+    let mut after_echo = false;
+    while let Some((start, end, negative)) = first_number(&s[from..]) {
+        let (start, end) = (from + start, from + end);
+        if !crate::echo::is_scale_number(s, start, end) {
+            return Some(((start, end, negative), after_echo));
+        }
+        after_echo = true;
+        from = end;
+    }
+    None
 }
 
 /// The leading run of ASCII digits of `s`.
@@ -194,7 +213,7 @@ pub fn smooth(steps: &[TokenStep], text: &str, truncated: bool) -> Result<Smooth
         text: text.to_string(),
         truncated,
     };
-    let (start, end, negative) = first_number(&joined).ok_or_else(no_number)?;
+    let ((start, end, negative), after_echo) = score_number(&joined).ok_or_else(no_number)?;
     let printed = joined[start..end].to_string();
     let raw: f64 = printed.parse().map_err(|_| no_number())?;
     // Decided on the text, not the float: ".99999999999999999" parses as 1.0 (found by
@@ -231,6 +250,7 @@ pub fn smooth(steps: &[TokenStep], text: &str, truncated: bool) -> Result<Smooth
             score,
             scheme: Scheme::Units,
             places: vec![d],
+            after_echo,
         });
     }
 
@@ -257,6 +277,7 @@ pub fn smooth(steps: &[TokenStep], text: &str, truncated: bool) -> Result<Smooth
             score,
             scheme: Scheme::MultiDigit,
             places: vec![d],
+            after_echo,
         });
     }
 
@@ -281,6 +302,7 @@ pub fn smooth(steps: &[TokenStep], text: &str, truncated: bool) -> Result<Smooth
         score,
         scheme: Scheme::PerDigit,
         places,
+        after_echo,
     })
 }
 

@@ -47,6 +47,10 @@ pub struct Reading {
     pub step: Option<usize>,
     /// Integer tokens: (value, renormalised probability), by value.
     pub distribution: Vec<(u32, f64)>,
+    /// The score stands within the last few tokens (or characters) of the answer.
+    pub near_end: bool,
+    /// A scale's number (`$0$ to $100$`) came earlier and was passed over.
+    pub after_echo: bool,
 }
 
 /// Byte span of the digits of the last `open<digits>close` in `s` (spaces allowed inside).
@@ -80,7 +84,13 @@ fn last_wrapped(s: &str, open: char, close: char, lead: Option<&str>) -> Option<
         }
         let rest = s[digits_start + digits..].trim_start_matches(' ');
         if rest.starts_with(close) {
-            found = Some((digits_start, digits_start + digits));
+            let end = digits_start + digits;
+            // "$0$ to $100$" echoed from a scale is not a score.
+            let wrapped_end = end + (s.len() - end - rest.len()) + close.len_utf8();
+            if crate::echo::is_scale_number(s, i, wrapped_end) {
+                continue;
+            }
+            found = Some((digits_start, end));
         }
     }
     found
@@ -123,6 +133,8 @@ fn parsed(printed: u32) -> Reading {
         method: Method::Parsed,
         step: None,
         distribution: Vec::new(),
+        near_end: false,
+        after_echo: false,
     }
 }
 
@@ -156,6 +168,8 @@ fn smooth_at(steps: &[TokenStep], starts: &[usize], span: (usize, usize), printe
                 method: Method::IntegerTokens,
                 step: Some(si),
                 distribution: dist,
+                near_end: false,
+                after_echo: false,
             };
         }
         return parsed(printed);
@@ -189,6 +203,8 @@ fn smooth_at(steps: &[TokenStep], starts: &[usize], span: (usize, usize), printe
         method: Method::ChainedDigits,
         step: Some(si),
         distribution: Vec::new(),
+        near_end: false,
+        after_echo: false,
     }
 }
 
@@ -214,18 +230,26 @@ fn read(
     let find = |s: &str| {
         last_wrapped(s, open, close, lead).or_else(|| lead.and(last_wrapped(s, open, close, None)))
     };
+    let echoed = |s: &str, span: (usize, usize)| crate::echo::has_scale_echo(&s[..span.0]);
     if let Some(steps) = steps.filter(|s| !s.is_empty()) {
         let (joined, starts) = join(steps);
         if let Some(span) = find(&joined) {
             let printed = printed_at(&joined, span)?;
-            return Ok(smooth_at(steps, &starts, span, printed));
+            let mut reading = smooth_at(steps, &starts, span, printed);
+            let last = starts.partition_point(|&s| s < span.1).saturating_sub(1);
+            reading.near_end = crate::doubt::near_end_of_steps(steps, last);
+            reading.after_echo = echoed(&joined, span);
+            return Ok(reading);
         }
     }
     let span = find(text).ok_or_else(|| JudgeError::NoNumber {
         text: text.to_string(),
         truncated,
     })?;
-    Ok(parsed(printed_at(text, span)?))
+    let mut reading = parsed(printed_at(text, span)?);
+    reading.near_end = crate::doubt::near_end_of_text(text, span.1);
+    reading.after_echo = echoed(text, span);
+    Ok(reading)
 }
 
 /// The final score: the integer in the last "The final score is $…$".

@@ -14,6 +14,7 @@ pub use prompts::{Medium, Mode};
 use super::MetricInfo;
 use crate::completion::{Completion, Usage};
 use crate::cost::{image_tokens, text_tokens};
+use crate::doubt::{self, Doubt};
 use crate::errors::JudgeError;
 use crate::providers::{
     chat_request, Backend, ChatParams, HttpRequest, ImageDetail, Message, Part, Protocol,
@@ -26,6 +27,8 @@ pub const INFO: MetricInfo = MetricInfo {
     paper: "Tong, He, Shao and Yeung, G-VEval: A Versatile Metric for Evaluating Image and \
             Video Captions Using GPT-4o (2024)",
     range: "0–100",
+    max_tokens: PARAMS.max_tokens,
+    local_max_tokens: 1024,
 };
 
 /// The authors sample at temperature 1 (GPT-4o, top_logprobs 5). We ask for 20 alternatives,
@@ -33,6 +36,8 @@ pub const INFO: MetricInfo = MetricInfo {
 /// reasoning comes first, so the answer needs room.
 pub const PARAMS: ChatParams = ChatParams {
     top_p: None,
+    seed: None,
+    scoring: true,
     temperature: 1.0,
     top_logprobs: Some(20),
     max_tokens: 1024,
@@ -113,6 +118,8 @@ pub struct GvevalResult {
     /// The model's reasoning (the whole answer).
     pub reasoning: String,
     pub usage: Option<Usage>,
+    /// Why the score may not mean what it says (empty when nothing is in doubt).
+    pub doubts: Vec<Doubt>,
 }
 
 impl GvevalResult {
@@ -142,12 +149,21 @@ pub fn interpret(completion: &Completion, accr: bool) -> Result<GvevalResult, Ju
         let r = extract::final_score(steps, &completion.text, completion.truncated)?;
         (r.score, Some(r), None)
     };
+    let readings: Vec<&extract::Reading> =
+        final_reading.iter().chain(accr_readings.iter().flatten()).collect();
+    let doubts = doubt::assess(
+        completion.truncated,
+        readings.iter().any(|r| r.near_end),
+        None,
+        readings.iter().any(|r| r.after_echo),
+    );
     Ok(GvevalResult {
         score,
         final_reading,
         accr: accr_readings,
         reasoning: completion.text.clone(),
         usage: completion.usage,
+        doubts,
     })
 }
 

@@ -57,6 +57,9 @@ struct CriterionDoc<'a> {
     answer: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
+    /// Doubt codes (`truncated`, `low-coverage`, `echo`); absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    doubts: Vec<&'static str>,
 }
 
 /// Pretty-printed export JSON.
@@ -88,6 +91,9 @@ pub fn export_json(input: &ExportInput<'_>) -> String {
                 usage: result.and_then(|r| r.usage),
                 answer: result.map(|r| r.answer.as_str()),
                 error,
+                doubts: result
+                    .map(|r| r.doubts.iter().map(|d| d.code()).collect())
+                    .unwrap_or_default(),
             }
         })
         .collect();
@@ -119,6 +125,7 @@ mod tests {
             coverage: Some(0.9),
             answer: "5".into(),
             usage: None,
+            doubts: vec![crate::doubt::Doubt::Truncated],
         };
         let backend = Backend {
             base_url: "https://api.openai.com/v1".into(),
@@ -146,5 +153,6 @@ mod tests {
         assert_eq!(v["criteria"][1]["error"], "HTTP 401");
         assert!(v["criteria"][1].get("score").is_none());
         assert_eq!(v["overall"], 4.95);
+        assert_eq!(v["criteria"][0]["doubts"][0], "truncated");
     }
 }

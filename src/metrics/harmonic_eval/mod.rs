@@ -14,11 +14,12 @@ use crate::aggregate::{aggregate, sigma, smoothed_score, Scored};
 use crate::completion::{Completion, Usage};
 use crate::cost::{image_tokens, text_tokens};
 use crate::criteria::Criterion;
+use crate::doubt::{self, Doubt};
 use crate::errors::JudgeError;
 use crate::providers::{
     chat_request, Backend, ChatParams, HttpRequest, ImageDetail, Message, Part, Protocol,
 };
-use crate::rating::{rating_distribution, rating_in_text};
+use crate::rating::{printed_rating, rating_distribution};
 use crate::task::Task;
 use crate::text_checks::too_long;
 
@@ -28,6 +29,8 @@ pub const INFO: MetricInfo = MetricInfo {
     paper: "Ohi et al., HarmonicEval: Multi-modal, Multi-task, Multi-criteria Automatic \
             Evaluation Using a Vision Language Model (2025)",
     range: "1–5",
+    max_tokens: ChatParams::RATING.max_tokens,
+    local_max_tokens: 64,
 };
 
 /// What is judged.
@@ -74,6 +77,8 @@ pub struct CriterionResult {
     /// What the model wrote.
     pub answer: String,
     pub usage: Option<Usage>,
+    /// Why the score may not mean what it says (empty when nothing is in doubt).
+    pub doubts: Vec<Doubt>,
 }
 
 impl CriterionResult {
@@ -203,6 +208,12 @@ pub fn interpret(
         },
         other => other,
     })?;
+    let doubts = doubt::assess(
+        completion.truncated,
+        doubt::near_end_of_steps(steps, d.step),
+        Some(d.coverage),
+        d.after_echo,
+    );
     Ok(CriterionResult {
         distribution: d.p,
         score: smoothed_score(&d.p),
@@ -210,15 +221,23 @@ pub fn interpret(
         coverage: Some(d.coverage),
         answer: completion.text.clone(),
         usage: completion.usage,
+        doubts,
     })
 }
 
 /// The unsmoothed result: the printed rating, with no uncertainty.
 fn interpret_printed(completion: &Completion) -> Result<CriterionResult, JudgeError> {
-    let rating = rating_in_text(&completion.text).ok_or_else(|| JudgeError::NoRating {
+    let found = printed_rating(&completion.text).ok_or_else(|| JudgeError::NoRating {
         text: completion.text.clone(),
         truncated: completion.truncated,
     })?;
+    let rating = found.rating;
+    let doubts = doubt::assess(
+        completion.truncated,
+        doubt::near_end_of_text(&completion.text, found.at),
+        None,
+        found.after_echo,
+    );
     let mut distribution = [0.0; 5];
     distribution[rating - 1] = 1.0;
     Ok(CriterionResult {
@@ -228,6 +247,7 @@ fn interpret_printed(completion: &Completion) -> Result<CriterionResult, JudgeEr
         coverage: None,
         answer: completion.text.clone(),
         usage: completion.usage,
+        doubts,
     })
 }
 

@@ -23,6 +23,8 @@ pub const INFO: MetricInfo = MetricInfo {
     name: "MAEV",
     paper: "MAEV: Multimodal Automatic Evaluation Framework (anonymous EMNLP submission)",
     range: "0–2",
+    max_tokens: PARAMS.max_tokens,
+    local_max_tokens: 400,
 };
 
 pub const DEFAULT_TRIALS: u32 = 5;
@@ -35,6 +37,8 @@ pub const PARAMS: ChatParams = ChatParams {
     top_logprobs: Some(5),
     max_tokens: 400,
     top_p: Some(0.2),
+    seed: None,
+    scoring: true,
 };
 
 #[derive(Clone, Debug, PartialEq)]

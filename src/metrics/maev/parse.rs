@@ -29,8 +29,10 @@ pub struct TrialReading {
     /// In [0, 2].
     pub score: f64,
     pub source: ScoreSource,
-    /// Filled in by the caller from the completion.
+    /// Filled in by [`read_completion`] from the completion.
     pub usage: Option<crate::completion::Usage>,
+    /// Why the score may not mean what it says; filled in by [`read_completion`].
+    pub doubts: Vec<crate::doubt::Doubt>,
 }
 
 const SCORE_LABEL: &str = "assistant score";
@@ -53,6 +55,10 @@ fn score_digit(text: &str) -> Option<(usize, u8)> {
     let b = rest.as_bytes();
     let digit = *b.get(skip)?;
     if !digit.is_ascii_digit() || b.get(skip + 1).is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    // The instruction's "0 or 2" (or a cut-off "0 or "), echoed: not a score.
+    if crate::echo::is_scale_number(text, at + skip, at + skip + 1) {
         return None;
     }
     let value = digit - b'0';
@@ -89,7 +95,23 @@ pub fn read_trial(text: &str, steps: Option<&[TokenStep]>) -> Result<TrialReadin
             ScoreSource::Printed
         },
         usage: None,
+        doubts: Vec::new(),
     })
+}
+
+/// [`read_trial`] of a whole completion: its usage, and the doubts about the score (cut off
+/// right after it, or after an echoed scale).
+pub fn read_completion(c: &crate::completion::Completion) -> Result<TrialReading, String> {
+    let mut r = read_trial(&c.text, c.steps.as_deref())?;
+    let at = score_digit(&c.text).map_or(0, |(at, _)| at);
+    r.usage = c.usage;
+    r.doubts = crate::doubt::assess(
+        c.truncated,
+        crate::doubt::near_end_of_text(&c.text, at + 1),
+        None,
+        crate::echo::has_scale_echo(&c.text[..at]),
+    );
+    Ok(r)
 }
 
 /// Σ v·p over the alternatives 0, 1, 2 at the step that printed the score, renormalised.
@@ -168,6 +190,24 @@ mod tests {
             .contains("No \u{201c}Assistant Score"));
         assert!(read_trial("Assistant Score: 5", None).is_err());
         assert!(read_trial("Assistant Score: 10", None).is_err());
+        // The instruction echoed: "0 or 2" is the choice, not an answer.
+        assert!(read_trial("'Assistant Score': 0 or 2", None).is_err());
+        assert!(read_trial("'Assistant Score': 0 or ", None).is_err());
+    }
+
+    #[test]
+    fn a_cut_off_answer_is_doubtful() {
+        let c = crate::completion::Completion {
+            text: "Evaluation Evidence: fine.\nAssistant Score: 2".into(),
+            steps: None,
+            usage: None,
+            model: None,
+            truncated: true,
+        };
+        let r = read_completion(&c).unwrap();
+        assert_eq!(r.doubts, [crate::doubt::Doubt::Truncated]);
+        let whole = crate::completion::Completion { truncated: false, ..c };
+        assert!(read_completion(&whole).unwrap().doubts.is_empty());
     }
 
     #[test]
