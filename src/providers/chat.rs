@@ -10,6 +10,44 @@ pub struct ChatParams {
     pub max_tokens: u32,
     /// Nucleus sampling; `None` leaves the provider's default (MAEV uses 0.2).
     pub top_p: Option<f64>,
+    /// Sampling seed; `None` sends none. Set by [`Tuning::apply`] in repeatable mode.
+    pub seed: Option<u64>,
+    /// A request whose answer is scored (its output budget is the metric's setting), as
+    /// opposed to an explanation, a caption or the connection check.
+    pub scoring: bool,
+}
+
+/// How the user's settings shape every request beyond the metric's own parameters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tuning {
+    /// The output budget (`max_tokens`) of scoring requests; `None` keeps the metric's.
+    pub max_tokens: Option<u32>,
+    /// The backend is llama.cpp's server: send `cache_prompt: false`, because a prompt served
+    /// partly from its cache gets different logprobs than the same prompt computed afresh.
+    pub llama_cpp: bool,
+    /// Repeatable mode: requests that sample get a fixed seed (and the app sends requests one
+    /// at a time, since llama.cpp batches parallel requests and that changes the numbers).
+    pub repeatable: bool,
+}
+
+/// The seed sent with sampling requests in repeatable mode. Any fixed number does.
+pub const REPEATABLE_SEED: u64 = 20_250_101;
+
+impl Tuning {
+    /// The metric's parameters as this tuning sends them.
+    pub fn apply(self, params: ChatParams) -> ChatParams {
+        let samples = params.temperature != 0.0 || params.top_p.is_some();
+        ChatParams {
+            max_tokens: match (params.scoring, self.max_tokens) {
+                (true, Some(n)) => n.max(1),
+                _ => params.max_tokens,
+            },
+            seed: params
+                .seed
+                .or((self.repeatable && samples).then_some(REPEATABLE_SEED)),
+            ..params
+        }
+    }
 }
 
 impl ChatParams {
@@ -20,6 +58,8 @@ impl ChatParams {
         top_logprobs: Some(20),
         max_tokens: 20,
         top_p: None,
+        seed: None,
+        scoring: true,
     };
     /// Free-text explanations.
     pub const EXPLAIN: ChatParams = ChatParams {
@@ -27,6 +67,8 @@ impl ChatParams {
         top_logprobs: None,
         max_tokens: 400,
         top_p: None,
+        seed: None,
+        scoring: false,
     };
 }
 
@@ -131,6 +173,29 @@ pub fn split_data_url(url: &str) -> Option<(&str, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tuning_sets_the_budget_of_scoring_requests_and_seeds_sampling_ones() {
+        let t = Tuning {
+            max_tokens: Some(64),
+            llama_cpp: true,
+            repeatable: true,
+        };
+        assert_eq!(t.apply(ChatParams::RATING).max_tokens, 64);
+        assert_eq!(t.apply(ChatParams::RATING).seed, None); // greedy: nothing to seed
+        assert_eq!(t.apply(ChatParams::EXPLAIN).max_tokens, 400);
+        let sampled = ChatParams {
+            temperature: 1.0,
+            ..ChatParams::RATING
+        };
+        assert_eq!(t.apply(sampled).seed, Some(REPEATABLE_SEED));
+        let off = Tuning {
+            repeatable: false,
+            ..t
+        };
+        assert_eq!(off.apply(sampled).seed, None);
+        assert_eq!(Tuning::default().apply(ChatParams::RATING), ChatParams::RATING);
+    }
 
     #[test]
     fn data_urls_split_into_mime_and_payload() {

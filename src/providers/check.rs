@@ -21,6 +21,8 @@ pub fn probe_request(backend: &Backend) -> Result<HttpRequest, JudgeError> {
     ]);
     let params = ChatParams {
         top_p: None,
+        seed: None,
+        scoring: false,
         temperature: 0.0,
         top_logprobs: Some(5),
         max_tokens: 1,

@@ -91,6 +91,9 @@ pub fn chat_request(
     if let Some(p) = params.top_p {
         config["topP"] = json!(p);
     }
+    if let Some(seed) = params.seed {
+        config["seed"] = json!(seed);
+    }
     if let Some(k) = params.top_logprobs {
         config["responseLogprobs"] = json!(true);
         config["logprobs"] = json!(k.min(MAX_LOGPROBS));

@@ -14,7 +14,7 @@ pub mod llama;
 pub mod openai;
 mod presets;
 
-pub use chat::{ChatParams, Message, Part, Role};
+pub use chat::{ChatParams, Message, Part, Role, Tuning, REPEATABLE_SEED};
 pub use presets::{preset, Preset, PRESETS};
 
 use std::fmt;
@@ -84,6 +84,8 @@ pub struct Backend {
     pub api_key: String,
     /// Sent only by the OpenAI protocol, and only when not `Auto` (OpenAI's default).
     pub image_detail: ImageDetail,
+    /// Output budget, llama.cpp's prompt cache and repeatable mode.
+    pub tuning: Tuning,
 }
 
 impl fmt::Debug for Backend {
@@ -98,6 +100,7 @@ impl fmt::Debug for Backend {
                 &if self.api_key.is_empty() { "" } else { "[set]" },
             )
             .field("image_detail", &self.image_detail)
+            .field("tuning", &self.tuning)
             .finish()
     }
 }
@@ -144,6 +147,7 @@ pub fn chat_request(
     messages: &[Message],
     params: ChatParams,
 ) -> Result<HttpRequest, JudgeError> {
+    let params = backend.tuning.apply(params);
     match backend.protocol {
         Protocol::OpenAi => openai::chat_request(backend, messages, params),
         Protocol::Gemini => gemini::chat_request(backend, messages, params),

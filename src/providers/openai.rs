@@ -67,6 +67,14 @@ pub fn chat_request(
         body["logprobs"] = json!(true);
         body["top_logprobs"] = json!(k);
     }
+    if let Some(seed) = params.seed {
+        body["seed"] = json!(seed);
+    }
+    if backend.tuning.llama_cpp {
+        // llama-server reuses cached prompt prefixes by default, and a prefix read from the
+        // cache gives different logprobs than the same prompt computed afresh.
+        body["cache_prompt"] = json!(false);
+    }
     Ok(HttpRequest {
         method: Method::Post,
         url,

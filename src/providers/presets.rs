@@ -13,6 +13,11 @@ pub struct Preset {
     /// A sensible vision model with token probabilities, where the provider has one.
     pub model: &'static str,
     pub needs_key: bool,
+    /// A server the user runs (often with a small open model): roomier output budgets and
+    /// repeatable mode by default.
+    pub local: bool,
+    /// llama.cpp's `llama-server` (its own request fields, such as `cache_prompt`, apply).
+    pub llama_cpp: bool,
     /// What to change when the browser is refused for lack of CORS headers.
     pub cors_fix: &'static str,
 }
@@ -28,6 +33,8 @@ pub const PRESETS: [Preset; 8] = [
         base_url: "https://api.openai.com/v1",
         model: "gpt-4o",
         needs_key: true,
+        local: false,
+        llama_cpp: false,
         cors_fix: "OpenAI allows browser calls; a refusal here usually means a proxy or \
                    browser extension is blocking the request.",
     },
@@ -38,6 +45,8 @@ pub const PRESETS: [Preset; 8] = [
         base_url: "https://generativelanguage.googleapis.com/v1beta",
         model: "gemini-2.5-flash",
         needs_key: true,
+        local: false,
+        llama_cpp: false,
         cors_fix: "The Gemini API allows browser calls; check the base URL and any proxy.",
     },
     Preset {
@@ -47,6 +56,8 @@ pub const PRESETS: [Preset; 8] = [
         base_url: "https://api.anthropic.com/v1",
         model: "claude-sonnet-4-5",
         needs_key: true,
+        local: false,
+        llama_cpp: false,
         cors_fix: "Anthropic allows browser calls only with the header \
                    anthropic-dangerous-direct-browser-access, which this app sends; check the \
                    base URL and any proxy.",
@@ -58,6 +69,8 @@ pub const PRESETS: [Preset; 8] = [
         base_url: "https://openrouter.ai/api/v1",
         model: "openai/gpt-4o",
         needs_key: true,
+        local: false,
+        llama_cpp: false,
         cors_fix: "OpenRouter allows browser calls; check the base URL and any proxy.",
     },
     Preset {
@@ -68,6 +81,8 @@ pub const PRESETS: [Preset; 8] = [
         // llama-server serves whichever model it loaded and ignores this name.
         model: "local",
         needs_key: false,
+        local: true,
+        llama_cpp: true,
         cors_fix: "llama-server allows any origin by default. If it is behind a proxy, let the \
                    proxy pass CORS; if you started it with --api-key, enter that key here.",
     },
@@ -78,6 +93,8 @@ pub const PRESETS: [Preset; 8] = [
         base_url: "http://127.0.0.1:11434/v1",
         model: "qwen2.5vl:3b",
         needs_key: false,
+        local: true,
+        llama_cpp: false,
         cors_fix: "Ollama only allows pages served from localhost by default: start it with \
                    OLLAMA_ORIGINS set to this page's origin (or *), e.g. OLLAMA_ORIGINS=* \
                    ollama serve.",
@@ -89,6 +106,8 @@ pub const PRESETS: [Preset; 8] = [
         base_url: "http://127.0.0.1:8000/v1",
         model: "Qwen/Qwen2.5-VL-3B-Instruct",
         needs_key: false,
+        local: true,
+        llama_cpp: false,
         cors_fix: "vLLM allows any origin unless started with --allowed-origins; if it was, \
                    add this page's origin to that list.",
     },
@@ -99,6 +118,8 @@ pub const PRESETS: [Preset; 8] = [
         base_url: "",
         model: "",
         needs_key: false,
+        local: true,
+        llama_cpp: false,
         cors_fix: GENERIC_CORS,
     },
 ];

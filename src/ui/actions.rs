@@ -146,6 +146,7 @@ pub(super) struct RunHandle {
 pub(super) fn begin_run(state: AppState) -> RunHandle {
     let generation = state.generation.get_value() + 1;
     state.generation.set_value(generation);
+    state.billed.set(Vec::new());
     RunHandle {
         generation,
         cancel: new_cancel(state),
@@ -187,10 +188,18 @@ pub(super) fn send_one<T: 'static>(
             Box::new(on_wait),
         )
         .await;
-        let outcome = answer.and_then(|a| interpret(&a.completion).map(|r| (r, a.cached)));
         if !current() {
             return;
         }
+        if let Some(usage) = answer
+            .as_ref()
+            .ok()
+            .filter(|a| !a.cached)
+            .and_then(|a| a.completion.usage)
+        {
+            state.billed.update(|b| b.push(usage));
+        }
+        let outcome = answer.and_then(|a| interpret(&a.completion).map(|r| (r, a.cached)));
         set(match outcome {
             Ok((result, cached)) => Progress::Done { result, cached },
             Err(e) => Progress::Failed(redact(&e.to_string(), &backend.api_key)),
@@ -300,6 +309,7 @@ fn evaluate_harmonic(state: AppState) {
     }));
     let generation = state.generation.get_value() + 1;
     state.generation.set_value(generation);
+    state.billed.set(Vec::new());
     let cancel = new_cancel(state);
 
     for criterion in Criterion::ALL {
@@ -449,6 +459,20 @@ pub fn persist_settings(state: AppState) {
     Effect::new(move |_| per_provider("model", state.model.get()));
     Effect::new(move |_| per_provider("detail", state.image_detail.get().id().into()));
     Effect::new(move |_| per_provider("concurrency", state.concurrency.get().to_string()));
+    Effect::new(move |_| per_provider("repeatable", state.repeatable.get().to_string()));
+    // The budget shown is the chosen metric's on this provider: reload it when either changes,
+    // and keep what the user types under both.
+    Effect::new(move |_| {
+        let (preset, metric) = (state.preset.get(), state.metric.get());
+        state
+            .max_tokens
+            .set(super::state::load_max_tokens(&preset, &metric));
+    });
+    Effect::new(move |_| {
+        let n = state.max_tokens.get();
+        let name = format!("max_tokens.{}", state.metric.get_untracked());
+        storage::save_provider_setting(&state.preset.get_untracked(), &name, &n.to_string())
+    });
     Effect::new(move |_| storage::save_setting("hj.max_side", &state.max_side.get().to_string()));
     Effect::new(move |_| storage::save_setting("hj.timeout_s", &state.timeout_s.get().to_string()));
     Effect::new(move |_| {
@@ -472,7 +496,7 @@ pub fn persist_settings(state: AppState) {
         storage::save_api_key(&state.preset.get_untracked(), &key, remember)
     });
     Effect::new(move |_| {
-        let n = state.concurrency.get().max(1) as usize;
+        let n = state.effective_concurrency() as usize;
         state.limiter.with_value(|l| l.set_limit(n));
     });
 }

@@ -7,6 +7,7 @@ use super::actions;
 use super::connection_panel::ConnectionPanel;
 use super::fields::{NumberField, TextField};
 use super::state::AppState;
+use crate::metrics;
 use crate::providers::{preset, ImageDetail, Protocol, PRESETS};
 
 #[component]
@@ -70,6 +71,7 @@ pub fn BackendPanel() -> impl IntoView {
                 </div>
             </Show>
             <ConnectionPanel/>
+            <OutputSettings/>
             <details class="limits">
                 <summary>"Limits and image size"</summary>
                 <NumberField
@@ -101,5 +103,63 @@ pub fn BackendPanel() -> impl IntoView {
                 />
             </details>
         </fieldset>
+    }
+}
+
+/// The chosen metric's output budget and repeatable mode: the two settings a local judge most
+/// often needs changed, kept in view rather than under "Limits".
+#[component]
+fn OutputSettings() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let metric_name = move || {
+        state
+            .metric
+            .with(|m| metrics::info(m).map_or("this metric", |i| i.name))
+    };
+    let budget_hint = move || {
+        let local = preset(&state.preset.get()).local;
+        let default = state
+            .metric
+            .with(|m| metrics::info(m).map(|i| i.default_max_tokens(local)));
+        format!(
+            "The most tokens the judge may write for one {} score (default here: {}). Raise it when \
+             answers are cut off before their score.",
+            metric_name(),
+            default.map_or("–".to_string(), |d| d.to_string())
+        )
+    };
+    view! {
+        <div class="field">
+            <label for="max-tokens-input">"Output tokens (" {metric_name} ")"</label>
+            <input
+                id="max-tokens-input"
+                data-testid="max-tokens-input"
+                type="number"
+                min=1
+                max=8192
+                prop:value=move || state.max_tokens.get().to_string()
+                on:change=move |ev| {
+                    if let Ok(v) = event_target_value(&ev).trim().parse::<u32>() {
+                        state.max_tokens.set(v.clamp(1, 8192));
+                    }
+                }
+            />
+            <small class="hint">{budget_hint}</small>
+        </div>
+        <label class="check">
+            <input
+                type="checkbox"
+                data-testid="repeatable-checkbox"
+                id="repeatable-checkbox"
+                prop:checked=move || state.repeatable.get()
+                on:change=move |ev| state.repeatable.set(event_target_checked(&ev))
+            />
+            "Repeatable: one request at a time, a fixed seed where the metric samples"
+        </label>
+        <small class="hint">
+            "Servers that batch parallel requests (llama.cpp) or reuse cached prompts give slightly \
+             different numbers for the same input; this mode makes them identical run to run. \
+             On by default for local servers."
+        </small>
     }
 }

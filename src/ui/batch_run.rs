@@ -227,7 +227,7 @@ pub fn start(state: AppState, b: BatchState) {
         ]);
         let _ = batch_store::put_meta("run", &run).await;
     });
-    let workers = state.concurrency.get_untracked().clamp(1, 16) as usize;
+    let workers = untrack(|| state.effective_concurrency()).clamp(1, 16) as usize;
     for _ in 0..workers {
         spawn_local(worker(state, b));
     }

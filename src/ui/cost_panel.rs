@@ -4,8 +4,7 @@
 use leptos::prelude::*;
 
 use super::actions;
-use super::state::{AppState, Progress};
-use crate::completion::Usage;
+use super::state::AppState;
 use crate::cost::{parse_prices, price_for, Cost};
 use crate::metrics::harmonic_eval::{estimated_tokens, Input};
 use crate::metrics::{fleur, g_veval, maev};
@@ -69,41 +68,23 @@ pub fn CostPanel() -> impl IntoView {
         let model = state.model.get();
         prices.with(|(p, _)| Cost::priced(tokens_in, tokens_out, price_for(p, &model)))
     });
-    // Reported usage of the answers actually billed in this run (cached ones cost nothing).
+    // Reported usage of every answer billed in this run, readable or not (cached ones cost
+    // nothing): an answer the metric could not read was still generated and paid for.
     let usage = Memo::new(move |_| {
-        let mut billed = Vec::new();
-        let mut add = |s: &Progress<Option<Usage>>| {
-            if let Progress::Done {
-                result: Some(u),
-                cached: false,
-            } = s
-            {
-                billed.push(*u);
-            }
-        };
+        let billed = state.billed.get();
         let model = if state.is_harmonic() {
-            for slot in state.criteria {
-                add(&slot.with(|s| s.map_ref(|r| r.usage)));
-            }
             state
                 .run
                 .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
         } else if state.is_gveval() {
-            add(&state.gveval.with(|s| s.map_ref(|r| r.usage)));
             state
                 .gveval_run
                 .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
         } else if state.is_maev() {
-            state.maev_results.with(|rows| {
-                for (_, p) in rows {
-                    add(&p.map_ref(|r| r.usage));
-                }
-            });
             state
                 .maev_run
                 .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
         } else {
-            add(&state.fleur.with(|s| s.map_ref(|r| r.usage)));
             state
                 .fleur_run
                 .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))

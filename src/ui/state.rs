@@ -12,7 +12,7 @@ use crate::metrics::g_veval::{self, GvevalResult};
 use crate::metrics::harmonic_eval::{CriterionResult, Input};
 use crate::metrics::maev;
 use crate::metrics::METRICS;
-use crate::providers::{preset, Backend, ImageDetail, PRESETS};
+use crate::providers::{preset, Backend, ChatParams, ImageDetail, Tuning, PRESETS};
 use crate::retry::RetryPolicy;
 use crate::task::Task;
 use crate::web::image::LoadedImage;
@@ -56,20 +56,6 @@ impl<T> Progress<T> {
 
     pub fn is_active(&self) -> bool {
         matches!(self, Progress::Running | Progress::Retrying(_))
-    }
-
-    /// The same progress with the result mapped (e.g. to just its token usage).
-    pub fn map_ref<U>(&self, f: impl FnOnce(&T) -> U) -> Progress<U> {
-        match self {
-            Progress::Idle => Progress::Idle,
-            Progress::Running => Progress::Running,
-            Progress::Retrying(m) => Progress::Retrying(m.clone()),
-            Progress::Done { result, cached } => Progress::Done {
-                result: f(result),
-                cached: *cached,
-            },
-            Progress::Failed(m) => Progress::Failed(m.clone()),
-        }
     }
 
     pub fn is_cached(&self) -> bool {
@@ -206,6 +192,11 @@ pub struct AppState {
     pub image_detail: RwSignal<ImageDetail>,
     /// Requests to this provider in flight at once.
     pub concurrency: RwSignal<u32>,
+    /// The output budget of the chosen metric's scoring requests on this provider.
+    pub max_tokens: RwSignal<u32>,
+    /// Repeatable mode: one request at a time, a fixed seed for sampling metrics (and, for
+    /// llama.cpp, no prompt cache, which is always off there).
+    pub repeatable: RwSignal<bool>,
     pub max_retries: RwSignal<u32>,
     /// Shared by every request to the provider; its limit follows `concurrency`.
     pub limiter: StoredValue<Limiter, LocalStorage>,
@@ -236,6 +227,8 @@ pub struct AppState {
     pub run: StoredValue<Option<RunContext>>,
     /// Incremented by every Evaluate, so answers from an older run are ignored.
     pub generation: StoredValue<u64>,
+    /// The usage of every answer the provider billed in the current run, readable or not.
+    pub billed: RwSignal<Vec<crate::completion::Usage>>,
     /// Why Evaluate did not start (missing inputs), one sentence per problem.
     pub form_problems: RwSignal<Vec<String>>,
     pub export_error: RwSignal<Option<String>>,
@@ -257,6 +250,10 @@ impl AppState {
     pub fn restore() -> AppState {
         let preset_id = storage::load_setting("hj.preset").unwrap_or_else(|| PRESETS[0].id.into());
         let provider = ProviderSettings::load(&preset_id);
+        let metric_id = storage::load_setting("hj.metric")
+            .filter(|m| METRICS.iter().any(|i| i.id == m))
+            .unwrap_or_else(|| METRICS[0].id.to_string());
+        let max_tokens = load_max_tokens(&preset_id, &metric_id);
         let criteria: [RwSignal<CriterionState>; 5] =
             std::array::from_fn(|_| RwSignal::new(CriterionState::Idle));
         let gamma = RwSignal::new(GAMMA_DEFAULT);
@@ -267,11 +264,7 @@ impl AppState {
             crate::metrics::harmonic_eval::weigh(&results, gamma.get())
         });
         AppState {
-            metric: RwSignal::new(
-                storage::load_setting("hj.metric")
-                    .filter(|m| METRICS.iter().any(|i| i.id == m))
-                    .unwrap_or_else(|| METRICS[0].id.to_string()),
-            ),
+            metric: RwSignal::new(metric_id),
             references: RwSignal::new(String::new()),
             fleur: RwSignal::new(Progress::Idle),
             fleur_explanation: RwSignal::new(ExplainState::Idle),
@@ -311,12 +304,18 @@ impl AppState {
             remember_key: RwSignal::new(provider.remember_key),
             image_detail: RwSignal::new(provider.image_detail),
             concurrency: RwSignal::new(provider.concurrency),
+            max_tokens: RwSignal::new(max_tokens),
+            repeatable: RwSignal::new(provider.repeatable),
             max_retries: RwSignal::new(
                 storage::load_setting("hj.max_retries")
                     .and_then(|s| s.parse().ok())
                     .unwrap_or(RetryPolicy::default().max_retries),
             ),
-            limiter: StoredValue::new_local(Limiter::new(provider.concurrency as usize)),
+            limiter: StoredValue::new_local(Limiter::new(if provider.repeatable {
+                1
+            } else {
+                provider.concurrency as usize
+            })),
             cancel: StoredValue::new_local(None),
             fresh_run: RwSignal::new(false),
             cache_count: RwSignal::new(None),
@@ -347,6 +346,7 @@ impl AppState {
             gamma,
             run: StoredValue::new(None),
             generation: StoredValue::new(0),
+            billed: RwSignal::new(Vec::new()),
             form_problems: RwSignal::new(Vec::new()),
             export_error: RwSignal::new(None),
             weighting,
@@ -354,12 +354,27 @@ impl AppState {
     }
 
     pub fn backend(&self) -> Backend {
+        let p = preset(&self.preset.get_untracked());
         Backend {
-            protocol: preset(&self.preset.get_untracked()).protocol,
+            protocol: p.protocol,
             base_url: self.base_url.get_untracked(),
             model: self.model.get_untracked(),
             api_key: self.api_key.get_untracked(),
             image_detail: self.image_detail.get_untracked(),
+            tuning: Tuning {
+                max_tokens: Some(self.max_tokens.get_untracked()),
+                llama_cpp: p.llama_cpp,
+                repeatable: self.repeatable.get_untracked(),
+            },
+        }
+    }
+
+    /// Requests to the provider at once: one in repeatable mode, else the user's number.
+    pub fn effective_concurrency(&self) -> u32 {
+        if self.repeatable.get() {
+            1
+        } else {
+            self.concurrency.get().max(1)
         }
     }
 
@@ -374,6 +389,9 @@ impl AppState {
         self.remember_key.set(p.remember_key);
         self.image_detail.set(p.image_detail);
         self.concurrency.set(p.concurrency);
+        self.repeatable.set(p.repeatable);
+        self.max_tokens
+            .set(load_max_tokens(&self.preset.get_untracked(), &self.metric.get_untracked()));
         self.models.set(Vec::new());
         self.connection.set(ConnectionState::Idle);
     }
@@ -442,6 +460,19 @@ struct ProviderSettings {
     remember_key: bool,
     image_detail: ImageDetail,
     concurrency: u32,
+    repeatable: bool,
+}
+
+/// The output budget the user set for this metric on this provider, or its default there.
+pub fn load_max_tokens(preset_id: &str, metric_id: &str) -> u32 {
+    let default = crate::metrics::info(metric_id)
+        .map_or(ChatParams::RATING.max_tokens, |m| {
+            m.default_max_tokens(preset(preset_id).local)
+        });
+    storage::load_provider_setting(preset_id, &format!("max_tokens.{metric_id}"))
+        .and_then(|s| s.parse().ok())
+        .filter(|&n: &u32| n >= 1)
+        .unwrap_or(default)
 }
 
 impl ProviderSettings {
@@ -459,6 +490,7 @@ impl ProviderSettings {
                 .and_then(|s| s.parse().ok())
                 .filter(|&n| n >= 1)
                 .unwrap_or(DEFAULT_CONCURRENCY),
+            repeatable: get("repeatable").map_or(p.local, |s| s == "true"),
         }
     }
 }
