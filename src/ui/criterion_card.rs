@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use super::actions;
+use super::doubt_notes::doubt_notes;
 use super::state::{AppState, ExplainState};
 use crate::criteria::Criterion;
 use crate::doubt::{self, LOW_COVERAGE};
@@ -91,9 +92,7 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
                             })}
                         </dl>
                     </div>
-                    {r.doubts.iter().map(|d| view! {
-                        <p class="warn-text" data-doubt-reason=d.code()>{d.sentence()}</p>
-                    }).collect_view()}
+                    {doubt_notes(&r.doubts)}
                     {(!r.is_smoothed()).then(|| view! {
                         <p class="note-text">"Unsmoothed: this provider gives no token probabilities, so this is the printed rating. It keeps a fixed 1/n weight whatever γ is."</p>
                     })}

@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use super::doubt_notes::doubt_notes;
+
 use super::fleur_run;
 use super::state::{AppState, ExplainState};
 use crate::metrics::fleur::{PlaceDistribution, Scheme, FLEUR_INFO, REF_FLEUR_INFO};
@@ -68,7 +70,8 @@ pub fn FleurPanel() -> impl IntoView {
     };
     view! {
         <div class="overall" data-testid="overall-score" data-value=move || value(|r| r.smoothed.score)
-            data-state=move || state.fleur.with(|s| s.id())>
+            data-state=move || state.fleur.with(|s| s.id())
+            data-doubt=move || result().map(|r| crate::doubt::codes(&r.doubts)).unwrap_or_default()>
             <span class="overall-label">{move || format!("{} score", info().name)}</span>
             <span class="overall-value" aria-live="polite">
                 {move || result().map(|r| format!("{:.4}", r.smoothed.score)).unwrap_or_else(|| "–".into())}
@@ -88,6 +91,7 @@ pub fn FleurPanel() -> impl IntoView {
             <p class="note-text" data-testid="fleur-scheme" data-value=move || result().map(|r| r.smoothed.scheme.id()).unwrap_or_default()>
                 {move || result().map(|r| scheme_text(r.smoothed.scheme))}
             </p>
+            {move || result().map(|r| doubt_notes(&r.doubts))}
             <div class="places">
                 {move || result().map(|r| r.smoothed.places.into_iter().map(place_bars).collect_view())}
             </div>

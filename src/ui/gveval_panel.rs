@@ -2,6 +2,8 @@
 
 use leptos::prelude::*;
 
+use super::doubt_notes::doubt_notes;
+
 use super::state::AppState;
 use crate::metrics::g_veval::{GvevalResult, Method, ACCR, INFO};
 
@@ -42,7 +44,8 @@ pub fn GvevalPanel() -> impl IntoView {
     view! {
         <div class="overall" data-testid="overall-score"
             data-value=move || result().map(|r| r.score.to_string()).unwrap_or_default()
-            data-state=move || state.gveval.with(|s| s.id())>
+            data-state=move || state.gveval.with(|s| s.id())
+            data-doubt=move || result().map(|r| crate::doubt::codes(&r.doubts)).unwrap_or_default()>
             <span class="overall-label">
                 {move || if result().is_some_and(|r| r.accr.is_some()) { "G-VEval ACCR mean" } else { "G-VEval score" }}
             </span>
@@ -56,6 +59,7 @@ pub fn GvevalPanel() -> impl IntoView {
             <p class="note-text" data-testid="g-veval-method" data-value=move || result().map(|r| r.method().id()).unwrap_or_default()>
                 {move || result().map(|r| method_text(r.method()))}
             </p>
+            {move || result().map(|r| doubt_notes(&r.doubts))}
             <div class="accr">{accr_bars}</div>
             <p class="note-text" aria-live="polite">{move || state.gveval.with(|s| s.note())}</p>
             <p class="error" role="alert">{move || state.gveval.with(|s| s.error())}</p>

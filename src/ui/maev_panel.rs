@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use super::doubt_notes::doubt_notes;
+
 use super::state::AppState;
 use crate::metrics::maev::{aggregate, ScoreSource, INFO};
 
@@ -38,11 +40,13 @@ pub fn MaevPanel() -> impl IntoView {
                 ScoreSource::Printed => "printed score (no probabilities)",
             });
             view! {
-                <li class="trial" data-testid=format!("trial-{i}") data-state=p.id() data-score=score>
+                <li class="trial" data-testid=format!("trial-{i}") data-state=p.id() data-score=score
+                    data-doubt=p.result().map(|r| crate::doubt::codes(&r.doubts)).unwrap_or_default()>
                     <div><strong>{format!("Trial {}", i + 1)}</strong> " · " {p.label()}
                         {p.result().map(|r| format!(" · score {:.3} (printed {})", r.score, r.printed))}</div>
                     <div class="hint">{format!("Examples: {} (score 0), {} (score 2)", name(zero), name(two))}</div>
                     <div class="hint">{source}</div>
+                    {p.result().map(|r| doubt_notes(&r.doubts))}
                     <p class="evidence">{p.result().map(|r| r.evidence.clone())}</p>
                     <p class="note-text">{p.note()}</p>
                     <p class="error" role="alert">{p.error()}</p>
@@ -51,7 +55,15 @@ pub fn MaevPanel() -> impl IntoView {
         }).collect_view()
     };
     view! {
-        <div class="overall" data-testid="overall-score" data-value=move || summary.get().map(|s| s.0.to_string()).unwrap_or_default()>
+        <div class="overall" data-testid="overall-score" data-value=move || summary.get().map(|s| s.0.to_string()).unwrap_or_default()
+            data-doubt=move || {
+                let mut all: Vec<crate::doubt::Doubt> = state.maev_results.with(|rows| {
+                    rows.iter().filter_map(|(_, p)| p.result()).flat_map(|r| r.doubts.clone()).collect()
+                });
+                all.sort();
+                all.dedup();
+                crate::doubt::codes(&all)
+            }>
             <span class="overall-label">"MAEV mean accuracy score"</span>
             <span class="overall-value" aria-live="polite">
                 {move || summary.get().map(|s| format!("{:.3}", s.0)).unwrap_or_else(|| "–".into())}

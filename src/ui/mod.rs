@@ -11,6 +11,7 @@ mod connection;
 mod connection_panel;
 mod cost_panel;
 mod criterion_card;
+mod doubt_notes;
 mod fields;
 mod fleur_panel;
 mod fleur_run;

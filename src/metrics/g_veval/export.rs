@@ -38,6 +38,9 @@ struct Doc<'a> {
     usage: Option<Usage>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
+    /// Doubt codes (`truncated`, `echo`); absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    doubts: Vec<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -96,6 +99,9 @@ pub fn export_json(e: &ExportInput<'_>) -> String {
         reasoning: ok.map(|r| r.reasoning.as_str()),
         usage: ok.and_then(|r| r.usage),
         error: e.result.err(),
+        doubts: ok
+            .map(|r| r.doubts.iter().map(|d| d.code()).collect())
+            .unwrap_or_default(),
     };
     serde_json::to_string_pretty(&d).expect("plain data serialises")
 }

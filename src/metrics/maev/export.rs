@@ -45,6 +45,9 @@ struct TrialDoc<'a> {
     source: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
+    /// Doubt codes (`truncated`, `echo`); absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    doubts: Vec<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -76,6 +79,9 @@ pub fn export_json(e: &ExportInput<'_>) -> String {
                 score: ok.map(|t| t.score),
                 source: ok.map(|t| t.source.id()),
                 error: r.as_ref().err().copied(),
+                doubts: ok
+                    .map(|t| t.doubts.iter().map(|d| d.code()).collect())
+                    .unwrap_or_default(),
             }
         })
         .collect();

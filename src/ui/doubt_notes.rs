@@ -1,0 +1,13 @@
+//! The sentences that say why a score is doubtful, shown beside it (see `crate::doubt`).
+
+use leptos::prelude::*;
+
+use crate::doubt::Doubt;
+
+/// One warning line per doubt; nothing when there is none.
+pub fn doubt_notes(doubts: &[Doubt]) -> impl IntoView {
+    doubts
+        .iter()
+        .map(|d| view! { <p class="warn-text" data-doubt-reason=d.code()>{d.sentence()}</p> })
+        .collect_view()
+}
