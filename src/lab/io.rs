@@ -13,6 +13,7 @@ pub fn to_jsonl(results: &[ItemResult], gamma: f64) -> String {
     for r in results {
         let mut v = serde_json::to_value(r).expect("plain data serialises");
         v["overall"] = serde_json::json!(r.overall(gamma));
+        v["failed_criteria"] = serde_json::json!(r.failed_criteria());
         out.push_str(&v.to_string());
         out.push('\n');
     }
@@ -73,6 +74,7 @@ pub fn csv_header() -> Vec<String> {
     }
     h.push("group".into());
     h.push("chosen".into());
+    h.push("failed_criteria".into());
     h
 }
 
@@ -119,6 +121,7 @@ pub fn to_csv(results: &[ItemResult], gamma: f64) -> String {
         }
         row.push(csv_field(r.group.as_deref().unwrap_or("")));
         row.push(if r.chosen { "1".into() } else { String::new() });
+        row.push(r.failed_criteria().to_string());
         let _ = write!(out, "{}\r\n", row.join(","));
     }
     out

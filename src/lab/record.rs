@@ -103,6 +103,21 @@ impl ItemResult {
     pub fn is_failed(&self) -> bool {
         self.overall(1.0).is_none()
     }
+
+    /// HarmonicEval: how many criteria have no score (0 for the other metrics).
+    pub fn failed_criteria(&self) -> usize {
+        self.criteria.iter().filter(|c| c.score.is_none()).count()
+    }
+
+    /// Scored, but on fewer than all its criteria: its overall rests on the rest.
+    pub fn is_partial(&self) -> bool {
+        !self.is_failed() && self.failed_criteria() > 0
+    }
+
+    /// Scored on every criterion.
+    pub fn is_complete(&self) -> bool {
+        !self.is_failed() && self.failed_criteria() == 0
+    }
 }
 
 #[cfg(test)]
@@ -139,6 +154,20 @@ mod tests {
         };
         assert_eq!(single.overall(0.1), Some(0.8));
         assert!(ItemResult::default().is_failed());
+    }
+
+    #[test]
+    fn a_failed_criterion_makes_the_item_partial_not_complete() {
+        let mut r = he(&[(4.0, Some(0.2)), (2.0, Some(1.0)), (3.0, Some(0.5))]);
+        assert!(r.is_complete() && !r.is_partial());
+        r.criteria[1].score = None;
+        r.criteria[1].error = Some("no rating".into());
+        assert_eq!(r.failed_criteria(), 1);
+        assert!(r.is_partial() && !r.is_complete() && !r.is_failed());
+        for c in &mut r.criteria {
+            c.score = None;
+        }
+        assert!(r.is_failed() && !r.is_partial() && !r.is_complete());
     }
 
     #[test]

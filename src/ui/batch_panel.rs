@@ -33,7 +33,7 @@ pub fn BatchPanel() -> impl IntoView {
     let b = expect_context::<BatchState>();
     let status = move || b.status.get();
     let progress = move || {
-        let (done, failed) = b.counts();
+        let (done, failed, partial) = b.counts();
         let total = b.item_count.get();
         let elapsed = (b.now_ms.get() - b.started_ms.get_value()).max(1.0);
         let finished_now = (done + failed).saturating_sub(b.finished_at_start.get_value());
@@ -41,7 +41,7 @@ pub fn BatchPanel() -> impl IntoView {
         let left = total.saturating_sub(done + failed);
         let eta =
             (rate > 0.0 && status() == BatchStatus::Running).then(|| left as f64 / rate * 60_000.0);
-        (done, failed, total, rate, eta)
+        (done, failed, partial, total, rate, eta)
     };
     view! {
         <fieldset class="batch">
@@ -95,13 +95,14 @@ pub fn BatchPanel() -> impl IntoView {
                 </div>
             </Show>
             {move || {
-                let (done, failed, total, rate, eta) = progress();
+                let (done, failed, partial, total, rate, eta) = progress();
                 let fraction = if total > 0 { (done + failed) as f64 / total as f64 } else { 0.0 };
                 view! {
-                    <div class="batch-progress" data-testid="batch-progress" data-done=done data-failed=failed data-total=total data-status=status().id()>
+                    <div class="batch-progress" data-testid="batch-progress" data-done=done data-failed=failed data-partial=partial data-total=total data-status=status().id()>
                         <progress max="1" value=fraction></progress>
                         <span>{format!(
-                            "{done} done · {failed} failed · {} remaining · {:.1} items/min{} · {}",
+                            "{done} done · {failed} failed{} · {} remaining · {:.1} items/min{} · {}",
+                            if partial > 0 { format!(" ({partial} scored on fewer than all criteria)") } else { String::new() },
                             total.saturating_sub(done + failed),
                             rate,
                             eta.map(|e| format!(" · about {} left", duration(e))).unwrap_or_default(),

@@ -261,7 +261,7 @@ pub fn cancel(b: BatchState) {
 
 /// Forgets the failed items' results and runs them again.
 pub fn retry_failed(state: AppState, b: BatchState) {
-    b.results.update(|r| r.retain(|x| !x.is_failed()));
+    b.results.update(|r| r.retain(|x| x.is_complete()));
     start(state, b);
 }
 

@@ -102,11 +102,14 @@ impl BatchState {
         }
     }
 
-    /// (done, failed) among finished items.
-    pub fn counts(&self) -> (usize, usize) {
+    /// (done, failed, partial) among finished items. Done means scored on every criterion;
+    /// an item with any failed criterion counts as failed, and `partial` says how many of the
+    /// failed still have an overall score resting on fewer criteria.
+    pub fn counts(&self) -> (usize, usize, usize) {
         self.results.with(|r| {
-            let failed = r.iter().filter(|x| x.is_failed()).count();
-            (r.len() - failed, failed)
+            let done = r.iter().filter(|x| x.is_complete()).count();
+            let partial = r.iter().filter(|x| x.is_partial()).count();
+            (done, r.len() - done, partial)
         })
     }
 }

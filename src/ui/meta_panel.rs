@@ -41,9 +41,25 @@ pub fn MetaPanel() -> impl IntoView {
     let b = expect_context::<BatchState>();
     // The γ-independent preparation is rebuilt when the results change and reused for every
     // γ, so moving the slider only re-aggregates and re-ranks.
+    // Items scored on fewer than all their criteria are left out unless the user keeps them:
+    // their overall rests on whichever criteria happened to succeed.
+    let all_only = RwSignal::new(true);
+    let used = Memo::new(move |_| {
+        let keep_partial = !all_only.get();
+        b.results.with(|all| {
+            all.iter()
+                .filter(|r| keep_partial || !r.is_partial())
+                .cloned()
+                .collect::<Vec<ItemResult>>()
+        })
+    });
+    let counts = move || {
+        let partial = b.results.with(|r| r.iter().filter(|x| x.is_partial()).count());
+        (used.with(Vec::len), b.results.with(Vec::len), partial)
+    };
     let changes = StoredValue::new(0u64);
     let version = Memo::new(move |_| {
-        b.results.track();
+        used.track();
         changes.update_value(|n| *n += 1);
         changes.get_value()
     });
@@ -52,7 +68,7 @@ pub fn MetaPanel() -> impl IntoView {
     let with_prepared =
         move |f: &mut dyn FnMut(&mut Prepared, &[ItemResult]) -> Option<MetaReport>| {
             let v = version.get();
-            b.results.with(|results| {
+            used.with(|results| {
                 prepared
                     .try_update_value(|slot| {
                         if slot.as_ref().map(|(k, _)| *k) != Some(v) {
@@ -98,7 +114,7 @@ pub fn MetaPanel() -> impl IntoView {
     });
     let sweep = Memo::new(move |_| {
         version.track();
-        b.results.with(|results| {
+        used.with(|results| {
             let mut p = Prepared::new(results);
             if p.has_judgments() {
                 timing::measure("hj-sweep", || p.sweep(results, 100))
@@ -124,6 +140,19 @@ pub fn MetaPanel() -> impl IntoView {
     view! {
         <section class="meta" aria-label="Meta-evaluation">
             <h2>"Agreement with human judgments"</h2>
+            <p class="hint" data-testid="meta-items" data-used=move || counts().0 data-partial=move || counts().2>
+                {move || {
+                    let (used_n, all_n, partial) = counts();
+                    format!("Uses {used_n} of {all_n} items (failed items have no score to compare).{}",
+                        if partial > 0 && all_only.get() { format!(" {partial} scored on fewer than all criteria are left out.") } else { String::new() })
+                }}
+            </p>
+            <label class="check">
+                <input type="checkbox" data-testid="meta-all-criteria-checkbox"
+                    prop:checked=move || all_only.get()
+                    on:change=move |ev| all_only.set(event_target_checked(&ev))/>
+                "Only items scored on every criterion"
+            </label>
             {move || match report.get() {
                 None => view! { <p class="hint" data-testid="meta-empty">"No human judgments in these results (human_overall, human_<criterion>, or group + chosen)."</p> }.into_any(),
                 Some(r) => view! {

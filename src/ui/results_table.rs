@@ -106,10 +106,13 @@ pub fn ResultsTable() -> impl IntoView {
                                 let id = r.id.clone();
                                 let test_id = format!("result-{}", r.id);
                                 let failed = r.is_failed();
+                                let lost = r.failed_criteria();
                                 let row = r.clone();
                                 view! {
-                                    <tr class:failed=failed data-testid=test_id on:click=move |_| b.selected.set(Some(id.clone()))>
-                                        <td>{r.id.clone()}</td>
+                                    <tr class:failed=failed class:partial=r.is_partial() data-failed-criteria=lost data-testid=test_id on:click=move |_| b.selected.set(Some(id.clone()))>
+                                        <td>{r.id.clone()}{(lost > 0 && !failed).then(|| view! {
+                                            <span class="partial-note">{format!(" · {lost} of {} criteria failed", r.criteria.len())}</span>
+                                        })}</td>
                                         <td>{move || cell(row.overall(state.gamma.get()))}</td>
                                         {(!r.criteria.is_empty()).then(|| Criterion::ALL.iter().map(|c| view! { <td>{cell(r.criterion_score(c.id()))}</td> }).collect_view())}
                                         <td>{r.human.get("overall").map(|v| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")).unwrap_or_default()}</td>
