@@ -98,6 +98,14 @@ pub fn is_scale_number(text: &str, start: usize, end: usize) -> bool {
     if after_joiner.is_some_and(|p| p.ends_with(|c: char| c.is_ascii_digit())) {
         return true;
     }
+    // The top of a scale: "4.5 out of 5", "4/5" (the 4 of "4/5" is the answer; the 5 is not).
+    if ends_with_word(prev, "out of")
+        || prev
+            .strip_suffix('/')
+            .is_some_and(|p| p.trim_end().ends_with(|c: char| c.is_ascii_digit()))
+    {
+        return true;
+    }
     // The start of a scale: "on a scale of 1", "from 0.0", "between 1".
     let lower_prev = prev.trim_end_matches([':', ',']);
     if OPENERS.iter().any(|w| ends_with_word(lower_prev, w)) {
@@ -194,6 +202,9 @@ mod tests {
         assert_eq!(verdicts("0.0: The caption does not describe the image", "0.0"), [true]);
         assert_eq!(verdicts("with 1 being the worst", "1"), [true]);
         assert_eq!(verdicts("1 = poor", "1"), [true]);
+        // SmolLM2: "Your rating is 4.5 out of 5." The 5 is the scale's top, not a rating.
+        assert_eq!(verdicts("Your rating is 4.5 out of 5.", "5"), [false, true]);
+        assert_eq!(verdicts("Score: 4/5", "5"), [true]);
     }
 
     #[test]

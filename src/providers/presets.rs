@@ -118,7 +118,7 @@ pub const PRESETS: [Preset; 8] = [
         base_url: "",
         model: "",
         needs_key: false,
-        local: true,
+        local: false,
         llama_cpp: false,
         cors_fix: GENERIC_CORS,
     },
@@ -135,6 +135,13 @@ pub fn preset(id: &str) -> &'static Preset {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn local_servers_are_the_ones_users_run() {
+        let local: Vec<&str> = PRESETS.iter().filter(|p| p.local).map(|p| p.id).collect();
+        assert_eq!(local, ["llama_server", "ollama", "vllm"]);
+        assert!(preset("llama_server").llama_cpp && !preset("ollama").llama_cpp);
+    }
 
     #[test]
     fn ids_are_unique_and_unknown_ids_fall_back_to_custom() {
