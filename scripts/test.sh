@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # Sets up everything, then runs every test: the native core tests (cargo test), a release build
-# of the site, and the end-to-end tests in headless Chromium against loopback fake providers.
+# of the site, and the end-to-end tests in headless Chromium against a real llama-server with
+# SmolLM2 (scripts/real_engine.sh) and loopback fake providers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --test
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
+printf '\n==> The real engine: llama-server and SmolLM2 (built once per machine, cached outside the clone)\n'
+HJ_ENGINE_DIR=$(scripts/real_engine.sh)
+export HJ_ENGINE_DIR
+echo "engine: $HJ_ENGINE_DIR"
 
 printf '\n==> Native tests (cargo test)\n'
 cargo test --locked

@@ -149,3 +149,80 @@ def images(tmp_path_factory):
         check=True,
     )
     return d
+
+
+# --- The real engine: llama.cpp's llama-server with SmolLM2-135M-Instruct -------------------
+
+
+class RealLlamaServer:
+    """A real llama-server (scripts/real_engine.sh builds it) on a free loopback port. With
+    `vision`, it loads the random-weight projector so images take llama.cpp's real image path."""
+
+    def __init__(self, engine_dir, vision, extra=()):
+        import socket
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        args = [
+            str(engine_dir / "bin" / "llama-server"),
+            "-m", str(engine_dir / "SmolLM2-135M-Instruct.Q4_1.gguf"),
+            "--alias", "smollm2-135m",
+            "--host", "127.0.0.1", "--port", str(self.port),
+            "-t", "2", "-c", "8192", "-np", "2",
+            *extra,
+        ]
+        if vision:
+            args += ["--mmproj", str(engine_dir / "projector.gguf")]
+        self.log = open(engine_dir / f"server-{self.port}.log", "wb")
+        self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT)
+        import time
+        import urllib.request
+
+        end = time.time() + 60
+        while time.time() < end:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"llama-server exited with {self.proc.returncode}; see {self.log.name}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/health", timeout=1) as r:
+                    if b'"ok"' in r.read():
+                        return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError("llama-server did not become ready within 60 s")
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self.log.close()
+
+
+@pytest.fixture(scope="session")
+def engine_dir():
+    """The real engine's cache folder; scripts/real_engine.sh builds or reuses it."""
+    given = os.environ.get("HJ_ENGINE_DIR")
+    if given:
+        return Path(given)
+    out = subprocess.run([str(ROOT / "scripts" / "real_engine.sh")], check=True, capture_output=True, text=True)
+    return Path(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="session")
+def real_vlm(engine_dir):
+    """SmolLM2 with the projector: accepts images."""
+    server = RealLlamaServer(engine_dir, vision=True)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def real_text_llm(engine_dir):
+    """SmolLM2 alone: answers 500 to an image, as a text-only llama-server does."""
+    server = RealLlamaServer(engine_dir, vision=False)
+    yield server
+    server.stop()
