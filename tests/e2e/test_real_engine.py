@@ -277,14 +277,16 @@ def test_repeatable_mode_gives_identical_numbers_for_every_metric(browser, app_u
     assert any(s == "done" for s, *_ in runs[0])
 
     Select(page.el("metric-select")).select_by_value("fleur")
-    overall = page.el("overall-score")
+
+    def overall_state():
+        return page.el("overall-score").get_attribute("data-state")  # each metric has its own panel
 
     def single():
-        return (overall.get_attribute("data-state"), overall.get_attribute("data-value"))
+        return (overall_state(), page.el("overall-score").get_attribute("data-value"))
 
     def single_settle():
-        page.wait_for(lambda d: overall.get_attribute("data-state") == "running", "the run to start", 10)
-        page.wait_for(lambda d: overall.get_attribute("data-state") in ("done", "error"), "the score", LONG)
+        page.wait_for(lambda d: overall_state() == "running", "the run to start", 10)
+        page.wait_for(lambda d: overall_state() in ("done", "error"), "the score", LONG)
 
     page.el("fresh-run-checkbox").click()  # run_three_times ticks it again
     runs = run_three_times(page, single, single_settle)
