@@ -6,8 +6,8 @@ use serde_json::{json, Value};
 
 use super::chat::{split_data_url, split_system};
 use super::{
-    checked_base, checked_model, get_request, json_headers, model_list, Backend, ChatParams,
-    HttpRequest, Message, Method, ModelInfo, Part, Role,
+    checked_base, checked_key, checked_model, get_request, json_headers, model_list, Backend,
+    ChatParams, HttpRequest, Message, Method, ModelInfo, Part, Role,
 };
 use crate::completion::{Completion, TokenStep, Usage};
 use crate::errors::{error_body_message, JudgeError};
@@ -16,7 +16,7 @@ use crate::errors::{error_body_message, JudgeError};
 const MAX_LOGPROBS: u8 = 20;
 
 fn key_header(backend: &Backend) -> Result<(&'static str, String), JudgeError> {
-    let key = backend.api_key.trim();
+    let key = checked_key(&backend.api_key)?;
     if key.is_empty() {
         return Err(JudgeError::Setting {
             message: "Enter your Gemini API key.".into(),
@@ -101,7 +101,7 @@ pub fn chat_request(
     }
     Ok(HttpRequest {
         method: Method::Post,
-        url: format!("{base}/models/{model}:generateContent"),
+        url: base.url(&format!("/models/{model}:generateContent")),
         headers: json_headers(vec![auth]),
         body: body.to_string(),
     })
@@ -111,7 +111,7 @@ pub fn chat_request(
 pub fn models_request(backend: &Backend) -> Result<HttpRequest, JudgeError> {
     let base = checked_base(&backend.base_url)?;
     Ok(get_request(
-        format!("{base}/models?pageSize=1000"),
+        base.url("/models?pageSize=1000"),
         vec![key_header(backend)?],
     ))
 }

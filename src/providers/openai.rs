@@ -4,8 +4,8 @@
 use serde_json::{json, Value};
 
 use super::{
-    checked_model, get_request, json_headers, model_list, openai_base, Backend, ChatParams,
-    HttpRequest, ImageDetail, Message, Method, ModelInfo, Part, Role,
+    checked_key, checked_model, get_request, json_headers, model_list, openai_base, Backend,
+    ChatParams, HttpRequest, ImageDetail, Message, Method, ModelInfo, Part, Role,
 };
 use crate::completion::{parse_chat_completion, Completion};
 use crate::errors::{error_body_message, JudgeError};
@@ -40,7 +40,7 @@ fn message_json(message: &Message, detail: ImageDetail) -> Value {
 
 /// `{base}/chat/completions`, checking that the base URL is an http(s) URL.
 pub fn chat_completions_url(base_url: &str) -> Result<String, JudgeError> {
-    Ok(format!("{}/chat/completions", openai_base(base_url)?))
+    Ok(openai_base(base_url)?.url("/chat/completions"))
 }
 
 /// Builds the HTTP request for one chat completion.
@@ -70,25 +70,26 @@ pub fn chat_request(
     Ok(HttpRequest {
         method: Method::Post,
         url,
-        headers: json_headers(bearer(backend)),
+        headers: json_headers(bearer(backend)?),
         body: body.to_string(),
     })
 }
 
-/// `Authorization: Bearer <key>`, or nothing for a keyless local server.
-pub(crate) fn bearer(backend: &Backend) -> Vec<(&'static str, String)> {
-    let key = backend.api_key.trim();
-    if key.is_empty() {
+/// `Authorization: Bearer <key>`, or nothing for a keyless local server; a key that cannot be
+/// sent in a header is refused.
+pub(crate) fn bearer(backend: &Backend) -> Result<Vec<(&'static str, String)>, JudgeError> {
+    let key = checked_key(&backend.api_key)?;
+    Ok(if key.is_empty() {
         vec![]
     } else {
         vec![("Authorization", format!("Bearer {key}"))]
-    }
+    })
 }
 
 /// `GET {base}/models`.
 pub fn models_request(backend: &Backend) -> Result<HttpRequest, JudgeError> {
     let base = openai_base(&backend.base_url)?;
-    Ok(get_request(format!("{base}/models"), bearer(backend)))
+    Ok(get_request(base.url("/models"), bearer(backend)?))
 }
 
 /// `{"data":[{"id":…}]}`. llama.cpp also sends `models[].capabilities` (e.g. `"multimodal"`)

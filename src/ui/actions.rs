@@ -445,7 +445,11 @@ pub fn persist_settings(state: AppState) {
     };
     Effect::new(move |_| storage::save_setting("hj.preset", &state.preset.get()));
     Effect::new(move |_| storage::save_setting("hj.metric", &state.metric.get()));
-    Effect::new(move |_| per_provider("base_url", state.base_url.get()));
+    // A user:password@ typed into the base URL is refused when sending and never stored.
+    Effect::new(move |_| {
+        let url = crate::providers::without_credentials(&state.base_url.get());
+        per_provider("base_url", url)
+    });
     Effect::new(move |_| per_provider("model", state.model.get()));
     Effect::new(move |_| per_provider("detail", state.image_detail.get().id().into()));
     Effect::new(move |_| per_provider("concurrency", state.concurrency.get().to_string()));

@@ -57,8 +57,14 @@ pub fn check_connection(state: AppState) {
                 )));
             }
         }
-        let key_rejected = matches!(obs.models, Some(Err(JudgeError::KeyRejected { .. })));
-        if obs.reach == Reach::Answered && !key_rejected {
+        // After a refused key or a redirect, a probe would only say the same again.
+        let stop = matches!(
+            obs.models,
+            Some(Err(
+                JudgeError::KeyRejected { .. } | JudgeError::Redirect { .. }
+            ))
+        );
+        if obs.reach == Reach::Answered && !stop {
             if preset.id == "llama_server" {
                 if let Ok(req) = props_request(&backend) {
                     if let Ok(raw) = fetch::send(&req, CHECK_TIMEOUT_MS, None).await {
