@@ -19,6 +19,70 @@ pub fn to_jsonl(results: &[ItemResult], gamma: f64) -> String {
     out
 }
 
+/// The metric's score range from its registry entry (`"1–5"` → 1..=5); `None` for a metric this
+/// version does not know (its scores are then only required to be finite).
+fn score_range(metric: &str) -> Option<(f64, f64)> {
+    let info = crate::metrics::METRICS.iter().find(|m| m.id == metric)?;
+    let (lo, hi) = info.range.split_once('\u{2013}')?;
+    Some((lo.trim().parse().ok()?, hi.trim().parse().ok()?))
+}
+
+/// Why an imported result cannot be used, if it cannot: a score outside its metric's scale
+/// (a criterion's 1–5 for HarmonicEval), a σ or probability that is not a finite number in
+/// its range, or a human rating that is not a finite number. Such values used to be shown
+/// ("23.000", "inf") and used in τ.
+pub fn range_problem(r: &ItemResult) -> Option<String> {
+    let range = score_range(&r.metric);
+    let (lo, hi) = range.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+    let outside = |what: &str, v: f64, lo: f64, hi: f64| {
+        (!(v.is_finite() && (lo..=hi).contains(&v))).then(|| {
+            let scale = if lo.is_finite() {
+                format!("{lo}\u{2013}{hi}")
+            } else {
+                "a finite number".to_string()
+            };
+            format!("{what} is {v}, outside {scale}")
+        })
+    };
+    if let Some(s) = r.score {
+        if let Some(p) = outside("the score", s, lo, hi) {
+            return Some(p);
+        }
+    }
+    let (clo, chi) = if r.criteria.is_empty() || range.is_none() {
+        (f64::NEG_INFINITY, f64::INFINITY)
+    } else {
+        (1.0, crate::rating::RATING_LEVELS as f64)
+    };
+    for c in &r.criteria {
+        let name = &c.name;
+        let problem = c
+            .score
+            .and_then(|s| outside(&format!("the {name} score"), s, clo, chi))
+            .or_else(|| {
+                c.sigma
+                    .and_then(|s| outside(&format!("the {name} \u{3c3}"), s, 0.0, f64::INFINITY))
+            })
+            .or_else(|| {
+                c.distribution.and_then(|d| {
+                    d.iter()
+                        .find_map(|p| outside(&format!("a {name} probability"), *p, 0.0, 1.0))
+                })
+            });
+        if problem.is_some() {
+            return problem;
+        }
+    }
+    for (key, ratings) in &r.human {
+        if let Some(v) = ratings.iter().find(|v| !v.is_finite()) {
+            return Some(format!(
+                "the human rating {key} is {v}, not a finite number"
+            ));
+        }
+    }
+    None
+}
+
 /// Reads a results JSONL file: the results, and `line: reason` for each line that is not one.
 pub fn from_jsonl(text: &str) -> (Vec<ItemResult>, Vec<String>) {
     let mut results = Vec::new();
@@ -32,7 +96,10 @@ pub fn from_jsonl(text: &str) -> (Vec<ItemResult>, Vec<String>) {
             Ok(r) if r.id.is_empty() => {
                 problems.push(format!("Line {}: the result has no id.", i + 1))
             }
-            Ok(r) => results.push(r),
+            Ok(r) => match range_problem(&r) {
+                Some(why) => problems.push(format!("Line {}: {why}.", i + 1)),
+                None => results.push(r),
+            },
             Err(e) => problems.push(format!("Line {}: not a result ({e}).", i + 1)),
         }
     }
@@ -250,7 +317,10 @@ pub fn from_csv_records(records: &[(usize, Vec<String>)]) -> (Vec<ItemResult>, V
         match bad {
             Some(p) => problems.push(p),
             None if r.id.is_empty() => problems.push(format!("Line {line}: the result has no id.")),
-            None => results.push(r),
+            None => match range_problem(&r) {
+                Some(why) => problems.push(format!("Line {line}: {why}.")),
+                None => results.push(r),
+            },
         }
     }
     (results, problems)
@@ -406,5 +476,64 @@ mod tests {
             assert_eq!(b.group.as_deref(), Some("+g"));
             assert_eq!(b.human["overall"], vec![-1.0, 2.0]);
         }
+    }
+
+    #[test]
+    fn out_of_range_scores_and_non_finite_human_ratings_are_refused_by_line() {
+        let he = |score: &str, human: &str| {
+            format!(
+                r#"{{"id":"a","metric":"harmonic_eval","criteria":[{{"name":"correctness","score":{score}}}],"human":{{"overall":[{human}]}}}}"#
+            )
+        };
+        let single = |metric: &str, score: &str| {
+            format!(r#"{{"id":"b","metric":"{metric}","score":{score}}}"#)
+        };
+        let text = [
+            he("4.2", "3"),
+            he("99", "3"),
+            he("1e308", "3"),
+            he("0.5", "3"),
+            single("fleur", "0.8"),
+            single("fleur", "1.5"),
+            single("g_veval", "87"),
+            single("g_veval", "-1"),
+            single("maev", "2"),
+            single("maev", "2.5"),
+            single("someone_elses", "1e300"),
+        ]
+        .join("\n");
+        let (ok, problems) = from_jsonl(&text);
+        assert_eq!(ok.len(), 5, "{problems:?}");
+        let lines: Vec<&str> = problems.iter().map(|p| &p[..7]).collect();
+        assert_eq!(
+            lines,
+            ["Line 2:", "Line 3:", "Line 4:", "Line 6:", "Line 8:", "Line 10"]
+        );
+        assert!(
+            problems[0].contains("correctness score is 99, outside 1\u{2013}5"),
+            "{problems:?}"
+        );
+        assert!(problems[3].contains("outside 0\u{2013}1"), "{problems:?}");
+        // CSV: a NaN or infinite human rating is refused, as are out-of-range scores.
+        let header: Vec<String> = ["id", "metric", "correctness_score", "human_overall"]
+            .map(String::from)
+            .to_vec();
+        let row = |id: &str, s: &str, h: &str| {
+            (2, [id, "harmonic_eval", s, h].map(String::from).to_vec())
+        };
+        let (ok, problems) = from_csv_records(&[
+            (1, header),
+            row("a", "4", "3|4"),
+            row("b", "4", "NaN"),
+            row("c", "4", "3|inf"),
+            row("d", "23", "3"),
+        ]);
+        assert_eq!(ok.len(), 1);
+        assert_eq!(problems.len(), 3, "{problems:?}");
+        assert!(
+            problems[0].contains("human rating overall is NaN"),
+            "{problems:?}"
+        );
+        assert!(problems[2].contains("outside 1\u{2013}5"), "{problems:?}");
     }
 }

@@ -164,11 +164,16 @@ pub(super) async fn prepared_image(
             let entry = archive
                 .find(name)
                 .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?;
+            entry.check_size().map_err(|e| e.to_string())?;
             let raw = entry
                 .raw(bytes)
                 .ok_or("The ZIP entry lies outside the archive.")?;
             let data = match entry.method {
-                Method::Deflate => files::inflate_raw(raw).await?,
+                // Never more than the central directory stated (checked above to be within
+                // the limit); verify() then checks the exact size and the checksum.
+                Method::Deflate => files::inflate_raw(raw, entry.uncompressed_size as usize)
+                    .await
+                    .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?,
                 _ => raw.to_vec(),
             };
             entry
