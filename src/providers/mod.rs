@@ -130,6 +130,40 @@ impl fmt::Debug for HttpRequest {
     }
 }
 
+/// The headers that carry a key, in any protocol.
+const KEY_HEADERS: [&str; 3] = ["authorization", "x-goog-api-key", "x-api-key"];
+
+impl HttpRequest {
+    /// The keys this request carries (header values, without `Bearer `).
+    pub fn secrets(&self) -> impl Iterator<Item = &str> {
+        self.headers
+            .iter()
+            .filter(|(n, _)| KEY_HEADERS.contains(&n.to_ascii_lowercase().as_str()))
+            .map(|(_, v)| v.strip_prefix("Bearer ").unwrap_or(v).trim())
+    }
+}
+
+/// A successful answer's body with every key the request carried replaced by `[API key]`
+/// (as [`crate::errors::redact`] does for error messages): a server that echoes the key, in
+/// a model list or in the text it writes, must not put it on the screen, in an export or in
+/// the answer cache. Applied where every answer arrives (`web::fetch`), before anything reads
+/// the body.
+pub fn redact_answer(body: String, headers: &[(String, String)]) -> String {
+    let request = HttpRequest {
+        method: Method::Get,
+        url: String::new(),
+        headers: headers.to_vec(),
+        body: String::new(),
+    };
+    let mut body = body;
+    for secret in request.secrets() {
+        if secret.len() >= 4 && body.contains(secret) {
+            body = crate::errors::redact(&body, secret);
+        }
+    }
+    body
+}
+
 /// A model a backend offers, as its model list describes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ModelInfo {
@@ -456,5 +490,35 @@ mod tests {
         assert_eq!(checked_key("  sk-proj-AbC_09  ").unwrap(), "sk-proj-AbC_09");
         assert_eq!(checked_key("caf\u{e9}").unwrap(), "caf\u{e9}");
         assert_eq!(checked_key("").unwrap(), "");
+    }
+}
+
+#[cfg(test)]
+mod redaction_tests {
+    use super::*;
+
+    #[test]
+    fn a_key_echoed_in_a_successful_answer_is_redacted_before_anything_reads_it() {
+        for protocol in [Protocol::OpenAi, Protocol::Gemini, Protocol::Anthropic] {
+            let backend = Backend {
+                protocol,
+                base_url: "http://h/v1".into(),
+                model: "m".into(),
+                api_key: "sk-echoed-SECRET-42".into(),
+                ..Backend::default()
+            };
+            let req = chat_request(&backend, &[], ChatParams::RATING).unwrap();
+            assert_eq!(req.secrets().collect::<Vec<_>>(), ["sk-echoed-SECRET-42"]);
+            let body = r#"{"choices":[{"message":{"content":"Your key sk-echoed-SECRET-42 is 4"}}],
+                "data":[{"id":"sk-echoed-SECRET-42"}]}"#;
+            let clean = redact_answer(body.to_string(), &req.headers);
+            assert!(!clean.contains("SECRET"), "{clean}");
+            assert_eq!(clean.matches("[API key]").count(), 2);
+            // Still JSON, and what the answer says is kept around the key.
+            let c = crate::completion::parse_chat_completion(&clean).unwrap();
+            assert_eq!(c.text, "Your key [API key] is 4");
+        }
+        // No key, or a body without it: untouched.
+        assert_eq!(redact_answer("{\"a\":1}".into(), &[]), "{\"a\":1}");
     }
 }

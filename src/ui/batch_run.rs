@@ -79,16 +79,33 @@ pub fn import(state: AppState, b: BatchState, chosen: Vec<web_sys::File>) {
         };
         // A new dataset replaces the stored run.
         batch_store::clear().await;
-        let _ = batch_store::put_meta(
-            "dataset",
-            &batch_store::object(&[
-                ("name", name.as_str().into()),
-                ("text", text.as_str().into()),
-            ]),
-        )
-        .await;
+        let mut not_kept: Vec<String> = Vec::new();
+        let mut refusal = None;
+        let dataset = batch_store::object(&[
+            ("name", name.as_str().into()),
+            ("text", text.as_str().into()),
+        ]);
+        if let Err(e) = batch_store::put_meta("dataset", &dataset).await {
+            not_kept.push(format!("the dataset \u{201c}{name}\u{201d}"));
+            refusal = Some(e);
+        }
         for (n, blob) in &files_to_keep {
-            let _ = batch_store::put_meta(&format!("file:{n}"), blob).await;
+            if let Err(e) = batch_store::put_meta(&format!("file:{n}"), blob).await {
+                not_kept.push(format!("\u{201c}{n}\u{201d}"));
+                refusal.get_or_insert(e);
+            }
+        }
+        if let Some(why) = refusal {
+            // Said now, not after a reload finds nothing to resume from.
+            report.insert(
+                0,
+                format!(
+                    "This browser did not store {} ({why}). The run works in this tab, but a \
+                     reload cannot resume it: keep the tab open, or free some storage and \
+                     choose the files again.",
+                    not_kept.join(", ")
+                ),
+            );
         }
         load_dataset(state, b, &name, &text, images, report);
         b.results.set(Vec::new());
@@ -230,7 +247,12 @@ pub fn start(state: AppState, b: BatchState) {
             ("metric", metric.as_str().into()),
             ("total", JsValue::from(total as f64)),
         ]);
-        let _ = batch_store::put_meta("run", &run).await;
+        if let Err(e) = batch_store::put_meta("run", &run).await {
+            b.message.set(Some(format!(
+                "The run could not be recorded in this browser ({e}); a reload will not offer \
+                 to resume it."
+            )));
+        }
     });
     let workers = state.concurrency.get_untracked().clamp(1, 16) as usize;
     for _ in 0..workers {
@@ -306,7 +328,11 @@ async fn worker(state: AppState, b: BatchState) {
         });
         if let Ok(json) = json {
             if let Err(e) = batch_store::put_result(&item.id, &json).await {
-                b.message.set(Some(e));
+                b.message.set(Some(format!(
+                    "This browser did not store the result of \u{201c}{}\u{201d} ({e}); it is \
+                     on screen: export the results before reloading.",
+                    item.id
+                )));
             }
         }
     }

@@ -160,7 +160,8 @@ pub async fn send(
     let status = response.status();
     let retry_after = response.headers().get("retry-after").ok().flatten();
     let body = match text(&response).await {
-        Ok(b) => b,
+        // A key the server echoes goes no further than here.
+        Ok(b) => crate::providers::redact_answer(b, &req.headers),
         Err(_) if deadline.expired() => return Err(timed_out()),
         Err(_) => {
             return Err(JudgeError::BadResponse {
@@ -235,6 +236,7 @@ pub async fn send_form(
     let body = text(&response).await.map_err(|_| JudgeError::BadResponse {
         detail: "the connection closed before the whole answer arrived".into(),
     })?;
+    let body = crate::providers::redact_answer(body, headers);
     Ok(RawResponse {
         status,
         retry_after,

@@ -174,3 +174,36 @@ def test_a_server_that_dies_mid_batch_loses_nothing_and_the_failures_can_be_retr
         assert len(asked) == failed
     finally:
         live.stop()
+
+
+def test_a_storage_quota_too_small_for_the_dataset_is_said_at_import(browser, app_url, tmp_path):
+    """Issue 17.6: with a 3 MB origin quota (set through the DevTools protocol) a 12 MB ZIP was
+    taken in silence ("12 items ready"), and only a reload found nothing to resume from. The
+    refusal is now said at import, with what was not kept."""
+    import os
+
+    archive = io.BytesIO()
+    lines = []
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as z:
+        for i in range(12):
+            # 1 MB that does not compress: the archive really is 12 MB.
+            z.writestr(f"img{i:02d}.png", os.urandom(1024 * 1024))
+            lines.append(json.dumps({"id": f"big-{i:02d}", "task": "ic", "text": "A dog.", "image": f"img{i:02d}.png"}))
+    data = tmp_path / "big.jsonl"
+    data.write_text("\n".join(lines) + "\n")
+    images = tmp_path / "big.zip"
+    images.write_bytes(archive.getvalue())
+
+    page = AppPage(browser, app_url)
+    origin = app_url.rstrip("/")
+    browser.execute_cdp_cmd("Storage.overrideQuotaForOrigin", {"origin": origin, "quotaSize": 3 * 1024 * 1024})
+    try:
+        page.el("tab-batch").click()
+        page.wait_for(lambda d: d.find_elements(*tid("dataset-input")), "the batch view")
+        page.el("dataset-input").send_keys(f"{data}\n{images}")
+        page.wait_for(lambda d: progress(page)[2] == 12, "the dataset to load", 30)
+        report = page.el("import-report").text
+        assert "did not store" in report and "\u201cbig.zip\u201d" in report, report
+        assert "reload cannot resume" in report, report
+    finally:
+        browser.execute_cdp_cmd("Storage.overrideQuotaForOrigin", {"origin": origin})

@@ -76,8 +76,13 @@ def full_session(page, fake, downloads, tmp_path):
     page.evaluate()
     page.wait_settled()
     assert all(page.state(c) == "done" for c in CRITERIA)
+    # A server that echoes the key in a successful answer (issue 17.8): it is redacted before
+    # the answer is shown, cached or exported (the callers check the cache and the export).
+    fake.explanation = f"The text is fluent. Your key {KEY} was received."
     page.el("explain-fluency").click()
     page.wait_for(lambda d: page.el("explanation-fluency").text, "the explanation")
+    shown = page.el("explanation-fluency").text
+    assert KEY not in shown and "[API key]" in shown, shown
     page.el("export-json-button").click()
     exported = page.wait_file(downloads, "harmonic-eval.json")
     # A rejected key: the error shown must not carry it.
