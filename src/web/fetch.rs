@@ -277,7 +277,11 @@ async fn fetch(
     let init = web_sys::RequestInit::new();
     init.set_method(method);
     init.set_mode(mode);
-    init.set_redirect(web_sys::RequestRedirect::Manual);
+    // Fetch refuses "manual" in no-cors mode; those probes carry no header and no key, so
+    // following their redirects sends nothing secret anywhere.
+    if mode == web_sys::RequestMode::Cors {
+        init.set_redirect(web_sys::RequestRedirect::Manual);
+    }
     init.set_credentials(web_sys::RequestCredentials::Omit);
     init.set_referrer_policy(web_sys::ReferrerPolicy::NoReferrer);
     init.set_signal(signal);

@@ -207,3 +207,57 @@ def test_a_storage_quota_too_small_for_the_dataset_is_said_at_import(browser, ap
         assert "reload cannot resume" in report, report
     finally:
         browser.execute_cdp_cmd("Storage.overrideQuotaForOrigin", {"origin": origin})
+
+
+def test_a_second_tab_neither_runs_the_same_items_again_nor_erases_the_run(browser, app_url, dataset, tmp_path):
+    """Issue 17.2: a second tab opened during a live run offered Resume, and clicking it judged
+    most items twice; its import erased the first tab's stored results; and a dataset imported
+    in the running tab received the old run's in-flight answers. One Web Lock per device now
+    lets one tab run; the other is told so. A new import drops late answers of the old run."""
+    fake = FakeOpenAI(delay=0.25)
+    try:
+        page = open_batch(browser, app_url, fake)
+        data, images = dataset
+        page.el("dataset-input").send_keys(f"{data}\n{images}")
+        page.wait_for(lambda d: progress(page)[2] == N, "the dataset to load")
+        page.el("run-batch-button").click()
+        page.wait_for(lambda d: progress(page)[0] >= 3, "a few items", 60)
+        first = browser.current_window_handle
+
+        browser.switch_to.new_window("tab")
+        other = AppPage(browser, app_url + "lab/")
+        other.wait_for(lambda d: d.find_elements(*tid("resume-run-button")), "the offer to resume")
+        other.el("resume-run-button").click()
+        other.wait_for(lambda d: "Another tab" in other.el("batch-message").text, "the refusal to resume")
+        # Importing here would erase the running tab's stored results: refused too.
+        other.el("dataset-input").send_keys(f"{data}\n{images}")
+        other.wait_for(lambda d: "Another tab" in other.el("import-report").text, "the refusal to import")
+
+        browser.switch_to.window(first)
+        page.wait_for(lambda d: progress(page)[3] == "finished", "the run to finish", 180)
+        assert progress(page)[:3] == (N, 0, N)
+        asked = {}
+        for r in fake.rating_requests():
+            key = (item_number(r["body"]), r["criterion"])
+            asked[key] = asked.get(key, 0) + 1
+        assert set(asked) == {(i, c) for i in range(N) for c in CRITERIA}
+        assert max(asked.values()) == 1, "no item was requested twice"
+
+        # A dataset imported in the running tab does not receive the old run's answers.
+        browser.switch_to.window(first)
+        small = tmp_path / "second.jsonl"
+        small.write_text("".join(json.dumps({"id": f"second-{i}", "task": "ic", "text": f"Caption number {100 + i}: a cat.",
+                                             "image": "img00.png"}) + "\n" for i in range(3)))
+        fake.delay = 1.0
+        page.el("dataset-input").send_keys(f"{data}\n{images}")
+        page.wait_for(lambda d: progress(page)[2] == N, "the dataset to load again")
+        page.el("run-batch-button").click()
+        page.wait_for(lambda d: fake.inflight >= 2, "requests in flight")
+        page.el("dataset-input").send_keys(f"{small}\n{images}")
+        page.wait_for(lambda d: progress(page)[2] == 3, "the second dataset to load")
+        time.sleep(2.5)  # the first dataset's requests in flight are answered (or aborted) by now
+        ids = [e.get_attribute("data-testid") for e in page.d.find_elements("css selector", '[data-testid^="result-"]')]
+        assert not [i for i in ids if i.startswith("result-item-")], ids
+        assert progress(page)[0] == 0
+    finally:
+        fake.stop()

@@ -80,7 +80,7 @@ def full_session(page, fake, downloads, tmp_path):
     # the answer is shown, cached or exported (the callers check the cache and the export).
     fake.explanation = f"The text is fluent. Your key {KEY} was received."
     page.el("explain-fluency").click()
-    page.wait_for(lambda d: page.el("explanation-fluency").text, "the explanation")
+    page.wait_for(lambda d: "fluent" in page.el("explanation-fluency").text, "the explanation")
     shown = page.el("explanation-fluency").text
     assert KEY not in shown and "[API key]" in shown, shown
     page.el("export-json-button").click()
