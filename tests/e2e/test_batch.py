@@ -243,21 +243,26 @@ def test_a_second_tab_neither_runs_the_same_items_again_nor_erases_the_run(brows
         assert set(asked) == {(i, c) for i in range(N) for c in CRITERIA}
         assert max(asked.values()) == 1, "no item was requested twice"
 
-        # A dataset imported in the running tab does not receive the old run's answers.
-        browser.switch_to.window(first)
-        small = tmp_path / "second.jsonl"
-        small.write_text("".join(json.dumps({"id": f"second-{i}", "task": "ic", "text": f"Caption number {100 + i}: a cat.",
-                                             "image": "img00.png"}) + "\n" for i in range(3)))
+        # A dataset imported in the running tab does not receive the old run's answers. New
+        # captions, so that no cached answer stands in for a request.
+        def write(name, first_number, n):
+            path = tmp_path / f"{name}.jsonl"
+            path.write_text("".join(json.dumps({"id": f"{name}-{i}", "task": "ic", "image": "img00.png",
+                                                "text": f"Caption number {first_number + i}: a cat."}) + "\n"
+                                    for i in range(n)))
+            return path
+
+        fresh, second = write("fresh", 200, 10), write("second", 300, 3)
         fake.delay = 1.0
-        page.el("dataset-input").send_keys(f"{data}\n{images}")
-        page.wait_for(lambda d: progress(page)[2] == N, "the dataset to load again")
+        page.el("dataset-input").send_keys(f"{fresh}\n{images}")
+        page.wait_for(lambda d: progress(page) == (0, 0, 10, "ready"), "the fresh dataset to load")
         page.el("run-batch-button").click()
         page.wait_for(lambda d: fake.inflight >= 2, "requests in flight")
-        page.el("dataset-input").send_keys(f"{small}\n{images}")
-        page.wait_for(lambda d: progress(page)[2] == 3, "the second dataset to load")
+        page.el("dataset-input").send_keys(f"{second}\n{images}")
+        page.wait_for(lambda d: progress(page) == (0, 0, 3, "ready"), "the second dataset to load")
         time.sleep(2.5)  # the first dataset's requests in flight are answered (or aborted) by now
         ids = [e.get_attribute("data-testid") for e in page.d.find_elements("css selector", '[data-testid^="result-"]')]
-        assert not [i for i in ids if i.startswith("result-item-")], ids
-        assert progress(page)[0] == 0
+        assert not [i for i in ids if i.startswith("result-fresh-")], ids
+        assert progress(page) == (0, 0, 3, "ready")
     finally:
         fake.stop()
