@@ -439,9 +439,10 @@ mod tests {
         assert_eq!(steps[0].alternatives().len(), n + 1);
         let d = crate::rating::rating_distribution(&steps, "4").unwrap();
         assert_eq!(d.p[3], 1.0);
-        // Generous for a debug build on a busy machine; the quadratic version took minutes.
+        // Generous for a debug build on a loaded machine (about 1.5 s idle); the quadratic
+        // version needs 5 * 10^9 string comparisons, far beyond it.
         assert!(
-            started.elapsed().as_secs_f64() < 5.0,
+            started.elapsed().as_secs_f64() < 30.0,
             "{:?}",
             started.elapsed()
         );

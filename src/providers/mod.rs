@@ -369,11 +369,13 @@ pub(crate) fn model_list(
     body: &str,
     key: &str,
 ) -> Result<(serde_json::Value, Vec<serde_json::Value>), JudgeError> {
-    let json: serde_json::Value =
+    let mut json: serde_json::Value =
         serde_json::from_str(body).map_err(|e| JudgeError::BadResponse {
             detail: format!("not a model list ({e})"),
         })?;
-    let Some(list) = json.get(key).and_then(serde_json::Value::as_array).cloned() else {
+    // Taken out, not cloned: a list of 100k models is copied nowhere.
+    let list = json.get_mut(key).map(serde_json::Value::take);
+    let Some(serde_json::Value::Array(list)) = list else {
         return Err(JudgeError::BadResponse {
             detail: format!("the model list has no \"{key}\" array"),
         });

@@ -301,9 +301,10 @@ mod tests {
         assert_eq!(list.len(), n);
         assert_eq!(list[0].vision, Some(true));
         assert_eq!(list[n - 1].vision, Some(false));
-        // Generous for a debug build on a shared machine; the quadratic reader took minutes.
+        // Generous for a debug build on a loaded machine (about 1 s idle, 5.5 s under a
+        // parallel build); the quadratic reader needs 10^10 comparisons, far beyond it.
         assert!(
-            started.elapsed().as_secs_f64() < 5.0,
+            started.elapsed().as_secs_f64() < 30.0,
             "{:?}",
             started.elapsed()
         );
