@@ -17,6 +17,9 @@ pub enum JudgeError {
     /// `fetch` itself failed: nothing listening, DNS, TLS, or the browser refused the response
     /// because it lacked CORS headers (browsers do not let a page tell these apart).
     Network { url: String },
+    /// The server answered with a redirect, which is never followed: custom key headers
+    /// (`x-goog-api-key`, `x-api-key`) would go along to wherever it points.
+    Redirect { url: String },
     /// No complete answer within the time limit; the request was aborted.
     Timeout { seconds: u32 },
     /// A 2xx body that is not the expected JSON.
@@ -97,6 +100,12 @@ impl fmt::Display for JudgeError {
                 f,
                 "Could not reach {url}. The server is not running, the address is wrong, or it \
                  does not allow requests from this page (CORS)."
+            ),
+            JudgeError::Redirect { url } => write!(
+                f,
+                "The server at {url} answered with a redirect, which was not followed: the key \
+                 is never sent to another address. Enter the final URL (where the redirect \
+                 points) as the base URL."
             ),
             JudgeError::Timeout { seconds } => write!(
                 f,

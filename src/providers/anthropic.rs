@@ -7,8 +7,8 @@ use serde_json::{json, Value};
 
 use super::chat::{split_data_url, split_system};
 use super::{
-    checked_base, checked_model, get_request, json_headers, model_list, Backend, ChatParams,
-    HttpRequest, Message, Method, ModelInfo, Part, Role,
+    checked_base, checked_key, checked_model, get_request, json_headers, model_list, Backend,
+    ChatParams, HttpRequest, Message, Method, ModelInfo, Part, Role,
 };
 use crate::completion::{Completion, Usage};
 use crate::errors::{error_body_message, JudgeError};
@@ -18,7 +18,7 @@ const API_VERSION: &str = "2023-06-01";
 /// The key, the API version, and the header without which Anthropic refuses browser (CORS)
 /// requests.
 fn auth_headers(backend: &Backend) -> Result<Vec<(&'static str, String)>, JudgeError> {
-    let key = backend.api_key.trim();
+    let key = checked_key(&backend.api_key)?;
     if key.is_empty() {
         return Err(JudgeError::Setting {
             message: "Enter your Anthropic API key.".into(),
@@ -91,7 +91,7 @@ pub fn chat_request(
     }
     Ok(HttpRequest {
         method: Method::Post,
-        url: format!("{base}/messages"),
+        url: base.url("/messages"),
         headers: json_headers(auth),
         body: body.to_string(),
     })
@@ -101,7 +101,7 @@ pub fn chat_request(
 pub fn models_request(backend: &Backend) -> Result<HttpRequest, JudgeError> {
     let base = checked_base(&backend.base_url)?;
     Ok(get_request(
-        format!("{base}/models?limit=1000"),
+        base.url("/models?limit=1000"),
         auth_headers(backend)?,
     ))
 }

@@ -89,6 +89,16 @@ pub fn report(preset: &Preset, backend: &Backend, obs: &Observations) -> Vec<Fin
         }
         Reach::Answered => {}
     }
+    // A redirect is not an answer: the server named another address, where nothing was sent.
+    fn redirected<T>(r: &Option<Result<T, JudgeError>>) -> Option<String> {
+        match r {
+            Some(Err(e @ JudgeError::Redirect { .. })) => Some(e.to_string()),
+            _ => None,
+        }
+    }
+    if let Some(sentence) = redirected(&obs.models).or_else(|| redirected(&obs.probe)) {
+        return vec![bad(sentence)];
+    }
     let mut out = vec![good(format!("The server at {url} answers."))];
     let model = backend.model.trim();
     match &obs.models {
@@ -229,6 +239,22 @@ mod tests {
         o.reach = Reach::CorsRefused;
         let f = report(preset("ollama"), &backend(Protocol::OpenAi), &o);
         assert!(f[0].text.contains("CORS") && f[0].text.contains("OLLAMA_ORIGINS"));
+    }
+
+    #[test]
+    fn a_redirect_is_named_and_the_server_is_not_said_to_answer() {
+        let redirect = JudgeError::Redirect {
+            url: "http://127.0.0.1:8080/v1/models".into(),
+        };
+        let mut o = obs(Ok(completion(true)));
+        o.models = Some(Err(redirect.clone()));
+        for o in [o, obs(Err(redirect))] {
+            let f = report(preset("gemini"), &backend(Protocol::Gemini), &o);
+            assert_eq!(f.len(), 1, "{f:?}");
+            assert!(!f[0].ok);
+            assert!(f[0].text.contains("redirect") && f[0].text.contains("final URL"));
+            assert!(!f[0].text.contains("answers."));
+        }
     }
 
     #[test]

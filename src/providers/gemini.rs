@@ -6,17 +6,17 @@ use serde_json::{json, Value};
 
 use super::chat::{split_data_url, split_system};
 use super::{
-    checked_base, checked_model, get_request, json_headers, model_list, Backend, ChatParams,
-    HttpRequest, Message, Method, ModelInfo, Part, Role,
+    checked_base, checked_key, checked_model, get_request, json_headers, model_list, Backend,
+    ChatParams, HttpRequest, Message, Method, ModelInfo, Part, Role,
 };
-use crate::completion::{Completion, TokenStep, Usage};
+use crate::completion::{check_steps, read_logprob, Completion, TokenStep, Usage};
 use crate::errors::{error_body_message, JudgeError};
 
 /// Gemini returns at most this many alternatives per step.
 const MAX_LOGPROBS: u8 = 20;
 
 fn key_header(backend: &Backend) -> Result<(&'static str, String), JudgeError> {
-    let key = backend.api_key.trim();
+    let key = checked_key(&backend.api_key)?;
     if key.is_empty() {
         return Err(JudgeError::Setting {
             message: "Enter your Gemini API key.".into(),
@@ -104,7 +104,7 @@ pub fn chat_request(
     }
     Ok(HttpRequest {
         method: Method::Post,
-        url: format!("{base}/models/{model}:generateContent"),
+        url: base.url(&format!("/models/{model}:generateContent")),
         headers: json_headers(vec![auth]),
         body: body.to_string(),
     })
@@ -114,7 +114,7 @@ pub fn chat_request(
 pub fn models_request(backend: &Backend) -> Result<HttpRequest, JudgeError> {
     let base = checked_base(&backend.base_url)?;
     Ok(get_request(
-        format!("{base}/models?pageSize=1000"),
+        base.url("/models?pageSize=1000"),
         vec![key_header(backend)?],
     ))
 }
@@ -139,14 +139,13 @@ pub fn read_models(body: &str) -> Result<Vec<ModelInfo>, JudgeError> {
 }
 
 /// Proto3 JSON leaves out fields at their default value: a token with probability 1 comes
-/// without `logProbability`, and zero counts are missing from `usageMetadata`.
-fn token_of(v: &Value) -> (String, f64) {
+/// without `logProbability`, and zero counts are missing from `usageMetadata`. A
+/// `logProbability` that is there must pass [`read_logprob`]: `null`, `"NaN"` or
+/// `"-Infinity"` is not read as the default.
+fn token_of(v: &Value) -> Result<(String, f64), JudgeError> {
     let token = v.get("token").and_then(Value::as_str).unwrap_or("");
-    let logprob = v
-        .get("logProbability")
-        .and_then(Value::as_f64)
-        .unwrap_or(0.0);
-    (token.to_string(), logprob)
+    let logprob = read_logprob(v.get("logProbability"), Some(0.0), token)?;
+    Ok((token.to_string(), logprob))
 }
 
 fn array(v: Option<&Value>) -> &[Value] {
@@ -219,24 +218,32 @@ pub fn read_response(
         return Err(blocked(finish));
     }
     let logprobs = candidate.get("logprobsResult").filter(|l| l.is_object());
-    let steps = logprobs.map(|l| {
-        let tops = array(l.get("topCandidates"));
-        // The two arrays should be the same length; a missing alternatives entry is read as
-        // none, and alternatives beyond the last chosen token are dropped.
-        array(l.get("chosenCandidates"))
-            .iter()
-            .enumerate()
-            .map(|(i, chosen)| {
-                let (token, logprob) = token_of(chosen);
-                let alternatives = array(tops.get(i).and_then(|t| t.get("candidates")));
-                TokenStep {
-                    token,
-                    logprob,
-                    top: alternatives.iter().map(token_of).collect(),
-                }
-            })
-            .collect::<Vec<_>>()
-    });
+    let steps = match logprobs {
+        None => None,
+        Some(l) => {
+            let tops = array(l.get("topCandidates"));
+            // The two arrays should be the same length; a missing alternatives entry is read
+            // as none, and alternatives beyond the last chosen token are dropped.
+            let steps = array(l.get("chosenCandidates"))
+                .iter()
+                .enumerate()
+                .map(|(i, chosen)| {
+                    let (token, logprob) = token_of(chosen)?;
+                    let alternatives = array(tops.get(i).and_then(|t| t.get("candidates")));
+                    Ok(TokenStep {
+                        token,
+                        logprob,
+                        top: alternatives
+                            .iter()
+                            .map(token_of)
+                            .collect::<Result<_, _>>()?,
+                    })
+                })
+                .collect::<Result<Vec<_>, JudgeError>>()?;
+            check_steps(&steps)?;
+            Some(steps)
+        }
+    };
     let usage = json.get("usageMetadata").map(|u| {
         let count = |name: &str| u.get(name).and_then(Value::as_u64).unwrap_or(0);
         Usage {
@@ -500,5 +507,48 @@ mod tests {
             .collect();
         assert_eq!(ids, [("gemini-2.5-flash".to_string(), None)]);
         assert!(read_models("{}").is_err());
+    }
+
+    #[test]
+    fn proto3_strings_null_and_positive_logprobs_are_refused_not_read_as_one() {
+        let with = |value: &str| {
+            RATED.replace(
+                r#""logProbability": -1.61"#,
+                &format!(r#""logProbability": {value}"#),
+            )
+        };
+        assert_ne!(with("0"), RATED, "the replacement hits the fixture");
+        for bad in [
+            r#""-Infinity""#,
+            r#""NaN""#,
+            "null",
+            r#""Infinity""#,
+            "0.4",
+            "1e308",
+            "{}",
+        ] {
+            let err = read_response(200, None, &with(bad)).unwrap_err();
+            assert!(
+                matches!(err, JudgeError::BadResponse { .. }),
+                "{bad}: {err:?}"
+            );
+            assert!(
+                err.to_string().contains("\u{201c}5\u{201d}"),
+                "{bad}: {err}"
+            );
+            assert!(
+                err.to_string().contains("probabilities can be used"),
+                "{bad}: {err}"
+            );
+        }
+        // A number written as a string is still a number (proto3 JSON allows it), and a left-out
+        // logProbability is exactly 0.
+        let c = read_response(200, None, &with(r#""-1.61""#)).unwrap();
+        let steps = c.steps.unwrap();
+        assert_eq!(steps[4].top[1], ("5".to_string(), -1.61));
+        assert_eq!(steps[0].logprob, 0.0);
+        // Alternatives adding up past 1 are refused as well.
+        let err = read_response(200, None, &with("-0.1")).unwrap_err();
+        assert!(err.to_string().contains("more than 1"), "{err}");
     }
 }

@@ -20,9 +20,8 @@ pub struct LlamaProps {
 
 /// `GET {server}/props`: the base URL without its `/v1` suffix.
 pub fn props_request(backend: &Backend) -> Result<HttpRequest, JudgeError> {
-    let base = openai_base(&backend.base_url)?;
-    let root = base.strip_suffix("/v1").unwrap_or(base);
-    Ok(get_request(format!("{root}/props"), bearer(backend)))
+    let root = openai_base(&backend.base_url)?.without_suffix("/v1");
+    Ok(get_request(root.url("/props"), bearer(backend)?))
 }
 
 /// Reads `/props`; `None` when the body is not llama.cpp's (another server on that port).

@@ -133,6 +133,40 @@ impl fmt::Debug for HttpRequest {
     }
 }
 
+/// The headers that carry a key, in any protocol.
+const KEY_HEADERS: [&str; 3] = ["authorization", "x-goog-api-key", "x-api-key"];
+
+impl HttpRequest {
+    /// The keys this request carries (header values, without `Bearer `).
+    pub fn secrets(&self) -> impl Iterator<Item = &str> {
+        self.headers
+            .iter()
+            .filter(|(n, _)| KEY_HEADERS.contains(&n.to_ascii_lowercase().as_str()))
+            .map(|(_, v)| v.strip_prefix("Bearer ").unwrap_or(v).trim())
+    }
+}
+
+/// A successful answer's body with every key the request carried replaced by `[API key]`
+/// (as [`crate::errors::redact`] does for error messages): a server that echoes the key, in
+/// a model list or in the text it writes, must not put it on the screen, in an export or in
+/// the answer cache. Applied where every answer arrives (`web::fetch`), before anything reads
+/// the body.
+pub fn redact_answer(body: String, headers: &[(String, String)]) -> String {
+    let request = HttpRequest {
+        method: Method::Get,
+        url: String::new(),
+        headers: headers.to_vec(),
+        body: String::new(),
+    };
+    let mut body = body;
+    for secret in request.secrets() {
+        if secret.len() >= 4 && body.contains(secret) {
+            body = crate::errors::redact(&body, secret);
+        }
+    }
+    body
+}
+
 /// A model a backend offers, as its model list describes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ModelInfo {
@@ -187,22 +221,121 @@ pub fn read_models(protocol: Protocol, body: &str) -> Result<Vec<ModelInfo>, Jud
     }
 }
 
-/// The base URL without trailing slashes, checked to be an http(s) URL.
-pub fn checked_base(base_url: &str) -> Result<&str, JudgeError> {
-    let base = base_url.trim().trim_end_matches('/');
+/// A checked base URL: `root` is everything before its query, without trailing slashes or a
+/// fragment; `query` (without the `?`) stays after whatever path is appended, so
+/// `https://proxy/v1?team=a` + `/models` is `https://proxy/v1/models?team=a`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BaseUrl {
+    root: String,
+    query: String,
+}
+
+impl BaseUrl {
+    /// The root followed by `path` (which may carry its own query, put after the base's).
+    pub fn url(&self, path: &str) -> String {
+        let (path, own) = path.split_once('?').unwrap_or((path, ""));
+        let mut out = format!("{}{path}", self.root);
+        let queries: Vec<&str> = [self.query.as_str(), own]
+            .into_iter()
+            .filter(|q| !q.is_empty())
+            .collect();
+        if !queries.is_empty() {
+            out.push('?');
+            out.push_str(&queries.join("&"));
+        }
+        out
+    }
+
+    /// The root with `suffix` cut off its end, when it ends so (a pasted
+    /// `/chat/completions`, llama.cpp's `/v1`).
+    pub fn without_suffix(mut self, suffix: &str) -> BaseUrl {
+        if let Some(cut) = self.root.strip_suffix(suffix) {
+            self.root.truncate(cut.len());
+        }
+        self
+    }
+}
+
+/// Where the authority (`user:pass@host:port`) of an http(s) URL ends: at the first `/`, `\`
+/// (browsers read it as `/`), `?` or `#` after the scheme.
+fn authority_range(url: &str) -> Option<(usize, usize)> {
+    let start = url.find("://")? + 3;
+    let len = url[start..]
+        .find(['/', '\\', '?', '#'])
+        .unwrap_or(url.len() - start);
+    Some((start, start + len))
+}
+
+/// The URL without a `user:pass@` part: what may be stored or exported of a base URL the user
+/// typed, whatever else is wrong with it.
+pub fn without_credentials(url: &str) -> String {
+    match authority_range(url) {
+        Some((start, end)) => match url[start..end].rfind('@') {
+            Some(at) => format!("{}{}", &url[..start], &url[start + at + 1..]),
+            None => url.to_string(),
+        },
+        None => url.to_string(),
+    }
+}
+
+/// The base URL checked to be an http(s) URL without credentials in it, split into root and
+/// query.
+pub fn checked_base(base_url: &str) -> Result<BaseUrl, JudgeError> {
+    let base = base_url.trim();
     if base.is_empty() {
         return Err(JudgeError::Setting {
             message: "Enter the backend's base URL.".into(),
         });
     }
-    if !(base.starts_with("http://") || base.starts_with("https://")) {
+    let lower = base.get(..8).unwrap_or(base).to_ascii_lowercase();
+    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
         return Err(JudgeError::Setting {
             message: format!(
                 "The base URL must start with http:// or https:// (got \u{201c}{base}\u{201d})."
             ),
         });
     }
-    Ok(base)
+    if let Some((start, end)) = authority_range(base) {
+        if base[start..end].contains('@') {
+            return Err(JudgeError::Setting {
+                message: format!(
+                    "The base URL carries a user name or password (\u{201c}user:password@\u{201d}); \
+                     remove it: the key goes only in a header, and a password in the address \
+                     would not be kept private. The address without it is {}.",
+                    without_credentials(base)
+                ),
+            });
+        }
+    }
+    let base = base.split('#').next().unwrap_or(base);
+    let (root, query) = base.split_once('?').unwrap_or((base, ""));
+    Ok(BaseUrl {
+        root: root.trim_end_matches('/').to_string(),
+        query: query.to_string(),
+    })
+}
+
+/// The API key, trimmed, checked to be sendable in an HTTP header: header values are
+/// ISO-8859-1 bytes without control characters, and a key with anything else (a curly quote, a
+/// zero-width space or a line break picked up when copying it) would make the browser refuse the
+/// request before sending it. The offending character is named by position, not the key.
+pub fn checked_key(key: &str) -> Result<&str, JudgeError> {
+    let key = key.trim();
+    let bad = key
+        .chars()
+        .enumerate()
+        .find(|(_, c)| u32::from(*c) > 0xFF || c.is_control());
+    if let Some((i, c)) = bad {
+        return Err(JudgeError::Setting {
+            message: format!(
+                "The API key is malformed: character {} is U+{:04X}, which cannot be sent in an \
+                 HTTP header (keys are plain ASCII). Paste the key again.",
+                i + 1,
+                u32::from(c)
+            ),
+        });
+    }
+    Ok(key)
 }
 
 /// The model name, trimmed, or the sentence asking for one.
@@ -218,9 +351,8 @@ pub fn checked_model(backend: &Backend) -> Result<&str, JudgeError> {
 
 /// The base URL of an OpenAI-compatible server: checked, and without a pasted
 /// `/chat/completions`.
-pub fn openai_base(base_url: &str) -> Result<&str, JudgeError> {
-    let base = checked_base(base_url)?;
-    Ok(base.strip_suffix("/chat/completions").unwrap_or(base))
+pub fn openai_base(base_url: &str) -> Result<BaseUrl, JudgeError> {
+    Ok(checked_base(base_url)?.without_suffix("/chat/completions"))
 }
 
 /// A GET request (model lists, status polls) with the given headers.
@@ -241,11 +373,13 @@ pub(crate) fn model_list(
     body: &str,
     key: &str,
 ) -> Result<(serde_json::Value, Vec<serde_json::Value>), JudgeError> {
-    let json: serde_json::Value =
+    let mut json: serde_json::Value =
         serde_json::from_str(body).map_err(|e| JudgeError::BadResponse {
             detail: format!("not a model list ({e})"),
         })?;
-    let Some(list) = json.get(key).and_then(serde_json::Value::as_array).cloned() else {
+    // Taken out, not cloned: a list of 100k models is copied nowhere.
+    let list = json.get_mut(key).map(serde_json::Value::take);
+    let Some(serde_json::Value::Array(list)) = list else {
         return Err(JudgeError::BadResponse {
             detail: format!("the model list has no \"{key}\" array"),
         });
@@ -258,4 +392,139 @@ pub(crate) fn json_headers(auth: Vec<(&str, String)>) -> Vec<(String, String)> {
     let mut headers = vec![("Content-Type".to_string(), "application/json".to_string())];
     headers.extend(auth.into_iter().map(|(n, v)| (n.to_string(), v)));
     headers
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn backend(protocol: Protocol, base_url: &str, key: &str) -> Backend {
+        Backend {
+            protocol,
+            base_url: base_url.into(),
+            model: "m".into(),
+            api_key: key.into(),
+            ..Backend::default()
+        }
+    }
+
+    const ALL: [Protocol; 3] = [Protocol::OpenAi, Protocol::Gemini, Protocol::Anthropic];
+
+    #[test]
+    fn a_query_in_the_base_url_stays_after_the_appended_path() {
+        let b = checked_base("https://proxy.example/v1/?team=a&x=1#frag").unwrap();
+        assert_eq!(
+            b.url("/models"),
+            "https://proxy.example/v1/models?team=a&x=1"
+        );
+        assert_eq!(
+            b.url("/models?pageSize=1000"),
+            "https://proxy.example/v1/models?team=a&x=1&pageSize=1000"
+        );
+        let chat = openai::chat_completions_url("http://h/v1/chat/completions?k=v").unwrap();
+        assert_eq!(chat, "http://h/v1/chat/completions?k=v");
+        let no_query = checked_base("http://h/v1/").unwrap();
+        assert_eq!(no_query.url("/messages"), "http://h/v1/messages");
+        for p in ALL {
+            let b = backend(p, "http://h/v1?team=a", "k");
+            let msgs = [Message::user(vec![Part::Text("rate".into())])];
+            let chat = chat_request(&b, &msgs, ChatParams::RATING).unwrap();
+            assert!(chat.url.starts_with("http://h/v1/"), "{}", chat.url);
+            assert!(chat.url.contains("?team=a"), "{}", chat.url);
+            assert!(!chat.url.contains("team=a/"), "{}", chat.url);
+            let list = models_request(&b).unwrap();
+            assert!(
+                list.url.starts_with("http://h/v1/models?team=a"),
+                "{}",
+                list.url
+            );
+        }
+        let props = llama::props_request(&backend(Protocol::OpenAi, "http://h:8080/v1?x=y", ""));
+        assert_eq!(props.unwrap().url, "http://h:8080/props?x=y");
+    }
+
+    #[test]
+    fn credentials_in_the_base_url_are_refused_and_never_kept() {
+        for url in [
+            "http://user:pass@127.0.0.1:8080/v1",
+            "https://token@api.example/v1",
+            "HTTP://u:p@h",
+            "http://a@b\\@h/v1",
+        ] {
+            let err = checked_base(url).unwrap_err();
+            assert!(err.to_string().contains("user name or password"), "{err}");
+            assert!(!err.to_string().contains("pass@"), "{err}");
+            for p in ALL {
+                assert!(chat_request(&backend(p, url, "k"), &[], ChatParams::RATING).is_err());
+                assert!(models_request(&backend(p, url, "k")).is_err());
+            }
+        }
+        assert_eq!(
+            without_credentials("http://user:pass@127.0.0.1:8080/v1?q=a@b"),
+            "http://127.0.0.1:8080/v1?q=a@b"
+        );
+        assert_eq!(without_credentials("http://h/v1"), "http://h/v1");
+        assert_eq!(without_credentials("not a url"), "not a url");
+        // An @ after the authority (a path or query) is not a credential.
+        assert!(checked_base("http://h/v1/@team?x=a@b").is_ok());
+    }
+
+    #[test]
+    fn a_key_that_cannot_go_in_a_header_is_named_malformed_before_sending() {
+        for key in [
+            "sk-abc\u{201d}",
+            "sk-\u{200b}abc",
+            "AIza\u{0100}x",
+            "sk-a\nb",
+            "sk-\u{7f}",
+        ] {
+            let err = checked_key(key).unwrap_err();
+            assert!(err.to_string().contains("malformed"), "{err}");
+            assert!(
+                !err.to_string().contains("sk-a"),
+                "the key is not echoed: {err}"
+            );
+            for p in ALL {
+                let b = backend(p, "http://h/v1", key);
+                let chat = chat_request(&b, &[], ChatParams::RATING).unwrap_err();
+                assert!(chat.to_string().contains("malformed"), "{p:?}: {chat}");
+                let list = models_request(&b).unwrap_err();
+                assert!(list.to_string().contains("malformed"), "{p:?}: {list}");
+            }
+        }
+        // Latin-1 and plain keys pass; surrounding whitespace is trimmed as before.
+        assert_eq!(checked_key("  sk-proj-AbC_09  ").unwrap(), "sk-proj-AbC_09");
+        assert_eq!(checked_key("caf\u{e9}").unwrap(), "caf\u{e9}");
+        assert_eq!(checked_key("").unwrap(), "");
+    }
+}
+
+#[cfg(test)]
+mod redaction_tests {
+    use super::*;
+
+    #[test]
+    fn a_key_echoed_in_a_successful_answer_is_redacted_before_anything_reads_it() {
+        for protocol in [Protocol::OpenAi, Protocol::Gemini, Protocol::Anthropic] {
+            let backend = Backend {
+                protocol,
+                base_url: "http://h/v1".into(),
+                model: "m".into(),
+                api_key: "sk-echoed-SECRET-42".into(),
+                ..Backend::default()
+            };
+            let req = chat_request(&backend, &[], ChatParams::RATING).unwrap();
+            assert_eq!(req.secrets().collect::<Vec<_>>(), ["sk-echoed-SECRET-42"]);
+            let body = r#"{"choices":[{"message":{"content":"Your key sk-echoed-SECRET-42 is 4"}}],
+                "data":[{"id":"sk-echoed-SECRET-42"}]}"#;
+            let clean = redact_answer(body.to_string(), &req.headers);
+            assert!(!clean.contains("SECRET"), "{clean}");
+            assert_eq!(clean.matches("[API key]").count(), 2);
+            // Still JSON, and what the answer says is kept around the key.
+            let c = crate::completion::parse_chat_completion(&clean).unwrap();
+            assert_eq!(c.text, "Your key [API key] is 4");
+        }
+        // No key, or a body without it: untouched.
+        assert_eq!(redact_answer("{\"a\":1}".into(), &[]), "{\"a\":1}");
+    }
 }

@@ -264,6 +264,11 @@ pub(super) const VIDEO_NEEDS_G_VEVAL: &str =
 
 /// Starts a run of the selected metric.
 pub fn evaluate(state: AppState) {
+    // One run at a time: the button is disabled while its run is in flight, and a click that
+    // slips through (a double click before the page redraws) starts nothing.
+    if state.running() {
+        return;
+    }
     if state.is_harmonic() {
         evaluate_harmonic(state);
     } else if state.is_gveval() {
@@ -450,12 +455,26 @@ pub fn export(state: AppState) {
 /// Keeps the non-secret settings across visits and the key where the user chose.
 /// Provider settings are saved under the current preset, so each provider keeps its own.
 pub fn persist_settings(state: AppState) {
-    let per_provider = move |name: &'static str, value: String| {
-        storage::save_provider_setting(&state.preset.get_untracked(), name, &value)
+    // A refused write is said at once (what was not kept), not dropped.
+    let kept = move |outcome: Result<(), String>| {
+        if let Err(e) = outcome {
+            state.storage_error.set(Some(e));
+        }
     };
-    Effect::new(move |_| storage::save_setting("hj.preset", &state.preset.get()));
-    Effect::new(move |_| storage::save_setting("hj.metric", &state.metric.get()));
-    Effect::new(move |_| per_provider("base_url", state.base_url.get()));
+    let per_provider = move |name: &'static str, value: String| {
+        kept(storage::save_provider_setting(
+            &state.preset.get_untracked(),
+            name,
+            &value,
+        ))
+    };
+    Effect::new(move |_| kept(storage::save_setting("hj.preset", &state.preset.get())));
+    Effect::new(move |_| kept(storage::save_setting("hj.metric", &state.metric.get())));
+    // A user:password@ typed into the base URL is refused when sending and never stored.
+    Effect::new(move |_| {
+        let url = crate::providers::without_credentials(&state.base_url.get());
+        per_provider("base_url", url)
+    });
     Effect::new(move |_| per_provider("model", state.model.get()));
     Effect::new(move |_| per_provider("detail", state.image_detail.get().id().into()));
     Effect::new(move |_| per_provider("concurrency", state.concurrency.get().to_string()));
@@ -471,29 +490,56 @@ pub fn persist_settings(state: AppState) {
     Effect::new(move |_| {
         let n = state.max_tokens.get();
         let name = format!("max_tokens.{}", state.metric.get_untracked());
-        storage::save_provider_setting(&state.preset.get_untracked(), &name, &n.to_string())
-    });
-    Effect::new(move |_| storage::save_setting("hj.max_side", &state.max_side.get().to_string()));
-    Effect::new(move |_| storage::save_setting("hj.timeout_s", &state.timeout_s.get().to_string()));
-    Effect::new(move |_| {
-        storage::save_setting("hj.max_retries", &state.max_retries.get().to_string())
-    });
-    Effect::new(move |_| storage::save_setting("hj.prices", &state.prices.get()));
-    Effect::new(move |_| {
-        storage::save_setting("hj.maev.trials", &state.maev_trials.get().to_string())
+        kept(storage::save_provider_setting(
+            &state.preset.get_untracked(),
+            &name,
+            &n.to_string(),
+        ))
     });
     Effect::new(move |_| {
-        storage::save_setting("hj.maev.threshold", &state.maev_threshold.get().to_string())
+        kept(storage::save_setting(
+            "hj.max_side",
+            &state.max_side.get().to_string(),
+        ))
+    });
+    Effect::new(move |_| {
+        kept(storage::save_setting(
+            "hj.timeout_s",
+            &state.timeout_s.get().to_string(),
+        ))
+    });
+    Effect::new(move |_| {
+        kept(storage::save_setting(
+            "hj.max_retries",
+            &state.max_retries.get().to_string(),
+        ))
+    });
+    Effect::new(move |_| kept(storage::save_setting("hj.prices", &state.prices.get())));
+    Effect::new(move |_| {
+        kept(storage::save_setting(
+            "hj.maev.trials",
+            &state.maev_trials.get().to_string(),
+        ))
+    });
+    Effect::new(move |_| {
+        kept(storage::save_setting(
+            "hj.maev.threshold",
+            &state.maev_threshold.get().to_string(),
+        ))
     });
     Effect::new(move |_| {
         let pool = state
             .maev_pool
             .with(|p| serde_json::to_string(p).unwrap_or_default());
-        storage::save_setting("hj.maev.pool", &pool)
+        kept(storage::save_setting("hj.maev.pool", &pool))
     });
     Effect::new(move |_| {
         let (key, remember) = (state.api_key.get(), state.remember_key.get());
-        storage::save_api_key(&state.preset.get_untracked(), &key, remember)
+        kept(storage::save_api_key(
+            &state.preset.get_untracked(),
+            &key,
+            remember,
+        ))
     });
     Effect::new(move |_| {
         let n = state.effective_concurrency() as usize;

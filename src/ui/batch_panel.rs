@@ -111,7 +111,7 @@ pub fn BatchPanel() -> impl IntoView {
                     </div>
                 }
             }}
-            <p class="error" role="alert">{move || b.message.get()}</p>
+            <p class="error" role="alert" data-testid="batch-message">{move || b.message.get()}</p>
             <div class="export-row">
                 <button data-testid="export-results-jsonl" disabled=move || b.results.with(Vec::is_empty)
                     on:click=move |_| batch_run::export(b, state.gamma.get_untracked(), false)>"Export JSONL"</button>

@@ -18,10 +18,49 @@ use crate::errors::{redact, JudgeError};
 use crate::lab::{io, CriterionRecord, ItemResult};
 use crate::metrics::{fleur, g_veval, harmonic_eval, maev};
 use crate::providers::{Backend, HttpRequest};
-use crate::web::{batch_store, download, files, image};
+use crate::web::{batch_store, download, files, image, run_lock};
 
 fn now() -> f64 {
     js_sys::Date::now()
+}
+
+/// The lock is held from a run's start until its status leaves `Running` (paused, cancelled,
+/// finished, replaced).
+pub fn release_lock_when_stopped(b: BatchState) {
+    Effect::new(move |before: Option<BatchStatus>| {
+        let now = b.status.get();
+        if before == Some(BatchStatus::Running) && now != BatchStatus::Running {
+            b.lock.set_value(None);
+        }
+        now
+    });
+}
+
+/// Whether this tab holds the device's batch lock, or could take it now (it is then kept).
+async fn take_lock(b: BatchState) -> bool {
+    if b.lock.with_value(Option::is_some) {
+        return true;
+    }
+    match run_lock::try_acquire().await {
+        Some(lock) => {
+            b.lock.set_value(Some(lock));
+            true
+        }
+        None => false,
+    }
+}
+
+/// What this tab holds is being replaced: its run stops, requests in flight are aborted, and
+/// answers that still arrive for them are dropped (`run_id`).
+fn replace_run(b: BatchState) {
+    b.run_id.update_value(|n| *n += 1);
+    if let Some(c) = b.cancel.get_value() {
+        c.abort();
+    }
+    b.claimed.set_value(Default::default());
+    if b.status.get_untracked() == BatchStatus::Running {
+        b.status.set(BatchStatus::Cancelled);
+    }
 }
 
 /// Reads the chosen files: one dataset (JSONL/CSV), plus a ZIP of images and/or image files.
@@ -77,21 +116,53 @@ pub fn import(state: AppState, b: BatchState, chosen: Vec<web_sys::File>) {
             Some((zname, f, _)) => vec![(zname.clone(), f.clone().into())],
             None => loose.iter().map(|f| (f.name(), f.clone().into())).collect(),
         };
-        // A new dataset replaces the stored run.
+        // A new dataset replaces the stored run: never while another tab runs it.
+        let mine = b.lock.with_value(Option::is_some);
+        let guard = if mine {
+            None
+        } else {
+            match run_lock::try_acquire().await {
+                Some(lock) => Some(lock),
+                None => {
+                    report.insert(0, run_lock::BUSY.into());
+                    b.report.set(report);
+                    return;
+                }
+            }
+        };
+        replace_run(b);
         batch_store::clear().await;
-        let _ = batch_store::put_meta(
-            "dataset",
-            &batch_store::object(&[
-                ("name", name.as_str().into()),
-                ("text", text.as_str().into()),
-            ]),
-        )
-        .await;
+        let mut not_kept: Vec<String> = Vec::new();
+        let mut refusal = None;
+        let dataset = batch_store::object(&[
+            ("name", name.as_str().into()),
+            ("text", text.as_str().into()),
+        ]);
+        if let Err(e) = batch_store::put_meta("dataset", &dataset).await {
+            not_kept.push(format!("the dataset \u{201c}{name}\u{201d}"));
+            refusal = Some(e);
+        }
         for (n, blob) in &files_to_keep {
-            let _ = batch_store::put_meta(&format!("file:{n}"), blob).await;
+            if let Err(e) = batch_store::put_meta(&format!("file:{n}"), blob).await {
+                not_kept.push(format!("\u{201c}{n}\u{201d}"));
+                refusal.get_or_insert(e);
+            }
+        }
+        if let Some(why) = refusal {
+            // Said now, not after a reload finds nothing to resume from.
+            report.insert(
+                0,
+                format!(
+                    "This browser did not store {} ({why}). The run works in this tab, but a \
+                     reload cannot resume it: keep the tab open, or free some storage and \
+                     choose the files again.",
+                    not_kept.join(", ")
+                ),
+            );
         }
         load_dataset(state, b, &name, &text, images, report);
         b.results.set(Vec::new());
+        drop(guard);
     });
 }
 
@@ -164,11 +235,16 @@ pub(super) async fn prepared_image(
             let entry = archive
                 .find(name)
                 .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?;
+            entry.check_size().map_err(|e| e.to_string())?;
             let raw = entry
                 .raw(bytes)
                 .ok_or("The ZIP entry lies outside the archive.")?;
             let data = match entry.method {
-                Method::Deflate => files::inflate_raw(raw).await?,
+                // Never more than the central directory stated (checked above to be within
+                // the limit); verify() then checks the exact size and the checksum.
+                Method::Deflate => files::inflate_raw(raw, entry.uncompressed_size as usize)
+                    .await
+                    .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?,
                 _ => raw.to_vec(),
             };
             entry
@@ -200,12 +276,23 @@ fn mime_of(name: &str) -> &'static str {
     }
 }
 
-/// Starts (or resumes) the run: items without a result are worked on, a few at a time.
+/// Starts (or resumes) the run: items without a result are worked on, a few at a time, once
+/// this tab holds the device's batch lock (another tab running refuses it with a sentence).
 pub fn start(state: AppState, b: BatchState) {
     if b.item_count.get_untracked() == 0 {
         b.message.set(Some("Import a dataset first.".into()));
         return;
     }
+    spawn_local(async move {
+        if take_lock(b).await {
+            begin(state, b);
+        } else {
+            b.message.set(Some(run_lock::BUSY.into()));
+        }
+    });
+}
+
+fn begin(state: AppState, b: BatchState) {
     let metric = state.metric.get_untracked();
     b.metric.set_value(metric.clone());
     b.message.set(None);
@@ -225,7 +312,12 @@ pub fn start(state: AppState, b: BatchState) {
             ("metric", metric.as_str().into()),
             ("total", JsValue::from(total as f64)),
         ]);
-        let _ = batch_store::put_meta("run", &run).await;
+        if let Err(e) = batch_store::put_meta("run", &run).await {
+            b.message.set(Some(format!(
+                "The run could not be recorded in this browser ({e}); a reload will not offer \
+                 to resume it."
+            )));
+        }
     });
     let workers = untrack(|| state.effective_concurrency()).clamp(1, 16) as usize;
     for _ in 0..workers {
@@ -288,9 +380,13 @@ async fn worker(state: AppState, b: BatchState) {
         if b.status.get_untracked() != BatchStatus::Running {
             return;
         }
+        let run = b.run_id.get_value();
         let Some(item) = next_item(b) else { break };
         let result = process(state, b, &item).await;
         let Some(result) = result else { return }; // cancelled
+        if b.run_id.get_value() != run {
+            return; // the dataset was replaced meanwhile: this answer belongs to no one now
+        }
         let json = serde_json::to_string(&result);
         // Recorded before the claim is released and before the storage write awaits: in the
         // other order another worker could claim the item meanwhile and run it twice (found by
@@ -301,7 +397,11 @@ async fn worker(state: AppState, b: BatchState) {
         });
         if let Ok(json) = json {
             if let Err(e) = batch_store::put_result(&item.id, &json).await {
-                b.message.set(Some(e));
+                b.message.set(Some(format!(
+                    "This browser did not store the result of \u{201c}{}\u{201d} ({e}); it is \
+                     on screen: export the results before reloading.",
+                    item.id
+                )));
             }
         }
     }
@@ -554,6 +654,11 @@ pub fn check_resumable(b: BatchState) {
 /// Restores the interrupted run (dataset, images, finished results) and runs what is left.
 pub fn resume(state: AppState, b: BatchState) {
     spawn_local(async move {
+        // Another tab running this stored run would have it asked twice.
+        if !take_lock(b).await {
+            b.message.set(Some(run_lock::BUSY.into()));
+            return;
+        }
         let dataset = batch_store::get_meta("dataset").await;
         let field = |k: &str| {
             dataset
@@ -565,6 +670,7 @@ pub fn resume(state: AppState, b: BatchState) {
             b.message.set(Some(
                 "The interrupted run's dataset could not be read back.".into(),
             ));
+            b.lock.set_value(None);
             return;
         };
         if let Some(run) = batch_store::get_meta("run").await {
@@ -651,6 +757,7 @@ pub fn import_results(b: BatchState, file: web_sys::File) {
         } else {
             io::from_jsonl(&text)
         };
+        replace_run(b);
         b.report.set(problems);
         b.message.set(Some(format!(
             "Loaded {} results from \u{201c}{name}\u{201d}.",

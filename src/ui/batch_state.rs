@@ -75,6 +75,12 @@ pub struct BatchState {
     pub poll_s: RwSignal<u32>,
     /// Aborts the run's requests.
     pub cancel: StoredValue<Option<web_sys::AbortController>, LocalStorage>,
+    /// Which dataset (or results file) this tab holds: bumped when another replaces it, so an
+    /// answer to the old one's request, arriving late, is dropped instead of filed under the
+    /// new one.
+    pub run_id: StoredValue<u64>,
+    /// The device-wide batch lock, held by this tab while it runs (see `web::run_lock`).
+    pub lock: StoredValue<Option<crate::web::run_lock::RunLock>, LocalStorage>,
 }
 
 impl BatchState {
@@ -99,6 +105,8 @@ impl BatchState {
             selected: RwSignal::new(None),
             cancel: StoredValue::new_local(None),
             poll_s: RwSignal::new(30),
+            run_id: StoredValue::new(0),
+            lock: StoredValue::new_local(None),
         }
     }
 

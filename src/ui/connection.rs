@@ -14,6 +14,10 @@ use crate::web::fetch;
 /// Short: a check should answer quickly or say the server is not there.
 const CHECK_TIMEOUT_MS: u32 = 15_000;
 
+/// The model field suggests at most this many listed names (a list of 100k would cost the page
+/// more to draw than it is worth; the report still counts them all).
+const MAX_SUGGESTIONS: usize = 1000;
+
 pub fn check_connection(state: AppState) {
     let backend = state.backend();
     let preset = preset(&state.preset.get_untracked());
@@ -57,8 +61,14 @@ pub fn check_connection(state: AppState) {
                 )));
             }
         }
-        let key_rejected = matches!(obs.models, Some(Err(JudgeError::KeyRejected { .. })));
-        if obs.reach == Reach::Answered && !key_rejected {
+        // After a refused key or a redirect, a probe would only say the same again.
+        let stop = matches!(
+            obs.models,
+            Some(Err(
+                JudgeError::KeyRejected { .. } | JudgeError::Redirect { .. }
+            ))
+        );
+        if obs.reach == Reach::Answered && !stop {
             if preset.id == "llama_server" {
                 if let Ok(req) = props_request(&backend) {
                     if let Ok(raw) = fetch::send(&req, CHECK_TIMEOUT_MS, None).await {
@@ -76,9 +86,13 @@ pub fn check_connection(state: AppState) {
             }
         }
         if let Some(Ok(models)) = &obs.models {
-            state
-                .models
-                .set(models.iter().map(|m| m.id.clone()).collect());
+            state.models.set(
+                models
+                    .iter()
+                    .take(MAX_SUGGESTIONS)
+                    .map(|m| m.id.clone())
+                    .collect(),
+            );
         }
         let findings = report(preset, &backend, &obs);
         let ok = findings.iter().all(|f| f.ok);

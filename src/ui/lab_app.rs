@@ -24,6 +24,7 @@ pub fn LabApp() -> impl IntoView {
     let batch = BatchState::new();
     provide_context(batch);
     batch_run::check_resumable(batch);
+    batch_run::release_lock_when_stopped(batch);
 
     view! {
         <TopBar page=Page::Lab/>

@@ -118,7 +118,18 @@ pub fn submit(state: AppState, b: BatchState) {
             Ok(i) => i,
             Err(e) => return fail(format!("Creating the batch failed: {e}")),
         };
-        let _ = batch_store::put_meta("openai_batch", &JsValue::from_str(&info.id)).await;
+        if let Err(e) = batch_store::put_meta("openai_batch", &JsValue::from_str(&info.id)).await {
+            b.report.update(|r| {
+                r.insert(
+                    0,
+                    format!(
+                        "The batch id {} could not be stored in this browser ({e}): note it, a \
+                         reload will not find the batch again.",
+                        info.id
+                    ),
+                )
+            });
+        }
         poll(state, b, info.id).await;
     });
 }
@@ -161,7 +172,7 @@ pub async fn poll(state: AppState, b: BatchState, batch_id: String) {
             info.status.id()
         )));
         b.status.set(BatchStatus::Ready);
-        let _ = batch_store::put_meta("openai_batch", &JsValue::NULL).await;
+        forget_batch(b).await;
         return;
     }
     // Answers: the output file (successes) and the error file (failures), both JSONL.
@@ -249,7 +260,7 @@ pub async fn poll(state: AppState, b: BatchState, batch_id: String) {
         })
         .collect();
     store_results(b, results).await;
-    let _ = batch_store::put_meta("openai_batch", &JsValue::NULL).await;
+    forget_batch(b).await;
     b.status.set(BatchStatus::Finished);
     let cost = match saving {
         Some(live) => format!(
@@ -263,11 +274,40 @@ pub async fn poll(state: AppState, b: BatchState, batch_id: String) {
         .set(Some(format!("OpenAI batch {batch_id} finished.{cost}")));
 }
 
+/// Forgets the stored batch id; a refusal is said (a reload would look for the batch again).
+async fn forget_batch(b: BatchState) {
+    if let Err(e) = batch_store::put_meta("openai_batch", &JsValue::NULL).await {
+        b.report.update(|r| {
+            r.insert(
+                0,
+                format!("The finished batch could not be marked done in this browser ({e})."),
+            )
+        });
+    }
+}
+
+/// Stores and shows the results; a refused write is said in the report, with how many.
 async fn store_results(b: BatchState, results: Vec<ItemResult>) {
+    let mut refused = (0, None);
     for r in &results {
         if let Ok(json) = serde_json::to_string(r) {
-            let _ = batch_store::put_result(&r.id, &json).await;
+            if let Err(e) = batch_store::put_result(&r.id, &json).await {
+                refused.0 += 1;
+                refused.1.get_or_insert(e);
+            }
         }
+    }
+    if let (n, Some(e)) = refused {
+        b.report.update(|r| {
+            r.insert(
+                0,
+                format!(
+                    "{n} of {} results were not stored in this browser ({e}): export \
+                     them before reloading.",
+                    results.len()
+                ),
+            )
+        });
     }
     b.results.update(|all| all.extend(results));
 }

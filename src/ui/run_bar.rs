@@ -15,6 +15,7 @@ pub fn RunBar() -> impl IntoView {
                 class="primary evaluate"
                 data-testid="evaluate-button"
                 on:click=move |_| actions::evaluate(state)
+                disabled=running
                 aria-busy=move || running().to_string()
             >
                 {move || if running() { "Evaluating…" } else { "Evaluate" }}
@@ -36,6 +37,12 @@ pub fn RunBar() -> impl IntoView {
                 "Ask the model again (ignore cached answers)"
             </label>
         </div>
+        {move || {
+            state
+                .storage_error
+                .get()
+                .map(|e| view! { <p class="error" role="alert" data-testid="storage-error">{e}</p> })
+        }}
         <ul class="problems" role="alert" data-testid="form-problems">
             {move || state.form_problems.get().into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}
         </ul>

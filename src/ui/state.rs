@@ -232,6 +232,8 @@ pub struct AppState {
     /// Why Evaluate did not start (missing inputs), one sentence per problem.
     pub form_problems: RwSignal<Vec<String>>,
     pub export_error: RwSignal<Option<String>>,
+    /// The last time the browser refused to store a setting or the key, what was not kept.
+    pub storage_error: RwSignal<Option<String>>,
     /// Weights per criterion (None where it has no score) and the overall score at the current
     /// γ. Five numbers, recomputed on every slider move without any request.
     pub weighting: Memo<Weighting>,
@@ -349,6 +351,7 @@ impl AppState {
             billed: RwSignal::new(Vec::new()),
             form_problems: RwSignal::new(Vec::new()),
             export_error: RwSignal::new(None),
+            storage_error: RwSignal::new(None),
             weighting,
         }
     }

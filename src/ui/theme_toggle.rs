@@ -20,7 +20,8 @@ pub fn ThemeToggle() -> impl IntoView {
         let t = theme.get();
         if !t.is_empty() {
             apply(&t);
-            storage::save_setting("hj.theme", &t);
+            // The theme is applied either way; a theme not remembered needs no message.
+            storage::save_setting("hj.theme", &t).ok();
         }
     });
     let is_dark = move || {

@@ -6,21 +6,27 @@ use js_sys::{Array, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::IdbTransactionMode;
 
-use super::cache::{database, done, named_store, BATCH_ITEMS, BATCH_META};
+use wasm_bindgen_futures::JsFuture;
 
+use super::cache::{committed, database, done, named_store, BATCH_ITEMS, BATCH_META};
+
+/// Writes one value; `Err` says why in a phrase (callers say what was not kept).
 async fn put(store_name: &str, key: &str, value: &JsValue) -> Result<(), String> {
     let db = database().await.map_err(|_| unavailable())?;
-    let request = named_store(&db, store_name, IdbTransactionMode::Readwrite)
-        .and_then(|s| s.put_with_key(value, &JsValue::from_str(key)))
+    let store =
+        named_store(&db, store_name, IdbTransactionMode::Readwrite).map_err(|_| unavailable())?;
+    let commit = committed(&store.transaction());
+    let request = store
+        .put_with_key(value, &JsValue::from_str(key))
         .map_err(|_| unavailable())?;
-    done(&request).await.map(|_| ()).map_err(|_| {
-        "The browser refused to store the result (storage full?); it is still on screen."
-            .to_string()
-    })
+    let refused = |_| "its storage is full or refused the write".to_string();
+    done(&request).await.map_err(refused)?;
+    // Kept only once the transaction commits: a full quota aborts it only then.
+    JsFuture::from(commit).await.map(|_| ()).map_err(refused)
 }
 
 fn unavailable() -> String {
-    "This browser refuses IndexedDB (private window?): results cannot survive a reload.".into()
+    "it refuses IndexedDB, as private windows may".into()
 }
 
 /// Stores one item's result (JSON).

@@ -35,6 +35,18 @@ pub async fn done(request: &IdbRequest) -> Result<JsValue, JsValue> {
     request.result()
 }
 
+/// Settles when `tx` commits (or fails). A write's request succeeds before its transaction
+/// commits, and a full quota aborts the transaction only at commit (QuotaExceededError), so a
+/// write is kept only once this resolves. Call it before awaiting anything, so the handlers are
+/// in place before the commit.
+pub fn committed(tx: &web_sys::IdbTransaction) -> Promise {
+    Promise::new(&mut |resolve, reject| {
+        tx.set_oncomplete(Some(&resolve));
+        tx.set_onabort(Some(&reject));
+        tx.set_onerror(Some(&reject));
+    })
+}
+
 pub async fn database() -> Result<IdbDatabase, JsValue> {
     if let Some(db) = DB.with(|d| d.borrow().clone()) {
         return Ok(db);

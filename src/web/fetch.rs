@@ -145,6 +145,11 @@ pub async fn send(
     );
     let response = match fetched.await {
         Ok(r) => r,
+        Err(Failed::Redirect) => {
+            return Err(JudgeError::Redirect {
+                url: req.url.clone(),
+            })
+        }
         Err(_) if deadline.expired() => return Err(timed_out()),
         Err(_) => {
             return Err(JudgeError::Network {
@@ -155,7 +160,8 @@ pub async fn send(
     let status = response.status();
     let retry_after = response.headers().get("retry-after").ok().flatten();
     let body = match text(&response).await {
-        Ok(b) => b,
+        // A key the server echoes goes no further than here.
+        Ok(b) => crate::providers::redact_answer(b, &req.headers),
         Err(_) if deadline.expired() => return Err(timed_out()),
         Err(_) => {
             return Err(JudgeError::BadResponse {
@@ -177,7 +183,7 @@ pub async fn reachable_without_cors(url: &str, timeout_ms: u32) -> bool {
     let deadline = Deadline::new(timeout_ms, None);
     let signal = deadline.signal();
     let no_headers: [(String, String); 0] = [];
-    fetch(
+    let answered = fetch(
         url,
         "GET",
         &no_headers,
@@ -185,8 +191,8 @@ pub async fn reachable_without_cors(url: &str, timeout_ms: u32) -> bool {
         web_sys::RequestMode::NoCors,
         signal.as_ref(),
     )
-    .await
-    .is_ok()
+    .await;
+    !matches!(answered, Err(Failed::Other))
 }
 
 /// POSTs a multipart form (a file upload) with the given headers; the browser writes the
@@ -209,6 +215,11 @@ pub async fn send_form(
     );
     let response = match fetched.await {
         Ok(r) => r,
+        Err(Failed::Redirect) => {
+            return Err(JudgeError::Redirect {
+                url: url.to_string(),
+            })
+        }
         Err(_) if deadline.expired() => {
             return Err(JudgeError::Timeout {
                 seconds: timeout_ms / 1000,
@@ -225,6 +236,7 @@ pub async fn send_form(
     let body = text(&response).await.map_err(|_| JudgeError::BadResponse {
         detail: "the connection closed before the whole answer arrived".into(),
     })?;
+    let body = crate::providers::redact_answer(body, headers);
     Ok(RawResponse {
         status,
         retry_after,
@@ -232,7 +244,26 @@ pub async fn send_form(
     })
 }
 
-/// One `fetch` with web-sys: never with cookies, never with a referrer. gloo-net's request
+/// Why a `fetch` gave no response to read.
+enum Failed {
+    /// The server answered with a redirect, which is not followed.
+    Redirect,
+    /// Anything else: nothing listening, CORS, an aborted request, a header the browser refused.
+    Other,
+}
+
+impl From<JsValue> for Failed {
+    fn from(_: JsValue) -> Failed {
+        Failed::Other
+    }
+}
+
+/// One `fetch` with web-sys: never with cookies, never with a referrer, never following a
+/// redirect. Browsers drop `Authorization` when a redirect crosses origins but keep custom
+/// headers such as `x-goog-api-key` and `x-api-key`, so a followed redirect could carry the key
+/// to another address. `redirect: "manual"` stops at the redirect itself (the browser hands back
+/// an opaque answer and sends nothing further), and the caller names it; `"error"` would stop
+/// it too but look exactly like a server that is down. gloo-net's request
 /// builder did the same for 3.3 KB more of the first visit's gzipped download (wasm and JS
 /// glue, measured by scripts/bench.py when it was replaced), so it no longer earns its bytes.
 async fn fetch(
@@ -242,10 +273,15 @@ async fn fetch(
     body: Option<&JsValue>,
     mode: web_sys::RequestMode,
     signal: Option<&web_sys::AbortSignal>,
-) -> Result<web_sys::Response, JsValue> {
+) -> Result<web_sys::Response, Failed> {
     let init = web_sys::RequestInit::new();
     init.set_method(method);
     init.set_mode(mode);
+    // Fetch refuses "manual" in no-cors mode; those probes carry no header and no key, so
+    // following their redirects sends nothing secret anywhere.
+    if mode == web_sys::RequestMode::Cors {
+        init.set_redirect(web_sys::RequestRedirect::Manual);
+    }
     init.set_credentials(web_sys::RequestCredentials::Omit);
     init.set_referrer_policy(web_sys::ReferrerPolicy::NoReferrer);
     init.set_signal(signal);
@@ -258,8 +294,13 @@ async fn fetch(
         init.set_body(body);
     }
     let window = web_sys::window().ok_or_else(|| JsValue::from_str("no window"))?;
-    let response = JsFuture::from(window.fetch_with_str_and_init(url, &init)).await?;
-    Ok(response.unchecked_into())
+    let response: web_sys::Response = JsFuture::from(window.fetch_with_str_and_init(url, &init))
+        .await?
+        .unchecked_into();
+    if response.type_() == web_sys::ResponseType::Opaqueredirect {
+        return Err(Failed::Redirect);
+    }
+    Ok(response)
 }
 
 /// The whole body as text.

@@ -4,7 +4,7 @@
 use js_sys::{Function, Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Blob, ReadableWritablePair, Response};
+use web_sys::{Blob, ReadableStreamDefaultReader, ReadableWritablePair};
 
 pub async fn bytes(blob: &Blob) -> Result<Vec<u8>, String> {
     let buffer = JsFuture::from(blob.array_buffer())
@@ -30,8 +30,10 @@ pub fn blob(data: &[u8], mime: &str) -> Result<Blob, String> {
         .map_err(|_| "Could not create a Blob.".to_string())
 }
 
-/// Inflates raw DEFLATE data (a ZIP entry with method 8).
-pub async fn inflate_raw(data: &[u8]) -> Result<Vec<u8>, String> {
+/// Inflates raw DEFLATE data (a ZIP entry with method 8), stopping as soon as the output would
+/// pass `limit` bytes (the size the archive states), so an entry that lies about its size
+/// cannot make the page unpack more than that.
+pub async fn inflate_raw(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
     let fail = || "A file in the ZIP could not be decompressed.".to_string();
     let source = blob(data, "application/octet-stream")?;
     // web-sys marks DecompressionStream unstable; reach the constructor through the global.
@@ -48,9 +50,30 @@ pub async fn inflate_raw(data: &[u8]) -> Result<Vec<u8>, String> {
         &half("writable")?.unchecked_into(),
     );
     let inflated = source.stream().pipe_through(&pair);
-    let response = Response::new_with_opt_readable_stream(Some(&inflated)).map_err(|_| fail())?;
-    let buffer = JsFuture::from(response.array_buffer().map_err(|_| fail())?)
-        .await
-        .map_err(|_| fail())?;
-    Ok(Uint8Array::new(&buffer.unchecked_into()).to_vec())
+    let reader: ReadableStreamDefaultReader = inflated.get_reader().unchecked_into();
+    let mut out: Vec<u8> = Vec::with_capacity(limit);
+    loop {
+        let chunk = JsFuture::from(reader.read()).await.map_err(|_| fail())?;
+        let done = Reflect::get(&chunk, &"done".into())
+            .ok()
+            .and_then(|d| d.as_bool())
+            .unwrap_or(true);
+        if done {
+            return Ok(out);
+        }
+        let value: Uint8Array = Reflect::get(&chunk, &"value".into())
+            .map_err(|_| fail())?
+            .unchecked_into();
+        let len = value.length() as usize;
+        if out.len() + len > limit {
+            let _ = reader.cancel();
+            return Err(format!(
+                "it unpacks to more than the {limit} bytes the ZIP states, so it was not unpacked \
+                 further"
+            ));
+        }
+        let start = out.len();
+        out.resize(start + len, 0);
+        value.copy_to(&mut out[start..]);
+    }
 }

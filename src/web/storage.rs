@@ -15,15 +15,17 @@ fn get(storage: Option<Storage>, key: &str) -> Option<String> {
     storage?.get_item(key).ok().flatten()
 }
 
-fn set(storage: Option<Storage>, key: &str, value: &str) {
-    if let Some(s) = storage {
-        let _ = s.set_item(key, value);
-    }
+/// Writes `value`; `Err` (no sentence yet, the caller knows what was being kept) when the
+/// browser refuses: storage full, disabled, or absent.
+fn set(storage: Option<Storage>, key: &str, value: &str) -> Result<(), ()> {
+    storage.ok_or(())?.set_item(key, value).map_err(|_| ())
 }
 
-fn remove(storage: Option<Storage>, key: &str) {
-    if let Some(s) = storage {
-        let _ = s.remove_item(key);
+fn remove(storage: Option<Storage>, key: &str) -> Result<(), ()> {
+    match storage {
+        Some(s) => s.remove_item(key).map_err(|_| ()),
+        // Nothing stored where there is no storage.
+        None => Ok(()),
     }
 }
 
@@ -32,8 +34,13 @@ pub fn load_setting(key: &str) -> Option<String> {
     get(local(), key)
 }
 
-pub fn save_setting(key: &str, value: &str) {
-    set(local(), key, value);
+/// Remembers a setting; the sentence a person reads when the browser would not keep it.
+pub fn save_setting(key: &str, value: &str) -> Result<(), String> {
+    set(local(), key, value).map_err(|_| {
+        "This browser did not save your settings (its storage is full or turned off): they \
+         apply in this tab but will not be remembered."
+            .to_string()
+    })
 }
 
 /// A setting kept per provider preset, so switching providers and back restores each one's
@@ -42,8 +49,8 @@ pub fn load_provider_setting(preset: &str, name: &str) -> Option<String> {
     load_setting(&format!("hj.{preset}.{name}"))
 }
 
-pub fn save_provider_setting(preset: &str, name: &str, value: &str) {
-    save_setting(&format!("hj.{preset}.{name}"), value);
+pub fn save_provider_setting(preset: &str, name: &str, value: &str) -> Result<(), String> {
+    save_setting(&format!("hj.{preset}.{name}"), value)
 }
 
 fn api_key_name(preset: &str) -> String {
@@ -61,13 +68,31 @@ pub fn load_api_key(preset: &str) -> (String, bool) {
 }
 
 /// Stores the key in exactly one place: `localStorage` when `remember`, else `sessionStorage`.
-pub fn save_api_key(preset: &str, key: &str, remember: bool) {
+/// The sentence says what was and was not kept.
+pub fn save_api_key(preset: &str, key: &str, remember: bool) -> Result<(), String> {
     let name = api_key_name(preset);
-    if remember {
-        set(local(), &name, key);
-        remove(session(), &name);
+    let (keep, drop) = if remember {
+        (local(), session())
     } else {
-        set(session(), &name, key);
-        remove(local(), &name);
+        (session(), local())
+    };
+    let kept = set(keep, &name, key);
+    let dropped = remove(drop, &name);
+    match (kept, dropped) {
+        (Ok(()), Ok(())) => Ok(()),
+        (Err(()), _) => Err(format!(
+            "This browser did not store the API key ({}): it works until this tab is reloaded \
+             or closed.",
+            if remember {
+                "Remember the key is ticked, but the device's storage refused it"
+            } else {
+                "this tab's storage refused it"
+            }
+        )),
+        (Ok(()), Err(())) => Err(
+            "This browser did not delete the key's old copy from its storage; clear the site's \
+             data to remove it."
+                .to_string(),
+        ),
     }
 }

@@ -174,3 +174,95 @@ def test_a_server_that_dies_mid_batch_loses_nothing_and_the_failures_can_be_retr
         assert len(asked) == failed
     finally:
         live.stop()
+
+
+def test_a_storage_quota_too_small_for_the_dataset_is_said_at_import(browser, app_url, tmp_path):
+    """Issue 17.6: with a 3 MB origin quota (set through the DevTools protocol) a 12 MB ZIP was
+    taken in silence ("12 items ready"), and only a reload found nothing to resume from. The
+    refusal is now said at import, with what was not kept."""
+    import os
+
+    archive = io.BytesIO()
+    lines = []
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as z:
+        for i in range(12):
+            # 1 MB that does not compress: the archive really is 12 MB.
+            z.writestr(f"img{i:02d}.png", os.urandom(1024 * 1024))
+            lines.append(json.dumps({"id": f"big-{i:02d}", "task": "ic", "text": "A dog.", "image": f"img{i:02d}.png"}))
+    data = tmp_path / "big.jsonl"
+    data.write_text("\n".join(lines) + "\n")
+    images = tmp_path / "big.zip"
+    images.write_bytes(archive.getvalue())
+
+    page = AppPage(browser, app_url)
+    origin = app_url.rstrip("/")
+    browser.execute_cdp_cmd("Storage.overrideQuotaForOrigin", {"origin": origin, "quotaSize": 3 * 1024 * 1024})
+    try:
+        page.el("tab-batch").click()
+        page.wait_for(lambda d: d.find_elements(*tid("dataset-input")), "the batch view")
+        page.el("dataset-input").send_keys(f"{data}\n{images}")
+        page.wait_for(lambda d: progress(page)[2] == 12, "the dataset to load", 30)
+        report = page.el("import-report").text
+        assert "did not store" in report and "\u201cbig.zip\u201d" in report, report
+        assert "reload cannot resume" in report, report
+    finally:
+        browser.execute_cdp_cmd("Storage.overrideQuotaForOrigin", {"origin": origin})
+
+
+def test_a_second_tab_neither_runs_the_same_items_again_nor_erases_the_run(browser, app_url, dataset, tmp_path):
+    """Issue 17.2: a second tab opened during a live run offered Resume, and clicking it judged
+    most items twice; its import erased the first tab's stored results; and a dataset imported
+    in the running tab received the old run's in-flight answers. One Web Lock per device now
+    lets one tab run; the other is told so. A new import drops late answers of the old run."""
+    fake = FakeOpenAI(delay=0.25)
+    try:
+        page = open_batch(browser, app_url, fake)
+        data, images = dataset
+        page.el("dataset-input").send_keys(f"{data}\n{images}")
+        page.wait_for(lambda d: progress(page)[2] == N, "the dataset to load")
+        page.el("run-batch-button").click()
+        page.wait_for(lambda d: progress(page)[0] >= 3, "a few items", 60)
+        first = browser.current_window_handle
+
+        browser.switch_to.new_window("tab")
+        other = AppPage(browser, app_url + "lab/")
+        other.wait_for(lambda d: d.find_elements(*tid("resume-run-button")), "the offer to resume")
+        other.el("resume-run-button").click()
+        other.wait_for(lambda d: "Another tab" in other.el("batch-message").text, "the refusal to resume")
+        # Importing here would erase the running tab's stored results: refused too.
+        other.el("dataset-input").send_keys(f"{data}\n{images}")
+        other.wait_for(lambda d: "Another tab" in other.el("import-report").text, "the refusal to import")
+
+        browser.switch_to.window(first)
+        page.wait_for(lambda d: progress(page)[3] == "finished", "the run to finish", 180)
+        assert progress(page)[:3] == (N, 0, N)
+        asked = {}
+        for r in fake.rating_requests():
+            key = (item_number(r["body"]), r["criterion"])
+            asked[key] = asked.get(key, 0) + 1
+        assert set(asked) == {(i, c) for i in range(N) for c in CRITERIA}
+        assert max(asked.values()) == 1, "no item was requested twice"
+
+        # A dataset imported in the running tab does not receive the old run's answers. New
+        # captions, so that no cached answer stands in for a request.
+        def write(name, first_number, n):
+            path = tmp_path / f"{name}.jsonl"
+            path.write_text("".join(json.dumps({"id": f"{name}-{i}", "task": "ic", "image": "img00.png",
+                                                "text": f"Caption number {first_number + i}: a cat."}) + "\n"
+                                    for i in range(n)))
+            return path
+
+        fresh, second = write("fresh", 200, 10), write("second", 300, 3)
+        fake.delay = 1.0
+        page.el("dataset-input").send_keys(f"{fresh}\n{images}")
+        page.wait_for(lambda d: progress(page) == (0, 0, 10, "ready"), "the fresh dataset to load")
+        page.el("run-batch-button").click()
+        page.wait_for(lambda d: fake.inflight >= 2, "requests in flight")
+        page.el("dataset-input").send_keys(f"{second}\n{images}")
+        page.wait_for(lambda d: progress(page) == (0, 0, 3, "ready"), "the second dataset to load")
+        time.sleep(2.5)  # the first dataset's requests in flight are answered (or aborted) by now
+        ids = [e.get_attribute("data-testid") for e in page.d.find_elements("css selector", '[data-testid^="result-"]')]
+        assert not [i for i in ids if i.startswith("result-fresh-")], ids
+        assert progress(page) == (0, 0, 3, "ready")
+    finally:
+        fake.stop()

@@ -5,13 +5,16 @@ thrown away); the page keeps working (the next evaluation succeeds). Retries are
 fault is seen as it is; retrying is tested in test_harmonic_eval.py and test_providers.py."""
 
 import email.utils
+import json
 import time
 from pathlib import Path
 
 import pytest
+from selenium.webdriver.support.ui import Select
 
 from app_page import CRITERIA, AppPage
 from fake_openai import FakeOpenAI
+from fake_providers import FakeGemini
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bad_inputs"
 CUT = "The server's answer could not be read"
@@ -103,3 +106,130 @@ def test_retry_after_given_as_an_http_date_is_waited_for(browser, app_url, fault
     tries = [r["time"] for r in faulty.requests if r["criterion"] == "correctness"]
     assert len(tries) == 2
     assert tries[1] >= at - 0.05 and tries[1] - tries[0] >= 0.5, (tries, at)
+
+
+# Issue 17.4: one probability rule for every wire format. Each criterion's rating step gets
+# one impossible log-probability on a rating alternative (or on the printed rating itself);
+# before, Gemini read "-Infinity", "NaN" and null as probability 1 and OpenAI-format servers'
+# positive logprobs gave a score at 100 % coverage, and a printed 1e308 was dropped silently.
+UNUSABLE = "none of this answer's token probabilities can be used"
+
+
+def _is_rating(token):
+    return token.strip(" *") in ("1", "2", "3", "4", "5")
+
+
+class HostileOpenAI(FakeOpenAI):
+    """OpenAI format: ``hostile[criterion] = (where, value)``, where "alt" poisons the first
+    rating alternative other than the printed one, "chosen" the printed rating token."""
+
+    hostile = {}
+
+    def rating_reply(self, rec, logprobs=True):
+        reply = super().rating_reply(rec, logprobs)
+        where, value = self.hostile.get(rec.get("criterion"), (None, None))
+        if where is None:
+            return reply
+        body = json.loads(reply.body)
+        for step in body["choices"][0]["logprobs"]["content"]:
+            if not _is_rating(step["token"]):
+                continue
+            if where == "chosen":
+                step["logprob"] = value
+                for alt in step["top_logprobs"]:
+                    if alt["token"] == step["token"]:
+                        alt["logprob"] = value
+            else:
+                alt = next(a for a in step["top_logprobs"] if _is_rating(a["token"]) and a["token"] != step["token"])
+                alt["logprob"] = value
+        reply.body = json.dumps(body, indent=2).encode()
+        return reply
+
+
+class HostileGemini(FakeGemini):
+    """Gemini: the same, on ``logProbability`` of the rating step's ``topCandidates``."""
+
+    hostile = {}
+
+    def rating_reply(self, rec, logprobs=True):
+        reply = super().rating_reply(rec, logprobs)
+        value = self.hostile.get(rec.get("criterion"))
+        if value is None:
+            return reply
+        body = json.loads(reply.body)
+        result = body["candidates"][0]["logprobsResult"]
+        for chosen, top in zip(result["chosenCandidates"], result["topCandidates"]):
+            if _is_rating(chosen["token"]):
+                alt = next(a for a in top["candidates"] if _is_rating(a["token"]) and a["token"] != chosen["token"])
+                alt["logProbability"] = value
+        reply.body = json.dumps(body, indent=2).encode()
+        return reply
+
+
+@pytest.mark.parametrize("wire", ["openai", "gemini"])
+def test_impossible_logprobs_fail_the_criterion_with_a_sentence(browser, app_url, wire):
+    if wire == "openai":
+        server = HostileOpenAI(delay=0.05)
+        server.hostile = {"correctness": ("alt", 0.5), "completeness": ("chosen", 1e308),
+                          "clarity": ("alt", 2.0), "fluency": ("chosen", 0.01)}
+    else:
+        server = HostileGemini(delay=0.05)
+        server.hostile = {"correctness": "-Infinity", "completeness": "NaN",
+                          "clarity": 0.5, "fluency": "Infinity"}
+    try:
+        page = AppPage(browser, app_url)
+        if wire == "openai":
+            page.set_backend(server.url, "gpt-4o", "sk-test-faults")
+        else:
+            Select(page.el("preset-select")).select_by_value("gemini")
+            page.fill("base-url-input", server.url)
+            page.fill("model-input", "gemini-2.5-flash")
+            page.fill("api-key-input", "gm-test-faults")
+        page.set_number("retries-input", 0)
+        page.upload(FIXTURES / "good.jpg")
+        page.wait_image()
+        page.fill("text-input", "A red rectangle and a green circle.")
+        page.evaluate()
+        page.wait_settled()
+        for c in CRITERIA[:4]:
+            assert page.state(c) == "error", (c, page.card(c).text)
+            text = page.card(c).text
+            assert UNUSABLE in text and "log-probability" in text, text
+            assert page.card(c).get_attribute("data-score") in (None, ""), c
+        # The untouched criterion is scored, and the overall comes from it alone.
+        assert page.state("conciseness") == "done"
+        assert page.overall() == pytest.approx(page.attr("conciseness", "score"), abs=1e-9)
+    finally:
+        server.stop()
+
+
+def test_a_null_gemini_logprob_is_not_probability_one(browser, app_url):
+    server = HostileGemini(delay=0.05)
+    server.hostile = {c: None for c in CRITERIA}
+    server.hostile["correctness"] = "null-marker"
+    try:
+        # json.dumps cannot write a null through the dict above, so swap it in the text.
+        original = HostileGemini.rating_reply
+
+        def with_null(self, rec, logprobs=True):
+            reply = original(self, rec, logprobs)
+            reply.body = reply.body.replace(b'"null-marker"', b"null")
+            return reply
+
+        server.rating_reply = with_null.__get__(server)
+        page = AppPage(browser, app_url)
+        Select(page.el("preset-select")).select_by_value("gemini")
+        page.fill("base-url-input", server.url)
+        page.fill("model-input", "gemini-2.5-flash")
+        page.fill("api-key-input", "gm-test-faults")
+        page.set_number("retries-input", 0)
+        page.upload(FIXTURES / "good.jpg")
+        page.wait_image()
+        page.fill("text-input", "A red rectangle and a green circle.")
+        page.evaluate()
+        page.wait_settled()
+        text = page.card("correctness").text
+        assert page.state("correctness") == "error" and "log-probability of null" in text, text
+        assert all(page.state(c) == "done" for c in CRITERIA[1:])
+    finally:
+        server.stop()

@@ -336,3 +336,19 @@ def test_check_connection_tells_failures_apart(browser, app_url, servers):
     status, text = check(page)
     assert status == "ok", text
     assert "unsmoothed" in text
+
+
+def test_evaluate_is_disabled_while_its_run_is_in_flight(browser, app_url, images, servers):
+    """Issue 17.8: 20 quick clicks on Evaluate during a run sent 76 requests; now the button
+    is disabled until the run ends, and the run asks each criterion once."""
+    server = servers(FakeOpenAI, delay=1.5)
+    page = ready(browser, app_url, images, "openai", server, "gpt-4o")
+    button = page.el("evaluate-button")
+    button.click()
+    page.wait_for(lambda d: not button.is_enabled(), "Evaluate to be disabled")
+    for _ in range(20):
+        page.d.execute_script("arguments[0].click(); arguments[0].dispatchEvent(new MouseEvent('click'))", button)
+    page.wait_settled()
+    assert [page.state(c) for c in CRITERIA] == ["done"] * 5
+    assert server.count() == 5, server.count()
+    page.wait_for(lambda d: button.is_enabled(), "Evaluate to be enabled again")

@@ -76,8 +76,13 @@ def full_session(page, fake, downloads, tmp_path):
     page.evaluate()
     page.wait_settled()
     assert all(page.state(c) == "done" for c in CRITERIA)
+    # A server that echoes the key in a successful answer (issue 17.8): it is redacted before
+    # the answer is shown, cached or exported (the callers check the cache and the export).
+    fake.explanation = f"The text is fluent. Your key {KEY} was received."
     page.el("explain-fluency").click()
-    page.wait_for(lambda d: page.el("explanation-fluency").text, "the explanation")
+    page.wait_for(lambda d: "fluent" in page.el("explanation-fluency").text, "the explanation")
+    shown = page.el("explanation-fluency").text
+    assert KEY not in shown and "[API key]" in shown, shown
     page.el("export-json-button").click()
     exported = page.wait_file(downloads, "harmonic-eval.json")
     # A rejected key: the error shown must not carry it.
@@ -202,3 +207,130 @@ def test_a_panic_shows_a_recoverable_banner_not_a_dead_page(browser, app_url):
     assert page.el("base-url-input").get_attribute("value") == "http://127.0.0.1:9/v1"
     page.fill("text-input", "works again")
     assert page.el("text-input").get_attribute("value") == "works again"
+
+
+class Redirector:
+    """A loopback server that answers every GET and POST with ``307 Location: <target>+path``,
+    with CORS headers on the preflight and on the redirect itself, so a browser following
+    redirects would follow this one (and carry custom key headers along)."""
+
+    def __init__(self, target_origin):
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        import threading
+
+        self.hits = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def cors(self):
+                self.send_header("Access-Control-Allow-Origin", "*")
+                self.send_header("Access-Control-Allow-Headers", "*")
+                self.send_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+                self.send_header("Access-Control-Expose-Headers", "*")
+
+            def do_OPTIONS(self):
+                outer.hits.append(("OPTIONS", self.path))
+                self.send_response(204)
+                self.cors()
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def redirect(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                if length:
+                    self.rfile.read(length)
+                outer.hits.append((self.command, self.path))
+                self.send_response(307)
+                self.cors()
+                self.send_header("Location", target_origin + self.path)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            do_GET = redirect
+            do_POST = redirect
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.origin = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.mark.parametrize("preset", ["gemini", "anthropic"])
+def test_a_redirect_never_carries_the_key_to_another_origin(browser, app_url, images, preset):
+    """Issue 17.1: a base URL that answers 307 to another origin. Browsers drop Authorization on
+    a cross-origin redirect but keep x-goog-api-key / x-api-key, so the other origin must get no
+    request at all, on Evaluate and on Check connection, and the user reads why."""
+    from fake_providers import FakeAnthropic, FakeGemini
+
+    other = (FakeGemini if preset == "gemini" else FakeAnthropic)()
+    redirector = Redirector(other.origin)
+    try:
+        page = AppPage(browser, app_url)
+        Select(page.el("preset-select")).select_by_value(preset)
+        page.fill("base-url-input", redirector.origin + other.base_path)
+        page.fill("model-input", "gemini-2.5-flash" if preset == "gemini" else "claude-sonnet-4-5")
+        page.fill("api-key-input", KEY)
+        page.set_number("retries-input", 0)
+        page.upload(images / "photo.png")
+        page.wait_image()
+        page.fill("text-input", "A dog runs across a grassy park.")
+        page.evaluate()
+        page.wait_settled()
+        for c in CRITERIA:
+            assert page.state(c) == "error"
+            text = page.card(c).text
+            assert "answered with a redirect" in text and "final URL" in text, text
+        page.el("check-connection-button").click()
+        page.wait_for(lambda d: page.el("connection-report").get_attribute("data-status") in ("ok", "problem"),
+                      "the check", 20)
+        report = page.el("connection-report")
+        assert report.get_attribute("data-status") == "problem"
+        assert "answered with a redirect" in report.text and "answers." not in report.text, report.text
+        # The redirector was asked (so the redirect really happened) ...
+        assert any(m == "POST" for m, _ in redirector.hits) and any(m == "GET" for m, _ in redirector.hits)
+        # ... and the origin it pointed to never heard of this page, key or no key.
+        assert other.log == [], [(r["method"], r["path"]) for r in other.log]
+    finally:
+        redirector.stop()
+        other.stop()
+
+
+def test_credentials_in_the_base_url_and_a_malformed_key_are_refused_before_sending(browser, app_url, images):
+    """Issue 17.8: ``user:pass@`` in the base URL is refused with a sentence and never stored;
+    a key with a character no HTTP header can carry is named malformed, and nothing is sent."""
+    fake = FakeOpenAI()
+    try:
+        page = AppPage(browser, app_url)
+        Select(page.el("preset-select")).select_by_value("openai")
+        with_password = fake.url.replace("http://", "http://alice:hunter2pw@")
+        page.fill("base-url-input", with_password)
+        page.fill("model-input", "gpt-4o")
+        page.fill("api-key-input", KEY)
+        page.upload(images / "photo.png")
+        page.wait_image()
+        page.fill("text-input", "A dog runs across a grassy park.")
+        page.evaluate()
+        page.wait_settled()
+        for c in CRITERIA:
+            assert page.state(c) == "error" and "user name or password" in page.card(c).text
+        stored = browser.execute_script("return JSON.stringify(Object.assign({}, localStorage))")
+        assert "hunter2pw" not in stored and fake.url in stored, stored
+        page.fill("base-url-input", fake.url)
+        page.fill("api-key-input", "sk-test\u201dcurly")
+        page.evaluate()
+        page.wait_settled()
+        for c in CRITERIA:
+            text = page.card(c).text
+            assert page.state(c) == "error" and "malformed" in text and "curly" not in text, text
+        assert fake.log == []
+    finally:
+        fake.stop()

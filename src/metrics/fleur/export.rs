@@ -23,7 +23,7 @@ struct Doc<'a> {
     references: Option<&'a [String]>,
     provider: &'static str,
     model: &'a str,
-    base_url: &'a str,
+    base_url: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     raw_score: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -102,7 +102,7 @@ pub fn export_json(input: &ExportInput<'_>) -> String {
         references: input.references,
         provider: input.backend.protocol.id(),
         model: &input.backend.model,
-        base_url: &input.backend.base_url,
+        base_url: crate::providers::without_credentials(&input.backend.base_url),
         raw_score: ok.map(|r| r.smoothed.raw),
         printed: ok.map(|r| r.smoothed.printed.as_str()),
         smoothed_score: ok.map(|r| r.smoothed.score),

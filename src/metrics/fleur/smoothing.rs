@@ -129,17 +129,10 @@ fn digit_run(s: &str) -> &str {
     &s[..n]
 }
 
-/// Every distinct alternative at a step (the chosen token counted once) with its probability.
+/// Every distinct alternative at a step (the chosen token counted once, duplicates added up)
+/// with its probability.
 fn alternatives(step: &TokenStep) -> Vec<(&str, f64)> {
-    let mut out: Vec<(&str, f64)> = Vec::with_capacity(step.top.len() + 1);
-    let chosen = std::iter::once((step.token.as_str(), step.logprob));
-    for (token, logprob) in step.top.iter().map(|(t, l)| (t.as_str(), *l)).chain(chosen) {
-        let p = logprob.exp();
-        if p.is_finite() && !out.iter().any(|(t, _)| *t == token) {
-            out.push((token, p));
-        }
-    }
-    out
+    step.alternatives()
 }
 
 /// The step holding byte `at` of the joined text, and the offset inside its token.

@@ -23,7 +23,7 @@ struct Doc<'a> {
     references: &'a [String],
     provider: &'static str,
     model: &'a str,
-    base_url: &'a str,
+    base_url: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     score: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -80,7 +80,7 @@ pub fn export_json(e: &ExportInput<'_>) -> String {
         references: &e.input.references,
         provider: e.backend.protocol.id(),
         model: &e.backend.model,
-        base_url: &e.backend.base_url,
+        base_url: crate::providers::without_credentials(&e.backend.base_url),
         score: ok.map(|r| r.score),
         method: ok.map(|r| r.method().id()),
         final_score: ok.and_then(|r| r.final_reading.as_ref()).map(doc),

@@ -106,17 +106,10 @@ fn join(steps: &[TokenStep]) -> (String, Vec<usize>) {
     (joined, starts)
 }
 
-/// Distinct alternatives at a step (chosen token included) with probabilities.
+/// Distinct alternatives at a step (chosen token included, duplicates added up) with
+/// probabilities.
 fn alternatives(step: &TokenStep) -> Vec<(&str, f64)> {
-    let mut out: Vec<(&str, f64)> = Vec::new();
-    let chosen = std::iter::once((step.token.as_str(), step.logprob));
-    for (t, lp) in step.top.iter().map(|(t, l)| (t.as_str(), *l)).chain(chosen) {
-        let p = lp.exp();
-        if p.is_finite() && !out.iter().any(|(o, _)| *o == t) {
-            out.push((t, p));
-        }
-    }
-    out
+    step.alternatives()
 }
 
 /// The digit run an alternative prints after `prefix`, if the run is all it prints in digits.

@@ -30,7 +30,7 @@ struct Doc<'a> {
     question: &'a str,
     provider: &'static str,
     model: &'a str,
-    base_url: &'a str,
+    base_url: String,
     criteria: Vec<CriterionDoc<'a>>,
     overall: Option<f64>,
 }
@@ -105,7 +105,7 @@ pub fn export_json(input: &ExportInput<'_>) -> String {
         question: input.question,
         provider: input.backend.protocol.id(),
         model: &input.backend.model,
-        base_url: &input.backend.base_url,
+        base_url: crate::providers::without_credentials(&input.backend.base_url),
         criteria,
         overall,
     };
@@ -128,7 +128,7 @@ mod tests {
             doubts: vec![crate::doubt::Doubt::Truncated],
         };
         let backend = Backend {
-            base_url: "https://api.openai.com/v1".into(),
+            base_url: "https://user:hunter2@api.openai.com/v1".into(),
             model: "gpt-4o".into(),
             api_key: "sk-very-secret".into(),
             ..Backend::default()
@@ -142,7 +142,12 @@ mod tests {
             results: [Some(Ok(&r)), Some(Err("HTTP 401".into())), None, None, None],
         });
         assert!(!json.contains("sk-very-secret"));
+        assert!(
+            !json.contains("hunter2"),
+            "a password in the base URL is never exported"
+        );
         let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["base_url"], "https://api.openai.com/v1");
         assert_eq!(v["metric"], "harmonic_eval");
         assert_eq!(v["gamma"], 0.75);
         assert_eq!(v["task"], "ic");

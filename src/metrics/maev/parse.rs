@@ -126,14 +126,8 @@ fn expected_score(steps: &[TokenStep]) -> Option<f64> {
     let si = starts.partition_point(|&s| s <= at) - 1;
     let step = &steps[si];
     let prefix = &step.token[..at - starts[si]];
-    let mut seen: Vec<&str> = Vec::new();
     let (mut mass, mut total) = (0.0, 0.0);
-    let chosen = std::iter::once((step.token.as_str(), step.logprob));
-    for (alt, lp) in step.top.iter().map(|(t, l)| (t.as_str(), *l)).chain(chosen) {
-        if seen.contains(&alt) {
-            continue;
-        }
-        seen.push(alt);
+    for (alt, p) in step.alternatives() {
         let Some(rest) = alt.strip_prefix(prefix) else {
             continue;
         };
@@ -144,11 +138,8 @@ fn expected_score(steps: &[TokenStep]) -> Option<f64> {
         if chars.next().is_some_and(|c| c.is_ascii_digit()) {
             continue;
         }
-        let p = lp.exp();
-        if p.is_finite() {
-            mass += f64::from(d as u8 - b'0') * p;
-            total += p;
-        }
+        mass += f64::from(d as u8 - b'0') * p;
+        total += p;
     }
     (total > 0.0).then(|| mass / total)
 }

@@ -1,0 +1,72 @@
+//! One batch run per device at a time, across tabs: a Web Lock (`navigator.locks`) held for as
+//! long as a tab runs (or is replacing) the stored run. A second tab that tries to run, resume
+//! or import while the first runs is told so instead of requesting the same items again or
+//! erasing the stored results.
+//!
+//! web-sys marks the Web Locks API unstable, so it is reached through `Reflect`, as
+//! `DecompressionStream` is in `files.rs`. Where the API is missing (an insecure context), the
+//! lock is granted without coordination, as before.
+
+use js_sys::{Function, Object, Promise, Reflect};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+const NAME: &str = "harmonic-judge-batch-run";
+
+/// Held while alive; dropping it releases the lock.
+pub struct RunLock {
+    release: Option<Function>,
+}
+
+impl Drop for RunLock {
+    fn drop(&mut self) {
+        if let Some(release) = self.release.take() {
+            let _ = release.call0(&JsValue::NULL);
+        }
+    }
+}
+
+/// The lock, if no other tab holds it now (never waits).
+pub async fn try_acquire() -> Option<RunLock> {
+    let Some(locks) = web_sys::window()
+        .and_then(|w| Reflect::get(&w.navigator(), &"locks".into()).ok())
+        .filter(|l| !l.is_undefined() && !l.is_null())
+    else {
+        return Some(RunLock { release: None });
+    };
+    let Some(request) = Reflect::get(&locks, &"request".into())
+        .ok()
+        .and_then(|r| r.dyn_into::<Function>().ok())
+    else {
+        return Some(RunLock { release: None });
+    };
+    // Held until `release` is called: the callback returns this promise.
+    let mut release = None;
+    let hold = Promise::new(&mut |resolve, _| release = Some(resolve));
+    let mut granted = None;
+    let answer = Promise::new(&mut |resolve, _| granted = Some(resolve));
+    let granted = granted?;
+    let callback = Closure::once_into_js(move |lock: JsValue| -> JsValue {
+        let got = !lock.is_null() && !lock.is_undefined();
+        let _ = granted.call1(&JsValue::NULL, &JsValue::from_bool(got));
+        if got {
+            hold.into()
+        } else {
+            JsValue::UNDEFINED
+        }
+    });
+    let options = Object::new();
+    let _ = Reflect::set(&options, &"ifAvailable".into(), &JsValue::TRUE);
+    let args = js_sys::Array::of3(&NAME.into(), &options, &callback);
+    if Reflect::apply(&request, &locks, &args).is_err() {
+        return Some(RunLock { release: None });
+    }
+    let got = JsFuture::from(answer).await.ok()?.as_bool() == Some(true);
+    got.then_some(RunLock { release })
+}
+
+/// What a tab that did not get the lock reads.
+pub const BUSY: &str = "Another tab of this app is running a batch on this device. Watch it \
+                        there, or pause or cancel it there first: running here too would send \
+                        its items again, and importing would erase its stored results.";
