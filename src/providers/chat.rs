@@ -4,7 +4,8 @@
 /// Sampling settings for a judge request.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ChatParams {
-    pub temperature: f64,
+    /// `None` sends no temperature: the API's default (MAEV's paper asks for exactly that).
+    pub temperature: Option<f64>,
     /// `None` asks for no logprobs at all (explanations).
     pub top_logprobs: Option<u8>,
     pub max_tokens: u32,
@@ -16,14 +17,14 @@ impl ChatParams {
     /// Rating requests: greedy, with the 20 alternatives OpenAI and Gemini allow at most. A few
     /// tokens are enough for `**Rating: 4**`.
     pub const RATING: ChatParams = ChatParams {
-        temperature: 0.0,
+        temperature: Some(0.0),
         top_logprobs: Some(20),
         max_tokens: 20,
         top_p: None,
     };
     /// Free-text explanations.
     pub const EXPLAIN: ChatParams = ChatParams {
-        temperature: 0.0,
+        temperature: Some(0.0),
         top_logprobs: None,
         max_tokens: 400,
         top_p: None,

@@ -21,7 +21,7 @@ pub fn probe_request(backend: &Backend) -> Result<HttpRequest, JudgeError> {
     ]);
     let params = ChatParams {
         top_p: None,
-        temperature: 0.0,
+        temperature: Some(0.0),
         top_logprobs: Some(5),
         max_tokens: 1,
     };

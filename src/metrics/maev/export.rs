@@ -2,7 +2,8 @@
 
 use serde::Serialize;
 
-use super::{aggregate, Example, Input, TrialReading, INFO};
+use super::{aggregate, params, Example, Input, TrialReading, INFO};
+use crate::metrics::fidelity::FidelityRecord;
 use crate::providers::Backend;
 
 pub struct ExportInput<'a> {
@@ -25,11 +26,29 @@ struct Doc<'a> {
     base_url: &'a str,
     seed: u64,
     threshold: f64,
+    /// `"fidelity"` and `"extensions"`: how this result was made.
+    #[serde(flatten)]
+    fidelity: FidelityRecord,
+    settings: Settings,
     trials: Vec<TrialDoc<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     mean: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     verdict: Option<&'static str>,
+}
+
+/// The request and sampling settings used (`temperature: null` = the API's default, sent as
+/// nothing).
+#[derive(Serialize)]
+struct Settings {
+    temperature: Option<f64>,
+    top_p: Option<f64>,
+    top_logprobs: Option<u8>,
+    max_tokens: u32,
+    trials: u32,
+    /// Few-shot pairs do not repeat while the pool has unused ones.
+    distinct_pairs: bool,
+    pool_size: usize,
 }
 
 #[derive(Serialize)]
@@ -93,6 +112,19 @@ pub fn export_json(e: &ExportInput<'_>) -> String {
         base_url: &e.backend.base_url,
         seed: e.input.seed,
         threshold: e.input.threshold,
+        fidelity: e.input.fidelity.record(),
+        settings: {
+            let p = params(&e.input.fidelity);
+            Settings {
+                temperature: p.temperature,
+                top_p: p.top_p,
+                top_logprobs: p.top_logprobs,
+                max_tokens: p.max_tokens,
+                trials: e.input.trials,
+                distinct_pairs: true,
+                pool_size: pool.len(),
+            }
+        },
         trials,
         mean: summary.map(|s| s.0),
         verdict: summary.map(|s| s.1.id()),

@@ -3,7 +3,9 @@
 //! `Evaluation Evidence: …` / `Assistant Score: "2"`, and models also write real JSON; all are
 //! read. The score is the digit after the last "Assistant Score" label; with token
 //! probabilities it is the expected value over the alternatives 0, 1, 2 at that step
-//! (renormalised), otherwise the printed digit.
+//! (renormalised), otherwise the printed digit. The expected value, and accepting a printed 1,
+//! are our extension (`ext-maev-expected-score`); the paper's reading is in
+//! `maev::read_trial`, which calls this without steps and refuses a 1.
 
 use crate::completion::TokenStep;
 
