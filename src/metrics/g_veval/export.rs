@@ -2,7 +2,8 @@
 
 use serde::Serialize;
 
-use super::{GvevalResult, Input, Reading, ACCR, INFO};
+use super::{params, GvevalResult, Input, Reading, ACCR, INFO};
+use crate::metrics::fidelity::FidelityRecord;
 use crate::completion::Usage;
 use crate::providers::Backend;
 
@@ -24,6 +25,10 @@ struct Doc<'a> {
     provider: &'static str,
     model: &'a str,
     base_url: &'a str,
+    /// `"fidelity"` and `"extensions"`: how this result was made.
+    #[serde(flatten)]
+    fidelity: FidelityRecord,
+    settings: Settings,
     #[serde(skip_serializing_if = "Option::is_none")]
     score: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -38,6 +43,14 @@ struct Doc<'a> {
     usage: Option<Usage>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
+}
+
+/// The request settings used.
+#[derive(Serialize)]
+struct Settings {
+    temperature: Option<f64>,
+    top_logprobs: Option<u8>,
+    max_tokens: u32,
 }
 
 #[derive(Serialize)]
@@ -78,6 +91,15 @@ pub fn export_json(e: &ExportInput<'_>) -> String {
         provider: e.backend.protocol.id(),
         model: &e.backend.model,
         base_url: &e.backend.base_url,
+        fidelity: e.input.fidelity.record(),
+        settings: {
+            let p = params(&e.input.fidelity);
+            Settings {
+                temperature: p.temperature,
+                top_logprobs: p.top_logprobs,
+                max_tokens: p.max_tokens,
+            }
+        },
         score: ok.map(|r| r.score),
         method: ok.map(|r| r.method().id()),
         final_score: ok.and_then(|r| r.final_reading.as_ref()).map(doc),
