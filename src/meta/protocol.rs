@@ -196,7 +196,10 @@ mod tests {
         assert_eq!(mean_rating(&[4.0, 3.0, 4.0]), 11.0 / 3.0);
         assert!(mean_rating(&[f64::NAN]).is_nan());
         assert_eq!(averaged_ratings_tau(&[0.1], &[vec![1.0], vec![2.0]]), None);
-        assert_eq!(RatingProtocol::from_id("averaged"), RatingProtocol::Averaged);
+        assert_eq!(
+            RatingProtocol::from_id("averaged"),
+            RatingProtocol::Averaged
+        );
         assert_eq!(RatingProtocol::default().id(), "repeated");
     }
 

@@ -200,11 +200,18 @@ mod tests {
         assert!(f.has(Extension::MaevExpectedScore));
         assert!(!f.has(Extension::GvevalTop20) && !f.has(Extension::HeLowDetail));
         assert_eq!(f.level(), "extended");
-        assert_eq!(Fidelity::extended("fleur"), Fidelity::paper(), "nothing to switch");
+        assert_eq!(
+            Fidelity::extended("fleur"),
+            Fidelity::paper(),
+            "nothing to switch"
+        );
         let both = Fidelity::paper()
             .with(Extension::HeLowDetail, true)
             .with(Extension::GvevalTop20, true);
-        assert_eq!(both.for_metric("g_veval").extensions(), &[Extension::GvevalTop20]);
+        assert_eq!(
+            both.for_metric("g_veval").extensions(),
+            &[Extension::GvevalTop20]
+        );
         assert_eq!(both.for_metric("maev").level(), "paper");
         let off = both.with(Extension::GvevalTop20, false);
         assert_eq!(off.extensions(), &[Extension::HeLowDetail]);
@@ -222,7 +229,11 @@ mod tests {
         let ids: Vec<String> = Extension::SWITCHABLE.iter().map(|e| e.test_id()).collect();
         assert_eq!(
             ids,
-            ["ext-maev-expected-score", "ext-gveval-top20", "ext-he-low-detail"]
+            [
+                "ext-maev-expected-score",
+                "ext-gveval-top20",
+                "ext-he-low-detail"
+            ]
         );
     }
 }

@@ -11,6 +11,7 @@ mod connection;
 mod connection_panel;
 mod cost_panel;
 mod criterion_card;
+mod fidelity_panel;
 mod fields;
 mod fleur_panel;
 mod fleur_run;

@@ -7,9 +7,10 @@ use crate::cost::DEFAULT_PRICES;
 use crate::criteria::Criterion;
 use crate::geometry::NormBox;
 use crate::limiter::Limiter;
+use crate::metrics::fidelity::Fidelity;
 use crate::metrics::fleur::{self, FleurResult};
 use crate::metrics::g_veval::{self, GvevalResult};
-use crate::metrics::harmonic_eval::{CriterionResult, Input};
+use crate::metrics::harmonic_eval::{CriterionResult, CriterionSet, Input};
 use crate::metrics::maev;
 use crate::metrics::METRICS;
 use crate::providers::{preset, Backend, ImageDetail, PRESETS};
@@ -170,6 +171,11 @@ pub type MaevTrial = ((usize, usize), Progress<maev::TrialReading>);
 pub struct AppState {
     /// The `metric-select` value: a `MetricInfo::id`.
     pub metric: RwSignal<String>,
+    /// Paper (default) or our extensions; each extension names its metric, so one value serves
+    /// every metric (a run uses [`AppState::fidelity_now`]).
+    pub fidelity: RwSignal<Fidelity>,
+    /// HarmonicEval's criteria to request and aggregate (all five by default).
+    pub he_criteria: RwSignal<CriterionSet>,
     /// RefFLEUR's reference captions, one per line.
     pub references: RwSignal<String>,
     pub fleur: RwSignal<Progress<FleurResult>>,
@@ -272,6 +278,8 @@ impl AppState {
                     .filter(|m| METRICS.iter().any(|i| i.id == m))
                     .unwrap_or_else(|| METRICS[0].id.to_string()),
             ),
+            fidelity: RwSignal::new(Fidelity::paper()),
+            he_criteria: RwSignal::new(CriterionSet::default()),
             references: RwSignal::new(String::new()),
             fleur: RwSignal::new(Progress::Idle),
             fleur_explanation: RwSignal::new(ExplainState::Idle),
@@ -376,6 +384,12 @@ impl AppState {
         self.concurrency.set(p.concurrency);
         self.models.set(Vec::new());
         self.connection.set(ConnectionState::Idle);
+    }
+
+    /// The extensions of the selected metric that are switched on (untracked).
+    pub fn fidelity_now(&self) -> Fidelity {
+        let metric = self.metric.get_untracked();
+        self.fidelity.with_untracked(|f| f.for_metric(&metric))
     }
 
     pub fn is_harmonic(&self) -> bool {

@@ -470,8 +470,17 @@ mod tests {
         // and the score is 0.1·E[digit] there.
         let s = smooth(&[step("0", &[("0", 0.8), ("1", 0.2)])], "0", false).unwrap();
         assert!((s.score - 0.1 * 0.2).abs() < 1e-12, "{}", s.score);
-        let s = smooth(&[step("0", &[("0", 0.5), ("7", 0.3), ("1", 0.2)])], "0", false).unwrap();
-        assert!((s.score - 0.1 * (7.0 * 0.3 + 0.2)).abs() < 1e-12, "{}", s.score);
+        let s = smooth(
+            &[step("0", &[("0", 0.5), ("7", 0.3), ("1", 0.2)])],
+            "0",
+            false,
+        )
+        .unwrap();
+        assert!(
+            (s.score - 0.1 * (7.0 * 0.3 + 0.2)).abs() < 1e-12,
+            "{}",
+            s.score
+        );
         assert_eq!(s.scheme, Scheme::Units);
     }
 

@@ -3,8 +3,8 @@
 use serde::Serialize;
 
 use super::{params, GvevalResult, Input, Reading, ACCR, INFO};
-use crate::metrics::fidelity::FidelityRecord;
 use crate::completion::Usage;
+use crate::metrics::fidelity::FidelityRecord;
 use crate::providers::Backend;
 
 pub struct ExportInput<'a> {

@@ -197,7 +197,8 @@ mod tests {
             model: "gpt-4o".into(),
             ..Backend::default()
         };
-        let fidelity = Fidelity::paper().with(crate::metrics::fidelity::Extension::HeLowDetail, true);
+        let fidelity =
+            Fidelity::paper().with(crate::metrics::fidelity::Extension::HeLowDetail, true);
         let json = export_json(&ExportInput {
             gamma: 0.75,
             task: Task::Ic,

@@ -472,7 +472,10 @@ mod tests {
             for image in &sent {
                 // `auto` is OpenAI's default, sent as no detail field at all.
                 assert!(image.get("detail").is_none(), "{task:?}: {image}");
-                assert!(image["url"].as_str().unwrap().starts_with("data:image/jpeg"));
+                assert!(image["url"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("data:image/jpeg"));
             }
             for chosen in [ImageDetail::Low, ImageDetail::High] {
                 for image in sent_detail(task, chosen, &Fidelity::paper()) {
@@ -540,7 +543,10 @@ mod tests {
             criteria: CriterionSet::of(&[]),
             ..input(Task::Ic)
         };
-        assert!(none.problems().iter().any(|p| p.contains("at least one criterion")));
+        assert!(none
+            .problems()
+            .iter()
+            .any(|p| p.contains("at least one criterion")));
     }
 
     #[test]

@@ -44,9 +44,7 @@ pub const PARAMS: ChatParams = ChatParams {
 /// alternatives when the expected-score extension is on (the sampling itself is unchanged).
 pub fn params(fidelity: &Fidelity) -> ChatParams {
     ChatParams {
-        top_logprobs: fidelity
-            .has(Extension::MaevExpectedScore)
-            .then_some(5),
+        top_logprobs: fidelity.has(Extension::MaevExpectedScore).then_some(5),
         ..PARAMS
     }
 }
@@ -262,7 +260,10 @@ mod tests {
             assert_eq!(body["top_p"], 0.2);
         }
         // The same on Gemini and Anthropic: no temperature at all.
-        for protocol in [crate::providers::Protocol::Gemini, crate::providers::Protocol::Anthropic] {
+        for protocol in [
+            crate::providers::Protocol::Gemini,
+            crate::providers::Protocol::Anthropic,
+        ] {
             let b = Backend {
                 protocol,
                 api_key: "k".into(),
@@ -322,7 +323,10 @@ mod tests {
         assert!(err.contains("not on the paper's scale"), "{err}");
         assert_eq!(read_trial(one, None, &ext).unwrap().score, 1.0);
         let zero = "'Assistant Score': 0";
-        assert_eq!(read_trial(zero, None, &Fidelity::paper()).unwrap().score, 0.0);
+        assert_eq!(
+            read_trial(zero, None, &Fidelity::paper()).unwrap().score,
+            0.0
+        );
     }
 
     #[test]
