@@ -73,6 +73,7 @@ def test_image_reference_free_integer_tokens(browser, app_url, images, gpt4o):
     (req,) = gpt4o.requests
     body = req["body"]
     assert body["temperature"] == 1 and body["logprobs"] is True
+    assert body["top_logprobs"] == 5, "the authors' code asks for 5 alternatives"
     (message,) = body["messages"]
     assert message["role"] == "user"
     text, image = message["content"]
@@ -157,3 +158,34 @@ def test_missing_inputs_are_named(browser, app_url, images, gpt4o):
     assert "reference captions" in problems
     assert "ACCR scores videos" in problems
     assert gpt4o.requests == []
+
+
+def test_top20_extension_asks_for_20_alternatives_and_changes_the_expectation(browser, app_url, images, gpt4o, downloads):
+    # Seven integer alternatives: the authors' 5 see the first five, the extension all seven.
+    alts = [("85", 0.4), ("80", 0.2), ("90", 0.15), ("75", 0.1), ("70", 0.05), ("95", 0.05), ("60", 0.05)]
+    gpt4o.script = words("Accurate and complete. The final score is") + [sure(" $"), ("85", alts), sure("$.")]
+    page = ready(browser, app_url, gpt4o, "openai", "gpt-4o", "ref_free", images / "photo.png")
+    assert Select(page.el("fidelity-select")).first_selected_option.get_attribute("value") == "paper"
+    page.evaluate()
+    wait_score(page)
+    top5 = alts[:5]
+    paper = sum(int(t) * p for t, p in top5) / sum(p for _, p in top5)
+    assert float(page.el("overall-score").get_attribute("data-value")) == pytest.approx(paper, abs=1e-9)
+    assert gpt4o.requests[0]["body"]["top_logprobs"] == 5
+
+    Select(page.el("fidelity-select")).select_by_value("extended")
+    assert page.el("ext-gveval-top20").is_selected(), "extended switches the metric's extension on"
+    page.evaluate()
+    wait_score(page)
+    assert len(gpt4o.requests) == 2
+    paper_body, ext_body = (r["body"] for r in gpt4o.requests)
+    assert ext_body["top_logprobs"] == 20
+    assert {k: v for k, v in ext_body.items() if k != "top_logprobs"} == {k: v for k, v in paper_body.items() if k != "top_logprobs"}
+    extended = sum(int(t) * p for t, p in alts) / sum(p for _, p in alts)
+    assert float(page.el("overall-score").get_attribute("data-value")) == pytest.approx(extended, abs=1e-9)
+    assert abs(extended - paper) > 0.1
+
+    page.el("export-json-button").click()
+    doc = json.loads(page.wait_file(downloads, "g-veval.json").read_text())
+    assert doc["fidelity"] == "extended" and doc["extensions"] == ["gveval-top20"]
+    assert doc["settings"]["temperature"] == 1.0 and doc["settings"]["top_logprobs"] == 20

@@ -30,7 +30,7 @@ pub const INFO: MetricInfo = MetricInfo {
 pub const DEFAULT_TRIALS: u32 = 5;
 pub const DEFAULT_THRESHOLD: f64 = 1.25;
 
-/// The paper's sampling (Table 4): top_p 0.2 and "Temperature: Default API value", so no
+/// The paper's sampling (Appendix A, Table 3): top_p 0.2 and "Temperature: Default API value", so no
 /// temperature is sent. The paper reads the printed score only, so no logprobs are asked for.
 /// The output cap is our choice (the paper gives none): evidence first needs room.
 pub const PARAMS: ChatParams = ChatParams {
