@@ -159,6 +159,11 @@ impl Fidelity {
         &self.on
     }
 
+    /// The extension ids, as exports list them.
+    pub fn ids(&self) -> Vec<&'static str> {
+        self.on.iter().map(|e| e.id()).collect()
+    }
+
     /// What an export records: the level and the extension ids.
     pub fn record(&self) -> FidelityRecord {
         FidelityRecord {

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::{FleurResult, Scheme, FLEUR_INFO, REF_FLEUR_INFO, SCORE_PARAMS};
 use crate::completion::Usage;
-use crate::metrics::fidelity::{Extension, Fidelity, FidelityRecord};
+use crate::metrics::fidelity::{Extension, Fidelity};
 use crate::providers::Backend;
 
 pub struct ExportInput<'a> {
@@ -27,8 +27,8 @@ struct Doc<'a> {
     base_url: &'a str,
     /// `"fidelity"` and `"extensions"`: `["fleur-multi-digit"]` when the score needed our
     /// multi-digit reading, else the paper's procedure.
-    #[serde(flatten)]
-    fidelity: FidelityRecord,
+    fidelity: &'static str,
+    extensions: Vec<&'static str>,
     settings: Settings,
     #[serde(skip_serializing_if = "Option::is_none")]
     raw_score: Option<f64>,
@@ -121,7 +121,8 @@ pub fn export_json(input: &ExportInput<'_>) -> String {
         provider: input.backend.protocol.id(),
         model: &input.backend.model,
         base_url: &input.backend.base_url,
-        fidelity: fidelity_of(ok).record(),
+        fidelity: fidelity_of(ok).level(),
+        extensions: fidelity_of(ok).ids(),
         settings: Settings {
             temperature: SCORE_PARAMS.temperature,
             top_logprobs: SCORE_PARAMS.top_logprobs,

@@ -4,7 +4,6 @@ use serde::Serialize;
 
 use super::{params, GvevalResult, Input, Reading, ACCR, INFO};
 use crate::completion::Usage;
-use crate::metrics::fidelity::FidelityRecord;
 use crate::providers::Backend;
 
 pub struct ExportInput<'a> {
@@ -26,8 +25,8 @@ struct Doc<'a> {
     model: &'a str,
     base_url: &'a str,
     /// `"fidelity"` and `"extensions"`: how this result was made.
-    #[serde(flatten)]
-    fidelity: FidelityRecord,
+    fidelity: &'static str,
+    extensions: Vec<&'static str>,
     settings: Settings,
     #[serde(skip_serializing_if = "Option::is_none")]
     score: Option<f64>,
@@ -91,7 +90,8 @@ pub fn export_json(e: &ExportInput<'_>) -> String {
         provider: e.backend.protocol.id(),
         model: &e.backend.model,
         base_url: &e.backend.base_url,
-        fidelity: e.input.fidelity.record(),
+        fidelity: e.input.fidelity.level(),
+        extensions: e.input.fidelity.ids(),
         settings: {
             let p = params(&e.input.fidelity);
             Settings {

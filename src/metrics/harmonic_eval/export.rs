@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::{detail_sent, weigh, CriterionResult, CriterionSet, Input, INFO};
 use crate::completion::Usage;
 use crate::criteria::Criterion;
-use crate::metrics::fidelity::{Fidelity, FidelityRecord};
+use crate::metrics::fidelity::Fidelity;
 use crate::providers::{Backend, ChatParams};
 use crate::task::Task;
 
@@ -36,8 +36,8 @@ struct Doc<'a> {
     model: &'a str,
     base_url: &'a str,
     /// `"fidelity"` and `"extensions"`: how this result was made.
-    #[serde(flatten)]
-    fidelity: FidelityRecord,
+    fidelity: &'static str,
+    extensions: Vec<&'static str>,
     settings: Settings,
     criteria: Vec<CriterionDoc<'a>>,
     overall: Option<f64>,
@@ -121,7 +121,8 @@ pub fn export_json(input: &ExportInput<'_>) -> String {
         provider: input.backend.protocol.id(),
         model: &input.backend.model,
         base_url: &input.backend.base_url,
-        fidelity: input.fidelity.record(),
+        fidelity: input.fidelity.level(),
+        extensions: input.fidelity.ids(),
         settings: {
             let probe = Input {
                 task: input.task,

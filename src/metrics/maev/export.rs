@@ -3,7 +3,6 @@
 use serde::Serialize;
 
 use super::{aggregate, params, Example, Input, TrialReading, INFO};
-use crate::metrics::fidelity::FidelityRecord;
 use crate::providers::Backend;
 
 pub struct ExportInput<'a> {
@@ -27,8 +26,8 @@ struct Doc<'a> {
     seed: u64,
     threshold: f64,
     /// `"fidelity"` and `"extensions"`: how this result was made.
-    #[serde(flatten)]
-    fidelity: FidelityRecord,
+    fidelity: &'static str,
+    extensions: Vec<&'static str>,
     settings: Settings,
     trials: Vec<TrialDoc<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -112,7 +111,8 @@ pub fn export_json(e: &ExportInput<'_>) -> String {
         base_url: &e.backend.base_url,
         seed: e.input.seed,
         threshold: e.input.threshold,
-        fidelity: e.input.fidelity.record(),
+        fidelity: e.input.fidelity.level(),
+        extensions: e.input.fidelity.ids(),
         settings: {
             let p = params(&e.input.fidelity);
             Settings {
