@@ -4,8 +4,10 @@
 //! Models do not always answer with a bare digit: `4`, ` 4`, `**4**`, `Rating: 4` all occur.
 //! The rating step is the first generated token that is a rating on its own (not part of a
 //! longer number, not the "1" of an echoed "1 to 5"). At that step the top-k alternatives are
-//! folded by rating (`4` and ` 4` count together), summed, and renormalised over 1..=5 as the
-//! HarmonicEval authors' code does. The mass that was on rating tokens before renormalising is
+//! folded by rating (`4` and ` 4` count together), summed, and renormalised over 1..=5 (our
+//! choice: the paper says only "the output token probability", and renormalising makes the
+//! five probabilities a distribution whatever else the model considered). The mass that was
+//! on rating tokens before renormalising is
 //! kept as the **coverage**: near 1 the distribution is trustworthy, low coverage means the
 //! model was mostly considering something else at that step.
 

@@ -11,6 +11,7 @@ use crate::meta::kendall::Kendall;
 use crate::meta::pairwise::{
     best_of_n_pairs, pairwise_accuracy_indexed, Candidate, Pair, PairwiseAccuracy,
 };
+use crate::meta::protocol::{mean_rating, RatingProtocol};
 
 use super::overall::OverallTable;
 use super::record::ItemResult;
@@ -60,17 +61,31 @@ pub struct Prepared {
     scores: Vec<f64>,
 }
 
-fn flatten(results: &[ItemResult], key: &str) -> Vec<(usize, f64)> {
-    results
-        .iter()
-        .enumerate()
-        .flat_map(|(i, r)| r.human.get(key).into_iter().flatten().map(move |&v| (i, v)))
-        .filter(|(_, v)| v.is_finite())
-        .collect()
+fn flatten(results: &[ItemResult], key: &str, protocol: RatingProtocol) -> Vec<(usize, f64)> {
+    match protocol {
+        RatingProtocol::Repeated => results
+            .iter()
+            .enumerate()
+            .flat_map(|(i, r)| r.human.get(key).into_iter().flatten().map(move |&v| (i, v)))
+            .filter(|(_, v)| v.is_finite())
+            .collect(),
+        RatingProtocol::Averaged => results
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| Some((i, mean_rating(r.human.get(key)?))))
+            .filter(|(_, v)| v.is_finite())
+            .collect(),
+    }
 }
 
 impl Prepared {
+    /// Several ratings per item follow the repeated-ratings protocol (CLIPScore's).
     pub fn new(results: &[ItemResult]) -> Prepared {
+        Prepared::with_protocol(results, RatingProtocol::Repeated)
+    }
+
+    /// With several ratings per item entering τ as `protocol` says.
+    pub fn with_protocol(results: &[ItemResult], protocol: RatingProtocol) -> Prepared {
         let candidates: Vec<Candidate<String>> = results
             .iter()
             .map(|r| Candidate {
@@ -100,10 +115,10 @@ impl Prepared {
             .count();
         let n = results.len();
         Prepared {
-            overall_ratings: flatten(results, "overall"),
+            overall_ratings: flatten(results, "overall", protocol),
             criterion_ratings: Criterion::ALL
                 .iter()
-                .map(|&c| (c, flatten(results, c.id())))
+                .map(|&c| (c, flatten(results, c.id(), protocol)))
                 .collect(),
             pairs,
             task_pairs,
@@ -335,6 +350,28 @@ mod tests {
         assert_eq!(p.task_accuracy("ic"), Some(100.0));
         assert_eq!(p.task_accuracy("vqa"), None);
         assert_eq!(p.task_accuracy("reg"), None);
+    }
+
+    #[test]
+    fn the_averaged_protocol_gives_one_observation_per_item() {
+        let mut results = data();
+        for (r, extra) in results.iter_mut().zip([1.0, 5.0, 1.0, 2.0]) {
+            r.human.get_mut("overall").unwrap().extend([extra, extra]);
+        }
+        let mut repeated = Prepared::new(&results);
+        let mut averaged = Prepared::with_protocol(&results, RatingProtocol::Averaged);
+        let (r, _) = repeated.overall_at(&results, 1.0);
+        let (a, _) = averaged.overall_at(&results, 1.0);
+        assert_eq!((r.n, a.n), (12, 4));
+        // By hand: overall scores at γ = 1 against the mean ratings.
+        let scores: Vec<f64> = results.iter().map(|x| x.overall(1.0).unwrap()).collect();
+        let means: Vec<f64> = results
+            .iter()
+            .map(|x| mean_rating(&x.human["overall"]))
+            .collect();
+        let t = crate::meta::kendall::kendall_tau(&scores, &means).unwrap();
+        assert_eq!(a.tau_b, Some(100.0 * t.b));
+        assert_ne!(a.tau_b, r.tau_b);
     }
 
     #[test]

@@ -49,6 +49,21 @@ pub struct ItemResult {
     pub group: Option<String>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub chosen: bool,
+    /// How the score was made: `"paper"` or `"extended"` (absent in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fidelity: Option<String>,
+    /// Our extensions that were on (`crate::metrics::fidelity::Extension` ids).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extensions: Vec<String>,
+}
+
+impl ItemResult {
+    /// Records the fidelity a result was made with.
+    pub fn set_fidelity(&mut self, fidelity: &crate::metrics::fidelity::Fidelity) {
+        let record = fidelity.record();
+        self.fidelity = Some(record.fidelity.to_string());
+        self.extensions = record.extensions.iter().map(|e| e.to_string()).collect();
+    }
 }
 
 impl ItemResult {

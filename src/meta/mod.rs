@@ -6,7 +6,7 @@
 //! * [`pairwise`]: pairwise accuracy for preference pairs (Pascal-50S, FOIL, MMHE), where a tie
 //!   counts as wrong, and the conversion of best-of-N choices into (chosen, other) pairs.
 //! * [`protocol`]: the Flickr8k-Expert protocol of CLIPScore, τ of one score per candidate
-//!   against each of its several human ratings.
+//!   against each of its several human ratings, and G-VEval's, against their mean.
 //!
 //! Everything here is pure and allocation-light (O(n) buffers at most, reusable through
 //! [`Kendall`]), since the browser recomputes these statistics on ~10,000 items whenever the
@@ -21,4 +21,7 @@ pub use pairwise::{
     best_of_n_pairs, pairwise_accuracy, pairwise_accuracy_indexed, Candidate, GroupPairs, Pair,
     PairwiseAccuracy, SkipReason, SkippedGroup,
 };
-pub use protocol::{flatten_repeated, repeated_ratings_tau, repeated_ratings_tau_with};
+pub use protocol::{
+    averaged_ratings_tau, flatten_repeated, mean_rating, repeated_ratings_tau,
+    repeated_ratings_tau_with, RatingProtocol,
+};

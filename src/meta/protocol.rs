@@ -1,4 +1,5 @@
-//! The Flickr8k-Expert protocol of CLIPScore (Hessel et al., 2021; SPEC §6).
+//! The Flickr8k-Expert protocols: CLIPScore's repeated ratings (Hessel et al., 2021; SPEC §6),
+//! used by FLEUR, and G-VEval's averaged rating ([`averaged_ratings_tau`]).
 //!
 //! Each candidate caption has one metric score and several human ratings (three expert
 //! ratings in Flickr8k-Expert). The metric score is repeated once per rating, and Kendall's τ
@@ -39,6 +40,68 @@ pub fn repeated_ratings_tau_with<R: AsRef<[f64]>>(
         .zip(ratings)
         .flat_map(|(&score, rs)| rs.as_ref().iter().map(move |&rating| (rating, score)));
     workspace.counts_of_pairs(observations).taus()
+}
+
+/// How several human ratings of one candidate enter τ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RatingProtocol {
+    /// CLIPScore's (and FLEUR's): the candidate's score paired with each of its ratings.
+    #[default]
+    Repeated,
+    /// G-VEval's code: the ratings averaged (`human_score /= 3` over Flickr8k-Expert's three),
+    /// one observation per candidate. Its published 61.5 / 59.7 need this protocol.
+    Averaged,
+}
+
+impl RatingProtocol {
+    pub const ALL: [RatingProtocol; 2] = [RatingProtocol::Repeated, RatingProtocol::Averaged];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            RatingProtocol::Repeated => "repeated",
+            RatingProtocol::Averaged => "averaged",
+        }
+    }
+
+    pub fn from_id(id: &str) -> RatingProtocol {
+        Self::ALL
+            .into_iter()
+            .find(|p| p.id() == id)
+            .unwrap_or_default()
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            RatingProtocol::Repeated => "each rating paired with the score (CLIPScore, FLEUR)",
+            RatingProtocol::Averaged => "ratings averaged, one per item (G-VEval's code)",
+        }
+    }
+}
+
+/// The mean of a candidate's ratings, NaN ratings left out (NaN when none is left). For
+/// Flickr8k-Expert's three ratings this is G-VEval's `human_score /= 3`.
+pub fn mean_rating(ratings: &[f64]) -> f64 {
+    let kept = ratings.iter().filter(|v| !v.is_nan());
+    let n = kept.clone().count();
+    if n == 0 {
+        return f64::NAN;
+    }
+    kept.sum::<f64>() / n as f64
+}
+
+/// τ of one score per candidate against the mean of its ratings: G-VEval's protocol, one
+/// observation per candidate. `None` when the lengths differ or τ is undefined.
+pub fn averaged_ratings_tau<R: AsRef<[f64]>>(scores: &[f64], ratings: &[R]) -> Option<KendallTau> {
+    if scores.len() != ratings.len() {
+        return None;
+    }
+    let observations = scores
+        .iter()
+        .zip(ratings)
+        .map(|(&score, rs)| (mean_rating(rs.as_ref()), score));
+    Kendall::with_capacity(scores.len())
+        .counts_of_pairs(observations)
+        .taus()
 }
 
 /// The flattened (human rating, metric score) vectors, for export or inspection: the score of
@@ -118,6 +181,26 @@ mod tests {
         let on_means = kendall_tau(&SCORES, &means).unwrap();
         let protocol = repeated_ratings_tau(&SCORES, &ratings()).unwrap();
         assert!((on_means.c - protocol.c).abs() > 1e-3);
+    }
+
+    #[test]
+    fn averaged_protocol_is_tau_against_the_mean_rating_one_per_candidate() {
+        let t = averaged_ratings_tau(&SCORES, &ratings()).unwrap();
+        assert_eq!(t.n, 6, "one observation per candidate");
+        let means: Vec<f64> = ratings().iter().map(|r| mean_rating(r)).collect();
+        assert_eq!(means[5], 2.5, "the NaN rating is left out of the mean");
+        assert_eq!(kendall_tau(&means, &SCORES), Some(t));
+        let repeated = repeated_ratings_tau(&SCORES, &ratings()).unwrap();
+        assert!((t.b - repeated.b).abs() > 1e-3, "the protocols differ");
+        // G-VEval's code: three ratings summed and divided by 3.
+        assert_eq!(mean_rating(&[4.0, 3.0, 4.0]), 11.0 / 3.0);
+        assert!(mean_rating(&[f64::NAN]).is_nan());
+        assert_eq!(averaged_ratings_tau(&[0.1], &[vec![1.0], vec![2.0]]), None);
+        assert_eq!(
+            RatingProtocol::from_id("averaged"),
+            RatingProtocol::Averaged
+        );
+        assert_eq!(RatingProtocol::default().id(), "repeated");
     }
 
     #[test]

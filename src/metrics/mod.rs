@@ -1,6 +1,7 @@
 //! The metrics the app offers. Each lives in its own module; this registry is the one place
 //! that lists them for the metric selector.
 
+pub mod fidelity;
 pub mod fleur;
 pub mod g_veval;
 pub mod harmonic_eval;

@@ -75,10 +75,12 @@ pub fn chat_request(
     let mut body = json!({
         "model": model,
         "max_tokens": params.max_tokens,
-        // Anthropic accepts temperatures from 0 to 1 only.
-        "temperature": params.temperature.clamp(0.0, 1.0),
         "messages": messages,
     });
+    if let Some(t) = params.temperature {
+        // Anthropic accepts temperatures from 0 to 1 only.
+        body["temperature"] = json!(t.clamp(0.0, 1.0));
+    }
     if let Some(system) = system {
         body["system"] = json!(system);
     }

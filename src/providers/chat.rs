@@ -4,7 +4,8 @@
 /// Sampling settings for a judge request.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ChatParams {
-    pub temperature: f64,
+    /// `None` sends no temperature: the API's default (MAEV's paper asks for exactly that).
+    pub temperature: Option<f64>,
     /// `None` asks for no logprobs at all (explanations).
     pub top_logprobs: Option<u8>,
     pub max_tokens: u32,
@@ -36,7 +37,8 @@ pub const REPEATABLE_SEED: u64 = 20_250_101;
 impl Tuning {
     /// The metric's parameters as this tuning sends them.
     pub fn apply(self, params: ChatParams) -> ChatParams {
-        let samples = params.temperature != 0.0 || params.top_p.is_some();
+        // No temperature sent means the provider's default, which samples.
+        let samples = params.temperature != Some(0.0) || params.top_p.is_some();
         ChatParams {
             max_tokens: match (params.scoring, self.max_tokens) {
                 (true, Some(n)) => n.max(1),
@@ -54,7 +56,7 @@ impl ChatParams {
     /// Rating requests: greedy, with the 20 alternatives OpenAI and Gemini allow at most. A few
     /// tokens are enough for `**Rating: 4**`.
     pub const RATING: ChatParams = ChatParams {
-        temperature: 0.0,
+        temperature: Some(0.0),
         top_logprobs: Some(20),
         max_tokens: 20,
         top_p: None,
@@ -63,7 +65,7 @@ impl ChatParams {
     };
     /// Free-text explanations.
     pub const EXPLAIN: ChatParams = ChatParams {
-        temperature: 0.0,
+        temperature: Some(0.0),
         top_logprobs: None,
         max_tokens: 400,
         top_p: None,
@@ -185,7 +187,7 @@ mod tests {
         assert_eq!(t.apply(ChatParams::RATING).seed, None); // greedy: nothing to seed
         assert_eq!(t.apply(ChatParams::EXPLAIN).max_tokens, 400);
         let sampled = ChatParams {
-            temperature: 1.0,
+            temperature: Some(1.0),
             ..ChatParams::RATING
         };
         assert_eq!(t.apply(sampled).seed, Some(REPEATABLE_SEED));

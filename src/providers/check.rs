@@ -23,7 +23,7 @@ pub fn probe_request(backend: &Backend) -> Result<HttpRequest, JudgeError> {
         top_p: None,
         seed: None,
         scoring: false,
-        temperature: 0.0,
+        temperature: Some(0.0),
         top_logprobs: Some(5),
         max_tokens: 1,
     };

@@ -75,9 +75,11 @@ pub fn chat_request(
         .map(content_json)
         .collect::<Result<Vec<_>, _>>()?;
     let mut config = json!({
-        "temperature": params.temperature,
         "maxOutputTokens": params.max_tokens,
     });
+    if let Some(t) = params.temperature {
+        config["temperature"] = json!(t);
+    }
     if model.contains("gemini-2.5-flash") {
         // 2.5 Flash (and Flash-Lite) think by default, and hidden thinking tokens count against
         // maxOutputTokens: a 20-token rating budget would be spent before the answer starts.

@@ -59,9 +59,11 @@ pub fn chat_request(
             .iter()
             .map(|m| message_json(m, backend.image_detail))
             .collect::<Vec<_>>(),
-        "temperature": params.temperature,
         "max_tokens": params.max_tokens,
     });
+    if let Some(t) = params.temperature {
+        body["temperature"] = json!(t);
+    }
     if let Some(p) = params.top_p {
         body["top_p"] = json!(p);
     }

@@ -289,6 +289,8 @@ fn evaluate_harmonic(state: AppState) {
         text: state.text.get_untracked(),
         question: state.question.get_untracked(),
         image_data_url,
+        fidelity: state.fidelity_now(),
+        criteria: state.he_criteria.get_untracked(),
     };
     let mut problems = input.problems();
     if state.task.get_untracked().needs_box()
@@ -320,6 +322,11 @@ fn evaluate_harmonic(state: AppState) {
     for criterion in Criterion::ALL {
         let slot = state.criterion(criterion);
         state.explanation(criterion).set(ExplainState::Idle);
+        if !input.criteria.contains(criterion) {
+            // Not part of this run: not requested, and no earlier score stays to be weighed.
+            slot.set(Progress::Idle);
+            continue;
+        }
         let request = match harmonic_eval::criterion_request(&backend, criterion, &input) {
             Ok(r) => r,
             Err(e) => {
@@ -447,6 +454,8 @@ pub fn export(state: AppState) {
         },
         backend: &run.backend,
         results,
+        fidelity: &run.input.fidelity,
+        criteria: run.input.criteria,
     });
     let outcome = download::download_text("harmonic-eval.json", "application/json", &json);
     state.export_error.set(outcome.err());

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use super::actions;
 use super::backend_panel::BackendPanel;
 use super::cost_panel::CostPanel;
+use super::fidelity_panel::FidelityPanel;
 use super::image_panel::ImagePanel;
 use super::inputs_panel::InputsPanel;
 use super::metric_select::MetricSelect;
@@ -25,6 +26,7 @@ pub fn App() -> impl IntoView {
         <main class="layout">
             <section class="column inputs" aria-label="What to judge">
                 <MetricSelect/>
+                <FidelityPanel/>
                 <ImagePanel/>
                 <InputsPanel/>
                 <BackendPanel/>

@@ -13,7 +13,6 @@ use super::actions::fetch_answer;
 use super::batch_state::{BatchState, BatchStatus, Images};
 use super::state::AppState;
 use crate::batch::{self, Item, Method, ZipArchive};
-use crate::criteria::Criterion;
 use crate::errors::{redact, JudgeError};
 use crate::lab::{io, CriterionRecord, ItemResult};
 use crate::metrics::{fleur, g_veval, harmonic_eval, maev};
@@ -443,6 +442,9 @@ fn maev_input(state: AppState, item: &Item) -> maev::Input {
         threshold: state.maev_threshold.get_untracked(),
         seed: u64::from(state.maev_seed.get_untracked()),
         pool: state.maev_pool.get_untracked(),
+        fidelity: state
+            .fidelity
+            .with_untracked(|f| f.for_metric(maev::INFO.id)),
     }
 }
 
@@ -460,8 +462,12 @@ pub(super) fn item_requests(
             text: item.text.clone(),
             question: item.question.clone().unwrap_or_default(),
             image_data_url: image,
+            fidelity: state.fidelity.with_untracked(|f| f.for_metric(metric)),
+            criteria: state.he_criteria.get_untracked(),
         };
-        return Criterion::ALL
+        return input
+            .criteria
+            .chosen()
             .iter()
             .map(|&c| {
                 Ok((
@@ -490,6 +496,7 @@ pub(super) fn item_requests(
             caption: item.text.clone(),
             references: item.references.clone(),
             image_data_url: image,
+            fidelity: state.fidelity.with_untracked(|f| f.for_metric(metric)),
         };
         return Ok(vec![("score".into(), g_veval::request(backend, &input)?)]);
     }
@@ -513,6 +520,7 @@ pub(super) fn item_result(
     answers: Vec<(String, Result<crate::completion::Completion, JudgeError>)>,
     say: impl Fn(JudgeError) -> String,
 ) -> ItemResult {
+    result.set_fidelity(&state.fidelity.with_untracked(|f| f.for_metric(metric)));
     if metric == harmonic_eval::INFO.id {
         for (slot, answer) in answers {
             let read = answer.and_then(|a| harmonic_eval::interpret(&a, protocol));
@@ -539,10 +547,11 @@ pub(super) fn item_result(
         return result;
     }
     let outcome: Result<f64, JudgeError> = if metric == maev::INFO.id {
+        let fidelity = state.fidelity.with_untracked(|f| f.for_metric(metric));
         let scores: Vec<f64> = answers
             .into_iter()
             .filter_map(|(_, a)| a.ok())
-            .filter_map(|c| maev::parse::read_trial(&c.text, c.steps.as_deref()).ok())
+            .filter_map(|c| maev::read_trial(&c.text, c.steps.as_deref(), &fidelity).ok())
             .map(|r| r.score)
             .collect();
         maev::aggregate(&scores, state.maev_threshold.get_untracked())
@@ -559,7 +568,10 @@ pub(super) fn item_result(
                 if metric == g_veval::INFO.id {
                     g_veval::interpret(&a, false).map(|r| r.score)
                 } else {
-                    fleur::interpret(&a).map(|r| r.smoothed.score)
+                    fleur::interpret(&a).map(|r| {
+                        result.set_fidelity(&fleur::fidelity_of(Some(&r)));
+                        r.smoothed.score
+                    })
                 }
             }),
         }

@@ -36,6 +36,8 @@ pub fn CostPanel() -> impl IntoView {
                 text: state.text.get(),
                 question: state.question.get(),
                 image_data_url: None,
+                fidelity: state.fidelity.get(),
+                criteria: state.he_criteria.get(),
             };
             estimated_tokens(&input, size, protocol, detail)
         } else if state.is_maev() {

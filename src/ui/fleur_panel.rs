@@ -13,10 +13,14 @@ fn scheme_text(s: Scheme) -> &'static str {
     match s {
         Scheme::PerDigit => "Smoothed over one digit per token (the paper's rule).",
         Scheme::MultiDigit => {
-            "The judge writes several digits per token (as GPT-4o does): each alternative at the \
-             first decimal is read as the decimal it would print (GPT-FLEUR)."
+            "Extension of ours (fleur-multi-digit): the judge writes several digits per token \
+             (as GPT-4o does), so the paper's per-digit rule cannot apply; each alternative at \
+             the first decimal is read as the decimal it would print."
         }
-        Scheme::Units => "Printed 1.0 (or 0): the units-digit rule 0.9·P(0) + P(1).",
+        Scheme::Units => {
+            "No decimals: a printed 1 scores 0.9·P(0) + P(1) at its step, a printed 0 scores \
+             0.1·E[digit] there (the authors' code)."
+        }
     }
 }
 

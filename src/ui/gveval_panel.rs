@@ -15,7 +15,7 @@ fn method_text(m: Method) -> &'static str {
         }
         Method::ChainedDigits => {
             "This model writes one digit per token: each digit position was smoothed and the \
-             positions chained."
+             positions chained (our rule; the authors' code reads whole-number tokens only)."
         }
         Method::Parsed => "The printed integer: no usable token probabilities for it (unsmoothed).",
     }

@@ -26,6 +26,9 @@ pub fn input(state: AppState) -> g_veval::Input {
             Vec::new()
         },
         image_data_url: view.map(|v| v.data_url),
+        fidelity: state
+            .fidelity
+            .with_untracked(|f| f.for_metric(g_veval::INFO.id)),
     }
 }
 

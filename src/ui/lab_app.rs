@@ -8,6 +8,7 @@ use super::backend_panel::BackendPanel;
 use super::batch_panel::BatchPanel;
 use super::batch_run;
 use super::batch_state::BatchState;
+use super::fidelity_panel::FidelityPanel;
 use super::gamma_panel::GammaPanel;
 use super::meta_panel::MetaPanel;
 use super::metric_select::MetricSelect;
@@ -31,6 +32,7 @@ pub fn LabApp() -> impl IntoView {
         <main class="layout">
             <section class="column inputs" aria-label="What to judge">
                 <MetricSelect/>
+                <FidelityPanel/>
                 <BatchPanel/>
                 <BackendPanel/>
             </section>

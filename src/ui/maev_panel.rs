@@ -36,8 +36,8 @@ pub fn MaevPanel() -> impl IntoView {
             let name = |k: usize| run_pool.get(k).map(|e| format!("“{}”", e.question)).unwrap_or_default();
             let score = p.result().map(|r| r.score.to_string()).unwrap_or_default();
             let source = p.result().map(|r| match r.source {
-                ScoreSource::Probabilities => "expected score from the score token's probabilities",
-                ScoreSource::Printed => "printed score (no probabilities)",
+                ScoreSource::Probabilities => "expected score from the score token's probabilities (our extension)",
+                ScoreSource::Printed => "printed score (the paper's reading)",
             });
             view! {
                 <li class="trial" data-testid=format!("trial-{i}") data-state=p.id() data-score=score

@@ -17,12 +17,16 @@ pub fn input(state: AppState) -> maev::Input {
         threshold: state.maev_threshold.get_untracked(),
         seed: u64::from(state.maev_seed.get_untracked()),
         pool: state.maev_pool.get_untracked(),
+        fidelity: state
+            .fidelity
+            .with_untracked(|f| f.for_metric(maev::INFO.id)),
     }
 }
 
 /// Sends every trial at once (within the provider's limit); each row fills in as it answers.
 pub fn evaluate(state: AppState) {
     let input = input(state);
+    let fidelity = input.fidelity.clone();
     let problems = input.problems();
     state.form_problems.set(problems.clone());
     if !problems.is_empty() {
@@ -60,9 +64,13 @@ pub fn evaluate(state: AppState) {
             trial.request,
             Some(format!("maev-trial-{i}")),
             set,
-            |c| {
-                maev::parse::read_completion(c)
-                    .map_err(|message| crate::errors::JudgeError::BadResponse { detail: message })
+            {
+                let fidelity = fidelity.clone();
+                move |c| {
+                    maev::read_completion(c, &fidelity).map_err(|message| {
+                        crate::errors::JudgeError::BadResponse { detail: message }
+                    })
+                }
             },
         );
     }

@@ -8,6 +8,7 @@ use super::batch_state::BatchState;
 use super::state::AppState;
 use crate::lab::analysis::{Agreement, MetaReport, Prepared, SweepPoint};
 use crate::lab::ItemResult;
+use crate::meta::RatingProtocol;
 use crate::task::Task;
 use crate::web::timing;
 
@@ -57,9 +58,13 @@ pub fn MetaPanel() -> impl IntoView {
         let partial = b.results.with(|r| r.iter().filter(|x| x.is_partial()).count());
         (used.with(Vec::len), b.results.with(Vec::len), partial)
     };
+    // How several human ratings per item enter τ: CLIPScore's repeated ratings (default) or
+    // G-VEval's averaged rating.
+    let protocol = RwSignal::new(RatingProtocol::Repeated);
     let changes = StoredValue::new(0u64);
     let version = Memo::new(move |_| {
         used.track();
+        protocol.track();
         changes.update_value(|n| *n += 1);
         changes.get_value()
     });
@@ -72,7 +77,10 @@ pub fn MetaPanel() -> impl IntoView {
                 prepared
                     .try_update_value(|slot| {
                         if slot.as_ref().map(|(k, _)| *k) != Some(v) {
-                            *slot = Some((v, Prepared::new(results)));
+                            *slot = Some((
+                                v,
+                                Prepared::with_protocol(results, protocol.get_untracked()),
+                            ));
                         }
                         f(&mut slot.as_mut()?.1, results)
                     })
@@ -115,7 +123,7 @@ pub fn MetaPanel() -> impl IntoView {
     let sweep = Memo::new(move |_| {
         version.track();
         used.with(|results| {
-            let mut p = Prepared::new(results);
+            let mut p = Prepared::with_protocol(results, protocol.get_untracked());
             if p.has_judgments() {
                 timing::measure("hj-sweep", || p.sweep(results, 100))
             } else {
@@ -153,6 +161,15 @@ pub fn MetaPanel() -> impl IntoView {
                     on:change=move |ev| all_only.set(event_target_checked(&ev))/>
                 "Only items scored on every criterion"
             </label>
+            <div class="field">
+                <label for="rating-protocol-select">"Several ratings per item"</label>
+                <select id="rating-protocol-select" data-testid="rating-protocol-select"
+                    prop:value=move || protocol.get().id()
+                    on:change=move |ev| protocol.set(RatingProtocol::from_id(&event_target_value(&ev)))>
+                    {RatingProtocol::ALL.iter().map(|p| view! { <option value=p.id()>{p.label()}</option> }).collect_view()}
+                </select>
+                <small class="hint">"FLEUR's Flickr8k-Expert figures use the first, G-VEval's (61.5 / 59.7) the second."</small>
+            </div>
             {move || match report.get() {
                 None => view! { <p class="hint" data-testid="meta-empty">"No human judgments in these results (human_overall, human_<criterion>, or group + chosen)."</p> }.into_any(),
                 Some(r) => view! {

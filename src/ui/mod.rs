@@ -12,6 +12,7 @@ mod connection_panel;
 mod cost_panel;
 mod criterion_card;
 mod doubt_notes;
+mod fidelity_panel;
 mod fields;
 mod fleur_panel;
 mod fleur_run;

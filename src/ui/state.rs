@@ -7,9 +7,10 @@ use crate::cost::DEFAULT_PRICES;
 use crate::criteria::Criterion;
 use crate::geometry::NormBox;
 use crate::limiter::Limiter;
+use crate::metrics::fidelity::Fidelity;
 use crate::metrics::fleur::{self, FleurResult};
 use crate::metrics::g_veval::{self, GvevalResult};
-use crate::metrics::harmonic_eval::{CriterionResult, Input};
+use crate::metrics::harmonic_eval::{CriterionResult, CriterionSet, Input};
 use crate::metrics::maev;
 use crate::metrics::METRICS;
 use crate::providers::{preset, Backend, ChatParams, ImageDetail, Tuning, PRESETS};
@@ -156,6 +157,11 @@ pub type MaevTrial = ((usize, usize), Progress<maev::TrialReading>);
 pub struct AppState {
     /// The `metric-select` value: a `MetricInfo::id`.
     pub metric: RwSignal<String>,
+    /// Paper (default) or our extensions; each extension names its metric, so one value serves
+    /// every metric (a run uses [`AppState::fidelity_now`]).
+    pub fidelity: RwSignal<Fidelity>,
+    /// HarmonicEval's criteria to request and aggregate (all five by default).
+    pub he_criteria: RwSignal<CriterionSet>,
     /// RefFLEUR's reference captions, one per line.
     pub references: RwSignal<String>,
     pub fleur: RwSignal<Progress<FleurResult>>,
@@ -267,6 +273,8 @@ impl AppState {
         });
         AppState {
             metric: RwSignal::new(metric_id),
+            fidelity: RwSignal::new(Fidelity::paper()),
+            he_criteria: RwSignal::new(CriterionSet::default()),
             references: RwSignal::new(String::new()),
             fleur: RwSignal::new(Progress::Idle),
             fleur_explanation: RwSignal::new(ExplainState::Idle),
@@ -397,6 +405,12 @@ impl AppState {
             .set(load_max_tokens(&self.preset.get_untracked(), &self.metric.get_untracked()));
         self.models.set(Vec::new());
         self.connection.set(ConnectionState::Idle);
+    }
+
+    /// The extensions of the selected metric that are switched on (untracked).
+    pub fn fidelity_now(&self) -> Fidelity {
+        let metric = self.metric.get_untracked();
+        self.fidelity.with_untracked(|f| f.for_metric(&metric))
     }
 
     pub fn is_harmonic(&self) -> bool {

@@ -118,6 +118,12 @@ def test_ref_fleur_on_gpt4o_multi_digit_tokens_and_export(browser, app_url, imag
     assert doc["places"][0]["digits"][8] == pytest.approx(0.7, abs=1e-12)
     assert {r["token"] for r in doc["places"][0]["readings"]} == {"85", "8", "9", "75", "90"}
     assert doc["explanation"] == gpt4o.explanation
+    # The multi-digit reading is ours, applied because the tokenizer needed it, and named.
+    assert doc["fidelity"] == "extended" and doc["extensions"] == ["fleur-multi-digit"]
+    assert doc["settings"]["temperature"] == 0 and doc["settings"]["top_logprobs"] == 20
+    assert "Extension of ours" in page.el("fleur-scheme").text
+    assert Select(page.el("fidelity-select")).first_selected_option.get_attribute("value") == "paper"
+    assert not page.el("fidelity-select").is_enabled(), "FLEUR has nothing to switch"
 
 
 def test_invalid_and_missing_scores_are_explained(browser, app_url, images, llama):
@@ -140,3 +146,19 @@ def test_ref_fleur_without_references_is_stopped_before_sending(browser, app_url
     page.evaluate()
     assert "at least one reference caption" in page.el("form-problems").text
     assert llama.requests == []
+
+
+def test_a_printed_zero_follows_the_authors_str_path(browser, app_url, images, llama, downloads):
+    # fleur.py: str(0.0) is "0.0", whose tenths digit 0 is found at the step that printed "0":
+    # the score is 0.1 * E[digit] there.
+    alts = [("0", 0.6), ("1", 0.3), ("5", 0.1)]
+    llama.script = [("0", alts)]
+    page = ready(browser, app_url, images, llama, "llama_server", "local", "fleur")
+    page.evaluate()
+    wait_score(page)
+    expected = 0.1 * (1 * 0.3 + 5 * 0.1)
+    assert float(page.el("overall-score").get_attribute("data-value")) == pytest.approx(expected, abs=1e-12)
+    assert page.el("fleur-scheme").get_attribute("data-value") == "units"
+    page.el("export-json-button").click()
+    doc = json.loads(page.wait_file(downloads, "fleur.json").read_text())
+    assert doc["fidelity"] == "paper" and doc["extensions"] == []

@@ -7,7 +7,7 @@ import json
 import pytest
 from selenium.webdriver.support.ui import Select
 
-from app_page import AppPage
+from app_page import AppPage, tid
 from fake_openai import sure
 
 CAPTION = "A man plays a red guitar on a stage."
@@ -73,6 +73,7 @@ def test_image_reference_free_integer_tokens(browser, app_url, images, gpt4o):
     (req,) = gpt4o.requests
     body = req["body"]
     assert body["temperature"] == 1 and body["logprobs"] is True
+    assert body["top_logprobs"] == 5, "the authors' code asks for 5 alternatives"
     (message,) = body["messages"]
     assert message["role"] == "user"
     text, image = message["content"]
@@ -157,3 +158,80 @@ def test_missing_inputs_are_named(browser, app_url, images, gpt4o):
     assert "reference captions" in problems
     assert "ACCR scores videos" in problems
     assert gpt4o.requests == []
+
+
+def test_top20_extension_asks_for_20_alternatives_and_changes_the_expectation(browser, app_url, images, gpt4o, downloads):
+    # Seven integer alternatives: the authors' 5 see the first five, the extension all seven.
+    alts = [("85", 0.4), ("80", 0.2), ("90", 0.15), ("75", 0.1), ("70", 0.05), ("95", 0.05), ("60", 0.05)]
+    gpt4o.script = words("Accurate and complete. The final score is") + [sure(" $"), ("85", alts), sure("$.")]
+    page = ready(browser, app_url, gpt4o, "openai", "gpt-4o", "ref_free", images / "photo.png")
+    assert Select(page.el("fidelity-select")).first_selected_option.get_attribute("value") == "paper"
+    page.evaluate()
+    wait_score(page)
+    top5 = alts[:5]
+    paper = sum(int(t) * p for t, p in top5) / sum(p for _, p in top5)
+    assert float(page.el("overall-score").get_attribute("data-value")) == pytest.approx(paper, abs=1e-9)
+    assert gpt4o.requests[0]["body"]["top_logprobs"] == 5
+
+    Select(page.el("fidelity-select")).select_by_value("extended")
+    assert page.el("ext-gveval-top20").is_selected(), "extended switches the metric's extension on"
+    page.evaluate()
+    wait_score(page)
+    assert len(gpt4o.requests) == 2
+    paper_body, ext_body = (r["body"] for r in gpt4o.requests)
+    assert ext_body["top_logprobs"] == 20
+    assert {k: v for k, v in ext_body.items() if k != "top_logprobs"} == {k: v for k, v in paper_body.items() if k != "top_logprobs"}
+    extended = sum(int(t) * p for t, p in alts) / sum(p for _, p in alts)
+    assert float(page.el("overall-score").get_attribute("data-value")) == pytest.approx(extended, abs=1e-9)
+    assert abs(extended - paper) > 0.1
+
+    page.el("export-json-button").click()
+    doc = json.loads(page.wait_file(downloads, "g-veval.json").read_text())
+    assert doc["fidelity"] == "extended" and doc["extensions"] == ["gveval-top20"]
+    assert doc["settings"]["temperature"] == 1.0 and doc["settings"]["top_logprobs"] == 20
+
+
+def kendall_tau_b(x, y):
+    """Kendall's tau-b by its definition, O(n^2): (C - D) / sqrt((n0 - n1)(n0 - n2))."""
+    c = d = n1 = n2 = n0 = 0
+    for i in range(len(x)):
+        for j in range(i + 1, len(x)):
+            n0 += 1
+            dx, dy = x[i] - x[j], y[i] - y[j]
+            n1 += dx == 0
+            n2 += dy == 0
+            if dx * dy > 0:
+                c += 1
+            elif dx * dy < 0:
+                d += 1
+    return (c - d) / ((n0 - n1) * (n0 - n2)) ** 0.5
+
+
+def test_lab_offers_g_vevals_averaged_rating_protocol(browser, app_url, tmp_path):
+    scores = [10.0, 20.0, 30.0, 40.0, 50.0, 60.0]
+    ratings = [[1, 2, 4], [2, 2, 1], [3, 1, 3], [4, 4, 2], [5, 3, 5], [2, 5, 4]]
+    path = tmp_path / "results.jsonl"
+    path.write_text("".join(
+        json.dumps({"id": f"c{i}", "metric": "g_veval", "score": s, "human": {"overall": r}}) + "\n"
+        for i, (s, r) in enumerate(zip(scores, ratings))
+    ))
+    page = AppPage(browser, app_url)
+    page.el("tab-batch").click()
+    page.wait_for(lambda d: d.find_elements(*tid("results-input")), "the batch view")
+    page.d.execute_script("arguments[0].style.display='block'", page.el("results-input"))
+    page.el("results-input").send_keys(str(path))
+    page.wait_for(lambda d: page.el("meta-overall-tau-b").get_attribute("data-value"), "the meta-evaluation")
+    select = Select(page.el("rating-protocol-select"))
+    assert select.first_selected_option.get_attribute("value") == "repeated"
+    flat_scores = [s for s, r in zip(scores, ratings) for _ in r]
+    flat_ratings = [v for r in ratings for v in r]
+    repeated = 100 * kendall_tau_b(flat_scores, flat_ratings)
+    assert float(page.el("meta-overall-tau-b").get_attribute("data-value")) == pytest.approx(repeated, abs=1e-9)
+
+    select.select_by_value("averaged")
+    averaged = 100 * kendall_tau_b(scores, [sum(r) / 3 for r in ratings])
+    assert abs(averaged - repeated) > 1
+    page.wait_for(
+        lambda d: abs(float(page.el("meta-overall-tau-b").get_attribute("data-value")) - averaged) < 1e-9,
+        "tau against the mean ratings",
+    )

@@ -7,6 +7,7 @@ import time
 import pytest
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
 
 from app_page import CRITERIA, AppPage
 from fake_openai import closed_form, criterion_of
@@ -363,3 +364,60 @@ def test_silent_server_times_out_instead_of_spinning(browser, app_url, fake, ima
     for c in CRITERIA:
         assert page.state(c) == "error"
         assert "did not answer within 1 s" in page.card(c).text
+
+
+def grounded_details(requests):
+    """The `detail` of each image sent (None: no field, i.e. the API's `auto`), per criterion."""
+    out = []
+    for req in requests:
+        content = req["body"]["messages"][0]["content"]
+        if isinstance(content, list):
+            for part in content:
+                if part.get("type") == "image_url":
+                    out.append((criterion_of(req["body"]), part["image_url"].get("detail")))
+    return sorted(out)
+
+
+def test_paper_detail_by_default_low_detail_extension_and_criteria_subset(browser, app_url, fake, images, downloads):
+    page = ready(browser, app_url, fake, images)
+    assert Select(page.el("fidelity-select")).first_selected_option.get_attribute("value") == "paper"
+    assert not page.el("ext-he-low-detail").is_selected()
+    page.evaluate()
+    page.wait_settled()
+    # The paper names no detail: the user's choice (auto, the API default) for every grounded criterion.
+    assert grounded_details(fake.requests) == [("completeness", None), ("correctness", None)]
+
+    page.el("ext-he-low-detail").click()
+    assert Select(page.el("fidelity-select")).first_selected_option.get_attribute("value") == "extended"
+    page.evaluate()
+    page.wait_for(lambda d: len(fake.requests) == 7, "the two grounded criteria again")
+    page.wait_settled()
+    # Only the image requests changed (the text-only ones were answered from the cache).
+    assert grounded_details(fake.requests[5:]) == [("completeness", "low"), ("correctness", "low")]
+
+    # Table 7's subset, back on the paper's detail: only two criteria are requested and weighed.
+    Select(page.el("fidelity-select")).select_by_value("paper")
+    assert not page.el("ext-he-low-detail").is_selected()
+    subset = page.el("criteria-subset")
+    for c in ("clarity", "fluency", "conciseness"):
+        subset.find_element("css selector", f'input[value="{c}"]').click()
+    page.el("fresh-run-checkbox").click()
+    page.evaluate()
+    page.wait_for(lambda d: len(fake.requests) == 9, "the two chosen criteria")
+    page.wait_for(lambda d: all(page.state(c) == "done" for c in ("correctness", "completeness")), "the two cards")
+    assert sorted(criterion_of(r["body"]) for r in fake.requests[7:]) == ["completeness", "correctness"]
+    assert [page.state(c) for c in ("clarity", "fluency", "conciseness")] == ["idle"] * 3
+    _, _, means, sigmas = closed_form(0.75)
+    k = 2 * (1 - 0.75) / 0.75
+    w = [s ** -k for s in sigmas[:2]]
+    expected = (w[0] * means[0] + w[1] * means[1]) / sum(w)
+    assert page.overall() == pytest.approx(expected, abs=1e-9)
+    assert "from 2 of 5 criteria" in page.el("overall-score").text
+
+    page.el("export-json-button").click()
+    doc = json.loads(page.wait_file(downloads, "harmonic-eval.json").read_text())
+    assert doc["fidelity"] == "paper" and doc["extensions"] == []
+    assert doc["settings"]["criteria"] == ["correctness", "completeness"]
+    assert doc["settings"]["image_detail"] == "auto"
+    assert [("score" in c) for c in doc["criteria"]] == [True, True, False, False, False]
+    assert doc["overall"] == pytest.approx(expected, abs=1e-9)

@@ -2,8 +2,9 @@
 
 use serde::Serialize;
 
-use super::{FleurResult, FLEUR_INFO, REF_FLEUR_INFO};
+use super::{FleurResult, Scheme, FLEUR_INFO, REF_FLEUR_INFO, SCORE_PARAMS};
 use crate::completion::Usage;
+use crate::metrics::fidelity::{Extension, Fidelity};
 use crate::providers::Backend;
 
 pub struct ExportInput<'a> {
@@ -24,6 +25,11 @@ struct Doc<'a> {
     provider: &'static str,
     model: &'a str,
     base_url: String,
+    /// `"fidelity"` and `"extensions"`: `["fleur-multi-digit"]` when the score needed our
+    /// multi-digit reading, else the paper's procedure.
+    fidelity: &'static str,
+    extensions: Vec<&'static str>,
+    settings: Settings,
     #[serde(skip_serializing_if = "Option::is_none")]
     raw_score: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -45,6 +51,21 @@ struct Doc<'a> {
     /// Doubt codes (`truncated`, `low-coverage`, `echo`); absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     doubts: Vec<&'static str>,
+}
+
+/// The request settings used.
+#[derive(Serialize)]
+struct Settings {
+    temperature: Option<f64>,
+    top_logprobs: Option<u8>,
+    max_tokens: u32,
+}
+
+/// What a FLEUR result used: the paper's procedure, or our multi-digit reading where the
+/// tokenizer left no per-digit step.
+pub fn fidelity_of(result: Option<&FleurResult>) -> Fidelity {
+    let multi = result.is_some_and(|r| r.smoothed.scheme == Scheme::MultiDigit);
+    Fidelity::paper().with(Extension::FleurMultiDigit, multi)
 }
 
 #[derive(Serialize)]
@@ -103,6 +124,13 @@ pub fn export_json(input: &ExportInput<'_>) -> String {
         provider: input.backend.protocol.id(),
         model: &input.backend.model,
         base_url: crate::providers::without_credentials(&input.backend.base_url),
+        fidelity: fidelity_of(ok).level(),
+        extensions: fidelity_of(ok).ids(),
+        settings: Settings {
+            temperature: SCORE_PARAMS.temperature,
+            top_logprobs: SCORE_PARAMS.top_logprobs,
+            max_tokens: input.backend.tuning.apply(SCORE_PARAMS).max_tokens,
+        },
         raw_score: ok.map(|r| r.smoothed.raw),
         printed: ok.map(|r| r.smoothed.printed.as_str()),
         smoothed_score: ok.map(|r| r.smoothed.score),
@@ -171,5 +199,27 @@ mod tests {
         assert_eq!(v["explanation"], "Because.");
         assert_eq!(v["doubts"], serde_json::json!(["echo"]));
         assert!(!json.contains("sk-very-secret"));
+        // The multi-digit reading is ours, and the result says so.
+        assert_eq!(v["fidelity"], "extended");
+        assert_eq!(v["extensions"], serde_json::json!(["fleur-multi-digit"]));
+        assert_eq!(v["settings"]["top_logprobs"], 20);
+        assert_eq!(v["settings"]["temperature"], 0.0);
+        let per_digit = FleurResult {
+            smoothed: Smoothed {
+                scheme: Scheme::PerDigit,
+                ..result.smoothed.clone()
+            },
+            ..result.clone()
+        };
+        let json = export_json(&ExportInput {
+            caption: "a dog",
+            references: None,
+            backend: &backend,
+            result: Ok(&per_digit),
+            explanation: None,
+        });
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["fidelity"], "paper");
+        assert_eq!(v["extensions"], serde_json::json!([]));
     }
 }

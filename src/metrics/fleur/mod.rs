@@ -6,7 +6,7 @@ mod export;
 pub mod prompts;
 pub mod smoothing;
 
-pub use export::{export_json, ExportInput};
+pub use export::{export_json, fidelity_of, ExportInput};
 pub use smoothing::{Place, PlaceDistribution, Scheme, Smoothed};
 
 use super::MetricInfo;
@@ -46,7 +46,7 @@ pub const SCORE_PARAMS: ChatParams = ChatParams {
     top_p: None,
     seed: None,
     scoring: true,
-    temperature: 0.0,
+    temperature: Some(0.0),
     top_logprobs: Some(20),
     max_tokens: 16,
 };

@@ -7,17 +7,21 @@
 //! top-k alternatives counts as 0). As in the authors' code:
 //!
 //! * the second decimal counts only when the printed number has a non-zero one (`0.80` is read
-//!   as `0.8`);
+//!   as `0.8`: `len(str(score_check)) > 3`);
 //! * a printed `1.0` (or `1`) is 0.9·P("0") + 1.0·P("1") at the units step;
+//! * a printed `0` with no decimals goes the `str(0.0)` path: the tenths digit of `"0.0"` is
+//!   `0`, found at the step that printed the `0`, so the score is 0.1·Σ i·p(i) at that step;
 //! * a printed value outside [0, 1], or no number, is an error, not a score.
 //!
-//! **Multi-digit tokens.** GPT-4o writes `0.85` as `0`, `.`, `85`, so no step prints the
-//! hundredths digit alone. When the step that printed the tenths digit also printed more
-//! digits, every alternative at that step is read as the decimal it would print there (`85`
-//! after `0.` is 0.85, `9` is 0.9, to two places) and the score is Σ p(alt)·value(alt): the
-//! same expectation, over the alternatives that step really had. This is the "GPT-FLEUR"
-//! variant of the HarmonicEval paper. For one-digit tokens both readings agree.
-//! We also add: a printed `0` with no decimals scores P("1") at the units step.
+//! **Multi-digit tokens (our rule).** GPT-4o writes `0.85` as `0`, `.`, `85`, so no step
+//! prints the hundredths digit alone, and the paper's formula cannot be applied as written (the
+//! HarmonicEval paper ran a GPT-4o "GPT-FLEUR" but gives no rule: "it could not be implemented
+//! straightforwardly"). When the step that printed the tenths digit also printed more digits,
+//! every alternative at that step is read as the decimal it would print there (`85` after
+//! `0.` is 0.85, `9` is 0.9, to two places) and the score is Σ p(alt)·value(alt): the same
+//! expectation, over the alternatives that step really had. This is our choice, applied only
+//! where the tokenizer needs it; the result then says so (`Scheme::MultiDigit`, exported as the
+//! extension `fleur-multi-digit`). For one-digit tokens the paper's formula applies unchanged.
 
 use crate::completion::TokenStep;
 use crate::errors::JudgeError;
@@ -45,9 +49,11 @@ impl Place {
 pub enum Scheme {
     /// One digit per token: the paper's per-digit sums.
     PerDigit,
-    /// The tenths step printed several digits: alternatives read as decimals (GPT-FLEUR).
+    /// The tenths step printed several digits: alternatives read as decimals (our rule, see
+    /// the module documentation).
     MultiDigit,
-    /// A printed `1.0` (or `0`): the units-step rule.
+    /// A number without decimals: a printed `1.0` (or `1`) by the units-step rule, a printed
+    /// `0` by the authors' `str(0.0)` path (0.1·E[digit] at its step).
     Units,
 }
 
@@ -235,7 +241,13 @@ pub fn smooth(steps: &[TokenStep], text: &str, truncated: bool) -> Result<Smooth
         let score = if exactly_one {
             0.9 * d.digits[0] + d.digits[1]
         } else {
-            d.digits[1]
+            // The authors' code: `str(0.0)`'s tenths digit is 0, found at this step.
+            0.1 * d
+                .digits
+                .iter()
+                .enumerate()
+                .map(|(i, p)| i as f64 * p)
+                .sum::<f64>()
         };
         return Ok(Smoothed {
             printed,
@@ -468,9 +480,23 @@ mod tests {
     }
 
     #[test]
-    fn a_printed_zero_without_decimals_scores_the_chance_of_one() {
+    fn a_printed_zero_without_decimals_follows_the_authors_str_path() {
+        // `str(0.0)` is "0.0": its tenths digit 0 is looked up at the step that printed "0",
+        // and the score is 0.1·E[digit] there.
         let s = smooth(&[step("0", &[("0", 0.8), ("1", 0.2)])], "0", false).unwrap();
-        assert!((s.score - 0.2).abs() < 1e-12);
+        assert!((s.score - 0.1 * 0.2).abs() < 1e-12, "{}", s.score);
+        let s = smooth(
+            &[step("0", &[("0", 0.5), ("7", 0.3), ("1", 0.2)])],
+            "0",
+            false,
+        )
+        .unwrap();
+        assert!(
+            (s.score - 0.1 * (7.0 * 0.3 + 0.2)).abs() < 1e-12,
+            "{}",
+            s.score
+        );
+        assert_eq!(s.scheme, Scheme::Units);
     }
 
     #[test]

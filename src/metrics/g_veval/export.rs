@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{GvevalResult, Input, Reading, ACCR, INFO};
+use super::{params, GvevalResult, Input, Reading, ACCR, INFO};
 use crate::completion::Usage;
 use crate::providers::Backend;
 
@@ -24,6 +24,10 @@ struct Doc<'a> {
     provider: &'static str,
     model: &'a str,
     base_url: String,
+    /// `"fidelity"` and `"extensions"`: how this result was made.
+    fidelity: &'static str,
+    extensions: Vec<&'static str>,
+    settings: Settings,
     #[serde(skip_serializing_if = "Option::is_none")]
     score: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -41,6 +45,14 @@ struct Doc<'a> {
     /// Doubt codes (`truncated`, `echo`); absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     doubts: Vec<&'static str>,
+}
+
+/// The request settings used.
+#[derive(Serialize)]
+struct Settings {
+    temperature: Option<f64>,
+    top_logprobs: Option<u8>,
+    max_tokens: u32,
 }
 
 #[derive(Serialize)]
@@ -81,6 +93,16 @@ pub fn export_json(e: &ExportInput<'_>) -> String {
         provider: e.backend.protocol.id(),
         model: &e.backend.model,
         base_url: crate::providers::without_credentials(&e.backend.base_url),
+        fidelity: e.input.fidelity.level(),
+        extensions: e.input.fidelity.ids(),
+        settings: {
+            let p = params(&e.input.fidelity);
+            Settings {
+                temperature: p.temperature,
+                top_logprobs: p.top_logprobs,
+                max_tokens: e.backend.tuning.apply(p).max_tokens,
+            }
+        },
         score: ok.map(|r| r.score),
         method: ok.map(|r| r.method().id()),
         final_score: ok.and_then(|r| r.final_reading.as_ref()).map(doc),

@@ -11,6 +11,7 @@ pub use export::{export_json, ExportInput};
 pub use extract::{Method, Reading, ACCR};
 pub use prompts::{Medium, Mode};
 
+use super::fidelity::{Extension, Fidelity};
 use super::MetricInfo;
 use crate::completion::{Completion, Usage};
 use crate::cost::{image_tokens, text_tokens};
@@ -31,17 +32,30 @@ pub const INFO: MetricInfo = MetricInfo {
     local_max_tokens: 1024,
 };
 
-/// The authors sample at temperature 1 (GPT-4o, top_logprobs 5). We ask for 20 alternatives,
-/// the most the API gives, so the renormalisation over integers sees more of the mass. The
-/// reasoning comes first, so the answer needs room.
+/// The authors' code (`ztangaj/gveval`): temperature 1 and `top_logprobs: 5`. The paper states
+/// neither. The output cap is our choice: the reasoning comes first, so the answer needs room.
 pub const PARAMS: ChatParams = ChatParams {
     top_p: None,
     seed: None,
     scoring: true,
-    temperature: 1.0,
-    top_logprobs: Some(20),
+    temperature: Some(1.0),
+    top_logprobs: Some(5),
     max_tokens: 1024,
 };
+
+/// The request settings for a fidelity: the authors' [`PARAMS`], or with
+/// [`Extension::GvevalTop20`] the 20 alternatives the API allows at most (ours: the
+/// renormalisation over integers then sees more of the mass, which shifts the scores).
+pub fn params(fidelity: &Fidelity) -> ChatParams {
+    ChatParams {
+        top_logprobs: Some(if fidelity.has(Extension::GvevalTop20) {
+            20
+        } else {
+            5
+        }),
+        ..PARAMS
+    }
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Input {
@@ -53,6 +67,8 @@ pub struct Input {
     pub references: Vec<String>,
     /// The image, or the video's three-frame composite.
     pub image_data_url: Option<String>,
+    /// Paper (default) or our extensions.
+    pub fidelity: Fidelity,
 }
 
 impl Input {
@@ -86,10 +102,13 @@ impl Input {
     }
 }
 
-/// The request. Reference-only sends no image and puts the prompt in a system message, as the
-/// authors did; the other modes send one user turn, text then image. When the user left the
-/// image detail on `auto`, the authors' choice applies: `low` for images, `high` for the video
-/// composite.
+/// The request. Reference-only sends no image and puts the prompt in a system message: what
+/// the authors' scorer does when it is given no image. Their evaluation harness passes an
+/// image in every mode, and the scorer then sends any prompt, reference-only included, as a
+/// user turn with the image; sending none is our choice, since that mode's prompt never shows
+/// the judge an image. The other modes send one user turn, text then image. When the user left
+/// the image detail on `auto`, the authors' code's setting applies: `low` for images, `high`
+/// for the video composite.
 pub fn request(backend: &Backend, input: &Input) -> Result<HttpRequest, JudgeError> {
     let prompt = input.prompt();
     let message = match (&input.image_data_url, input.mode.needs_image()) {
@@ -103,7 +122,7 @@ pub fn request(backend: &Backend, input: &Input) -> Result<HttpRequest, JudgeErr
             Medium::Video => ImageDetail::High,
         };
     }
-    chat_request(&backend, &[message], PARAMS)
+    chat_request(&backend, &[message], params(&input.fidelity))
 }
 
 /// A scored caption.
@@ -203,6 +222,7 @@ mod tests {
             caption: "A man plays a guitar.".into(),
             references: vec!["A man is playing guitar.".into(), "Someone strums.".into()],
             image_data_url: Some("data:image/jpeg;base64,/9j/".into()),
+            fidelity: Fidelity::paper(),
         }
     }
 
@@ -224,7 +244,25 @@ mod tests {
         assert_eq!(b["messages"][0]["role"], "system");
         assert!(!b.to_string().contains("data:image"));
         assert_eq!(b["temperature"], 1.0);
-        assert_eq!(b["top_logprobs"], 20);
+        assert_eq!(b["top_logprobs"], 5, "the authors' code asks for 5");
+    }
+
+    #[test]
+    fn the_top20_extension_changes_only_the_number_of_alternatives() {
+        for mode in [Mode::RefFree, Mode::RefOnly, Mode::Combined] {
+            let paper = body(&request(&backend(), &input(Medium::Image, mode, false)).unwrap());
+            assert_eq!(paper["top_logprobs"], 5);
+            let mut i = input(Medium::Image, mode, false);
+            i.fidelity = Fidelity::paper().with(Extension::GvevalTop20, true);
+            let mut ext = body(&request(&backend(), &i).unwrap());
+            assert_eq!(ext["top_logprobs"], 20);
+            ext["top_logprobs"] = serde_json::json!(5);
+            assert_eq!(ext, paper, "{mode:?}: nothing else changes");
+        }
+        // Another metric's extension does nothing here.
+        let mut i = input(Medium::Image, Mode::RefFree, false);
+        i.fidelity = Fidelity::extended("maev");
+        assert_eq!(body(&request(&backend(), &i).unwrap())["top_logprobs"], 5);
     }
 
     #[test]

@@ -3,10 +3,11 @@
 
 use serde::Serialize;
 
-use super::{weigh, CriterionResult, INFO};
+use super::{detail_sent, weigh, CriterionResult, CriterionSet, Input, INFO};
 use crate::completion::Usage;
 use crate::criteria::Criterion;
-use crate::providers::Backend;
+use crate::metrics::fidelity::Fidelity;
+use crate::providers::{Backend, ChatParams};
 use crate::task::Task;
 
 /// Everything the export needs, borrowed from the app state.
@@ -19,6 +20,9 @@ pub struct ExportInput<'a> {
     /// One entry per criterion in [`Criterion::ALL`] order: a result, an error message, or
     /// `None` when the criterion was not run.
     pub results: [Option<Result<&'a CriterionResult, String>>; 5],
+    /// The run's fidelity and criteria (recorded as `fidelity`, `extensions`, `settings`).
+    pub fidelity: &'a Fidelity,
+    pub criteria: CriterionSet,
 }
 
 #[derive(Serialize)]
@@ -31,8 +35,25 @@ struct Doc<'a> {
     provider: &'static str,
     model: &'a str,
     base_url: String,
+    /// `"fidelity"` and `"extensions"`: how this result was made.
+    fidelity: &'static str,
+    extensions: Vec<&'static str>,
+    settings: Settings,
     criteria: Vec<CriterionDoc<'a>>,
     overall: Option<f64>,
+}
+
+/// The request settings used.
+#[derive(Serialize)]
+struct Settings {
+    temperature: Option<f64>,
+    top_logprobs: Option<u8>,
+    max_tokens: u32,
+    /// The detail sent with the grounded criteria's image (`auto` = OpenAI's default, sent as
+    /// no field).
+    image_detail: &'static str,
+    /// The criteria requested and aggregated.
+    criteria: Vec<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -106,6 +127,22 @@ pub fn export_json(input: &ExportInput<'_>) -> String {
         provider: input.backend.protocol.id(),
         model: &input.backend.model,
         base_url: crate::providers::without_credentials(&input.backend.base_url),
+        fidelity: input.fidelity.level(),
+        extensions: input.fidelity.ids(),
+        settings: {
+            let probe = Input {
+                task: input.task,
+                fidelity: input.fidelity.clone(),
+                ..Input::default()
+            };
+            Settings {
+                temperature: ChatParams::RATING.temperature,
+                top_logprobs: ChatParams::RATING.top_logprobs,
+                max_tokens: input.backend.tuning.apply(ChatParams::RATING).max_tokens,
+                image_detail: detail_sent(&probe, input.backend.image_detail).id(),
+                criteria: input.criteria.ids(),
+            }
+        },
         criteria,
         overall,
     };
@@ -140,6 +177,8 @@ mod tests {
             question: "",
             backend: &backend,
             results: [Some(Ok(&r)), Some(Err("HTTP 401".into())), None, None, None],
+            fidelity: &Fidelity::paper(),
+            criteria: CriterionSet::default(),
         });
         assert!(!json.contains("sk-very-secret"));
         assert!(
@@ -159,5 +198,38 @@ mod tests {
         assert!(v["criteria"][1].get("score").is_none());
         assert_eq!(v["overall"], 4.95);
         assert_eq!(v["criteria"][0]["doubts"][0], "truncated");
+        assert_eq!(v["fidelity"], "paper");
+        assert_eq!(v["extensions"], serde_json::json!([]));
+        assert_eq!(v["settings"]["image_detail"], "auto");
+        assert_eq!(v["settings"]["criteria"].as_array().unwrap().len(), 5);
+    }
+
+    #[test]
+    fn export_records_the_extensions_and_the_criteria_subset() {
+        let backend = Backend {
+            base_url: "http://h/v1".into(),
+            model: "gpt-4o".into(),
+            ..Backend::default()
+        };
+        let fidelity =
+            Fidelity::paper().with(crate::metrics::fidelity::Extension::HeLowDetail, true);
+        let json = export_json(&ExportInput {
+            gamma: 0.75,
+            task: Task::Ic,
+            text: "A dog.",
+            question: "",
+            backend: &backend,
+            results: [None, None, None, None, None],
+            fidelity: &fidelity,
+            criteria: CriterionSet::table7(),
+        });
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["fidelity"], "extended");
+        assert_eq!(v["extensions"], serde_json::json!(["he-low-detail"]));
+        assert_eq!(v["settings"]["image_detail"], "low");
+        assert_eq!(
+            v["settings"]["criteria"],
+            serde_json::json!(["correctness", "completeness"])
+        );
     }
 }

@@ -9,6 +9,7 @@ pub mod prompts;
 
 pub use export::{export_json, ExportInput};
 
+use super::fidelity::{Extension, Fidelity};
 use super::MetricInfo;
 use crate::aggregate::{aggregate, sigma, smoothed_score, Scored};
 use crate::completion::{Completion, Usage};
@@ -42,6 +43,63 @@ pub struct Input {
     pub question: String,
     /// The prepared image (downscaled, REG box drawn in) as a `data:image/jpeg;base64,` URL.
     pub image_data_url: Option<String>,
+    /// Paper (default) or our extensions.
+    pub fidelity: Fidelity,
+    /// The criteria requested and aggregated (all five by default).
+    pub criteria: CriterionSet,
+}
+
+/// Which criteria a run requests and aggregates. All five is the paper's main setting; its
+/// Table 7 (Flickr8k-Expert, Flickr8k-CF, Composite, Pascal-50S) uses "only the correctness and
+/// comprehensiveness prompts" ([`CriterionSet::table7`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CriterionSet([bool; 5]);
+
+impl Default for CriterionSet {
+    fn default() -> CriterionSet {
+        CriterionSet([true; 5])
+    }
+}
+
+impl CriterionSet {
+    /// Table 7's two criteria. The paper says "correctness and comprehensiveness"; it has no
+    /// criterion of that name, and we read it as Completeness (our reading: it is the other
+    /// image-grounded criterion, and the paper also once calls the Clarity prompt
+    /// "comprehensiveness", so the word is loose there).
+    pub fn table7() -> CriterionSet {
+        CriterionSet::of(&[Criterion::Correctness, Criterion::Completeness])
+    }
+
+    pub fn of(criteria: &[Criterion]) -> CriterionSet {
+        CriterionSet(std::array::from_fn(|i| {
+            criteria.contains(&Criterion::ALL[i])
+        }))
+    }
+
+    pub fn contains(&self, c: Criterion) -> bool {
+        self.0[c.index()]
+    }
+
+    pub fn with(mut self, c: Criterion, on: bool) -> CriterionSet {
+        self.0[c.index()] = on;
+        self
+    }
+
+    pub fn is_all(&self) -> bool {
+        self.0.iter().all(|&b| b)
+    }
+
+    /// The chosen criteria in the paper's order.
+    pub fn chosen(&self) -> Vec<Criterion> {
+        Criterion::ALL
+            .into_iter()
+            .filter(|&c| self.contains(c))
+            .collect()
+    }
+
+    pub fn ids(&self) -> Vec<&'static str> {
+        self.chosen().into_iter().map(Criterion::id).collect()
+    }
 }
 
 impl Input {
@@ -59,6 +117,9 @@ impl Input {
         }
         out.extend(too_long(self.task.text_noun(), &self.text));
         out.extend(too_long("question", &self.question));
+        if self.criteria.chosen().is_empty() {
+            out.push("Choose at least one criterion.".to_string());
+        }
         out
     }
 }
@@ -109,7 +170,7 @@ pub fn criterion_request(
     input: &Input,
 ) -> Result<HttpRequest, JudgeError> {
     chat_request(
-        &for_task(backend, input.task),
+        &for_input(backend, input),
         &[criterion_message(criterion, input)],
         ChatParams::RATING,
     )
@@ -128,17 +189,14 @@ pub fn explain_request(
         Message::assistant(format!("{score:.2}")),
         Message::user(vec![Part::Text(prompts::EXPLAIN_TURN.to_string())]),
     ];
-    chat_request(
-        &for_task(backend, input.task),
-        &messages,
-        ChatParams::EXPLAIN,
-    )
+    chat_request(&for_input(backend, input), &messages, ChatParams::EXPLAIN)
 }
 
-/// The image detail sent when the user leaves it on `auto`: `low` (85 tokens; the setting
-/// G-VEval's authors used for photos) except for documents, whose small print needs `high`'s
-/// 512-px tiles. The paper does not say; this keeps a photo's five criteria at about a third
-/// of the input tokens that full-detail images cost (see `scripts/bench.py`).
+/// The image detail of our low-detail extension ([`Extension::HeLowDetail`]) when the user
+/// leaves it on `auto`: `low` (85 tokens; the setting G-VEval's authors' code uses for photos)
+/// except for documents, whose small print needs `high`'s 512-px tiles. This keeps a photo's
+/// criteria at about a third of the input tokens that full-detail images cost (see
+/// `scripts/bench.py`). A detail the user chose is always sent as chosen.
 pub fn detail_for(task: Task, chosen: ImageDetail) -> ImageDetail {
     match (chosen, task) {
         (ImageDetail::Auto, Task::Vdu) => ImageDetail::High,
@@ -147,9 +205,20 @@ pub fn detail_for(task: Task, chosen: ImageDetail) -> ImageDetail {
     }
 }
 
-fn for_task(backend: &Backend, task: Task) -> Backend {
+/// The detail a run sends. The paper does not name one, so by default the detail the user
+/// chose goes to every grounded criterion as it is (`auto`, the API's default, unless changed);
+/// only with [`Extension::HeLowDetail`] does `auto` become [`detail_for`]'s choice.
+pub fn detail_sent(input: &Input, chosen: ImageDetail) -> ImageDetail {
+    if input.fidelity.has(Extension::HeLowDetail) {
+        detail_for(input.task, chosen)
+    } else {
+        chosen
+    }
+}
+
+fn for_input(backend: &Backend, input: &Input) -> Backend {
     Backend {
-        image_detail: detail_for(task, backend.image_detail),
+        image_detail: detail_sent(input, backend.image_detail),
         ..backend.clone()
     }
 }
@@ -160,7 +229,7 @@ impl CriterionResult {
     }
 }
 
-/// Estimated tokens of the five rating requests: input (prompts plus the image for the two
+/// Estimated tokens of the chosen criteria's rating requests: input (prompts plus the image for the two
 /// grounded criteria, by the provider's image rules) and the output cap. `image_size` is the
 /// size actually sent.
 pub fn estimated_tokens(
@@ -171,20 +240,21 @@ pub fn estimated_tokens(
 ) -> (u64, u64) {
     // Role markers and message framing, roughly, per request.
     const FRAMING: u64 = 10;
-    let input_tokens = Criterion::ALL
+    let chosen = input.criteria.chosen();
+    let input_tokens = chosen
         .iter()
         .map(|&c| {
             let prompt = prompts::user_prompt(c, input.task, &input.text, &input.question);
             let image = match image_size {
                 Some((w, h)) if c.sees_image() => {
-                    image_tokens(protocol, detail_for(input.task, detail), w, h)
+                    image_tokens(protocol, detail_sent(input, detail), w, h)
                 }
                 _ => 0,
             };
             text_tokens(&prompt) + FRAMING + image
         })
         .sum();
-    let output = u64::from(ChatParams::RATING.max_tokens) * Criterion::ALL.len() as u64;
+    let output = u64::from(ChatParams::RATING.max_tokens) * chosen.len() as u64;
     (input_tokens, output)
 }
 
@@ -277,6 +347,7 @@ mod tests {
             text: "A dog runs.".into(),
             question: "What is the dog doing?".into(),
             image_data_url: Some("data:image/jpeg;base64,/9j/".into()),
+            ..Input::default()
         }
     }
 
@@ -389,35 +460,113 @@ mod tests {
         assert_eq!(low - none, 2 * 85);
     }
 
-    #[test]
-    fn auto_detail_is_low_for_photos_and_high_for_documents() {
+    fn sent_detail(task: Task, detail: ImageDetail, fidelity: &Fidelity) -> Vec<serde_json::Value> {
         let backend = Backend {
             base_url: "http://h/v1".into(),
             model: "m".into(),
+            image_detail: detail,
             ..Backend::default()
         };
-        let sent = |task, detail| {
-            let b = Backend {
-                image_detail: detail,
-                ..backend.clone()
-            };
-            let req = criterion_request(&b, Criterion::Correctness, &input(task)).unwrap();
-            let body: serde_json::Value = serde_json::from_str(&req.body).unwrap();
-            body["messages"][0]["content"][1]["image_url"]["detail"].clone()
+        let i = Input {
+            fidelity: fidelity.clone(),
+            ..input(task)
         };
-        assert_eq!(sent(Task::Ic, ImageDetail::Auto), "low");
-        assert_eq!(sent(Task::Reg, ImageDetail::Auto), "low");
-        assert_eq!(sent(Task::Vdu, ImageDetail::Auto), "high");
-        // A detail the user chose is sent as chosen.
-        assert_eq!(sent(Task::Ic, ImageDetail::High), "high");
-        assert_eq!(sent(Task::Vdu, ImageDetail::Low), "low");
-        // The estimate follows the same rule: auto costs what low costs for a caption.
+        Criterion::ALL
+            .into_iter()
+            .filter(|c| c.sees_image())
+            .map(|c| {
+                let req = criterion_request(&backend, c, &i).unwrap();
+                let body: serde_json::Value = serde_json::from_str(&req.body).unwrap();
+                body["messages"][0]["content"][1]["image_url"].clone()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn paper_sends_the_chosen_detail_auto_by_default_to_every_grounded_criterion() {
+        assert_eq!(Input::default().fidelity, Fidelity::paper());
+        assert_eq!(Backend::default().image_detail, ImageDetail::Auto);
+        for task in [Task::Ic, Task::Vqa, Task::Vdu, Task::Reg] {
+            let sent = sent_detail(task, ImageDetail::Auto, &Fidelity::paper());
+            assert_eq!(sent.len(), 2);
+            for image in &sent {
+                // `auto` is OpenAI's default, sent as no detail field at all.
+                assert!(image.get("detail").is_none(), "{task:?}: {image}");
+                assert!(image["url"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("data:image/jpeg"));
+            }
+            for chosen in [ImageDetail::Low, ImageDetail::High] {
+                for image in sent_detail(task, chosen, &Fidelity::paper()) {
+                    assert_eq!(image["detail"], chosen.id(), "{task:?}");
+                }
+            }
+        }
+        // The estimate follows: auto costs what OpenAI's auto costs, not low.
         let i = input(Task::Ic);
+        let size = Some((1024, 768));
+        assert_ne!(
+            estimated_tokens(&i, size, Protocol::OpenAi, ImageDetail::Auto),
+            estimated_tokens(&i, size, Protocol::OpenAi, ImageDetail::Low)
+        );
+    }
+
+    #[test]
+    fn the_low_detail_extension_makes_auto_low_for_photos_and_high_for_documents() {
+        let ext = Fidelity::paper().with(Extension::HeLowDetail, true);
+        let details = |task, detail| -> Vec<serde_json::Value> {
+            sent_detail(task, detail, &ext)
+                .into_iter()
+                .map(|i| i["detail"].clone())
+                .collect()
+        };
+        assert_eq!(details(Task::Ic, ImageDetail::Auto), ["low", "low"]);
+        assert_eq!(details(Task::Vqa, ImageDetail::Auto), ["low", "low"]);
+        assert_eq!(details(Task::Reg, ImageDetail::Auto), ["low", "low"]);
+        assert_eq!(details(Task::Vdu, ImageDetail::Auto), ["high", "high"]);
+        // A detail the user chose is sent as chosen.
+        assert_eq!(details(Task::Ic, ImageDetail::High), ["high", "high"]);
+        assert_eq!(details(Task::Vdu, ImageDetail::Low), ["low", "low"]);
+        // The estimate follows the same rule: auto costs what low costs for a caption.
+        let i = Input {
+            fidelity: ext.clone(),
+            ..input(Task::Ic)
+        };
         let size = Some((1024, 768));
         assert_eq!(
             estimated_tokens(&i, size, Protocol::OpenAi, ImageDetail::Auto),
             estimated_tokens(&i, size, Protocol::OpenAi, ImageDetail::Low)
         );
+    }
+
+    #[test]
+    fn a_criteria_subset_is_what_is_estimated_and_checked() {
+        let all = input(Task::Ic);
+        let two = Input {
+            criteria: CriterionSet::table7(),
+            ..input(Task::Ic)
+        };
+        assert_eq!(two.criteria.ids(), ["correctness", "completeness"]);
+        assert!(CriterionSet::default().is_all() && !two.criteria.is_all());
+        let (_, out_all) = estimated_tokens(&all, None, Protocol::OpenAi, ImageDetail::Low);
+        let (in_two, out_two) = estimated_tokens(&two, None, Protocol::OpenAi, ImageDetail::Low);
+        assert_eq!((out_all, out_two), (100, 40));
+        let correctness_only = Input {
+            criteria: CriterionSet::of(&[Criterion::Correctness]),
+            ..input(Task::Ic)
+        };
+        let (in_one, _) =
+            estimated_tokens(&correctness_only, None, Protocol::OpenAi, ImageDetail::Low);
+        assert!(in_one < in_two);
+        let none = Input {
+            criteria: CriterionSet::of(&[]),
+            ..input(Task::Ic)
+        };
+        assert!(none
+            .problems()
+            .iter()
+            .any(|p| p.contains("at least one criterion")));
     }
 
     #[test]

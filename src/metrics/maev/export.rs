@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{aggregate, Example, Input, TrialReading, INFO};
+use super::{aggregate, params, Example, Input, TrialReading, INFO};
 use crate::providers::Backend;
 
 pub struct ExportInput<'a> {
@@ -25,11 +25,29 @@ struct Doc<'a> {
     base_url: String,
     seed: u64,
     threshold: f64,
+    /// `"fidelity"` and `"extensions"`: how this result was made.
+    fidelity: &'static str,
+    extensions: Vec<&'static str>,
+    settings: Settings,
     trials: Vec<TrialDoc<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     mean: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     verdict: Option<&'static str>,
+}
+
+/// The request and sampling settings used (`temperature: null` = the API's default, sent as
+/// nothing).
+#[derive(Serialize)]
+struct Settings {
+    temperature: Option<f64>,
+    top_p: Option<f64>,
+    top_logprobs: Option<u8>,
+    max_tokens: u32,
+    trials: u32,
+    /// Few-shot pairs do not repeat while the pool has unused ones.
+    distinct_pairs: bool,
+    pool_size: usize,
 }
 
 #[derive(Serialize)]
@@ -99,6 +117,20 @@ pub fn export_json(e: &ExportInput<'_>) -> String {
         base_url: crate::providers::without_credentials(&e.backend.base_url),
         seed: e.input.seed,
         threshold: e.input.threshold,
+        fidelity: e.input.fidelity.level(),
+        extensions: e.input.fidelity.ids(),
+        settings: {
+            let p = params(&e.input.fidelity);
+            Settings {
+                temperature: p.temperature,
+                top_p: p.top_p,
+                top_logprobs: p.top_logprobs,
+                max_tokens: p.max_tokens,
+                trials: e.input.trials,
+                distinct_pairs: true,
+                pool_size: pool.len(),
+            }
+        },
         trials,
         mean: summary.map(|s| s.0),
         verdict: summary.map(|s| s.1.id()),

@@ -12,7 +12,9 @@ pub use export::{export_json, ExportInput};
 pub use parse::{ScoreSource, TrialReading};
 pub use prompts::{default_pool, Example};
 
+use super::fidelity::{Extension, Fidelity};
 use super::MetricInfo;
+use crate::completion::TokenStep;
 use crate::cost::text_tokens;
 use crate::errors::JudgeError;
 use crate::providers::{chat_request, Backend, ChatParams, HttpRequest, Message, Part};
@@ -30,16 +32,60 @@ pub const INFO: MetricInfo = MetricInfo {
 pub const DEFAULT_TRIALS: u32 = 5;
 pub const DEFAULT_THRESHOLD: f64 = 1.25;
 
-/// The paper's sampling: top_p 0.2 at the API's default temperature (1 for all three
-/// providers), with the score token's alternatives where the backend gives them.
+/// The paper's sampling (Appendix A, Table 3): top_p 0.2 and "Temperature: Default API value", so no
+/// temperature is sent. The paper reads the printed score only, so no logprobs are asked for.
+/// The output cap is our choice (the paper gives none): evidence first needs room.
 pub const PARAMS: ChatParams = ChatParams {
-    temperature: 1.0,
-    top_logprobs: Some(5),
+    temperature: None,
+    top_logprobs: None,
     max_tokens: 400,
     top_p: Some(0.2),
     seed: None,
     scoring: true,
 };
+
+/// The request settings for a fidelity: the paper's [`PARAMS`], plus the score token's five
+/// alternatives when the expected-score extension is on (the sampling itself is unchanged).
+pub fn params(fidelity: &Fidelity) -> ChatParams {
+    ChatParams {
+        top_logprobs: fidelity.has(Extension::MaevExpectedScore).then_some(5),
+        ..PARAMS
+    }
+}
+
+/// Reads one trial as the fidelity says. The paper: the printed 0 or 2; a printed "1" is not
+/// on its scale, so that trial is unreadable (an error with its sentence, left out of the
+/// mean). With [`Extension::MaevExpectedScore`]: the expected value over 0/1/2 from the score
+/// token's probabilities where the backend gives them, and a printed 1 is accepted.
+pub fn read_trial(
+    text: &str,
+    steps: Option<&[TokenStep]>,
+    fidelity: &Fidelity,
+) -> Result<TrialReading, String> {
+    if fidelity.has(Extension::MaevExpectedScore) {
+        return parse::read_trial(text, steps);
+    }
+    let reading = parse::read_trial(text, None)?;
+    if reading.printed == 1 {
+        return Err(
+            "The answer printed \u{201c}Assistant Score\u{201d} 1, which is not on the paper's \
+             scale (0 = hallucination, 2 = accurate): this trial is not counted."
+                .into(),
+        );
+    }
+    Ok(reading)
+}
+
+/// [`read_trial`] of a whole completion, with its usage and the doubts about its score.
+pub fn read_completion(
+    c: &crate::completion::Completion,
+    fidelity: &Fidelity,
+) -> Result<TrialReading, String> {
+    let mut r = read_trial(&c.text, c.steps.as_deref(), fidelity)?;
+    r.usage = c.usage;
+    r.doubts = parse::doubts_of(c);
+    Ok(r)
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Input {
@@ -52,6 +98,8 @@ pub struct Input {
     pub threshold: f64,
     pub seed: u64,
     pub pool: Vec<Example>,
+    /// Paper (default) or our extensions.
+    pub fidelity: Fidelity,
 }
 
 impl Input {
@@ -111,7 +159,11 @@ pub fn trial_requests(backend: &Backend, input: &Input) -> Result<Vec<TrialReque
                 &input.pool[zero],
                 &input.pool[two],
             );
-            let request = chat_request(backend, &[Message::user(vec![Part::Text(text)])], PARAMS)?;
+            let request = chat_request(
+                backend,
+                &[Message::user(vec![Part::Text(text)])],
+                params(&input.fidelity),
+            )?;
             Ok(TrialRequest {
                 examples: (zero, two),
                 request,
@@ -195,17 +247,106 @@ mod tests {
             threshold: DEFAULT_THRESHOLD,
             seed: 7,
             pool: default_pool(),
+            fidelity: Fidelity::paper(),
+        }
+    }
+
+    fn backend() -> Backend {
+        Backend {
+            base_url: "http://h/v1".into(),
+            model: "gpt-4".into(),
+            ..Backend::default()
+        }
+    }
+
+    fn bodies(input: &Input) -> Vec<serde_json::Value> {
+        trial_requests(&backend(), input)
+            .unwrap()
+            .iter()
+            .map(|r| serde_json::from_str(&r.request.body).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn paper_sends_no_temperature_and_asks_no_logprobs() {
+        for body in bodies(&input()) {
+            assert!(body.get("temperature").is_none(), "{body}");
+            assert!(body.get("logprobs").is_none() && body.get("top_logprobs").is_none());
+            assert_eq!(body["top_p"], 0.2);
+        }
+        // The same on Gemini and Anthropic: no temperature at all.
+        for protocol in [
+            crate::providers::Protocol::Gemini,
+            crate::providers::Protocol::Anthropic,
+        ] {
+            let b = Backend {
+                protocol,
+                api_key: "k".into(),
+                ..backend()
+            };
+            let req = trial_requests(&b, &input()).unwrap();
+            assert!(!req[0].request.body.contains("temperature"), "{protocol:?}");
         }
     }
 
     #[test]
-    fn five_trials_no_image_and_the_papers_sampling() {
-        let b = Backend {
-            base_url: "http://h/v1".into(),
-            model: "gpt-4".into(),
-            ..Backend::default()
+    fn the_expected_score_extension_asks_for_alternatives_only() {
+        let mut i = input();
+        i.fidelity = Fidelity::paper().with(Extension::MaevExpectedScore, true);
+        for (paper, ext) in bodies(&input()).into_iter().zip(bodies(&i)) {
+            assert_eq!(ext["top_logprobs"], 5);
+            assert_eq!(ext["logprobs"], true);
+            assert!(ext.get("temperature").is_none());
+            let mut stripped = ext.clone();
+            let map = stripped.as_object_mut().unwrap();
+            map.remove("logprobs");
+            map.remove("top_logprobs");
+            assert_eq!(stripped, paper, "nothing else changes");
+        }
+    }
+
+    fn score_steps() -> Vec<TokenStep> {
+        let tok = |t: &str| TokenStep {
+            token: t.into(),
+            logprob: 0.0,
+            top: vec![],
         };
-        let reqs = trial_requests(&b, &input()).unwrap();
+        vec![
+            tok("Evaluation Evidence: fine.\nAssistant Score: \""),
+            TokenStep {
+                token: "2".into(),
+                logprob: 0.7f64.ln(),
+                top: vec![("2".into(), 0.7f64.ln()), ("0".into(), 0.3f64.ln())],
+            },
+            tok("\""),
+        ]
+    }
+
+    #[test]
+    fn paper_reads_the_printed_zero_or_two_only() {
+        let steps = score_steps();
+        let text: String = steps.iter().map(|s| s.token.as_str()).collect();
+        let r = read_trial(&text, Some(&steps), &Fidelity::paper()).unwrap();
+        assert_eq!((r.score, r.source), (2.0, ScoreSource::Printed));
+        let ext = Fidelity::paper().with(Extension::MaevExpectedScore, true);
+        let r = read_trial(&text, Some(&steps), &ext).unwrap();
+        assert_eq!(r.source, ScoreSource::Probabilities);
+        assert!((r.score - 1.4).abs() < 1e-12, "{}", r.score);
+        // A printed 1 is off the paper's scale: unreadable there, a score of 1 in the extension.
+        let one = "Evaluation Evidence: partly.\nAssistant Score: 1";
+        let err = read_trial(one, None, &Fidelity::paper()).unwrap_err();
+        assert!(err.contains("not on the paper's scale"), "{err}");
+        assert_eq!(read_trial(one, None, &ext).unwrap().score, 1.0);
+        let zero = "'Assistant Score': 0";
+        assert_eq!(
+            read_trial(zero, None, &Fidelity::paper()).unwrap().score,
+            0.0
+        );
+    }
+
+    #[test]
+    fn five_trials_no_image_and_the_papers_sampling() {
+        let reqs = trial_requests(&backend(), &input()).unwrap();
         assert_eq!(reqs.len(), 5);
         for r in &reqs {
             assert!(!r.request.body.contains("image_url"));

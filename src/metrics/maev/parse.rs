@@ -3,7 +3,9 @@
 //! `Evaluation Evidence: …` / `Assistant Score: "2"`, and models also write real JSON; all are
 //! read. The score is the digit after the last "Assistant Score" label; with token
 //! probabilities it is the expected value over the alternatives 0, 1, 2 at that step
-//! (renormalised), otherwise the printed digit.
+//! (renormalised), otherwise the printed digit. The expected value, and accepting a printed 1,
+//! are our extension (`ext-maev-expected-score`); the paper's reading is in
+//! `maev::read_trial`, which calls this without steps and refuses a 1.
 
 use crate::completion::TokenStep;
 
@@ -99,19 +101,16 @@ pub fn read_trial(text: &str, steps: Option<&[TokenStep]>) -> Result<TrialReadin
     })
 }
 
-/// [`read_trial`] of a whole completion: its usage, and the doubts about the score (cut off
-/// right after it, or after an echoed scale).
-pub fn read_completion(c: &crate::completion::Completion) -> Result<TrialReading, String> {
-    let mut r = read_trial(&c.text, c.steps.as_deref())?;
+/// The doubts about a trial's score in a whole completion: cut off right after it, or after an
+/// echoed scale.
+pub fn doubts_of(c: &crate::completion::Completion) -> Vec<crate::doubt::Doubt> {
     let at = score_digit(&c.text).map_or(0, |(at, _)| at);
-    r.usage = c.usage;
-    r.doubts = crate::doubt::assess(
+    crate::doubt::assess(
         c.truncated,
         crate::doubt::near_end_of_text(&c.text, at + 1),
         None,
         crate::echo::has_scale_echo(&c.text[..at]),
-    );
-    Ok(r)
+    )
 }
 
 /// Σ v·p over the alternatives 0, 1, 2 at the step that printed the score, renormalised.
@@ -195,10 +194,9 @@ mod tests {
             model: None,
             truncated: true,
         };
-        let r = read_completion(&c).unwrap();
-        assert_eq!(r.doubts, [crate::doubt::Doubt::Truncated]);
+        assert_eq!(doubts_of(&c), [crate::doubt::Doubt::Truncated]);
         let whole = crate::completion::Completion { truncated: false, ..c };
-        assert!(read_completion(&whole).unwrap().doubts.is_empty());
+        assert!(doubts_of(&whole).is_empty());
     }
 
     #[test]
