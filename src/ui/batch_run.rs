@@ -102,25 +102,17 @@ fn load_dataset(
     name: &str,
     text: &str,
     images: Images,
-    mut report: Vec<String>,
+    report: Vec<String>,
 ) {
     let parsed = batch::parse(name, text);
-    for p in &parsed.problems {
-        report.push(format!("Line {}: {}", p.line, p.message));
-    }
-    report.extend(parsed.warnings.iter().cloned());
     let needs_image = state.metric.with_untracked(|m| m != maev::INFO.id);
-    for item in &parsed.items {
-        match (&item.image, needs_image) {
-            (None, true) => report.push(format!("Line {}: item \u{201c}{}\u{201d} names no image.", item.line, item.id)),
-            (Some(img), true) if !has_image(&images, img) => {
-                report.push(format!("Line {}: image \u{201c}{img}\u{201d} of item \u{201c}{}\u{201d} is not among the chosen files.", item.line, item.id))
-            }
-            _ => {}
-        }
-    }
-    b.item_count.set(parsed.items.len());
-    b.items.set_value(Rc::new(parsed.items));
+    // Items whose image is missing are not ready (they are reported and left out), and the
+    // report is in line order whichever check found what.
+    let ready = batch::ready::readiness(parsed, needs_image, |img| has_image(&images, img), report);
+    b.left_out.set(ready.left_out);
+    b.item_count.set(ready.ready.len());
+    b.items.set_value(Rc::new(ready.ready));
+    let report = ready.report;
     b.images.set_value(images);
     b.dataset_file
         .set_value(Some((name.to_string(), text.to_string())));
@@ -657,6 +649,7 @@ pub fn import_results(b: BatchState, file: web_sys::File) {
             results.len()
         )));
         b.item_count.set(results.len());
+        b.left_out.set(0);
         b.items.set_value(Rc::new(Vec::new()));
         b.results.set(results);
         b.status.set(BatchStatus::Finished);
