@@ -4,6 +4,8 @@ the same results, no synchronous chat request sent, and the saving shown."""
 
 import json
 
+from selenium.webdriver.support.ui import Select
+
 from app_page import tid
 from fake_openai import FakeOpenAI
 from test_batch import N, dataset, open_batch, opinion, progress  # noqa: F401 (fixture)
@@ -15,6 +17,12 @@ def test_a_batch_goes_through_the_batch_api(browser, app_url, dataset, downloads
     fake.behaviour = {"fluency": 500}  # these lines land in the batch's error file
     try:
         page = open_batch(browser, app_url, fake)
+        # The Batch API is offered for OpenAI itself only (other servers answer it with 404):
+        # the OpenAI preset, pointed at the fake.
+        Select(page.el("preset-select")).select_by_value("openai")
+        page.fill("base-url-input", fake.url)
+        page.fill("model-input", "gpt-4o")
+        page.fill("api-key-input", "sk-test-batch-123456")
         page.set_number("batch-poll-input", 1)
         data, images = dataset
         page.el("dataset-input").send_keys(f"{data}\n{images}")
