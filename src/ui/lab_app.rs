@@ -35,7 +35,7 @@ pub fn LabApp() -> impl IntoView {
             </section>
             <section class="column results" aria-label="Results">
                 <Show when=move || state.is_harmonic()>
-                    <GammaPanel/>
+                    <GammaPanel no_plot=true/>
                 </Show>
                 <MetaPanel/>
                 <ResultsTable/>
