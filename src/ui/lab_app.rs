@@ -8,6 +8,7 @@ use super::backend_panel::BackendPanel;
 use super::batch_panel::BatchPanel;
 use super::batch_run;
 use super::batch_state::BatchState;
+use super::compare_panel::ComparePanel;
 use super::gamma_panel::GammaPanel;
 use super::meta_panel::MetaPanel;
 use super::metric_select::MetricSelect;
@@ -39,6 +40,7 @@ pub fn LabApp() -> impl IntoView {
                 </Show>
                 <MetaPanel/>
                 <ResultsTable/>
+                <ComparePanel/>
             </section>
         </main>
     }

@@ -197,6 +197,8 @@ pub fn MetaPanel() -> impl IntoView {
             </div>
             <h3>"Agreement against γ"</h3>
             <SweepPlot points=sweep/>
+            <h3>"Metric against humans, item by item"</h3>
+            <super::scatter_plot::ScatterPlot results=used/>
         </section>
     }
 }
