@@ -58,6 +58,7 @@ pub fn BatchPanel() -> impl IntoView {
                     accept=".jsonl,.ndjson,.json,.csv,.tsv,.zip,image/*"
                     on:change=move |ev| batch_run::import(state, b, files_of(&ev))/>
                 <small class="hint">"One item per line: id, task, text, question, references, image, human_overall, human_<criterion>, group, chosen (see README). Nothing is sent before you press Run."</small>
+                <small class="hint"><a data-testid="sample-dataset-link" href="sample-dataset.zip" download="sample-dataset.zip">"Download a sample dataset"</a>" (6 items, 3 images, human ratings; a .zip you can choose here as it is)."</small>
             </div>
             <ul class="problems" data-testid="import-report">
                 {move || {
