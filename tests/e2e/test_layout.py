@@ -385,3 +385,52 @@ def test_evaluator_layout_and_accessibility(checker_for, app_url, tmp_path, them
     finally:
         fake.stop()
 
+
+# ------------------------------------------------------------------ scatter, comparison, sample
+
+
+def test_scatter_comparison_and_sample_dataset(browser, app_url, tmp_path, downloads):
+    page = open_lab(browser, app_url)
+    d = browser
+
+    # The sample dataset is a download from the import box, and it imports as it is.
+    link = page.el("sample-dataset-link")
+    assert link.get_attribute("download") == "sample-dataset.zip"
+    link.click()
+    sample = page.wait_file(downloads, "sample-dataset.zip")
+    with zipfile.ZipFile(sample) as z:
+        names = set(z.namelist())
+        rows = [json.loads(l) for l in z.read("dataset.jsonl").decode().splitlines() if l.strip()]
+    assert "dataset.jsonl" in names and {r["image"] for r in rows} <= names
+    page.el("dataset-input").send_keys(str(sample))
+    page.wait_for(lambda _: page.el("batch-progress").get_attribute("data-total") == str(len(rows)), "the sample to load")
+    assert page.el("import-ready").get_attribute("data-left-out") == "0"
+    assert page.el("import-report").text == ""
+
+    # The scatter plot shows every item that has a score and a human rating.
+    path = lab_results(tmp_path)
+    import_results(page, path)
+    scatter = page.el("scatter-plot")
+    page.wait_for(lambda _: scatter.get_attribute("data-points") == str(N_RESULTS - 1), "the scatter")
+    assert len(scatter.find_elements("css selector", "circle.dot")) == N_RESULTS - 1
+    # The item they disagree on most is one press away.
+    first = page.el("disagreements").find_element("css selector", "li button")
+    first.send_keys(Keys.ENTER)
+    page.wait_for(lambda _: first.text in page.el("result-detail").text, "the disagreeing item's details")
+
+    # A second run of the same dataset: two items' scores moved, one lost its score.
+    lines = [json.loads(l) for l in path.read_text().splitlines()]
+    lines[0]["criteria"] = [dict(c, score=1.0) for c in lines[0]["criteria"]]
+    lines[1]["criteria"] = [dict(c, score=5.0, sigma=0.2) for c in lines[1]["criteria"]]
+    lines[2]["criteria"] = [{"name": c["name"], "error": "timed out"} for c in lines[2]["criteria"]]
+    other = tmp_path / "second-run.jsonl"
+    other.write_text("".join(json.dumps(l) + "\n" for l in lines))
+    page.el("lab-compare-input").send_keys(str(other))
+    page.wait_for(lambda _: d.find_elements(*tid("compare-table")), "the comparison")
+    changes = page.el("compare-changes")
+    assert changes.get_attribute("data-changed") == "3"
+    listed = [r.get_attribute("data-testid") for r in changes.find_elements("css selector", "tbody tr")]
+    assert listed[0] == "compare-" + lines[2]["id"], "a lost score is the largest change"
+    assert set(listed) == {"compare-" + lines[i]["id"] for i in range(3)}
+    tau = [c.text for c in page.el("compare-tau-b").find_elements("css selector", "td")]
+    assert "–" not in tau and float(tau[2]) == pytest.approx(float(tau[1]) - float(tau[0]), abs=0.11)
