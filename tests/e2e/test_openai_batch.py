@@ -30,7 +30,10 @@ def test_a_batch_goes_through_the_batch_api(browser, app_url, dataset, downloads
         page.el("submit-openai-batch-button").click()
         page.wait_for(lambda d: progress(page)[3] == "finished", "the batch to finish", 60)
         done, failed, total, _ = progress(page)
-        assert (done, failed, total) == (N, 0, N)
+        # Every item lost its fluency line to the error file: a failed criterion makes the item
+        # failed (not done), and each is partial (scored on the other four).
+        assert (done, failed, total) == (0, N, N)
+        assert page.el("batch-progress").get_attribute("data-partial") == str(N)
 
         # Everything went through one upload and the Batch API, nothing synchronously.
         assert fake.count() == 0
@@ -41,7 +44,9 @@ def test_a_batch_goes_through_the_batch_api(browser, app_url, dataset, downloads
         message = page.d.find_element("css selector", "fieldset.batch .error").text
         assert "finished" in message and "half price" in message and "saved $" in message
 
-        # Failed lines (the error file) are recorded per criterion; the rest scored.
+        # Failed lines (the error file) are recorded per criterion; the rest scored. The
+        # meta-evaluation leaves partial items out unless asked to keep them.
+        page.el("meta-all-criteria-checkbox").click()
         page.wait_for(lambda d: page.el("meta-overall-tau-b").get_attribute("data-value"), "the meta-evaluation")
         page.el("export-results-jsonl").click()
         rows = [json.loads(l) for l in page.wait_file(downloads, "results.jsonl").read_text().splitlines() if l.strip()]
