@@ -151,6 +151,22 @@ fn GammaPlot(curve: Memo<Vec<(f64, f64)>>, gamma: RwSignal<f64>) -> impl IntoVie
                 <line class="cursor" x1=move || current().0 x2=move || current().0 y1=TOP y2=bottom/>
                 <circle class="dot" r="4" cx=move || current().0 cy=move || current().1/>
             </svg>
+            <details class="gamma-data">
+                <summary>"The curve as a table"</summary>
+                <table class="gamma-table" data-testid="gamma-table">
+                    <thead><tr><th scope="col">"γ"</th><th scope="col">"Overall score"</th></tr></thead>
+                    <tbody>
+                        {move || curve.with(|c| {
+                            // Eleven rows, γ = 0.01, 0.1, 0.2, …, 1: the curve's nearest points.
+                            (0..=10).map(|i| {
+                                let g = if i == 0 { GAMMA_MIN } else { i as f64 / 10.0 };
+                                let s = c.iter().min_by(|a, b| (a.0 - g).abs().total_cmp(&(b.0 - g).abs())).map(|p| p.1);
+                                view! { <tr><td>{format!("{g:.2}")}</td><td>{s.map(|s| format!("{s:.3}")).unwrap_or_default()}</td></tr> }
+                            }).collect_view()
+                        })}
+                    </tbody>
+                </table>
+            </details>
         </Show>
     }
 }

@@ -14,6 +14,8 @@ const LEFT: f64 = 48.0;
 const RIGHT: f64 = 14.0;
 const TOP: f64 = 14.0;
 const BOTTOM: f64 = 46.0;
+/// Rows of the points table drawn at once.
+const TABLE_ROWS: usize = 500;
 
 /// A range padded to whole steps, and its ticks: integers when the span is small, else five.
 fn axis(values: impl Iterator<Item = f64>) -> (f64, f64, Vec<f64>) {
@@ -63,7 +65,7 @@ pub fn ScatterPlot(results: Memo<Vec<ItemResult>>) -> impl IntoView {
     view! {
         <figure class="scatter" data-testid="scatter-plot" data-points=move || points.with(Vec::len)>
             <figcaption id="scatter-caption">
-                "The metric's overall score (at the current γ) against the mean human rating, one dot per item with both. A dot far from the rising diagonal trend is an item where they disagree; the five that disagree most (by rank) are listed below."
+                "The metric's overall score (at the current γ) against the mean human rating, one dot per item with both; both axes span the data, not the whole scale. A dot far from the rising trend is an item where they disagree; the five that disagree most (by rank) are listed below. Hover a dot for its item; click it to open it."
             </figcaption>
             {move || {
                 let pts: Vec<ScatterPoint> = points.get();
@@ -117,6 +119,22 @@ pub fn ScatterPlot(results: Memo<Vec<ItemResult>>) -> impl IntoView {
                     }).collect_view()}
                 </ol>
             </div>
+            <details class="sweep-data">
+                <summary>"The points as a table"</summary>
+                <div class="table-scroll" tabindex="0" role="region" aria-label="The scatter plot's points as a table">
+                    <table class="meta-table" data-testid="scatter-table">
+                        <thead><tr><th scope="col">"Item"</th><th scope="col">"Human rating (mean)"</th><th scope="col">"Metric score"</th></tr></thead>
+                        <tbody>
+                            {move || points.with(|p| p.iter().take(TABLE_ROWS).map(|p| view! {
+                                <tr><th scope="row">{p.id.clone()}</th><td>{format!("{:.2}", p.human)}</td><td>{format!("{:.3}", p.metric)}</td></tr>
+                            }).collect_view())}
+                        </tbody>
+                    </table>
+                </div>
+                {move || points.with(|p| (p.len() > TABLE_ROWS).then(|| view! {
+                    <p class="hint">{format!("The first {TABLE_ROWS} of {} points; the results export holds them all.", p.len())}</p>
+                }))}
+            </details>
         </figure>
     }
 }

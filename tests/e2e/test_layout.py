@@ -1,4 +1,4 @@
-"""End-to-end checks that look at the page: both pages at 390, 768, 1024, 1440 and 1920 px wide,
+"""End-to-end checks that look at the page: both pages at 360, 390, 768, 1024, 1440, 1920 and 2560 px wide,
 before and after a run, in light and dark. Bounding boxes (measured in the page) show that
 nothing sticks out of the viewport or out of its panel, that the page never scrolls sideways,
 that no two panels overlap and that no table cell's content spills into the next; axe-core
@@ -22,7 +22,8 @@ from app_page import CRITERIA, AppPage, tid
 from conftest import ROOT, _png, make_driver
 from fake_openai import FakeOpenAI
 
-WIDTHS = [390, 768, 1024, 1440, 1920]
+# The widths the issue names, plus the ends of the range the layout promises (360 to 2560).
+WIDTHS = [360, 390, 768, 1024, 1440, 1920, 2560]
 HEIGHT = 900
 THEMES = ["light", "dark"]
 AXE = ROOT / ".tools" / "node_modules" / "axe-core" / "axe.min.js"
@@ -264,8 +265,16 @@ def test_lab_layout_and_accessibility(checker_for, app_url, tmp_path, theme):
     page.wait_for(lambda d: page.el("batch-progress").get_attribute("data-total") == str(N_DATA - 1), "the dataset to load")
     check.check("dataset")
 
-    import_results(page, lab_results(tmp_path))
-    # A row opened: its details are part of the page that is checked.
+    results = lab_results(tmp_path)
+    import_results(page, results)
+    # A second run to compare with (one item's score moved), and a row opened: the comparison
+    # tables and the details are part of the page that is checked.
+    lines = [json.loads(l) for l in results.read_text().splitlines()]
+    lines[3]["criteria"] = [dict(c, score=1.5) for c in lines[3]["criteria"]]
+    other = tmp_path / "layout-second-run.jsonl"
+    other.write_text("".join(json.dumps(l) + "\n" for l in lines))
+    page.el("lab-compare-input").send_keys(str(other))
+    page.wait_for(lambda d: d.find_elements(*tid("compare-changes")), "the comparison")
     driver.find_element("css selector", '[data-testid="result-an-item-with-a-rather-long-identifier-07"]').click()
     page.wait_for(lambda d: d.find_elements(*tid("result-detail")), "the detail")
     check.check("results")
@@ -380,6 +389,11 @@ def test_evaluator_layout_and_accessibility(checker_for, app_url, tmp_path, them
         assert (plot.get_attribute("data-y-min"), plot.get_attribute("data-y-max")) == ("1", "5")
         ticks = [t.text for t in plot.find_elements("css selector", "text.tick")]
         assert ["1", "2", "3", "4", "5"] == ticks[:5]
+        # Its numbers as a table: γ = 0.01, 0.1, …, 1, the row at 0.75 being the score shown.
+        cells = driver.execute_script(
+            "return [...document.querySelectorAll('[data-testid=gamma-table] tbody tr')].map(r => [...r.cells].map(c => c.textContent));")
+        assert [c[0] for c in cells] == ["0.01"] + [f"{i / 10:.2f}" for i in range(1, 11)]
+        assert all(1 <= float(c[1]) <= 5 for c in cells)
         check.check("after")
         check.done(["before", "after"])
     finally:
@@ -413,6 +427,8 @@ def test_scatter_comparison_and_sample_dataset(browser, app_url, tmp_path, downl
     scatter = page.el("scatter-plot")
     page.wait_for(lambda _: scatter.get_attribute("data-points") == str(N_RESULTS - 1), "the scatter")
     assert len(scatter.find_elements("css selector", "circle.dot")) == N_RESULTS - 1
+    table_ids = d.execute_script("return [...document.querySelectorAll('[data-testid=scatter-table] tbody th')].map(c => c.textContent);")
+    assert len(table_ids) == N_RESULTS - 1 and "an-item-with-a-rather-long-identifier-07" not in table_ids, "the partial item is left out"
     # The item they disagree on most is one press away.
     first = page.el("disagreements").find_element("css selector", "li button")
     first.send_keys(Keys.ENTER)
