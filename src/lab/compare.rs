@@ -83,7 +83,10 @@ pub fn summary(results: &[ItemResult], gamma: f64) -> RunSummary {
     let (overall, counts) = p.overall_at(results, gamma);
     RunSummary {
         items: results.len(),
-        scored: results.iter().filter(|r| r.overall(gamma).is_some()).count(),
+        scored: results
+            .iter()
+            .filter(|r| r.overall(gamma).is_some())
+            .count(),
         tau_b: overall.tau_b,
         tau_c: overall.tau_c,
         pairwise: counts.accuracy().map(|a| 100.0 * a),
@@ -173,10 +176,22 @@ mod tests {
     fn the_scatter_has_every_item_with_both_scores() {
         let mut two = item("two", Some(0.5), None);
         two.human.insert("overall".into(), vec![2.0, 4.0]);
-        let rs = vec![item("a", Some(0.9), Some(5.0)), item("b", None, Some(1.0)), item("c", Some(0.1), None), two];
+        let rs = vec![
+            item("a", Some(0.9), Some(5.0)),
+            item("b", None, Some(1.0)),
+            item("c", Some(0.1), None),
+            two,
+        ];
         let pts = scatter(&rs, 0.75);
         assert_eq!(pts.len(), 2);
-        assert_eq!(pts[1], ScatterPoint { id: "two".into(), human: 3.0, metric: 0.5 });
+        assert_eq!(
+            pts[1],
+            ScatterPoint {
+                id: "two".into(),
+                human: 3.0,
+                metric: 0.5
+            }
+        );
     }
 
     #[test]
@@ -214,7 +229,11 @@ mod tests {
         let c = compare(&a, &b, 0.75);
         assert_eq!((c.common, c.only_a, c.only_b), (3, 1, 1));
         let ids: Vec<&str> = c.changed.iter().map(|x| x.id.as_str()).collect();
-        assert_eq!(ids, ["x", "z"], "x lost its score; z moved 0.7; y did not change");
+        assert_eq!(
+            ids,
+            ["x", "z"],
+            "x lost its score; z moved 0.7; y did not change"
+        );
         assert_eq!(c.a.items, 4);
         assert_eq!(c.a.tau_b.map(|t| t.round()), Some(100.0));
         assert!(c.b.tau_b.unwrap() < c.a.tau_b.unwrap());

@@ -58,13 +58,15 @@ pub fn import(state: AppState, b: BatchState, chosen: Vec<web_sys::File>) {
         }
         // A ZIP that holds the dataset file too (the sample dataset does) is enough on its own.
         let dataset = match (dataset, &zip) {
-            (None, Some((zname, _, (bytes, archive)))) => match dataset_in_zip(bytes, archive).await {
-                Ok(found) => found,
-                Err(e) => {
-                    report.push(format!("\u{201c}{zname}\u{201d}: {e}"));
-                    None
+            (None, Some((zname, _, (bytes, archive)))) => {
+                match dataset_in_zip(bytes, archive).await {
+                    Ok(found) => found,
+                    Err(e) => {
+                        report.push(format!("\u{201c}{zname}\u{201d}: {e}"));
+                        None
+                    }
                 }
-            },
+            }
             (d, _) => d,
         };
         let Some((name, text)) = dataset else {
@@ -107,20 +109,29 @@ pub fn import(state: AppState, b: BatchState, chosen: Vec<web_sys::File>) {
 }
 
 /// The first dataset file (.jsonl, .ndjson, .csv, .tsv) inside a ZIP, as (path, text).
-async fn dataset_in_zip(bytes: &[u8], archive: &ZipArchive) -> Result<Option<(String, String)>, String> {
+async fn dataset_in_zip(
+    bytes: &[u8],
+    archive: &ZipArchive,
+) -> Result<Option<(String, String)>, String> {
     let Some(entry) = archive.entries().iter().find(|e| {
         let lower = e.path.to_lowercase();
         !lower.starts_with("__macosx/")
-            && [".jsonl", ".ndjson", ".csv", ".tsv"].iter().any(|x| lower.ends_with(x))
+            && [".jsonl", ".ndjson", ".csv", ".tsv"]
+                .iter()
+                .any(|x| lower.ends_with(x))
     }) else {
         return Ok(None);
     };
-    let raw = entry.raw(bytes).ok_or("The ZIP entry lies outside the archive.")?;
+    let raw = entry
+        .raw(bytes)
+        .ok_or("The ZIP entry lies outside the archive.")?;
     let data = match entry.method {
         Method::Deflate => files::inflate_raw(raw).await?,
         _ => raw.to_vec(),
     };
-    entry.verify(&data).map_err(|e| format!("{}: {e}", entry.path))?;
+    entry
+        .verify(&data)
+        .map_err(|e| format!("{}: {e}", entry.path))?;
     let text = String::from_utf8(data).map_err(|_| format!("{} is not UTF-8 text.", entry.path))?;
     Ok(Some((entry.path.clone(), text)))
 }

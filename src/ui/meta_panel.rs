@@ -54,7 +54,9 @@ pub fn MetaPanel() -> impl IntoView {
         })
     });
     let counts = move || {
-        let partial = b.results.with(|r| r.iter().filter(|x| x.is_partial()).count());
+        let partial = b
+            .results
+            .with(|r| r.iter().filter(|x| x.is_partial()).count());
         (used.with(Vec::len), b.results.with(Vec::len), partial)
     };
     let changes = StoredValue::new(0u64);
@@ -243,8 +245,12 @@ fn readout(p: &SweepPoint) -> String {
     format!(
         "γ = {:.2}: τ-b {}, pairwise accuracy {}",
         p.gamma,
-        p.tau_b.map(|v| format!("{v:.1}")).unwrap_or_else(|| "–".into()),
-        p.pairwise.map(|v| format!("{v:.1} %")).unwrap_or_else(|| "–".into()),
+        p.tau_b
+            .map(|v| format!("{v:.1}"))
+            .unwrap_or_else(|| "–".into()),
+        p.pairwise
+            .map(|v| format!("{v:.1} %"))
+            .unwrap_or_else(|| "–".into()),
     )
 }
 
@@ -265,7 +271,9 @@ fn SweepPlot(points: Memo<Vec<SweepPoint>>) -> impl IntoView {
     let path = move |pick: fn(&SweepPoint) -> Option<f64>, top: f64, lo: f64, hi: f64| {
         points.with(|p| {
             p.iter()
-                .filter_map(|s| pick(s).map(|v| format!("{:.1},{:.1}", sx(s.gamma), sy(v, top, lo, hi))))
+                .filter_map(|s| {
+                    pick(s).map(|v| format!("{:.1},{:.1}", sx(s.gamma), sy(v, top, lo, hi)))
+                })
                 .collect::<Vec<_>>()
                 .join(" ")
         })
@@ -281,7 +289,11 @@ fn SweepPlot(points: Memo<Vec<SweepPoint>>) -> impl IntoView {
         let g = ((fx - LEFT) / (W - LEFT - RIGHT) * (1.0 - G_MIN) + G_MIN).clamp(G_MIN, 1.0);
         Some((g * 100.0).round() / 100.0)
     };
-    let set_gamma = move |g: f64| state.gamma.set(((g.clamp(G_MIN, 1.0)) * 100.0).round() / 100.0);
+    let set_gamma = move |g: f64| {
+        state
+            .gamma
+            .set(((g.clamp(G_MIN, 1.0)) * 100.0).round() / 100.0)
+    };
     let on_key = move |ev: leptos::ev::KeyboardEvent| {
         let g = state.gamma.get_untracked();
         let next = match ev.key().as_str() {
@@ -300,7 +312,11 @@ fn SweepPlot(points: Memo<Vec<SweepPoint>>) -> impl IntoView {
     let best_point = Memo::new(move |_| points.with(|p| best(p)));
     // What the readout shows: the hovered γ, else the current γ.
     let shown = move || nearest(hover.get().unwrap_or_else(|| state.gamma.get()));
-    let value_text = move || nearest(state.gamma.get()).map(|p| readout(&p)).unwrap_or_default();
+    let value_text = move || {
+        nearest(state.gamma.get())
+            .map(|p| readout(&p))
+            .unwrap_or_default()
+    };
     let y_ticks = |top: f64, lo: f64, hi: f64, ticks: &'static [f64], unit: &'static str| {
         ticks
             .iter()

@@ -19,7 +19,9 @@ const TABLE_ROWS: usize = 500;
 
 /// A range padded to whole steps, and its ticks: integers when the span is small, else five.
 fn axis(values: impl Iterator<Item = f64>) -> (f64, f64, Vec<f64>) {
-    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(v), h.max(v)));
+    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
+        (l.min(v), h.max(v))
+    });
     if !lo.is_finite() {
         return (0.0, 1.0, vec![0.0, 0.5, 1.0]);
     }
