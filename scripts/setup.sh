@@ -13,6 +13,7 @@ cd "$(dirname "$0")/.."
 TRUNK_VERSION=0.21.14          # Trunk 0.22 needs a newer rustc than 1.95
 BINARYEN_VERSION=132.0.0       # must match [tools] wasm_opt in Trunk.toml
 ESBUILD_VERSION=0.28.2         # minifies the wasm-bindgen JS glue (scripts/finish_dist.py)
+AXE_VERSION=4.14.1             # axe-core, injected by tests/e2e/test_layout.py (accessibility)
 want_tests=false
 [[ "${1:-}" == "--test" ]] && want_tests=true
 
@@ -41,12 +42,13 @@ fi
 grep -q "wasm_bindgen = \"$WB_VERSION\"" Trunk.toml || {
   echo "Trunk.toml [tools] wasm_bindgen must be $WB_VERSION (Cargo.lock)" >&2; exit 1; }
 
-say "binaryen $BINARYEN_VERSION (wasm-opt) and esbuild $ESBUILD_VERSION, from npm"
+say "binaryen $BINARYEN_VERSION (wasm-opt), esbuild $ESBUILD_VERSION and axe-core $AXE_VERSION, from npm"
 if [[ ! -x .tools/node_modules/.bin/wasm-opt ]] || ! .tools/node_modules/.bin/wasm-opt --version | grep -q "version_${BINARYEN_VERSION%%.*}" \
-   || ! .tools/node_modules/.bin/esbuild --version 2>/dev/null | grep -qx "$ESBUILD_VERSION"; then
+   || ! .tools/node_modules/.bin/esbuild --version 2>/dev/null | grep -qx "$ESBUILD_VERSION" \
+   || ! grep -q "\"version\": \"$AXE_VERSION\"" .tools/node_modules/axe-core/package.json 2>/dev/null; then
   mkdir -p .tools
-  # One command for both: a second --no-save install would prune the first.
-  npm install --prefix .tools --no-save --no-audit --no-fund "binaryen@$BINARYEN_VERSION" "esbuild@$ESBUILD_VERSION"
+  # One command for all: a second --no-save install would prune the first.
+  npm install --prefix .tools --no-save --no-audit --no-fund "binaryen@$BINARYEN_VERSION" "esbuild@$ESBUILD_VERSION" "axe-core@$AXE_VERSION"
 fi
 
 if $want_tests; then

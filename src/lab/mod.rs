@@ -2,6 +2,7 @@
 //! sweep. Statistics live in `crate::meta`; dataset import in `crate::batch`.
 
 pub mod analysis;
+pub mod compare;
 pub mod io;
 pub mod overall;
 pub mod record;

@@ -33,7 +33,9 @@ pub fn App() -> impl IntoView {
                 <RunBar/>
                 <CostPanel/>
             </section>
-            <section class="column results" aria-label="Results">
+            <section class="column results" aria-labelledby="results-heading">
+                // Headings step by one (h1, h2, then the cards' h3); screen readers list it.
+                <h2 id="results-heading" class="visually-hidden">"Results"</h2>
                 <SingleResults/>
             </section>
         </main>

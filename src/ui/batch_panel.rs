@@ -58,6 +58,7 @@ pub fn BatchPanel() -> impl IntoView {
                     accept=".jsonl,.ndjson,.json,.csv,.tsv,.zip,image/*"
                     on:change=move |ev| batch_run::import(state, b, files_of(&ev))/>
                 <small class="hint">"One item per line: id, task, text, question, references, image, human_overall, human_<criterion>, group, chosen (see README). Nothing is sent before you press Run."</small>
+                <small class="hint"><a data-testid="sample-dataset-link" href="sample-dataset.zip" download="sample-dataset.zip">"Download a sample dataset"</a>" (6 items, 3 images, human ratings; a .zip you can choose here as it is)."</small>
             </div>
             <ul class="problems" data-testid="import-report">
                 {move || {
@@ -70,10 +71,9 @@ pub fn BatchPanel() -> impl IntoView {
                     shown.into_iter().map(|p| view! { <li>{p}</li> }).collect_view()
                 }}
             </ul>
-            <p class="hint">{move || match b.item_count.get() {
-                0 => String::new(),
-                n => format!("{n} items ready. The run uses the metric and backend chosen on this page."),
-            }}</p>
+            <p class="hint" data-testid="import-ready" data-ready=move || b.item_count.get() data-left-out=move || b.left_out.get()>
+                {move || crate::batch::ready::ready_sentence(b.item_count.get(), b.left_out.get())}
+            </p>
             <div class="run-bar">
                 <button class="primary" data-testid="run-batch-button"
                     disabled=move || matches!(status(), BatchStatus::Running | BatchStatus::Empty)
@@ -84,7 +84,9 @@ pub fn BatchPanel() -> impl IntoView {
                 <button data-testid="cancel-batch-button" disabled=move || !matches!(status(), BatchStatus::Running | BatchStatus::Paused) on:click=move |_| batch_run::cancel(b)>"Cancel"</button>
                 <button data-testid="retry-failed-button" disabled=move || status() == BatchStatus::Running || b.counts().1 == 0 on:click=move |_| batch_run::retry_failed(state, b)>"Retry failed"</button>
             </div>
-            <Show when=move || crate::providers::preset(&state.preset.get()).protocol == crate::providers::Protocol::OpenAi>
+            // Only OpenAI itself has the Files and Batch endpoints: llama-server, Ollama, vLLM and
+            // other Chat Completions servers answer them with 404.
+            <Show when=move || state.preset.get() == "openai">
                 <div class="row openai-batch">
                     <button data-testid="submit-openai-batch-button"
                         disabled=move || matches!(status(), BatchStatus::Running | BatchStatus::Empty)
@@ -99,8 +101,8 @@ pub fn BatchPanel() -> impl IntoView {
                 let fraction = if total > 0 { (done + failed) as f64 / total as f64 } else { 0.0 };
                 view! {
                     <div class="batch-progress" data-testid="batch-progress" data-done=done data-failed=failed data-partial=partial data-total=total data-status=status().id()>
-                        <progress max="1" value=fraction></progress>
-                        <span>{format!(
+                        <progress max="1" value=fraction aria-labelledby="batch-progress-text"></progress>
+                        <span id="batch-progress-text">{format!(
                             "{done} done · {failed} failed{} · {} remaining · {:.1} items/min{} · {}",
                             if partial > 0 { format!(" ({partial} scored on fewer than all criteria)") } else { String::new() },
                             total.saturating_sub(done + failed),
@@ -111,8 +113,15 @@ pub fn BatchPanel() -> impl IntoView {
                     </div>
                 }
             }}
+            <p class="visually-hidden" aria-live="polite">{move || match status() {
+                BatchStatus::Running => "Batch running.",
+                BatchStatus::Paused => "Batch paused.",
+                BatchStatus::Cancelled => "Batch cancelled.",
+                BatchStatus::Finished => "Batch finished.",
+                _ => "",
+            }}</p>
             <p class="error" role="alert" data-testid="batch-message">{move || b.message.get()}</p>
-            <div class="export-row">
+            <div class="export-row row">
                 <button data-testid="export-results-jsonl" disabled=move || b.results.with(Vec::is_empty)
                     on:click=move |_| batch_run::export(b, state.gamma.get_untracked(), false)>"Export JSONL"</button>
                 <button data-testid="export-results-csv" disabled=move || b.results.with(Vec::is_empty)

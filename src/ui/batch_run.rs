@@ -94,6 +94,19 @@ pub fn import(state: AppState, b: BatchState, chosen: Vec<web_sys::File>) {
                 loose.push(f);
             }
         }
+        // A ZIP that holds the dataset file too (the sample dataset does) is enough on its own.
+        let dataset = match (dataset, &zip) {
+            (None, Some((zname, _, (bytes, archive)))) => {
+                match dataset_in_zip(bytes, archive).await {
+                    Ok(found) => found,
+                    Err(e) => {
+                        report.push(format!("\u{201c}{zname}\u{201d}: {e}"));
+                        None
+                    }
+                }
+            }
+            (d, _) => d,
+        };
         let Some((name, text)) = dataset else {
             report.insert(
                 0,
@@ -165,6 +178,38 @@ pub fn import(state: AppState, b: BatchState, chosen: Vec<web_sys::File>) {
     });
 }
 
+/// The first dataset file (.jsonl, .ndjson, .csv, .tsv) inside a ZIP, as (path, text).
+async fn dataset_in_zip(
+    bytes: &[u8],
+    archive: &ZipArchive,
+) -> Result<Option<(String, String)>, String> {
+    let Some(entry) = archive.entries().iter().find(|e| {
+        let lower = e.path.to_lowercase();
+        !lower.starts_with("__macosx/")
+            && [".jsonl", ".ndjson", ".csv", ".tsv"]
+                .iter()
+                .any(|x| lower.ends_with(x))
+    }) else {
+        return Ok(None);
+    };
+    entry
+        .check_size()
+        .map_err(|e| format!("{}: {e}", entry.path))?;
+    let raw = entry
+        .raw(bytes)
+        .ok_or("The ZIP entry lies outside the archive.")?;
+    let data = match entry.method {
+        // Never more than the central directory stated (checked to be within the limit).
+        Method::Deflate => files::inflate_raw(raw, entry.uncompressed_size as usize).await?,
+        _ => raw.to_vec(),
+    };
+    entry
+        .verify(&data)
+        .map_err(|e| format!("{}: {e}", entry.path))?;
+    let text = String::from_utf8(data).map_err(|_| format!("{} is not UTF-8 text.", entry.path))?;
+    Ok(Some((entry.path.clone(), text)))
+}
+
 /// Parses the dataset, checks every item's image, and makes the run ready.
 fn load_dataset(
     state: AppState,
@@ -172,25 +217,17 @@ fn load_dataset(
     name: &str,
     text: &str,
     images: Images,
-    mut report: Vec<String>,
+    report: Vec<String>,
 ) {
     let parsed = batch::parse(name, text);
-    for p in &parsed.problems {
-        report.push(format!("Line {}: {}", p.line, p.message));
-    }
-    report.extend(parsed.warnings.iter().cloned());
     let needs_image = state.metric.with_untracked(|m| m != maev::INFO.id);
-    for item in &parsed.items {
-        match (&item.image, needs_image) {
-            (None, true) => report.push(format!("Line {}: item \u{201c}{}\u{201d} names no image.", item.line, item.id)),
-            (Some(img), true) if !has_image(&images, img) => {
-                report.push(format!("Line {}: image \u{201c}{img}\u{201d} of item \u{201c}{}\u{201d} is not among the chosen files.", item.line, item.id))
-            }
-            _ => {}
-        }
-    }
-    b.item_count.set(parsed.items.len());
-    b.items.set_value(Rc::new(parsed.items));
+    // Items whose image is missing are not ready (they are reported and left out), and the
+    // report is in line order whichever check found what.
+    let ready = batch::ready::readiness(parsed, needs_image, |img| has_image(&images, img), report);
+    b.left_out.set(ready.left_out);
+    b.item_count.set(ready.ready.len());
+    b.items.set_value(Rc::new(ready.ready));
+    let report = ready.report;
     b.images.set_value(images);
     b.dataset_file
         .set_value(Some((name.to_string(), text.to_string())));
@@ -776,6 +813,7 @@ pub fn import_results(b: BatchState, file: web_sys::File) {
             results.len()
         )));
         b.item_count.set(results.len());
+        b.left_out.set(0);
         b.items.set_value(Rc::new(Vec::new()));
         b.results.set(results);
         b.status.set(BatchStatus::Finished);

@@ -49,6 +49,8 @@ impl BatchStatus {
 pub struct BatchState {
     pub items: StoredValue<Rc<Vec<Item>>, LocalStorage>,
     pub item_count: RwSignal<usize>,
+    /// Items of the imported dataset left out because their image is missing.
+    pub left_out: RwSignal<usize>,
     pub images: StoredValue<Images, LocalStorage>,
     /// The dataset file's name and text, kept to resume after a reload.
     pub dataset_file: StoredValue<Option<(String, String)>>,
@@ -88,6 +90,7 @@ impl BatchState {
         BatchState {
             items: StoredValue::new_local(Rc::new(Vec::new())),
             item_count: RwSignal::new(0),
+            left_out: RwSignal::new(0),
             images: StoredValue::new_local(Images::None),
             dataset_file: StoredValue::new(None),
             report: RwSignal::new(Vec::new()),

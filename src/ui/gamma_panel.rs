@@ -13,12 +13,18 @@ const NAMED_GAMMAS: [(f64, &str); 4] = [
     (1.0, "uniform"),
 ];
 
-const PLOT_W: f64 = 320.0;
-const PLOT_H: f64 = 120.0;
-const PAD: f64 = 28.0;
+const PLOT_W: f64 = 340.0;
+const PLOT_H: f64 = 190.0;
+/// Room for the y ticks and title on the left, and for the x ticks and title below.
+const LEFT: f64 = 44.0;
+const RIGHT: f64 = 12.0;
+const TOP: f64 = 10.0;
+const BOTTOM: f64 = 44.0;
 
+/// `no_plot`: the one-item page plots this result's score against γ; the lab, which has no
+/// single result, sets it (no_plot) and plots agreement against γ in its meta-evaluation.
 #[component]
-pub fn GammaPanel() -> impl IntoView {
+pub fn GammaPanel(#[prop(optional)] no_plot: bool) -> impl IntoView {
     let state = expect_context::<AppState>();
     let gamma = state.gamma;
     let curve = Memo::new(move |_| {
@@ -70,28 +76,17 @@ pub fn GammaPanel() -> impl IntoView {
             <p id="gamma-help" class="hint">
                 "γ = 1 averages the criteria; smaller γ gives more weight to criteria the judge is sure of (small σ). Moving it re-weights instantly, without asking the model again."
             </p>
-            <GammaPlot curve=curve gamma=gamma/>
+            {(!no_plot).then(|| view! { <GammaPlot curve=curve gamma=gamma/> })}
         </div>
     }
 }
 
-/// SVG polyline of S(γ); clicking sets γ.
+/// SVG polyline of S(γ) on the full 1–5 scale (never zoomed, so small changes look small);
+/// clicking sets γ.
 #[component]
 fn GammaPlot(curve: Memo<Vec<(f64, f64)>>, gamma: RwSignal<f64>) -> impl IntoView {
-    // Vertical range: the curve's own range, padded, so small movements are visible.
-    let y_range = move || {
-        curve.with(|c| {
-            let lo = c.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
-            let hi = c.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
-            let pad = ((hi - lo) * 0.1).max(0.05);
-            ((lo - pad).max(1.0), (hi + pad).min(5.0))
-        })
-    };
-    let x = |g: f64| PAD + (g - GAMMA_MIN) / (1.0 - GAMMA_MIN) * (PLOT_W - 2.0 * PAD);
-    let y = move |s: f64| {
-        let (lo, hi) = y_range();
-        PLOT_H - PAD / 2.0 - (s - lo) / (hi - lo).max(1e-9) * (PLOT_H - PAD)
-    };
+    let x = |g: f64| LEFT + (g - GAMMA_MIN) / (1.0 - GAMMA_MIN) * (PLOT_W - LEFT - RIGHT);
+    let y = |s: f64| TOP + (5.0 - s.clamp(1.0, 5.0)) / 4.0 * (PLOT_H - TOP - BOTTOM);
     let points = move || {
         curve.with(|c| {
             c.iter()
@@ -108,7 +103,7 @@ fn GammaPlot(curve: Memo<Vec<(f64, f64)>>, gamma: RwSignal<f64>) -> impl IntoVie
                 .min_by(|a, b| (a.0 - g).abs().total_cmp(&(b.0 - g).abs()))
                 .unwrap_or((g, 0.0))
         });
-        (x(g), y(s))
+        (x(g), y(s), s)
     };
     let on_click = move |ev: web_sys::MouseEvent| {
         let Some(target) = ev.current_target() else {
@@ -118,9 +113,10 @@ fn GammaPlot(curve: Memo<Vec<(f64, f64)>>, gamma: RwSignal<f64>) -> impl IntoVie
         let el: web_sys::Element = target.unchecked_into();
         let rect = el.get_bounding_client_rect();
         let fx = (ev.client_x() as f64 - rect.left()) / rect.width().max(1.0) * PLOT_W;
-        let g = GAMMA_MIN + (fx - PAD) / (PLOT_W - 2.0 * PAD) * (1.0 - GAMMA_MIN);
+        let g = GAMMA_MIN + (fx - LEFT) / (PLOT_W - LEFT - RIGHT) * (1.0 - GAMMA_MIN);
         gamma.set((g.clamp(GAMMA_MIN, 1.0) * 100.0).round() / 100.0);
     };
+    let bottom = PLOT_H - BOTTOM;
     view! {
         <Show
             when=move || curve.with(|c| !c.is_empty())
@@ -129,20 +125,48 @@ fn GammaPlot(curve: Memo<Vec<(f64, f64)>>, gamma: RwSignal<f64>) -> impl IntoVie
             <svg
                 class="gamma-plot"
                 data-testid="gamma-plot"
+                data-y-min="1"
+                data-y-max="5"
                 viewBox=format!("0 0 {PLOT_W} {PLOT_H}")
                 role="img"
-                aria-label="Overall score as a function of γ; click to set γ"
+                aria-label=move || format!(
+                    "Overall score (scale 1 to 5) against γ (0.01 to 1); at γ = {:.2} it is {:.2}. Click to set γ, or use the slider.",
+                    gamma.get(), current().2
+                )
                 on:click=on_click
             >
-                <line class="axis" x1=PAD y1=PLOT_H - PAD / 2.0 x2=PLOT_W - PAD y2=PLOT_H - PAD / 2.0/>
-                <text class="tick" x=PAD y=PLOT_H - 2.0>"0.01"</text>
-                <text class="tick" x=PLOT_W - PAD - 8.0 y=PLOT_H - 2.0>"1"</text>
-                <text class="tick" x="2" y="12">{move || format!("{:.2}", y_range().1)}</text>
-                <text class="tick" x="2" y=PLOT_H - PAD / 2.0>{move || format!("{:.2}", y_range().0)}</text>
+                {[1.0, 2.0, 3.0, 4.0, 5.0].iter().map(|&s| view! {
+                    <line class="grid" x1=LEFT x2=PLOT_W - RIGHT y1=y(s) y2=y(s)/>
+                    <text class="tick" x=LEFT - 6.0 y=y(s) + 4.0 text-anchor="end">{format!("{s}")}</text>
+                }).collect_view()}
+                {[0.01, 0.25, 0.5, 0.75, 1.0].iter().map(|&g| view! {
+                    <line class="axis" x1=x(g) x2=x(g) y1=bottom y2=bottom + 4.0/>
+                    <text class="tick" x=x(g) y=bottom + 16.0 text-anchor="middle">{format!("{g}")}</text>
+                }).collect_view()}
+                <line class="axis" x1=LEFT y1=bottom x2=PLOT_W - RIGHT y2=bottom/>
+                <line class="axis" x1=LEFT y1=TOP x2=LEFT y2=bottom/>
+                <text class="axis-title" x=(LEFT + PLOT_W - RIGHT) / 2.0 y=PLOT_H - 6.0 text-anchor="middle">"γ (weighting)"</text>
+                <text class="axis-title" transform=format!("translate(12 {}) rotate(-90)", (TOP + bottom) / 2.0) text-anchor="middle">"Overall score (1–5)"</text>
                 <polyline class="curve" points=points fill="none"/>
-                <line class="cursor" x1=move || current().0 x2=move || current().0 y1="0" y2=PLOT_H - PAD / 2.0/>
+                <line class="cursor" x1=move || current().0 x2=move || current().0 y1=TOP y2=bottom/>
                 <circle class="dot" r="4" cx=move || current().0 cy=move || current().1/>
             </svg>
+            <details class="gamma-data">
+                <summary>"The curve as a table"</summary>
+                <table class="gamma-table" data-testid="gamma-table">
+                    <thead><tr><th scope="col">"γ"</th><th scope="col">"Overall score"</th></tr></thead>
+                    <tbody>
+                        {move || curve.with(|c| {
+                            // Eleven rows, γ = 0.01, 0.1, 0.2, …, 1: the curve's nearest points.
+                            (0..=10).map(|i| {
+                                let g = if i == 0 { GAMMA_MIN } else { i as f64 / 10.0 };
+                                let s = c.iter().min_by(|a, b| (a.0 - g).abs().total_cmp(&(b.0 - g).abs())).map(|p| p.1);
+                                view! { <tr><td>{format!("{g:.2}")}</td><td>{s.map(|s| format!("{s:.3}")).unwrap_or_default()}</td></tr> }
+                            }).collect_view()
+                        })}
+                    </tbody>
+                </table>
+            </details>
         </Show>
     }
 }

@@ -9,6 +9,7 @@ use super::batch_panel::BatchPanel;
 use super::batch_run;
 use super::batch_state::BatchState;
 use super::fidelity_panel::FidelityPanel;
+use super::compare_panel::ComparePanel;
 use super::gamma_panel::GammaPanel;
 use super::meta_panel::MetaPanel;
 use super::metric_select::MetricSelect;
@@ -38,10 +39,11 @@ pub fn LabApp() -> impl IntoView {
             </section>
             <section class="column results" aria-label="Results">
                 <Show when=move || state.is_harmonic()>
-                    <GammaPanel/>
+                    <GammaPanel no_plot=true/>
                 </Show>
                 <MetaPanel/>
                 <ResultsTable/>
+                <ComparePanel/>
             </section>
         </main>
     }

@@ -4,6 +4,8 @@ the same results, no synchronous chat request sent, and the saving shown."""
 
 import json
 
+from selenium.webdriver.support.ui import Select
+
 from app_page import tid
 from fake_openai import FakeOpenAI
 from test_batch import N, dataset, open_batch, opinion, progress  # noqa: F401 (fixture)
@@ -15,6 +17,12 @@ def test_a_batch_goes_through_the_batch_api(browser, app_url, dataset, downloads
     fake.behaviour = {"fluency": 500}  # these lines land in the batch's error file
     try:
         page = open_batch(browser, app_url, fake)
+        # The Batch API is offered for OpenAI itself only (other servers answer it with 404):
+        # the OpenAI preset, pointed at the fake.
+        Select(page.el("preset-select")).select_by_value("openai")
+        page.fill("base-url-input", fake.url)
+        page.fill("model-input", "gpt-4o")
+        page.fill("api-key-input", "sk-test-batch-123456")
         page.set_number("batch-poll-input", 1)
         data, images = dataset
         page.el("dataset-input").send_keys(f"{data}\n{images}")
@@ -22,7 +30,10 @@ def test_a_batch_goes_through_the_batch_api(browser, app_url, dataset, downloads
         page.el("submit-openai-batch-button").click()
         page.wait_for(lambda d: progress(page)[3] == "finished", "the batch to finish", 60)
         done, failed, total, _ = progress(page)
-        assert (done, failed, total) == (N, 0, N)
+        # Every item lost its fluency line to the error file: a failed criterion makes the item
+        # failed (not done), and each is partial (scored on the other four).
+        assert (done, failed, total) == (0, N, N)
+        assert page.el("batch-progress").get_attribute("data-partial") == str(N)
 
         # Everything went through one upload and the Batch API, nothing synchronously.
         assert fake.count() == 0
@@ -33,7 +44,9 @@ def test_a_batch_goes_through_the_batch_api(browser, app_url, dataset, downloads
         message = page.d.find_element("css selector", "fieldset.batch .error").text
         assert "finished" in message and "half price" in message and "saved $" in message
 
-        # Failed lines (the error file) are recorded per criterion; the rest scored.
+        # Failed lines (the error file) are recorded per criterion; the rest scored. The
+        # meta-evaluation leaves partial items out unless asked to keep them.
+        page.el("meta-all-criteria-checkbox").click()
         page.wait_for(lambda d: page.el("meta-overall-tau-b").get_attribute("data-value"), "the meta-evaluation")
         page.el("export-results-jsonl").click()
         rows = [json.loads(l) for l in page.wait_file(downloads, "results.jsonl").read_text().splitlines() if l.strip()]

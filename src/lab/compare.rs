@@ -1,0 +1,242 @@
+//! Metric against human, item by item (the scatter plot and the items where they disagree
+//! most), and two runs side by side (their agreement with humans, and the items whose score
+//! changed most). Pure, so the numbers are tested natively.
+
+use super::analysis::Prepared;
+use super::record::ItemResult;
+
+/// One item on the scatter plot: the mean human rating and the metric's overall score.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScatterPoint {
+    pub id: String,
+    pub human: f64,
+    pub metric: f64,
+}
+
+/// Items that have both a metric score (at `gamma`) and a human overall rating, in input order.
+pub fn scatter(results: &[ItemResult], gamma: f64) -> Vec<ScatterPoint> {
+    results
+        .iter()
+        .filter_map(|r| {
+            let ratings = r.human.get("overall").filter(|v| !v.is_empty())?;
+            let human = ratings.iter().sum::<f64>() / ratings.len() as f64;
+            let metric = r.overall(gamma)?;
+            (human.is_finite() && metric.is_finite()).then(|| ScatterPoint {
+                id: r.id.clone(),
+                human,
+                metric,
+            })
+        })
+        .collect()
+}
+
+/// Mid-ranks (ties share the mean of their ranks) scaled to 0…1.
+fn rank_fractions(values: &[f64]) -> Vec<f64> {
+    let n = values.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    let mut ranks = vec![0.0; n];
+    let mut i = 0;
+    while i < n {
+        let mut j = i;
+        while j + 1 < n && values[order[j + 1]] == values[order[i]] {
+            j += 1;
+        }
+        let mid = (i + j) as f64 / 2.0;
+        for &k in &order[i..=j] {
+            ranks[k] = if n > 1 { mid / (n - 1) as f64 } else { 0.5 };
+        }
+        i = j + 1;
+    }
+    ranks
+}
+
+/// How far apart the metric and the humans place each item: the difference of its rank
+/// fractions (0 = same place, 1 = opposite ends). The `k` largest, largest first (ties in input
+/// order).
+pub fn disagreements(points: &[ScatterPoint], k: usize) -> Vec<(ScatterPoint, f64)> {
+    let h = rank_fractions(&points.iter().map(|p| p.human).collect::<Vec<_>>());
+    let m = rank_fractions(&points.iter().map(|p| p.metric).collect::<Vec<_>>());
+    let mut out: Vec<(ScatterPoint, f64)> = points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.clone(), (h[i] - m[i]).abs()))
+        .collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1));
+    out.truncate(k);
+    out
+}
+
+/// One run's agreement with humans at one γ.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunSummary {
+    pub items: usize,
+    pub scored: usize,
+    pub tau_b: Option<f64>,
+    pub tau_c: Option<f64>,
+    /// ×100.
+    pub pairwise: Option<f64>,
+}
+
+pub fn summary(results: &[ItemResult], gamma: f64) -> RunSummary {
+    let mut p = Prepared::new(results);
+    let (overall, counts) = p.overall_at(results, gamma);
+    RunSummary {
+        items: results.len(),
+        scored: results
+            .iter()
+            .filter(|r| r.overall(gamma).is_some())
+            .count(),
+        tau_b: overall.tau_b,
+        tau_c: overall.tau_c,
+        pairwise: counts.accuracy().map(|a| 100.0 * a),
+    }
+}
+
+/// An item in both runs whose overall score differs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Change {
+    pub id: String,
+    pub a: Option<f64>,
+    pub b: Option<f64>,
+}
+
+impl Change {
+    /// |b − a|; an item scored in one run only counts as the largest change.
+    pub fn size(&self) -> f64 {
+        match (self.a, self.b) {
+            (Some(a), Some(b)) => (b - a).abs(),
+            (None, None) => 0.0,
+            _ => f64::INFINITY,
+        }
+    }
+}
+
+/// Two runs compared.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    pub a: RunSummary,
+    pub b: RunSummary,
+    /// Items in both runs.
+    pub common: usize,
+    /// Items of `a` missing from `b`, and of `b` missing from `a`.
+    pub only_a: usize,
+    pub only_b: usize,
+    /// Items in both whose score changed, largest change first (then by id).
+    pub changed: Vec<Change>,
+}
+
+pub fn compare(a: &[ItemResult], b: &[ItemResult], gamma: f64) -> Comparison {
+    let by_id: std::collections::HashMap<&str, &ItemResult> =
+        b.iter().map(|r| (r.id.as_str(), r)).collect();
+    let mut common = 0;
+    let mut changed = Vec::new();
+    for r in a {
+        if let Some(other) = by_id.get(r.id.as_str()) {
+            common += 1;
+            let c = Change {
+                id: r.id.clone(),
+                a: r.overall(gamma),
+                b: other.overall(gamma),
+            };
+            if c.size() > 1e-12 {
+                changed.push(c);
+            }
+        }
+    }
+    changed.sort_by(|x, y| y.size().total_cmp(&x.size()).then_with(|| x.id.cmp(&y.id)));
+    Comparison {
+        a: summary(a, gamma),
+        b: summary(b, gamma),
+        common,
+        only_a: a.len() - common,
+        only_b: b.len() - common,
+        changed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(id: &str, score: Option<f64>, human: Option<f64>) -> ItemResult {
+        let mut r = ItemResult {
+            id: id.into(),
+            metric: "fleur".into(),
+            score,
+            ..Default::default()
+        };
+        if let Some(h) = human {
+            r.human.insert("overall".into(), vec![h]);
+        }
+        r
+    }
+
+    #[test]
+    fn the_scatter_has_every_item_with_both_scores() {
+        let mut two = item("two", Some(0.5), None);
+        two.human.insert("overall".into(), vec![2.0, 4.0]);
+        let rs = vec![
+            item("a", Some(0.9), Some(5.0)),
+            item("b", None, Some(1.0)),
+            item("c", Some(0.1), None),
+            two,
+        ];
+        let pts = scatter(&rs, 0.75);
+        assert_eq!(pts.len(), 2);
+        assert_eq!(
+            pts[1],
+            ScatterPoint {
+                id: "two".into(),
+                human: 3.0,
+                metric: 0.5
+            }
+        );
+    }
+
+    #[test]
+    fn disagreement_is_the_distance_between_ranks() {
+        // Humans order a < b < c < d; the metric agrees except that it puts d lowest.
+        let rs = vec![
+            item("a", Some(0.2), Some(1.0)),
+            item("b", Some(0.3), Some(2.0)),
+            item("c", Some(0.4), Some(3.0)),
+            item("d", Some(0.1), Some(4.0)),
+        ];
+        let d = disagreements(&scatter(&rs, 0.75), 2);
+        assert_eq!(d[0].0.id, "d");
+        assert!((d[0].1 - 1.0).abs() < 1e-12);
+        assert!((d[1].1 - 1.0 / 3.0).abs() < 1e-12);
+        // Ties share their mid-rank.
+        assert_eq!(rank_fractions(&[1.0, 1.0, 3.0]), vec![0.25, 0.25, 1.0]);
+        assert_eq!(rank_fractions(&[7.0]), vec![0.5]);
+    }
+
+    #[test]
+    fn two_runs_compare_by_id() {
+        let a = vec![
+            item("x", Some(0.9), Some(5.0)),
+            item("y", Some(0.5), Some(3.0)),
+            item("z", Some(0.1), Some(1.0)),
+            item("only-a", Some(0.3), Some(2.0)),
+        ];
+        let b = vec![
+            item("z", Some(0.8), Some(1.0)),
+            item("y", Some(0.5), Some(3.0)),
+            item("x", None, Some(5.0)),
+            item("only-b", Some(0.3), Some(2.0)),
+        ];
+        let c = compare(&a, &b, 0.75);
+        assert_eq!((c.common, c.only_a, c.only_b), (3, 1, 1));
+        let ids: Vec<&str> = c.changed.iter().map(|x| x.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["x", "z"],
+            "x lost its score; z moved 0.7; y did not change"
+        );
+        assert_eq!(c.a.items, 4);
+        assert_eq!(c.a.tau_b.map(|t| t.round()), Some(100.0));
+        assert!(c.b.tau_b.unwrap() < c.a.tau_b.unwrap());
+        assert_eq!(c.b.scored, 3);
+    }
+}
