@@ -103,9 +103,8 @@ impl fmt::Display for JudgeError {
             ),
             JudgeError::Redirect { url } => write!(
                 f,
-                "The server at {url} answered with a redirect, which was not followed: the key \
-                 is never sent to another address. Enter the final URL (where the redirect \
-                 points) as the base URL."
+                "The server at {url} answered with a redirect, not followed: the key is never \
+                 sent to another address. Enter the final URL as the base URL."
             ),
             JudgeError::Timeout { seconds } => write!(
                 f,

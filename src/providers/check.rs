@@ -90,14 +90,16 @@ pub fn report(preset: &Preset, backend: &Backend, obs: &Observations) -> Vec<Fin
         Reach::Answered => {}
     }
     // A redirect is not an answer: the server named another address, where nothing was sent.
-    fn redirected<T>(r: &Option<Result<T, JudgeError>>) -> Option<String> {
-        match r {
-            Some(Err(e @ JudgeError::Redirect { .. })) => Some(e.to_string()),
-            _ => None,
-        }
-    }
-    if let Some(sentence) = redirected(&obs.models).or_else(|| redirected(&obs.probe)) {
-        return vec![bad(sentence)];
+    let models_error = obs.models.as_ref().and_then(|r| r.as_ref().err());
+    let probe_error = obs.probe.as_ref().and_then(|r| r.as_ref().err());
+    let redirect = |e: Option<&JudgeError>| matches!(e, Some(JudgeError::Redirect { .. }));
+    if redirect(models_error) || redirect(probe_error) {
+        let e = if redirect(models_error) {
+            models_error
+        } else {
+            probe_error
+        };
+        return vec![bad(e.map(JudgeError::to_string).unwrap_or_default())];
     }
     let mut out = vec![good(format!("The server at {url} answers."))];
     let model = backend.model.trim();

@@ -9,7 +9,7 @@ use super::{
     checked_base, checked_key, checked_model, get_request, json_headers, model_list, Backend,
     ChatParams, HttpRequest, Message, Method, ModelInfo, Part, Role,
 };
-use crate::completion::{check_steps, read_logprob, Completion, TokenStep, Usage};
+use crate::completion::{check_steps, Completion, RawLogprob, TokenStep, Usage};
 use crate::errors::{error_body_message, JudgeError};
 
 /// Gemini returns at most this many alternatives per step.
@@ -142,11 +142,11 @@ pub fn read_models(body: &str) -> Result<Vec<ModelInfo>, JudgeError> {
 
 /// Proto3 JSON leaves out fields at their default value: a token with probability 1 comes
 /// without `logProbability`, and zero counts are missing from `usageMetadata`. A
-/// `logProbability` that is there must pass [`read_logprob`]: `null`, `"NaN"` or
+/// `logProbability` that is there must pass [`RawLogprob::check`]: `null`, `"NaN"` or
 /// `"-Infinity"` is not read as the default.
 fn token_of(v: &Value) -> Result<(String, f64), JudgeError> {
     let token = v.get("token").and_then(Value::as_str).unwrap_or("");
-    let logprob = read_logprob(v.get("logProbability"), Some(0.0), token)?;
+    let logprob = RawLogprob::of(v.get("logProbability")).check(Some(0.0), token)?;
     Ok((token.to_string(), logprob))
 }
 
@@ -226,22 +226,21 @@ pub fn read_response(
             let tops = array(l.get("topCandidates"));
             // The two arrays should be the same length; a missing alternatives entry is read
             // as none, and alternatives beyond the last chosen token are dropped.
-            let steps = array(l.get("chosenCandidates"))
-                .iter()
-                .enumerate()
-                .map(|(i, chosen)| {
-                    let (token, logprob) = token_of(chosen)?;
-                    let alternatives = array(tops.get(i).and_then(|t| t.get("candidates")));
-                    Ok(TokenStep {
-                        token,
-                        logprob,
-                        top: alternatives
-                            .iter()
-                            .map(token_of)
-                            .collect::<Result<_, _>>()?,
-                    })
-                })
-                .collect::<Result<Vec<_>, JudgeError>>()?;
+            let chosen = array(l.get("chosenCandidates"));
+            let mut steps = Vec::with_capacity(chosen.len());
+            for (i, chosen) in chosen.iter().enumerate() {
+                let (token, logprob) = token_of(chosen)?;
+                let alternatives = array(tops.get(i).and_then(|t| t.get("candidates")));
+                let mut top = Vec::with_capacity(alternatives.len());
+                for a in alternatives {
+                    top.push(token_of(a)?);
+                }
+                steps.push(TokenStep {
+                    token,
+                    logprob,
+                    top,
+                });
+            }
             check_steps(&steps)?;
             Some(steps)
         }

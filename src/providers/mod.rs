@@ -136,14 +136,12 @@ impl fmt::Debug for HttpRequest {
 /// The headers that carry a key, in any protocol.
 const KEY_HEADERS: [&str; 3] = ["authorization", "x-goog-api-key", "x-api-key"];
 
-impl HttpRequest {
-    /// The keys this request carries (header values, without `Bearer `).
-    pub fn secrets(&self) -> impl Iterator<Item = &str> {
-        self.headers
-            .iter()
-            .filter(|(n, _)| KEY_HEADERS.contains(&n.to_ascii_lowercase().as_str()))
-            .map(|(_, v)| v.strip_prefix("Bearer ").unwrap_or(v).trim())
-    }
+/// The keys a request's headers carry (values, without `Bearer `).
+pub fn secrets(headers: &[(String, String)]) -> impl Iterator<Item = &str> {
+    headers
+        .iter()
+        .filter(|(n, _)| KEY_HEADERS.contains(&n.to_ascii_lowercase().as_str()))
+        .map(|(_, v)| v.strip_prefix("Bearer ").unwrap_or(v).trim())
 }
 
 /// A successful answer's body with every key the request carried replaced by `[API key]`
@@ -152,14 +150,8 @@ impl HttpRequest {
 /// the answer cache. Applied where every answer arrives (`web::fetch`), before anything reads
 /// the body.
 pub fn redact_answer(body: String, headers: &[(String, String)]) -> String {
-    let request = HttpRequest {
-        method: Method::Get,
-        url: String::new(),
-        headers: headers.to_vec(),
-        body: String::new(),
-    };
     let mut body = body;
-    for secret in request.secrets() {
+    for secret in secrets(headers) {
         if secret.len() >= 4 && body.contains(secret) {
             body = crate::errors::redact(&body, secret);
         }
@@ -235,13 +227,13 @@ impl BaseUrl {
     pub fn url(&self, path: &str) -> String {
         let (path, own) = path.split_once('?').unwrap_or((path, ""));
         let mut out = format!("{}{path}", self.root);
-        let queries: Vec<&str> = [self.query.as_str(), own]
-            .into_iter()
-            .filter(|q| !q.is_empty())
-            .collect();
-        if !queries.is_empty() {
-            out.push('?');
-            out.push_str(&queries.join("&"));
+        let mut separator = '?';
+        for query in [self.query.as_str(), own] {
+            if !query.is_empty() {
+                out.push(separator);
+                out.push_str(query);
+                separator = '&';
+            }
         }
         out
     }
@@ -270,7 +262,7 @@ fn authority_range(url: &str) -> Option<(usize, usize)> {
 /// typed, whatever else is wrong with it.
 pub fn without_credentials(url: &str) -> String {
     match authority_range(url) {
-        Some((start, end)) => match url[start..end].rfind('@') {
+        Some((start, end)) => match url[start..end].bytes().rposition(|b| b == b'@') {
             Some(at) => format!("{}{}", &url[..start], &url[start + at + 1..]),
             None => url.to_string(),
         },
@@ -299,9 +291,8 @@ pub fn checked_base(base_url: &str) -> Result<BaseUrl, JudgeError> {
         if base[start..end].contains('@') {
             return Err(JudgeError::Setting {
                 message: format!(
-                    "The base URL carries a user name or password (\u{201c}user:password@\u{201d}); \
-                     remove it: the key goes only in a header, and a password in the address \
-                     would not be kept private. The address without it is {}.",
+                    "The base URL contains a user name or password: remove it (the address \
+                     without it is {}).",
                     without_credentials(base)
                 ),
             });
@@ -328,8 +319,8 @@ pub fn checked_key(key: &str) -> Result<&str, JudgeError> {
     if let Some((i, c)) = bad {
         return Err(JudgeError::Setting {
             message: format!(
-                "The API key is malformed: character {} is U+{:04X}, which cannot be sent in an \
-                 HTTP header (keys are plain ASCII). Paste the key again.",
+                "The API key is malformed: its character {} (code {}) cannot go in an HTTP \
+                 header. Paste the key again.",
                 i + 1,
                 u32::from(c)
             ),
@@ -514,7 +505,10 @@ mod redaction_tests {
                 ..Backend::default()
             };
             let req = chat_request(&backend, &[], ChatParams::RATING).unwrap();
-            assert_eq!(req.secrets().collect::<Vec<_>>(), ["sk-echoed-SECRET-42"]);
+            assert_eq!(
+                secrets(&req.headers).collect::<Vec<_>>(),
+                ["sk-echoed-SECRET-42"]
+            );
             let body = r#"{"choices":[{"message":{"content":"Your key sk-echoed-SECRET-42 is 4"}}],
                 "data":[{"id":"sk-echoed-SECRET-42"}]}"#;
             let clean = redact_answer(body.to_string(), &req.headers);

@@ -1,8 +1,6 @@
 //! OpenAI-compatible `POST {base}/chat/completions` (OpenAI, llama.cpp `llama-server`, vLLM,
 //! Ollama, OpenRouter): request bodies and response handling.
 
-use std::collections::HashMap;
-
 use serde_json::{json, Value};
 
 use super::{
@@ -107,40 +105,46 @@ pub fn models_request(backend: &Backend) -> Result<HttpRequest, JudgeError> {
 /// `{"data":[{"id":…}]}`. llama.cpp also sends `models[].capabilities` (e.g. `"multimodal"`)
 /// and Ollama/OpenRouter other extras; vision is read where it is stated.
 ///
-/// One pass over each list (a hash map joins llama.cpp's `models` to `data`): a hostile or huge
-/// list of 100k models once took minutes when each id searched both lists.
+/// One pass: llama.cpp writes `models` in the order of `data`, so entry `i` of one describes
+/// entry `i` of the other; only a short `models` list is searched when they differ. A hostile
+/// or huge list of 100k models once took minutes when each id searched both lists.
 pub fn read_models(body: &str) -> Result<Vec<ModelInfo>, JudgeError> {
     let (json, data) = model_list(body, "data")?;
-    let mut multimodal: HashMap<&str, Option<bool>> = HashMap::new();
-    for m in json
+    let models = json
         .get("models")
         .and_then(Value::as_array)
-        .map_or(&[][..], Vec::as_slice)
-    {
-        let caps = m.get("capabilities").and_then(Value::as_array);
-        let vision = caps.map(|caps| caps.iter().any(|c| c.as_str() == Some("multimodal")));
-        // The first entry naming an id wins, as the search it replaces found it first.
-        for key in ["model", "name"] {
-            if let Some(id) = m.get(key).and_then(Value::as_str) {
-                multimodal.entry(id).or_insert(vision);
-            }
-        }
-    }
-    let mut seen: HashMap<&str, Option<bool>> = HashMap::new();
+        .map_or(&[][..], Vec::as_slice);
+    let names = |m: &Value, id: &str| {
+        m.get("model").and_then(Value::as_str) == Some(id)
+            || m.get("name").and_then(Value::as_str) == Some(id)
+    };
+    let multimodal = |m: &Value| {
+        m.get("capabilities")
+            .and_then(Value::as_array)
+            .map(|caps| caps.iter().any(|c| c.as_str() == Some("multimodal")))
+    };
     Ok(data
         .iter()
-        .filter_map(|m| Some((m.get("id").and_then(Value::as_str)?, m)))
-        .map(|(id, m)| {
-            let from_llama = multimodal.get(id).copied().flatten();
-            // A repeated id reads the modalities of its first entry.
-            let from_openrouter = *seen.entry(id).or_insert_with(|| input_modalities(m));
+        .enumerate()
+        .filter_map(|(i, m)| Some((i, m.get("id").and_then(Value::as_str)?, m)))
+        .map(|(i, id, m)| {
+            let same_place = models.get(i).filter(|l| names(l, id));
+            let found = same_place.or_else(|| {
+                (models.len() <= SEARCHED_MODELS)
+                    .then(|| models.iter().find(|l| names(l, id)))
+                    .flatten()
+            });
             ModelInfo {
                 id: id.to_string(),
-                vision: from_llama.or(from_openrouter),
+                vision: found.and_then(multimodal).or_else(|| input_modalities(m)),
             }
         })
         .collect())
 }
+
+/// llama.cpp lists the one model it loaded; a `models` list longer than this that does not
+/// follow `data` is not searched per id (that would be quadratic).
+const SEARCHED_MODELS: usize = 64;
 
 /// OpenRouter lists `architecture.input_modalities` per model.
 fn input_modalities(model: &Value) -> Option<bool> {

@@ -87,9 +87,8 @@ pub fn check_connection(state: AppState) {
         }
         if let Some(Ok(models)) = &obs.models {
             state.models.set(
-                models
+                models[..models.len().min(MAX_SUGGESTIONS)]
                     .iter()
-                    .take(MAX_SUGGESTIONS)
                     .map(|m| m.id.clone())
                     .collect(),
             );

@@ -37,12 +37,9 @@ pub fn RunBar() -> impl IntoView {
                 "Ask the model again (ignore cached answers)"
             </label>
         </div>
-        {move || {
-            state
-                .storage_error
-                .get()
-                .map(|e| view! { <p class="error" role="alert" data-testid="storage-error">{e}</p> })
-        }}
+        <span class="error" role="alert" data-testid="storage-error">
+            {move || state.storage_error.get()}
+        </span>
         <ul class="problems" role="alert" data-testid="form-problems">
             {move || state.form_problems.get().into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}
         </ul>

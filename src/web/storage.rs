@@ -37,8 +37,8 @@ pub fn load_setting(key: &str) -> Option<String> {
 /// Remembers a setting; the sentence a person reads when the browser would not keep it.
 pub fn save_setting(key: &str, value: &str) -> Result<(), String> {
     set(local(), key, value).map_err(|_| {
-        "This browser did not save your settings (its storage is full or turned off): they \
-         apply in this tab but will not be remembered."
+        "This browser did not save your settings (storage full or off): they apply in this tab \
+         only."
             .to_string()
     })
 }
@@ -80,19 +80,11 @@ pub fn save_api_key(preset: &str, key: &str, remember: bool) -> Result<(), Strin
     let dropped = remove(drop, &name);
     match (kept, dropped) {
         (Ok(()), Ok(())) => Ok(()),
-        (Err(()), _) => Err(format!(
-            "This browser did not store the API key ({}): it works until this tab is reloaded \
-             or closed.",
-            if remember {
-                "Remember the key is ticked, but the device's storage refused it"
-            } else {
-                "this tab's storage refused it"
-            }
-        )),
-        (Ok(()), Err(())) => Err(
-            "This browser did not delete the key's old copy from its storage; clear the site's \
-             data to remove it."
-                .to_string(),
+        (Err(()), _) => Err(
+            "This browser did not store the API key (storage full or off): it \
+                             works until this tab is reloaded."
+                .into(),
         ),
+        (Ok(()), Err(())) => Err("This browser could not delete the key's old stored copy.".into()),
     }
 }
