@@ -34,8 +34,10 @@ pub fn ComparePanel() -> impl IntoView {
     let b = expect_context::<BatchState>();
     let other = RwSignal::new(None::<(String, Vec<ItemResult>)>);
     let problems = RwSignal::new(Vec::<String>::new());
+    // Two runs are re-prepared for each γ: only once γ has settled.
+    let gamma = super::scatter_plot::settled_gamma(state);
     let comparison = Memo::new(move |_| {
-        let gamma = state.gamma.get();
+        let gamma = gamma.get();
         other.with(|o| {
             o.as_ref()
                 .map(|(name, rs)| (name.clone(), b.results.with(|a| compare(a, rs, gamma))))
@@ -74,7 +76,7 @@ pub fn ComparePanel() -> impl IntoView {
             {move || comparison.get().map(|(name, c): (String, Comparison)| view! {
                 <p class="hint">{format!(
                     "{} items in both; {} only on this page; {} only in \u{201c}{name}\u{201d}. Agreement of the overall score at γ = {:.2}.",
-                    c.common, c.only_a, c.only_b, state.gamma.get_untracked()
+                    c.common, c.only_a, c.only_b, gamma.get_untracked()
                 )}</p>
                 <div class="table-scroll" tabindex="0" role="region" aria-label="The two runs side by side">
                     <table class="meta-table" data-testid="compare-table">

@@ -17,6 +17,31 @@ const BOTTOM: f64 = 46.0;
 /// Rows of the points table drawn at once.
 const TABLE_ROWS: usize = 500;
 
+/// Dots drawn at most: with 10,000 items, drawing all of them would cost more than the 10 ms a
+/// γ change may take, and could not be told apart anyway.
+const MAX_DOTS: usize = 400;
+
+/// γ, but only once it has stopped moving for a moment: the scatter and the comparison
+/// (O(n log n) over every item) follow it, so dragging the slider re-aggregates only what the
+/// meta-evaluation needs.
+pub(super) fn settled_gamma(state: AppState) -> RwSignal<f64> {
+    let settled = RwSignal::new(state.gamma.get_untracked());
+    let pending = StoredValue::new(None::<leptos::leptos_dom::helpers::TimeoutHandle>);
+    Effect::new(move |_| {
+        let g = state.gamma.get();
+        if let Some(h) = pending.get_value() {
+            h.clear();
+        }
+        let h = set_timeout_with_handle(
+            move || settled.set(g),
+            std::time::Duration::from_millis(150),
+        )
+        .ok();
+        pending.set_value(h);
+    });
+    settled
+}
+
 /// A range padded to whole steps, and its ticks: integers when the span is small, else five.
 fn axis(values: impl Iterator<Item = f64>) -> (f64, f64, Vec<f64>) {
     let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
@@ -47,11 +72,24 @@ fn label(v: f64) -> String {
 pub fn ScatterPlot(results: Memo<Vec<ItemResult>>) -> impl IntoView {
     let state = expect_context::<AppState>();
     let b = expect_context::<BatchState>();
+    let gamma = settled_gamma(state);
     let points = Memo::new(move |_| {
-        let gamma = state.gamma.get();
+        let gamma = gamma.get();
         results.with(|r| scatter(r, gamma))
     });
     let worst = Memo::new(move |_| points.with(|p| disagreements(p, 5)));
+    // Every n-th point when there are too many to draw, and always the worst five.
+    let drawn = Memo::new(move |_| {
+        let worst_ids: Vec<String> = worst.with(|w| w.iter().map(|(p, _)| p.id.clone()).collect());
+        points.with(|p| {
+            let step = p.len().div_ceil(MAX_DOTS).max(1);
+            p.iter()
+                .enumerate()
+                .filter(|(i, x)| i % step == 0 || worst_ids.contains(&x.id))
+                .map(|(_, x)| x.clone())
+                .collect::<Vec<ScatterPoint>>()
+        })
+    });
     let open = move |id: String| {
         b.selected.set(Some(id));
         request_animation_frame(|| {
@@ -65,17 +103,18 @@ pub fn ScatterPlot(results: Memo<Vec<ItemResult>>) -> impl IntoView {
         });
     };
     view! {
-        <figure class="scatter" data-testid="scatter-plot" data-points=move || points.with(Vec::len)>
+        <figure class="scatter" data-testid="scatter-plot" data-points=move || points.with(Vec::len) data-drawn=move || drawn.with(Vec::len)>
             <figcaption id="scatter-caption">
                 "The metric's overall score (at the current γ) against the mean human rating, one dot per item with both; both axes span the data, not the whole scale. A dot far from the rising trend is an item where they disagree; the five that disagree most (by rank) are listed below. Hover a dot for its item; click it to open it."
             </figcaption>
             {move || {
-                let pts: Vec<ScatterPoint> = points.get();
+                let all: Vec<ScatterPoint> = points.get();
+                let pts: Vec<ScatterPoint> = drawn.get();
                 if pts.is_empty() {
                     return view! { <p class="hint">"No item has both a score and a human overall rating."</p> }.into_any();
                 }
-                let (xl, xh, xt) = axis(pts.iter().map(|p| p.human));
-                let (yl, yh, yt) = axis(pts.iter().map(|p| p.metric));
+                let (xl, xh, xt) = axis(all.iter().map(|p| p.human));
+                let (yl, yh, yt) = axis(all.iter().map(|p| p.metric));
                 let sx = move |v: f64| LEFT + (v - xl) / (xh - xl) * (W - LEFT - RIGHT);
                 let sy = move |v: f64| TOP + (yh - v) / (yh - yl) * (H - TOP - BOTTOM);
                 let bottom = H - BOTTOM;
@@ -106,6 +145,12 @@ pub fn ScatterPlot(results: Memo<Vec<ItemResult>>) -> impl IntoView {
                         }).collect_view()}
                     </svg>
                 }.into_any()
+            }}
+            {move || {
+                let (n, shown) = (points.with(Vec::len), drawn.with(Vec::len));
+                (shown < n).then(|| view! {
+                    <p class="hint">{format!("{shown} of {n} items drawn (an even sample, with the five that disagree most); the results export holds them all.")}</p>
+                })
             }}
             <div class="disagree">
                 <h4 id="disagree-title">"Where the metric and the humans disagree most"</h4>

@@ -427,6 +427,7 @@ def test_scatter_comparison_and_sample_dataset(browser, app_url, tmp_path, downl
     scatter = page.el("scatter-plot")
     page.wait_for(lambda _: scatter.get_attribute("data-points") == str(N_RESULTS - 1), "the scatter")
     assert len(scatter.find_elements("css selector", "circle.dot")) == N_RESULTS - 1
+    assert scatter.get_attribute("data-drawn") == str(N_RESULTS - 1), "few items: every one is drawn"
     table_ids = d.execute_script("return [...document.querySelectorAll('[data-testid=scatter-table] tbody th')].map(c => c.textContent);")
     assert len(table_ids) == N_RESULTS - 1 and "an-item-with-a-rather-long-identifier-07" not in table_ids, "the partial item is left out"
     # The item they disagree on most is one press away.
