@@ -273,6 +273,7 @@ mod tests {
                     sigma: Some(sigmas[i]),
                     distribution: None,
                     error: None,
+                    doubts: Vec::new(),
                 })
                 .collect(),
             group: group.map(str::to_owned),

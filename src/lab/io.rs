@@ -179,6 +179,9 @@ pub fn csv_header() -> Vec<String> {
     h.push("group".into());
     h.push("chosen".into());
     h.push("failed_criteria".into());
+    for c in Criterion::ALL {
+        h.push(format!("{}_doubts", c.id()));
+    }
     h
 }
 
@@ -226,6 +229,10 @@ pub fn to_csv(results: &[ItemResult], gamma: f64) -> String {
         row.push(csv_field(r.group.as_deref().unwrap_or("")));
         row.push(if r.chosen { "1".into() } else { String::new() });
         row.push(r.failed_criteria().to_string());
+        for c in Criterion::ALL {
+            let rec = r.criteria.iter().find(|x| x.name == c.id());
+            row.push(rec.map(|x| x.doubts.join(" ")).unwrap_or_default());
+        }
         let _ = write!(out, "{}\r\n", row.join(","));
     }
     out
@@ -293,6 +300,9 @@ pub fn from_csv_records(records: &[(usize, Vec<String>)]) -> (Vec<ItemResult>, V
                 None
             };
             let error = get(&format!("{id}_error")).map(str::to_owned);
+            let doubts = get(&format!("{id}_doubts"))
+                .map(|d| d.split_whitespace().map(str::to_owned).collect())
+                .unwrap_or_default();
             if score.is_some() || error.is_some() {
                 r.criteria.push(CriterionRecord {
                     name: id.into(),
@@ -300,6 +310,7 @@ pub fn from_csv_records(records: &[(usize, Vec<String>)]) -> (Vec<ItemResult>, V
                     sigma,
                     distribution,
                     error,
+                    doubts,
                 });
             }
         }
@@ -347,6 +358,7 @@ mod tests {
                     sigma: Some(0.74),
                     distribution: Some([0.0, 0.05, 0.15, 0.6, 0.2]),
                     error: None,
+                    doubts: vec!["truncated".into(), "echo".into()],
                 },
                 CriterionRecord {
                     name: "fluency".into(),
@@ -354,6 +366,7 @@ mod tests {
                     sigma: None,
                     distribution: None,
                     error: Some("HTTP 500".into()),
+                    doubts: Vec::new(),
                 },
             ],
             ..ItemResult::default()
@@ -400,6 +413,8 @@ mod tests {
         }
         set(&mut row, "human_overall", "3|4");
         set(&mut row, "chosen", "1");
+        set(&mut row, "correctness_doubts", "truncated echo");
+        assert!(csv.contains(",truncated echo,"), "the doubts column is written");
         let (back, problems) = from_csv_records(&[(1, header.clone()), (2, row.clone())]);
         assert!(problems.is_empty(), "{problems:?}");
         assert_eq!(back[0].criteria[0], a.criteria[0]);

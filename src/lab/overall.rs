@@ -117,6 +117,7 @@ mod tests {
                     },
                     distribution: None,
                     error: None,
+                    doubts: Vec::new(),
                 })
                 .collect();
             results.push(ItemResult {

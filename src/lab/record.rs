@@ -20,6 +20,10 @@ pub struct CriterionRecord {
     pub distribution: Option<[f64; 5]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Why the score is doubtful, as codes (`truncated`, `low-coverage`, `echo`; see
+    /// `crate::doubt`); empty when nothing is in doubt.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub doubts: Vec<String>,
 }
 
 /// An item's result under one metric.
@@ -152,6 +156,7 @@ mod tests {
                     sigma: *sigma,
                     distribution: None,
                     error: None,
+                    doubts: Vec::new(),
                 })
                 .collect(),
             ..ItemResult::default()

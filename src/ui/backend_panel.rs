@@ -67,7 +67,7 @@ pub fn BackendPanel() -> impl IntoView {
                     >
                         {ImageDetail::ALL.iter().map(|d| view! { <option value=d.id()>{d.id()}</option> }).collect_view()}
                     </select>
-                    <small class="hint">"low: 85 tokens per image; high: tiles of 512 px; auto: HarmonicEval sends low, or high for documents. Other servers ignore it."</small>
+                    <small class="hint">"low: 85 tokens per image; high: tiles of 512 px; auto: OpenAI chooses (the paper setting; the low-detail extension sends low for photos, high for documents). Other servers ignore it."</small>
                 </div>
             </Show>
             <ConnectionPanel/>

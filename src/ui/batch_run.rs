@@ -568,6 +568,7 @@ pub(super) fn item_result(
                     sigma: r.sigma,
                     distribution: Some(r.distribution),
                     error: None,
+                    doubts: r.doubts.iter().map(|d| d.code().to_string()).collect(),
                 },
                 Err(e) => CriterionRecord {
                     name: slot,
@@ -575,6 +576,7 @@ pub(super) fn item_result(
                     sigma: None,
                     distribution: None,
                     error: Some(say(e)),
+                    doubts: Vec::new(),
                 },
             });
         }

@@ -140,7 +140,11 @@ pub fn ResultsTable() -> impl IntoView {
                                             <span class="partial-note">{format!(" · {lost} of {} criteria failed", r.criteria.len())}</span>
                                         })}</td>
                                         <td>{move || cell(row.overall(state.gamma.get()))}</td>
-                                        {(!r.criteria.is_empty()).then(|| Criterion::ALL.iter().map(|c| view! { <td>{cell(r.criterion_score(c.id()))}</td> }).collect_view())}
+                                        {(!r.criteria.is_empty()).then(|| Criterion::ALL.iter().map(|c| {
+                                            let doubts = r.criteria.iter().find(|x| x.name == c.id()).map(|x| x.doubts.join(" ")).unwrap_or_default();
+                                            let title = (!doubts.is_empty()).then(|| format!("Doubtful: {doubts}"));
+                                            view! { <td class:doubtful=!doubts.is_empty() data-doubt=doubts title=title>{cell(r.criterion_score(c.id()))}</td> }
+                                        }).collect_view())}
                                         <td>{r.human.get("overall").map(|v| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")).unwrap_or_default()}</td>
                                     </tr>
                                 }
