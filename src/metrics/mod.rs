@@ -37,6 +37,26 @@ impl MetricInfo {
     }
 }
 
+/// The request settings a result file records: the metric's parameters as the backend's tuning
+/// sent them (so `max_tokens` is the user's output budget, not the paper's default).
+#[derive(serde::Serialize)]
+pub(crate) struct SentSettings {
+    pub temperature: Option<f64>,
+    pub top_logprobs: Option<u8>,
+    pub max_tokens: u32,
+}
+
+impl SentSettings {
+    pub fn of(backend: &crate::providers::Backend, params: crate::providers::ChatParams) -> Self {
+        let sent = backend.tuning.apply(params);
+        SentSettings {
+            temperature: sent.temperature,
+            top_logprobs: sent.top_logprobs,
+            max_tokens: sent.max_tokens,
+        }
+    }
+}
+
 /// The metric with this `id`.
 pub fn info(id: &str) -> Option<&'static MetricInfo> {
     METRICS.iter().find(|m| m.id == id)

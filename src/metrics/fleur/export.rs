@@ -5,6 +5,7 @@ use serde::Serialize;
 use super::{FleurResult, Scheme, FLEUR_INFO, REF_FLEUR_INFO, SCORE_PARAMS};
 use crate::completion::Usage;
 use crate::metrics::fidelity::{Extension, Fidelity};
+use crate::metrics::SentSettings;
 use crate::providers::Backend;
 
 pub struct ExportInput<'a> {
@@ -29,7 +30,7 @@ struct Doc<'a> {
     /// multi-digit reading, else the paper's procedure.
     fidelity: &'static str,
     extensions: Vec<&'static str>,
-    settings: Settings,
+    settings: SentSettings,
     #[serde(skip_serializing_if = "Option::is_none")]
     raw_score: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -51,14 +52,6 @@ struct Doc<'a> {
     /// Doubt codes (`truncated`, `low-coverage`, `echo`); absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     doubts: Vec<&'static str>,
-}
-
-/// The request settings used.
-#[derive(Serialize)]
-struct Settings {
-    temperature: Option<f64>,
-    top_logprobs: Option<u8>,
-    max_tokens: u32,
 }
 
 /// What a FLEUR result used: the paper's procedure, or our multi-digit reading where the
@@ -126,11 +119,7 @@ pub fn export_json(input: &ExportInput<'_>) -> String {
         base_url: crate::providers::without_credentials(&input.backend.base_url),
         fidelity: fidelity_of(ok).level(),
         extensions: fidelity_of(ok).ids(),
-        settings: Settings {
-            temperature: SCORE_PARAMS.temperature,
-            top_logprobs: SCORE_PARAMS.top_logprobs,
-            max_tokens: input.backend.tuning.apply(SCORE_PARAMS).max_tokens,
-        },
+        settings: SentSettings::of(input.backend, SCORE_PARAMS),
         raw_score: ok.map(|r| r.smoothed.raw),
         printed: ok.map(|r| r.smoothed.printed.as_str()),
         smoothed_score: ok.map(|r| r.smoothed.score),

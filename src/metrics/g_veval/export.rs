@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use super::{params, GvevalResult, Input, Reading, ACCR, INFO};
 use crate::completion::Usage;
+use crate::metrics::SentSettings;
 use crate::providers::Backend;
 
 pub struct ExportInput<'a> {
@@ -27,7 +28,7 @@ struct Doc<'a> {
     /// `"fidelity"` and `"extensions"`: how this result was made.
     fidelity: &'static str,
     extensions: Vec<&'static str>,
-    settings: Settings,
+    settings: SentSettings,
     #[serde(skip_serializing_if = "Option::is_none")]
     score: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -45,14 +46,6 @@ struct Doc<'a> {
     /// Doubt codes (`truncated`, `echo`); absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     doubts: Vec<&'static str>,
-}
-
-/// The request settings used.
-#[derive(Serialize)]
-struct Settings {
-    temperature: Option<f64>,
-    top_logprobs: Option<u8>,
-    max_tokens: u32,
 }
 
 #[derive(Serialize)]
@@ -95,14 +88,7 @@ pub fn export_json(e: &ExportInput<'_>) -> String {
         base_url: crate::providers::without_credentials(&e.backend.base_url),
         fidelity: e.input.fidelity.level(),
         extensions: e.input.fidelity.ids(),
-        settings: {
-            let p = params(&e.input.fidelity);
-            Settings {
-                temperature: p.temperature,
-                top_logprobs: p.top_logprobs,
-                max_tokens: e.backend.tuning.apply(p).max_tokens,
-            }
-        },
+        settings: SentSettings::of(e.backend, params(&e.input.fidelity)),
         score: ok.map(|r| r.score),
         method: ok.map(|r| r.method().id()),
         final_score: ok.and_then(|r| r.final_reading.as_ref()).map(doc),
