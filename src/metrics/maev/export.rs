@@ -125,7 +125,7 @@ pub fn export_json(e: &ExportInput<'_>) -> String {
                 temperature: p.temperature,
                 top_p: p.top_p,
                 top_logprobs: p.top_logprobs,
-                max_tokens: p.max_tokens,
+                max_tokens: e.backend.tuning.apply(p).max_tokens,
                 trials: e.input.trials,
                 distinct_pairs: true,
                 pool_size: pool.len(),

@@ -259,6 +259,27 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_export_records_the_output_budget_actually_sent() {
+        let tuned = Backend {
+            tuning: crate::providers::Tuning {
+                max_tokens: Some(96),
+                ..Default::default()
+            },
+            ..backend()
+        };
+        let json = export_json(&ExportInput {
+            input: &input(),
+            backend: &tuned,
+            trials: Vec::new(),
+        });
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["settings"]["max_tokens"], 96);
+        let req: serde_json::Value =
+            serde_json::from_str(&trial_requests(&tuned, &input()).unwrap()[0].request.body).unwrap();
+        assert_eq!(req["max_tokens"], 96, "what the export says is what was sent");
+    }
+
     fn bodies(input: &Input) -> Vec<serde_json::Value> {
         trial_requests(&backend(), input)
             .unwrap()
