@@ -1,42 +1,29 @@
-//! The Leptos user interface: one component per file, state in [`state::AppState`], actions
-//! (the code that does things) in [`actions`], nothing but layout in `view!`.
+//! The Leptos user interface, grouped by page and by metric: `evaluator/` (the one-item page),
+//! `lab/` (the batch & meta-evaluation page), `metrics/<metric>/` (each metric's result panel
+//! and runner), `backend/` (provider, key, connection check; both pages), `widgets/` (fields,
+//! top bar, metric picker). One component per file, state in [`state::AppState`], actions (the
+//! code that does things) in `evaluator/actions.rs`, nothing but layout in `view!`.
 
-mod actions;
-mod app;
-mod backend_panel;
-mod batch_panel;
-mod batch_run;
-mod batch_state;
-mod connection;
-mod connection_panel;
-mod compare_panel;
-mod cost_panel;
-mod criterion_card;
-mod doubt_notes;
-mod fidelity_panel;
-mod fields;
-mod fleur_panel;
-mod fleur_run;
-mod gamma_panel;
-mod gveval_panel;
-mod gveval_run;
-mod image_panel;
-mod inputs_panel;
-mod lab_app;
-mod maev_inputs;
-mod maev_panel;
-mod maev_run;
-mod meta_panel;
-mod metric_select;
-mod openai_batch_run;
-mod overall_score;
-mod results_table;
-mod run_bar;
-mod scatter_plot;
-mod single_results;
+// Grouped by page and by metric; the modules are re-exported here under flat names, so a
+// component names another as `crate::ui::<module>` wherever either lives.
+mod backend;
+mod evaluator;
+mod lab;
+mod metrics;
 mod state;
-mod theme_toggle;
-mod top_bar;
+mod widgets;
+
+use backend::{backend_panel, connection, connection_panel};
+use evaluator::{actions, app, cost_panel, image_panel, inputs_panel, run_bar, single_results};
+use lab::{
+    batch_panel, batch_run, batch_state, compare_panel, lab_app, meta_panel, openai_batch_run,
+    results_table, scatter_plot,
+};
+use metrics::fleur::{panel as fleur_panel, run as fleur_run};
+use metrics::g_veval::{panel as gveval_panel, run as gveval_run};
+use metrics::harmonic_eval::{criterion_card, gamma_panel, overall_score};
+use metrics::maev::{inputs as maev_inputs, panel as maev_panel, run as maev_run};
+use widgets::{doubt_notes, fidelity_panel, fields, metric_select, theme_toggle, top_bar};
 
 /// Installs the panic hook and mounts the one-item evaluator on `<body>`.
 pub fn start() {

@@ -1,0 +1,165 @@
+//! Where the judge runs: provider, base URL, model, API key, image detail, limits, and the
+//! connection check.
+
+use leptos::prelude::*;
+
+use crate::ui::actions;
+use crate::ui::connection_panel::ConnectionPanel;
+use crate::ui::fields::{NumberField, TextField};
+use crate::ui::state::AppState;
+use crate::metrics;
+use crate::providers::{preset, ImageDetail, Protocol, PRESETS};
+
+#[component]
+pub fn BackendPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let current = move || preset(&state.preset.get());
+    let key_hint = move || {
+        if current().needs_key {
+            "Required by this provider."
+        } else {
+            "Usually not needed for a local server."
+        }
+    };
+    let is_openai_protocol = move || current().protocol == Protocol::OpenAi;
+    view! {
+        <fieldset class="backend">
+            <legend>"Judge backend"</legend>
+            <div class="field">
+                <label for="preset-select">"Provider"</label>
+                <select
+                    id="preset-select"
+                    data-testid="preset-select"
+                    on:change=move |ev| state.switch_provider(event_target_value(&ev))
+                    prop:value=move || state.preset.get()
+                >
+                    {PRESETS.iter().map(|p| view! { <option value=p.id>{p.label}</option> }).collect_view()}
+                </select>
+                <small class="hint">"Each provider keeps its own URL, model, key and limits."</small>
+            </div>
+            <TextField id="base-url-input" label="Base URL" kind="url" value=state.base_url placeholder="https://api.openai.com/v1"/>
+            <TextField id="model-input" label="Model" value=state.model list="model-options"/>
+            <datalist id="model-options">
+                {move || state.models.get().into_iter().map(|m| view! { <option value=m/> }).collect_view()}
+            </datalist>
+            <TextField id="api-key-input" label="API key" kind="password" value=state.api_key>
+                <small class="hint">
+                    {key_hint} " Sent only to the base URL above; kept in this tab unless you tick:"
+                </small>
+                <label class="check">
+                    <input
+                        type="checkbox"
+                        data-testid="remember-key-checkbox"
+                        prop:checked=move || state.remember_key.get()
+                        on:change=move |ev| state.remember_key.set(event_target_checked(&ev))
+                    />
+                    "Remember the key on this device"
+                </label>
+            </TextField>
+            <Show when=is_openai_protocol>
+                <div class="field">
+                    <label for="detail-select">"Image detail (OpenAI)"</label>
+                    <select
+                        id="detail-select"
+                        data-testid="detail-select"
+                        prop:value=move || state.image_detail.get().id()
+                        on:change=move |ev| state.image_detail.set(ImageDetail::from_id(&event_target_value(&ev)))
+                    >
+                        {ImageDetail::ALL.iter().map(|d| view! { <option value=d.id()>{d.id()}</option> }).collect_view()}
+                    </select>
+                    <small class="hint">"low: 85 tokens per image; high: tiles of 512 px; auto: OpenAI chooses (the paper setting; the low-detail extension sends low for photos, high for documents). Other servers ignore it."</small>
+                </div>
+            </Show>
+            <ConnectionPanel/>
+            <OutputSettings/>
+            <details class="limits">
+                <summary>"Limits and image size"</summary>
+                <NumberField
+                    id="max-side-input"
+                    label="Longest image side sent (px)"
+                    value=state.max_side
+                    min=64
+                    max=4096
+                    step=64
+                    hint="The image is downscaled in the browser before it is sent."
+                    on_set=Callback::new(move |_| actions::reload_image(state))
+                />
+                <NumberField id="timeout-input" label="Time limit per request (s)" value=state.timeout_s min=1 max=600/>
+                <NumberField
+                    id="concurrency-input"
+                    label="Requests at once (this provider)"
+                    value=state.concurrency
+                    min=1
+                    max=32
+                    hint="Lower it for a local server with few parallel slots (llama-server -np)."
+                />
+                <NumberField
+                    id="retries-input"
+                    label="Retries after a rate limit or server error"
+                    value=state.max_retries
+                    min=0
+                    max=8
+                    hint="With exponential backoff; a server's Retry-After is honoured."
+                />
+            </details>
+        </fieldset>
+    }
+}
+
+/// The chosen metric's output budget and repeatable mode: the two settings a local judge most
+/// often needs changed, kept in view rather than under "Limits".
+#[component]
+fn OutputSettings() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let metric_name = move || {
+        state
+            .metric
+            .with(|m| metrics::info(m).map_or("this metric", |i| i.name))
+    };
+    let budget_hint = move || {
+        let local = preset(&state.preset.get()).local;
+        let default = state
+            .metric
+            .with(|m| metrics::info(m).map(|i| i.default_max_tokens(local)));
+        format!(
+            "The most tokens the judge may write for one {} score (default here: {}). Raise it when \
+             answers are cut off before their score.",
+            metric_name(),
+            default.map_or("–".to_string(), |d| d.to_string())
+        )
+    };
+    view! {
+        <div class="field">
+            <label for="max-tokens-input">"Output tokens (" {metric_name} ")"</label>
+            <input
+                id="max-tokens-input"
+                data-testid="max-tokens-input"
+                type="number"
+                min=1
+                max=8192
+                prop:value=move || state.max_tokens.get().to_string()
+                on:change=move |ev| {
+                    if let Ok(v) = event_target_value(&ev).trim().parse::<u32>() {
+                        state.max_tokens.set(v.clamp(1, 8192));
+                    }
+                }
+            />
+            <small class="hint">{budget_hint}</small>
+        </div>
+        <label class="check">
+            <input
+                type="checkbox"
+                data-testid="repeatable-checkbox"
+                id="repeatable-checkbox"
+                prop:checked=move || state.repeatable.get()
+                on:change=move |ev| state.repeatable.set(event_target_checked(&ev))
+            />
+            "Repeatable: one request at a time, a fixed seed where the metric samples"
+        </label>
+        <small class="hint">
+            "Servers that batch parallel requests (llama.cpp) or reuse cached prompts give slightly \
+             different numbers for the same input; this mode makes them identical run to run. \
+             On by default for local servers."
+        </small>
+    }
+}

@@ -1,0 +1,46 @@
+//! The "Check connection" button and what it found.
+
+use leptos::prelude::*;
+
+use crate::ui::connection::check_connection;
+use crate::ui::state::{AppState, ConnectionState};
+
+#[component]
+pub fn ConnectionPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let checking = move || {
+        state
+            .connection
+            .with(|c| matches!(c, ConnectionState::Checking))
+    };
+    let status = move || {
+        state.connection.with(|c| match c {
+            ConnectionState::Idle => "idle",
+            ConnectionState::Checking => "checking",
+            ConnectionState::Done { ok: true, .. } => "ok",
+            ConnectionState::Done { ok: false, .. } => "problem",
+        })
+    };
+    let lines = move || {
+        state.connection.with(|c| match c {
+            ConnectionState::Done { lines, .. } => lines.clone(),
+            ConnectionState::Checking => vec!["Checking…".to_string()],
+            ConnectionState::Idle => Vec::new(),
+        })
+    };
+    view! {
+        <div class="connection">
+            <button
+                data-testid="check-connection-button"
+                on:click=move |_| check_connection(state)
+                disabled=checking
+            >
+                "Check connection"
+            </button>
+            <small class="hint">"Lists the models and sends one tiny test request (about 100 tokens)."</small>
+            <ul class="connection-report" data-testid="connection-report" data-status=status aria-live="polite">
+                {move || lines().into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
+            </ul>
+        </div>
+    }
+}

@@ -1,0 +1,43 @@
+//! The one-item evaluator: inputs on the left, results on the right (stacked on a phone).
+
+use leptos::prelude::*;
+
+use crate::ui::actions;
+use crate::ui::backend_panel::BackendPanel;
+use crate::ui::cost_panel::CostPanel;
+use crate::ui::fidelity_panel::FidelityPanel;
+use crate::ui::image_panel::ImagePanel;
+use crate::ui::inputs_panel::InputsPanel;
+use crate::ui::metric_select::MetricSelect;
+use crate::ui::run_bar::RunBar;
+use crate::ui::single_results::SingleResults;
+use crate::ui::state::AppState;
+use crate::ui::top_bar::{Page, TopBar};
+
+#[component]
+pub fn App() -> impl IntoView {
+    let state = AppState::restore();
+    provide_context(state);
+    actions::persist_settings(state);
+    actions::refresh_cache_count(state);
+
+    view! {
+        <TopBar page=Page::Single/>
+        <main class="layout">
+            <section class="column inputs" aria-label="What to judge">
+                <MetricSelect/>
+                <FidelityPanel/>
+                <ImagePanel/>
+                <InputsPanel/>
+                <BackendPanel/>
+                <RunBar/>
+                <CostPanel/>
+            </section>
+            <section class="column results" aria-labelledby="results-heading">
+                // Headings step by one (h1, h2, then the cards' h3); screen readers list it.
+                <h2 id="results-heading" class="visually-hidden">"Results"</h2>
+                <SingleResults/>
+            </section>
+        </main>
+    }
+}

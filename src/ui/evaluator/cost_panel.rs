@@ -1,0 +1,160 @@
+//! Tokens and cost: the estimate before a run, the provider's reported usage after it, the
+//! editable price table, and the answer cache.
+
+use leptos::prelude::*;
+
+use crate::ui::actions;
+use crate::ui::state::AppState;
+use crate::cost::{parse_prices, price_for, Cost};
+use crate::metrics::harmonic_eval::{estimated_tokens, Input};
+use crate::metrics::{fleur, g_veval, maev};
+use crate::providers::preset;
+
+fn dollars(usd: Option<f64>) -> String {
+    match usd {
+        Some(v) if v < 0.01 => format!("${v:.5}"),
+        Some(v) => format!("${v:.4}"),
+        None => "no price for this model".into(),
+    }
+}
+
+fn usd_attr(usd: Option<f64>) -> String {
+    usd.map(|v| v.to_string()).unwrap_or_default()
+}
+
+#[component]
+pub fn CostPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let prices = Memo::new(move |_| parse_prices(&state.prices.get()));
+    let estimate = Memo::new(move |_| {
+        let size = state.image_view.with(|v| v.as_ref().map(|v| v.sent_size));
+        let protocol = preset(&state.preset.get()).protocol;
+        let detail = state.image_detail.get();
+        let (tokens_in, tokens_out) = if state.is_harmonic() {
+            let input = Input {
+                task: state.task.get(),
+                text: state.text.get(),
+                question: state.question.get(),
+                image_data_url: None,
+                fidelity: state.fidelity.get(),
+                criteria: state.he_criteria.get(),
+            };
+            estimated_tokens(&input, size, protocol, detail)
+        } else if state.is_maev() {
+            state.question.track();
+            state.maev_caption.track();
+            state.maev_reference.track();
+            state.text.track();
+            state.maev_trials.track();
+            state.maev_seed.track();
+            state.maev_pool.track();
+            maev::estimated_tokens(&crate::ui::maev_run::input(state))
+        } else if state.is_gveval() {
+            state.image_view.track();
+            state.gv_mode.track();
+            state.gv_accr.track();
+            state.text.track();
+            state.references.track();
+            let input = crate::ui::gveval_run::input(state);
+            g_veval::estimated_tokens(&input, size, protocol, detail)
+        } else {
+            let input = fleur::Input {
+                caption: state.text.get(),
+                references: state
+                    .is_ref_fleur()
+                    .then(|| fleur::references_from_lines(&state.references.get())),
+                image_data_url: None,
+            };
+            fleur::estimated_tokens(&input, size, protocol, detail)
+        };
+        let model = state.model.get();
+        prices.with(|(p, _)| Cost::priced(tokens_in, tokens_out, price_for(p, &model)))
+    });
+    // Reported usage of every answer billed in this run, readable or not (cached ones cost
+    // nothing): an answer the metric could not read was still generated and paid for.
+    let usage = Memo::new(move |_| {
+        let billed = state.billed.get();
+        let model = if state.is_harmonic() {
+            state
+                .run
+                .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
+        } else if state.is_gveval() {
+            state
+                .gveval_run
+                .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
+        } else if state.is_maev() {
+            state
+                .maev_run
+                .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
+        } else {
+            state
+                .fleur_run
+                .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
+        };
+        let tokens_in = billed.iter().map(|u| u.prompt_tokens).sum();
+        let tokens_out = billed.iter().map(|u| u.completion_tokens).sum();
+        let answers = billed.len();
+        let cost = prices.with(|(p, _)| {
+            Cost::priced(tokens_in, tokens_out, model.and_then(|m| price_for(p, &m)))
+        });
+        (answers > 0).then_some(cost)
+    });
+    view! {
+        <details class="cost">
+            <summary>"Tokens, cost and cache"</summary>
+            <p
+                data-testid="cost-estimate"
+                data-input-tokens=move || estimate.get().input_tokens
+                data-usd=move || usd_attr(estimate.get().usd)
+            >
+                {move || {
+                    let e = estimate.get();
+                    format!(
+                        "Estimate for one evaluation: ≈ {} input tokens, at most {} output tokens, {}.",
+                        e.input_tokens, e.output_tokens, dollars(e.usd)
+                    )
+                }}
+            </p>
+            <p
+                data-testid="usage-total"
+                data-input-tokens=move || usage.get().map(|c| c.input_tokens.to_string()).unwrap_or_default()
+                data-output-tokens=move || usage.get().map(|c| c.output_tokens.to_string()).unwrap_or_default()
+                data-usd=move || usage.get().map(|c| usd_attr(c.usd)).unwrap_or_default()
+            >
+                {move || match usage.get() {
+                    Some(c) => format!(
+                        "Reported by the provider for the last run: {} input + {} output tokens, {}.",
+                        c.input_tokens, c.output_tokens, dollars(c.usd)
+                    ),
+                    None => "No billed answers yet in this run.".to_string(),
+                }}
+            </p>
+            <div class="field">
+                <label for="prices-input">"Prices (USD per million tokens; edit to match your plan)"</label>
+                <textarea
+                    id="prices-input"
+                    data-testid="prices-input"
+                    rows="6"
+                    spellcheck="false"
+                    prop:value=move || state.prices.get()
+                    on:change=move |ev| state.prices.set(event_target_value(&ev))
+                ></textarea>
+                <ul class="problems">
+                    {move || prices.with(|(_, problems)| problems.iter().map(|p| view! { <li>{p.clone()}</li> }).collect_view())}
+                </ul>
+            </div>
+            <div class="cache-row">
+                <span data-testid="cache-count" data-value=move || state.cache_count.get().map(|n| n.to_string()).unwrap_or_default()>
+                    {move || match state.cache_count.get() {
+                        Some(n) => format!("{n} cached answer(s) on this device."),
+                        None => "The answer cache is unavailable in this browser.".to_string(),
+                    }}
+                </span>
+                <button data-testid="clear-cache-button" on:click=move |_| actions::clear_cache(state)>
+                    "Clear cache"
+                </button>
+                <span class="hint" role="status">{move || state.cache_message.get()}</span>
+            </div>
+        </details>
+    }
+}

@@ -1,0 +1,102 @@
+//! Task, the text to judge, and the question for VQA / VDU.
+
+use leptos::prelude::*;
+
+use crate::ui::actions;
+use crate::ui::fields::TextArea;
+use crate::ui::maev_inputs::MaevInputs;
+use crate::ui::state::AppState;
+use crate::metrics::g_veval::Mode;
+use crate::task::Task;
+use crate::text_checks::{addresses_the_judge, INSTRUCTION_WARNING};
+
+#[component]
+pub fn InputsPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let task = state.task;
+    let on_task = move |ev| {
+        if let Some(t) = Task::from_id(&event_target_value(&ev)) {
+            task.set(t);
+            // The REG box is drawn into the pixels only for REG: re-encode what is sent.
+            actions::refresh_encoded_image(state);
+        }
+    };
+    let noun = move || {
+        if state.is_harmonic() {
+            task.get().text_noun()
+        } else if state.is_maev() {
+            "answer"
+        } else {
+            "caption"
+        }
+    };
+    let addresses_judge = move || state.text.with(|t| addresses_the_judge(t));
+    view! {
+        <div class="field" class:hidden=move || !state.is_harmonic()>
+            <label for="task-select">"Task"</label>
+            <select id="task-select" data-testid="task-select" on:change=on_task prop:value=move || task.get().id()>
+                {Task::ALL.iter().map(|t| view! { <option value=t.id()>{t.label()}</option> }).collect_view()}
+            </select>
+        </div>
+        <TextArea
+            id="question-input"
+            label="Question"
+            value=state.question
+            rows=2
+            placeholder="The question the model answered"
+            hidden=Signal::derive(move || !(state.is_maev() || (state.is_harmonic() && task.get().needs_question())))
+        />
+        <div class="field">
+            <label for="text-input">{move || format!("The {} to judge", noun())}</label>
+            <textarea
+                id="text-input"
+                data-testid="text-input"
+                dir="auto"
+                rows="4"
+                placeholder=move || format!("Paste the {} the model wrote", noun())
+                prop:value=move || state.text.get()
+                on:input=move |ev| state.text.set(event_target_value(&ev))
+            ></textarea>
+            <p class="warn-text" role="status" data-testid="instruction-warning" hidden=move || !addresses_judge()>
+                {INSTRUCTION_WARNING}
+            </p>
+        </div>
+        <Show when=move || state.is_maev()>
+            <MaevInputs/>
+        </Show>
+        <div class="field" class:hidden=move || !state.is_gveval()>
+            <label for="mode-select">"G-VEval mode"</label>
+            <select
+                id="mode-select"
+                data-testid="mode-select"
+                prop:value=move || state.gv_mode.get().id()
+                on:change=move |ev| {
+                    if let Some(m) = Mode::from_id(&event_target_value(&ev)) {
+                        state.gv_mode.set(m);
+                    }
+                }
+            >
+                <option value="ref_free">"Reference-free (image or video)"</option>
+                <option value="ref_only">"Reference-only (text, no image sent)"</option>
+                <option value="combined">"Combined (image or video + references)"</option>
+            </select>
+            <label class="check">
+                <input
+                    type="checkbox"
+                    data-testid="accr-checkbox"
+                    prop:checked=move || state.gv_accr.get()
+                    on:change=move |ev| state.gv_accr.set(event_target_checked(&ev))
+                />
+                "ACCR: four scores (accuracy, completeness, conciseness, relevance) — videos"
+            </label>
+        </div>
+        <TextArea
+            id="references-input"
+            label="Reference captions (one per line)"
+            value=state.references
+            rows=4
+            placeholder="A brown dog runs on the grass.\nA dog playing in a park."
+            hidden=Signal::derive(move || !state.wants_references())
+        />
+    }
+}

@@ -1,0 +1,9 @@
+//! The one-item evaluator page: its layout, inputs, cost estimate and the actions that run it.
+
+pub(crate) mod actions;
+pub(crate) mod app;
+pub(crate) mod cost_panel;
+pub(crate) mod image_panel;
+pub(crate) mod inputs_panel;
+pub(crate) mod run_bar;
+pub(crate) mod single_results;

@@ -1,0 +1,47 @@
+//! Evaluate, Cancel, and "ask again" (bypass the cache), with what stops a run.
+
+use leptos::prelude::*;
+
+use crate::ui::actions;
+use crate::ui::state::AppState;
+
+#[component]
+pub fn RunBar() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let running = move || state.running();
+    view! {
+        <div class="run-bar">
+            <button
+                class="primary evaluate"
+                data-testid="evaluate-button"
+                on:click=move |_| actions::evaluate(state)
+                disabled=running
+                aria-busy=move || running().to_string()
+            >
+                {move || if running() { "Evaluating…" } else { "Evaluate" }}
+            </button>
+            <button
+                data-testid="cancel-button"
+                on:click=move |_| actions::cancel(state)
+                disabled=move || !running()
+            >
+                "Cancel"
+            </button>
+            <label class="check">
+                <input
+                    type="checkbox"
+                    data-testid="fresh-run-checkbox"
+                    prop:checked=move || state.fresh_run.get()
+                    on:change=move |ev| state.fresh_run.set(event_target_checked(&ev))
+                />
+                "Ask the model again (ignore cached answers)"
+            </label>
+        </div>
+        <span class="error" role="alert" data-testid="storage-error">
+            {move || state.storage_error.get()}
+        </span>
+        <ul class="problems" role="alert" data-testid="form-problems">
+            {move || state.form_problems.get().into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}
+        </ul>
+    }
+}

@@ -1,0 +1,50 @@
+//! The batch & meta-evaluation lab: a dataset or a results file on the left, the γ slider,
+//! correlations and the results table on the right.
+
+use leptos::prelude::*;
+
+use crate::ui::actions;
+use crate::ui::backend_panel::BackendPanel;
+use crate::ui::batch_panel::BatchPanel;
+use crate::ui::batch_run;
+use crate::ui::batch_state::BatchState;
+use crate::ui::fidelity_panel::FidelityPanel;
+use crate::ui::compare_panel::ComparePanel;
+use crate::ui::gamma_panel::GammaPanel;
+use crate::ui::meta_panel::MetaPanel;
+use crate::ui::metric_select::MetricSelect;
+use crate::ui::results_table::ResultsTable;
+use crate::ui::state::AppState;
+use crate::ui::top_bar::{Page, TopBar};
+
+#[component]
+pub fn LabApp() -> impl IntoView {
+    let state = AppState::restore();
+    provide_context(state);
+    actions::persist_settings(state);
+    actions::refresh_cache_count(state);
+    let batch = BatchState::new();
+    provide_context(batch);
+    batch_run::check_resumable(batch);
+    batch_run::release_lock_when_stopped(batch);
+
+    view! {
+        <TopBar page=Page::Lab/>
+        <main class="layout">
+            <section class="column inputs" aria-label="What to judge">
+                <MetricSelect/>
+                <FidelityPanel/>
+                <BatchPanel/>
+                <BackendPanel/>
+            </section>
+            <section class="column results" aria-label="Results">
+                <Show when=move || state.is_harmonic()>
+                    <GammaPanel no_plot=true/>
+                </Show>
+                <MetaPanel/>
+                <ResultsTable/>
+                <ComparePanel/>
+            </section>
+        </main>
+    }
+}

@@ -1,0 +1,250 @@
+//! The batch results: a sortable, filterable table and a detail view of one item.
+
+use leptos::prelude::*;
+
+use crate::ui::batch_state::BatchState;
+use crate::ui::state::AppState;
+use crate::criteria::Criterion;
+use crate::lab::ItemResult;
+
+/// Rows drawn at once: a 10,000-item run stays responsive; sorting and filtering reach the rest.
+const SHOWN_ROWS: usize = 100;
+
+fn cell(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:.3}")).unwrap_or_else(|| "–".into())
+}
+
+/// A criterion's name with a soft hyphen before "ness", so a narrow column breaks it as
+/// "Correct-ness" instead of spilling into the next header or breaking anywhere.
+fn soft_hyphens(label: &str) -> String {
+    match label.strip_suffix("ness") {
+        Some(stem) if stem.len() > 3 => format!("{stem}\u{ad}ness"),
+        _ => label.to_string(),
+    }
+}
+
+/// The value a column sorts by.
+fn key(r: &ItemResult, column: &str, gamma: f64) -> Option<f64> {
+    match column {
+        "overall" => r.overall(gamma),
+        "human" => r.human.get("overall").and_then(|v| v.first().copied()),
+        c => r.criterion_score(c),
+    }
+}
+
+#[component]
+pub fn ResultsTable() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let b = expect_context::<BatchState>();
+    let rows = Memo::new(move |_| {
+        let filter = b.filter.get().to_lowercase();
+        let (column, descending) = b.sort.get();
+        // γ only reorders the rows when sorting by the overall score.
+        let gamma = if column == "overall" {
+            state.gamma.get()
+        } else {
+            state.gamma.get_untracked()
+        };
+        let mut rows: Vec<ItemResult> = b.results.with(|r| {
+            r.iter()
+                .filter(|x| {
+                    filter.is_empty()
+                        || x.id.to_lowercase().contains(&filter)
+                        || x.text.to_lowercase().contains(&filter)
+                        || (filter == "failed" && x.is_failed())
+                })
+                .cloned()
+                .collect()
+        });
+        if column == "id" {
+            rows.sort_by(|a, b| a.id.cmp(&b.id));
+        } else {
+            rows.sort_by(|a, b| {
+                key(a, &column, gamma)
+                    .unwrap_or(f64::NEG_INFINITY)
+                    .total_cmp(&key(b, &column, gamma).unwrap_or(f64::NEG_INFINITY))
+            });
+        }
+        if descending {
+            rows.reverse();
+        }
+        let matching = rows.len();
+        rows.truncate(SHOWN_ROWS);
+        (matching, rows)
+    });
+    let header = move |column: &'static str, label: String| {
+        let arrow = move || {
+            let (c, d) = b.sort.get();
+            if c == column {
+                if d {
+                    " ▼"
+                } else {
+                    " ▲"
+                }
+            } else {
+                ""
+            }
+        };
+        // Only the sorted column says how; the others are sortable but unsorted.
+        let sort_state = move || {
+            let (c, d) = b.sort.get();
+            (c == column).then_some(if d { "descending" } else { "ascending" })
+        };
+        view! {
+            <th scope="col" aria-sort=sort_state>
+                <button class="sort" data-testid=format!("sort-{column}") on:click=move |_| b.sort.update(|(c, d)| {
+                    if c == column { *d = !*d } else { *c = column.to_string(); *d = column != "id" }
+                })>{label}<span aria-hidden="true">{arrow}</span></button>
+            </th>
+        }
+    };
+    let has_criteria = move || b.results.with(|r| r.iter().any(|x| !x.criteria.is_empty()));
+    view! {
+        <section class="results-table" aria-label="Batch results">
+            <div class="field">
+                <label for="results-filter">"Filter (id or text; “failed” for failed items)"</label>
+                <input id="results-filter" data-testid="results-filter" type="search"
+                    prop:value=move || b.filter.get() on:input=move |ev| b.filter.set(event_target_value(&ev))/>
+            </div>
+            <div class="table-scroll" tabindex="0" role="region" aria-label="Batch results table (scrolls sideways on small screens)">
+                <table data-testid="results-table" class:wide=has_criteria>
+                    <caption class="visually-hidden">"Batch results: one row per item. Press a row's item button (Enter or Space) for its details; column buttons sort."</caption>
+                    <thead><tr>
+                        {header("id", "Item".into())}
+                        {header("overall", "Overall".into())}
+                        {move || has_criteria().then(|| Criterion::ALL.iter().map(|c| header(c.id(), soft_hyphens(c.label()))).collect_view())}
+                        {header("human", "Human".into())}
+                    </tr></thead>
+                    <tbody>
+                        <For each=move || rows.get().1 key=|r| (r.id.clone(), r.overall(1.0).map(f64::to_bits)) let:r>
+                            {
+                                let id = r.id.clone();
+                                let id_sel = r.id.clone();
+                                let id_btn = r.id.clone();
+                                let test_id = format!("result-{}", r.id);
+                                let failed = r.is_failed();
+                                let lost = r.failed_criteria();
+                                let row = r.clone();
+                                let is_selected = move || b.selected.with(|s| s.as_deref() == Some(id_sel.as_str()));
+                                view! {
+                                    <tr class:failed=failed class:partial=r.is_partial() class:selected=is_selected.clone()
+                                        aria-current=move || is_selected().then_some("true")
+                                        data-failed-criteria=lost data-testid=test_id on:click=move |_| b.selected.set(Some(id.clone()))>
+                                        <td class="item-cell"><button class="row-open" data-id=id_btn.clone()
+                                            aria-controls="result-detail-panel"
+                                            aria-expanded=move || if b.selected.with(|s| s.as_deref() == Some(id_btn.as_str())) { "true" } else { "false" }
+                                            on:click=move |ev: leptos::ev::MouseEvent| {
+                                                // A click from the keyboard (Enter/Space: detail 0) takes focus to the details.
+                                                if ev.detail() == 0 { focus_later("result-detail-panel") }
+                                            }>{r.id.clone()}</button>{(lost > 0 && !failed).then(|| view! {
+                                            <span class="partial-note">{format!(" · {lost} of {} criteria failed", r.criteria.len())}</span>
+                                        })}</td>
+                                        <td>{move || cell(row.overall(state.gamma.get()))}</td>
+                                        {(!r.criteria.is_empty()).then(|| Criterion::ALL.iter().map(|c| {
+                                            let doubts = r.criteria.iter().find(|x| x.name == c.id()).map(|x| x.doubts.join(" ")).unwrap_or_default();
+                                            let title = (!doubts.is_empty()).then(|| format!("Doubtful: {doubts}"));
+                                            view! { <td class:doubtful=!doubts.is_empty() data-doubt=doubts title=title>{cell(r.criterion_score(c.id()))}</td> }
+                                        }).collect_view())}
+                                        <td>{r.human.get("overall").map(|v| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")).unwrap_or_default()}</td>
+                                    </tr>
+                                }
+                            }
+                        </For>
+                    </tbody>
+                </table>
+            </div>
+            <p class="hint" data-testid="results-count">{move || {
+                let (matching, shown) = rows.with(|(m, r)| (*m, r.len()));
+                let total = b.results.with(Vec::len);
+                if matching > shown {
+                    format!("Showing {shown} of {matching} matching items ({total} in all): sort or filter to see others; exports hold every item.")
+                } else {
+                    format!("{matching} of {total} items.")
+                }
+            }}</p>
+            <ItemDetail/>
+        </section>
+    }
+}
+
+/// Focuses the element with this id once the view has been drawn.
+fn focus_later(id: &'static str) {
+    request_animation_frame(move || {
+        use wasm_bindgen::JsCast;
+        if let Some(el) = document()
+            .get_element_by_id(id)
+            .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+        {
+            let _ = el.focus();
+        }
+    });
+}
+
+/// Focuses the open button of the row of item `id` (if it is still shown).
+fn focus_row(id: String) {
+    request_animation_frame(move || {
+        use wasm_bindgen::JsCast;
+        let quoted = id.replace('\\', "\\\\").replace('"', "\\\"");
+        if let Some(el) = document()
+            .query_selector(&format!("button.row-open[data-id=\"{quoted}\"]"))
+            .ok()
+            .flatten()
+            .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+        {
+            let _ = el.focus();
+        }
+    });
+}
+
+/// The selected item: its text, image name, every criterion's distribution, errors.
+#[component]
+fn ItemDetail() -> impl IntoView {
+    let b = expect_context::<BatchState>();
+    let item = move || {
+        let id = b.selected.get()?;
+        b.results.with(|r| r.iter().find(|x| x.id == id).cloned())
+    };
+    // Closing gives focus back to the row it came from.
+    let close = move |id: String| {
+        b.selected.set(None);
+        focus_row(id);
+    };
+    view! {
+        {move || item().map(|r| view! {
+            <article class="card detail" data-testid="result-detail" id="result-detail-panel" tabindex="-1"
+                aria-labelledby="result-detail-title"
+                on:keydown={
+                    let id = r.id.clone();
+                    move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Escape" { close(id.clone()) }
+                }>
+                <header>
+                    <h3 id="result-detail-title">{format!("Item {}", r.id)}</h3>
+                    <button class="link" data-testid="result-detail-close" on:click={
+                        let id = r.id.clone();
+                        move |_| close(id.clone())
+                    }>"Close"</button>
+                </header>
+                <p>{r.text.clone()}</p>
+                <p class="hint">{format!("task {} · image {}", r.task, r.image.clone().unwrap_or_else(|| "–".into()))}</p>
+                {r.error.clone().map(|e| view! { <p class="error">{e}</p> })}
+                <ul>
+                    {r.criteria.iter().map(|c| view! {
+                        <li>
+                            <strong>{c.name.clone()}</strong> ": "
+                            {match (&c.score, &c.error) {
+                                (Some(s), _) => format!(
+                                    "{s:.3} (σ {}) p = {}",
+                                    c.sigma.map(|x| format!("{x:.3}")).unwrap_or_else(|| "–".into()),
+                                    c.distribution.map(|d| d.iter().map(|x| format!("{x:.2}")).collect::<Vec<_>>().join(" / ")).unwrap_or_default()
+                                ),
+                                (None, Some(e)) => e.clone(),
+                                _ => "–".into(),
+                            }}
+                        </li>
+                    }).collect_view()}
+                </ul>
+                {r.score.map(|s| view! { <p>{format!("Score: {s:.4}")}</p> })}
+            </article>
+        })}
+    }
+}

@@ -1,0 +1,187 @@
+//! The metric's overall score against the human rating, one dot per item, and the items where
+//! the two disagree most, one click (or Enter) away from their details.
+
+use leptos::prelude::*;
+
+use crate::ui::batch_state::BatchState;
+use crate::ui::state::AppState;
+use crate::lab::compare::{disagreements, scatter, ScatterPoint};
+use crate::lab::ItemResult;
+
+const W: f64 = 380.0;
+const H: f64 = 260.0;
+const LEFT: f64 = 48.0;
+const RIGHT: f64 = 14.0;
+const TOP: f64 = 14.0;
+const BOTTOM: f64 = 46.0;
+/// Rows of the points table drawn at once.
+const TABLE_ROWS: usize = 500;
+
+/// Dots drawn at most: with 10,000 items, drawing all of them would cost more than the 10 ms a
+/// γ change may take, and could not be told apart anyway.
+const MAX_DOTS: usize = 400;
+
+/// γ, but only once it has stopped moving for a moment: the scatter and the comparison
+/// (O(n log n) over every item) follow it, so dragging the slider re-aggregates only what the
+/// meta-evaluation needs.
+pub(crate) fn settled_gamma(state: AppState) -> RwSignal<f64> {
+    let settled = RwSignal::new(state.gamma.get_untracked());
+    let pending = StoredValue::new(None::<leptos::leptos_dom::helpers::TimeoutHandle>);
+    Effect::new(move |_| {
+        let g = state.gamma.get();
+        if let Some(h) = pending.get_value() {
+            h.clear();
+        }
+        let h = set_timeout_with_handle(
+            move || settled.set(g),
+            std::time::Duration::from_millis(150),
+        )
+        .ok();
+        pending.set_value(h);
+    });
+    settled
+}
+
+/// A range padded to whole steps, and its ticks: integers when the span is small, else five.
+fn axis(values: impl Iterator<Item = f64>) -> (f64, f64, Vec<f64>) {
+    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
+        (l.min(v), h.max(v))
+    });
+    if !lo.is_finite() {
+        return (0.0, 1.0, vec![0.0, 0.5, 1.0]);
+    }
+    if hi - lo >= 2.0 && hi - lo <= 10.0 {
+        let (lo, hi) = (lo.floor(), hi.ceil());
+        return (lo, hi, (lo as i64..=hi as i64).map(|v| v as f64).collect());
+    }
+    let span = (hi - lo).max(1e-9);
+    let (lo, hi) = (lo - span * 0.05, hi + span * 0.05);
+    let ticks = (0..5).map(|i| lo + (hi - lo) * i as f64 / 4.0).collect();
+    (lo, hi, ticks)
+}
+
+fn label(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+#[component]
+pub fn ScatterPlot(results: Memo<Vec<ItemResult>>) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let b = expect_context::<BatchState>();
+    let gamma = settled_gamma(state);
+    let points = Memo::new(move |_| {
+        let gamma = gamma.get();
+        results.with(|r| scatter(r, gamma))
+    });
+    let worst = Memo::new(move |_| points.with(|p| disagreements(p, 5)));
+    // Every n-th point when there are too many to draw, and always the worst five.
+    let drawn = Memo::new(move |_| {
+        let worst_ids: Vec<String> = worst.with(|w| w.iter().map(|(p, _)| p.id.clone()).collect());
+        points.with(|p| {
+            let step = p.len().div_ceil(MAX_DOTS).max(1);
+            p.iter()
+                .enumerate()
+                .filter(|(i, x)| i % step == 0 || worst_ids.contains(&x.id))
+                .map(|(_, x)| x.clone())
+                .collect::<Vec<ScatterPoint>>()
+        })
+    });
+    let open = move |id: String| {
+        b.selected.set(Some(id));
+        request_animation_frame(|| {
+            use wasm_bindgen::JsCast;
+            if let Some(el) = document()
+                .get_element_by_id("result-detail-panel")
+                .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+            {
+                let _ = el.focus();
+            }
+        });
+    };
+    view! {
+        <figure class="scatter" data-testid="scatter-plot" data-points=move || points.with(Vec::len) data-drawn=move || drawn.with(Vec::len)>
+            <figcaption id="scatter-caption">
+                "The metric's overall score (at the current γ) against the mean human rating, one dot per item with both; both axes span the data, not the whole scale. A dot far from the rising trend is an item where they disagree; the five that disagree most (by rank) are listed below. Hover a dot for its item; click it to open it."
+            </figcaption>
+            {move || {
+                let all: Vec<ScatterPoint> = points.get();
+                let pts: Vec<ScatterPoint> = drawn.get();
+                if pts.is_empty() {
+                    return view! { <p class="hint">"No item has both a score and a human overall rating."</p> }.into_any();
+                }
+                let (xl, xh, xt) = axis(all.iter().map(|p| p.human));
+                let (yl, yh, yt) = axis(all.iter().map(|p| p.metric));
+                let sx = move |v: f64| LEFT + (v - xl) / (xh - xl) * (W - LEFT - RIGHT);
+                let sy = move |v: f64| TOP + (yh - v) / (yh - yl) * (H - TOP - BOTTOM);
+                let bottom = H - BOTTOM;
+                let selected = b.selected.get();
+                view! {
+                    <svg viewBox=format!("0 0 {W} {H}") role="img" aria-labelledby="scatter-caption">
+                        {yt.iter().map(|&v| view! {
+                            <line class="grid" x1=LEFT x2=W - RIGHT y1=sy(v) y2=sy(v)/>
+                            <text class="tick" x=LEFT - 6.0 y=sy(v) + 4.0 text-anchor="end">{label(v)}</text>
+                        }).collect_view()}
+                        {xt.iter().map(|&v| view! {
+                            <line class="axis" x1=sx(v) x2=sx(v) y1=bottom y2=bottom + 5.0/>
+                            <text class="tick" x=sx(v) y=bottom + 18.0 text-anchor="middle">{label(v)}</text>
+                        }).collect_view()}
+                        <line class="axis" x1=LEFT x2=W - RIGHT y1=bottom y2=bottom/>
+                        <line class="axis" x1=LEFT x2=LEFT y1=TOP y2=bottom/>
+                        <text class="axis-title" x=(LEFT + W - RIGHT) / 2.0 y=H - 6.0 text-anchor="middle">"Human rating (mean)"</text>
+                        <text class="axis-title" transform=format!("translate(13 {}) rotate(-90)", (TOP + bottom) / 2.0) text-anchor="middle">"Metric score"</text>
+                        {pts.iter().map(|p| {
+                            let on = selected.as_deref() == Some(p.id.as_str());
+                            let id = p.id.clone();
+                            view! {
+                                <circle class="dot" class:selected=on r=if on { 6.0 } else { 4.0 } cx=sx(p.human) cy=sy(p.metric)
+                                    on:click=move |_| b.selected.set(Some(id.clone()))>
+                                    <title>{format!("{}: human {:.2}, metric {:.3}", p.id, p.human, p.metric)}</title>
+                                </circle>
+                            }
+                        }).collect_view()}
+                    </svg>
+                }.into_any()
+            }}
+            {move || {
+                let (n, shown) = (points.with(Vec::len), drawn.with(Vec::len));
+                (shown < n).then(|| view! {
+                    <p class="hint">{format!("{shown} of {n} items drawn (an even sample, with the five that disagree most); the results export holds them all.")}</p>
+                })
+            }}
+            <div class="disagree">
+                <h4 id="disagree-title">"Where the metric and the humans disagree most"</h4>
+                <ol data-testid="disagreements" aria-labelledby="disagree-title">
+                    {move || worst.get().into_iter().map(|(p, gap)| {
+                        let id = p.id.clone();
+                        view! {
+                            <li>
+                                <button class="link" on:click=move |_| open(id.clone())>{p.id.clone()}</button>
+                                {format!(" human {:.2} · metric {:.3} · rank gap {:.0} %", p.human, p.metric, gap * 100.0)}
+                            </li>
+                        }
+                    }).collect_view()}
+                </ol>
+            </div>
+            <details class="sweep-data">
+                <summary>"The points as a table"</summary>
+                <div class="table-scroll" tabindex="0" role="region" aria-label="The scatter plot's points as a table">
+                    <table class="meta-table" data-testid="scatter-table">
+                        <thead><tr><th scope="col">"Item"</th><th scope="col">"Human rating (mean)"</th><th scope="col">"Metric score"</th></tr></thead>
+                        <tbody>
+                            {move || points.with(|p| p.iter().take(TABLE_ROWS).map(|p| view! {
+                                <tr><th scope="row">{p.id.clone()}</th><td>{format!("{:.2}", p.human)}</td><td>{format!("{:.3}", p.metric)}</td></tr>
+                            }).collect_view())}
+                        </tbody>
+                    </table>
+                </div>
+                {move || points.with(|p| (p.len() > TABLE_ROWS).then(|| view! {
+                    <p class="hint">{format!("The first {TABLE_ROWS} of {} points; the results export holds them all.", p.len())}</p>
+                }))}
+            </details>
+        </figure>
+    }
+}

@@ -1,0 +1,4 @@
+//! FLEUR / RefFLEUR: the result panel and the runner.
+
+pub(crate) mod panel;
+pub(crate) mod run;

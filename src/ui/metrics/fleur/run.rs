@@ -1,0 +1,90 @@
+//! What Evaluate, Explain and Export do for FLEUR and RefFLEUR: one scoring request, then an
+//! optional explanation turn.
+
+use leptos::prelude::*;
+
+use crate::ui::actions::{ask_why, run_one};
+use crate::ui::state::{AppState, ExplainState, FleurRun, Progress};
+use crate::metrics::fleur::{self, ExportInput, Input};
+use crate::web::download;
+
+fn input(state: AppState) -> Input {
+    Input {
+        caption: state.text.get_untracked(),
+        references: state
+            .is_ref_fleur()
+            .then(|| fleur::references_from_lines(&state.references.get_untracked())),
+        image_data_url: state.image_view.get_untracked().map(|v| v.data_url),
+    }
+}
+
+pub fn evaluate(state: AppState) {
+    let input = input(state);
+    let mut problems = input.problems();
+    if state.has_video() {
+        problems.push(crate::ui::actions::VIDEO_NEEDS_G_VEVAL.into());
+    }
+    state.form_problems.set(problems.clone());
+    if !problems.is_empty() {
+        return;
+    }
+    let backend = state.backend();
+    let request = match fleur::score_request(&backend, &input) {
+        Ok(r) => r,
+        Err(e) => {
+            state.fleur.set(Progress::Failed(e.to_string()));
+            return;
+        }
+    };
+    state.fleur_run.set_value(Some(FleurRun {
+        input,
+        backend: backend.clone(),
+    }));
+    state.fleur_explanation.set(ExplainState::Idle);
+    run_one(state, state.fleur, backend, request, fleur::interpret);
+}
+
+/// Asks why: the smoothed score goes back as the judge's answer.
+pub fn explain(state: AppState) {
+    let Some(run) = state.fleur_run.get_value() else {
+        return;
+    };
+    let Some(score) = state
+        .fleur
+        .with_untracked(|s| s.result().map(|r| r.smoothed.score))
+    else {
+        return;
+    };
+    let request = fleur::explain_request(&run.backend, &run.input, score);
+    ask_why(state, state.fleur_explanation, run.backend, request);
+}
+
+pub fn export(state: AppState) {
+    let Some(run) = state.fleur_run.get_value() else {
+        state.export_error.set(Some(
+            "Evaluate first: there is nothing to export yet.".into(),
+        ));
+        return;
+    };
+    let progress = state.fleur.get_untracked();
+    let error = progress.error().unwrap_or_else(|| "not finished".into());
+    let result = progress.result().ok_or(error.as_str());
+    let explanation = match state.fleur_explanation.get_untracked() {
+        ExplainState::Done(t) => Some(t),
+        _ => None,
+    };
+    let json = fleur::export_json(&ExportInput {
+        caption: &run.input.caption,
+        references: run.input.references.as_deref(),
+        backend: &run.backend,
+        result,
+        explanation: explanation.as_deref(),
+    });
+    let name = if run.input.references.is_some() {
+        "ref-fleur.json"
+    } else {
+        "fleur.json"
+    };
+    let outcome = download::download_text(name, "application/json", &json);
+    state.export_error.set(outcome.err());
+}

@@ -1,0 +1,77 @@
+//! What Evaluate and Export do for G-VEval.
+
+use leptos::prelude::*;
+
+use crate::ui::actions::run_one;
+use crate::ui::state::{AppState, GvevalRun};
+use crate::metrics::{fleur, g_veval};
+use crate::web::download;
+
+/// The G-VEval input from the form: the medium follows the file (a video gives its composite).
+pub fn input(state: AppState) -> g_veval::Input {
+    let view = state.image_view.get_untracked();
+    let mode = state.gv_mode.get_untracked();
+    g_veval::Input {
+        medium: if view.as_ref().is_some_and(|v| v.is_video) {
+            g_veval::Medium::Video
+        } else {
+            g_veval::Medium::Image
+        },
+        mode,
+        accr: state.gv_accr.get_untracked(),
+        caption: state.text.get_untracked(),
+        references: if mode.needs_references() {
+            fleur::references_from_lines(&state.references.get_untracked())
+        } else {
+            Vec::new()
+        },
+        image_data_url: view.map(|v| v.data_url),
+        fidelity: state
+            .fidelity
+            .with_untracked(|f| f.for_metric(g_veval::INFO.id)),
+    }
+}
+
+pub fn evaluate(state: AppState) {
+    let input = input(state);
+    let problems = input.problems();
+    state.form_problems.set(problems.clone());
+    if !problems.is_empty() {
+        return;
+    }
+    let backend = state.backend();
+    let request = match g_veval::request(&backend, &input) {
+        Ok(r) => r,
+        Err(e) => {
+            return state
+                .gveval
+                .set(crate::ui::state::Progress::Failed(e.to_string()))
+        }
+    };
+    let accr = input.accr;
+    state.gveval_run.set_value(Some(GvevalRun {
+        input,
+        backend: backend.clone(),
+    }));
+    run_one(state, state.gveval, backend, request, move |c| {
+        g_veval::interpret(c, accr)
+    });
+}
+
+pub fn export(state: AppState) {
+    let Some(run) = state.gveval_run.get_value() else {
+        state.export_error.set(Some(
+            "Evaluate first: there is nothing to export yet.".into(),
+        ));
+        return;
+    };
+    let progress = state.gveval.get_untracked();
+    let error = progress.error().unwrap_or_else(|| "not finished".into());
+    let json = g_veval::export_json(&g_veval::ExportInput {
+        input: &run.input,
+        backend: &run.backend,
+        result: progress.result().ok_or(error.as_str()),
+    });
+    let outcome = download::download_text("g-veval.json", "application/json", &json);
+    state.export_error.set(outcome.err());
+}

@@ -1,0 +1,172 @@
+//! The γ slider, its named points, and a plot of this result's overall score against γ.
+
+use leptos::prelude::*;
+
+use crate::ui::state::AppState;
+use crate::aggregate::{overall_curve, Scored, GAMMA_MIN};
+
+/// The paper's named settings of γ (Section 3, Appendix A).
+const NAMED_GAMMAS: [(f64, &str); 4] = [
+    (0.01, "selective"),
+    (0.5, "inverse-variance"),
+    (0.75, "default"),
+    (1.0, "uniform"),
+];
+
+const PLOT_W: f64 = 340.0;
+const PLOT_H: f64 = 190.0;
+/// Room for the y ticks and title on the left, and for the x ticks and title below.
+const LEFT: f64 = 44.0;
+const RIGHT: f64 = 12.0;
+const TOP: f64 = 10.0;
+const BOTTOM: f64 = 44.0;
+
+/// `no_plot`: the one-item page plots this result's score against γ; the lab, which has no
+/// single result, sets it (no_plot) and plots agreement against γ in its meta-evaluation.
+#[component]
+pub fn GammaPanel(#[prop(optional)] no_plot: bool) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let gamma = state.gamma;
+    let curve = Memo::new(move |_| {
+        let scored: Vec<Scored> = state
+            .criteria
+            .iter()
+            .filter_map(|c| c.with(|s| s.result().map(|r| r.scored())))
+            .collect();
+        overall_curve(&scored, 100)
+    });
+    view! {
+        <div class="gamma">
+            <label for="gamma-slider">
+                "γ (weighting) = " <output data-testid="gamma-value">{move || format!("{:.2}", gamma.get())}</output>
+            </label>
+            <input
+                id="gamma-slider"
+                data-testid="gamma-slider"
+                type="range"
+                min=GAMMA_MIN.to_string()
+                max="1"
+                step="0.01"
+                list="gamma-marks"
+                aria-describedby="gamma-help"
+                prop:value=move || format!("{:.2}", gamma.get())
+                on:input=move |ev| {
+                    if let Ok(v) = event_target_value(&ev).parse::<f64>() {
+                        gamma.set(v.clamp(GAMMA_MIN, 1.0));
+                    }
+                }
+            />
+            <datalist id="gamma-marks">
+                {NAMED_GAMMAS.iter().map(|(g, name)| view! { <option value=g.to_string() label=*name></option> }).collect_view()}
+            </datalist>
+            <div class="gamma-marks" role="group" aria-label="Named settings of γ">
+                {NAMED_GAMMAS
+                    .iter()
+                    .map(|&(g, name)| view! {
+                        <button
+                            class="mark"
+                            class:active=move || (gamma.get() - g).abs() < 1e-9
+                            on:click=move |_| gamma.set(g)
+                        >
+                            {format!("{name} {g}")}
+                        </button>
+                    })
+                    .collect_view()}
+            </div>
+            <p id="gamma-help" class="hint">
+                "γ = 1 averages the criteria; smaller γ gives more weight to criteria the judge is sure of (small σ). Moving it re-weights instantly, without asking the model again."
+            </p>
+            {(!no_plot).then(|| view! { <GammaPlot curve=curve gamma=gamma/> })}
+        </div>
+    }
+}
+
+/// SVG polyline of S(γ) on the full 1–5 scale (never zoomed, so small changes look small);
+/// clicking sets γ.
+#[component]
+fn GammaPlot(curve: Memo<Vec<(f64, f64)>>, gamma: RwSignal<f64>) -> impl IntoView {
+    let x = |g: f64| LEFT + (g - GAMMA_MIN) / (1.0 - GAMMA_MIN) * (PLOT_W - LEFT - RIGHT);
+    let y = |s: f64| TOP + (5.0 - s.clamp(1.0, 5.0)) / 4.0 * (PLOT_H - TOP - BOTTOM);
+    let points = move || {
+        curve.with(|c| {
+            c.iter()
+                .map(|&(g, s)| format!("{:.1},{:.1}", x(g), y(s)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+    };
+    let current = move || {
+        let g = gamma.get();
+        let (_, s) = curve.with(|c| {
+            c.iter()
+                .copied()
+                .min_by(|a, b| (a.0 - g).abs().total_cmp(&(b.0 - g).abs()))
+                .unwrap_or((g, 0.0))
+        });
+        (x(g), y(s), s)
+    };
+    let on_click = move |ev: web_sys::MouseEvent| {
+        let Some(target) = ev.current_target() else {
+            return;
+        };
+        use wasm_bindgen::JsCast;
+        let el: web_sys::Element = target.unchecked_into();
+        let rect = el.get_bounding_client_rect();
+        let fx = (ev.client_x() as f64 - rect.left()) / rect.width().max(1.0) * PLOT_W;
+        let g = GAMMA_MIN + (fx - LEFT) / (PLOT_W - LEFT - RIGHT) * (1.0 - GAMMA_MIN);
+        gamma.set((g.clamp(GAMMA_MIN, 1.0) * 100.0).round() / 100.0);
+    };
+    let bottom = PLOT_H - BOTTOM;
+    view! {
+        <Show
+            when=move || curve.with(|c| !c.is_empty())
+            fallback=|| view! { <p class="hint">"The plot of the score against γ appears after a run."</p> }
+        >
+            <svg
+                class="gamma-plot"
+                data-testid="gamma-plot"
+                data-y-min="1"
+                data-y-max="5"
+                viewBox=format!("0 0 {PLOT_W} {PLOT_H}")
+                role="img"
+                aria-label=move || format!(
+                    "Overall score (scale 1 to 5) against γ (0.01 to 1); at γ = {:.2} it is {:.2}. Click to set γ, or use the slider.",
+                    gamma.get(), current().2
+                )
+                on:click=on_click
+            >
+                {[1.0, 2.0, 3.0, 4.0, 5.0].iter().map(|&s| view! {
+                    <line class="grid" x1=LEFT x2=PLOT_W - RIGHT y1=y(s) y2=y(s)/>
+                    <text class="tick" x=LEFT - 6.0 y=y(s) + 4.0 text-anchor="end">{format!("{s}")}</text>
+                }).collect_view()}
+                {[0.01, 0.25, 0.5, 0.75, 1.0].iter().map(|&g| view! {
+                    <line class="axis" x1=x(g) x2=x(g) y1=bottom y2=bottom + 4.0/>
+                    <text class="tick" x=x(g) y=bottom + 16.0 text-anchor="middle">{format!("{g}")}</text>
+                }).collect_view()}
+                <line class="axis" x1=LEFT y1=bottom x2=PLOT_W - RIGHT y2=bottom/>
+                <line class="axis" x1=LEFT y1=TOP x2=LEFT y2=bottom/>
+                <text class="axis-title" x=(LEFT + PLOT_W - RIGHT) / 2.0 y=PLOT_H - 6.0 text-anchor="middle">"γ (weighting)"</text>
+                <text class="axis-title" transform=format!("translate(12 {}) rotate(-90)", (TOP + bottom) / 2.0) text-anchor="middle">"Overall score (1–5)"</text>
+                <polyline class="curve" points=points fill="none"/>
+                <line class="cursor" x1=move || current().0 x2=move || current().0 y1=TOP y2=bottom/>
+                <circle class="dot" r="4" cx=move || current().0 cy=move || current().1/>
+            </svg>
+            <details class="gamma-data">
+                <summary>"The curve as a table"</summary>
+                <table class="gamma-table" data-testid="gamma-table">
+                    <thead><tr><th scope="col">"γ"</th><th scope="col">"Overall score"</th></tr></thead>
+                    <tbody>
+                        {move || curve.with(|c| {
+                            // Eleven rows, γ = 0.01, 0.1, 0.2, …, 1: the curve's nearest points.
+                            (0..=10).map(|i| {
+                                let g = if i == 0 { GAMMA_MIN } else { i as f64 / 10.0 };
+                                let s = c.iter().min_by(|a, b| (a.0 - g).abs().total_cmp(&(b.0 - g).abs())).map(|p| p.1);
+                                view! { <tr><td>{format!("{g:.2}")}</td><td>{s.map(|s| format!("{s:.3}")).unwrap_or_default()}</td></tr> }
+                            }).collect_view()
+                        })}
+                    </tbody>
+                </table>
+            </details>
+        </Show>
+    }
+}

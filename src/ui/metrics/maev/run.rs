@@ -1,0 +1,140 @@
+//! What Evaluate, "Caption the image" and Export do for MAEV.
+
+use leptos::prelude::*;
+
+use crate::ui::actions::{begin_run, send_one};
+use crate::ui::state::{AppState, ExplainState, MaevRun, Progress};
+use crate::metrics::maev;
+use crate::web::download;
+
+pub fn input(state: AppState) -> maev::Input {
+    maev::Input {
+        question: state.question.get_untracked(),
+        caption: state.maev_caption.get_untracked(),
+        reference: state.maev_reference.get_untracked(),
+        answer: state.text.get_untracked(),
+        trials: state.maev_trials.get_untracked(),
+        threshold: state.maev_threshold.get_untracked(),
+        seed: u64::from(state.maev_seed.get_untracked()),
+        pool: state.maev_pool.get_untracked(),
+        fidelity: state
+            .fidelity
+            .with_untracked(|f| f.for_metric(maev::INFO.id)),
+    }
+}
+
+/// Sends every trial at once (within the provider's limit); each row fills in as it answers.
+pub fn evaluate(state: AppState) {
+    let input = input(state);
+    let fidelity = input.fidelity.clone();
+    let problems = input.problems();
+    state.form_problems.set(problems.clone());
+    if !problems.is_empty() {
+        return;
+    }
+    let backend = state.backend();
+    let trials = match maev::trial_requests(&backend, &input) {
+        Ok(t) => t,
+        Err(e) => return state.form_problems.set(vec![e.to_string()]),
+    };
+    state.maev_results.set(
+        trials
+            .iter()
+            .map(|t| (t.examples, Progress::Running))
+            .collect(),
+    );
+    state.maev_run.set_value(Some(MaevRun {
+        input,
+        backend: backend.clone(),
+    }));
+    let run = begin_run(state);
+    let results = state.maev_results;
+    for (i, trial) in trials.into_iter().enumerate() {
+        let set = move |p: Progress<maev::TrialReading>| {
+            results.update(|rows| {
+                if let Some(row) = rows.get_mut(i) {
+                    row.1 = p;
+                }
+            })
+        };
+        send_one(
+            state,
+            &run,
+            backend.clone(),
+            trial.request,
+            Some(format!("maev-trial-{i}")),
+            set,
+            {
+                let fidelity = fidelity.clone();
+                move |c| {
+                    maev::read_completion(c, &fidelity).map_err(|message| {
+                        crate::errors::JudgeError::BadResponse { detail: message }
+                    })
+                }
+            },
+        );
+    }
+}
+
+/// Asks the chosen VLM for a dense caption of the current image and fills the caption box.
+pub fn caption_image(state: AppState) {
+    let Some(view) = state.image_view.get_untracked() else {
+        state
+            .maev_captioning
+            .set(ExplainState::Failed("Add an image first.".into()));
+        return;
+    };
+    let backend = state.backend();
+    let request = match maev::caption_request(&backend, &view.data_url) {
+        Ok(r) => r,
+        Err(e) => {
+            return state
+                .maev_captioning
+                .set(ExplainState::Failed(e.to_string()))
+        }
+    };
+    let run = begin_run(state);
+    let set = move |p: Progress<String>| match p {
+        Progress::Done { result, .. } => {
+            state.maev_caption.set(result.trim().to_string());
+            state.maev_captioning.set(ExplainState::Idle);
+        }
+        Progress::Failed(m) => state.maev_captioning.set(ExplainState::Failed(m)),
+        _ => state.maev_captioning.set(ExplainState::Running),
+    };
+    send_one(state, &run, backend, request, None, set, |c| {
+        if c.text.trim().is_empty() {
+            Err(crate::errors::JudgeError::BadResponse {
+                detail: "the model returned an empty caption".into(),
+            })
+        } else {
+            Ok(c.text.clone())
+        }
+    });
+}
+
+pub fn export(state: AppState) {
+    let Some(run) = state.maev_run.get_value() else {
+        state.export_error.set(Some(
+            "Evaluate first: there is nothing to export yet.".into(),
+        ));
+        return;
+    };
+    let rows = state.maev_results.get_untracked();
+    let errors: Vec<String> = rows
+        .iter()
+        .map(|(_, p)| p.error().unwrap_or_else(|| "not finished".into()))
+        .collect();
+    let trials = rows
+        .iter()
+        .zip(&errors)
+        .map(|((examples, p), err)| (*examples, p.result().ok_or(err.as_str())))
+        .collect();
+    let json = maev::export_json(&maev::ExportInput {
+        input: &run.input,
+        backend: &run.backend,
+        trials,
+    });
+    let outcome = download::download_text("maev.json", "application/json", &json);
+    state.export_error.set(outcome.err());
+}

@@ -1,0 +1,108 @@
+//! Fidelity: the published procedure ("paper", the default) or our named extensions, for the
+//! selected metric; and HarmonicEval's criteria subset (the paper's Table 7 uses two).
+//!
+//! Design: the `fidelity-select` shows "paper" exactly when none of the metric's extensions is
+//! on. Choosing "extended" switches every extension of the current metric on, choosing "paper"
+//! switches them off; each checkbox switches one, and the select follows. Every visit starts at
+//! "paper" (nothing is remembered), so a result is never extended by a forgotten setting.
+
+use leptos::prelude::*;
+
+use crate::ui::state::AppState;
+use crate::criteria::Criterion;
+use crate::metrics::fidelity::Extension;
+use crate::metrics::harmonic_eval::CriterionSet;
+
+#[component]
+pub fn FidelityPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let own = move || -> Vec<Extension> {
+        let metric = state.metric.get();
+        Extension::SWITCHABLE
+            .into_iter()
+            .filter(|e| e.applies_to(&metric))
+            .collect()
+    };
+    let level = move || {
+        let metric = state.metric.get();
+        state.fidelity.with(|f| f.for_metric(&metric).level())
+    };
+    let on_level = move |ev| {
+        let extended = event_target_value(&ev) == "extended";
+        let switch = own();
+        state.fidelity.update(|f| {
+            for e in switch {
+                *f = f.clone().with(e, extended);
+            }
+        });
+    };
+    let is_fleur = move || {
+        state
+            .metric
+            .with(|m| Extension::FleurMultiDigit.applies_to(m))
+    };
+    view! {
+        <fieldset class="fidelity">
+            <legend>"Fidelity"</legend>
+            <div class="field">
+                <label for="fidelity-select">"Procedure"</label>
+                <select id="fidelity-select" data-testid="fidelity-select"
+                    disabled=move || own().is_empty()
+                    on:change=on_level prop:value=level>
+                    <option value="paper">"Paper: the published procedure"</option>
+                    <option value="extended">"Extended: our additions (all on)"</option>
+                </select>
+            </div>
+            {move || own().into_iter().map(|e| view! {
+                <label class="check">
+                    <input type="checkbox" data-testid=e.test_id()
+                        prop:checked=move || state.fidelity.with(|f| f.has(e))
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            state.fidelity.update(|f| *f = f.clone().with(e, on));
+                        }/>
+                    {e.label()}
+                </label>
+                <small class="hint">{e.reason()}</small>
+            }).collect_view()}
+            <Show when=is_fleur>
+                <small class="hint">{format!(
+                    "Nothing to switch: {} The result names it (scheme multi_digit).",
+                    Extension::FleurMultiDigit.reason()
+                )}</small>
+            </Show>
+            <Show when=move || state.is_harmonic()>
+                <CriteriaSubset/>
+            </Show>
+        </fieldset>
+    }
+}
+
+/// Which HarmonicEval criteria are requested and aggregated.
+#[component]
+fn CriteriaSubset() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    view! {
+        <div class="field" data-testid="criteria-subset" role="group" aria-label="Criteria">
+            <span class="label">"Criteria requested and aggregated"</span>
+            {Criterion::ALL.into_iter().map(|c| view! {
+                <label class="check">
+                    <input type="checkbox" value=c.id()
+                        prop:checked=move || state.he_criteria.with(|s| s.contains(c))
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            state.he_criteria.update(|s| *s = s.with(c, on));
+                        }/>
+                    {c.label()}
+                </label>
+            }).collect_view()}
+            <div class="run-bar">
+                <button type="button" data-testid="criteria-all"
+                    on:click=move |_| state.he_criteria.set(CriterionSet::default())>"All five (the paper's main setting)"</button>
+                <button type="button" data-testid="criteria-table7"
+                    on:click=move |_| state.he_criteria.set(CriterionSet::table7())>"Table 7: correctness + completeness"</button>
+            </div>
+            <small class="hint">"The paper's Table 7 uses \u{201c}only the correctness and comprehensiveness prompts\u{201d}; reading \u{201c}comprehensiveness\u{201d} as Completeness is ours."</small>
+        </div>
+    }
+}

@@ -1,0 +1,9 @@
+//! Small pieces shared by both pages: form fields, doubt notes, the fidelity panel, the metric
+//! picker, the top bar and the theme toggle.
+
+pub(crate) mod doubt_notes;
+pub(crate) mod fidelity_panel;
+pub(crate) mod fields;
+pub(crate) mod metric_select;
+pub(crate) mod theme_toggle;
+pub(crate) mod top_bar;
