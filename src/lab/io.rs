@@ -23,7 +23,7 @@ pub fn to_jsonl(results: &[ItemResult], gamma: f64) -> String {
 /// The metric's score range from its registry entry (`"1–5"` → 1..=5); `None` for a metric this
 /// version does not know (its scores are then only required to be finite).
 fn score_range(metric: &str) -> Option<(f64, f64)> {
-    let info = crate::metrics::METRICS.iter().find(|m| m.id == metric)?;
+    let info = crate::metrics::Metric::from_id(metric)?.info();
     let (lo, hi) = info.range.split_once('\u{2013}')?;
     Some((lo.trim().parse().ok()?, hi.trim().parse().ok()?))
 }

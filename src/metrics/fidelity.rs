@@ -5,6 +5,8 @@
 
 use serde::Serialize;
 
+use super::Metric;
+
 /// One addition of ours to a published metric.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Extension {
@@ -55,13 +57,13 @@ impl Extension {
         format!("ext-{}", self.id())
     }
 
-    /// Whether this extension belongs to the metric (a `MetricInfo::id`).
-    pub fn applies_to(self, metric: &str) -> bool {
+    /// Whether this extension belongs to the metric.
+    pub fn applies_to(self, metric: Metric) -> bool {
         match self {
-            Extension::MaevExpectedScore => metric == "maev",
-            Extension::GvevalTop20 => metric == "g_veval",
-            Extension::HeLowDetail => metric == "harmonic_eval",
-            Extension::FleurMultiDigit => metric == "fleur" || metric == "ref_fleur",
+            Extension::MaevExpectedScore => metric == Metric::Maev,
+            Extension::GvevalTop20 => metric == Metric::GVeval,
+            Extension::HeLowDetail => metric == Metric::HarmonicEval,
+            Extension::FleurMultiDigit => matches!(metric, Metric::Fleur | Metric::RefFleur),
         }
     }
 
@@ -111,7 +113,7 @@ impl Fidelity {
     }
 
     /// Every switchable extension of `metric`.
-    pub fn extended(metric: &str) -> Fidelity {
+    pub fn extended(metric: Metric) -> Fidelity {
         Fidelity {
             on: Extension::SWITCHABLE
                 .into_iter()
@@ -135,7 +137,7 @@ impl Fidelity {
     }
 
     /// Only the extensions that belong to `metric` (what a run of it uses).
-    pub fn for_metric(&self, metric: &str) -> Fidelity {
+    pub fn for_metric(&self, metric: Metric) -> Fidelity {
         Fidelity {
             on: self
                 .on
@@ -201,12 +203,12 @@ mod tests {
 
     #[test]
     fn extended_switches_on_the_metrics_own_extensions_only() {
-        let f = Fidelity::extended("maev");
+        let f = Fidelity::extended(Metric::Maev);
         assert!(f.has(Extension::MaevExpectedScore));
         assert!(!f.has(Extension::GvevalTop20) && !f.has(Extension::HeLowDetail));
         assert_eq!(f.level(), "extended");
         assert_eq!(
-            Fidelity::extended("fleur"),
+            Fidelity::extended(Metric::Fleur),
             Fidelity::paper(),
             "nothing to switch"
         );
@@ -214,10 +216,10 @@ mod tests {
             .with(Extension::HeLowDetail, true)
             .with(Extension::GvevalTop20, true);
         assert_eq!(
-            both.for_metric("g_veval").extensions(),
+            both.for_metric(Metric::GVeval).extensions(),
             &[Extension::GvevalTop20]
         );
-        assert_eq!(both.for_metric("maev").level(), "paper");
+        assert_eq!(both.for_metric(Metric::Maev).level(), "paper");
         let off = both.with(Extension::GvevalTop20, false);
         assert_eq!(off.extensions(), &[Extension::HeLowDetail]);
     }

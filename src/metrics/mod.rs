@@ -57,17 +57,78 @@ impl SentSettings {
     }
 }
 
+/// One of the metrics the app offers. Code that does something per metric `match`es on it,
+/// so a new variant is a compile error at every place that must handle it. Its id (a string)
+/// is used only at the edges: the `metric-select` values, exports, storage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Metric {
+    HarmonicEval,
+    Fleur,
+    RefFleur,
+    GVeval,
+    Maev,
+}
+
+impl Metric {
+    /// Every metric, in the order of the metric selector (the first is the default).
+    pub const ALL: [Metric; 5] = [
+        Metric::HarmonicEval,
+        Metric::Fleur,
+        Metric::RefFleur,
+        Metric::GVeval,
+        Metric::Maev,
+    ];
+
+    /// Its identity, paper, range and output budgets.
+    pub const fn info(self) -> &'static MetricInfo {
+        match self {
+            Metric::HarmonicEval => &harmonic_eval::INFO,
+            Metric::Fleur => &fleur::FLEUR_INFO,
+            Metric::RefFleur => &fleur::REF_FLEUR_INFO,
+            Metric::GVeval => &g_veval::INFO,
+            Metric::Maev => &maev::INFO,
+        }
+    }
+
+    /// The id written in exports, storage and the selector (`MetricInfo::id`).
+    pub const fn id(self) -> &'static str {
+        self.info().id
+    }
+
+    /// The metric with this id, if any (reading a stored setting or a results file).
+    pub fn from_id(id: &str) -> Option<Metric> {
+        Metric::ALL.into_iter().find(|m| m.id() == id)
+    }
+
+    /// Whether a run of it sends the image, in G-VEval's `mode`. MAEV judges text only.
+    pub fn sends_image(self, gv_mode: g_veval::Mode) -> bool {
+        match self {
+            Metric::HarmonicEval | Metric::Fleur | Metric::RefFleur => true,
+            Metric::GVeval => gv_mode.needs_image(),
+            Metric::Maev => false,
+        }
+    }
+
+    /// Whether a dataset item needs an image file at all (MAEV's items never do).
+    pub fn needs_image_file(self) -> bool {
+        match self {
+            Metric::HarmonicEval | Metric::Fleur | Metric::RefFleur | Metric::GVeval => true,
+            Metric::Maev => false,
+        }
+    }
+}
+
 /// The metric with this `id`.
 pub fn info(id: &str) -> Option<&'static MetricInfo> {
-    METRICS.iter().find(|m| m.id == id)
+    Metric::from_id(id).map(Metric::info)
 }
 
 pub const METRICS: [MetricInfo; 5] = [
-    harmonic_eval::INFO,
-    fleur::FLEUR_INFO,
-    fleur::REF_FLEUR_INFO,
-    g_veval::INFO,
-    maev::INFO,
+    *Metric::ALL[0].info(),
+    *Metric::ALL[1].info(),
+    *Metric::ALL[2].info(),
+    *Metric::ALL[3].info(),
+    *Metric::ALL[4].info(),
 ];
 
 #[cfg(test)]
@@ -85,5 +146,20 @@ mod tests {
             assert!(m.local_max_tokens >= m.max_tokens, "{}", m.id);
         }
         assert_eq!(info("nope"), None);
+    }
+
+    #[test]
+    fn every_metric_round_trips_through_its_id_and_ids_are_unique() {
+        let mut ids: Vec<&str> = Metric::ALL.iter().map(|m| m.id()).collect();
+        for m in Metric::ALL {
+            assert_eq!(Metric::from_id(m.id()), Some(m));
+        }
+        assert_eq!(ids, ["harmonic_eval", "fleur", "ref_fleur", "g_veval", "maev"]);
+        ids.dedup();
+        assert_eq!(ids.len(), Metric::ALL.len());
+        assert_eq!(Metric::from_id("FLEUR"), None);
+        assert!(!Metric::Maev.sends_image(crate::metrics::g_veval::Mode::RefFree));
+        assert!(!Metric::GVeval.sends_image(crate::metrics::g_veval::Mode::RefOnly));
+        assert!(Metric::GVeval.sends_image(crate::metrics::g_veval::Mode::RefFree));
     }
 }

@@ -12,8 +12,8 @@ use crate::metrics::fleur::{self, FleurResult};
 use crate::metrics::g_veval::{self, GvevalResult};
 use crate::metrics::harmonic_eval::{CriterionResult, CriterionSet, Input};
 use crate::metrics::maev;
-use crate::metrics::METRICS;
-use crate::providers::{preset, Backend, ChatParams, ImageDetail, Tuning, PRESETS};
+use crate::metrics::Metric;
+use crate::providers::{preset, Backend, ImageDetail, Tuning, PRESETS};
 use crate::retry::RetryPolicy;
 use crate::task::Task;
 use crate::web::image::LoadedImage;
@@ -155,8 +155,8 @@ pub type MaevTrial = ((usize, usize), Progress<maev::TrialReading>);
 
 #[derive(Clone, Copy)]
 pub struct AppState {
-    /// The `metric-select` value: a `MetricInfo::id`.
-    pub metric: RwSignal<String>,
+    /// The selected metric (`metric-select`'s value is its id).
+    pub metric: RwSignal<Metric>,
     /// Paper (default) or our extensions; each extension names its metric, so one value serves
     /// every metric (a run uses [`AppState::fidelity_now`]).
     pub fidelity: RwSignal<Fidelity>,
@@ -258,10 +258,10 @@ impl AppState {
     pub fn restore() -> AppState {
         let preset_id = storage::load_setting("hj.preset").unwrap_or_else(|| PRESETS[0].id.into());
         let provider = ProviderSettings::load(&preset_id);
-        let metric_id = storage::load_setting("hj.metric")
-            .filter(|m| METRICS.iter().any(|i| i.id == m))
-            .unwrap_or_else(|| METRICS[0].id.to_string());
-        let max_tokens = load_max_tokens(&preset_id, &metric_id);
+        let metric = storage::load_setting("hj.metric")
+            .and_then(|m| Metric::from_id(&m))
+            .unwrap_or(Metric::ALL[0]);
+        let max_tokens = load_max_tokens(&preset_id, metric);
         let criteria: [RwSignal<CriterionState>; 5] =
             std::array::from_fn(|_| RwSignal::new(CriterionState::Idle));
         let gamma = RwSignal::new(GAMMA_DEFAULT);
@@ -272,7 +272,7 @@ impl AppState {
             crate::metrics::harmonic_eval::weigh(&results, gamma.get())
         });
         AppState {
-            metric: RwSignal::new(metric_id),
+            metric: RwSignal::new(metric),
             fidelity: RwSignal::new(Fidelity::paper()),
             he_criteria: RwSignal::new(CriterionSet::default()),
             references: RwSignal::new(String::new()),
@@ -402,7 +402,7 @@ impl AppState {
         self.concurrency.set(p.concurrency);
         self.repeatable.set(p.repeatable);
         self.max_tokens
-            .set(load_max_tokens(&self.preset.get_untracked(), &self.metric.get_untracked()));
+            .set(load_max_tokens(&self.preset.get_untracked(), self.metric.get_untracked()));
         self.models.set(Vec::new());
         self.connection.set(ConnectionState::Idle);
     }
@@ -410,29 +410,21 @@ impl AppState {
     /// The extensions of the selected metric that are switched on (untracked).
     pub fn fidelity_now(&self) -> Fidelity {
         let metric = self.metric.get_untracked();
-        self.fidelity.with_untracked(|f| f.for_metric(&metric))
+        self.fidelity.with_untracked(|f| f.for_metric(metric))
     }
 
+    /// Whether HarmonicEval is selected (what only it shows: task, γ, criteria).
     pub fn is_harmonic(&self) -> bool {
-        self.metric
-            .with(|m| m == crate::metrics::harmonic_eval::INFO.id)
-    }
-
-    pub fn is_ref_fleur(&self) -> bool {
-        self.metric.with(|m| m == fleur::REF_FLEUR_INFO.id)
-    }
-
-    pub fn is_maev(&self) -> bool {
-        self.metric.with(|m| m == maev::INFO.id)
-    }
-
-    pub fn is_gveval(&self) -> bool {
-        self.metric.with(|m| m == g_veval::INFO.id)
+        self.metric.get() == Metric::HarmonicEval
     }
 
     /// Whether the reference-captions box applies to the selected metric and mode.
     pub fn wants_references(&self) -> bool {
-        self.is_ref_fleur() || (self.is_gveval() && self.gv_mode.get().needs_references())
+        match self.metric.get() {
+            Metric::RefFleur => true,
+            Metric::GVeval => self.gv_mode.get().needs_references(),
+            Metric::HarmonicEval | Metric::Fleur | Metric::Maev => false,
+        }
     }
 
     /// Whether the current file is a video.
@@ -448,15 +440,13 @@ impl AppState {
 
     /// Whether any request of the current metric is in flight.
     pub fn running(&self) -> bool {
-        if self.is_harmonic() {
-            self.criteria.iter().any(|c| c.with(|s| s.is_active()))
-        } else if self.is_gveval() {
-            self.gveval.with(|s| s.is_active())
-        } else if self.is_maev() {
-            self.maev_results
-                .with(|t| t.iter().any(|(_, p)| p.is_active()))
-        } else {
-            self.fleur.with(|s| s.is_active())
+        match self.metric.get() {
+            Metric::HarmonicEval => self.criteria.iter().any(|c| c.with(|s| s.is_active())),
+            Metric::GVeval => self.gveval.with(|s| s.is_active()),
+            Metric::Maev => self
+                .maev_results
+                .with(|t| t.iter().any(|(_, p)| p.is_active())),
+            Metric::Fleur | Metric::RefFleur => self.fleur.with(|s| s.is_active()),
         }
     }
 
@@ -481,12 +471,9 @@ struct ProviderSettings {
 }
 
 /// The output budget the user set for this metric on this provider, or its default there.
-pub fn load_max_tokens(preset_id: &str, metric_id: &str) -> u32 {
-    let default = crate::metrics::info(metric_id)
-        .map_or(ChatParams::RATING.max_tokens, |m| {
-            m.default_max_tokens(preset(preset_id).local)
-        });
-    storage::load_provider_setting(preset_id, &format!("max_tokens.{metric_id}"))
+pub fn load_max_tokens(preset_id: &str, metric: Metric) -> u32 {
+    let default = metric.info().default_max_tokens(preset(preset_id).local);
+    storage::load_provider_setting(preset_id, &format!("max_tokens.{}", metric.id()))
         .and_then(|s| s.parse().ok())
         .filter(|&n: &u32| n >= 1)
         .unwrap_or(default)

@@ -261,7 +261,7 @@ mod tests {
         }
         // Another metric's extension does nothing here.
         let mut i = input(Medium::Image, Mode::RefFree, false);
-        i.fidelity = Fidelity::extended("maev");
+        i.fidelity = Fidelity::extended(crate::metrics::Metric::Maev);
         assert_eq!(body(&request(&backend(), &i).unwrap())["top_logprobs"], 5);
     }
 

@@ -7,7 +7,6 @@ use crate::ui::actions;
 use crate::ui::connection_panel::ConnectionPanel;
 use crate::ui::fields::{NumberField, TextField};
 use crate::ui::state::AppState;
-use crate::metrics;
 use crate::providers::{preset, ImageDetail, Protocol, PRESETS};
 
 #[component]
@@ -112,15 +111,11 @@ pub fn BackendPanel() -> impl IntoView {
 fn OutputSettings() -> impl IntoView {
     let state = expect_context::<AppState>();
     let metric_name = move || {
-        state
-            .metric
-            .with(|m| metrics::info(m).map_or("this metric", |i| i.name))
+        state.metric.get().info().name
     };
     let budget_hint = move || {
         let local = preset(&state.preset.get()).local;
-        let default = state
-            .metric
-            .with(|m| metrics::info(m).map(|i| i.default_max_tokens(local)));
+        let default = Some(state.metric.get().info().default_max_tokens(local));
         format!(
             "The most tokens the judge may write for one {} score (default here: {}). Raise it when \
              answers are cut off before their score.",

@@ -9,6 +9,7 @@ use crate::criteria::Criterion;
 use crate::errors::redact;
 use crate::limiter::Limiter;
 use crate::metrics::harmonic_eval::{self, ExportInput, Input};
+use crate::metrics::Metric;
 use crate::retry::RetryPolicy;
 use crate::web::transport::{send_chat, Answer, SendOptions};
 use crate::web::{cache, download, image, storage, timing, video};
@@ -269,14 +270,11 @@ pub fn evaluate(state: AppState) {
     if state.running() {
         return;
     }
-    if state.is_harmonic() {
-        evaluate_harmonic(state);
-    } else if state.is_gveval() {
-        crate::ui::gveval_run::evaluate(state);
-    } else if state.is_maev() {
-        crate::ui::maev_run::evaluate(state);
-    } else {
-        crate::ui::fleur_run::evaluate(state);
+    match state.metric.get_untracked() {
+        Metric::HarmonicEval => evaluate_harmonic(state),
+        Metric::GVeval => crate::ui::gveval_run::evaluate(state),
+        Metric::Maev => crate::ui::maev_run::evaluate(state),
+        Metric::Fleur | Metric::RefFleur => crate::ui::fleur_run::evaluate(state),
     }
 }
 
@@ -422,15 +420,16 @@ pub fn clear_cache(state: AppState) {
 
 /// Saves the selected metric's result as JSON. The API key is not part of the document.
 pub fn export(state: AppState) {
-    if state.is_gveval() {
-        return crate::ui::gveval_run::export(state);
+    match state.metric.get_untracked() {
+        Metric::HarmonicEval => export_harmonic(state),
+        Metric::GVeval => crate::ui::gveval_run::export(state),
+        Metric::Maev => crate::ui::maev_run::export(state),
+        Metric::Fleur | Metric::RefFleur => crate::ui::fleur_run::export(state),
     }
-    if state.is_maev() {
-        return crate::ui::maev_run::export(state);
-    }
-    if !state.is_harmonic() {
-        return crate::ui::fleur_run::export(state);
-    }
+}
+
+/// Saves the HarmonicEval run's criteria, weights and settings as JSON.
+fn export_harmonic(state: AppState) {
     let Some(run) = state.run.get_value() else {
         state.export_error.set(Some(
             "Evaluate first: there is nothing to export yet.".into(),
@@ -478,7 +477,7 @@ pub fn persist_settings(state: AppState) {
         ))
     };
     Effect::new(move |_| kept(storage::save_setting("hj.preset", &state.preset.get())));
-    Effect::new(move |_| kept(storage::save_setting("hj.metric", &state.metric.get())));
+    Effect::new(move |_| kept(storage::save_setting("hj.metric", state.metric.get().id())));
     // A user:password@ typed into the base URL is refused when sending and never stored.
     Effect::new(move |_| {
         let url = crate::providers::without_credentials(&state.base_url.get());
@@ -494,11 +493,11 @@ pub fn persist_settings(state: AppState) {
         let (preset, metric) = (state.preset.get(), state.metric.get());
         state
             .max_tokens
-            .set(crate::ui::state::load_max_tokens(&preset, &metric));
+            .set(crate::ui::state::load_max_tokens(&preset, metric));
     });
     Effect::new(move |_| {
         let n = state.max_tokens.get();
-        let name = format!("max_tokens.{}", state.metric.get_untracked());
+        let name = format!("max_tokens.{}", state.metric.get_untracked().id());
         kept(storage::save_provider_setting(
             &state.preset.get_untracked(),
             &name,

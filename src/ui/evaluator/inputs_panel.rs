@@ -7,6 +7,7 @@ use crate::ui::fields::TextArea;
 use crate::ui::maev_inputs::MaevInputs;
 use crate::ui::state::AppState;
 use crate::metrics::g_veval::Mode;
+use crate::metrics::Metric;
 use crate::task::Task;
 use crate::text_checks::{addresses_the_judge, INSTRUCTION_WARNING};
 
@@ -21,14 +22,16 @@ pub fn InputsPanel() -> impl IntoView {
             actions::refresh_encoded_image(state);
         }
     };
-    let noun = move || {
-        if state.is_harmonic() {
-            task.get().text_noun()
-        } else if state.is_maev() {
-            "answer"
-        } else {
-            "caption"
-        }
+    let noun = move || match state.metric.get() {
+        Metric::HarmonicEval => task.get().text_noun(),
+        Metric::Maev => "answer",
+        Metric::Fleur | Metric::RefFleur | Metric::GVeval => "caption",
+    };
+    // MAEV always asks the question; HarmonicEval for VQA and VDU.
+    let asks_question = move || match state.metric.get() {
+        Metric::HarmonicEval => task.get().needs_question(),
+        Metric::Maev => true,
+        Metric::Fleur | Metric::RefFleur | Metric::GVeval => false,
     };
     let addresses_judge = move || state.text.with(|t| addresses_the_judge(t));
     view! {
@@ -44,7 +47,7 @@ pub fn InputsPanel() -> impl IntoView {
             value=state.question
             rows=2
             placeholder="The question the model answered"
-            hidden=Signal::derive(move || !(state.is_maev() || (state.is_harmonic() && task.get().needs_question())))
+            hidden=Signal::derive(move || !asks_question())
         />
         <div class="field">
             <label for="text-input">{move || format!("The {} to judge", noun())}</label>
@@ -61,10 +64,10 @@ pub fn InputsPanel() -> impl IntoView {
                 {INSTRUCTION_WARNING}
             </p>
         </div>
-        <Show when=move || state.is_maev()>
+        <Show when=move || state.metric.get() == Metric::Maev>
             <MaevInputs/>
         </Show>
-        <div class="field" class:hidden=move || !state.is_gveval()>
+        <div class="field" class:hidden=move || state.metric.get() != Metric::GVeval>
             <label for="mode-select">"G-VEval mode"</label>
             <select
                 id="mode-select"

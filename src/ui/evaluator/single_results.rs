@@ -11,32 +11,35 @@ use crate::ui::maev_panel::MaevPanel;
 use crate::ui::overall_score::OverallScore;
 use crate::ui::state::AppState;
 use crate::criteria::Criterion;
+use crate::metrics::Metric;
 
 #[component]
 pub fn SingleResults() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let has_run = move || {
-        if state.is_harmonic() {
-            state.criteria.iter().any(|c| c.with(|s| s.id() != "idle"))
-        } else if state.is_gveval() {
-            state.gveval.with(|s| s.id() != "idle")
-        } else if state.is_maev() {
-            state.maev_results.with(|t| !t.is_empty())
-        } else {
-            state.fleur.with(|s| s.id() != "idle")
-        }
+    let has_run = move || match state.metric.get() {
+        Metric::HarmonicEval => state.criteria.iter().any(|c| c.with(|s| s.id() != "idle")),
+        Metric::GVeval => state.gveval.with(|s| s.id() != "idle"),
+        Metric::Maev => state.maev_results.with(|t| !t.is_empty()),
+        Metric::Fleur | Metric::RefFleur => state.fleur.with(|s| s.id() != "idle"),
+    };
+    // Which result panel the selected metric shows.
+    let shows = move |panel: Metric| match state.metric.get() {
+        Metric::HarmonicEval => panel == Metric::HarmonicEval,
+        Metric::GVeval => panel == Metric::GVeval,
+        Metric::Maev => panel == Metric::Maev,
+        Metric::Fleur | Metric::RefFleur => panel == Metric::Fleur,
     };
     view! {
-    <Show when=move || state.is_gveval()>
+    <Show when=move || shows(Metric::GVeval)>
         <GvevalPanel/>
     </Show>
-    <Show when=move || state.is_maev()>
+    <Show when=move || shows(Metric::Maev)>
         <MaevPanel/>
     </Show>
-    <Show when=move || state.is_ref_fleur() || state.metric.with(|m| m == "fleur")>
+    <Show when=move || shows(Metric::Fleur)>
         <FleurPanel/>
     </Show>
-    <Show when=move || state.is_harmonic()>
+    <Show when=move || shows(Metric::HarmonicEval)>
         <OverallScore/>
         <GammaPanel/>
         <div class="cards">

@@ -15,7 +15,7 @@ use crate::ui::state::AppState;
 use crate::batch::{self, Item, Method, ZipArchive};
 use crate::errors::{redact, JudgeError};
 use crate::lab::{io, CriterionRecord, ItemResult};
-use crate::metrics::{fleur, g_veval, harmonic_eval, maev};
+use crate::metrics::{fleur, g_veval, harmonic_eval, maev, Metric};
 use crate::providers::{Backend, HttpRequest};
 use crate::web::{batch_store, download, files, image, run_lock};
 
@@ -220,7 +220,7 @@ fn load_dataset(
     report: Vec<String>,
 ) {
     let parsed = batch::parse(name, text);
-    let needs_image = state.metric.with_untracked(|m| m != maev::INFO.id);
+    let needs_image = state.metric.get_untracked().needs_image_file();
     // Items whose image is missing are not ready (they are reported and left out), and the
     // report is in line order whichever check found what.
     let ready = batch::ready::readiness(parsed, needs_image, |img| has_image(&images, img), report);
@@ -330,7 +330,7 @@ pub fn start(state: AppState, b: BatchState) {
 
 fn begin(state: AppState, b: BatchState) {
     let metric = state.metric.get_untracked();
-    b.metric.set_value(metric.clone());
+    b.metric.set_value(metric);
     b.message.set(None);
     let controller = web_sys::AbortController::new().ok();
     if let Some(old) = b.cancel.get_value() {
@@ -345,7 +345,7 @@ fn begin(state: AppState, b: BatchState) {
     let total = b.item_count.get_untracked();
     spawn_local(async move {
         let run = batch_store::object(&[
-            ("metric", metric.as_str().into()),
+            ("metric", metric.id().into()),
             ("total", JsValue::from(total as f64)),
         ]);
         if let Err(e) = batch_store::put_meta("run", &run).await {
@@ -449,10 +449,10 @@ async fn worker(state: AppState, b: BatchState) {
 }
 
 /// The result record of an item before any score: its identity and human judgments.
-pub(crate) fn blank_result(metric: &str, item: &Item) -> ItemResult {
+pub(crate) fn blank_result(metric: Metric, item: &Item) -> ItemResult {
     ItemResult {
         id: item.id.clone(),
-        metric: metric.to_string(),
+        metric: metric.id().to_string(),
         task: item.task.id().into(),
         text: item.text.clone(),
         image: item.image.clone(),
@@ -464,9 +464,8 @@ pub(crate) fn blank_result(metric: &str, item: &Item) -> ItemResult {
 }
 
 /// Whether the metric (in the current mode) sends the image.
-pub(crate) fn metric_needs_image(state: AppState, metric: &str) -> bool {
-    metric != maev::INFO.id
-        && !(metric == g_veval::INFO.id && !state.gv_mode.get_untracked().needs_image())
+pub(crate) fn metric_needs_image(state: AppState, metric: Metric) -> bool {
+    metric.sends_image(state.gv_mode.get_untracked())
 }
 
 fn maev_input(state: AppState, item: &Item) -> maev::Input {
@@ -481,139 +480,150 @@ fn maev_input(state: AppState, item: &Item) -> maev::Input {
         pool: state.maev_pool.get_untracked(),
         fidelity: state
             .fidelity
-            .with_untracked(|f| f.for_metric(maev::INFO.id)),
+            .with_untracked(|f| f.for_metric(Metric::Maev)),
     }
 }
 
 /// An item's requests, each under a slot name (a criterion id, `score`, or `trial-<i>`).
 pub(crate) fn item_requests(
     state: AppState,
-    metric: &str,
+    metric: Metric,
     backend: &Backend,
     item: &Item,
     image: Option<String>,
 ) -> Result<Vec<(String, HttpRequest)>, JudgeError> {
-    if metric == harmonic_eval::INFO.id {
-        let input = harmonic_eval::Input {
-            task: item.task,
-            text: item.text.clone(),
-            question: item.question.clone().unwrap_or_default(),
-            image_data_url: image,
-            fidelity: state.fidelity.with_untracked(|f| f.for_metric(metric)),
-            criteria: state.he_criteria.get_untracked(),
-        };
-        return input
-            .criteria
-            .chosen()
-            .iter()
-            .map(|&c| {
-                Ok((
-                    c.id().to_string(),
-                    harmonic_eval::criterion_request(backend, c, &input)?,
-                ))
-            })
-            .collect();
+    match metric {
+        Metric::HarmonicEval => {
+            let input = harmonic_eval::Input {
+                task: item.task,
+                text: item.text.clone(),
+                question: item.question.clone().unwrap_or_default(),
+                image_data_url: image,
+                fidelity: state.fidelity.with_untracked(|f| f.for_metric(metric)),
+                criteria: state.he_criteria.get_untracked(),
+            };
+            input
+                .criteria
+                .chosen()
+                .iter()
+                .map(|&c| {
+                    Ok((
+                        c.id().to_string(),
+                        harmonic_eval::criterion_request(backend, c, &input)?,
+                    ))
+                })
+                .collect()
+        }
+        Metric::Fleur | Metric::RefFleur => {
+            let input = fleur::Input {
+                caption: item.text.clone(),
+                references: (metric == Metric::RefFleur).then(|| item.references.clone()),
+                image_data_url: image,
+            };
+            Ok(vec![(
+                "score".into(),
+                fleur::score_request(backend, &input)?,
+            )])
+        }
+        Metric::GVeval => {
+            let input = g_veval::Input {
+                medium: g_veval::Medium::Image,
+                mode: state.gv_mode.get_untracked(),
+                accr: false,
+                caption: item.text.clone(),
+                references: item.references.clone(),
+                image_data_url: image,
+                fidelity: state.fidelity.with_untracked(|f| f.for_metric(metric)),
+            };
+            Ok(vec![("score".into(), g_veval::request(backend, &input)?)])
+        }
+        Metric::Maev => {
+            let input = maev_input(state, item);
+            if let Some(p) = input.problems().into_iter().next() {
+                return Err(JudgeError::Setting { message: p });
+            }
+            Ok(maev::trial_requests(backend, &input)?
+                .into_iter()
+                .enumerate()
+                .map(|(i, t)| (format!("trial-{i}"), t.request))
+                .collect())
+        }
     }
-    if metric == fleur::FLEUR_INFO.id || metric == fleur::REF_FLEUR_INFO.id {
-        let input = fleur::Input {
-            caption: item.text.clone(),
-            references: (metric == fleur::REF_FLEUR_INFO.id).then(|| item.references.clone()),
-            image_data_url: image,
-        };
-        return Ok(vec![(
-            "score".into(),
-            fleur::score_request(backend, &input)?,
-        )]);
+}
+
+/// HarmonicEval's record: one criterion per answer; failed only when every criterion failed.
+fn criteria_result(
+    mut result: ItemResult,
+    protocol: crate::providers::Protocol,
+    answers: Vec<(String, Result<crate::completion::Completion, JudgeError>)>,
+    say: impl Fn(JudgeError) -> String,
+) -> ItemResult {
+    for (slot, answer) in answers {
+        let read = answer.and_then(|a| harmonic_eval::interpret(&a, protocol));
+        result.criteria.push(match read {
+            Ok(r) => CriterionRecord {
+                name: slot,
+                score: Some(r.score),
+                sigma: r.sigma,
+                distribution: Some(r.distribution),
+                error: None,
+                doubts: r.doubts.iter().map(|d| d.code().to_string()).collect(),
+            },
+            Err(e) => CriterionRecord {
+                name: slot,
+                score: None,
+                sigma: None,
+                distribution: None,
+                error: Some(say(e)),
+                doubts: Vec::new(),
+            },
+        });
     }
-    if metric == g_veval::INFO.id {
-        let input = g_veval::Input {
-            medium: g_veval::Medium::Image,
-            mode: state.gv_mode.get_untracked(),
-            accr: false,
-            caption: item.text.clone(),
-            references: item.references.clone(),
-            image_data_url: image,
-            fidelity: state.fidelity.with_untracked(|f| f.for_metric(metric)),
-        };
-        return Ok(vec![("score".into(), g_veval::request(backend, &input)?)]);
+    if result.is_failed() {
+        result.error = result.criteria.iter().find_map(|c| c.error.clone());
     }
-    let input = maev_input(state, item);
-    if let Some(p) = input.problems().into_iter().next() {
-        return Err(JudgeError::Setting { message: p });
-    }
-    Ok(maev::trial_requests(backend, &input)?
-        .into_iter()
-        .enumerate()
-        .map(|(i, t)| (format!("trial-{i}"), t.request))
-        .collect())
+    result
 }
 
 /// Reads an item's answers (by slot) into its result.
 pub(crate) fn item_result(
     state: AppState,
-    metric: &str,
+    metric: Metric,
     protocol: crate::providers::Protocol,
     mut result: ItemResult,
     answers: Vec<(String, Result<crate::completion::Completion, JudgeError>)>,
     say: impl Fn(JudgeError) -> String,
 ) -> ItemResult {
     result.set_fidelity(&state.fidelity.with_untracked(|f| f.for_metric(metric)));
-    if metric == harmonic_eval::INFO.id {
-        for (slot, answer) in answers {
-            let read = answer.and_then(|a| harmonic_eval::interpret(&a, protocol));
-            result.criteria.push(match read {
-                Ok(r) => CriterionRecord {
-                    name: slot,
-                    score: Some(r.score),
-                    sigma: r.sigma,
-                    distribution: Some(r.distribution),
-                    error: None,
-                    doubts: r.doubts.iter().map(|d| d.code().to_string()).collect(),
-                },
-                Err(e) => CriterionRecord {
-                    name: slot,
-                    score: None,
-                    sigma: None,
-                    distribution: None,
-                    error: Some(say(e)),
-                    doubts: Vec::new(),
-                },
-            });
-        }
-        if result.is_failed() {
-            result.error = result.criteria.iter().find_map(|c| c.error.clone());
-        }
-        return result;
-    }
-    let outcome: Result<f64, JudgeError> = if metric == maev::INFO.id {
-        let fidelity = state.fidelity.with_untracked(|f| f.for_metric(metric));
-        let scores: Vec<f64> = answers
+    let first = |answers: Vec<(String, Result<crate::completion::Completion, JudgeError>)>| {
+        answers
             .into_iter()
-            .filter_map(|(_, a)| a.ok())
-            .filter_map(|c| maev::read_trial(&c.text, c.steps.as_deref(), &fidelity).ok())
-            .map(|r| r.score)
-            .collect();
-        maev::aggregate(&scores, state.maev_threshold.get_untracked())
-            .map(|(mean, _)| mean)
-            .ok_or(JudgeError::BadResponse {
-                detail: "no MAEV trial could be read".into(),
-            })
-    } else {
-        match answers.into_iter().next() {
-            None => Err(JudgeError::BadResponse {
-                detail: "no answer".into(),
-            }),
-            Some((_, answer)) => answer.and_then(|a| {
-                if metric == g_veval::INFO.id {
-                    g_veval::interpret(&a, false).map(|r| r.score)
-                } else {
-                    fleur::interpret(&a).map(|r| {
-                        result.set_fidelity(&fleur::fidelity_of(Some(&r)));
-                        r.smoothed.score
-                    })
-                }
-            }),
+            .next()
+            .map_or(Err(JudgeError::BadResponse { detail: "no answer".into() }), |(_, a)| a)
+    };
+    let outcome: Result<f64, JudgeError> = match metric {
+        Metric::HarmonicEval => return criteria_result(result, protocol, answers, say),
+        Metric::Maev => {
+            let fidelity = state.fidelity.with_untracked(|f| f.for_metric(metric));
+            let scores: Vec<f64> = answers
+                .into_iter()
+                .filter_map(|(_, a)| a.ok())
+                .filter_map(|c| maev::read_trial(&c.text, c.steps.as_deref(), &fidelity).ok())
+                .map(|r| r.score)
+                .collect();
+            maev::aggregate(&scores, state.maev_threshold.get_untracked())
+                .map(|(mean, _)| mean)
+                .ok_or(JudgeError::BadResponse {
+                    detail: "no MAEV trial could be read".into(),
+                })
         }
+        Metric::GVeval => first(answers).and_then(|a| g_veval::interpret(&a, false).map(|r| r.score)),
+        Metric::Fleur | Metric::RefFleur => first(answers).and_then(|a| {
+            fleur::interpret(&a).map(|r| {
+                result.set_fidelity(&fleur::fidelity_of(Some(&r)));
+                r.smoothed.score
+            })
+        }),
     };
     match outcome {
         Ok(s) => result.score = Some(s),
@@ -627,10 +637,10 @@ async fn process(state: AppState, b: BatchState, item: &Item) -> Option<ItemResu
     let metric = b.metric.get_value();
     let backend = state.backend();
     let cancel = b.cancel.get_value().map(|c| c.signal());
-    let mut result = blank_result(&metric, item);
+    let mut result = blank_result(metric, item);
     let key = backend.api_key.clone();
     let say = |e: JudgeError| redact(&e.to_string(), &key);
-    let image = if metric_needs_image(state, &metric) {
+    let image = if metric_needs_image(state, metric) {
         match prepared_image(&b.images.get_value(), item, state.max_side.get_untracked()).await {
             Ok(i) => i,
             Err(e) => {
@@ -641,7 +651,7 @@ async fn process(state: AppState, b: BatchState, item: &Item) -> Option<ItemResu
     } else {
         None
     };
-    let requests = match item_requests(state, &metric, &backend, item, image) {
+    let requests = match item_requests(state, metric, &backend, item, image) {
         Ok(r) => r,
         Err(e) => {
             result.error = Some(say(e));
@@ -671,7 +681,7 @@ async fn process(state: AppState, b: BatchState, item: &Item) -> Option<ItemResu
         .collect();
     Some(item_result(
         state,
-        &metric,
+        metric,
         backend.protocol,
         result,
         answers,
@@ -728,6 +738,7 @@ pub fn resume(state: AppState, b: BatchState) {
             if let Some(m) = js_sys::Reflect::get(&run, &"metric".into())
                 .ok()
                 .and_then(|v| v.as_string())
+                .and_then(|id| Metric::from_id(&id))
             {
                 state.metric.set(m);
             }

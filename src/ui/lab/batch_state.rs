@@ -61,7 +61,7 @@ pub struct BatchState {
     pub claimed: StoredValue<HashSet<String>>,
     pub status: RwSignal<BatchStatus>,
     /// The metric the run uses (fixed when it starts).
-    pub metric: StoredValue<String>,
+    pub metric: StoredValue<crate::metrics::Metric>,
     /// When this stretch of running began (ms) and how many were finished then, for the rate.
     pub started_ms: StoredValue<f64>,
     pub finished_at_start: StoredValue<usize>,
@@ -97,7 +97,7 @@ impl BatchState {
             results: RwSignal::new(Vec::new()),
             claimed: StoredValue::new(HashSet::new()),
             status: RwSignal::new(BatchStatus::Empty),
-            metric: StoredValue::new(String::new()),
+            metric: StoredValue::new(crate::metrics::Metric::ALL[0]),
             started_ms: StoredValue::new(0.0),
             finished_at_start: StoredValue::new(0),
             now_ms: RwSignal::new(0.0),

@@ -27,7 +27,7 @@ async fn call(req: &HttpRequest) -> Result<fetch::RawResponse, JudgeError> {
 /// Builds, uploads and submits the pending items, then polls until the batch ends.
 pub fn submit(state: AppState, b: BatchState) {
     let metric = state.metric.get_untracked();
-    b.metric.set_value(metric.clone());
+    b.metric.set_value(metric);
     let backend = state.backend();
     b.status.set(BatchStatus::Running);
     b.message.set(Some("Preparing the batch file…".into()));
@@ -48,7 +48,7 @@ pub fn submit(state: AppState, b: BatchState) {
             .enumerate()
             .filter(|(_, i)| !done.contains(&i.id))
         {
-            let image = if metric_needs_image(state, &metric) {
+            let image = if metric_needs_image(state, metric) {
                 match prepared_image(&b.images.get_value(), item, state.max_side.get_untracked())
                     .await
                 {
@@ -56,7 +56,7 @@ pub fn submit(state: AppState, b: BatchState) {
                     Err(e) => {
                         broken.push(ItemResult {
                             error: Some(e),
-                            ..blank_result(&metric, item)
+                            ..blank_result(metric, item)
                         });
                         continue;
                     }
@@ -64,14 +64,14 @@ pub fn submit(state: AppState, b: BatchState) {
             } else {
                 None
             };
-            match item_requests(state, &metric, &backend, item, image) {
+            match item_requests(state, metric, &backend, item, image) {
                 Ok(reqs) => lines.extend(
                     reqs.into_iter()
                         .map(|(slot, r)| (format!("{index}:{slot}"), r)),
                 ),
                 Err(e) => broken.push(ItemResult {
                     error: Some(e.to_string()),
-                    ..blank_result(&metric, item)
+                    ..blank_result(metric, item)
                 }),
             }
         }
@@ -251,9 +251,9 @@ pub async fn poll(state: AppState, b: BatchState, batch_id: String) {
             let key = key.clone();
             Some(item_result(
                 state,
-                &metric,
+                metric,
                 backend.protocol,
-                blank_result(&metric, item),
+                blank_result(metric, item),
                 answers,
                 move |e| redact(&e.to_string(), &key),
             ))

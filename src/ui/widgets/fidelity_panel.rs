@@ -20,12 +20,12 @@ pub fn FidelityPanel() -> impl IntoView {
         let metric = state.metric.get();
         Extension::SWITCHABLE
             .into_iter()
-            .filter(|e| e.applies_to(&metric))
+            .filter(|e| e.applies_to(metric))
             .collect()
     };
     let level = move || {
         let metric = state.metric.get();
-        state.fidelity.with(|f| f.for_metric(&metric).level())
+        state.fidelity.with(|f| f.for_metric(metric).level())
     };
     let on_level = move |ev| {
         let extended = event_target_value(&ev) == "extended";
@@ -37,9 +37,7 @@ pub fn FidelityPanel() -> impl IntoView {
         });
     };
     let is_fleur = move || {
-        state
-            .metric
-            .with(|m| Extension::FleurMultiDigit.applies_to(m))
+        Extension::FleurMultiDigit.applies_to(state.metric.get())
     };
     view! {
         <fieldset class="fidelity">

@@ -4,13 +4,16 @@ use leptos::prelude::*;
 
 use crate::ui::actions;
 use crate::ui::state::AppState;
-use crate::metrics::METRICS;
+use crate::metrics::Metric;
 
 #[component]
 pub fn MetricSelect() -> impl IntoView {
     let state = expect_context::<AppState>();
     let on_metric = move |ev| {
-        state.metric.set(event_target_value(&ev));
+        let Some(metric) = Metric::from_id(&event_target_value(&ev)) else {
+            return;
+        };
+        state.metric.set(metric);
         state.form_problems.set(Vec::new());
         // Only HarmonicEval's REG task draws the box into what is sent.
         actions::refresh_encoded_image(state);
@@ -18,8 +21,8 @@ pub fn MetricSelect() -> impl IntoView {
     view! {
         <div class="field">
             <label for="metric-select">"Metric"</label>
-            <select id="metric-select" data-testid="metric-select" on:change=on_metric prop:value=move || state.metric.get()>
-                {METRICS.iter().map(|m| view! { <option value=m.id>{m.name}</option> }).collect_view()}
+            <select id="metric-select" data-testid="metric-select" on:change=on_metric prop:value=move || state.metric.get().id()>
+                {Metric::ALL.iter().map(|m| view! { <option value=m.id()>{m.info().name}</option> }).collect_view()}
             </select>
         </div>
     }

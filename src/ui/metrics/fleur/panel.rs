@@ -7,7 +7,7 @@ use crate::ui::doubt_notes::doubt_notes;
 
 use crate::ui::fleur_run;
 use crate::ui::state::{AppState, ExplainState};
-use crate::metrics::fleur::{PlaceDistribution, Scheme, FLEUR_INFO, REF_FLEUR_INFO};
+use crate::metrics::fleur::{PlaceDistribution, Scheme};
 
 fn scheme_text(s: Scheme) -> &'static str {
     match s {
@@ -56,13 +56,8 @@ fn place_bars(d: PlaceDistribution) -> impl IntoView {
 #[component]
 pub fn FleurPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let info = move || {
-        if state.is_ref_fleur() {
-            REF_FLEUR_INFO
-        } else {
-            FLEUR_INFO
-        }
-    };
+    // Shown for FLEUR and RefFLEUR: their name, paper and range.
+    let info = move || *state.metric.get().info();
     let result = move || state.fleur.with(|s| s.result().cloned());
     let value = move |f: fn(&crate::metrics::fleur::FleurResult) -> f64| {
         result().map(|r| f(&r).to_string()).unwrap_or_default()

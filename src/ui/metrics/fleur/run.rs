@@ -11,8 +11,7 @@ use crate::web::download;
 fn input(state: AppState) -> Input {
     Input {
         caption: state.text.get_untracked(),
-        references: state
-            .is_ref_fleur()
+        references: (state.metric.get_untracked() == crate::metrics::Metric::RefFleur)
             .then(|| fleur::references_from_lines(&state.references.get_untracked())),
         image_data_url: state.image_view.get_untracked().map(|v| v.data_url),
     }

@@ -28,7 +28,7 @@ pub fn input(state: AppState) -> g_veval::Input {
         image_data_url: view.map(|v| v.data_url),
         fidelity: state
             .fidelity
-            .with_untracked(|f| f.for_metric(g_veval::INFO.id)),
+            .with_untracked(|f| f.for_metric(crate::metrics::Metric::GVeval)),
     }
 }
 

@@ -19,7 +19,7 @@ pub fn input(state: AppState) -> maev::Input {
         pool: state.maev_pool.get_untracked(),
         fidelity: state
             .fidelity
-            .with_untracked(|f| f.for_metric(maev::INFO.id)),
+            .with_untracked(|f| f.for_metric(crate::metrics::Metric::Maev)),
     }
 }
 
