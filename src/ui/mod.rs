@@ -1,8 +1,10 @@
 //! The Leptos user interface, grouped by page and by metric: `evaluator/` (the one-item page),
 //! `lab/` (the batch & meta-evaluation page), `metrics/<metric>/` (each metric's result panel
 //! and runner), `backend/` (provider, key, connection check; both pages), `widgets/` (fields,
-//! top bar, metric picker). One component per file, state in [`state::AppState`], actions (the
-//! code that does things) in `evaluator/actions.rs`, nothing but layout in `view!`.
+//! top bar, metric picker). One component per file, state in [`state::AppState`], the code that
+//! does things in `evaluator/actions.rs` (dispatch per metric), `evaluator/runner.rs` (sending,
+//! retry, cancel, explain), `evaluator/image_actions.rs` and each metric's `run.rs`; nothing
+//! but layout in `view!`.
 
 // Grouped by page and by metric; the modules are re-exported here under flat names, so a
 // component names another as `crate::ui::<module>` wherever either lives.
@@ -14,14 +16,17 @@ mod state;
 mod widgets;
 
 use backend::{backend_panel, connection, connection_panel};
-use evaluator::{actions, app, cost_panel, image_panel, inputs_panel, run_bar, single_results};
+use evaluator::{
+    actions, app, cost_panel, image_actions, image_panel, inputs_panel, run_bar, runner,
+    single_results,
+};
 use lab::{
     batch_panel, batch_run, batch_state, compare_panel, lab_app, meta_panel, openai_batch_run,
     results_table, scatter_plot,
 };
 use metrics::fleur::{panel as fleur_panel, run as fleur_run};
 use metrics::g_veval::{panel as gveval_panel, run as gveval_run};
-use metrics::harmonic_eval::{criterion_card, gamma_panel, overall_score};
+use metrics::harmonic_eval::{criterion_card, gamma_panel, overall_score, run as he_run};
 use metrics::maev::{inputs as maev_inputs, panel as maev_panel, run as maev_run};
 use widgets::{doubt_notes, fidelity_panel, fields, metric_select, theme_toggle, top_bar};
 

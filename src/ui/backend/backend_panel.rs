@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::actions;
+use crate::ui::image_actions;
 use crate::ui::connection_panel::ConnectionPanel;
 use crate::ui::fields::{NumberField, TextField};
 use crate::ui::state::AppState;
@@ -81,7 +81,7 @@ pub fn BackendPanel() -> impl IntoView {
                     max=4096
                     step=64
                     hint="The image is downscaled in the browser before it is sent."
-                    on_set=Callback::new(move |_| actions::reload_image(state))
+                    on_set=Callback::new(move |_| image_actions::reload_image(state))
                 />
                 <NumberField id="timeout-input" label="Time limit per request (s)" value=state.timeout_s min=1 max=600/>
                 <NumberField

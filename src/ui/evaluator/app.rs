@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::actions;
+use crate::ui::{actions, runner};
 use crate::ui::backend_panel::BackendPanel;
 use crate::ui::cost_panel::CostPanel;
 use crate::ui::fidelity_panel::FidelityPanel;
@@ -19,7 +19,7 @@ pub fn App() -> impl IntoView {
     let state = AppState::restore();
     provide_context(state);
     actions::persist_settings(state);
-    actions::refresh_cache_count(state);
+    runner::refresh_cache_count(state);
 
     view! {
         <TopBar page=Page::Single/>

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::actions;
+use crate::ui::runner;
 use crate::ui::state::AppState;
 use crate::cost::{parse_prices, price_for, Cost};
 use crate::metrics::harmonic_eval::{estimated_tokens, Input};
@@ -152,7 +152,7 @@ pub fn CostPanel() -> impl IntoView {
                         None => "The answer cache is unavailable in this browser.".to_string(),
                     }}
                 </span>
-                <button data-testid="clear-cache-button" on:click=move |_| actions::clear_cache(state)>
+                <button data-testid="clear-cache-button" on:click=move |_| runner::clear_cache(state)>
                     "Clear cache"
                 </button>
                 <span class="hint" role="status">{move || state.cache_message.get()}</span>

@@ -5,7 +5,7 @@ use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::ui::actions;
+use crate::ui::image_actions;
 use crate::ui::state::AppState;
 use crate::geometry::NormBox;
 
@@ -25,7 +25,7 @@ pub fn ImagePanel() -> impl IntoView {
         if let Some(file) = first_file(e.clipboard_data().and_then(|d| d.files())) {
             if file.type_().starts_with("image/") {
                 e.prevent_default();
-                actions::load_image(state, file);
+                image_actions::load_image(state, file);
             }
         }
     });
@@ -41,7 +41,7 @@ pub fn ImagePanel() -> impl IntoView {
     let reg = move || state.box_active();
     let commit_box = move |b: Option<NormBox>| {
         state.red_box.set(b);
-        actions::refresh_encoded_image(state);
+        image_actions::refresh_encoded_image(state);
     };
     let on_down = move |e: web_sys::PointerEvent| {
         if !reg() {
@@ -118,7 +118,7 @@ pub fn ImagePanel() -> impl IntoView {
                 on:drop=move |e: web_sys::DragEvent| {
                     e.prevent_default();
                     if let Some(file) = first_file(e.data_transfer().and_then(|d| d.files())) {
-                        actions::load_image(state, file);
+                        image_actions::load_image(state, file);
                     }
                 }
             >
@@ -130,7 +130,7 @@ pub fn ImagePanel() -> impl IntoView {
                     on:change=move |e| {
                         let input: web_sys::HtmlInputElement = event_target(&e);
                         if let Some(file) = first_file(input.files()) {
-                            actions::load_image(state, file);
+                            image_actions::load_image(state, file);
                         }
                     }
                 />

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::actions;
+use crate::ui::image_actions;
 use crate::ui::fields::TextArea;
 use crate::ui::maev_inputs::MaevInputs;
 use crate::ui::state::AppState;
@@ -19,7 +19,7 @@ pub fn InputsPanel() -> impl IntoView {
         if let Some(t) = Task::from_id(&event_target_value(&ev)) {
             task.set(t);
             // The REG box is drawn into the pixels only for REG: re-encode what is sent.
-            actions::refresh_encoded_image(state);
+            image_actions::refresh_encoded_image(state);
         }
     };
     let noun = move || match state.metric.get() {

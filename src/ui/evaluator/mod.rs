@@ -3,7 +3,9 @@
 pub(crate) mod actions;
 pub(crate) mod app;
 pub(crate) mod cost_panel;
+pub(crate) mod image_actions;
 pub(crate) mod image_panel;
 pub(crate) mod inputs_panel;
 pub(crate) mod run_bar;
+pub(crate) mod runner;
 pub(crate) mod single_results;

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::actions;
+use crate::ui::{actions, runner};
 use crate::ui::state::AppState;
 
 #[component]
@@ -22,7 +22,7 @@ pub fn RunBar() -> impl IntoView {
             </button>
             <button
                 data-testid="cancel-button"
-                on:click=move |_| actions::cancel(state)
+                on:click=move |_| runner::cancel(state)
                 disabled=move || !running()
             >
                 "Cancel"

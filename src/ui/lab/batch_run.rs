@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsValue;
 
-use crate::ui::actions::fetch_answer;
+use crate::ui::runner::fetch_answer;
 use crate::ui::batch_state::{BatchState, BatchStatus, Images};
 use crate::ui::state::AppState;
 use crate::batch::{self, Item, Method, ZipArchive};

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::actions;
+use crate::ui::{actions, runner};
 use crate::ui::backend_panel::BackendPanel;
 use crate::ui::batch_panel::BatchPanel;
 use crate::ui::batch_run;
@@ -22,7 +22,7 @@ pub fn LabApp() -> impl IntoView {
     let state = AppState::restore();
     provide_context(state);
     actions::persist_settings(state);
-    actions::refresh_cache_count(state);
+    runner::refresh_cache_count(state);
     let batch = BatchState::new();
     provide_context(batch);
     batch_run::check_resumable(batch);

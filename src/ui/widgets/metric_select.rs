@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::actions;
+use crate::ui::image_actions;
 use crate::ui::state::AppState;
 use crate::metrics::Metric;
 
@@ -16,7 +16,7 @@ pub fn MetricSelect() -> impl IntoView {
         state.metric.set(metric);
         state.form_problems.set(Vec::new());
         // Only HarmonicEval's REG task draws the box into what is sent.
-        actions::refresh_encoded_image(state);
+        image_actions::refresh_encoded_image(state);
     };
     view! {
         <div class="field">

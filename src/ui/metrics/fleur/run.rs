@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::actions::{ask_why, run_one};
+use crate::ui::runner::{ask_why, run_one};
 use crate::ui::state::{AppState, ExplainState, FleurRun, Progress};
 use crate::metrics::fleur::{self, ExportInput, Input};
 use crate::web::download;
@@ -21,7 +21,7 @@ pub fn evaluate(state: AppState) {
     let input = input(state);
     let mut problems = input.problems();
     if state.has_video() {
-        problems.push(crate::ui::actions::VIDEO_NEEDS_G_VEVAL.into());
+        problems.push(crate::ui::runner::VIDEO_NEEDS_G_VEVAL.into());
     }
     state.form_problems.set(problems.clone());
     if !problems.is_empty() {

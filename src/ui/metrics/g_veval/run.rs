@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::actions::run_one;
+use crate::ui::runner::run_one;
 use crate::ui::state::{AppState, GvevalRun};
 use crate::metrics::{fleur, g_veval};
 use crate::web::download;

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::actions::{begin_run, send_one};
+use crate::ui::runner::{begin_run, send_one};
 use crate::ui::state::{AppState, ExplainState, MaevRun, Progress};
 use crate::metrics::maev;
 use crate::web::download;

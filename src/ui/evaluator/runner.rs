@@ -1,0 +1,223 @@
+//! The request runner shared by every metric's run: sends a request through the transport
+//! (cache, limiter, retries), reports its progress, keeps runs apart by generation, cancels,
+//! and asks for explanations.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::errors::redact;
+use crate::limiter::Limiter;
+use crate::retry::RetryPolicy;
+use crate::ui::state::{AppState, ExplainState, Progress};
+use crate::web::cache;
+use crate::web::transport::{send_chat, Answer, SendOptions};
+
+/// Options for this provider's requests, from the current settings.
+pub(crate) fn send_options<'a>(
+    state: AppState,
+    limiter: &'a Limiter,
+    cancel: Option<&'a web_sys::AbortSignal>,
+) -> SendOptions<'a> {
+    SendOptions {
+        timeout_ms: state.timeout_s.get_untracked().saturating_mul(1000),
+        policy: RetryPolicy {
+            max_retries: state.max_retries.get_untracked(),
+            ..RetryPolicy::default()
+        },
+        limiter,
+        cancel,
+        read_cache: !state.fresh_run.get_untracked(),
+        cache_tag: None,
+    }
+}
+
+/// A fresh Cancel for a new run; the previous run's is fired so nothing of it lingers.
+pub(crate) fn new_cancel(state: AppState) -> Option<web_sys::AbortSignal> {
+    let controller = web_sys::AbortController::new().ok();
+    let signal = controller.as_ref().map(|c| c.signal());
+    if let Some(old) = state.cancel.get_value() {
+        old.abort();
+    }
+    state.cancel.set_value(controller);
+    signal
+}
+
+/// A started run: answers from older runs are dropped, and Cancel reaches this one.
+pub(crate) struct RunHandle {
+    generation: u64,
+    cancel: Option<web_sys::AbortSignal>,
+}
+
+/// Starts a new run generation with its own Cancel.
+pub(crate) fn begin_run(state: AppState) -> RunHandle {
+    let generation = state.generation.get_value() + 1;
+    state.generation.set_value(generation);
+    state.billed.set(Vec::new());
+    RunHandle {
+        generation,
+        cancel: new_cancel(state),
+    }
+}
+
+/// Sends one request of `run` through the transport and reports its progress to `set`, the
+/// answer read by `interpret`. `cache_tag` keeps identical requests apart in the cache (MAEV's
+/// trials may repeat a prompt but are independent samples).
+pub(crate) fn send_one<T: 'static>(
+    state: AppState,
+    run: &RunHandle,
+    backend: crate::providers::Backend,
+    request: crate::providers::HttpRequest,
+    cache_tag: Option<String>,
+    set: impl Fn(Progress<T>) + Clone + 'static,
+    interpret: impl FnOnce(&crate::completion::Completion) -> Result<T, crate::errors::JudgeError>
+        + 'static,
+) {
+    let generation = run.generation;
+    let cancel = run.cancel.clone();
+    set(Progress::Running);
+    spawn_local(async move {
+        let current = move || state.generation.get_value() == generation;
+        let on_wait = {
+            let set = set.clone();
+            move |note: String| {
+                if current() {
+                    set(Progress::Retrying(note));
+                }
+            }
+        };
+        let answer = fetch_answer(
+            state,
+            cancel,
+            backend.protocol,
+            request,
+            cache_tag,
+            Box::new(on_wait),
+        )
+        .await;
+        if !current() {
+            return;
+        }
+        if let Some(usage) = answer
+            .as_ref()
+            .ok()
+            .filter(|a| !a.cached)
+            .and_then(|a| a.completion.usage)
+        {
+            state.billed.update(|b| b.push(usage));
+        }
+        let outcome = answer.and_then(|a| interpret(&a.completion).map(|r| (r, a.cached)));
+        set(match outcome {
+            Ok((result, cached)) => Progress::Done { result, cached },
+            Err(e) => Progress::Failed(redact(&e.to_string(), &backend.api_key)),
+        });
+        refresh_cache_count(state);
+    });
+}
+
+/// Sends one chat request through the transport (cache, limiter, fetch, retries, Cancel), as
+/// one boxed future used by every caller (each metric's [`send_one`], Explain, the batch run):
+/// left generic, the whole transport was compiled once per caller, about 10 KB of wasm each.
+pub(crate) fn fetch_answer(
+    state: AppState,
+    cancel: Option<web_sys::AbortSignal>,
+    protocol: crate::providers::Protocol,
+    request: crate::providers::HttpRequest,
+    cache_tag: Option<String>,
+    on_wait: Box<dyn Fn(String)>,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<Answer, crate::errors::JudgeError>>>>
+{
+    Box::pin(async move {
+        let limiter = state.limiter.get_value();
+        let mut options = send_options(state, &limiter, cancel.as_ref());
+        options.cache_tag = cache_tag;
+        send_chat(protocol, &request, &options, on_wait).await
+    })
+}
+
+/// Runs a one-request metric (FLEUR, G-VEval) into `slot`.
+pub(crate) fn run_one<T>(
+    state: AppState,
+    slot: RwSignal<Progress<T>>,
+    backend: crate::providers::Backend,
+    request: crate::providers::HttpRequest,
+    interpret: impl FnOnce(&crate::completion::Completion) -> Result<T, crate::errors::JudgeError>
+        + 'static,
+) where
+    T: Clone + Send + Sync + 'static,
+{
+    let run = begin_run(state);
+    send_one(
+        state,
+        &run,
+        backend,
+        request,
+        None,
+        move |p| slot.set(p),
+        interpret,
+    );
+}
+
+/// Stops every request of the current run; criteria already scored keep their scores.
+pub fn cancel(state: AppState) {
+    if let Some(c) = state.cancel.get_value() {
+        c.abort();
+    }
+}
+
+/// Said when a video is given to a metric that judges images.
+pub(crate) const VIDEO_NEEDS_G_VEVAL: &str =
+    "This metric judges images; for a video, choose G-VEval (or drop an image).";
+
+/// Sends an explanation request of the current run into `slot` (any metric's Explain).
+pub(crate) fn ask_why(
+    state: AppState,
+    slot: RwSignal<ExplainState>,
+    backend: crate::providers::Backend,
+    request: Result<crate::providers::HttpRequest, crate::errors::JudgeError>,
+) {
+    let request = match request {
+        Ok(r) => r,
+        Err(e) => return slot.set(ExplainState::Failed(e.to_string())),
+    };
+    slot.set(ExplainState::Running);
+    let generation = state.generation.get_value();
+    let cancel = state.cancel.get_value().map(|c| c.signal());
+    spawn_local(async move {
+        let outcome = fetch_answer(
+            state,
+            cancel,
+            backend.protocol,
+            request,
+            None,
+            Box::new(|_| {}),
+        )
+        .await;
+        if state.generation.get_value() != generation {
+            return;
+        }
+        slot.set(match outcome {
+            Ok(a) if !a.completion.text.trim().is_empty() => ExplainState::Done(a.completion.text),
+            Ok(_) => ExplainState::Failed("The model returned an empty explanation.".into()),
+            Err(e) => ExplainState::Failed(redact(&e.to_string(), &backend.api_key)),
+        });
+    });
+}
+
+/// Re-reads how many answers the cache holds.
+pub fn refresh_cache_count(state: AppState) {
+    spawn_local(async move {
+        state.cache_count.set(cache::count().await);
+    });
+}
+
+/// Empties the answer cache.
+pub fn clear_cache(state: AppState) {
+    spawn_local(async move {
+        let message = match cache::clear().await {
+            Ok(()) => "Cache cleared: the next run asks the model again.".to_string(),
+            Err(e) => e,
+        };
+        state.cache_message.set(Some(message));
+        state.cache_count.set(cache::count().await);
+    });
+}

@@ -1,0 +1,121 @@
+//! What Evaluate, Explain and Export do for HarmonicEval: one request per chosen criterion,
+//! sent concurrently; an explanation turn per criterion on demand.
+
+use leptos::prelude::*;
+
+use crate::criteria::Criterion;
+use crate::metrics::harmonic_eval::{self, ExportInput, Input};
+use crate::ui::runner::{ask_why, begin_run, send_one, VIDEO_NEEDS_G_VEVAL};
+use crate::ui::state::{AppState, CriterionState, ExplainState, Progress, RunContext};
+use crate::web::download;
+
+/// Starts a HarmonicEval run: the criteria are requested concurrently (up to the provider's limit), and
+/// each card fills in as its answer arrives. A failed criterion does not affect the others.
+pub fn evaluate(state: AppState) {
+    let image_data_url = state.image_view.get_untracked().map(|v| v.data_url);
+    let input = Input {
+        task: state.task.get_untracked(),
+        text: state.text.get_untracked(),
+        question: state.question.get_untracked(),
+        image_data_url,
+        fidelity: state.fidelity_now(),
+        criteria: state.he_criteria.get_untracked(),
+    };
+    let mut problems = input.problems();
+    if state.task.get_untracked().needs_box()
+        && state
+            .red_box
+            .get_untracked()
+            .filter(|b| b.is_usable())
+            .is_none()
+    {
+        problems.push("Drag a box on the image around the object the expression refers to.".into());
+    }
+    if state.has_video() {
+        problems.push(VIDEO_NEEDS_G_VEVAL.into());
+    }
+    state.form_problems.set(problems.clone());
+    if !problems.is_empty() {
+        return;
+    }
+    let backend = state.backend();
+    state.run.set_value(Some(RunContext {
+        input: input.clone(),
+        backend: backend.clone(),
+    }));
+    let run = begin_run(state);
+
+    for criterion in Criterion::ALL {
+        let slot = state.criterion(criterion);
+        state.explanation(criterion).set(ExplainState::Idle);
+        if !input.criteria.contains(criterion) {
+            // Not part of this run: not requested, and no earlier score stays to be weighed.
+            slot.set(Progress::Idle);
+            continue;
+        }
+        let request = match harmonic_eval::criterion_request(&backend, criterion, &input) {
+            Ok(r) => r,
+            Err(e) => {
+                slot.set(Progress::Failed(e.to_string()));
+                continue;
+            }
+        };
+        let protocol = backend.protocol;
+        send_one(
+            state,
+            &run,
+            backend.clone(),
+            request,
+            None,
+            move |p| slot.set(p),
+            move |completion| harmonic_eval::interpret(completion, protocol),
+        );
+    }
+}
+
+/// Asks the judge why it gave this criterion its score.
+pub fn explain(state: AppState, criterion: Criterion) {
+    let Some(run) = state.run.get_value() else {
+        return;
+    };
+    let Some(score) = state
+        .criterion(criterion)
+        .with_untracked(|s| s.result().map(|r| r.score))
+    else {
+        return;
+    };
+    let request = harmonic_eval::explain_request(&run.backend, criterion, &run.input, score);
+    ask_why(state, state.explanation(criterion), run.backend, request);
+}
+
+/// Saves the HarmonicEval run's criteria, weights and settings as JSON.
+pub fn export(state: AppState) {
+    let Some(run) = state.run.get_value() else {
+        state.export_error.set(Some(
+            "Evaluate first: there is nothing to export yet.".into(),
+        ));
+        return;
+    };
+    let states: Vec<CriterionState> = state.criteria.iter().map(|s| s.get_untracked()).collect();
+    let results = std::array::from_fn(|i| match &states[i] {
+        Progress::Done { result, .. } => Some(Ok(result)),
+        Progress::Failed(m) => Some(Err(m.clone())),
+        _ => None,
+    });
+    let json = harmonic_eval::export_json(&ExportInput {
+        gamma: state.gamma.get_untracked(),
+        task: run.input.task,
+        text: &run.input.text,
+        question: if run.input.task.needs_question() {
+            &run.input.question
+        } else {
+            ""
+        },
+        backend: &run.backend,
+        results,
+        fidelity: &run.input.fidelity,
+        criteria: run.input.criteria,
+    });
+    let outcome = download::download_text("harmonic-eval.json", "application/json", &json);
+    state.export_error.set(outcome.err());
+}
