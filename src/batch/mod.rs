@@ -17,6 +17,7 @@ use crate::task::Task;
 
 pub mod dataset;
 pub mod openai_batch;
+pub mod plan;
 pub mod ready;
 pub mod zip;
 

@@ -21,8 +21,8 @@ use evaluator::{
     single_results,
 };
 use lab::{
-    batch_panel, batch_run, batch_state, compare_panel, lab_app, meta_panel, openai_batch_run,
-    results_table, scatter_plot,
+    batch_items, batch_panel, batch_run, batch_state, compare_panel, lab_app, meta_panel,
+    openai_batch_run, results_table, scatter_plot,
 };
 use metrics::fleur::{panel as fleur_panel, run as fleur_run};
 use metrics::g_veval::{panel as gveval_panel, run as gveval_run};

@@ -10,14 +10,14 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsValue;
 
 use crate::ui::runner::fetch_answer;
+use crate::ui::batch_items::{plan, prepared_image};
 use crate::ui::batch_state::{BatchState, BatchStatus, Images};
 use crate::ui::state::AppState;
 use crate::batch::{self, Item, Method, ZipArchive};
 use crate::errors::{redact, JudgeError};
-use crate::lab::{io, CriterionRecord, ItemResult};
-use crate::metrics::{fleur, g_veval, harmonic_eval, maev, Metric};
-use crate::providers::{Backend, HttpRequest};
-use crate::web::{batch_store, download, files, image, run_lock};
+use crate::lab::{io, ItemResult};
+use crate::metrics::Metric;
+use crate::web::{batch_store, download, files, run_lock};
 
 fn now() -> f64 {
     js_sys::Date::now()
@@ -245,73 +245,6 @@ fn has_image(images: &Images, name: &str) -> bool {
     }
 }
 
-/// The image of an item, decoded, downscaled and encoded as it is sent (REG: box drawn in).
-pub(crate) async fn prepared_image(
-    images: &Images,
-    item: &Item,
-    max_side: u32,
-) -> Result<Option<String>, String> {
-    let Some(name) = &item.image else {
-        return Ok(None);
-    };
-    let blob: web_sys::Blob = match images {
-        Images::None => {
-            return Err(format!(
-                "No image files were chosen for \u{201c}{name}\u{201d}."
-            ))
-        }
-        Images::Files(f) => f
-            .iter()
-            .find(|f| batch::base_name(&f.name()) == batch::base_name(name))
-            .map(|f| f.clone().into())
-            .ok_or_else(|| {
-                format!("Image \u{201c}{name}\u{201d} is not among the chosen files.")
-            })?,
-        Images::Zip { bytes, archive } => {
-            let entry = archive
-                .find(name)
-                .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?;
-            entry.check_size().map_err(|e| e.to_string())?;
-            let raw = entry
-                .raw(bytes)
-                .ok_or("The ZIP entry lies outside the archive.")?;
-            let data = match entry.method {
-                // Never more than the central directory stated (checked above to be within
-                // the limit); verify() then checks the exact size and the checksum.
-                Method::Deflate => files::inflate_raw(raw, entry.uncompressed_size as usize)
-                    .await
-                    .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?,
-                _ => raw.to_vec(),
-            };
-            entry
-                .verify(&data)
-                .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?;
-            files::blob(&data, mime_of(name))?
-        }
-    };
-    let loaded = image::load(&blob, max_side)
-        .await
-        .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?;
-    let red_box = if item.task.needs_box() {
-        item.bbox.filter(|b| b.is_usable())
-    } else {
-        None
-    };
-    image::encode_jpeg(&loaded, red_box).map(Some)
-}
-
-fn mime_of(name: &str) -> &'static str {
-    let lower = name.to_lowercase();
-    match lower.rsplit('.').next() {
-        Some("png") => "image/png",
-        Some("gif") => "image/gif",
-        Some("webp") => "image/webp",
-        Some("bmp") => "image/bmp",
-        Some("avif") => "image/avif",
-        _ => "image/jpeg",
-    }
-}
-
 /// Starts (or resumes) the run: items without a result are worked on, a few at a time, once
 /// this tab holds the device's batch lock (another tab running refuses it with a sentence).
 pub fn start(state: AppState, b: BatchState) {
@@ -448,199 +381,16 @@ async fn worker(state: AppState, b: BatchState) {
     }
 }
 
-/// The result record of an item before any score: its identity and human judgments.
-pub(crate) fn blank_result(metric: Metric, item: &Item) -> ItemResult {
-    ItemResult {
-        id: item.id.clone(),
-        metric: metric.id().to_string(),
-        task: item.task.id().into(),
-        text: item.text.clone(),
-        image: item.image.clone(),
-        human: item.human.to_map(),
-        group: item.group.clone(),
-        chosen: item.chosen,
-        ..ItemResult::default()
-    }
-}
-
-/// Whether the metric (in the current mode) sends the image.
-pub(crate) fn metric_needs_image(state: AppState, metric: Metric) -> bool {
-    metric.sends_image(state.gv_mode.get_untracked())
-}
-
-fn maev_input(state: AppState, item: &Item) -> maev::Input {
-    maev::Input {
-        question: item.question.clone().unwrap_or_default(),
-        caption: item.caption.clone().unwrap_or_default(),
-        reference: item.reference_answer.clone().unwrap_or_default(),
-        answer: item.text.clone(),
-        trials: state.maev_trials.get_untracked(),
-        threshold: state.maev_threshold.get_untracked(),
-        seed: u64::from(state.maev_seed.get_untracked()),
-        pool: state.maev_pool.get_untracked(),
-        fidelity: state
-            .fidelity
-            .with_untracked(|f| f.for_metric(Metric::Maev)),
-    }
-}
-
-/// An item's requests, each under a slot name (a criterion id, `score`, or `trial-<i>`).
-pub(crate) fn item_requests(
-    state: AppState,
-    metric: Metric,
-    backend: &Backend,
-    item: &Item,
-    image: Option<String>,
-) -> Result<Vec<(String, HttpRequest)>, JudgeError> {
-    match metric {
-        Metric::HarmonicEval => {
-            let input = harmonic_eval::Input {
-                task: item.task,
-                text: item.text.clone(),
-                question: item.question.clone().unwrap_or_default(),
-                image_data_url: image,
-                fidelity: state.fidelity.with_untracked(|f| f.for_metric(metric)),
-                criteria: state.he_criteria.get_untracked(),
-            };
-            input
-                .criteria
-                .chosen()
-                .iter()
-                .map(|&c| {
-                    Ok((
-                        c.id().to_string(),
-                        harmonic_eval::criterion_request(backend, c, &input)?,
-                    ))
-                })
-                .collect()
-        }
-        Metric::Fleur | Metric::RefFleur => {
-            let input = fleur::Input {
-                caption: item.text.clone(),
-                references: (metric == Metric::RefFleur).then(|| item.references.clone()),
-                image_data_url: image,
-            };
-            Ok(vec![(
-                "score".into(),
-                fleur::score_request(backend, &input)?,
-            )])
-        }
-        Metric::GVeval => {
-            let input = g_veval::Input {
-                medium: g_veval::Medium::Image,
-                mode: state.gv_mode.get_untracked(),
-                accr: false,
-                caption: item.text.clone(),
-                references: item.references.clone(),
-                image_data_url: image,
-                fidelity: state.fidelity.with_untracked(|f| f.for_metric(metric)),
-            };
-            Ok(vec![("score".into(), g_veval::request(backend, &input)?)])
-        }
-        Metric::Maev => {
-            let input = maev_input(state, item);
-            if let Some(p) = input.problems().into_iter().next() {
-                return Err(JudgeError::Setting { message: p });
-            }
-            Ok(maev::trial_requests(backend, &input)?
-                .into_iter()
-                .enumerate()
-                .map(|(i, t)| (format!("trial-{i}"), t.request))
-                .collect())
-        }
-    }
-}
-
-/// HarmonicEval's record: one criterion per answer; failed only when every criterion failed.
-fn criteria_result(
-    mut result: ItemResult,
-    protocol: crate::providers::Protocol,
-    answers: Vec<(String, Result<crate::completion::Completion, JudgeError>)>,
-    say: impl Fn(JudgeError) -> String,
-) -> ItemResult {
-    for (slot, answer) in answers {
-        let read = answer.and_then(|a| harmonic_eval::interpret(&a, protocol));
-        result.criteria.push(match read {
-            Ok(r) => CriterionRecord {
-                name: slot,
-                score: Some(r.score),
-                sigma: r.sigma,
-                distribution: Some(r.distribution),
-                error: None,
-                doubts: r.doubts.iter().map(|d| d.code().to_string()).collect(),
-            },
-            Err(e) => CriterionRecord {
-                name: slot,
-                score: None,
-                sigma: None,
-                distribution: None,
-                error: Some(say(e)),
-                doubts: Vec::new(),
-            },
-        });
-    }
-    if result.is_failed() {
-        result.error = result.criteria.iter().find_map(|c| c.error.clone());
-    }
-    result
-}
-
-/// Reads an item's answers (by slot) into its result.
-pub(crate) fn item_result(
-    state: AppState,
-    metric: Metric,
-    protocol: crate::providers::Protocol,
-    mut result: ItemResult,
-    answers: Vec<(String, Result<crate::completion::Completion, JudgeError>)>,
-    say: impl Fn(JudgeError) -> String,
-) -> ItemResult {
-    result.set_fidelity(&state.fidelity.with_untracked(|f| f.for_metric(metric)));
-    let first = |answers: Vec<(String, Result<crate::completion::Completion, JudgeError>)>| {
-        answers
-            .into_iter()
-            .next()
-            .map_or(Err(JudgeError::BadResponse { detail: "no answer".into() }), |(_, a)| a)
-    };
-    let outcome: Result<f64, JudgeError> = match metric {
-        Metric::HarmonicEval => return criteria_result(result, protocol, answers, say),
-        Metric::Maev => {
-            let fidelity = state.fidelity.with_untracked(|f| f.for_metric(metric));
-            let scores: Vec<f64> = answers
-                .into_iter()
-                .filter_map(|(_, a)| a.ok())
-                .filter_map(|c| maev::read_trial(&c.text, c.steps.as_deref(), &fidelity).ok())
-                .map(|r| r.score)
-                .collect();
-            maev::aggregate(&scores, state.maev_threshold.get_untracked())
-                .map(|(mean, _)| mean)
-                .ok_or(JudgeError::BadResponse {
-                    detail: "no MAEV trial could be read".into(),
-                })
-        }
-        Metric::GVeval => first(answers).and_then(|a| g_veval::interpret(&a, false).map(|r| r.score)),
-        Metric::Fleur | Metric::RefFleur => first(answers).and_then(|a| {
-            fleur::interpret(&a).map(|r| {
-                result.set_fidelity(&fleur::fidelity_of(Some(&r)));
-                r.smoothed.score
-            })
-        }),
-    };
-    match outcome {
-        Ok(s) => result.score = Some(s),
-        Err(e) => result.error = Some(say(e)),
-    }
-    result
-}
-
 /// Runs one item; `None` when the run was cancelled meanwhile (nothing is recorded).
 async fn process(state: AppState, b: BatchState, item: &Item) -> Option<ItemResult> {
     let metric = b.metric.get_value();
     let backend = state.backend();
     let cancel = b.cancel.get_value().map(|c| c.signal());
-    let mut result = blank_result(metric, item);
+    let plan = plan(state, metric);
+    let mut result = plan.blank_result(item);
     let key = backend.api_key.clone();
     let say = |e: JudgeError| redact(&e.to_string(), &key);
-    let image = if metric_needs_image(state, metric) {
+    let image = if plan.sends_image() {
         match prepared_image(&b.images.get_value(), item, state.max_side.get_untracked()).await {
             Ok(i) => i,
             Err(e) => {
@@ -651,7 +401,7 @@ async fn process(state: AppState, b: BatchState, item: &Item) -> Option<ItemResu
     } else {
         None
     };
-    let requests = match item_requests(state, metric, &backend, item, image) {
+    let requests = match plan.requests(&backend, item, image) {
         Ok(r) => r,
         Err(e) => {
             result.error = Some(say(e));
@@ -679,14 +429,7 @@ async fn process(state: AppState, b: BatchState, item: &Item) -> Option<ItemResu
         .map(|(slot, _)| slot)
         .zip(answers)
         .collect();
-    Some(item_result(
-        state,
-        metric,
-        backend.protocol,
-        result,
-        answers,
-        say,
-    ))
+    Some(plan.read(backend.protocol, result, answers, say))
 }
 
 /// On page load: a run that a reload interrupted is offered for resuming.

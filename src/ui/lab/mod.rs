@@ -1,6 +1,7 @@
 //! The batch & meta-evaluation lab page: import, runs (direct and OpenAI's Batch API), the
 //! results table, agreement with humans, the γ sweep, the scatter and run comparison.
 
+pub(crate) mod batch_items;
 pub(crate) mod batch_panel;
 pub(crate) mod batch_run;
 pub(crate) mod batch_state;

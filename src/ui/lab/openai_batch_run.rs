@@ -7,9 +7,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsValue;
 
-use crate::ui::batch_run::{
-    blank_result, item_requests, item_result, metric_needs_image, prepared_image,
-};
+use crate::batch::plan::{self as batch_plan, Saving};
+use crate::ui::batch_items::{plan, prepared_image};
 use crate::ui::batch_state::{BatchState, BatchStatus};
 use crate::ui::state::AppState;
 use crate::batch::openai_batch::{self, BatchInfo};
@@ -29,6 +28,7 @@ pub fn submit(state: AppState, b: BatchState) {
     let metric = state.metric.get_untracked();
     b.metric.set_value(metric);
     let backend = state.backend();
+    let plan = plan(state, metric);
     b.status.set(BatchStatus::Running);
     b.message.set(Some("Preparing the batch file…".into()));
     spawn_local(async move {
@@ -48,7 +48,7 @@ pub fn submit(state: AppState, b: BatchState) {
             .enumerate()
             .filter(|(_, i)| !done.contains(&i.id))
         {
-            let image = if metric_needs_image(state, metric) {
+            let image = if plan.sends_image() {
                 match prepared_image(&b.images.get_value(), item, state.max_side.get_untracked())
                     .await
                 {
@@ -56,7 +56,7 @@ pub fn submit(state: AppState, b: BatchState) {
                     Err(e) => {
                         broken.push(ItemResult {
                             error: Some(e),
-                            ..blank_result(metric, item)
+                            ..plan.blank_result(item)
                         });
                         continue;
                     }
@@ -64,14 +64,14 @@ pub fn submit(state: AppState, b: BatchState) {
             } else {
                 None
             };
-            match item_requests(state, metric, &backend, item, image) {
+            match plan.requests(&backend, item, image) {
                 Ok(reqs) => lines.extend(
                     reqs.into_iter()
-                        .map(|(slot, r)| (format!("{index}:{slot}"), r)),
+                        .map(|(slot, r)| (batch_plan::custom_id(index, &slot), r)),
                 ),
                 Err(e) => broken.push(ItemResult {
                     error: Some(e.to_string()),
-                    ..blank_result(metric, item)
+                    ..plan.blank_result(item)
                 }),
             }
         }
@@ -205,55 +205,21 @@ pub async fn poll(state: AppState, b: BatchState, batch_id: String) {
     }
     // Group the answers by item (custom_id = "<index>:<slot>").
     let items = b.items.get_value();
-    let mut by_item: std::collections::BTreeMap<
-        usize,
-        Vec<(String, Result<crate::completion::Completion, JudgeError>)>,
-    > = Default::default();
     let output = openai_batch::read_output(&body);
-    let (tokens_in, tokens_out) = output
-        .iter()
-        .filter_map(|(_, a)| a.as_ref().ok().and_then(|c| c.usage))
-        .fold((0, 0), |(i, o), u| {
-            (i + u.prompt_tokens, o + u.completion_tokens)
-        });
     let saving = {
         let (prices, _) = crate::cost::parse_prices(&state.prices.get_untracked());
-        crate::cost::Cost::priced(
-            tokens_in,
-            tokens_out,
-            crate::cost::price_for(&prices, &backend.model),
-        )
-        .usd
+        Saving::of(&output, crate::cost::price_for(&prices, &backend.model))
     };
-    for (custom_id, answer) in output {
-        let Some((index, slot)) = custom_id.split_once(':') else {
-            continue;
-        };
-        if let Ok(index) = index.parse::<usize>() {
-            by_item
-                .entry(index)
-                .or_default()
-                .push((slot.to_string(), answer));
-        }
-    }
+    let plan = plan(state, metric);
     let key = backend.api_key.clone();
-    let results: Vec<ItemResult> = by_item
+    let results: Vec<ItemResult> = batch_plan::group_by_item(output)
         .into_iter()
-        .filter_map(|(index, mut answers)| {
+        .filter_map(|(index, answers)| {
             let item = items.get(index)?;
-            // Keep the prompt's slot order (criteria in their usual order).
-            answers.sort_by_key(|(slot, _)| {
-                crate::criteria::Criterion::ALL
-                    .iter()
-                    .position(|c| c.id() == slot)
-                    .unwrap_or(usize::MAX)
-            });
             let key = key.clone();
-            Some(item_result(
-                state,
-                metric,
+            Some(plan.read(
                 backend.protocol,
-                blank_result(metric, item),
+                plan.blank_result(item),
                 answers,
                 move |e| redact(&e.to_string(), &key),
             ))
@@ -262,14 +228,7 @@ pub async fn poll(state: AppState, b: BatchState, batch_id: String) {
     store_results(b, results).await;
     forget_batch(b).await;
     b.status.set(BatchStatus::Finished);
-    let cost = match saving {
-        Some(live) => format!(
-            " {tokens_in} input + {tokens_out} output tokens: ${:.4} at the Batch API's half price instead of ${live:.4} live (saved ${:.4}).",
-            openai_batch::batch_cost(live),
-            live - openai_batch::batch_cost(live)
-        ),
-        None => format!(" {tokens_in} input + {tokens_out} output tokens, billed at half the live price."),
-    };
+    let cost = saving.sentence();
     b.message
         .set(Some(format!("OpenAI batch {batch_id} finished.{cost}")));
 }

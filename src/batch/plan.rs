@@ -1,0 +1,575 @@
+//! Batch planning: what requests one dataset item needs under a metric, and how their answers
+//! become its [`ItemResult`]; the OpenAI Batch API's `custom_id` scheme, the grouping of its
+//! answers by item and what it saved. Pure, so the lab's in-browser run and its Batch API run
+//! share one tested plan and keep only the wiring (images, sending, storage) in `ui/`.
+
+use std::collections::BTreeMap;
+
+use super::Item;
+use crate::completion::Completion;
+use crate::criteria::Criterion;
+use crate::errors::JudgeError;
+use crate::lab::{CriterionRecord, ItemResult};
+use crate::metrics::fidelity::Fidelity;
+use crate::metrics::harmonic_eval::{self, CriterionSet};
+use crate::metrics::{fleur, g_veval, maev, Metric};
+use crate::providers::{Backend, HttpRequest, Protocol};
+
+/// An item's answers, each under the slot its request was made for.
+pub type Answers = Vec<(String, Result<Completion, JudgeError>)>;
+
+/// MAEV's run settings (the item brings the question, caption, reference and answer).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MaevSettings {
+    pub trials: u32,
+    pub threshold: f64,
+    pub seed: u64,
+    pub pool: Vec<maev::Example>,
+}
+
+/// What a batch run fixes when it starts: the metric and its settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    pub metric: Metric,
+    /// Every extension switched on; the plan uses only the metric's own.
+    pub fidelity: Fidelity,
+    pub he_criteria: CriterionSet,
+    pub gv_mode: g_veval::Mode,
+    pub maev: MaevSettings,
+}
+
+impl Plan {
+    /// Whether the run sends each item's image (so it must be prepared first).
+    pub fn sends_image(&self) -> bool {
+        self.metric.sends_image(self.gv_mode)
+    }
+
+    /// The extensions this run's metric uses.
+    pub fn fidelity(&self) -> Fidelity {
+        self.fidelity.for_metric(self.metric)
+    }
+
+    /// The result record of an item before any score: its identity and human judgments.
+    pub fn blank_result(&self, item: &Item) -> ItemResult {
+        blank_result(self.metric, item)
+    }
+
+    /// An item's requests, each under a slot name (a criterion id, `score`, or `trial-<i>`).
+    /// `image` is the item's image as sent (a data URL), when [`Plan::sends_image`].
+    pub fn requests(
+        &self,
+        backend: &Backend,
+        item: &Item,
+        image: Option<String>,
+    ) -> Result<Vec<(String, HttpRequest)>, JudgeError> {
+        match self.metric {
+            Metric::HarmonicEval => {
+                let input = harmonic_eval::Input {
+                    task: item.task,
+                    text: item.text.clone(),
+                    question: item.question.clone().unwrap_or_default(),
+                    image_data_url: image,
+                    fidelity: self.fidelity(),
+                    criteria: self.he_criteria,
+                };
+                input
+                    .criteria
+                    .chosen()
+                    .iter()
+                    .map(|&c| {
+                        Ok((
+                            c.id().to_string(),
+                            harmonic_eval::criterion_request(backend, c, &input)?,
+                        ))
+                    })
+                    .collect()
+            }
+            Metric::Fleur | Metric::RefFleur => {
+                let input = fleur::Input {
+                    caption: item.text.clone(),
+                    references: (self.metric == Metric::RefFleur)
+                        .then(|| item.references.clone()),
+                    image_data_url: image,
+                };
+                Ok(vec![(
+                    "score".into(),
+                    fleur::score_request(backend, &input)?,
+                )])
+            }
+            Metric::GVeval => {
+                let input = g_veval::Input {
+                    medium: g_veval::Medium::Image,
+                    mode: self.gv_mode,
+                    accr: false,
+                    caption: item.text.clone(),
+                    references: item.references.clone(),
+                    image_data_url: image,
+                    fidelity: self.fidelity(),
+                };
+                Ok(vec![("score".into(), g_veval::request(backend, &input)?)])
+            }
+            Metric::Maev => {
+                let input = self.maev_input(item);
+                if let Some(p) = input.problems().into_iter().next() {
+                    return Err(JudgeError::Setting { message: p });
+                }
+                Ok(maev::trial_requests(backend, &input)?
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, t)| (format!("trial-{i}"), t.request))
+                    .collect())
+            }
+        }
+    }
+
+    fn maev_input(&self, item: &Item) -> maev::Input {
+        maev::Input {
+            question: item.question.clone().unwrap_or_default(),
+            caption: item.caption.clone().unwrap_or_default(),
+            reference: item.reference_answer.clone().unwrap_or_default(),
+            answer: item.text.clone(),
+            trials: self.maev.trials,
+            threshold: self.maev.threshold,
+            seed: self.maev.seed,
+            pool: self.maev.pool.clone(),
+            fidelity: self.fidelity(),
+        }
+    }
+
+    /// Reads an item's answers (by slot) into its result; `say` words an error for the record
+    /// (the caller redacts the key).
+    pub fn read(
+        &self,
+        protocol: Protocol,
+        mut result: ItemResult,
+        answers: Answers,
+        say: impl Fn(JudgeError) -> String,
+    ) -> ItemResult {
+        result.set_fidelity(&self.fidelity());
+        let first = |answers: Answers| {
+            answers.into_iter().next().map_or(
+                Err(JudgeError::BadResponse {
+                    detail: "no answer".into(),
+                }),
+                |(_, a)| a,
+            )
+        };
+        let outcome: Result<f64, JudgeError> = match self.metric {
+            Metric::HarmonicEval => return criteria_result(result, protocol, answers, say),
+            Metric::Maev => {
+                let fidelity = self.fidelity();
+                let scores: Vec<f64> = answers
+                    .into_iter()
+                    .filter_map(|(_, a)| a.ok())
+                    .filter_map(|c| maev::read_trial(&c.text, c.steps.as_deref(), &fidelity).ok())
+                    .map(|r| r.score)
+                    .collect();
+                maev::aggregate(&scores, self.maev.threshold)
+                    .map(|(mean, _)| mean)
+                    .ok_or(JudgeError::BadResponse {
+                        detail: "no MAEV trial could be read".into(),
+                    })
+            }
+            Metric::GVeval => {
+                first(answers).and_then(|a| g_veval::interpret(&a, false).map(|r| r.score))
+            }
+            Metric::Fleur | Metric::RefFleur => first(answers).and_then(|a| {
+                fleur::interpret(&a).map(|r| {
+                    result.set_fidelity(&fleur::fidelity_of(Some(&r)));
+                    r.smoothed.score
+                })
+            }),
+        };
+        match outcome {
+            Ok(s) => result.score = Some(s),
+            Err(e) => result.error = Some(say(e)),
+        }
+        result
+    }
+}
+
+/// The result record of an item before any score: its identity and human judgments.
+pub fn blank_result(metric: Metric, item: &Item) -> ItemResult {
+    ItemResult {
+        id: item.id.clone(),
+        metric: metric.id().to_string(),
+        task: item.task.id().into(),
+        text: item.text.clone(),
+        image: item.image.clone(),
+        human: item.human.to_map(),
+        group: item.group.clone(),
+        chosen: item.chosen,
+        ..ItemResult::default()
+    }
+}
+
+/// HarmonicEval's record: one criterion per answer; failed only when every criterion failed.
+fn criteria_result(
+    mut result: ItemResult,
+    protocol: Protocol,
+    answers: Answers,
+    say: impl Fn(JudgeError) -> String,
+) -> ItemResult {
+    for (slot, answer) in answers {
+        let read = answer.and_then(|a| harmonic_eval::interpret(&a, protocol));
+        result.criteria.push(match read {
+            Ok(r) => CriterionRecord {
+                name: slot,
+                score: Some(r.score),
+                sigma: r.sigma,
+                distribution: Some(r.distribution),
+                error: None,
+                doubts: r.doubts.iter().map(|d| d.code().to_string()).collect(),
+            },
+            Err(e) => CriterionRecord {
+                name: slot,
+                score: None,
+                sigma: None,
+                distribution: None,
+                error: Some(say(e)),
+                doubts: Vec::new(),
+            },
+        });
+    }
+    if result.is_failed() {
+        result.error = result.criteria.iter().find_map(|c| c.error.clone());
+    }
+    result
+}
+
+/// The Batch API's `custom_id` of an item's request: `"<index>:<slot>"`, the item's index in
+/// the dataset and the request's slot.
+pub fn custom_id(index: usize, slot: &str) -> String {
+    format!("{index}:{slot}")
+}
+
+/// The item index and slot of a `custom_id` made by [`custom_id`]; `None` for any other.
+pub fn parse_custom_id(id: &str) -> Option<(usize, &str)> {
+    let (index, slot) = id.split_once(':')?;
+    Some((index.parse().ok()?, slot))
+}
+
+/// The Batch API's answers grouped by item index, each item's in its prompt's slot order
+/// (criteria in their usual order); answers under a `custom_id` not ours are dropped.
+pub fn group_by_item(output: Answers) -> BTreeMap<usize, Answers> {
+    let mut by_item: BTreeMap<usize, Answers> = BTreeMap::new();
+    for (id, answer) in output {
+        if let Some((index, slot)) = parse_custom_id(&id) {
+            by_item
+                .entry(index)
+                .or_default()
+                .push((slot.to_string(), answer));
+        }
+    }
+    for answers in by_item.values_mut() {
+        answers.sort_by_key(|(slot, _)| {
+            Criterion::ALL
+                .iter()
+                .position(|c| c.id() == slot)
+                .unwrap_or(usize::MAX)
+        });
+    }
+    by_item
+}
+
+/// The tokens a finished Batch API run was billed for, and what they would cost live.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Saving {
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    /// At the live price, when the price table knows the model.
+    pub live_usd: Option<f64>,
+}
+
+impl Saving {
+    /// Adds up the reported usage of every answer; `price` is the model's live price.
+    pub fn of(output: &Answers, price: Option<&crate::cost::Price>) -> Saving {
+        let (tokens_in, tokens_out) = output
+            .iter()
+            .filter_map(|(_, a)| a.as_ref().ok().and_then(|c| c.usage))
+            .fold((0, 0), |(i, o), u| {
+                (i + u.prompt_tokens, o + u.completion_tokens)
+            });
+        Saving {
+            tokens_in,
+            tokens_out,
+            live_usd: crate::cost::Cost::priced(tokens_in, tokens_out, price).usd,
+        }
+    }
+
+    /// The sentence that ends the run's message.
+    pub fn sentence(&self) -> String {
+        let (tokens_in, tokens_out) = (self.tokens_in, self.tokens_out);
+        match self.live_usd {
+            Some(live) => format!(
+                " {tokens_in} input + {tokens_out} output tokens: ${:.4} at the Batch API's half price instead of ${live:.4} live (saved ${:.4}).",
+                super::openai_batch::batch_cost(live),
+                live - super::openai_batch::batch_cost(live)
+            ),
+            None => format!(
+                " {tokens_in} input + {tokens_out} output tokens, billed at half the live price."
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batch::Human;
+    use crate::completion::parse_chat_completion;
+    use crate::metrics::fidelity::Extension;
+    use crate::task::Task;
+
+    fn backend() -> Backend {
+        Backend {
+            base_url: "http://h/v1".into(),
+            model: "m".into(),
+            ..Backend::default()
+        }
+    }
+
+    fn plan(metric: Metric) -> Plan {
+        Plan {
+            metric,
+            fidelity: Fidelity::paper(),
+            he_criteria: CriterionSet::default(),
+            gv_mode: g_veval::Mode::RefFree,
+            maev: MaevSettings {
+                trials: 3,
+                threshold: 1.25,
+                seed: 7,
+                pool: maev::default_pool(),
+            },
+        }
+    }
+
+    fn item() -> Item {
+        Item {
+            line: 2,
+            id: "a".into(),
+            task: Task::Vqa,
+            text: "A dog.".into(),
+            question: Some("What is shown?".into()),
+            references: vec!["A dog on grass.".into()],
+            image: Some("a.png".into()),
+            bbox: None,
+            human: Human {
+                overall: vec![4.0],
+                ..Human::default()
+            },
+            group: Some("g".into()),
+            chosen: true,
+            caption: Some("A dog on grass.".into()),
+            reference_answer: Some("A dog.".into()),
+        }
+    }
+
+    const IMAGE: &str = "data:image/jpeg;base64,AAAA";
+
+    fn slots(r: &[(String, HttpRequest)]) -> Vec<&str> {
+        r.iter().map(|(s, _)| s.as_str()).collect()
+    }
+
+    #[test]
+    fn each_metric_asks_for_its_own_slots() {
+        let he = plan(Metric::HarmonicEval)
+            .requests(&backend(), &item(), Some(IMAGE.into()))
+            .unwrap();
+        let ids: Vec<&str> = Criterion::ALL.iter().map(|c| c.id()).collect();
+        assert_eq!(slots(&he), ids);
+        assert!(he[0].1.body.contains(IMAGE));
+        let mut two = plan(Metric::HarmonicEval);
+        two.he_criteria = CriterionSet::table7();
+        assert_eq!(
+            two.requests(&backend(), &item(), None).map(|r| r.len()).ok(),
+            Some(2)
+        );
+        for m in [Metric::Fleur, Metric::RefFleur, Metric::GVeval] {
+            let r = plan(m)
+                .requests(&backend(), &item(), Some(IMAGE.into()))
+                .unwrap();
+            assert_eq!(slots(&r), ["score"], "{m:?}");
+        }
+        let fleur = plan(Metric::Fleur).requests(&backend(), &item(), None).unwrap();
+        let ref_fleur = plan(Metric::RefFleur).requests(&backend(), &item(), None).unwrap();
+        assert!(!fleur[0].1.body.contains("A dog on grass."));
+        assert!(ref_fleur[0].1.body.contains("A dog on grass."));
+        let maev = plan(Metric::Maev).requests(&backend(), &item(), None).unwrap();
+        assert_eq!(slots(&maev), ["trial-0", "trial-1", "trial-2"]);
+    }
+
+    #[test]
+    fn an_item_missing_what_maev_needs_gets_a_sentence_not_requests() {
+        let mut i = item();
+        i.question = None;
+        let err = plan(Metric::Maev).requests(&backend(), &i, None).unwrap_err();
+        assert!(matches!(err, JudgeError::Setting { ref message } if message.contains("question")));
+    }
+
+    #[test]
+    fn only_metrics_that_look_at_the_image_send_it() {
+        assert!(plan(Metric::HarmonicEval).sends_image());
+        assert!(plan(Metric::RefFleur).sends_image());
+        assert!(!plan(Metric::Maev).sends_image());
+        let mut text_only = plan(Metric::GVeval);
+        text_only.gv_mode = g_veval::Mode::RefOnly;
+        assert!(!text_only.sends_image());
+        assert!(Metric::GVeval.needs_image_file() && !Metric::Maev.needs_image_file());
+    }
+
+    #[test]
+    fn a_blank_result_carries_the_items_identity_and_human_ratings() {
+        let r = plan(Metric::RefFleur).blank_result(&item());
+        assert_eq!((r.id.as_str(), r.metric.as_str(), r.task.as_str()), ("a", "ref_fleur", "vqa"));
+        assert_eq!(r.human.get("overall"), Some(&vec![4.0]));
+        assert_eq!((r.group.as_deref(), r.chosen), (Some("g"), true));
+        assert_eq!((r.score, r.error), (None, None));
+    }
+
+    const FOUR: &str = r#"{"choices":[{"message":{"content":"4"},"logprobs":{"content":[
+        {"token":"4","logprob":-0.5108256237659907,"top_logprobs":[
+          {"token":"4","logprob":-0.5108256237659907},{"token":"5","logprob":-1.6094379124341003},
+          {"token":"3","logprob":-1.8971199848858813},{"token":"2","logprob":-2.995732273553991}]}]}}],
+        "usage":{"prompt_tokens":1000,"completion_tokens":10}}"#;
+
+    fn say(e: JudgeError) -> String {
+        format!("said: {e}")
+    }
+
+    #[test]
+    fn harmonic_answers_become_criteria_and_all_failed_is_an_error() {
+        let p = plan(Metric::HarmonicEval);
+        let answers = vec![
+            ("correctness".to_string(), parse_chat_completion(FOUR)),
+            ("fluency".to_string(), Err(JudgeError::Timeout { seconds: 5 })),
+        ];
+        let r = p.read(Protocol::OpenAi, p.blank_result(&item()), answers, say);
+        assert_eq!(r.criteria.len(), 2);
+        assert!((r.criteria[0].score.unwrap() - 3.95).abs() < 1e-12);
+        assert!(r.criteria[1].error.as_deref().unwrap().starts_with("said: "));
+        assert_eq!(r.error, None, "one criterion scored: partial, not failed");
+        assert!(r.is_partial());
+        assert_eq!(r.fidelity.as_deref(), Some("paper"));
+        let failed = p.read(
+            Protocol::OpenAi,
+            p.blank_result(&item()),
+            vec![("fluency".into(), Err(JudgeError::Timeout { seconds: 5 }))],
+            say,
+        );
+        assert!(failed.is_failed());
+        assert!(failed.error.unwrap().starts_with("said: "));
+    }
+
+    fn maev_answer(printed: u8) -> Result<Completion, JudgeError> {
+        let text = format!("Evidence: fine. Assistant Score: {printed}");
+        parse_chat_completion(&serde_json::json!({"choices":[{"message":{"content":text}}]}).to_string())
+    }
+
+    #[test]
+    fn maev_averages_the_trials_it_can_read_and_records_its_extensions() {
+        let mut p = plan(Metric::Maev);
+        let answers = vec![
+            ("trial-0".into(), maev_answer(2)),
+            ("trial-1".into(), maev_answer(0)),
+            ("trial-2".into(), Err(JudgeError::Timeout { seconds: 5 })),
+        ];
+        let r = p.read(Protocol::OpenAi, p.blank_result(&item()), answers, say);
+        assert_eq!(r.score, Some(1.0));
+        assert_eq!(r.fidelity.as_deref(), Some("paper"));
+        let none = p.read(
+            Protocol::OpenAi,
+            p.blank_result(&item()),
+            vec![("trial-0".into(), maev_answer(1))],
+            say,
+        );
+        assert_eq!(none.score, None, "a printed 1 is not on the paper's scale");
+        assert!(none.error.unwrap().contains("no MAEV trial could be read"));
+        // Extensions of other metrics are not recorded as this run's.
+        p.fidelity = Fidelity::paper()
+            .with(Extension::MaevExpectedScore, true)
+            .with(Extension::GvevalTop20, true);
+        let ext = p.read(
+            Protocol::OpenAi,
+            p.blank_result(&item()),
+            vec![("trial-0".into(), maev_answer(1))],
+            say,
+        );
+        assert_eq!(ext.score, Some(1.0));
+        assert_eq!(ext.extensions, ["maev-expected-score"]);
+    }
+
+    #[test]
+    fn a_single_score_metric_without_an_answer_is_an_error_not_a_number() {
+        for m in [Metric::Fleur, Metric::GVeval] {
+            let p = plan(m);
+            let r = p.read(Protocol::OpenAi, p.blank_result(&item()), Vec::new(), say);
+            assert_eq!(r.score, None);
+            assert!(r.error.unwrap().contains("no answer"), "{m:?}");
+        }
+        let p = plan(Metric::GVeval);
+        let r = p.read(
+            Protocol::OpenAi,
+            p.blank_result(&item()),
+            vec![("score".into(), Err(JudgeError::Timeout { seconds: 9 }))],
+            say,
+        );
+        assert!(r.error.unwrap().starts_with("said: "));
+    }
+
+    #[test]
+    fn custom_ids_round_trip_and_others_are_ignored() {
+        assert_eq!(custom_id(12, "fluency"), "12:fluency");
+        assert_eq!(parse_custom_id("12:fluency"), Some((12, "fluency")));
+        assert_eq!(parse_custom_id("12:trial-0"), Some((12, "trial-0")));
+        assert_eq!(parse_custom_id("x:score"), None);
+        assert_eq!(parse_custom_id("12"), None);
+        assert_eq!(parse_custom_id("-1:score"), None);
+    }
+
+    #[test]
+    fn answers_are_grouped_by_item_in_criterion_order() {
+        let ok = || parse_chat_completion(FOUR);
+        let output: Answers = vec![
+            ("1:fluency".into(), ok()),
+            ("0:score".into(), ok()),
+            ("1:correctness".into(), Err(JudgeError::Timeout { seconds: 1 })),
+            ("stray".into(), ok()),
+            ("1:clarity".into(), ok()),
+        ];
+        let g = group_by_item(output);
+        assert_eq!(g.keys().copied().collect::<Vec<_>>(), [0, 1]);
+        let order: Vec<&str> = g[&1].iter().map(|(s, _)| s.as_str()).collect();
+        assert_eq!(order, ["correctness", "clarity", "fluency"]);
+        assert!(g[&1][0].1.is_err(), "each answer stays with its slot");
+        assert_eq!(g[&0].len(), 1);
+    }
+
+    #[test]
+    fn the_saving_adds_up_reported_usage_at_half_the_live_price() {
+        let ok = || parse_chat_completion(FOUR);
+        let output: Answers = vec![
+            ("0:score".into(), ok()),
+            ("1:score".into(), ok()),
+            ("2:score".into(), Err(JudgeError::Timeout { seconds: 1 })),
+        ];
+        let price = crate::cost::Price {
+            model_prefix: "m".into(),
+            input_per_million: 2.0,
+            output_per_million: 10.0,
+        };
+        let s = Saving::of(&output, Some(&price));
+        assert_eq!((s.tokens_in, s.tokens_out), (2000, 20));
+        let live = s.live_usd.unwrap();
+        assert!((live - (2000.0 * 2.0 + 20.0 * 10.0) / 1e6).abs() < 1e-15);
+        assert!(s.sentence().contains("2000 input + 20 output tokens: $0.0021"), "{}", s.sentence());
+        assert!(s.sentence().contains("instead of $0.0042 live"));
+        let unpriced = Saving::of(&output, None);
+        assert_eq!(unpriced.live_usd, None);
+        assert!(unpriced.sentence().ends_with("billed at half the live price."));
+        assert_eq!(
+            Saving::of(&Vec::new(), Some(&price)),
+            Saving { tokens_in: 0, tokens_out: 0, live_usd: Some(0.0) }
+        );
+    }
+}

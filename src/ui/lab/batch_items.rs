@@ -1,0 +1,95 @@
+//! What the lab's runs (in the browser or through OpenAI's Batch API) need per item: the
+//! plan from the current settings (`batch::plan`, where the logic is), and the item's image
+//! prepared as it is sent.
+
+use leptos::prelude::*;
+
+use crate::batch::plan::{MaevSettings, Plan};
+use crate::batch::{self, Item, Method};
+use crate::metrics::Metric;
+use crate::ui::batch_state::Images;
+use crate::ui::state::AppState;
+use crate::web::{files, image};
+
+/// The run's plan for an item under `metric`, with the metric settings as they are now.
+pub(crate) fn plan(state: AppState, metric: Metric) -> Plan {
+    Plan {
+        metric,
+        fidelity: state.fidelity.get_untracked(),
+        he_criteria: state.he_criteria.get_untracked(),
+        gv_mode: state.gv_mode.get_untracked(),
+        maev: MaevSettings {
+            trials: state.maev_trials.get_untracked(),
+            threshold: state.maev_threshold.get_untracked(),
+            seed: u64::from(state.maev_seed.get_untracked()),
+            pool: state.maev_pool.get_untracked(),
+        },
+    }
+}
+
+/// The image of an item, decoded, downscaled and encoded as it is sent (REG: box drawn in).
+pub(crate) async fn prepared_image(
+    images: &Images,
+    item: &Item,
+    max_side: u32,
+) -> Result<Option<String>, String> {
+    let Some(name) = &item.image else {
+        return Ok(None);
+    };
+    let blob: web_sys::Blob = match images {
+        Images::None => {
+            return Err(format!(
+                "No image files were chosen for \u{201c}{name}\u{201d}."
+            ))
+        }
+        Images::Files(f) => f
+            .iter()
+            .find(|f| batch::base_name(&f.name()) == batch::base_name(name))
+            .map(|f| f.clone().into())
+            .ok_or_else(|| {
+                format!("Image \u{201c}{name}\u{201d} is not among the chosen files.")
+            })?,
+        Images::Zip { bytes, archive } => {
+            let entry = archive
+                .find(name)
+                .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?;
+            entry.check_size().map_err(|e| e.to_string())?;
+            let raw = entry
+                .raw(bytes)
+                .ok_or("The ZIP entry lies outside the archive.")?;
+            let data = match entry.method {
+                // Never more than the central directory stated (checked above to be within
+                // the limit); verify() then checks the exact size and the checksum.
+                Method::Deflate => files::inflate_raw(raw, entry.uncompressed_size as usize)
+                    .await
+                    .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?,
+                _ => raw.to_vec(),
+            };
+            entry
+                .verify(&data)
+                .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?;
+            files::blob(&data, mime_of(name))?
+        }
+    };
+    let loaded = image::load(&blob, max_side)
+        .await
+        .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?;
+    let red_box = if item.task.needs_box() {
+        item.bbox.filter(|b| b.is_usable())
+    } else {
+        None
+    };
+    image::encode_jpeg(&loaded, red_box).map(Some)
+}
+
+fn mime_of(name: &str) -> &'static str {
+    let lower = name.to_lowercase();
+    match lower.rsplit('.').next() {
+        Some("png") => "image/png",
+        Some("gif") => "image/gif",
+        Some("webp") => "image/webp",
+        Some("bmp") => "image/bmp",
+        Some("avif") => "image/avif",
+        _ => "image/jpeg",
+    }
+}
