@@ -123,13 +123,16 @@ pub fn info(id: &str) -> Option<&'static MetricInfo> {
     Metric::from_id(id).map(Metric::info)
 }
 
-pub const METRICS: [MetricInfo; 5] = [
-    *Metric::ALL[0].info(),
-    *Metric::ALL[1].info(),
-    *Metric::ALL[2].info(),
-    *Metric::ALL[3].info(),
-    *Metric::ALL[4].info(),
-];
+/// Every metric's [`MetricInfo`], in [`Metric::ALL`]'s order.
+pub const METRICS: [MetricInfo; Metric::ALL.len()] = {
+    let mut out = [*Metric::ALL[0].info(); Metric::ALL.len()];
+    let mut i = 1;
+    while i < out.len() {
+        out[i] = *Metric::ALL[i].info();
+        i += 1;
+    }
+    out
+};
 
 #[cfg(test)]
 mod tests {

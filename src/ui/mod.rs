@@ -12,6 +12,7 @@ mod backend;
 mod evaluator;
 mod lab;
 mod metrics;
+use metrics as metric_ui;
 mod state;
 mod widgets;
 
@@ -25,7 +26,7 @@ use lab::{
     openai_batch_run, results_table, scatter_plot,
 };
 use metrics::fleur::{panel as fleur_panel, run as fleur_run};
-use metrics::g_veval::{panel as gveval_panel, run as gveval_run};
+use metrics::g_veval::panel as gveval_panel;
 use metrics::harmonic_eval::{criterion_card, gamma_panel, overall_score, run as he_run};
 use metrics::maev::{inputs as maev_inputs, panel as maev_panel, run as maev_run};
 use widgets::{doubt_notes, fidelity_panel, fields, metric_select, theme_toggle, top_bar};

@@ -418,15 +418,6 @@ impl AppState {
         self.metric.get() == Metric::HarmonicEval
     }
 
-    /// Whether the reference-captions box applies to the selected metric and mode.
-    pub fn wants_references(&self) -> bool {
-        match self.metric.get() {
-            Metric::RefFleur => true,
-            Metric::GVeval => self.gv_mode.get().needs_references(),
-            Metric::HarmonicEval | Metric::Fleur | Metric::Maev => false,
-        }
-    }
-
     /// Whether the current file is a video.
     pub fn has_video(&self) -> bool {
         self.image_view
@@ -436,18 +427,6 @@ impl AppState {
     /// The REG box is drawn into the image only for HarmonicEval's REG task.
     pub fn box_active(&self) -> bool {
         self.is_harmonic() && self.task.get().needs_box()
-    }
-
-    /// Whether any request of the current metric is in flight.
-    pub fn running(&self) -> bool {
-        match self.metric.get() {
-            Metric::HarmonicEval => self.criteria.iter().any(|c| c.with(|s| s.is_active())),
-            Metric::GVeval => self.gveval.with(|s| s.is_active()),
-            Metric::Maev => self
-                .maev_results
-                .with(|t| t.iter().any(|(_, p)| p.is_active())),
-            Metric::Fleur | Metric::RefFleur => self.fleur.with(|s| s.is_active()),
-        }
     }
 
     pub fn criterion(&self, c: Criterion) -> RwSignal<CriterionState> {

@@ -1,10 +1,10 @@
 //! What the evaluator's Evaluate and Export buttons do: each hands the selected metric to its
-//! runner (`ui/metrics/<metric>/run.rs`); and the settings kept across visits. The request
+//! folder's [`crate::ui::metric_ui::MetricUi`]; and the settings kept across visits. The request
 //! runner is `runner.rs`, the image handlers `image_actions.rs`.
 
 use leptos::prelude::*;
 
-use crate::metrics::Metric;
+use crate::ui::metric_ui;
 use crate::ui::state::AppState;
 use crate::web::storage;
 
@@ -12,25 +12,16 @@ use crate::web::storage;
 pub fn evaluate(state: AppState) {
     // One run at a time: the button is disabled while its run is in flight, and a click that
     // slips through (a double click before the page redraws) starts nothing.
-    if state.running() {
+    let metric = metric_ui::of(state.metric.get_untracked());
+    if untrack(|| metric.running(state)) {
         return;
     }
-    match state.metric.get_untracked() {
-        Metric::HarmonicEval => crate::ui::he_run::evaluate(state),
-        Metric::GVeval => crate::ui::gveval_run::evaluate(state),
-        Metric::Maev => crate::ui::maev_run::evaluate(state),
-        Metric::Fleur | Metric::RefFleur => crate::ui::fleur_run::evaluate(state),
-    }
+    metric.evaluate(state);
 }
 
 /// Saves the selected metric's result as JSON. The API key is not part of the document.
 pub fn export(state: AppState) {
-    match state.metric.get_untracked() {
-        Metric::HarmonicEval => crate::ui::he_run::export(state),
-        Metric::GVeval => crate::ui::gveval_run::export(state),
-        Metric::Maev => crate::ui::maev_run::export(state),
-        Metric::Fleur | Metric::RefFleur => crate::ui::fleur_run::export(state),
-    }
+    metric_ui::of(state.metric.get_untracked()).export(state);
 }
 
 /// Keeps the non-secret settings across visits and the key where the user chose.

@@ -3,11 +3,9 @@
 
 use leptos::prelude::*;
 
-use crate::ui::runner;
+use crate::ui::{metric_ui, runner};
 use crate::ui::state::AppState;
 use crate::cost::{parse_prices, price_for, Cost};
-use crate::metrics::harmonic_eval::{estimated_tokens, Input};
-use crate::metrics::{fleur, g_veval, maev, Metric};
 use crate::providers::preset;
 
 fn dollars(usd: Option<f64>) -> String {
@@ -30,48 +28,8 @@ pub fn CostPanel() -> impl IntoView {
         let size = state.image_view.with(|v| v.as_ref().map(|v| v.sent_size));
         let protocol = preset(&state.preset.get()).protocol;
         let detail = state.image_detail.get();
-        let metric = state.metric.get();
-        let (tokens_in, tokens_out) = match metric {
-            Metric::HarmonicEval => {
-                let input = Input {
-                    task: state.task.get(),
-                    text: state.text.get(),
-                    question: state.question.get(),
-                    image_data_url: None,
-                    fidelity: state.fidelity.get(),
-                    criteria: state.he_criteria.get(),
-                };
-                estimated_tokens(&input, size, protocol, detail)
-            }
-            Metric::Maev => {
-                state.question.track();
-                state.maev_caption.track();
-                state.maev_reference.track();
-                state.text.track();
-                state.maev_trials.track();
-                state.maev_seed.track();
-                state.maev_pool.track();
-                maev::estimated_tokens(&crate::ui::maev_run::input(state))
-            }
-            Metric::GVeval => {
-                state.image_view.track();
-                state.gv_mode.track();
-                state.gv_accr.track();
-                state.text.track();
-                state.references.track();
-                let input = crate::ui::gveval_run::input(state);
-                g_veval::estimated_tokens(&input, size, protocol, detail)
-            }
-            Metric::Fleur | Metric::RefFleur => {
-                let input = fleur::Input {
-                    caption: state.text.get(),
-                    references: (metric == Metric::RefFleur)
-                        .then(|| fleur::references_from_lines(&state.references.get())),
-                    image_data_url: None,
-                };
-                fleur::estimated_tokens(&input, size, protocol, detail)
-            }
-        };
+        let (tokens_in, tokens_out) =
+            metric_ui::of(state.metric.get()).estimate(state, size, protocol, detail);
         let model = state.model.get();
         prices.with(|(p, _)| Cost::priced(tokens_in, tokens_out, price_for(p, &model)))
     });
@@ -79,20 +37,7 @@ pub fn CostPanel() -> impl IntoView {
     // nothing): an answer the metric could not read was still generated and paid for.
     let usage = Memo::new(move |_| {
         let billed = state.billed.get();
-        let model = match state.metric.get() {
-            Metric::HarmonicEval => state
-                .run
-                .with_value(|r| r.as_ref().map(|r| r.backend.model.clone())),
-            Metric::GVeval => state
-                .gveval_run
-                .with_value(|r| r.as_ref().map(|r| r.backend.model.clone())),
-            Metric::Maev => state
-                .maev_run
-                .with_value(|r| r.as_ref().map(|r| r.backend.model.clone())),
-            Metric::Fleur | Metric::RefFleur => state
-                .fleur_run
-                .with_value(|r| r.as_ref().map(|r| r.backend.model.clone())),
-        };
+        let model = metric_ui::of(state.metric.get()).billed_model(state);
         let tokens_in = billed.iter().map(|u| u.prompt_tokens).sum();
         let tokens_out = billed.iter().map(|u| u.completion_tokens).sum();
         let answers = billed.len();

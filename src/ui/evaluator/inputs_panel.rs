@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::image_actions;
+use crate::ui::{image_actions, metric_ui};
 use crate::ui::fields::TextArea;
 use crate::ui::maev_inputs::MaevInputs;
 use crate::ui::state::AppState;
@@ -22,17 +22,8 @@ pub fn InputsPanel() -> impl IntoView {
             image_actions::refresh_encoded_image(state);
         }
     };
-    let noun = move || match state.metric.get() {
-        Metric::HarmonicEval => task.get().text_noun(),
-        Metric::Maev => "answer",
-        Metric::Fleur | Metric::RefFleur | Metric::GVeval => "caption",
-    };
-    // MAEV always asks the question; HarmonicEval for VQA and VDU.
-    let asks_question = move || match state.metric.get() {
-        Metric::HarmonicEval => task.get().needs_question(),
-        Metric::Maev => true,
-        Metric::Fleur | Metric::RefFleur | Metric::GVeval => false,
-    };
+    let metric = move || metric_ui::of(state.metric.get());
+    let noun = move || metric().text_noun(state);
     let addresses_judge = move || state.text.with(|t| addresses_the_judge(t));
     view! {
         <div class="field" class:hidden=move || !state.is_harmonic()>
@@ -47,7 +38,7 @@ pub fn InputsPanel() -> impl IntoView {
             value=state.question
             rows=2
             placeholder="The question the model answered"
-            hidden=Signal::derive(move || !asks_question())
+            hidden=Signal::derive(move || !metric().asks_question(state))
         />
         <div class="field">
             <label for="text-input">{move || format!("The {} to judge", noun())}</label>
@@ -99,7 +90,7 @@ pub fn InputsPanel() -> impl IntoView {
             value=state.references
             rows=4
             placeholder="A brown dog runs on the grass.\nA dog playing in a park."
-            hidden=Signal::derive(move || !state.wants_references())
+            hidden=Signal::derive(move || !metric().wants_references(state))
         />
     }
 }

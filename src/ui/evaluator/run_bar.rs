@@ -8,7 +8,7 @@ use crate::ui::state::AppState;
 #[component]
 pub fn RunBar() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let running = move || state.running();
+    let running = move || crate::ui::metric_ui::of(state.metric.get()).running(state);
     view! {
         <div class="run-bar">
             <button

@@ -2,50 +2,21 @@
 
 use leptos::prelude::*;
 
-use crate::ui::actions;
-use crate::ui::criterion_card::CriterionCard;
-use crate::ui::fleur_panel::FleurPanel;
-use crate::ui::gamma_panel::GammaPanel;
-use crate::ui::gveval_panel::GvevalPanel;
-use crate::ui::maev_panel::MaevPanel;
-use crate::ui::overall_score::OverallScore;
 use crate::ui::state::AppState;
-use crate::criteria::Criterion;
-use crate::metrics::Metric;
+use crate::ui::{actions, metric_ui};
 
 #[component]
 pub fn SingleResults() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let has_run = move || match state.metric.get() {
-        Metric::HarmonicEval => state.criteria.iter().any(|c| c.with(|s| s.id() != "idle")),
-        Metric::GVeval => state.gveval.with(|s| s.id() != "idle"),
-        Metric::Maev => state.maev_results.with(|t| !t.is_empty()),
-        Metric::Fleur | Metric::RefFleur => state.fleur.with(|s| s.id() != "idle"),
-    };
-    // Which result panel the selected metric shows.
-    let shows = move |panel: Metric| match state.metric.get() {
-        Metric::HarmonicEval => panel == Metric::HarmonicEval,
-        Metric::GVeval => panel == Metric::GVeval,
-        Metric::Maev => panel == Metric::Maev,
-        Metric::Fleur | Metric::RefFleur => panel == Metric::Fleur,
+    let has_run = move || metric_ui::of(state.metric.get()).has_run(state);
+    // Drawn again only when the panel changes (FLEUR and RefFLEUR share one).
+    let panel = Memo::new(move |_| metric_ui::of(state.metric.get()).panel_key());
+    let shown = move || {
+        panel.track();
+        metric_ui::of(state.metric.get_untracked()).panel()
     };
     view! {
-    <Show when=move || shows(Metric::GVeval)>
-        <GvevalPanel/>
-    </Show>
-    <Show when=move || shows(Metric::Maev)>
-        <MaevPanel/>
-    </Show>
-    <Show when=move || shows(Metric::Fleur)>
-        <FleurPanel/>
-    </Show>
-    <Show when=move || shows(Metric::HarmonicEval)>
-        <OverallScore/>
-        <GammaPanel/>
-        <div class="cards">
-            {Criterion::ALL.into_iter().map(|c| view! { <CriterionCard criterion=c/> }).collect_view()}
-        </div>
-    </Show>
+    {shown}
     <div class="export-row">
         <button
             data-testid="export-json-button"

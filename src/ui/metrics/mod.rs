@@ -1,6 +1,58 @@
-//! Each metric's result panel and runner, one folder per metric.
+//! Each metric's result panel and runner, one folder per metric, and [`MetricUi`]: what the
+//! one-item page does per metric. [`of`] is the one `match` from a [`Metric`] to its folder's
+//! implementation, so a new metric is a compile error here until its folder provides one.
+
+use leptos::prelude::*;
+
+use crate::metrics::Metric;
+use crate::providers::{ImageDetail, Protocol};
+use crate::ui::state::AppState;
 
 pub(crate) mod fleur;
 pub(crate) mod g_veval;
 pub(crate) mod harmonic_eval;
 pub(crate) mod maev;
+
+/// What the one-item page does per metric: one implementation in each metric's folder. The
+/// methods that read signals track them, so views and memos follow the form.
+pub(crate) trait MetricUi {
+    /// Starts a run (Evaluate); a form with problems shows them and sends nothing.
+    fn evaluate(&self, state: AppState);
+    /// Saves the last run's result as JSON (never the key).
+    fn export(&self, state: AppState);
+    /// Whether a request of the current run is in flight.
+    fn running(&self, state: AppState) -> bool;
+    /// Whether there is a run to export.
+    fn has_run(&self, state: AppState) -> bool;
+    /// The model of the last run, to price the usage it reported.
+    fn billed_model(&self, state: AppState) -> Option<String>;
+    /// Estimated input and output tokens of a run of the form as it is.
+    fn estimate(
+        &self,
+        state: AppState,
+        image_size: Option<(u32, u32)>,
+        protocol: Protocol,
+        detail: ImageDetail,
+    ) -> (u64, u64);
+    /// What the judged text is called ("caption", "answer", …).
+    fn text_noun(&self, state: AppState) -> &'static str;
+    /// Whether the question box applies.
+    fn asks_question(&self, state: AppState) -> bool;
+    /// Whether the reference-captions box applies.
+    fn wants_references(&self, state: AppState) -> bool;
+    /// Which result panel it shows (metrics that share a panel share the key).
+    fn panel_key(&self) -> &'static str;
+    /// Its result panel.
+    fn panel(&self) -> AnyView;
+}
+
+/// The selected metric's page behaviour.
+pub(crate) fn of(metric: Metric) -> &'static dyn MetricUi {
+    match metric {
+        Metric::HarmonicEval => &harmonic_eval::HarmonicEvalUi,
+        Metric::Fleur => &fleur::FleurUi { references: false },
+        Metric::RefFleur => &fleur::FleurUi { references: true },
+        Metric::GVeval => &g_veval::GvevalUi,
+        Metric::Maev => &maev::MaevUi,
+    }
+}

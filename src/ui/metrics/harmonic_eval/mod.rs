@@ -1,6 +1,87 @@
 //! HarmonicEval: the per-criterion cards, the overall score, the γ panel and its runner.
 
+use leptos::prelude::*;
+
+use crate::criteria::Criterion;
+use crate::metrics::harmonic_eval::{estimated_tokens, Input};
+use crate::providers::{ImageDetail, Protocol};
+use crate::ui::state::AppState;
+
 pub(crate) mod criterion_card;
 pub(crate) mod gamma_panel;
 pub(crate) mod overall_score;
 pub(crate) mod run;
+
+pub(crate) struct HarmonicEvalUi;
+
+impl super::MetricUi for HarmonicEvalUi {
+    fn evaluate(&self, state: AppState) {
+        run::evaluate(state)
+    }
+
+    fn export(&self, state: AppState) {
+        run::export(state)
+    }
+
+    fn running(&self, state: AppState) -> bool {
+        state.criteria.iter().any(|c| c.with(|s| s.is_active()))
+    }
+
+    fn has_run(&self, state: AppState) -> bool {
+        state.criteria.iter().any(|c| c.with(|s| s.id() != "idle"))
+    }
+
+    fn billed_model(&self, state: AppState) -> Option<String> {
+        state
+            .run
+            .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
+    }
+
+    fn estimate(
+        &self,
+        state: AppState,
+        image_size: Option<(u32, u32)>,
+        protocol: Protocol,
+        detail: ImageDetail,
+    ) -> (u64, u64) {
+        let input = Input {
+            task: state.task.get(),
+            text: state.text.get(),
+            question: state.question.get(),
+            image_data_url: None,
+            fidelity: state.fidelity.get(),
+            criteria: state.he_criteria.get(),
+        };
+        estimated_tokens(&input, image_size, protocol, detail)
+    }
+
+    fn text_noun(&self, state: AppState) -> &'static str {
+        state.task.get().text_noun()
+    }
+
+    fn asks_question(&self, state: AppState) -> bool {
+        state.task.get().needs_question()
+    }
+
+    fn wants_references(&self, _state: AppState) -> bool {
+        false
+    }
+
+    fn panel_key(&self) -> &'static str {
+        "harmonic_eval"
+    }
+
+    fn panel(&self) -> AnyView {
+        use crate::ui::criterion_card::CriterionCard;
+        use crate::ui::gamma_panel::GammaPanel;
+        use crate::ui::overall_score::OverallScore;
+        view! {
+            <OverallScore/>
+            <GammaPanel/>
+            <div class="cards">
+                {Criterion::ALL.into_iter().map(|c| view! { <CriterionCard criterion=c/> }).collect_view()}
+            </div>
+        }
+        .into_any()
+    }
+}
