@@ -9,12 +9,7 @@ use crate::ui::{actions, metric_ui};
 pub fn SingleResults() -> impl IntoView {
     let state = expect_context::<AppState>();
     let has_run = move || metric_ui::of(state.metric.get()).has_run(state);
-    // Drawn again only when the panel changes (FLEUR and RefFLEUR share one).
-    let panel = Memo::new(move |_| metric_ui::of(state.metric.get()).panel_key());
-    let shown = move || {
-        panel.track();
-        metric_ui::of(state.metric.get_untracked()).panel()
-    };
+    let shown = move || metric_ui::of(state.metric.get()).panel();
     view! {
     {shown}
     <div class="export-row">

@@ -66,10 +66,6 @@ impl super::MetricUi for FleurUi {
         self.references
     }
 
-    fn panel_key(&self) -> &'static str {
-        "fleur"
-    }
-
     fn panel(&self) -> AnyView {
         view! { <crate::ui::fleur_panel::FleurPanel/> }.into_any()
     }

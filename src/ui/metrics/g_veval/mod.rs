@@ -63,10 +63,6 @@ impl super::MetricUi for GvevalUi {
         state.gv_mode.get().needs_references()
     }
 
-    fn panel_key(&self) -> &'static str {
-        "g_veval"
-    }
-
     fn panel(&self) -> AnyView {
         view! { <crate::ui::gveval_panel::GvevalPanel/> }.into_any()
     }

@@ -67,10 +67,6 @@ impl super::MetricUi for HarmonicEvalUi {
         false
     }
 
-    fn panel_key(&self) -> &'static str {
-        "harmonic_eval"
-    }
-
     fn panel(&self) -> AnyView {
         use crate::ui::criterion_card::CriterionCard;
         use crate::ui::gamma_panel::GammaPanel;

@@ -68,10 +68,6 @@ impl super::MetricUi for MaevUi {
         false
     }
 
-    fn panel_key(&self) -> &'static str {
-        "maev"
-    }
-
     fn panel(&self) -> AnyView {
         view! { <crate::ui::maev_panel::MaevPanel/> }.into_any()
     }
