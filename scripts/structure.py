@@ -9,9 +9,11 @@ Lines of code: lines holding code, not blank, not only a comment, not only the i
 string literal (quoted prompt text), not inside a `#[cfg(test)]` item. A function's length is
 its lines from `fn` to the closing brace, counted the same way.
 
-Cycles: an edge A -> B for every `crate::B` path written in a file of top-level module A
+Cycles (test code left out): an edge A -> B for every `crate::B` path written in a file of top-level module A
 (`src/A.rs` or `src/A/...`), and, inside one top-level module, an edge between its
-submodules for every `crate::A::b` or `super::b` path; cycles are reported for both levels.
+submodules for every `crate::A::b` or `super::b` path; in ui/, an edge between two files for
+every `crate::ui::<name>` path (the flat names ui/mod.rs re-exports). Cycles are reported at
+each level.
 Standard library only.
 """
 
@@ -102,7 +104,9 @@ def analyse(path):
             line += 1
         elif kinds[k] == "c" and not ch.isspace():
             counted[line] = True
-    # Lines only inside a string literal or a comment do not count; drop #[cfg(test)] items.
+    # Lines only inside a string literal or a comment do not count; drop #[cfg(test)] items
+    # (and leave them out of the import edges: a test may use any module).
+    tests = []
     for m in re.finditer(r"#\[cfg\(test\)\]", code):
         brace = code.find("{", m.end())
         semi = code.find(";", m.end())
@@ -110,6 +114,7 @@ def analyse(path):
             end = semi
         else:
             end = closing(code, brace)
+        tests.append((m.start(), end))
         for ln in range(code.count("\n", 0, m.start()), code.count("\n", 0, end) + 1):
             counted[ln] = False
     loc = sum(counted)
@@ -133,6 +138,8 @@ def analyse(path):
         length = sum(counted[a:b + 1])
         if any(counted[a:b + 1]):
             fns.append((length, m.group(1), a + 1))
+    for a, b in reversed(tests):
+        code = code[:a] + re.sub(r"[^\n]", " ", code[a:b + 1]) + code[b + 1:]
     return loc, fns, code
 
 
@@ -144,6 +151,18 @@ def sub(rel):
     if len(rel.parts) < 2:
         return None
     return rel.parts[1].removesuffix(".rs")
+
+
+def flat_names(mod_rs):
+    """`use a::{b, c as d};` lines of a folder's mod.rs: file path (without .rs) -> flat name."""
+    names = {}
+    text = mod_rs.read_text() if mod_rs.exists() else ""
+    for m in re.finditer(r"(?m)^use ([a-z_:]+?)::\{([^}]*)\};|^use ([a-z_:]+)::([a-z_]+(?: as [a-z_]+)?);", text):
+        prefix, items = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        for item in filter(None, (i.strip() for i in items.split(","))):
+            path, _, alias = item.partition(" as ")
+            names[prefix.replace("::", "/") + "/" + path] = alias or path
+    return names
 
 
 def cycles(edges):
@@ -186,6 +205,16 @@ def main():
             if len(modpath) >= 2 and len(target) >= 2 and target[0] == a and target[1] != modpath[1]:
                 if (SRC / a / (target[1] + ".rs")).exists() or (SRC / a / target[1]).is_dir():
                     sub_edges.setdefault(a, {}).setdefault(modpath[1], set()).add(target[1])
+    # ui/: components name each other by the flat names ui/mod.rs re-exports.
+    ui_names = flat_names(SRC / "ui" / "mod.rs")
+    ui_edges = {}
+    for path in sorted((SRC / "ui").rglob("*.rs")):
+        rel = str(path.relative_to(SRC / "ui")).removesuffix(".rs").removesuffix("/mod")
+        me = ui_names.get(rel, rel)
+        code = analyse(path)[2]
+        for m in re.finditer(r"\bcrate::ui::([a-z_][a-z0-9_]*)", code):
+            if m.group(1) != me:
+                ui_edges.setdefault(me, set()).add(m.group(1))
     files.sort(reverse=True)
     fns.sort(reverse=True)
     print(f"files over {MAX_FILE} lines of code (of {len(files)}):")
@@ -199,6 +228,7 @@ def main():
     found = [("crate", c) for c in cycles(top_edges)]
     for a, e in sorted(sub_edges.items()):
         found += [(a, c) for c in cycles(e)]
+    found += [("ui", c) for c in cycles(ui_edges)]
     print(f"import cycles: {len(found)}")
     for scope, c in found:
         print(f"  {scope}: {' -> '.join(c)}")

@@ -59,38 +59,7 @@ impl fmt::Display for JudgeError {
                 message,
                 retry_after,
             } => {
-                let lead = match status {
-                    400 => "The server refused the request (HTTP 400). The model may not accept \
-                            images or one of the parameters"
-                        .to_string(),
-                    401 => "The API key was rejected (HTTP 401). Check the key for this endpoint"
-                        .to_string(),
-                    403 => "Access denied (HTTP 403). The key lacks permission for this model"
-                        .to_string(),
-                    404 => "Not found (HTTP 404). Check the model name and the base URL (it \
-                            usually ends in /v1)"
-                        .to_string(),
-                    408 | 504 => format!("The server timed out (HTTP {status}). Try again"),
-                    413 => "The request is too large (HTTP 413). Lower the image size".to_string(),
-                    429 => match retry_after {
-                        Some(after) if crate::retry::parse_retry_after(after).is_some() => {
-                            format!(
-                                "Rate limited or out of quota (HTTP 429). The server asks to \
-                                 retry after {after} s"
-                            )
-                        }
-                        // The HTTP-date form.
-                        Some(at) => format!(
-                            "Rate limited or out of quota (HTTP 429). The server asks to retry \
-                             at {at}"
-                        ),
-                        None => "Rate limited or out of quota (HTTP 429). Wait and try again, or \
-                                 check your plan's limits"
-                            .to_string(),
-                    },
-                    500..=599 => format!("The server failed (HTTP {status}). Try again later"),
-                    _ => format!("The server answered HTTP {status}"),
-                };
+                let lead = http_lead(*status, retry_after.as_deref());
                 match message {
                     Some(m) => write!(f, "{lead}. Server said: {m}"),
                     None => write!(f, "{lead}."),
@@ -176,6 +145,40 @@ impl fmt::Display for JudgeError {
                 Ok(())
             }
         }
+    }
+}
+
+/// The first sentence for an HTTP error status (without its full stop).
+fn http_lead(status: u16, retry_after: Option<&str>) -> String {
+    match status {
+        400 => "The server refused the request (HTTP 400). The model may not accept \
+                images or one of the parameters"
+            .to_string(),
+        401 => "The API key was rejected (HTTP 401). Check the key for this endpoint".to_string(),
+        403 => "Access denied (HTTP 403). The key lacks permission for this model".to_string(),
+        404 => "Not found (HTTP 404). Check the model name and the base URL (it \
+                usually ends in /v1)"
+            .to_string(),
+        408 | 504 => format!("The server timed out (HTTP {status}). Try again"),
+        413 => "The request is too large (HTTP 413). Lower the image size".to_string(),
+        429 => match retry_after {
+            Some(after) if crate::retry_after::parse_retry_after(after).is_some() => {
+                format!(
+                    "Rate limited or out of quota (HTTP 429). The server asks to \
+                     retry after {after} s"
+                )
+            }
+            // The HTTP-date form.
+            Some(at) => format!(
+                "Rate limited or out of quota (HTTP 429). The server asks to retry \
+                 at {at}"
+            ),
+            None => "Rate limited or out of quota (HTTP 429). Wait and try again, or \
+                     check your plan's limits"
+                .to_string(),
+        },
+        500..=599 => format!("The server failed (HTTP {status}). Try again later"),
+        _ => format!("The server answered HTTP {status}"),
     }
 }
 

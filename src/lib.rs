@@ -31,6 +31,7 @@ pub mod providers;
 pub mod rating;
 pub mod request_key;
 pub mod retry;
+pub mod retry_after;
 pub mod sniff;
 pub mod task;
 pub mod text_checks;
