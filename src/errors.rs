@@ -100,20 +100,7 @@ impl fmt::Display for JudgeError {
                 end_with_server_message(f, message)
             }
             JudgeError::Cancelled => f.write_str("Cancelled."),
-            JudgeError::NoNumber { text, truncated } => {
-                write!(
-                    f,
-                    "The model's answer contains no score: \u{201c}{}\u{201d}",
-                    clip_short(text)
-                )?;
-                if *truncated {
-                    f.write_str(
-                        " It was cut off at the token limit before printing one: raise the \
-                         Output tokens setting and ask again.",
-                    )?;
-                }
-                Ok(())
-            }
+            JudgeError::NoNumber { text, truncated } => no_number(f, text, *truncated),
             JudgeError::OutOfRange { printed, range } => write!(
                 f,
                 "The model printed {printed}, outside the score range {range}, so the answer is \
@@ -124,26 +111,7 @@ impl fmt::Display for JudgeError {
                  does not return them, so no smoothed score can be computed; choose a model \
                  that supports logprobs.",
             ),
-            JudgeError::NoRating { text, truncated } => {
-                let shown: String = text.chars().take(120).collect();
-                let ellipsis = if text.chars().count() > 120 {
-                    "…"
-                } else {
-                    ""
-                };
-                write!(
-                    f,
-                    "The model's answer contains no rating from 1 to 5: \u{201c}{shown}{ellipsis}\u{201d}"
-                )?;
-                if *truncated {
-                    f.write_str(
-                        " It was cut off at the token limit: this model does not give the score \
-                         first, as the prompt asks. Raise the Output tokens setting and ask \
-                         again.",
-                    )?;
-                }
-                Ok(())
-            }
+            JudgeError::NoRating { text, truncated } => no_rating(f, text, *truncated),
         }
     }
 }
@@ -180,6 +148,44 @@ fn http_lead(status: u16, retry_after: Option<&str>) -> String {
         500..=599 => format!("The server failed (HTTP {status}). Try again later"),
         _ => format!("The server answered HTTP {status}"),
     }
+}
+
+/// [`JudgeError::NoNumber`]'s sentence.
+fn no_number(f: &mut fmt::Formatter<'_>, text: &str, truncated: bool) -> fmt::Result {
+    write!(
+        f,
+        "The model's answer contains no score: \u{201c}{}\u{201d}",
+        clip_short(text)
+    )?;
+    if truncated {
+        f.write_str(
+            " It was cut off at the token limit before printing one: raise the \
+             Output tokens setting and ask again.",
+        )?;
+    }
+    Ok(())
+}
+
+/// [`JudgeError::NoRating`]'s sentence: the answer quoted, clipped to 120 characters.
+fn no_rating(f: &mut fmt::Formatter<'_>, text: &str, truncated: bool) -> fmt::Result {
+    let shown: String = text.chars().take(120).collect();
+    let ellipsis = if text.chars().count() > 120 {
+        "…"
+    } else {
+        ""
+    };
+    write!(
+        f,
+        "The model's answer contains no rating from 1 to 5: \u{201c}{shown}{ellipsis}\u{201d}"
+    )?;
+    if truncated {
+        f.write_str(
+            " It was cut off at the token limit: this model does not give the score \
+             first, as the prompt asks. Raise the Output tokens setting and ask \
+             again.",
+        )?;
+    }
+    Ok(())
 }
 
 fn end_with_server_message(f: &mut fmt::Formatter<'_>, message: &Option<String>) -> fmt::Result {
