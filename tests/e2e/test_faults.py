@@ -13,8 +13,8 @@ import pytest
 from selenium.webdriver.support.ui import Select
 
 from app_page import CRITERIA, AppPage
-from fake_openai import FakeOpenAI
-from fake_providers import FakeGemini
+from fakes.openai import FakeOpenAI
+from fakes.gemini import FakeGemini
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bad_inputs"
 CUT = "The server's answer could not be read"

@@ -20,7 +20,7 @@ from selenium.webdriver.support.ui import Select
 
 from app_page import CRITERIA, AppPage, tid
 from conftest import ROOT, _png, make_driver
-from fake_openai import FakeOpenAI
+from fakes.openai import FakeOpenAI
 
 # The widths the issue names, plus the ends of the range the layout promises (360 to 2560).
 WIDTHS = [360, 390, 768, 1024, 1440, 1920, 2560]
