@@ -22,6 +22,7 @@ pub mod errors;
 #[cfg(not(target_arch = "wasm32"))]
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod gamma_axis;
 pub mod geometry;
 pub mod lab;
 pub mod limiter;

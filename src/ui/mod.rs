@@ -17,13 +17,15 @@ use backend::{backend_panel, connection, connection_panel};
 use evaluator::{actions, app, cost_panel, image_panel, inputs_panel, run_bar, single_results};
 use lab::{
     batch_panel, batch_run, batch_state, compare_panel, lab_app, meta_panel, openai_batch_run,
-    results_table, scatter_plot,
+    results_table, scatter_plot, sweep_plot,
 };
 use metrics::fleur::{panel as fleur_panel, run as fleur_run};
 use metrics::g_veval::{panel as gveval_panel, run as gveval_run};
 use metrics::harmonic_eval::{criterion_card, gamma_panel, overall_score};
 use metrics::maev::{inputs as maev_inputs, panel as maev_panel, run as maev_run};
-use widgets::{doubt_notes, fidelity_panel, fields, metric_select, theme_toggle, top_bar};
+use widgets::{
+    doubt_notes, fidelity_panel, fields, gamma_events, metric_select, theme_toggle, top_bar,
+};
 
 /// Installs the panic hook and mounts the one-item evaluator on `<body>`.
 pub fn start() {
