@@ -26,7 +26,9 @@ impl GammaAxis {
     /// outside the axis it is the nearer end), on the slider's steps of 0.01.
     pub fn gamma_at(&self, fraction: f64) -> f64 {
         let x = fraction * self.width;
-        snap(GAMMA_MIN + (x - self.left) / (self.width - self.left - self.right) * (1.0 - GAMMA_MIN))
+        snap(
+            GAMMA_MIN + (x - self.left) / (self.width - self.left - self.right) * (1.0 - GAMMA_MIN),
+        )
     }
 }
 

@@ -93,10 +93,11 @@ class AppPage:
 
 def refuse_storage(driver):
     """Makes this origin's storage refuse writes as a full disk does, through the browser's own
-    quota: IndexedDB gets a quota of 0 bytes (its writes then fail at commit with
-    QuotaExceededError), and localStorage is filled to its limit (a new key no longer fits)."""
+    quota: IndexedDB gets a quota of 1 byte (its writes then fail at commit with
+    QuotaExceededError; Chromium reads a quota of 0 as no limit), and localStorage is filled to
+    its limit (a new key no longer fits)."""
     origin = driver.execute_script("return location.origin;")
-    driver.execute_cdp_cmd("Storage.overrideQuotaForOrigin", {"origin": origin, "quotaSize": 0})
+    driver.execute_cdp_cmd("Storage.overrideQuotaForOrigin", {"origin": origin, "quotaSize": 1})
     filled = driver.execute_script("""
         let n = 0;
         for (let size = 1 << 20; size >= 1; size >>= 1) {

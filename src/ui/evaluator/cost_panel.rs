@@ -102,17 +102,16 @@ pub fn CostPanel() -> impl IntoView {
     view! {
         <details class="cost">
             <summary>"Tokens, cost and cache"</summary>
-            <Estimate estimate/>
-            <Usage usage/>
-            <PriceTable prices/>
-            <CacheRow/>
+            {estimate_line(estimate)}
+            {usage_line(usage)}
+            {price_table(state, prices)}
+            {cache_row(state)}
         </details>
     }
 }
 
 /// The estimate for one evaluation, before it runs.
-#[component]
-fn Estimate(estimate: Memo<Cost>) -> impl IntoView {
+fn estimate_line(estimate: Memo<Cost>) -> impl IntoView {
     view! {
         <p
             data-testid="cost-estimate"
@@ -131,8 +130,7 @@ fn Estimate(estimate: Memo<Cost>) -> impl IntoView {
 }
 
 /// What the provider reported for the last run.
-#[component]
-fn Usage(usage: Memo<Option<Cost>>) -> impl IntoView {
+fn usage_line(usage: Memo<Option<Cost>>) -> impl IntoView {
     view! {
         <p
             data-testid="usage-total"
@@ -152,9 +150,7 @@ fn Usage(usage: Memo<Option<Cost>>) -> impl IntoView {
 }
 
 /// The editable price table and what is wrong with it.
-#[component]
-fn PriceTable(prices: Memo<(Vec<Price>, Vec<String>)>) -> impl IntoView {
-    let state = expect_context::<AppState>();
+fn price_table(state: AppState, prices: Memo<(Vec<Price>, Vec<String>)>) -> impl IntoView {
     view! {
         <div class="field">
             <label for="prices-input">"Prices (USD per million tokens; edit to match your plan)"</label>
@@ -174,9 +170,7 @@ fn PriceTable(prices: Memo<(Vec<Price>, Vec<String>)>) -> impl IntoView {
 }
 
 /// How many answers the cache holds, and clearing it.
-#[component]
-fn CacheRow() -> impl IntoView {
-    let state = expect_context::<AppState>();
+fn cache_row(state: AppState) -> impl IntoView {
     view! {
         <div class="cache-row">
             <span data-testid="cache-count" data-value=move || state.cache_count.get().map(|n| n.to_string()).unwrap_or_default()>

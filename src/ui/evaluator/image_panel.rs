@@ -77,7 +77,7 @@ pub fn ImagePanel() -> impl IntoView {
                 />
                 <p class="hint">"Drop an image here, paste one, or choose a file."</p>
                 {move || state.image_view.get().map(|v| view! {
-                    <Preview src=v.data_url.clone()/>
+                    {preview(state, v.data_url.clone())}
                     <p class="hint" data-testid="image-info">{image_info(&v)}</p>
                     <p class="warn-text" data-testid="image-note" hidden=v.note.is_none()>{v.note}</p>
                 })}
@@ -86,20 +86,18 @@ pub fn ImagePanel() -> impl IntoView {
             <p class="error" role="alert" data-testid="image-error" hidden=move || state.image_error.with(|e| e.is_none())>
                 {move || state.image_error.get()}
             </p>
-            <BoxEdges/>
+            {box_edges(state)}
         </div>
     }
 }
 
 /// The image as it will be sent; for REG, dragging on it draws the target box.
-#[component]
-fn Preview(src: String) -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let preview = NodeRef::<leptos::html::Img>::new();
+fn preview(state: AppState, src: String) -> impl IntoView {
+    let img = NodeRef::<leptos::html::Img>::new();
     let drag_start = StoredValue::new(None::<(f64, f64)>);
     let dragging = RwSignal::new(None::<NormBox>);
     let point = move |e: &web_sys::PointerEvent| -> Option<(f64, f64)> {
-        let rect = preview.get()?.get_bounding_client_rect();
+        let rect = img.get()?.get_bounding_client_rect();
         Some((
             (e.client_x() as f64 - rect.left()) / rect.width().max(1.0),
             (e.client_y() as f64 - rect.top()) / rect.height().max(1.0),
@@ -149,7 +147,7 @@ fn Preview(src: String) -> impl IntoView {
     view! {
         <div class="preview" class:drawing=reg>
             <img
-                node_ref=preview
+                node_ref=img
                 data-testid="image-preview"
                 src=src
                 alt="The image as it will be sent"
@@ -164,9 +162,7 @@ fn Preview(src: String) -> impl IntoView {
 }
 
 /// The REG box's edges typed in percent, for keyboard users and exact boxes.
-#[component]
-fn BoxEdges() -> impl IntoView {
-    let state = expect_context::<AppState>();
+fn box_edges(state: AppState) -> impl IntoView {
     let edge = move |i: usize| {
         move || {
             state

@@ -10,7 +10,7 @@ use crate::gamma_axis::{key_step, GammaAxis};
 /// The γ under the pointer, for a handler on the plot's `<svg>` drawn with `axis` in its
 /// viewBox; `None` when the event has no element.
 pub fn gamma_at_click(axis: GammaAxis, ev: &web_sys::MouseEvent) -> Option<f64> {
-    let el: web_sys::Element = ev.current_target()?.dyn_into().ok()?;
+    let el: web_sys::Element = ev.current_target()?.unchecked_into();
     let rect = el.get_bounding_client_rect();
     Some(axis.gamma_at(
         (ev.client_x() as f64 - rect.left()) / rect.width().max(1.0),
