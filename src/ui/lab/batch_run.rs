@@ -73,7 +73,7 @@ pub fn import(state: AppState, b: BatchState, chosen: Vec<web_sys::File>) {
             let name = f.name();
             let lower = name.to_lowercase();
             if lower.ends_with(".zip") {
-                match files::bytes(&f).await.map_err(|e| e).and_then(|bytes| {
+                match files::bytes(&f).await.and_then(|bytes| {
                     ZipArchive::parse(&bytes)
                         .map(|a| (bytes, a))
                         .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))
@@ -466,7 +466,7 @@ pub(crate) fn blank_result(metric: &str, item: &Item) -> ItemResult {
 /// Whether the metric (in the current mode) sends the image.
 pub(crate) fn metric_needs_image(state: AppState, metric: &str) -> bool {
     metric != maev::INFO.id
-        && !(metric == g_veval::INFO.id && !state.gv_mode.get_untracked().needs_image())
+        && (metric != g_veval::INFO.id || state.gv_mode.get_untracked().needs_image())
 }
 
 fn maev_input(state: AppState, item: &Item) -> maev::Input {

@@ -205,10 +205,8 @@ pub async fn poll(state: AppState, b: BatchState, batch_id: String) {
     }
     // Group the answers by item (custom_id = "<index>:<slot>").
     let items = b.items.get_value();
-    let mut by_item: std::collections::BTreeMap<
-        usize,
-        Vec<(String, Result<crate::completion::Completion, JudgeError>)>,
-    > = Default::default();
+    type Answers = Vec<(String, Result<crate::completion::Completion, JudgeError>)>;
+    let mut by_item: std::collections::BTreeMap<usize, Answers> = Default::default();
     let output = openai_batch::read_output(&body);
     let (tokens_in, tokens_out) = output
         .iter()
