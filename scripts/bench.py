@@ -7,7 +7,7 @@ fewer samples (CI). Timings are reported, never asserted: a missed budget prints
 exit status stays 0 unless ``--strict`` is given.
 
 Everything runs on loopback: the built site from a static server, the judge from the same fake
-OpenAI server the end-to-end tests use (``tests/e2e/fake_openai.py``), holding each request
+OpenAI server the end-to-end tests use (``tests/fakes/openai.py``), holding each request
 300 ms, and Debian's headless Chromium through chromedriver.
 """
 
@@ -28,6 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from selenium import webdriver  # noqa: E402
@@ -35,7 +36,7 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
 
 from app_page import CRITERIA, AppPage, tid  # noqa: E402
-from fake_openai import FakeOpenAI  # noqa: E402
+from fakes.openai import FakeOpenAI  # noqa: E402
 import wasm_sizes  # noqa: E402
 
 DIST = ROOT / "dist"

@@ -111,6 +111,38 @@ pub struct Scored {
 
 /// Weights and overall score over the criteria that have a score. `None` when none has.
 /// Unsmoothed criteria are weighted as the module documentation says.
+///
+/// # Example
+///
+/// SPEC §1's test vector: five criteria's rating distributions, their smoothed scores and σ's,
+/// and the overall score at γ = 0.75 (the paper's default), 0.5 and 1.
+///
+/// ```
+/// use harmonic_judge::aggregate::{aggregate, sigma, smoothed_score, Scored};
+///
+/// let p = [
+///     [0.0, 0.05, 0.15, 0.6, 0.2], // Correctness
+///     [0.1, 0.2, 0.4, 0.2, 0.1],   // Completeness
+///     [0.0, 0.0, 0.02, 0.18, 0.8], // Clarity
+///     [0.0, 0.0, 0.0, 0.05, 0.95], // Fluency
+///     [0.0, 0.1, 0.3, 0.4, 0.2],   // Conciseness
+/// ];
+/// let items: Vec<Scored> = p
+///     .iter()
+///     .map(|p| Scored { score: smoothed_score(p), sigma: Some(sigma(p)) })
+///     .collect();
+/// assert!((items[0].score - 3.95).abs() < 1e-9);
+/// assert!((items[0].sigma.unwrap() - 0.7399).abs() < 1e-4);
+///
+/// let (weights, overall) = aggregate(&items, 0.75).unwrap();
+/// let expected = [0.1593, 0.1226, 0.2186, 0.3597, 0.1398];
+/// for (w, e) in weights.iter().zip(expected) {
+///     assert!((w - e).abs() < 1e-4);
+/// }
+/// assert!((overall - 4.3398).abs() < 1e-4);
+/// assert!((aggregate(&items, 0.5).unwrap().1 - 4.7546).abs() < 1e-4);
+/// assert!((aggregate(&items, 1.0).unwrap().1 - 4.0760).abs() < 1e-4);
+/// ```
 pub fn aggregate(items: &[Scored], gamma: f64) -> Option<(Vec<f64>, f64)> {
     if items.is_empty() {
         return None;
@@ -203,6 +235,29 @@ impl Split {
 
 /// The overall score alone, as [`aggregate`] computes it, without allocating: the batch lab
 /// calls it for every item on every γ change.
+///
+/// # Example
+///
+/// SPEC §1's test vector at γ = 0.25 and at the smallest γ offered, 0.01, where the weight
+/// goes almost all to the most certain criterion (Fluency, 4.95) without overflowing.
+///
+/// ```
+/// use harmonic_judge::aggregate::{overall_score, sigma, smoothed_score, Scored, GAMMA_MIN};
+///
+/// let items: Vec<Scored> = [
+///     [0.0, 0.05, 0.15, 0.6, 0.2],
+///     [0.1, 0.2, 0.4, 0.2, 0.1],
+///     [0.0, 0.0, 0.02, 0.18, 0.8],
+///     [0.0, 0.0, 0.0, 0.05, 0.95],
+///     [0.0, 0.1, 0.3, 0.4, 0.2],
+/// ]
+/// .iter()
+/// .map(|p| Scored { score: smoothed_score(p), sigma: Some(sigma(p)) })
+/// .collect();
+/// assert!((overall_score(&items, 0.25).unwrap() - 4.9471).abs() < 1e-4);
+/// assert!((overall_score(&items, GAMMA_MIN).unwrap() - 4.9500).abs() < 1e-4);
+/// assert_eq!(overall_score(&[], 0.75), None);
+/// ```
 pub fn overall_score(items: &[Scored], gamma: f64) -> Option<f64> {
     Some(match split(items)? {
         Err(mean) => mean,

@@ -159,7 +159,7 @@ mod tests {
             .filter(|(i, _)| {
                 let b = text.as_bytes();
                 let j = i + n.len();
-                !(*i > 0 && b[i - 1].is_ascii_digit()) && !b.get(j).is_some_and(u8::is_ascii_digit)
+                (*i == 0 || !b[i - 1].is_ascii_digit()) && !b.get(j).is_some_and(u8::is_ascii_digit)
             })
             .map(|(i, _)| is_scale_number(text, i, i + n.len()))
             .collect()

@@ -59,38 +59,7 @@ impl fmt::Display for JudgeError {
                 message,
                 retry_after,
             } => {
-                let lead = match status {
-                    400 => "The server refused the request (HTTP 400). The model may not accept \
-                            images or one of the parameters"
-                        .to_string(),
-                    401 => "The API key was rejected (HTTP 401). Check the key for this endpoint"
-                        .to_string(),
-                    403 => "Access denied (HTTP 403). The key lacks permission for this model"
-                        .to_string(),
-                    404 => "Not found (HTTP 404). Check the model name and the base URL (it \
-                            usually ends in /v1)"
-                        .to_string(),
-                    408 | 504 => format!("The server timed out (HTTP {status}). Try again"),
-                    413 => "The request is too large (HTTP 413). Lower the image size".to_string(),
-                    429 => match retry_after {
-                        Some(after) if crate::retry::parse_retry_after(after).is_some() => {
-                            format!(
-                                "Rate limited or out of quota (HTTP 429). The server asks to \
-                                 retry after {after} s"
-                            )
-                        }
-                        // The HTTP-date form.
-                        Some(at) => format!(
-                            "Rate limited or out of quota (HTTP 429). The server asks to retry \
-                             at {at}"
-                        ),
-                        None => "Rate limited or out of quota (HTTP 429). Wait and try again, or \
-                                 check your plan's limits"
-                            .to_string(),
-                    },
-                    500..=599 => format!("The server failed (HTTP {status}). Try again later"),
-                    _ => format!("The server answered HTTP {status}"),
-                };
+                let lead = http_lead(*status, retry_after.as_deref());
                 match message {
                     Some(m) => write!(f, "{lead}. Server said: {m}"),
                     None => write!(f, "{lead}."),
@@ -131,20 +100,7 @@ impl fmt::Display for JudgeError {
                 end_with_server_message(f, message)
             }
             JudgeError::Cancelled => f.write_str("Cancelled."),
-            JudgeError::NoNumber { text, truncated } => {
-                write!(
-                    f,
-                    "The model's answer contains no score: \u{201c}{}\u{201d}",
-                    clip_short(text)
-                )?;
-                if *truncated {
-                    f.write_str(
-                        " It was cut off at the token limit before printing one: raise the \
-                         Output tokens setting and ask again.",
-                    )?;
-                }
-                Ok(())
-            }
+            JudgeError::NoNumber { text, truncated } => no_number(f, text, *truncated),
             JudgeError::OutOfRange { printed, range } => write!(
                 f,
                 "The model printed {printed}, outside the score range {range}, so the answer is \
@@ -155,28 +111,81 @@ impl fmt::Display for JudgeError {
                  does not return them, so no smoothed score can be computed; choose a model \
                  that supports logprobs.",
             ),
-            JudgeError::NoRating { text, truncated } => {
-                let shown: String = text.chars().take(120).collect();
-                let ellipsis = if text.chars().count() > 120 {
-                    "…"
-                } else {
-                    ""
-                };
-                write!(
-                    f,
-                    "The model's answer contains no rating from 1 to 5: \u{201c}{shown}{ellipsis}\u{201d}"
-                )?;
-                if *truncated {
-                    f.write_str(
-                        " It was cut off at the token limit: this model does not give the score \
-                         first, as the prompt asks. Raise the Output tokens setting and ask \
-                         again.",
-                    )?;
-                }
-                Ok(())
-            }
+            JudgeError::NoRating { text, truncated } => no_rating(f, text, *truncated),
         }
     }
+}
+
+/// The first sentence for an HTTP error status (without its full stop).
+fn http_lead(status: u16, retry_after: Option<&str>) -> String {
+    match status {
+        400 => "The server refused the request (HTTP 400). The model may not accept \
+                images or one of the parameters"
+            .to_string(),
+        401 => "The API key was rejected (HTTP 401). Check the key for this endpoint".to_string(),
+        403 => "Access denied (HTTP 403). The key lacks permission for this model".to_string(),
+        404 => "Not found (HTTP 404). Check the model name and the base URL (it \
+                usually ends in /v1)"
+            .to_string(),
+        408 | 504 => format!("The server timed out (HTTP {status}). Try again"),
+        413 => "The request is too large (HTTP 413). Lower the image size".to_string(),
+        429 => match retry_after {
+            Some(after) if crate::retry_after::parse_retry_after(after).is_some() => {
+                format!(
+                    "Rate limited or out of quota (HTTP 429). The server asks to \
+                     retry after {after} s"
+                )
+            }
+            // The HTTP-date form.
+            Some(at) => format!(
+                "Rate limited or out of quota (HTTP 429). The server asks to retry \
+                 at {at}"
+            ),
+            None => "Rate limited or out of quota (HTTP 429). Wait and try again, or \
+                     check your plan's limits"
+                .to_string(),
+        },
+        500..=599 => format!("The server failed (HTTP {status}). Try again later"),
+        _ => format!("The server answered HTTP {status}"),
+    }
+}
+
+/// [`JudgeError::NoNumber`]'s sentence.
+fn no_number(f: &mut fmt::Formatter<'_>, text: &str, truncated: bool) -> fmt::Result {
+    write!(
+        f,
+        "The model's answer contains no score: \u{201c}{}\u{201d}",
+        clip_short(text)
+    )?;
+    if truncated {
+        f.write_str(
+            " It was cut off at the token limit before printing one: raise the \
+             Output tokens setting and ask again.",
+        )?;
+    }
+    Ok(())
+}
+
+/// [`JudgeError::NoRating`]'s sentence: the answer quoted, clipped to 120 characters.
+fn no_rating(f: &mut fmt::Formatter<'_>, text: &str, truncated: bool) -> fmt::Result {
+    let shown: String = text.chars().take(120).collect();
+    let ellipsis = if text.chars().count() > 120 {
+        "…"
+    } else {
+        ""
+    };
+    write!(
+        f,
+        "The model's answer contains no rating from 1 to 5: \u{201c}{shown}{ellipsis}\u{201d}"
+    )?;
+    if truncated {
+        f.write_str(
+            " It was cut off at the token limit: this model does not give the score \
+             first, as the prompt asks. Raise the Output tokens setting and ask \
+             again.",
+        )?;
+    }
+    Ok(())
 }
 
 fn end_with_server_message(f: &mut fmt::Formatter<'_>, message: &Option<String>) -> fmt::Result {

@@ -11,8 +11,11 @@ use crate::metrics::maev::parse::read_trial;
 use crate::providers::{read_chat, read_models, Protocol};
 use crate::rating::{rating_distribution, rating_in_text};
 
+/// A harness: takes any bytes, must not panic.
+pub type Harness = fn(&[u8]);
+
 /// Every harness, by the name of its cargo-fuzz target.
-pub const TARGETS: [(&str, fn(&[u8])); 7] = [
+pub const TARGETS: [(&str, Harness); 7] = [
     ("response_parsers", response_parsers),
     ("rating", rating),
     ("fleur_smoothing", fleur_smoothing),

@@ -22,6 +22,7 @@ pub mod errors;
 #[cfg(not(target_arch = "wasm32"))]
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod gamma_axis;
 pub mod geometry;
 pub mod lab;
 pub mod limiter;
@@ -31,6 +32,7 @@ pub mod providers;
 pub mod rating;
 pub mod request_key;
 pub mod retry;
+pub mod retry_after;
 pub mod sniff;
 pub mod task;
 pub mod text_checks;

@@ -131,6 +131,47 @@ fn rating_masses(step: &TokenStep) -> [f64; RATING_LEVELS] {
 /// Extracts the rating distribution from a completion's steps.
 ///
 /// `text` is the completion's text, quoted in the error when no rating is found.
+///
+/// # Example
+///
+/// SPEC §1's Correctness distribution (0, .05, .15, .6, .2) as a judge's top logprobs would
+/// carry it: after a Markdown `**`, the rating `4` spelt two ways (`"4"` and `" 4"`, folded
+/// together) and 3 % of the mass on a token that is no rating. The distribution is
+/// renormalised over 1..=5 and the 97 % kept as its coverage; its mean and σ are SPEC's.
+///
+/// ```
+/// use harmonic_judge::aggregate::{sigma, smoothed_score};
+/// use harmonic_judge::completion::TokenStep;
+/// use harmonic_judge::rating::rating_distribution;
+///
+/// let ln = |p: f64| (0.97 * p).ln();
+/// let steps = [
+///     TokenStep { token: "**".into(), logprob: 0.0, top: vec![("**".into(), 0.0)] },
+///     TokenStep {
+///         token: "4".into(),
+///         logprob: ln(0.5),
+///         top: vec![
+///             ("4".into(), ln(0.5)),
+///             ("5".into(), ln(0.2)),
+///             ("3".into(), ln(0.15)),
+///             (" 4".into(), ln(0.1)),
+///             ("2".into(), ln(0.05)),
+///             ("The".into(), 0.03f64.ln()),
+///         ],
+///     },
+/// ];
+/// let d = rating_distribution(&steps, "**4").unwrap();
+/// assert_eq!(d.step, 1);
+/// assert!((d.coverage - 0.97).abs() < 1e-9);
+/// let expected = [0.0, 0.05, 0.15, 0.6, 0.2];
+/// assert!(d.p.iter().zip(expected).all(|(p, e)| (p - e).abs() < 1e-9));
+/// assert!((smoothed_score(&d.p) - 3.95).abs() < 1e-9);
+/// assert!((sigma(&d.p) - 0.7399).abs() < 1e-4);
+///
+/// // No rating anywhere: an error that quotes the answer, never a number.
+/// let words = [TokenStep { token: "Good".into(), logprob: 0.0, top: vec![] }];
+/// assert!(rating_distribution(&words, "Good").is_err());
+/// ```
 pub fn rating_distribution(
     steps: &[TokenStep],
     text: &str,

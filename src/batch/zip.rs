@@ -425,27 +425,32 @@ impl ZipArchive {
                 uncompressed,
                 local_offset,
             );
-            let slot = match entry {
-                Ok(e) => {
-                    archive.entries.push(e);
-                    Slot::Entry(archive.entries.len() - 1)
-                }
-                Err(reason) => {
-                    archive.unusable.push(Unusable {
-                        path: path.clone(),
-                        reason,
-                    });
-                    Slot::Unusable(archive.unusable.len() - 1)
-                }
-            };
-            if archive.by_path.insert(path.clone(), slot).is_some() {
-                archive.warnings.push(format!(
-                    "The ZIP holds \u{201c}{path}\u{201d} more than once; the last copy is used."
-                ));
-            }
+            archive.add(path, entry);
         }
         archive.index_suffixes();
         Ok(archive)
+    }
+
+    /// Files an entry (or why it cannot be used) under its path; a later copy wins.
+    fn add(&mut self, path: String, entry: Result<ZipEntry, String>) {
+        let slot = match entry {
+            Ok(e) => {
+                self.entries.push(e);
+                Slot::Entry(self.entries.len() - 1)
+            }
+            Err(reason) => {
+                self.unusable.push(Unusable {
+                    path: path.clone(),
+                    reason,
+                });
+                Slot::Unusable(self.unusable.len() - 1)
+            }
+        };
+        if self.by_path.insert(path.clone(), slot).is_some() {
+            self.warnings.push(format!(
+                "The ZIP holds \u{201c}{path}\u{201d} more than once; the last copy is used."
+            ));
+        }
     }
 
     fn slot_path(&self, slot: Slot) -> &str {

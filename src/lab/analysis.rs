@@ -248,10 +248,49 @@ impl Prepared {
     }
 }
 
+/// The sweep's best γ: the highest τ-b (the first of equals), else, with no τ-b anywhere, the
+/// highest pairwise accuracy. Returns (γ, which measure, its value); `None` when the sweep has
+/// neither.
+pub fn best_gamma(points: &[SweepPoint]) -> Option<(f64, &'static str, f64)> {
+    let pick = |f: fn(&SweepPoint) -> Option<f64>| {
+        points
+            .iter()
+            .filter_map(|p| f(p).map(|v| (p.gamma, v)))
+            .fold(None, |acc: Option<(f64, f64)>, (g, v)| match acc {
+                Some((_, bv)) if bv >= v => acc,
+                _ => Some((g, v)),
+            })
+    };
+    pick(|p| p.tau_b)
+        .map(|(g, v)| (g, "τ-b", v))
+        .or_else(|| pick(|p| p.pairwise).map(|(g, v)| (g, "accuracy", v)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::lab::record::CriterionRecord;
+
+    #[test]
+    fn the_best_gamma_is_the_first_highest_tau_else_accuracy() {
+        let point = |gamma, tau_b, pairwise| SweepPoint {
+            gamma,
+            tau_b,
+            tau_c: tau_b,
+            pairwise,
+        };
+        let sweep = [
+            point(0.01, Some(10.0), Some(90.0)),
+            point(0.5, Some(40.0), Some(50.0)),
+            point(0.75, Some(40.0), Some(60.0)),
+            point(1.0, Some(-5.0), Some(95.0)),
+        ];
+        assert_eq!(best_gamma(&sweep), Some((0.5, "τ-b", 40.0)));
+        let no_tau = [point(0.01, None, Some(70.0)), point(1.0, None, Some(80.0))];
+        assert_eq!(best_gamma(&no_tau), Some((1.0, "accuracy", 80.0)));
+        assert_eq!(best_gamma(&[point(0.5, None, None)]), None);
+        assert_eq!(best_gamma(&[]), None);
+    }
 
     fn item(
         id: &str,

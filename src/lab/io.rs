@@ -244,91 +244,23 @@ pub fn from_csv_records(records: &[(usize, Vec<String>)]) -> (Vec<ItemResult>, V
     let Some(((_, header), rows)) = records.split_first() else {
         return (Vec::new(), vec!["The file is empty.".into()]);
     };
-    let col = |name: &str| header.iter().position(|h| h.trim() == name);
-    let Some(id_col) = col("id") else {
+    if !header.iter().any(|h| h.trim() == "id") {
         return (
             Vec::new(),
             vec!["Line 1: no \u{201c}id\u{201d} column.".into()],
         );
-    };
+    }
     let mut results = Vec::new();
     let mut problems = Vec::new();
     for (line, row) in rows {
-        let get = |name: &str| {
-            col(name)
-                .and_then(|i| row.get(i))
-                .map(|s| unneutralised(s.trim()))
-                .filter(|s| !s.is_empty())
+        let mut cells = Cells {
+            header,
+            row,
+            line: *line,
+            bad: None,
         };
-        let mut bad = None;
-        let mut number = |name: &str| -> Option<f64> {
-            let s = get(name)?;
-            match s.parse::<f64>() {
-                Ok(v) if v.is_finite() => Some(v),
-                _ => {
-                    bad.get_or_insert_with(|| {
-                        format!("Line {line}: {name} is not a number (\u{201c}{s}\u{201d}).")
-                    });
-                    None
-                }
-            }
-        };
-        let id = row
-            .get(id_col)
-            .map(|s| unneutralised(s.trim()).to_string())
-            .unwrap_or_default();
-        let mut r = ItemResult {
-            id,
-            metric: get("metric").unwrap_or("").to_string(),
-            task: get("task").unwrap_or("").to_string(),
-            text: get("text").unwrap_or("").to_string(),
-            image: get("image").map(str::to_owned),
-            score: number("score"),
-            error: get("error").map(str::to_owned),
-            group: get("group").map(str::to_owned),
-            chosen: matches!(get("chosen"), Some("1" | "true" | "yes")),
-            ..ItemResult::default()
-        };
-        for c in Criterion::ALL {
-            let id = c.id();
-            let score = number(&format!("{id}_score"));
-            let sigma = number(&format!("{id}_sigma"));
-            let p: Vec<Option<f64>> = (1..=5).map(|k| number(&format!("{id}_p{k}"))).collect();
-            let distribution = if p.iter().all(Option::is_some) {
-                Some(std::array::from_fn(|k| p[k].unwrap_or(0.0)))
-            } else {
-                None
-            };
-            let error = get(&format!("{id}_error")).map(str::to_owned);
-            let doubts = get(&format!("{id}_doubts"))
-                .map(|d| d.split_whitespace().map(str::to_owned).collect())
-                .unwrap_or_default();
-            if score.is_some() || error.is_some() {
-                r.criteria.push(CriterionRecord {
-                    name: id.into(),
-                    score,
-                    sigma,
-                    distribution,
-                    error,
-                    doubts,
-                });
-            }
-        }
-        for key in std::iter::once("overall").chain(Criterion::ALL.iter().map(|c| c.id())) {
-            if let Some(s) = get(&format!("human_{key}")) {
-                let parsed: Result<Vec<f64>, _> =
-                    s.split('|').map(|x| x.trim().parse::<f64>()).collect();
-                match parsed {
-                    Ok(v) => {
-                        r.human.insert(key.to_string(), v);
-                    }
-                    Err(_) => {
-                        bad.get_or_insert_with(|| format!("Line {line}: human_{key} is not a number list (\u{201c}{s}\u{201d})."));
-                    }
-                }
-            }
-        }
-        match bad {
+        let r = cells.result();
+        match cells.bad {
             Some(p) => problems.push(p),
             None if r.id.is_empty() => problems.push(format!("Line {line}: the result has no id.")),
             None => match range_problem(&r) {
@@ -338,6 +270,116 @@ pub fn from_csv_records(records: &[(usize, Vec<String>)]) -> (Vec<ItemResult>, V
         }
     }
     (results, problems)
+}
+
+/// One row of a results CSV, read by column name; `bad` keeps the first unreadable cell.
+struct Cells<'a> {
+    header: &'a [String],
+    row: &'a [String],
+    line: usize,
+    bad: Option<String>,
+}
+
+impl<'a> Cells<'a> {
+    fn get(&self, name: &str) -> Option<&'a str> {
+        let row = self.row;
+        self.header
+            .iter()
+            .position(|h| h.trim() == name)
+            .and_then(|i| row.get(i))
+            .map(|s| unneutralised(s.trim()))
+            .filter(|s| !s.is_empty())
+    }
+
+    fn number(&mut self, name: &str) -> Option<f64> {
+        let s = self.get(name)?;
+        match s.parse::<f64>() {
+            Ok(v) if v.is_finite() => Some(v),
+            _ => {
+                let line = self.line;
+                self.bad.get_or_insert_with(|| {
+                    format!("Line {line}: {name} is not a number (\u{201c}{s}\u{201d}).")
+                });
+                None
+            }
+        }
+    }
+
+    /// The row as a result (its `id` cell as written, even when empty).
+    fn result(&mut self) -> ItemResult {
+        let id = self.get("id").unwrap_or("").to_string();
+        let mut r = ItemResult {
+            id,
+            metric: self.get("metric").unwrap_or("").to_string(),
+            task: self.get("task").unwrap_or("").to_string(),
+            text: self.get("text").unwrap_or("").to_string(),
+            image: self.get("image").map(str::to_owned),
+            score: self.number("score"),
+            error: self.get("error").map(str::to_owned),
+            group: self.get("group").map(str::to_owned),
+            chosen: matches!(self.get("chosen"), Some("1" | "true" | "yes")),
+            ..ItemResult::default()
+        };
+        for c in Criterion::ALL {
+            if let Some(record) = self.criterion(c) {
+                r.criteria.push(record);
+            }
+        }
+        self.human(&mut r);
+        r
+    }
+
+    /// A criterion's columns, when it has a score or an error.
+    fn criterion(&mut self, c: Criterion) -> Option<CriterionRecord> {
+        let id = c.id();
+        let score = self.number(&format!("{id}_score"));
+        let sigma = self.number(&format!("{id}_sigma"));
+        let p: Vec<Option<f64>> = (1..=5)
+            .map(|k| self.number(&format!("{id}_p{k}")))
+            .collect();
+        let distribution = if p.iter().all(Option::is_some) {
+            Some(std::array::from_fn(|k| p[k].unwrap_or(0.0)))
+        } else {
+            None
+        };
+        let error = self.get(&format!("{id}_error")).map(str::to_owned);
+        let doubts = self
+            .get(&format!("{id}_doubts"))
+            .map(|d| d.split_whitespace().map(str::to_owned).collect())
+            .unwrap_or_default();
+        (score.is_some() || error.is_some()).then(|| CriterionRecord {
+            name: id.into(),
+            score,
+            sigma,
+            distribution,
+            error,
+            doubts,
+        })
+    }
+
+    /// `human_overall` and `human_<criterion>`: ratings separated by `|`.
+    fn human(&mut self, r: &mut ItemResult) {
+        for key in std::iter::once("overall").chain(Criterion::ALL.iter().map(|c| c.id())) {
+            if let Some(s) = self.get(&format!("human_{key}")) {
+                let parsed: Result<Vec<f64>, _> =
+                    s.split('|').map(|x| x.trim().parse::<f64>()).collect();
+                match parsed {
+                    Ok(v) => {
+                        r.human.insert(key.to_string(), v);
+                    }
+                    Err(_) => {
+                        let line = self.line;
+                        self.bad.get_or_insert_with(|| {
+                            format!(
+                                "Line {line}: human_{key} is not a number list \
+                                 (\u{201c}{s}\u{201d})."
+                            )
+                        });
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -335,11 +335,43 @@ fn merge(left: &[u64], right: &[u64], out: &mut [u64]) -> u64 {
 
 /// τ-b and τ-c in one pass; `None` when undefined (n < 2 after dropping NaN pairs, a constant
 /// vector) or when the lengths differ.
+///
+/// # Example
+///
+/// Ties in both variables and two observations with a NaN, which are left out (scipy's
+/// `nan_policy='omit'`): scipy 1.17.1 gives τ-b 0.6666666666666666 and τ-c 0.64 on the five
+/// that remain (SPEC §6: τ as scipy defines it).
+///
+/// ```
+/// use harmonic_judge::meta::kendall_tau;
+///
+/// let x = [1.0, f64::NAN, 2.0, 3.0, 3.0, 4.0, 5.0];
+/// let y = [2.0, 1.0, f64::NAN, 1.0, 4.0, 4.0, 5.0];
+/// let t = kendall_tau(&x, &y).unwrap();
+/// assert_eq!(t.n, 5);
+/// assert!((t.b - 0.6666666666666666).abs() < 1e-15);
+/// assert!((t.c - 0.64).abs() < 1e-15);
+/// assert_eq!(kendall_tau(&x, &y[..6]), None); // lengths differ
+/// ```
 pub fn kendall_tau(x: &[f64], y: &[f64]) -> Option<KendallTau> {
     Kendall::with_capacity(x.len()).tau(x, y)
 }
 
 /// τ-b as `scipy.stats.kendalltau(x, y, variant='b', nan_policy='omit')`.
+///
+/// # Example
+///
+/// A case pinned from scipy 1.17.1 (SPEC §6: τ as scipy defines it): eight distinct
+/// observations give 0.5714285714285714; a constant variable leaves τ undefined (scipy: NaN).
+///
+/// ```
+/// use harmonic_judge::meta::tau_b;
+///
+/// let x = [0.3, 1.7, -2.5, 4.0, 2.2, 0.9, 3.1, -1.0];
+/// let y = [1.1, 2.0, -0.5, 3.3, 0.2, 0.8, 4.4, -1.9];
+/// assert!((tau_b(&x, &y).unwrap() - 0.5714285714285714).abs() < 1e-15);
+/// assert_eq!(tau_b(&x, &[1.0; 8]), None);
+/// ```
 pub fn tau_b(x: &[f64], y: &[f64]) -> Option<f64> {
     Kendall::with_capacity(x.len()).counts(x, y)?.tau_b()
 }

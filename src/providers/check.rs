@@ -104,34 +104,7 @@ pub fn report(preset: &Preset, backend: &Backend, obs: &Observations) -> Vec<Fin
     let mut out = vec![good(format!("The server at {url} answers."))];
     let model = backend.model.trim();
     match &obs.models {
-        Some(Ok(models)) => {
-            // Aliases: `claude-sonnet-4-5` answers as `claude-sonnet-4-5-20250929`.
-            let listed = models.iter().find(|m| m.id == model).or_else(|| {
-                models
-                    .iter()
-                    .find(|m| m.id.starts_with(&format!("{model}-")))
-            });
-            let probe_worked = matches!(obs.probe, Some(Ok(_)));
-            let names: Vec<&str> = models.iter().take(8).map(|m| m.id.as_str()).collect();
-            let more = models.len().saturating_sub(names.len());
-            let sample = if more > 0 {
-                format!("{} and {more} more", names.join(", "))
-            } else {
-                names.join(", ")
-            };
-            out.push(good(format!("{} model(s) listed: {sample}.", models.len())));
-            if listed.is_none() && !probe_worked && obs.llama.is_none() && !models.is_empty() {
-                out.push(bad(format!(
-                    "The model \u{201c}{model}\u{201d} is not in the list; pick one of the listed \
-                     names."
-                )));
-            }
-            if listed.and_then(|m| m.vision) == Some(false) {
-                out.push(bad(format!(
-                    "The list says \u{201c}{model}\u{201d} does not take images."
-                )));
-            }
-        }
+        Some(Ok(models)) => list_findings(&mut out, models, model, obs),
         Some(Err(JudgeError::KeyRejected { .. })) => {
             out.push(bad(
                 "The API key was rejected. Check that it is this provider's key and still active.",
@@ -152,28 +125,7 @@ pub fn report(preset: &Preset, backend: &Backend, obs: &Observations) -> Vec<Fin
         }
     }
     match &obs.probe {
-        Some(Ok(c)) => {
-            out.push(good(format!(
-                "A test request with an image succeeded{}.",
-                c.model
-                    .as_deref()
-                    .map(|m| format!(" (model {m})"))
-                    .unwrap_or_default()
-            )));
-            match (&c.steps, backend.protocol.has_logprobs()) {
-                (Some(steps), true) if steps.iter().any(|s| !s.top.is_empty()) => out.push(good(
-                    "Token probabilities (logprobs) are returned: scores will be smoothed.",
-                )),
-                (_, true) => out.push(bad(
-                    "The answer carried no token probabilities (logprobs): this model or server \
-                     cannot give smoothed scores. Choose a model that returns logprobs.",
-                )),
-                (_, false) => out.push(good(
-                    "This provider has no token probabilities: scores will be the printed \
-                     ratings, marked unsmoothed.",
-                )),
-            }
-        }
+        Some(Ok(c)) => probe_findings(&mut out, c, backend),
         Some(Err(e)) => out.push(bad(match e {
             JudgeError::Http { status: 404, .. } => {
                 format!("The model \u{201c}{model}\u{201d} was not found (HTTP 404). {e}")
@@ -183,6 +135,60 @@ pub fn report(preset: &Preset, backend: &Backend, obs: &Observations) -> Vec<Fin
         None => {}
     }
     out
+}
+
+/// What the model list says: how many, and whether the chosen model is listed and takes images.
+fn list_findings(out: &mut Vec<Finding>, models: &[ModelInfo], model: &str, obs: &Observations) {
+    // Aliases: `claude-sonnet-4-5` answers as `claude-sonnet-4-5-20250929`.
+    let listed = models.iter().find(|m| m.id == model).or_else(|| {
+        models
+            .iter()
+            .find(|m| m.id.starts_with(&format!("{model}-")))
+    });
+    let probe_worked = matches!(obs.probe, Some(Ok(_)));
+    let names: Vec<&str> = models.iter().take(8).map(|m| m.id.as_str()).collect();
+    let more = models.len().saturating_sub(names.len());
+    let sample = if more > 0 {
+        format!("{} and {more} more", names.join(", "))
+    } else {
+        names.join(", ")
+    };
+    out.push(good(format!("{} model(s) listed: {sample}.", models.len())));
+    if listed.is_none() && !probe_worked && obs.llama.is_none() && !models.is_empty() {
+        out.push(bad(format!(
+            "The model \u{201c}{model}\u{201d} is not in the list; pick one of the listed \
+                 names."
+        )));
+    }
+    if listed.and_then(|m| m.vision) == Some(false) {
+        out.push(bad(format!(
+            "The list says \u{201c}{model}\u{201d} does not take images."
+        )));
+    }
+}
+
+/// What the test request's answer says about token probabilities.
+fn probe_findings(out: &mut Vec<Finding>, c: &Completion, backend: &Backend) {
+    out.push(good(format!(
+        "A test request with an image succeeded{}.",
+        c.model
+            .as_deref()
+            .map(|m| format!(" (model {m})"))
+            .unwrap_or_default()
+    )));
+    match (&c.steps, backend.protocol.has_logprobs()) {
+        (Some(steps), true) if steps.iter().any(|s| !s.top.is_empty()) => out.push(good(
+            "Token probabilities (logprobs) are returned: scores will be smoothed.",
+        )),
+        (_, true) => out.push(bad(
+            "The answer carried no token probabilities (logprobs): this model or server \
+                 cannot give smoothed scores. Choose a model that returns logprobs.",
+        )),
+        (_, false) => out.push(good(
+            "This provider has no token probabilities: scores will be the printed \
+                 ratings, marked unsmoothed.",
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -219,31 +219,9 @@ pub fn read_response(
     if text.is_empty() && (refused.contains(&finish) || finish == "IMAGE_SAFETY") {
         return Err(blocked(finish));
     }
-    let logprobs = candidate.get("logprobsResult").filter(|l| l.is_object());
-    let steps = match logprobs {
+    let steps = match candidate.get("logprobsResult").filter(|l| l.is_object()) {
         None => None,
-        Some(l) => {
-            let tops = array(l.get("topCandidates"));
-            // The two arrays should be the same length; a missing alternatives entry is read
-            // as none, and alternatives beyond the last chosen token are dropped.
-            let chosen = array(l.get("chosenCandidates"));
-            let mut steps = Vec::with_capacity(chosen.len());
-            for (i, chosen) in chosen.iter().enumerate() {
-                let (token, logprob) = token_of(chosen)?;
-                let alternatives = array(tops.get(i).and_then(|t| t.get("candidates")));
-                let mut top = Vec::with_capacity(alternatives.len());
-                for a in alternatives {
-                    top.push(token_of(a)?);
-                }
-                steps.push(TokenStep {
-                    token,
-                    logprob,
-                    top,
-                });
-            }
-            check_steps(&steps)?;
-            Some(steps)
-        }
+        Some(l) => Some(logprob_steps(l)?),
     };
     let usage = json.get("usageMetadata").map(|u| {
         let count = |name: &str| u.get(name).and_then(Value::as_u64).unwrap_or(0);
@@ -262,6 +240,30 @@ pub fn read_response(
             .map(str::to_owned),
         truncated: finish == "MAX_TOKENS",
     })
+}
+
+/// A `logprobsResult`: the chosen tokens with their alternatives.
+fn logprob_steps(l: &Value) -> Result<Vec<TokenStep>, JudgeError> {
+    let tops = array(l.get("topCandidates"));
+    // The two arrays should be the same length; a missing alternatives entry is read
+    // as none, and alternatives beyond the last chosen token are dropped.
+    let chosen = array(l.get("chosenCandidates"));
+    let mut steps = Vec::with_capacity(chosen.len());
+    for (i, chosen) in chosen.iter().enumerate() {
+        let (token, logprob) = token_of(chosen)?;
+        let alternatives = array(tops.get(i).and_then(|t| t.get("candidates")));
+        let mut top = Vec::with_capacity(alternatives.len());
+        for a in alternatives {
+            top.push(token_of(a)?);
+        }
+        steps.push(TokenStep {
+            token,
+            logprob,
+            top,
+        });
+    }
+    check_steps(&steps)?;
+    Ok(steps)
 }
 
 #[cfg(test)]

@@ -23,13 +23,15 @@ use evaluator::{
 };
 use lab::{
     batch_items, batch_panel, batch_run, batch_state, compare_panel, lab_app, meta_panel,
-    openai_batch_run, results_table, scatter_plot,
+    openai_batch_run, results_table, scatter_plot, sweep_plot,
 };
 use metrics::fleur::{panel as fleur_panel, run as fleur_run};
 use metrics::g_veval::panel as gveval_panel;
 use metrics::harmonic_eval::{criterion_card, gamma_panel, overall_score, run as he_run};
 use metrics::maev::{inputs as maev_inputs, panel as maev_panel, run as maev_run};
-use widgets::{doubt_notes, fidelity_panel, fields, metric_select, theme_toggle, top_bar};
+use widgets::{
+    doubt_notes, fidelity_panel, fields, gamma_events, metric_select, theme_toggle, top_bar,
+};
 
 /// Installs the panic hook and mounts the one-item evaluator on `<body>`.
 pub fn start() {

@@ -103,18 +103,52 @@ pub async fn get(key: &str) -> Option<String> {
     Reflect::get(&entry, &"body".into()).ok()?.as_string()
 }
 
-/// Stores `body` under `key` with the time it was written. Failures (quota) are ignored: the
-/// run already has its answer.
-pub async fn put(key: &str, body: &str) {
-    let Ok(db) = database().await else { return };
+/// Stores `body` under `key` with the time it was written, and waits until the write is
+/// committed (a full quota fails only then). `Err` is the sentence to show: the run already has
+/// its answer, so nothing but the cached copy is lost. No database at all is not reported here:
+/// the cache row already says the cache is unavailable.
+pub async fn put(key: &str, body: &str) -> Result<(), String> {
+    let Ok(db) = database().await else {
+        return Ok(());
+    };
+    let refused = |_| {
+        "This browser did not keep the last answer in the answer cache (storage full or \
+         refused): the score stands, but asking again will send (and bill) the request again."
+            .to_string()
+    };
     let entry = Object::new();
+    // Setting a field of a fresh plain object cannot fail.
     let _ = Reflect::set(&entry, &"body".into(), &body.into());
     let _ = Reflect::set(&entry, &"saved".into(), &js_sys::Date::now().into());
-    if let Ok(request) = store(&db, IdbTransactionMode::Readwrite)
+    let tx = db
+        .transaction_with_str_and_mode(STORE, IdbTransactionMode::Readwrite)
+        .map_err(refused)?;
+    let commit = committed(&tx);
+    tx.object_store(STORE)
         .and_then(|s| s.put_with_key(&entry, &JsValue::from_str(key)))
-    {
-        let _ = done(&request).await;
-    }
+        .map_err(refused)?;
+    JsFuture::from(commit).await.map(|_| ()).map_err(refused)
+}
+
+/// What the page does with a sentence about storage.
+type Say = Box<dyn Fn(String)>;
+
+thread_local! {
+    static ON_WRITE_ERROR: RefCell<Option<Say>> = const { RefCell::new(None) };
+}
+
+/// Where a page shows a failed cache write: `f` hears [`put`]'s sentence.
+pub fn on_write_error(f: impl Fn(String) + 'static) {
+    ON_WRITE_ERROR.with(|h| *h.borrow_mut() = Some(Box::new(f)));
+}
+
+/// Passes a failed write's sentence to the page ([`on_write_error`]).
+pub fn report_write_error(message: String) {
+    ON_WRITE_ERROR.with(|h| {
+        if let Some(f) = h.borrow().as_ref() {
+            f(message);
+        }
+    });
 }
 
 /// Number of cached answers; `None` when IndexedDB is unavailable.

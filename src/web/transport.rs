@@ -64,7 +64,9 @@ pub async fn send_chat(
         let error = match outcome {
             Ok(raw) => match read_chat(protocol, raw.status, raw.retry_after, &raw.body) {
                 Ok(completion) => {
-                    cache::put(&key, &raw.body).await;
+                    if let Err(sentence) = cache::put(&key, &raw.body).await {
+                        cache::report_write_error(sentence);
+                    }
                     return Ok(Answer {
                         completion,
                         cached: false,

@@ -89,3 +89,28 @@ class AppPage:
                 return path
             time.sleep(0.05)
         raise AssertionError(f"{name} was not downloaded to {directory}")
+
+
+def refuse_storage(driver):
+    """Makes this origin's storage refuse writes as a full disk does, through the browser's own
+    quota: IndexedDB gets a quota of 1 byte (its writes then fail at commit with
+    QuotaExceededError; Chromium reads a quota of 0 as no limit), and localStorage is filled to
+    its limit (a new key no longer fits)."""
+    origin = driver.execute_script("return location.origin;")
+    driver.execute_cdp_cmd("Storage.overrideQuotaForOrigin", {"origin": origin, "quotaSize": 1})
+    filled = driver.execute_script("""
+        let n = 0;
+        for (let size = 1 << 20; size >= 1; size >>= 1) {
+            try { for (;;) localStorage.setItem('hj.fill.' + n++, 'x'.repeat(size)); } catch (e) {}
+        }
+        try { localStorage.setItem('hj.probe', 'x'); return false; } catch (e) { return true; }
+    """)
+    assert filled, "localStorage did not fill up"
+    return origin
+
+
+def allow_storage(driver, origin):
+    """Undoes refuse_storage."""
+    driver.execute_cdp_cmd("Storage.overrideQuotaForOrigin", {"origin": origin})
+    driver.execute_script(
+        "Object.keys(localStorage).filter(k => k.startsWith('hj.fill.')).forEach(k => localStorage.removeItem(k));")

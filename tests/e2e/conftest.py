@@ -18,8 +18,10 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 sys.path.insert(0, str(Path(__file__).parent))
-from fake_openai import FakeOpenAI  # noqa: E402
-from fake_providers import FakeLlamaServer  # noqa: E402
+# The wire-format fakes are the package tests/fakes/.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from fakes.openai import FakeOpenAI  # noqa: E402
+from fakes.llama import FakeLlamaServer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = Path(os.environ.get("HJ_DIST", ROOT / "dist"))

@@ -14,7 +14,8 @@ from selenium.webdriver.support.ui import Select
 
 from app_page import AppPage, tid
 from conftest import _png
-from fake_openai import CRITERIA, FakeOpenAI
+from fakes.base import CRITERIA
+from fakes.openai import FakeOpenAI
 
 N = 50
 

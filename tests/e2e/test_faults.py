@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from selenium.webdriver.support.ui import Select
 
-from app_page import CRITERIA, AppPage
-from fake_openai import FakeOpenAI
-from fake_providers import FakeGemini
+from app_page import CRITERIA, AppPage, allow_storage, refuse_storage
+from fakes.openai import FakeOpenAI
+from fakes.gemini import FakeGemini
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bad_inputs"
 CUT = "The server's answer could not be read"
@@ -233,3 +233,50 @@ def test_a_null_gemini_logprob_is_not_probability_one(browser, app_url):
         assert all(page.state(c) == "done" for c in CRITERIA[1:])
     finally:
         server.stop()
+
+
+CACHE_NOT_KEPT = (
+    "This browser did not keep the last answer in the answer cache (storage full or refused): "
+    "the score stands, but asking again will send (and bill) the request again."
+)
+THEME_NOT_KEPT = (
+    "This browser did not remember the theme (storage full or off): it applies until the page "
+    "is reloaded."
+)
+
+
+def test_storage_refusals_are_said_and_lose_nothing(browser, app_url, faulty):
+    """A full disk: the answer cache's write and the theme's are refused by the browser's own
+    quota. Each gets its sentence; the scores and the theme still apply; nothing claims to be
+    cached that was not."""
+    page = ready(browser, app_url, faulty)
+    assert page.el("storage-error").text == ""
+    origin = refuse_storage(browser)
+    try:
+        page.evaluate()
+        page.wait_settled()
+        assert all(page.state(c) == "done" for c in CRITERIA)
+        assert page.overall() is not None
+        page.wait_for(lambda d: page.el("storage-error").text == CACHE_NOT_KEPT, "the cache sentence")
+        # Not cached, so the same inputs ask the model again (five more requests).
+        sent = len(faulty.requests)
+        page.evaluate()
+        page.wait_settled()
+        assert len(faulty.requests) == sent + 5
+        assert page.overall() is not None
+
+        root_theme = "return document.documentElement.getAttribute('data-theme');"
+        assert not browser.find_elements("css selector", '[data-testid="theme-not-kept"]')
+        browser.find_element("css selector", ".theme-toggle").click()
+        note = page.wait_for(lambda d: d.find_elements("css selector", '[data-testid="theme-not-kept"]'),
+                             "the theme sentence")[0]
+        assert note.text == THEME_NOT_KEPT
+        assert browser.execute_script(root_theme) in ("light", "dark"), "the theme applies anyway"
+        assert page.local_storage("hj.theme") is None
+    finally:
+        allow_storage(browser, origin)
+    # Storage back: the next choice is kept and the sentence goes.
+    browser.find_element("css selector", ".theme-toggle").click()
+    page.wait_for(lambda d: not d.find_elements("css selector", '[data-testid="theme-not-kept"]'),
+                  "the theme sentence to go")
+    assert page.local_storage("hj.theme") == browser.execute_script(root_theme)

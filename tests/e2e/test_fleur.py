@@ -7,7 +7,7 @@ import pytest
 from selenium.webdriver.support.ui import Select
 
 from app_page import AppPage
-from fake_openai import sure
+from fakes.openai import sure
 
 # SPEC §2: the paper's Appendix B example, printed "0.85".
 P = [0.003021240234375, 0.00128936767578125, 0.0018758773803710938, 0.00353240966796875,

@@ -8,7 +8,7 @@ import pytest
 from selenium.webdriver.support.ui import Select
 
 from app_page import AppPage, tid
-from fake_openai import sure
+from fakes.openai import sure
 
 CAPTION = "A man plays a red guitar on a stage."
 REFERENCES = ["A man is playing the guitar.", "A musician strums a guitar on stage."]

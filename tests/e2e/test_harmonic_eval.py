@@ -10,7 +10,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
 from app_page import CRITERIA, AppPage
-from fake_openai import closed_form, criterion_of
+from fakes.base import closed_form, criterion_of
 
 SPEC = {0.75: 4.3398, 0.5: 4.7546, 1.0: 4.0760}
 KEY = "sk-test-e2e-0123456789abcdef"
@@ -147,7 +147,7 @@ def test_http_error_classes_each_get_their_own_sentence(browser, app_url, fake, 
 
 
 def test_missing_cors_headers_are_reported_not_hung(browser, app_url, images):
-    from fake_openai import FakeOpenAI
+    from fakes.openai import FakeOpenAI
 
     server = FakeOpenAI(cors=False)
     try:

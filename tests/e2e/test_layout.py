@@ -18,9 +18,9 @@ import pytest
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
-from app_page import CRITERIA, AppPage, tid
+from app_page import CRITERIA, AppPage, tid, allow_storage, refuse_storage
 from conftest import ROOT, _png, make_driver
-from fake_openai import FakeOpenAI
+from fakes.openai import FakeOpenAI
 
 # The widths the issue names, plus the ends of the range the layout promises (360 to 2560).
 WIDTHS = [360, 390, 768, 1024, 1440, 1920, 2560]
@@ -395,7 +395,21 @@ def test_evaluator_layout_and_accessibility(checker_for, app_url, tmp_path, them
         assert [c[0] for c in cells] == ["0.01"] + [f"{i / 10:.2f}" for i in range(1, 11)]
         assert all(1 <= float(c[1]) <= 5 for c in cells)
         check.check("after")
-        check.done(["before", "after"])
+        # A full disk: the cache's and the theme's sentences (the theme switched there and back,
+        # so the emulated one still shows).
+        origin = refuse_storage(driver)
+        try:
+            driver.find_element("css selector", '[data-testid="fresh-run-checkbox"]').click()
+            page.evaluate()
+            page.wait_settled()
+            page.wait_for(lambda d: page.el("storage-error").text, "the cache sentence")
+            for _ in range(2):
+                driver.find_element("css selector", ".theme-toggle").click()
+            page.wait_for(lambda d: d.find_elements("css selector", '[data-testid="theme-not-kept"]'), "the theme sentence")
+            check.check("storage-refused")
+        finally:
+            allow_storage(driver, origin)
+        check.done(["before", "after", "storage-refused"])
     finally:
         fake.stop()
 

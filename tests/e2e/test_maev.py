@@ -8,8 +8,8 @@ import pytest
 from selenium.webdriver.support.ui import Select
 
 from app_page import AppPage
-from fake_openai import sure
-from fake_providers import FakeAnthropic
+from fakes.openai import sure
+from fakes.anthropic import FakeAnthropic
 
 QUESTION = "What animal is on the sofa?"
 CAPTION = "A grey cat sleeps on a red sofa."

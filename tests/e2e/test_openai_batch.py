@@ -7,7 +7,7 @@ import json
 from selenium.webdriver.support.ui import Select
 
 from app_page import tid
-from fake_openai import FakeOpenAI
+from fakes.openai import FakeOpenAI
 from test_batch import N, dataset, open_batch, opinion, progress  # noqa: F401 (fixture)
 
 

@@ -6,8 +6,11 @@ import pytest
 from selenium.webdriver.support.ui import Select
 
 from app_page import CRITERIA, AppPage
-from fake_openai import FakeOpenAI, closed_form
-from fake_providers import FakeAnthropic, FakeGemini, FakeLlamaServer
+from fakes.base import closed_form
+from fakes.openai import FakeOpenAI
+from fakes.llama import FakeLlamaServer
+from fakes.gemini import FakeGemini
+from fakes.anthropic import FakeAnthropic
 
 KEY = "sk-test-providers-0123456789abcdef"
 TEXT = "A dog runs across a grassy park."

@@ -13,7 +13,7 @@ from selenium.webdriver.support.ui import Select
 
 from app_page import CRITERIA, AppPage, tid
 from conftest import make_driver
-from fake_openai import FakeOpenAI
+from fakes.openai import FakeOpenAI
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bad_inputs"
 KEY = "sk-test-SECRET-0123456789abcdef"
@@ -269,7 +269,8 @@ def test_a_redirect_never_carries_the_key_to_another_origin(browser, app_url, im
     """Issue 17.1: a base URL that answers 307 to another origin. Browsers drop Authorization on
     a cross-origin redirect but keep x-goog-api-key / x-api-key, so the other origin must get no
     request at all, on Evaluate and on Check connection, and the user reads why."""
-    from fake_providers import FakeAnthropic, FakeGemini
+    from fakes.gemini import FakeGemini
+    from fakes.anthropic import FakeAnthropic
 
     other = (FakeGemini if preset == "gemini" else FakeAnthropic)()
     redirector = Redirector(other.origin)

@@ -1,4 +1,4 @@
-"""Fast checks of the fake providers in tests/e2e (no browser): shapes, behaviours, CORS, keys,
+"""Fast checks of the fake providers in tests/fakes (no browser): shapes, behaviours, CORS, keys,
 and that the logprobs they send reproduce the SPEC distributions."""
 
 import json
@@ -12,9 +12,12 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
-from fake_openai import CRITERIA, EXPLAIN_PROMPT, SPEC_P, FakeOpenAI, criterion_of  # noqa: E402
-from fake_providers import FakeAnthropic, FakeGemini, FakeLlamaServer  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from fakes.base import CRITERIA, EXPLAIN_PROMPT, SPEC_P, criterion_of  # noqa: E402
+from fakes.openai import FakeOpenAI  # noqa: E402
+from fakes.llama import FakeLlamaServer  # noqa: E402
+from fakes.gemini import FakeGemini  # noqa: E402
+from fakes.anthropic import FakeAnthropic  # noqa: E402
 
 ORIGIN = "http://127.0.0.1:1"
 IMAGE = "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8UHRofHh0aHBwgJC4nICIsIxwcKDcpLDAxNDQ0Hyc5PTgyPC4zNDL/wAALCAABAAEBAREA/8QAFAABAAAAAAAAAAAAAAAAAAAACf/EABQQAQAAAAAAAAAAAAAAAAAAAAD/2gAIAQEAAD8AKp//2Q=="

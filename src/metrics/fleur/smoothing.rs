@@ -231,36 +231,59 @@ pub fn smooth(steps: &[TokenStep], text: &str, truncated: bool) -> Result<Smooth
         });
     }
     let dot = printed.find('.');
-    let units_end = start + dot.unwrap_or(printed.len());
+    let (scheme, score, places) = if exactly_one || (frac.is_empty() && !units.is_empty()) {
+        let units_end = start + dot.unwrap_or(printed.len());
+        units_rule(steps, &starts, units_end, exactly_one)?
+    } else {
+        let tenths_at = start + dot.expect("has decimals") + 1;
+        decimals_rule(steps, &starts, tenths_at, frac)?
+    };
+    Ok(Smoothed {
+        printed,
+        raw,
+        score,
+        scheme,
+        places,
+        after_echo,
+    })
+}
 
-    if exactly_one || (frac.is_empty() && !units.is_empty()) {
-        // The units rule. A number with no decimals is either 1 or 0 here.
-        let (si, offset) = locate(&starts, units_end - 1);
-        let d = place_distribution(si, &steps[si], offset, Place::Units);
-        consistent(d.digits)?;
-        let score = if exactly_one {
-            0.9 * d.digits[0] + d.digits[1]
-        } else {
-            // The authors' code: `str(0.0)`'s tenths digit is 0, found at this step.
-            0.1 * d
-                .digits
-                .iter()
-                .enumerate()
-                .map(|(i, p)| i as f64 * p)
-                .sum::<f64>()
-        };
-        return Ok(Smoothed {
-            printed,
-            raw,
-            score,
-            scheme: Scheme::Units,
-            places: vec![d],
-            after_echo,
-        });
-    }
+/// A scheme, its score and the distributions it read.
+type Rule = (Scheme, f64, Vec<PlaceDistribution>);
 
-    let tenths_at = start + dot.expect("has decimals") + 1;
-    let (si, offset) = locate(&starts, tenths_at);
+/// The units rule: a number with no decimals is either 1 or 0 here.
+fn units_rule(
+    steps: &[TokenStep],
+    starts: &[usize],
+    units_end: usize,
+    exactly_one: bool,
+) -> Result<Rule, JudgeError> {
+    let (si, offset) = locate(starts, units_end - 1);
+    let d = place_distribution(si, &steps[si], offset, Place::Units);
+    consistent(d.digits)?;
+    let score = if exactly_one {
+        0.9 * d.digits[0] + d.digits[1]
+    } else {
+        // The authors' code: `str(0.0)`'s tenths digit is 0, found at this step.
+        0.1 * d
+            .digits
+            .iter()
+            .enumerate()
+            .map(|(i, p)| i as f64 * p)
+            .sum::<f64>()
+    };
+    Ok((Scheme::Units, score, vec![d]))
+}
+
+/// A number with decimals: the tenths token's alternatives read as two-digit runs when the
+/// printed token carries both digits, or tenths and hundredths read digit by digit.
+fn decimals_rule(
+    steps: &[TokenStep],
+    starts: &[usize],
+    tenths_at: usize,
+    frac: &str,
+) -> Result<Rule, JudgeError> {
+    let (si, offset) = locate(starts, tenths_at);
     let chosen_run = digit_run(&steps[si].token[offset..]);
     if chosen_run.len() >= 2 {
         let mut d = place_distribution(si, &steps[si], offset, Place::Tenths);
@@ -276,14 +299,7 @@ pub fn smooth(steps: &[TokenStep], text: &str, truncated: bool) -> Result<Smooth
             d.readings.push((alt.to_string(), value, p));
         }
         consistent(d.readings.iter().map(|r| r.2))?;
-        return Ok(Smoothed {
-            printed,
-            raw,
-            score,
-            scheme: Scheme::MultiDigit,
-            places: vec![d],
-            after_echo,
-        });
+        return Ok((Scheme::MultiDigit, score, vec![d]));
     }
 
     let tenths = place_distribution(si, &steps[si], offset, Place::Tenths);
@@ -295,20 +311,13 @@ pub fn smooth(steps: &[TokenStep], text: &str, truncated: bool) -> Result<Smooth
     let mut places = vec![tenths];
     let second = frac.as_bytes().get(1).copied();
     if second.is_some_and(|c| c != b'0') {
-        let (si2, offset2) = locate(&starts, tenths_at + 1);
+        let (si2, offset2) = locate(starts, tenths_at + 1);
         let hundredths = place_distribution(si2, &steps[si2], offset2, Place::Hundredths);
         consistent(hundredths.digits)?;
         score += 0.01 * expectation(&hundredths);
         places.push(hundredths);
     }
-    Ok(Smoothed {
-        printed,
-        raw,
-        score,
-        scheme: Scheme::PerDigit,
-        places,
-        after_echo,
-    })
+    Ok((Scheme::PerDigit, score, places))
 }
 
 #[cfg(test)]

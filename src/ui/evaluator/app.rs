@@ -20,6 +20,9 @@ pub fn App() -> impl IntoView {
     provide_context(state);
     actions::persist_settings(state);
     runner::refresh_cache_count(state);
+    // A failed cache write is said with the other storage refusals (under the run bar; in the
+    // lab, in the batch panel); the run keeps its answer.
+    crate::web::cache::on_write_error(move |m| state.storage_error.set(Some(m)));
 
     view! {
         <TopBar page=Page::Single/>

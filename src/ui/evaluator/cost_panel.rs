@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::ui::{metric_ui, runner};
 use crate::ui::state::AppState;
-use crate::cost::{parse_prices, price_for, Cost};
+use crate::cost::{parse_prices, price_for, Cost, Price};
 use crate::providers::preset;
 
 fn dollars(usd: Option<f64>) -> String {
@@ -49,59 +49,87 @@ pub fn CostPanel() -> impl IntoView {
     view! {
         <details class="cost">
             <summary>"Tokens, cost and cache"</summary>
-            <p
-                data-testid="cost-estimate"
-                data-input-tokens=move || estimate.get().input_tokens
-                data-usd=move || usd_attr(estimate.get().usd)
-            >
-                {move || {
-                    let e = estimate.get();
-                    format!(
-                        "Estimate for one evaluation: ≈ {} input tokens, at most {} output tokens, {}.",
-                        e.input_tokens, e.output_tokens, dollars(e.usd)
-                    )
-                }}
-            </p>
-            <p
-                data-testid="usage-total"
-                data-input-tokens=move || usage.get().map(|c| c.input_tokens.to_string()).unwrap_or_default()
-                data-output-tokens=move || usage.get().map(|c| c.output_tokens.to_string()).unwrap_or_default()
-                data-usd=move || usage.get().map(|c| usd_attr(c.usd)).unwrap_or_default()
-            >
-                {move || match usage.get() {
-                    Some(c) => format!(
-                        "Reported by the provider for the last run: {} input + {} output tokens, {}.",
-                        c.input_tokens, c.output_tokens, dollars(c.usd)
-                    ),
-                    None => "No billed answers yet in this run.".to_string(),
-                }}
-            </p>
-            <div class="field">
-                <label for="prices-input">"Prices (USD per million tokens; edit to match your plan)"</label>
-                <textarea
-                    id="prices-input"
-                    data-testid="prices-input"
-                    rows="6"
-                    spellcheck="false"
-                    prop:value=move || state.prices.get()
-                    on:change=move |ev| state.prices.set(event_target_value(&ev))
-                ></textarea>
-                <ul class="problems">
-                    {move || prices.with(|(_, problems)| problems.iter().map(|p| view! { <li>{p.clone()}</li> }).collect_view())}
-                </ul>
-            </div>
-            <div class="cache-row">
-                <span data-testid="cache-count" data-value=move || state.cache_count.get().map(|n| n.to_string()).unwrap_or_default()>
-                    {move || match state.cache_count.get() {
-                        Some(n) => format!("{n} cached answer(s) on this device."),
-                        None => "The answer cache is unavailable in this browser.".to_string(),
-                    }}
-                </span>
-                <button data-testid="clear-cache-button" on:click=move |_| runner::clear_cache(state)>
-                    "Clear cache"
-                </button>
-                <span class="hint" role="status">{move || state.cache_message.get()}</span>
-            </div>
+            {estimate_line(estimate)}
+            {usage_line(usage)}
+            {price_table(state, prices)}
+            {cache_row(state)}
         </details>
+    }
+}
+
+/// The estimate for one evaluation, before it runs.
+fn estimate_line(estimate: Memo<Cost>) -> impl IntoView {
+    view! {
+        <p
+            data-testid="cost-estimate"
+            data-input-tokens=move || estimate.get().input_tokens
+            data-usd=move || usd_attr(estimate.get().usd)
+        >
+            {move || {
+                let e = estimate.get();
+                format!(
+                    "Estimate for one evaluation: ≈ {} input tokens, at most {} output tokens, {}.",
+                    e.input_tokens, e.output_tokens, dollars(e.usd)
+                )
+            }}
+        </p>
+    }
+}
+
+/// What the provider reported for the last run.
+fn usage_line(usage: Memo<Option<Cost>>) -> impl IntoView {
+    view! {
+        <p
+            data-testid="usage-total"
+            data-input-tokens=move || usage.get().map(|c| c.input_tokens.to_string()).unwrap_or_default()
+            data-output-tokens=move || usage.get().map(|c| c.output_tokens.to_string()).unwrap_or_default()
+            data-usd=move || usage.get().map(|c| usd_attr(c.usd)).unwrap_or_default()
+        >
+            {move || match usage.get() {
+                Some(c) => format!(
+                    "Reported by the provider for the last run: {} input + {} output tokens, {}.",
+                    c.input_tokens, c.output_tokens, dollars(c.usd)
+                ),
+                None => "No billed answers yet in this run.".to_string(),
+            }}
+        </p>
+    }
+}
+
+/// The editable price table and what is wrong with it.
+fn price_table(state: AppState, prices: Memo<(Vec<Price>, Vec<String>)>) -> impl IntoView {
+    view! {
+        <div class="field">
+            <label for="prices-input">"Prices (USD per million tokens; edit to match your plan)"</label>
+            <textarea
+                id="prices-input"
+                data-testid="prices-input"
+                rows="6"
+                spellcheck="false"
+                prop:value=move || state.prices.get()
+                on:change=move |ev| state.prices.set(event_target_value(&ev))
+            ></textarea>
+            <ul class="problems">
+                {move || prices.with(|(_, problems)| problems.iter().map(|p| view! { <li>{p.clone()}</li> }).collect_view())}
+            </ul>
+        </div>
+    }
+}
+
+/// How many answers the cache holds, and clearing it.
+fn cache_row(state: AppState) -> impl IntoView {
+    view! {
+        <div class="cache-row">
+            <span data-testid="cache-count" data-value=move || state.cache_count.get().map(|n| n.to_string()).unwrap_or_default()>
+                {move || match state.cache_count.get() {
+                    Some(n) => format!("{n} cached answer(s) on this device."),
+                    None => "The answer cache is unavailable in this browser.".to_string(),
+                }}
+            </span>
+            <button data-testid="clear-cache-button" on:click=move |_| runner::clear_cache(state)>
+                "Clear cache"
+            </button>
+            <span class="hint" role="status">{move || state.cache_message.get()}</span>
+        </div>
     }
 }

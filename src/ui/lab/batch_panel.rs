@@ -121,6 +121,7 @@ pub fn BatchPanel() -> impl IntoView {
                 _ => "",
             }}</p>
             <p class="error" role="alert" data-testid="batch-message">{move || b.message.get()}</p>
+            {move || state.storage_error.get().map(|m| view! { <p class="error" role="alert" data-testid="storage-error">{m}</p> })}
             <div class="export-row row">
                 <button data-testid="export-results-jsonl" disabled=move || b.results.with(Vec::is_empty)
                     on:click=move |_| batch_run::export(b, state.gamma.get_untracked(), false)>"Export JSONL"</button>

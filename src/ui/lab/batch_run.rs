@@ -73,7 +73,7 @@ pub fn import(state: AppState, b: BatchState, chosen: Vec<web_sys::File>) {
             let name = f.name();
             let lower = name.to_lowercase();
             if lower.ends_with(".zip") {
-                match files::bytes(&f).await.map_err(|e| e).and_then(|bytes| {
+                match files::bytes(&f).await.and_then(|bytes| {
                     ZipArchive::parse(&bytes)
                         .map(|a| (bytes, a))
                         .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))

@@ -23,6 +23,9 @@ pub fn LabApp() -> impl IntoView {
     provide_context(state);
     actions::persist_settings(state);
     runner::refresh_cache_count(state);
+    // A failed cache write is said with the other storage refusals (under the run bar; in the
+    // lab, in the batch panel); the run keeps its answer.
+    crate::web::cache::on_write_error(move |m| state.storage_error.set(Some(m)));
     let batch = BatchState::new();
     provide_context(batch);
     batch_run::check_resumable(batch);

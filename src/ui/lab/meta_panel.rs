@@ -1,6 +1,6 @@
 //! Meta-evaluation: agreement with human judgments (Kendall τ-b / τ-c, pairwise accuracy), a
 //! table laid out like the HarmonicEval paper's Table 2 with its published numbers, and the γ
-//! sweep plotted from the stored distributions (a click or the arrow keys set γ).
+//! sweep (`sweep_plot.rs`) plotted from the stored distributions.
 
 use leptos::prelude::*;
 
@@ -36,15 +36,27 @@ fn agreement_cells(id: String, a: Agreement) -> impl IntoView {
     }
 }
 
-#[component]
-pub fn MetaPanel() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let b = expect_context::<BatchState>();
+/// What the panel shows, recomputed as the results, the protocol or γ change.
+#[derive(Clone, Copy)]
+struct Analysis {
+    /// The results that enter the comparison.
+    used: Memo<Vec<ItemResult>>,
+    report: Memo<Option<MetaReport>>,
+    sweep: Memo<Vec<SweepPoint>>,
+    /// Table 2's row: accuracy per task in [`TABLE_TASKS`] order, and their mean.
+    per_task: Memo<(Vec<Option<f64>>, Option<f64>)>,
+}
+
+fn analysis(
+    state: AppState,
+    b: BatchState,
+    all_only: RwSignal<bool>,
+    protocol: RwSignal<RatingProtocol>,
+) -> Analysis {
     // The γ-independent preparation is rebuilt when the results change and reused for every
     // γ, so moving the slider only re-aggregates and re-ranks.
-    // Items scored on fewer than all their criteria are left out unless the user keeps them:
-    // their overall rests on whichever criteria happened to succeed.
-    let all_only = RwSignal::new(true);
+    // Items scored on fewer than all their criteria are left out unless the user keeps them
+    // (`all_only`): their overall rests on whichever criteria happened to succeed.
     let used = Memo::new(move |_| {
         let keep_partial = !all_only.get();
         b.results.with(|all| {
@@ -54,15 +66,6 @@ pub fn MetaPanel() -> impl IntoView {
                 .collect::<Vec<ItemResult>>()
         })
     });
-    let counts = move || {
-        let partial = b
-            .results
-            .with(|r| r.iter().filter(|x| x.is_partial()).count());
-        (used.with(Vec::len), b.results.with(Vec::len), partial)
-    };
-    // How several human ratings per item enter τ: CLIPScore's repeated ratings (default) or
-    // G-VEval's averaged rating.
-    let protocol = RwSignal::new(RatingProtocol::Repeated);
     let changes = StoredValue::new(0u64);
     let version = Memo::new(move |_| {
         used.track();
@@ -122,7 +125,21 @@ pub fn MetaPanel() -> impl IntoView {
             })
         })
     });
-    let sweep = Memo::new(move |_| {
+    Analysis {
+        used,
+        report,
+        sweep: sweep(used, version, protocol),
+        per_task: per_task(report, prepared),
+    }
+}
+
+/// τ and accuracy across γ, once per set of results.
+fn sweep(
+    used: Memo<Vec<ItemResult>>,
+    version: Memo<u64>,
+    protocol: RwSignal<RatingProtocol>,
+) -> Memo<Vec<SweepPoint>> {
+    Memo::new(move |_| {
         version.track();
         used.with(|results| {
             let mut p = Prepared::with_protocol(results, protocol.get_untracked());
@@ -132,9 +149,15 @@ pub fn MetaPanel() -> impl IntoView {
                 Vec::new()
             }
         })
-    });
-    // The Table-2 row: per-task accuracy from the same overall scores (read after `report`).
-    let per_task = Memo::new(move |_| {
+    })
+}
+
+/// The Table-2 row: per-task accuracy from the same overall scores (read after `report`).
+fn per_task(
+    report: Memo<Option<MetaReport>>,
+    prepared: StoredValue<Option<(u64, Prepared)>, LocalStorage>,
+) -> Memo<(Vec<Option<f64>>, Option<f64>)> {
+    Memo::new(move |_| {
         report.track();
         let tasks: Vec<Option<f64>> = prepared.with_value(|slot| {
             let p = slot.as_ref().map(|(_, p)| p);
@@ -146,7 +169,24 @@ pub fn MetaPanel() -> impl IntoView {
         let known: Vec<f64> = tasks.iter().flatten().copied().collect();
         let avg = (!known.is_empty()).then(|| known.iter().sum::<f64>() / known.len() as f64);
         (tasks, avg)
-    });
+    })
+}
+
+#[component]
+pub fn MetaPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let b = expect_context::<BatchState>();
+    let all_only = RwSignal::new(true);
+    // How several human ratings per item enter τ: CLIPScore's repeated ratings (default) or
+    // G-VEval's averaged rating.
+    let protocol = RwSignal::new(RatingProtocol::Repeated);
+    let a = analysis(state, b, all_only, protocol);
+    let counts = move || {
+        let partial = b
+            .results
+            .with(|r| r.iter().filter(|x| x.is_partial()).count());
+        (a.used.with(Vec::len), b.results.with(Vec::len), partial)
+    };
     view! {
         <section class="meta" aria-label="Meta-evaluation">
             <h2>"Agreement with human judgments"</h2>
@@ -172,268 +212,69 @@ pub fn MetaPanel() -> impl IntoView {
                 </select>
                 <small class="hint">"FLEUR's Flickr8k-Expert figures use the first, G-VEval's (61.5 / 59.7) the second."</small>
             </div>
-            {move || match report.get() {
-                None => view! { <p class="hint" data-testid="meta-empty">"No human judgments in these results (human_overall, human_<criterion>, or group + chosen)."</p> }.into_any(),
-                Some(r) => view! {
-                    <div class="table-scroll" tabindex="0" role="region" aria-label="Agreement with human judgments">
-                    <table class="meta-table">
-                        <thead><tr><th scope="col">"Score"</th><th scope="col">"τ-b ×100"</th><th scope="col">"τ-c ×100"</th><th scope="col">"n"</th></tr></thead>
-                        <tbody>
-                            <tr><th>{move || format!("Overall (γ = {:.2})", state.gamma.get())}</th>{agreement_cells("overall".into(), r.overall)}</tr>
-                            {r.criteria.iter().map(|(c, a)| view! { <tr><th>{c.label()}</th>{agreement_cells(c.id().into(), *a)}</tr> }).collect_view()}
-                        </tbody>
-                    </table>
-                    </div>
-                    <p data-testid="meta-pairwise-accuracy" data-value=attr(r.pairwise)>
-                        {format!(
-                            "Pairwise accuracy: {} % over {} pairs from best-of-N groups ({} ties, counted wrong){}",
-                            pct(r.pairwise), r.pairwise_counts.pairs, r.pairwise_counts.ties,
-                            if r.skipped_groups > 0 {
-                                format!("; {} groups without a single choice left out", r.skipped_groups)
-                            } else {
-                                String::new()
-                            }
-                        )}
-                    </p>
-                }.into_any(),
-            }}
-            <h3 id="table2-title">"Accuracy (%) by task, as in the HarmonicEval paper's Table 2"</h3>
-            <div class="table-scroll" tabindex="0" role="region" aria-labelledby="table2-title">
-            <table class="meta-table">
-                <thead><tr><th scope="col">"Method"</th><th scope="col">"REG"</th><th scope="col">"VQA"</th><th scope="col">"VDU"</th><th scope="col">"IC"</th><th scope="col">"Avg."</th></tr></thead>
-                <tbody>
-                    {PUBLISHED.iter().map(|(name, v)| view! {
-                        <tr><th>{format!("{name} (published)")}</th>{v.iter().map(|x| view! { <td>{format!("{x:.1}")}</td> }).collect_view()}</tr>
-                    }).collect_view()}
-                    <tr data-testid="meta-this-run"><th>"This run"</th>
-                        {move || {
-                            let (tasks, avg) = per_task.get();
-                            tasks.into_iter().chain(std::iter::once(avg)).map(|v| view! { <td>{pct(v)}</td> }).collect_view()
-                        }}
-                    </tr>
-                </tbody>
-            </table>
-            </div>
+            <AgreementTable report=a.report/>
+            <Table2 per_task=a.per_task/>
             <h3>"Agreement against γ"</h3>
-            <SweepPlot points=sweep/>
+            <crate::ui::sweep_plot::SweepPlot points=a.sweep/>
             <h3>"Metric against humans, item by item"</h3>
-            <crate::ui::scatter_plot::ScatterPlot results=used/>
+            <crate::ui::scatter_plot::ScatterPlot results=a.used/>
         </section>
     }
 }
 
-// The sweep is two small multiples sharing the γ axis: τ-b on −100…100 above, pairwise accuracy
-// on 0…100 % below, each with its own ticks, so neither scale borrows the other's.
-const W: f64 = 380.0;
-const LEFT: f64 = 48.0;
-const RIGHT: f64 = 14.0;
-const PANEL_H: f64 = 110.0;
-const TAU_TOP: f64 = 30.0;
-const ACC_TOP: f64 = TAU_TOP + PANEL_H + 42.0;
-const H: f64 = ACC_TOP + PANEL_H + 50.0;
-const G_MIN: f64 = 0.01;
-
-fn sx(g: f64) -> f64 {
-    LEFT + (g - G_MIN) / (1.0 - G_MIN) * (W - LEFT - RIGHT)
-}
-
-/// y of `v` in a panel whose top is `top` and whose scale runs `lo`…`hi`.
-fn sy(v: f64, top: f64, lo: f64, hi: f64) -> f64 {
-    top + PANEL_H - (v.clamp(lo, hi) - lo) / (hi - lo) * PANEL_H
-}
-
-/// The γ with the highest τ-b (the first of equals), else the highest pairwise accuracy.
-fn best(points: &[SweepPoint]) -> Option<(f64, &'static str, f64)> {
-    let pick = |f: fn(&SweepPoint) -> Option<f64>| {
-        points
-            .iter()
-            .filter_map(|p| f(p).map(|v| (p.gamma, v)))
-            .fold(None, |acc: Option<(f64, f64)>, (g, v)| match acc {
-                Some((_, bv)) if bv >= v => acc,
-                _ => Some((g, v)),
-            })
-    };
-    pick(|p| p.tau_b)
-        .map(|(g, v)| (g, "τ-b", v))
-        .or_else(|| pick(|p| p.pairwise).map(|(g, v)| (g, "accuracy", v)))
-}
-
-fn readout(p: &SweepPoint) -> String {
-    format!(
-        "γ = {:.2}: τ-b {}, pairwise accuracy {}",
-        p.gamma,
-        p.tau_b
-            .map(|v| format!("{v:.1}"))
-            .unwrap_or_else(|| "–".into()),
-        p.pairwise
-            .map(|v| format!("{v:.1} %"))
-            .unwrap_or_else(|| "–".into()),
-    )
-}
-
-/// τ-b and pairwise accuracy of the overall score across γ. A click, or the arrow keys when the
-/// plot has focus, sets γ; hovering or focusing reads the values out; a table holds the numbers.
+/// τ-b and τ-c of the overall score and of each criterion, and the pairwise accuracy.
 #[component]
-fn SweepPlot(points: Memo<Vec<SweepPoint>>) -> impl IntoView {
+fn AgreementTable(report: Memo<Option<MetaReport>>) -> impl IntoView {
     let state = expect_context::<AppState>();
-    let hover = RwSignal::new(None::<f64>);
-    let focused = RwSignal::new(false);
-    let nearest = move |g: f64| {
-        points.with(|p| {
-            p.iter()
-                .min_by(|a, b| (a.gamma - g).abs().total_cmp(&(b.gamma - g).abs()))
-                .cloned()
-        })
-    };
-    let path = move |pick: fn(&SweepPoint) -> Option<f64>, top: f64, lo: f64, hi: f64| {
-        points.with(|p| {
-            p.iter()
-                .filter_map(|s| {
-                    pick(s).map(|v| format!("{:.1},{:.1}", sx(s.gamma), sy(v, top, lo, hi)))
-                })
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-    };
-    let gamma_at = move |ev: &leptos::ev::MouseEvent| {
-        let target: web_sys::Element = event_target(ev);
-        let rect = target
-            .closest("svg")
-            .ok()
-            .flatten()
-            .map(|s| s.get_bounding_client_rect())?;
-        let fx = (ev.client_x() as f64 - rect.left()) / rect.width().max(1.0) * W;
-        let g = ((fx - LEFT) / (W - LEFT - RIGHT) * (1.0 - G_MIN) + G_MIN).clamp(G_MIN, 1.0);
-        Some((g * 100.0).round() / 100.0)
-    };
-    let set_gamma = move |g: f64| {
-        state
-            .gamma
-            .set(((g.clamp(G_MIN, 1.0)) * 100.0).round() / 100.0)
-    };
-    let on_key = move |ev: leptos::ev::KeyboardEvent| {
-        let g = state.gamma.get_untracked();
-        let next = match ev.key().as_str() {
-            "ArrowLeft" | "ArrowDown" => g - 0.01,
-            "ArrowRight" | "ArrowUp" => g + 0.01,
-            "PageDown" => g - 0.1,
-            "PageUp" => g + 0.1,
-            "Home" => G_MIN,
-            "End" => 1.0,
-            _ => return,
-        };
-        ev.prevent_default();
-        hover.set(None);
-        set_gamma(next);
-    };
-    let best_point = Memo::new(move |_| points.with(|p| best(p)));
-    // What the readout shows: the hovered γ, else the current γ.
-    let shown = move || nearest(hover.get().unwrap_or_else(|| state.gamma.get()));
-    let value_text = move || {
-        nearest(state.gamma.get())
-            .map(|p| readout(&p))
-            .unwrap_or_default()
-    };
-    let y_ticks = |top: f64, lo: f64, hi: f64, ticks: &'static [f64], unit: &'static str| {
-        ticks
-            .iter()
-            .map(move |&t| {
-                let y = sy(t, top, lo, hi);
-                view! {
-                    <line class="grid" x1=LEFT x2=W - RIGHT y1=y y2=y/>
-                    <text class="tick" x=LEFT - 6.0 y=y + 4.0 text-anchor="end">{format!("{t}{unit}")}</text>
-                }
-            })
-            .collect_view()
-    };
-    let x_ticks = |top: f64, labels: bool| {
-        [0.01, 0.25, 0.5, 0.75, 1.0]
-            .iter()
-            .map(move |&g| {
-                let x = sx(g);
-                view! {
-                    <line class="axis" x1=x x2=x y1=top + PANEL_H y2=top + PANEL_H + 5.0/>
-                    {labels.then(|| view! { <text class="tick" x=x y=top + PANEL_H + 19.0 text-anchor="middle">{format!("{g}")}</text> })}
-                }
-            })
-            .collect_view()
-    };
     view! {
-        <figure class="sweep" data-testid="gamma-sweep" data-points=move || points.with(Vec::len)>
-            <figcaption id="sweep-caption">
-                "Agreement with humans against γ (small γ trusts the criteria the judge is sure of; 1 is the plain mean). Above: Kendall τ-b ×100 of the overall score (scale −100…100, solid line). Below: pairwise accuracy over best-of-N groups (0…100 %, dashed line with dots). The dashed vertical line is the current γ; "
-                <span class="best-mark-legend">"◆"</span>" marks the best γ. Click the plot, or focus it and use the arrow keys (Page Up/Down: 0.1), to set γ."
-            </figcaption>
-            {move || best_point.get().map(|(g, what, v)| view! {
-                <p class="sweep-best" data-testid="sweep-best-gamma" data-value=format!("{g:.2}")>
-                    {format!("Best γ = {g:.2} ({what} {v:.1}{})", if what == "accuracy" { " %" } else { "" })}
-                    " "
-                    <button class="link" on:click=move |_| set_gamma(g)>"Set γ to it"</button>
-                </p>
-            })}
-            <svg viewBox=format!("0 0 {W} {H}") tabindex="0" role="slider"
-                aria-label="γ on the agreement sweep"
-                aria-describedby="sweep-caption"
-                aria-valuemin="0.01" aria-valuemax="1"
-                aria-valuenow=move || format!("{:.2}", state.gamma.get())
-                aria-valuetext=value_text
-                on:click=move |ev| { if let Some(g) = gamma_at(&ev) { set_gamma(g) } }
-                on:mousemove=move |ev| hover.set(gamma_at(&ev))
-                on:mouseleave=move |_| hover.set(None)
-                on:focus=move |_| focused.set(true)
-                on:blur=move |_| focused.set(false)
-                on:keydown=on_key>
-                // τ-b panel
-                <text class="panel-title" x=LEFT y=TAU_TOP - 12.0>"Kendall τ-b ×100 (overall score)"</text>
-                {y_ticks(TAU_TOP, -100.0, 100.0, &[-100.0, -50.0, 0.0, 50.0, 100.0], "")}
-                <line class="axis" x1=LEFT x2=LEFT y1=TAU_TOP y2=TAU_TOP + PANEL_H/>
-                <line class="axis" x1=LEFT x2=W - RIGHT y1=TAU_TOP + PANEL_H y2=TAU_TOP + PANEL_H/>
-                {x_ticks(TAU_TOP, false)}
-                <polyline class="sweep-tau" fill="none" points=move || path(|s| s.tau_b, TAU_TOP, -100.0, 100.0)/>
-                // Accuracy panel
-                <text class="panel-title" x=LEFT y=ACC_TOP - 12.0>"Pairwise accuracy (%)"</text>
-                {y_ticks(ACC_TOP, 0.0, 100.0, &[0.0, 25.0, 50.0, 75.0, 100.0], "")}
-                <line class="axis" x1=LEFT x2=LEFT y1=ACC_TOP y2=ACC_TOP + PANEL_H/>
-                <line class="axis" x1=LEFT x2=W - RIGHT y1=ACC_TOP + PANEL_H y2=ACC_TOP + PANEL_H/>
-                {x_ticks(ACC_TOP, true)}
-                <polyline class="sweep-acc" fill="none" points=move || path(|s| s.pairwise, ACC_TOP, 0.0, 100.0)/>
-                {move || points.with(|p| p.iter().step_by(11).filter_map(|s| s.pairwise.map(|v| view! {
-                    <circle class="sweep-acc-dot" r="2.5" cx=sx(s.gamma) cy=sy(v, ACC_TOP, 0.0, 100.0)/>
-                })).collect_view())}
-                {move || points.with(|p| p.iter().all(|s| s.pairwise.is_none())).then(|| view! {
-                    <text class="tick" x=LEFT + 10.0 y=ACC_TOP + PANEL_H / 2.0>"No best-of-N groups: no accuracy"</text>
-                })}
-                <text class="axis-title" x=(LEFT + W - RIGHT) / 2.0 y=H - 8.0 text-anchor="middle">"γ (weighting)"</text>
-                // The current γ in both panels, and the best one.
-                <line class="gamma-marker" x1=move || sx(state.gamma.get()) x2=move || sx(state.gamma.get()) y1=TAU_TOP y2=ACC_TOP + PANEL_H/>
-                {move || best_point.get().map(|(g, what, v)| {
-                    let (top, lo, hi) = if what == "accuracy" { (ACC_TOP, 0.0, 100.0) } else { (TAU_TOP, -100.0, 100.0) };
-                    let (cx, cy) = (sx(g), sy(v, top, lo, hi));
-                    let flip = cx > W - 90.0;
-                    let (lx, anchor) = if flip { (cx - 8.0, "end") } else { (cx + 8.0, "start") };
-                    view! {
-                        <path class="best-mark" d=format!("M{cx:.1},{:.1} l5,5 l-5,5 l-5,-5 z", cy - 5.0)/>
-                        <text class="tick best-label" x=lx y=cy - 8.0 text-anchor=anchor>{format!("best γ {g:.2}")}</text>
+    {move || match report.get() {
+        None => view! { <p class="hint" data-testid="meta-empty">"No human judgments in these results (human_overall, human_<criterion>, or group + chosen)."</p> }.into_any(),
+        Some(r) => view! {
+            <div class="table-scroll" tabindex="0" role="region" aria-label="Agreement with human judgments">
+            <table class="meta-table">
+                <thead><tr><th scope="col">"Score"</th><th scope="col">"τ-b ×100"</th><th scope="col">"τ-c ×100"</th><th scope="col">"n"</th></tr></thead>
+                <tbody>
+                    <tr><th>{move || format!("Overall (γ = {:.2})", state.gamma.get())}</th>{agreement_cells("overall".into(), r.overall)}</tr>
+                    {r.criteria.iter().map(|(c, a)| view! { <tr><th>{c.label()}</th>{agreement_cells(c.id().into(), *a)}</tr> }).collect_view()}
+                </tbody>
+            </table>
+            </div>
+            <p data-testid="meta-pairwise-accuracy" data-value=attr(r.pairwise)>
+                {format!(
+                    "Pairwise accuracy: {} % over {} pairs from best-of-N groups ({} ties, counted wrong){}",
+                    pct(r.pairwise), r.pairwise_counts.pairs, r.pairwise_counts.ties,
+                    if r.skipped_groups > 0 {
+                        format!("; {} groups without a single choice left out", r.skipped_groups)
+                    } else {
+                        String::new()
                     }
-                })}
-                {move || hover.get().map(|g| view! { <line class="hover-marker" x1=sx(g) x2=sx(g) y1=TAU_TOP y2=ACC_TOP + PANEL_H/> })}
-            </svg>
-            <p class="sweep-readout" data-testid="sweep-readout" class:active=move || focused.get() || hover.get().is_some()>
-                {move || shown().map(|p| readout(&p)).unwrap_or_else(|| "The sweep appears once the results carry human judgments.".into())}
+                )}
             </p>
-            <details class="sweep-data">
-                <summary>"The sweep as a table"</summary>
-                <div class="table-scroll" tabindex="0" role="region" aria-label="The sweep as a table">
-                    <table class="meta-table" data-testid="sweep-table">
-                        <thead><tr><th scope="col">"γ"</th><th scope="col">"τ-b ×100"</th><th scope="col">"τ-c ×100"</th><th scope="col">"Pairwise accuracy (%)"</th></tr></thead>
-                        <tbody>
-                            {move || points.get().into_iter().map(|p| view! {
-                                <tr><td>{format!("{:.2}", p.gamma)}</td><td>{pct(p.tau_b)}</td><td>{pct(p.tau_c)}</td><td>{pct(p.pairwise)}</td></tr>
-                            }).collect_view()}
-                        </tbody>
-                    </table>
-                </div>
-            </details>
-        </figure>
+        }.into_any(),
+    }}
+    }
+}
+
+/// Accuracy by task beside the HarmonicEval paper's published Table 2.
+#[component]
+fn Table2(per_task: Memo<(Vec<Option<f64>>, Option<f64>)>) -> impl IntoView {
+    view! {
+    <h3 id="table2-title">"Accuracy (%) by task, as in the HarmonicEval paper's Table 2"</h3>
+    <div class="table-scroll" tabindex="0" role="region" aria-labelledby="table2-title">
+    <table class="meta-table">
+        <thead><tr><th scope="col">"Method"</th><th scope="col">"REG"</th><th scope="col">"VQA"</th><th scope="col">"VDU"</th><th scope="col">"IC"</th><th scope="col">"Avg."</th></tr></thead>
+        <tbody>
+            {PUBLISHED.iter().map(|(name, v)| view! {
+                <tr><th>{format!("{name} (published)")}</th>{v.iter().map(|x| view! { <td>{format!("{x:.1}")}</td> }).collect_view()}</tr>
+            }).collect_view()}
+            <tr data-testid="meta-this-run"><th>"This run"</th>
+                {move || {
+                    let (tasks, avg) = per_task.get();
+                    tasks.into_iter().chain(std::iter::once(avg)).map(|v| view! { <td>{pct(v)}</td> }).collect_view()
+                }}
+            </tr>
+        </tbody>
+    </table>
+    </div>
     }
 }

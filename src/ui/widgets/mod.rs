@@ -1,9 +1,10 @@
 //! Small pieces shared by both pages: form fields, doubt notes, the fidelity panel, the metric
-//! picker, the top bar and the theme toggle.
+//! picker, the top bar, the theme toggle, and the γ axis of every plot against γ.
 
 pub(crate) mod doubt_notes;
 pub(crate) mod fidelity_panel;
 pub(crate) mod fields;
+pub(crate) mod gamma_events;
 pub(crate) mod metric_select;
 pub(crate) mod theme_toggle;
 pub(crate) mod top_bar;

@@ -13,17 +13,26 @@ fn apply(theme: &str) {
     }
 }
 
+/// The sentence when the browser would not remember the theme.
+const NOT_KEPT: &str = "This browser did not remember the theme (storage full or off): it applies \
+                        until the page is reloaded.";
+
 #[component]
 pub fn ThemeToggle() -> impl IntoView {
     let theme = RwSignal::new(storage::load_setting("hj.theme").unwrap_or_default());
+    // Set when the last choice could not be stored; said beside the switch.
+    let not_kept = RwSignal::new(false);
     Effect::new(move |_| {
         let t = theme.get();
         if !t.is_empty() {
             apply(&t);
-            // The theme is applied either way; a theme not remembered needs no message.
-            storage::save_setting("hj.theme", &t).ok();
         }
     });
+    // Stored only when chosen: the theme applies either way, and a refusal is said.
+    let choose = move |t: &str| {
+        theme.set(t.to_string());
+        not_kept.set(storage::save_setting("hj.theme", t).is_err());
+    };
     let is_dark = move || {
         let t = theme.get();
         if t.is_empty() {
@@ -38,9 +47,12 @@ pub fn ThemeToggle() -> impl IntoView {
         <button
             class="theme-toggle"
             aria-label="Switch between light and dark theme"
-            on:click=move |_| theme.set(if is_dark() { "light".into() } else { "dark".into() })
+            on:click=move |_| choose(if is_dark() { "light" } else { "dark" })
         >
             {move || if is_dark() { "☀ Light" } else { "☾ Dark" }}
         </button>
+        {move || not_kept.get().then(|| view! {
+            <p class="error" role="status" data-testid="theme-not-kept">{NOT_KEPT}</p>
+        })}
     }
 }

@@ -2,8 +2,10 @@
 
 use leptos::prelude::*;
 
-use crate::ui::state::AppState;
 use crate::aggregate::{overall_curve, Scored, GAMMA_MIN};
+use crate::gamma_axis::{self, GammaAxis};
+use crate::ui::gamma_events::gamma_at_click;
+use crate::ui::state::AppState;
 
 /// The paper's named settings of γ (Section 3, Appendix A).
 const NAMED_GAMMAS: [(f64, &str); 4] = [
@@ -20,6 +22,11 @@ const LEFT: f64 = 44.0;
 const RIGHT: f64 = 12.0;
 const TOP: f64 = 10.0;
 const BOTTOM: f64 = 44.0;
+const AXIS: GammaAxis = GammaAxis {
+    width: PLOT_W,
+    left: LEFT,
+    right: RIGHT,
+};
 
 /// `no_plot`: the one-item page plots this result's score against γ; the lab, which has no
 /// single result, sets it (no_plot) and plots agreement against γ in its meta-evaluation.
@@ -85,7 +92,7 @@ pub fn GammaPanel(#[prop(optional)] no_plot: bool) -> impl IntoView {
 /// clicking sets γ.
 #[component]
 fn GammaPlot(curve: Memo<Vec<(f64, f64)>>, gamma: RwSignal<f64>) -> impl IntoView {
-    let x = |g: f64| LEFT + (g - GAMMA_MIN) / (1.0 - GAMMA_MIN) * (PLOT_W - LEFT - RIGHT);
+    let x = |g: f64| AXIS.x(g);
     let y = |s: f64| TOP + (5.0 - s.clamp(1.0, 5.0)) / 4.0 * (PLOT_H - TOP - BOTTOM);
     let points = move || {
         curve.with(|c| {
@@ -106,15 +113,9 @@ fn GammaPlot(curve: Memo<Vec<(f64, f64)>>, gamma: RwSignal<f64>) -> impl IntoVie
         (x(g), y(s), s)
     };
     let on_click = move |ev: web_sys::MouseEvent| {
-        let Some(target) = ev.current_target() else {
-            return;
-        };
-        use wasm_bindgen::JsCast;
-        let el: web_sys::Element = target.unchecked_into();
-        let rect = el.get_bounding_client_rect();
-        let fx = (ev.client_x() as f64 - rect.left()) / rect.width().max(1.0) * PLOT_W;
-        let g = GAMMA_MIN + (fx - LEFT) / (PLOT_W - LEFT - RIGHT) * (1.0 - GAMMA_MIN);
-        gamma.set((g.clamp(GAMMA_MIN, 1.0) * 100.0).round() / 100.0);
+        if let Some(g) = gamma_at_click(AXIS, &ev) {
+            gamma.set(g);
+        }
     };
     let bottom = PLOT_H - BOTTOM;
     view! {
@@ -139,7 +140,7 @@ fn GammaPlot(curve: Memo<Vec<(f64, f64)>>, gamma: RwSignal<f64>) -> impl IntoVie
                     <line class="grid" x1=LEFT x2=PLOT_W - RIGHT y1=y(s) y2=y(s)/>
                     <text class="tick" x=LEFT - 6.0 y=y(s) + 4.0 text-anchor="end">{format!("{s}")}</text>
                 }).collect_view()}
-                {[0.01, 0.25, 0.5, 0.75, 1.0].iter().map(|&g| view! {
+                {gamma_axis::TICKS.iter().map(|&g| view! {
                     <line class="axis" x1=x(g) x2=x(g) y1=bottom y2=bottom + 4.0/>
                     <text class="tick" x=x(g) y=bottom + 16.0 text-anchor="middle">{format!("{g}")}</text>
                 }).collect_view()}

@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""Structure report for src/: largest files, longest functions, import cycles.
+
+    python3 scripts/structure.py            # report
+    python3 scripts/structure.py --check    # exit 1 on a cycle, a file over 600 lines of code
+                                            # or a function over 80 lines
+
+Lines of code: lines holding code, not blank, not only a comment, not only the inside of a
+string literal (quoted prompt text), not inside a `#[cfg(test)]` item. A function's length is
+its lines from `fn` to the closing brace, counted the same way.
+
+Cycles (test code left out): an edge A -> B for every `crate::B` path written in a file of top-level module A
+(`src/A.rs` or `src/A/...`), and, inside one top-level module, an edge between its
+submodules for every `crate::A::b` or `super::b` path; in ui/, an edge between two files for
+every `crate::ui::<name>` path (the flat names ui/mod.rs re-exports). Cycles are reported at
+each level.
+Standard library only.
+"""
+
+import re
+import sys
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+MAX_FILE = 600
+MAX_FN = 80
+
+
+def mask(text):
+    """Returns (code, kinds): code has every string/char literal and comment replaced by
+    spaces (newlines kept); kinds[i] is 'c' (code), 's' (string) or 'm' (comment)."""
+    out = list(text)
+    kinds = ["c"] * len(text)
+    i, n = 0, len(text)
+
+    def blank(a, b, kind):
+        for k in range(a, b):
+            kinds[k] = kind
+            if out[k] != "\n":
+                out[k] = " "
+
+    while i < n:
+        ch = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            blank(i, j, "m")
+            i = j
+        elif text.startswith("/*", i):
+            depth, j = 1, i + 2
+            while j < n and depth:
+                if text.startswith("/*", j):
+                    depth, j = depth + 1, j + 2
+                elif text.startswith("*/", j):
+                    depth, j = depth - 1, j + 2
+                else:
+                    j += 1
+            blank(i, j, "m")
+            i = j
+        elif re.match(r'b?r#*"', text[i:i + 40]) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            m = re.match(r'(b?r)(#*)"', text[i:])
+            end = '"' + m.group(2)
+            j = text.find(end, i + len(m.group(0)))
+            j = n if j < 0 else j + len(end)
+            blank(i + len(m.group(1)) + len(m.group(2)) + 1, j - len(end), "s")
+            i = j
+        elif ch == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            blank(i + 1, j, "s")
+            i = j + 1
+        elif ch == "'":
+            m = re.match(r"'(\\.[^']*|[^'\\])'", text[i:])
+            if m:
+                blank(i + 1, i + len(m.group(0)) - 1, "s")
+                i += len(m.group(0))
+            else:
+                i += 1  # a lifetime
+        else:
+            i += 1
+    return "".join(out), kinds
+
+
+def closing(code, open_at):
+    depth = 0
+    for j in range(open_at, len(code)):
+        if code[j] == "{":
+            depth += 1
+        elif code[j] == "}":
+            depth -= 1
+            if depth == 0:
+                return j
+    return len(code) - 1
+
+
+def analyse(path):
+    text = path.read_text()
+    code, kinds = mask(text)
+    counted = [False] * (text.count("\n") + 1)
+    line = 0
+    for k, ch in enumerate(text):
+        if ch == "\n":
+            line += 1
+        elif kinds[k] == "c" and not ch.isspace():
+            counted[line] = True
+    # Lines only inside a string literal or a comment do not count; drop #[cfg(test)] items
+    # (and leave them out of the import edges: a test may use any module).
+    tests = []
+    for m in re.finditer(r"#\[cfg\(test\)\]", code):
+        brace = code.find("{", m.end())
+        semi = code.find(";", m.end())
+        if semi != -1 and semi < brace:
+            end = semi
+        else:
+            end = closing(code, brace)
+        tests.append((m.start(), end))
+        for ln in range(code.count("\n", 0, m.start()), code.count("\n", 0, end) + 1):
+            counted[ln] = False
+    loc = sum(counted)
+    fns = []
+    for m in re.finditer(r"\bfn\s+([A-Za-z_][A-Za-z0-9_]*)", code):
+        # The body starts at the first `{` at paren depth 0 after the name; `;` first = no body.
+        depth, j = 0, m.end()
+        while j < len(code):
+            c = code[j]
+            if c in "([":
+                depth += 1
+            elif c in ")]":
+                depth -= 1
+            if depth == 0 and c in "{;":
+                break
+            j += 1
+        if j >= len(code) or code[j] == ";":
+            continue
+        end = closing(code, j)
+        a, b = code.count("\n", 0, m.start()), code.count("\n", 0, end)
+        length = sum(counted[a:b + 1])
+        if any(counted[a:b + 1]):
+            fns.append((length, m.group(1), a + 1))
+    for a, b in reversed(tests):
+        code = code[:a] + re.sub(r"[^\n]", " ", code[a:b + 1]) + code[b + 1:]
+    return loc, fns, code
+
+
+def top(rel):
+    return rel.parts[0].removesuffix(".rs")
+
+
+def sub(rel):
+    if len(rel.parts) < 2:
+        return None
+    return rel.parts[1].removesuffix(".rs")
+
+
+def flat_names(mod_rs):
+    """`use a::{b, c as d};` lines of a folder's mod.rs: file path (without .rs) -> flat name."""
+    names = {}
+    text = mod_rs.read_text() if mod_rs.exists() else ""
+    for m in re.finditer(r"(?m)^use ([a-z_:]+?)::\{([^}]*)\};|^use ([a-z_:]+)::([a-z_]+(?: as [a-z_]+)?);", text):
+        prefix, items = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        for item in filter(None, (i.strip() for i in items.split(","))):
+            path, _, alias = item.partition(" as ")
+            names[prefix.replace("::", "/") + "/" + path] = alias or path
+    return names
+
+
+def cycles(edges):
+    """Every elementary cycle, found by DFS from each node over nodes ordered after it."""
+    nodes = sorted(set(edges) | {b for bs in edges.values() for b in bs})
+    found = []
+
+    def dfs(start, node, path, seen):
+        for nxt in sorted(edges.get(node, ())):
+            if nxt == start:
+                found.append(path + [start])
+            elif nxt not in seen and nodes.index(nxt) > nodes.index(start):
+                dfs(start, nxt, path + [nxt], seen | {nxt})
+
+    for s in nodes:
+        dfs(s, s, [s], {s})
+    return found
+
+
+def main():
+    check = "--check" in sys.argv
+    files, fns = [], []
+    top_edges, sub_edges = {}, {}
+    tops = {top(p.relative_to(SRC)) for p in SRC.glob("*") if p.suffix == ".rs" or p.is_dir()}
+    for path in sorted(SRC.rglob("*.rs")):
+        rel = path.relative_to(SRC)
+        loc, f, code = analyse(path)
+        files.append((loc, str(rel)))
+        fns += [(n, name, f"{rel}:{ln}") for n, name, ln in f]
+        a = top(rel)
+        for m in re.finditer(r"\bcrate::([a-z_][a-z0-9_]*)(?:::([a-z_][a-z0-9_]*))?", code):
+            b = m.group(1)
+            if b in tops and b != a:
+                top_edges.setdefault(a, set()).add(b)
+            elif b == a and m.group(2) and sub(rel) and m.group(2) != sub(rel):
+                sub_edges.setdefault(a, {}).setdefault(sub(rel), set()).add(m.group(2))
+        modpath = [p.removesuffix(".rs") for p in rel.parts if p != "mod.rs"]
+        for m in re.finditer(r"\b((?:super::)+)([a-z_][a-z0-9_]*)", code):
+            target = modpath[: len(modpath) - m.group(1).count("super")] + [m.group(2)]
+            if len(modpath) >= 2 and len(target) >= 2 and target[0] == a and target[1] != modpath[1]:
+                if (SRC / a / (target[1] + ".rs")).exists() or (SRC / a / target[1]).is_dir():
+                    sub_edges.setdefault(a, {}).setdefault(modpath[1], set()).add(target[1])
+    # ui/: components name each other by the flat names ui/mod.rs re-exports.
+    ui_names = flat_names(SRC / "ui" / "mod.rs")
+    ui_edges = {}
+    for path in sorted((SRC / "ui").rglob("*.rs")):
+        rel = str(path.relative_to(SRC / "ui")).removesuffix(".rs").removesuffix("/mod")
+        me = ui_names.get(rel, rel)
+        code = analyse(path)[2]
+        for m in re.finditer(r"\bcrate::ui::([a-z_][a-z0-9_]*)", code):
+            if m.group(1) != me:
+                ui_edges.setdefault(me, set()).add(m.group(1))
+    files.sort(reverse=True)
+    fns.sort(reverse=True)
+    print(f"files over {MAX_FILE} lines of code (of {len(files)}):")
+    big = [f for f in files if f[0] > MAX_FILE]
+    for loc, name in files[:8]:
+        print(f"  {loc:5d}  {name}{'  <-- over' if loc > MAX_FILE else ''}")
+    long = [f for f in fns if f[0] > MAX_FN]
+    print(f"functions over {MAX_FN} lines: {len(long)} (longest shown)")
+    for n, name, where in fns[:max(8, len(long))]:
+        print(f"  {n:5d}  {name}  {where}")
+    found = [("crate", c) for c in cycles(top_edges)]
+    for a, e in sorted(sub_edges.items()):
+        found += [(a, c) for c in cycles(e)]
+    found += [("ui", c) for c in cycles(ui_edges)]
+    print(f"import cycles: {len(found)}")
+    for scope, c in found:
+        print(f"  {scope}: {' -> '.join(c)}")
+    if check and (big or long or found):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
