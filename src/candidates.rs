@@ -242,6 +242,46 @@ pub fn default_label(i: usize) -> String {
 /// Up to this many candidates for one image.
 pub const MAX_CANDIDATES: usize = 5;
 
+/// Why the candidates cannot be judged, one sentence per problem: each candidate's own
+/// (the image, its text, the question…, said once when all share it), and labels that are
+/// empty or repeated (the ranking names candidates by label).
+pub fn problems(
+    base: &crate::metrics::harmonic_eval::Input,
+    labels: &[String],
+    texts: &[String],
+) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    // What every candidate shares (the image, the question…): said once, without a label.
+    let shared = crate::metrics::harmonic_eval::Input {
+        text: "x".into(),
+        ..base.clone()
+    }
+    .problems();
+    for (i, text) in texts.iter().enumerate() {
+        let input = crate::metrics::harmonic_eval::Input {
+            text: text.clone(),
+            ..base.clone()
+        };
+        let label = labels.get(i).map(|l| l.trim()).unwrap_or_default();
+        for p in input.problems() {
+            let p = if shared.contains(&p) {
+                p
+            } else {
+                format!("Candidate {}: {p}", default_label(i))
+            };
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        if label.is_empty() {
+            out.push(format!("Candidate {}: give it a label.", default_label(i)));
+        } else if labels[..i].iter().any(|l| l.trim() == label) {
+            out.push(format!("Two candidates are labelled \u{201c}{label}\u{201d}: give each its own label."));
+        }
+    }
+    out
+}
+
 pub mod export;
 
 #[cfg(test)]

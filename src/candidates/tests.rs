@@ -241,3 +241,26 @@ mod export_tests {
         }
     }
 }
+
+#[test]
+fn problems_name_the_candidate_and_say_shared_ones_once() {
+    use crate::metrics::harmonic_eval::Input;
+    let base = Input {
+        image_data_url: None,
+        ..Input::default()
+    };
+    let labels: Vec<String> = vec!["A".into(), "A".into(), " ".into()];
+    let texts: Vec<String> = vec!["a dog".into(), "".into(), "a cat".into()];
+    let p = problems(&base, &labels, &texts);
+    assert_eq!(p.iter().filter(|s| s.starts_with("Add an image")).count(), 1, "{p:?}");
+    assert!(p.iter().any(|s| s.starts_with("Candidate B: Enter the")), "{p:?}");
+    assert!(p.iter().any(|s| s.contains("labelled \u{201c}A\u{201d}")), "{p:?}");
+    assert!(p.contains(&"Candidate C: give it a label.".to_string()), "{p:?}");
+    assert!(!p.iter().any(|s| s.starts_with("Candidate A")), "{p:?}");
+    let ok = Input {
+        image_data_url: Some("data:image/jpeg;base64,/9j/".into()),
+        ..Input::default()
+    };
+    let fine: Vec<String> = vec!["A".into(), "B".into()];
+    assert!(problems(&ok, &fine, &["x".into(), "y".into()]).is_empty());
+}
