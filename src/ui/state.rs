@@ -243,6 +243,8 @@ pub struct AppState {
     /// Weights per criterion (None where it has no score) and the overall score at the current
     /// γ. Five numbers, recomputed on every slider move without any request.
     pub weighting: Memo<Weighting>,
+    /// Several candidate texts for the same image (HarmonicEval; empty: one text).
+    pub candidates: crate::ui::candidates_state::Candidates,
 }
 
 pub type Weighting = (Vec<Option<f64>>, Option<f64>);
@@ -361,6 +363,7 @@ impl AppState {
             export_error: RwSignal::new(None),
             storage_error: RwSignal::new(None),
             weighting,
+            candidates: crate::ui::candidates_state::Candidates::new(),
         }
     }
 
@@ -449,7 +452,7 @@ impl AppState {
     /// Whether any request of the current metric is in flight.
     pub fn running(&self) -> bool {
         if self.is_harmonic() {
-            self.criteria.iter().any(|c| c.with(|s| s.is_active()))
+            self.criteria.iter().any(|c| c.with(|s| s.is_active())) || self.candidates.running()
         } else if self.is_gveval() {
             self.gveval.with(|s| s.is_active())
         } else if self.is_maev() {

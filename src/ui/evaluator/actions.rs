@@ -269,7 +269,9 @@ pub fn evaluate(state: AppState) {
     if state.running() {
         return;
     }
-    if state.is_harmonic() {
+    if state.is_harmonic() && state.candidates.active() {
+        crate::ui::candidates_run::evaluate(state);
+    } else if state.is_harmonic() {
         evaluate_harmonic(state);
     } else if state.is_gveval() {
         crate::ui::gveval_run::evaluate(state);
@@ -430,6 +432,9 @@ pub fn export(state: AppState) {
     }
     if !state.is_harmonic() {
         return crate::ui::fleur_run::export(state);
+    }
+    if state.candidates.has_run() {
+        return crate::ui::candidates_run::export(state);
     }
     let Some(run) = state.run.get_value() else {
         state.export_error.set(Some(

@@ -46,7 +46,7 @@ pub fn InputsPanel() -> impl IntoView {
             placeholder="The question the model answered"
             hidden=Signal::derive(move || !(state.is_maev() || (state.is_harmonic() && task.get().needs_question())))
         />
-        <div class="field">
+        <div class="field" class:hidden=move || state.is_harmonic() && state.candidates.active()>
             <label for="text-input">{move || format!("The {} to judge", noun())}</label>
             <textarea
                 id="text-input"

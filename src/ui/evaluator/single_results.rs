@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use crate::ui::actions;
+use crate::ui::candidates_panel::CandidatesPanel;
 use crate::ui::criterion_card::CriterionCard;
 use crate::ui::fleur_panel::FleurPanel;
 use crate::ui::gamma_panel::GammaPanel;
@@ -16,7 +17,9 @@ use crate::criteria::Criterion;
 pub fn SingleResults() -> impl IntoView {
     let state = expect_context::<AppState>();
     let has_run = move || {
-        if state.is_harmonic() {
+        if state.is_harmonic() && state.candidates.has_run() {
+            true
+        } else if state.is_harmonic() {
             state.criteria.iter().any(|c| c.with(|s| s.id() != "idle"))
         } else if state.is_gveval() {
             state.gveval.with(|s| s.id() != "idle")
@@ -36,7 +39,11 @@ pub fn SingleResults() -> impl IntoView {
     <Show when=move || state.is_ref_fleur() || state.metric.with(|m| m == "fleur")>
         <FleurPanel/>
     </Show>
-    <Show when=move || state.is_harmonic()>
+    <Show when=move || state.is_harmonic() && state.candidates.has_run()>
+        <GammaPanel no_plot=true/>
+        <CandidatesPanel/>
+    </Show>
+    <Show when=move || state.is_harmonic() && !state.candidates.has_run()>
         <OverallScore/>
         <GammaPanel/>
         <div class="cards">
