@@ -276,7 +276,9 @@ pub fn problems(
         if label.is_empty() {
             out.push(format!("Candidate {}: give it a label.", default_label(i)));
         } else if labels[..i].iter().any(|l| l.trim() == label) {
-            out.push(format!("Two candidates are labelled \u{201c}{label}\u{201d}: give each its own label."));
+            out.push(format!(
+                "Two candidates are labelled \u{201c}{label}\u{201d}: give each its own label."
+            ));
         }
     }
     out

@@ -1,11 +1,11 @@
 //! What leaves the page for a comparison: the JSON export (candidates, choice, agreement) and
 //! the best-of-N group handed to the lab as results records (`group`, `chosen`).
 
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::{agreement_ranges, agrees, flip_points, order, ranges_text, ranks, scores_at};
 use crate::aggregate::Scored;
-use crate::criteria::Criterion;
 use crate::lab::record::{CriterionRecord, ItemResult};
 use crate::metrics::harmonic_eval::{CriterionResult, INFO};
 
@@ -24,126 +24,184 @@ impl Judged<'_> {
             .filter_map(|c| c.as_ref().and_then(|r| r.as_ref().ok()).map(|r| r.scored()))
             .collect()
     }
-
-    fn records(&self) -> Vec<CriterionRecord> {
-        Criterion::ALL
-            .iter()
-            .zip(&self.criteria)
-            .filter_map(|(c, r)| {
-                let name = c.id().to_string();
-                Some(match r.as_ref()? {
-                    Ok(r) => CriterionRecord {
-                        name,
-                        score: Some(r.score),
-                        sigma: r.sigma,
-                        distribution: Some(r.distribution),
-                        error: None,
-                        doubts: r.doubts.iter().map(|d| d.code().to_string()).collect(),
-                    },
-                    Err(e) => CriterionRecord {
-                        name,
-                        score: None,
-                        sigma: None,
-                        distribution: None,
-                        error: Some(e.clone()),
-                        doubts: Vec::new(),
-                    },
-                })
-            })
-            .collect()
-    }
 }
 
-/// The comparison as one JSON document. `singles[i]` is candidate i's own HarmonicEval export
-/// (settings, fidelity, every criterion; never the key), kept whole under `result`.
+#[derive(Serialize)]
+struct FlipDoc<'a> {
+    gamma: f64,
+    over: &'a str,
+    under: &'a str,
+}
+
+#[derive(Serialize)]
+struct AgreementDoc {
+    at_gamma: Option<bool>,
+    ranges: Vec<[f64; 2]>,
+    ranges_text: String,
+}
+
+#[derive(Serialize)]
+struct CandidateDoc<'a> {
+    label: &'a str,
+    text: &'a str,
+    overall: Option<f64>,
+    rank: Option<usize>,
+    result: Value,
+}
+
+#[derive(Serialize)]
+struct Doc<'a> {
+    metric: &'static str,
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    group: Option<&'a str>,
+    gamma: f64,
+    candidates: Vec<CandidateDoc<'a>>,
+    ranking: Vec<&'a str>,
+    flip_points: Vec<FlipDoc<'a>>,
+    chosen: Option<&'a str>,
+    agreement: Option<AgreementDoc>,
+}
+
+/// The comparison as one JSON document (pretty for a file, compact for the lab's inbox).
+/// `singles[i]` is candidate i's own HarmonicEval export (settings, fidelity, every criterion;
+/// never the key), kept whole under `result`; `group` names it as a best-of-N group.
 pub fn comparison_json(
     gamma: f64,
     judged: &[Judged<'_>],
     singles: &[String],
     chosen: Option<usize>,
+    group: Option<&str>,
 ) -> String {
     let scored: Vec<Vec<Scored>> = judged.iter().map(Judged::scored).collect();
     let scores = scores_at(&scored, gamma);
     let rank = ranks(&scores);
-    let labels: Vec<String> = judged.iter().map(|j| j.label.to_string()).collect();
+    let label = |i: usize| judged.get(i).map_or("", |j| j.label);
     let flips = flip_points(&scored);
-    let candidates: Vec<Value> = judged
-        .iter()
-        .enumerate()
-        .map(|(i, j)| {
-            let result = singles
-                .get(i)
-                .and_then(|s| serde_json::from_str::<Value>(s).ok())
-                .unwrap_or(Value::Null);
-            json!({"label": j.label, "text": j.text, "overall": scores[i], "rank": rank[i], "result": result})
-        })
-        .collect();
-    let agreement = chosen.filter(|&c| c < judged.len()).map(|c| {
-        let ranges = agreement_ranges(&scored, &flips, c);
-        json!({
-            "at_gamma": agrees(&scores, c),
-            "ranges": ranges.iter().map(|(a, b)| [a, b]).collect::<Vec<_>>(),
-            "ranges_text": ranges_text(&ranges),
-        })
-    });
-    let doc = json!({
-        "metric": INFO.id,
-        "kind": "candidates",
-        "gamma": gamma,
-        "candidates": candidates,
-        "ranking": order(&scores).iter().map(|&i| labels[i].clone()).collect::<Vec<_>>(),
-        "flip_points": flips.iter().map(|f| json!({"gamma": f.gamma, "over": labels[f.over], "under": labels[f.under]})).collect::<Vec<_>>(),
-        "chosen": chosen.and_then(|c| labels.get(c)),
-        "agreement": agreement,
-    });
-    serde_json::to_string_pretty(&doc).unwrap_or_default()
-}
-
-/// The comparison as one best-of-N group of lab results: one record per candidate, id
-/// `<group>-<label>`, `chosen` on the human's pick (none marked when there is no pick).
-pub fn lab_records(
-    group: &str,
-    task: &str,
-    judged: &[Judged<'_>],
-    chosen: Option<usize>,
-    fidelity: &crate::metrics::fidelity::Fidelity,
-) -> Vec<ItemResult> {
-    judged
-        .iter()
-        .enumerate()
-        .map(|(i, j)| {
-            let mut r = ItemResult {
-                id: format!("{group}-{}", j.label),
-                metric: INFO.id.to_string(),
-                task: task.to_string(),
-                text: j.text.to_string(),
-                criteria: j.records(),
-                group: Some(group.to_string()),
-                chosen: chosen == Some(i),
-                ..ItemResult::default()
-            };
-            r.set_fidelity(fidelity);
-            if r.is_failed() {
-                r.error = r.criteria.iter().find_map(|c| c.error.clone());
+    let chosen = chosen.filter(|&c| c < judged.len());
+    let doc = Doc {
+        metric: INFO.id,
+        kind: "candidates",
+        group,
+        gamma,
+        candidates: judged
+            .iter()
+            .enumerate()
+            .map(|(i, j)| CandidateDoc {
+                label: j.label,
+                text: j.text,
+                overall: scores[i],
+                rank: rank[i],
+                result: singles
+                    .get(i)
+                    .and_then(|s| serde_json::from_str(s).ok())
+                    .unwrap_or(Value::Null),
+            })
+            .collect(),
+        ranking: order(&scores).into_iter().map(label).collect(),
+        flip_points: flips
+            .iter()
+            .map(|f| FlipDoc {
+                gamma: f.gamma,
+                over: label(f.over),
+                under: label(f.under),
+            })
+            .collect(),
+        chosen: chosen.map(label),
+        agreement: chosen.map(|c| {
+            let ranges = agreement_ranges(&scored, &flips, c);
+            AgreementDoc {
+                at_gamma: agrees(&scores, c),
+                ranges_text: ranges_text(&ranges),
+                ranges: ranges.iter().map(|&(a, b)| [a, b]).collect(),
             }
-            r
-        })
-        .collect()
+        }),
+    };
+    if group.is_some() {
+        serde_json::to_string(&doc).unwrap_or_default()
+    } else {
+        serde_json::to_string_pretty(&doc).unwrap_or_default()
+    }
 }
 
-/// Adds `records` to the lab's inbox (results JSONL the lab loads when it opens): what was
-/// already waiting is kept, so several comparisons make one dataset.
-pub fn append_to_inbox(inbox: Option<&str>, records: &[ItemResult]) -> String {
+/// Adds one comparison (a compact [`comparison_json`] with a group) to the lab's inbox, one
+/// per line: what was already waiting is kept, so several comparisons make one dataset.
+pub fn append_to_inbox(inbox: Option<&str>, comparison: &str) -> String {
     let mut out = inbox.unwrap_or_default().to_string();
     if !out.is_empty() && !out.ends_with('\n') {
         out.push('\n');
     }
-    out.push_str(&crate::lab::io::to_jsonl(
-        records,
-        crate::aggregate::GAMMA_DEFAULT,
-    ));
+    out.push_str(comparison);
+    out.push('\n');
     out
 }
 
 /// The storage key of the lab's inbox.
 pub const INBOX_KEY: &str = "hj.lab.inbox";
+
+#[derive(Deserialize)]
+struct InDoc {
+    group: String,
+    chosen: Option<String>,
+    candidates: Vec<InCandidate>,
+}
+
+#[derive(Deserialize)]
+struct InCandidate {
+    label: String,
+    text: String,
+    result: InResult,
+}
+
+#[derive(Deserialize)]
+struct InResult {
+    #[serde(default)]
+    task: String,
+    #[serde(default)]
+    criteria: Vec<CriterionRecord>,
+    fidelity: Option<String>,
+    #[serde(default)]
+    extensions: Vec<String>,
+}
+
+/// The lab's side of the hand-over: one comparison line as a best-of-N group of results, one
+/// record per candidate (id `<group>-<label>`, `chosen` on the human's pick, the criteria with
+/// their σ and distributions), or why the line cannot be one.
+pub fn lab_records(line: &str) -> Result<Vec<ItemResult>, String> {
+    let doc: InDoc = serde_json::from_str(line).map_err(|e| format!("not a comparison ({e})"))?;
+    let records: Vec<ItemResult> = doc
+        .candidates
+        .into_iter()
+        .map(|c| {
+            let mut r = ItemResult {
+                id: format!("{}-{}", doc.group, c.label),
+                metric: INFO.id.to_string(),
+                task: c.result.task,
+                text: c.text,
+                // A criterion left out of the run is no failure.
+                criteria: c
+                    .result
+                    .criteria
+                    .into_iter()
+                    .filter(|c| c.score.is_some() || c.error.is_some())
+                    .collect(),
+                group: Some(doc.group.clone()),
+                chosen: doc.chosen.as_deref() == Some(c.label.as_str()),
+                fidelity: c.result.fidelity,
+                extensions: c.result.extensions,
+                ..ItemResult::default()
+            };
+            if r.is_failed() {
+                r.error = r.criteria.iter().find_map(|c| c.error.clone());
+            }
+            r
+        })
+        .collect();
+    match records
+        .iter()
+        .find_map(crate::lab::io::range_problem)
+    {
+        Some(why) => Err(why),
+        None => Ok(records),
+    }
+}

@@ -146,7 +146,6 @@ fn default_labels() {
 mod export_tests {
     use super::*;
     use crate::candidates::export::{append_to_inbox, comparison_json, lab_records, Judged};
-    use crate::metrics::fidelity::Fidelity;
     use crate::metrics::harmonic_eval::CriterionResult;
 
     fn result(p: [f64; 5]) -> CriterionResult {
@@ -187,7 +186,7 @@ mod export_tests {
         ];
         let singles = vec!["{\"metric\":\"harmonic_eval\"}".to_string()];
         let doc: serde_json::Value =
-            serde_json::from_str(&comparison_json(0.75, &j, &singles, Some(0))).unwrap();
+            serde_json::from_str(&comparison_json(0.75, &j, &singles, Some(0), None)).unwrap();
         assert_eq!(doc["kind"], "candidates");
         assert_eq!(doc["ranking"], serde_json::json!(["B", "A", "C"]));
         assert_eq!(doc["chosen"], "A");
@@ -202,7 +201,7 @@ mod export_tests {
         assert_eq!(doc["flip_points"][0]["over"], "A");
         // Without a choice there is no agreement to report.
         let none: serde_json::Value =
-            serde_json::from_str(&comparison_json(0.75, &j, &[], None)).unwrap();
+            serde_json::from_str(&comparison_json(0.75, &j, &[], None, None)).unwrap();
         assert!(none["agreement"].is_null() && none["chosen"].is_null());
     }
 
@@ -214,31 +213,49 @@ mod export_tests {
             judged("B", "second", &r[1]),
             judged("C", "third", &r[2]),
         ];
-        let recs = lab_records("cmp-1", "ic", &j, Some(0), &Fidelity::paper());
+        // Each candidate's own export, as the page makes it (criteria with σ and distribution).
+        let single = |k: usize| {
+            let crit: Vec<serde_json::Value> = ["correctness", "completeness", "clarity", "fluency", "conciseness"]
+                .iter()
+                .zip(&r[k])
+                .map(|(n, c)| serde_json::json!({"name": n, "score": c.score, "sigma": c.sigma, "distribution": c.distribution, "weight": 0.2, "answer": "4", "doubts": []}))
+                .collect();
+            serde_json::json!({"metric": "harmonic_eval", "task": "ic", "fidelity": "paper", "criteria": crit}).to_string()
+        };
+        let singles: Vec<String> = (0..3).map(single).collect();
+        let line = comparison_json(0.75, &j, &singles, Some(0), Some("cmp-1"));
+        assert!(!line.contains('\n'), "one line per comparison in the inbox");
+        let inbox = append_to_inbox(Some("older line"), &line);
+        assert_eq!(
+            inbox.lines().collect::<Vec<_>>(),
+            vec!["older line", line.as_str()]
+        );
+        assert!(lab_records("older line").is_err());
+        let recs = lab_records(&line).unwrap();
         assert_eq!(recs.len(), 3);
-        assert!(recs.iter().all(|x| x.group.as_deref() == Some("cmp-1")));
+        assert!(recs
+            .iter()
+            .all(|x| x.group.as_deref() == Some("cmp-1") && x.task == "ic"));
         assert_eq!(
             recs.iter().map(|x| x.chosen).collect::<Vec<_>>(),
             vec![true, false, false]
         );
         assert_eq!(recs[1].id, "cmp-1-B");
         assert_eq!(recs[0].criteria.len(), 5);
-        // Through the inbox and back, as the lab reads it.
-        let inbox = append_to_inbox(Some("{\"id\":\"x\",\"metric\":\"harmonic_eval\"}"), &recs);
-        let (back, problems) = crate::lab::io::from_jsonl(&inbox);
-        assert!(problems.is_empty(), "{problems:?}");
-        assert_eq!(back.len(), 4);
+        assert_eq!(recs[0].fidelity.as_deref(), Some("paper"));
         // The chosen A beats C always and B only above the flip: 1 of 2 pairs, then 2 of 2.
-        let back = &back[1..];
         let g = closed_form_flip();
         for (gamma, want) in [(g - 0.02, 1usize), (g + 0.02, 2)] {
-            let a = back[0].overall(gamma).unwrap();
-            let won = back[1..]
+            let a = recs[0].overall(gamma).unwrap();
+            let won = recs[1..]
                 .iter()
                 .filter(|o| a > o.overall(gamma).unwrap())
                 .count();
             assert_eq!(won, want, "γ {gamma}");
         }
+        // A score off the scale is refused, not shown.
+        let bad = line.replacen("\"score\":", "\"score\":23.0,\"was\":", 1);
+        assert!(lab_records(&bad).unwrap_err().contains("outside"), "{bad}");
     }
 }
 
@@ -252,10 +269,23 @@ fn problems_name_the_candidate_and_say_shared_ones_once() {
     let labels: Vec<String> = vec!["A".into(), "A".into(), " ".into()];
     let texts: Vec<String> = vec!["a dog".into(), "".into(), "a cat".into()];
     let p = problems(&base, &labels, &texts);
-    assert_eq!(p.iter().filter(|s| s.starts_with("Add an image")).count(), 1, "{p:?}");
-    assert!(p.iter().any(|s| s.starts_with("Candidate B: Enter the")), "{p:?}");
-    assert!(p.iter().any(|s| s.contains("labelled \u{201c}A\u{201d}")), "{p:?}");
-    assert!(p.contains(&"Candidate C: give it a label.".to_string()), "{p:?}");
+    assert_eq!(
+        p.iter().filter(|s| s.starts_with("Add an image")).count(),
+        1,
+        "{p:?}"
+    );
+    assert!(
+        p.iter().any(|s| s.starts_with("Candidate B: Enter the")),
+        "{p:?}"
+    );
+    assert!(
+        p.iter().any(|s| s.contains("labelled \u{201c}A\u{201d}")),
+        "{p:?}"
+    );
+    assert!(
+        p.contains(&"Candidate C: give it a label.".to_string()),
+        "{p:?}"
+    );
     assert!(!p.iter().any(|s| s.starts_with("Candidate A")), "{p:?}");
     let ok = Input {
         image_data_url: Some("data:image/jpeg;base64,/9j/".into()),

@@ -61,7 +61,7 @@ pub fn CandidatesInputs() -> impl IntoView {
                     type="button"
                     data-testid="add-candidate-button"
                     on:click=move |_| candidates_run::add(state)
-                    disabled=move || count.get() >= crate::candidates::MAX_CANDIDATES || state.running()
+                    disabled=move || { count.get() >= crate::candidates::MAX_CANDIDATES || state.running() }
                 >
                     "Add a candidate"
                 </button>

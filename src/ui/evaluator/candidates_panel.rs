@@ -46,11 +46,14 @@ pub fn CandidatesPanel() -> impl IntoView {
         let ranges = scored.with(|s| flips.with(|f| agreement_ranges(s, f, chosen)));
         Some((chosen, now, ranges))
     });
+    let n = Memo::new(move |_| c.results.with(Vec::len));
     let criterion_row = move |cr: Criterion| {
         let k = cr.index();
         let cell = move |i: usize| {
             c.results.with(|r| {
-                let state = &r[i][k];
+                let Some(state) = r.get(i).map(|s| &s[k]) else {
+                    return String::new();
+                };
                 match state.result() {
                     Some(res) => format!(
                         "{:.2}{}",
@@ -72,12 +75,16 @@ pub fn CandidatesPanel() -> impl IntoView {
         view! {
             <tr>
                 <th scope="row">{cr.label()}</th>
-                {move || (0..c.results.with(Vec::len)).map(|i| view! { <td>{move || cell(i)}</td> }).collect_view()}
+                {move || (0..n.get()).map(|i| view! {
+                    <td data-testid=format!("candidate-{i}-{}", cr.id())
+                        data-state=move || c.results.with(|r| r.get(i).map_or("idle", |s| s[k].id()))>
+                        {move || cell(i)}
+                    </td>
+                }).collect_view()}
                 <td data-testid=format!("candidates-best-{}", cr.id())>{best}</td>
             </tr>
         }
     };
-    let n = Memo::new(move |_| c.results.with(Vec::len));
     view! {
         <section class="card candidates-panel" aria-labelledby="candidates-heading" data-testid="candidates-panel">
             <h3 id="candidates-heading">"Candidates compared"</h3>
@@ -98,10 +105,10 @@ pub fn CandidatesPanel() -> impl IntoView {
                             <th scope="row">{move || format!("Overall at γ = {:.2}", gamma.get())}</th>
                             {move || (0..n.get()).map(|i| view! {
                                 <td data-testid=format!("candidate-result-{i}")
-                                    data-overall=move || scores.with(|s| s[i].map(|v| v.to_string()).unwrap_or_default())
-                                    data-rank=move || scores.with(|s| ranks(s)[i].map(|r| r.to_string()).unwrap_or_default())>
-                                    {move || scores.with(|s| fmt(s[i]))}
-                                    " "<span class="rank">{move || scores.with(|s| ranks(s)[i].map(|r| format!("(#{r})")).unwrap_or_default())}</span>
+                                    data-overall=move || scores.with(|s| s.get(i).copied().flatten().map(|v| v.to_string()).unwrap_or_default())
+                                    data-rank=move || scores.with(|s| ranks(s).get(i).copied().flatten().map(|r| r.to_string()).unwrap_or_default())>
+                                    {move || scores.with(|s| fmt(s.get(i).copied().flatten()))}
+                                    " "<span class="rank">{move || scores.with(|s| ranks(s).get(i).copied().flatten().map(|r| format!("(#{r})")).unwrap_or_default())}</span>
                                 </td>
                             }).collect_view()}
                             <td>{move || ordered().first().cloned().unwrap_or_default()}</td>

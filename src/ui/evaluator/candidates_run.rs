@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::candidates::export::{append_to_inbox, comparison_json, lab_records, Judged, INBOX_KEY};
+use crate::candidates::export::{append_to_inbox, comparison_json, Judged, INBOX_KEY};
 use crate::candidates::{default_label, problems, MAX_CANDIDATES};
 use crate::criteria::Criterion;
 use crate::metrics::harmonic_eval::{self, ExportInput, Input};
@@ -125,7 +125,13 @@ pub fn evaluate(state: AppState) {
                 continue;
             }
             let k = criterion.index();
-            let set = move |p: CriterionState| c.results.update(|r| r[i][k] = p);
+            let set = move |p: CriterionState| {
+                c.results.update(|r| {
+                    if let Some(slot) = r.get_mut(i) {
+                        slot[k] = p;
+                    }
+                })
+            };
             match harmonic_eval::criterion_request(&backend, criterion, &own) {
                 Ok(request) => {
                     let protocol = backend.protocol;
@@ -170,13 +176,18 @@ fn with_judged<R>(
     Some(f(&run, &judged))
 }
 
-/// Saves the comparison as JSON: every candidate's own export, the ranking at γ, the flips,
-/// the human's pick and the agreement. The key is in none of it.
-pub fn export(state: AppState) {
+/// The comparison as JSON: every candidate's own export, the ranking at γ, the flips, the
+/// human's pick and the agreement; compact and named as a group for the lab. No key in it.
+fn comparison(state: AppState, group: Option<&str>) -> Option<String> {
     let gamma = state.gamma.get_untracked();
     let chosen = state.candidates.preferred.get_untracked();
-    let json = with_judged(state, |run, judged| {
+    with_judged(state, |run, judged| {
         let ctx = &run.context;
+        let question = if ctx.input.task.needs_question() {
+            ctx.input.question.as_str()
+        } else {
+            ""
+        };
         let singles: Vec<String> = judged
             .iter()
             .map(|j| {
@@ -184,11 +195,7 @@ pub fn export(state: AppState) {
                     gamma,
                     task: ctx.input.task,
                     text: j.text,
-                    question: if ctx.input.task.needs_question() {
-                        &ctx.input.question
-                    } else {
-                        ""
-                    },
+                    question,
                     backend: &ctx.backend,
                     results: j.criteria.clone(),
                     fidelity: &ctx.input.fidelity,
@@ -196,9 +203,13 @@ pub fn export(state: AppState) {
                 })
             })
             .collect();
-        comparison_json(gamma, judged, &singles, chosen)
-    });
-    let outcome = match json {
+        comparison_json(gamma, judged, &singles, chosen, group)
+    })
+}
+
+/// Saves the comparison as a JSON file.
+pub fn export(state: AppState) {
+    let outcome = match comparison(state, None) {
         Some(json) => {
             download::download_text("harmonic-eval-candidates.json", "application/json", &json)
         }
@@ -211,29 +222,22 @@ pub fn export(state: AppState) {
 /// loads it when it opens, on this device.
 pub fn send_to_lab(state: AppState) {
     let c = state.candidates;
-    let chosen = c.preferred.get_untracked();
     let group = format!("cmp-{}", js_sys::Date::now() as u64);
-    let records = with_judged(state, |run, judged| {
-        lab_records(
-            &group,
-            run.context.input.task.id(),
-            judged,
-            chosen,
-            &run.context.input.fidelity,
-        )
-    })
-    .unwrap_or_default();
-    if records.is_empty() {
+    let Some(line) = comparison(state, Some(&group)) else {
         return c
             .lab_message
             .set(Some("Evaluate first: there is nothing to send yet.".into()));
-    }
-    let inbox = append_to_inbox(storage::load_setting(INBOX_KEY).as_deref(), &records);
+    };
+    let inbox = append_to_inbox(storage::load_setting(INBOX_KEY).as_deref(), &line);
+    let n = c.run_labels.with_untracked(Vec::len);
+    let pick = if c.preferred.get_untracked().is_some() {
+        ", with your pick"
+    } else {
+        ", no pick marked: the lab counts no pairs for it"
+    };
     c.lab_message.set(Some(match storage::save_setting(INBOX_KEY, &inbox) {
         Ok(()) => format!(
-            "Sent to the lab as group \u{201c}{group}\u{201d} ({} candidates{}). Open the lab to see it.",
-            records.len(),
-            if chosen.is_some() { ", with your pick" } else { ", no pick marked" }
+            "Sent to the lab as group \u{201c}{group}\u{201d} ({n} candidates{pick}). Open the lab to see it."
         ),
         Err(e) => e,
     }));

@@ -4,8 +4,8 @@
 
 use leptos::prelude::*;
 
+use crate::candidates::export::lab_records;
 use crate::candidates::export::INBOX_KEY;
-use crate::lab::io;
 use crate::ui::batch_run::replace_run;
 use crate::ui::batch_state::{BatchState, BatchStatus};
 use crate::web::storage;
@@ -15,7 +15,18 @@ pub fn load(b: BatchState) {
     let Some(text) = storage::take_setting(INBOX_KEY) else {
         return;
     };
-    let (results, problems) = io::from_jsonl(&text);
+    let mut results = Vec::new();
+    let mut problems = Vec::new();
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        match lab_records(line) {
+            Ok(records) => results.extend(records),
+            Err(why) => problems.push(format!("Comparison {}: {why}.", i + 1)),
+        }
+    }
     if results.is_empty() && problems.is_empty() {
         return;
     }
