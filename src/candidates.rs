@@ -285,6 +285,7 @@ pub fn problems(
 }
 
 pub mod export;
+pub mod render;
 
 #[cfg(test)]
 mod tests;

@@ -197,10 +197,7 @@ pub fn lab_records(line: &str) -> Result<Vec<ItemResult>, String> {
             r
         })
         .collect();
-    match records
-        .iter()
-        .find_map(crate::lab::io::range_problem)
-    {
+    match records.iter().find_map(crate::lab::io::range_problem) {
         Some(why) => Err(why),
         None => Ok(records),
     }

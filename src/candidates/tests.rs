@@ -294,3 +294,70 @@ fn problems_name_the_candidate_and_say_shared_ones_once() {
     let fine: Vec<String> = vec!["A".into(), "B".into()];
     assert!(problems(&ok, &fine, &["x".into(), "y".into()]).is_empty());
 }
+
+mod render_tests {
+    use crate::candidates::render::{comparison_table, curves_table, escape, plot_svg, Cell};
+    use crate::candidates::Flip;
+
+    fn cell(score: Option<f64>, sigma: Option<f64>) -> Cell {
+        Cell {
+            state: if score.is_some() { "done" } else { "error" },
+            score,
+            sigma,
+            note: "failed",
+        }
+    }
+
+    #[test]
+    fn user_text_is_escaped_everywhere() {
+        assert_eq!(escape("<b a=\"x\">&'"), "&lt;b a=&quot;x&quot;&gt;&amp;&#39;");
+        let labels = vec!["<img src=x onerror=alert(1)>".to_string(), "B".to_string()];
+        let rows = vec![("fluency", "Fluency", vec![cell(Some(4.0), Some(0.5)), cell(Some(3.0), None)])];
+        let t = comparison_table(&labels, &rows, &[Some(4.0), Some(3.0)], 0.75);
+        let svg = plot_svg(&labels, &[vec![(0.01, 4.0), (1.0, 4.0)], vec![]], &[], 0.75);
+        let tab = curves_table(&labels, &[vec![(0.01, 4.0)], vec![]]);
+        for h in [&t, &svg, &tab] {
+            assert!(!h.contains("<img"), "{h}");
+            assert!(h.contains("&lt;img src=x onerror=alert(1)&gt;"), "{h}");
+        }
+    }
+
+    #[test]
+    fn the_table_says_scores_sigmas_winners_overall_and_rank() {
+        let labels = vec!["A".to_string(), "B".to_string(), "C".to_string()];
+        let rows = vec![
+            ("fluency", "Fluency", vec![cell(Some(4.25), Some(0.5)), cell(Some(3.0), None), cell(None, None)]),
+            ("clarity", "Clarity", vec![cell(Some(3.0), Some(0.1)), cell(Some(3.0), Some(0.2)), cell(None, None)]),
+        ];
+        let t = comparison_table(&labels, &rows, &[Some(3.5), Some(4.0), None], 0.8);
+        assert!(t.contains("<td data-testid=\"candidate-0-fluency\" data-state=\"done\">4.25 ± 0.50</td>"), "{t}");
+        assert!(t.contains(">3.00 (printed)</td>"), "{t}");
+        assert!(t.contains("data-testid=\"candidate-2-fluency\" data-state=\"error\">failed</td>"), "{t}");
+        assert!(t.contains("<td data-testid=\"candidates-best-fluency\">A</td>"), "{t}");
+        assert!(t.contains("<td data-testid=\"candidates-best-clarity\">tie</td>"), "{t}");
+        assert!(t.contains("Overall at γ = 0.80"), "{t}");
+        assert!(t.contains("data-testid=\"candidate-result-1\" data-overall=\"4\" data-rank=\"1\">4.00 (#1)</td>"), "{t}");
+        assert!(t.contains("data-testid=\"candidate-result-2\" data-overall=\"\" data-rank=\"\">—</td>"), "{t}");
+        assert!(t.ends_with("<td>B</td></tr></tfoot></table>"), "{t}");
+    }
+
+    #[test]
+    fn the_chart_marks_flips_and_the_cursor_on_the_slider_range() {
+        let labels = vec!["A".to_string(), "B".to_string()];
+        let curves = vec![vec![(0.01, 2.0), (1.0, 4.0)], vec![(0.01, 3.0), (1.0, 3.0)]];
+        let flip = Flip { gamma: 0.505, over: 0, under: 1 };
+        let svg = plot_svg(&labels, &curves, &[flip], 1.0);
+        assert_eq!(svg.matches("<line class=\"flip\"").count(), 1);
+        assert_eq!(svg.matches("<polyline").count(), 2);
+        assert!(svg.contains("data-points=\"4\""));
+        assert!(svg.contains("changes at 1 γ value,"));
+        // γ = 1 is the right end of the axis (340 − 30), γ = 0.505 its middle.
+        assert!(svg.contains("<line class=\"cursor\" x1=\"310.0\""), "{svg}");
+        assert!(svg.contains("<line class=\"flip\" x1=\"177.0\""), "{svg}");
+        // Score 4 at the top quarter: y = 10 + (5 − 4)/4 · 146.
+        assert!(svg.contains("310.0,46.5"), "{svg}");
+        let tab = curves_table(&labels, &curves);
+        assert_eq!(tab.matches("<tr>").count(), 12);
+        assert!(tab.contains("<tr><td>1.00</td><td>4.000</td><td>3.000</td></tr>"), "{tab}");
+    }
+}

@@ -5,9 +5,9 @@
 
 use leptos::prelude::*;
 
+use crate::candidates::render::{comparison_table, Cell, Row};
 use crate::candidates::{
-    agreement_ranges, agrees, flip_points, flip_sentence, order, ranges_text, ranks, scores_at,
-    winner,
+    agreement_ranges, agrees, flip_points, flip_sentence, order, ranges_text, scores_at,
 };
 use crate::criteria::Criterion;
 use crate::ui::candidates_plot::CandidatesPlot;
@@ -16,10 +16,6 @@ use crate::ui::state::AppState;
 
 /// The pick, whether the metric agrees at the current γ, and the γ ranges where it does.
 type Agreement = (usize, bool, Vec<(f64, f64)>);
-
-fn fmt(v: Option<f64>) -> String {
-    v.map(|v| format!("{v:.2}")).unwrap_or_else(|| "—".into())
-}
 
 #[component]
 pub fn CandidatesPanel() -> impl IntoView {
@@ -47,43 +43,29 @@ pub fn CandidatesPanel() -> impl IntoView {
         Some((chosen, now, ranges))
     });
     let n = Memo::new(move |_| c.results.with(Vec::len));
-    let criterion_row = move |cr: Criterion| {
-        let k = cr.index();
-        let cell = move |i: usize| {
-            c.results.with(|r| {
-                let Some(state) = r.get(i).map(|s| &s[k]) else {
-                    return String::new();
-                };
-                match state.result() {
-                    Some(res) => format!(
-                        "{:.2}{}",
-                        res.score,
-                        res.sigma
-                            .map(|s| format!(" ± {s:.2}"))
-                            .unwrap_or_else(|| " (printed)".into())
-                    ),
-                    None => state.label().to_string(),
-                }
-            })
-        };
-        let best = move || {
-            let col: Vec<Option<f64>> = c
-                .results
-                .with(|r| r.iter().map(|s| s[k].result().map(|x| x.score)).collect());
-            winner(&col).map(name).unwrap_or_else(|| "tie".into())
-        };
-        view! {
-            <tr>
-                <th scope="row">{cr.label()}</th>
-                {move || (0..n.get()).map(|i| view! {
-                    <td data-testid=format!("candidate-{i}-{}", cr.id())
-                        data-state=move || c.results.with(|r| r.get(i).map_or("idle", |s| s[k].id()))>
-                        {move || cell(i)}
-                    </td>
-                }).collect_view()}
-                <td data-testid=format!("candidates-best-{}", cr.id())>{best}</td>
-            </tr>
-        }
+    let table = move || {
+        let rows: Vec<Row> = c.results.with(|r| {
+            Criterion::ALL
+                .iter()
+                .map(|cr| {
+                    let k = cr.index();
+                    let cells = r
+                        .iter()
+                        .map(|s| {
+                            let res = s[k].result();
+                            Cell {
+                                state: s[k].id(),
+                                score: res.map(|x| x.score),
+                                sigma: res.and_then(|x| x.sigma),
+                                note: s[k].label(),
+                            }
+                        })
+                        .collect();
+                    (cr.id(), cr.label(), cells)
+                })
+                .collect()
+        });
+        labels.with(|l| scores.with(|s| comparison_table(l, &rows, s, gamma.get())))
     };
     view! {
         <section class="card candidates-panel" aria-labelledby="candidates-heading" data-testid="candidates-panel">
@@ -91,31 +73,7 @@ pub fn CandidatesPanel() -> impl IntoView {
             <p class="ranking" data-testid="ranking" data-order=move || ordered().join(",")>
                 {move || format!("Ranking at γ = {:.2}: {}", gamma.get(), ordered().join(" › "))}
             </p>
-            <div class="table-scroll">
-                <table class="candidates-table">
-                    <caption class="visually-hidden">"Each candidate's criterion scores (mean ± σ), overall score and rank at the current γ"</caption>
-                    <thead><tr>
-                        <th scope="col">"Criterion"</th>
-                        {move || (0..n.get()).map(|i| view! { <th scope="col">{move || name(i)}</th> }).collect_view()}
-                        <th scope="col">"Best"</th>
-                    </tr></thead>
-                    <tbody>{Criterion::ALL.into_iter().map(criterion_row).collect_view()}</tbody>
-                    <tfoot>
-                        <tr>
-                            <th scope="row">{move || format!("Overall at γ = {:.2}", gamma.get())}</th>
-                            {move || (0..n.get()).map(|i| view! {
-                                <td data-testid=format!("candidate-result-{i}")
-                                    data-overall=move || scores.with(|s| s.get(i).copied().flatten().map(|v| v.to_string()).unwrap_or_default())
-                                    data-rank=move || scores.with(|s| ranks(s).get(i).copied().flatten().map(|r| r.to_string()).unwrap_or_default())>
-                                    {move || scores.with(|s| fmt(s.get(i).copied().flatten()))}
-                                    " "<span class="rank">{move || scores.with(|s| ranks(s).get(i).copied().flatten().map(|r| format!("(#{r})")).unwrap_or_default())}</span>
-                                </td>
-                            }).collect_view()}
-                            <td>{move || ordered().first().cloned().unwrap_or_default()}</td>
-                        </tr>
-                    </tfoot>
-                </table>
-            </div>
+            <div class="table-scroll" inner_html=table></div>
             <CandidatesPlot scored flips labels gamma/>
             <ul class="flip-points" data-testid="flip-points"
                 data-values=move || flips.with(|f| f.iter().map(|f| format!("{:.4}", f.gamma)).collect::<Vec<_>>().join(","))>
