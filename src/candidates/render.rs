@@ -195,3 +195,48 @@ pub fn curves_table(labels: &[String], curves: &[Vec<(f64, f64)>]) -> String {
     h.push_str("</tbody></table>");
     h
 }
+
+/// The ranking line: `data-order` holds the scored candidates' labels best first.
+pub fn ranking_html(labels: &[String], scores: &[Option<f64>], gamma: f64) -> String {
+    let best_first: Vec<String> = super::order(scores)
+        .into_iter()
+        .filter(|&i| scores[i].is_some())
+        .filter_map(|i| labels.get(i).map(|l| escape(l)))
+        .collect();
+    format!(
+        "<p class=\"ranking\" data-testid=\"ranking\" data-order=\"{}\">Ranking at γ = {gamma:.2}: {}</p>",
+        best_first.join(","),
+        best_first.join(" › ")
+    )
+}
+
+/// The γ values where the order changes, as a list of sentences; `data-values` has them to
+/// four decimals.
+pub fn flips_html(labels: &[String], flips: &[Flip]) -> String {
+    let values: Vec<String> = flips.iter().map(|f| format!("{:.4}", f.gamma)).collect();
+    let mut h = format!(
+        "<ul class=\"flip-points\" data-testid=\"flip-points\" data-values=\"{}\">",
+        values.join(",")
+    );
+    if flips.is_empty() {
+        h.push_str("<li>The order is the same at every γ from 0.01 to 1.</li>");
+    }
+    for f in flips {
+        let _ = write!(
+            h,
+            "<li>{} (as γ rises)</li>",
+            escape(&super::flip_sentence(f, labels))
+        );
+    }
+    h.push_str("</ul>");
+    h
+}
+
+/// One radio per candidate (`prefer-<i>`, value i); the page listens on their container.
+pub fn radios_html(labels: &[String]) -> String {
+    let mut h = String::new();
+    for (i, l) in labels.iter().enumerate() {
+        let _ = write!(h, "<label class=\"check\"><input type=\"radio\" name=\"prefer\" value=\"{i}\" data-testid=\"prefer-{i}\">{}</label>", escape(l));
+    }
+    h
+}

@@ -310,9 +310,16 @@ mod render_tests {
 
     #[test]
     fn user_text_is_escaped_everywhere() {
-        assert_eq!(escape("<b a=\"x\">&'"), "&lt;b a=&quot;x&quot;&gt;&amp;&#39;");
+        assert_eq!(
+            escape("<b a=\"x\">&'"),
+            "&lt;b a=&quot;x&quot;&gt;&amp;&#39;"
+        );
         let labels = vec!["<img src=x onerror=alert(1)>".to_string(), "B".to_string()];
-        let rows = vec![("fluency", "Fluency", vec![cell(Some(4.0), Some(0.5)), cell(Some(3.0), None)])];
+        let rows = vec![(
+            "fluency",
+            "Fluency",
+            vec![cell(Some(4.0), Some(0.5)), cell(Some(3.0), None)],
+        )];
         let t = comparison_table(&labels, &rows, &[Some(4.0), Some(3.0)], 0.75);
         let svg = plot_svg(&labels, &[vec![(0.01, 4.0), (1.0, 4.0)], vec![]], &[], 0.75);
         let tab = curves_table(&labels, &[vec![(0.01, 4.0)], vec![]]);
@@ -326,18 +333,53 @@ mod render_tests {
     fn the_table_says_scores_sigmas_winners_overall_and_rank() {
         let labels = vec!["A".to_string(), "B".to_string(), "C".to_string()];
         let rows = vec![
-            ("fluency", "Fluency", vec![cell(Some(4.25), Some(0.5)), cell(Some(3.0), None), cell(None, None)]),
-            ("clarity", "Clarity", vec![cell(Some(3.0), Some(0.1)), cell(Some(3.0), Some(0.2)), cell(None, None)]),
+            (
+                "fluency",
+                "Fluency",
+                vec![
+                    cell(Some(4.25), Some(0.5)),
+                    cell(Some(3.0), None),
+                    cell(None, None),
+                ],
+            ),
+            (
+                "clarity",
+                "Clarity",
+                vec![
+                    cell(Some(3.0), Some(0.1)),
+                    cell(Some(3.0), Some(0.2)),
+                    cell(None, None),
+                ],
+            ),
         ];
         let t = comparison_table(&labels, &rows, &[Some(3.5), Some(4.0), None], 0.8);
-        assert!(t.contains("<td data-testid=\"candidate-0-fluency\" data-state=\"done\">4.25 ± 0.50</td>"), "{t}");
+        assert!(
+            t.contains(
+                "<td data-testid=\"candidate-0-fluency\" data-state=\"done\">4.25 ± 0.50</td>"
+            ),
+            "{t}"
+        );
         assert!(t.contains(">3.00 (printed)</td>"), "{t}");
-        assert!(t.contains("data-testid=\"candidate-2-fluency\" data-state=\"error\">failed</td>"), "{t}");
-        assert!(t.contains("<td data-testid=\"candidates-best-fluency\">A</td>"), "{t}");
-        assert!(t.contains("<td data-testid=\"candidates-best-clarity\">tie</td>"), "{t}");
+        assert!(
+            t.contains("data-testid=\"candidate-2-fluency\" data-state=\"error\">failed</td>"),
+            "{t}"
+        );
+        assert!(
+            t.contains("<td data-testid=\"candidates-best-fluency\">A</td>"),
+            "{t}"
+        );
+        assert!(
+            t.contains("<td data-testid=\"candidates-best-clarity\">tie</td>"),
+            "{t}"
+        );
         assert!(t.contains("Overall at γ = 0.80"), "{t}");
         assert!(t.contains("data-testid=\"candidate-result-1\" data-overall=\"4\" data-rank=\"1\">4.00 (#1)</td>"), "{t}");
-        assert!(t.contains("data-testid=\"candidate-result-2\" data-overall=\"\" data-rank=\"\">—</td>"), "{t}");
+        assert!(
+            t.contains(
+                "data-testid=\"candidate-result-2\" data-overall=\"\" data-rank=\"\">—</td>"
+            ),
+            "{t}"
+        );
         assert!(t.ends_with("<td>B</td></tr></tfoot></table>"), "{t}");
     }
 
@@ -345,7 +387,11 @@ mod render_tests {
     fn the_chart_marks_flips_and_the_cursor_on_the_slider_range() {
         let labels = vec!["A".to_string(), "B".to_string()];
         let curves = vec![vec![(0.01, 2.0), (1.0, 4.0)], vec![(0.01, 3.0), (1.0, 3.0)]];
-        let flip = Flip { gamma: 0.505, over: 0, under: 1 };
+        let flip = Flip {
+            gamma: 0.505,
+            over: 0,
+            under: 1,
+        };
         let svg = plot_svg(&labels, &curves, &[flip], 1.0);
         assert_eq!(svg.matches("<line class=\"flip\"").count(), 1);
         assert_eq!(svg.matches("<polyline").count(), 2);
@@ -358,6 +404,37 @@ mod render_tests {
         assert!(svg.contains("310.0,46.5"), "{svg}");
         let tab = curves_table(&labels, &curves);
         assert_eq!(tab.matches("<tr>").count(), 12);
-        assert!(tab.contains("<tr><td>1.00</td><td>4.000</td><td>3.000</td></tr>"), "{tab}");
+        assert!(
+            tab.contains("<tr><td>1.00</td><td>4.000</td><td>3.000</td></tr>"),
+            "{tab}"
+        );
     }
+}
+
+#[test]
+fn ranking_flips_and_radios_markup() {
+    use crate::candidates::render::{flips_html, radios_html, ranking_html};
+    let labels: Vec<String> = vec!["A".into(), "B&B".into(), "C".into()];
+    let r = ranking_html(&labels, &[Some(3.0), Some(4.0), None], 0.7);
+    assert_eq!(r, "<p class=\"ranking\" data-testid=\"ranking\" data-order=\"B&amp;B,A\">Ranking at γ = 0.70: B&amp;B › A</p>");
+    let f = flips_html(
+        &labels,
+        &[Flip {
+            gamma: 0.79871,
+            over: 0,
+            under: 1,
+        }],
+    );
+    assert!(f.contains("data-values=\"0.7987\""), "{f}");
+    assert!(
+        f.contains("<li>A overtakes B&amp;B at γ = 0.80 (as γ rises)</li>"),
+        "{f}"
+    );
+    assert!(flips_html(&labels, &[]).contains("data-values=\"\""));
+    let rad = radios_html(&labels);
+    assert_eq!(rad.matches("type=\"radio\"").count(), 3);
+    assert!(
+        rad.contains("value=\"2\" data-testid=\"prefer-2\">C</label>"),
+        "{rad}"
+    );
 }

@@ -5,10 +5,10 @@
 
 use leptos::prelude::*;
 
-use crate::candidates::render::{comparison_table, Cell, Row};
-use crate::candidates::{
-    agreement_ranges, agrees, flip_points, flip_sentence, order, ranges_text, scores_at,
+use crate::candidates::render::{
+    comparison_table, flips_html, radios_html, ranking_html, Cell, Row,
 };
+use crate::candidates::{agreement_ranges, agrees, flip_points, ranges_text, scores_at};
 use crate::criteria::Criterion;
 use crate::ui::candidates_plot::CandidatesPlot;
 use crate::ui::candidates_run;
@@ -26,15 +26,10 @@ pub fn CandidatesPanel() -> impl IntoView {
     let scored = Memo::new(move |_| c.scored());
     let flips = Memo::new(move |_| scored.with(|s| flip_points(s)));
     let scores = Memo::new(move |_| scored.with(|s| scores_at(s, gamma.get())));
-    let name = move |i: usize| labels.with(|l| l.get(i).cloned().unwrap_or_default());
-    let ordered = move || {
-        scores.with(|s| {
-            order(s)
-                .into_iter()
-                .filter(|&i| s[i].is_some())
-                .map(name)
-                .collect::<Vec<_>>()
-        })
+    let on_pick = move |ev: leptos::ev::Event| {
+        if let Ok(i) = event_target_value(&ev).parse::<usize>() {
+            c.preferred.set(Some(i));
+        }
     };
     let agreement = Memo::new(move |_| {
         let chosen = c.preferred.get()?;
@@ -42,7 +37,6 @@ pub fn CandidatesPanel() -> impl IntoView {
         let ranges = scored.with(|s| flips.with(|f| agreement_ranges(s, f, chosen)));
         Some((chosen, now, ranges))
     });
-    let n = Memo::new(move |_| c.results.with(Vec::len));
     let table = move || {
         let rows: Vec<Row> = c.results.with(|r| {
             Criterion::ALL
@@ -70,33 +64,15 @@ pub fn CandidatesPanel() -> impl IntoView {
     view! {
         <section class="card candidates-panel" aria-labelledby="candidates-heading" data-testid="candidates-panel">
             <h3 id="candidates-heading">"Candidates compared"</h3>
-            <p class="ranking" data-testid="ranking" data-order=move || ordered().join(",")>
-                {move || format!("Ranking at γ = {:.2}: {}", gamma.get(), ordered().join(" › "))}
-            </p>
-            <div class="table-scroll" inner_html=table></div>
+            <div inner_html=move || labels.with(|l| scores.with(|s| ranking_html(l, s, gamma.get())))></div>
+            <div class="table-scroll" tabindex="0" role="region" aria-label="The candidates side by side" inner_html=table></div>
             <CandidatesPlot scored flips labels gamma/>
-            <ul class="flip-points" data-testid="flip-points"
-                data-values=move || flips.with(|f| f.iter().map(|f| format!("{:.4}", f.gamma)).collect::<Vec<_>>().join(","))>
-                {move || {
-                    let l = labels.get();
-                    let f = flips.get();
-                    if f.is_empty() {
-                        view! { <li>"The order is the same at every γ from 0.01 to 1."</li> }.into_any()
-                    } else {
-                        f.iter().map(|f| view! { <li>{flip_sentence(f, &l)}" (as γ rises)"</li> }).collect_view().into_any()
-                    }
-                }}
-            </ul>
+            <div inner_html=move || labels.with(|l| flips.with(|f| flips_html(l, f)))></div>
             <fieldset class="prefer">
                 <legend>"Which do you prefer?"</legend>
-                {move || (0..n.get()).map(|i| view! {
-                    <label class="check">
-                        <input type="radio" name="prefer" data-testid=format!("prefer-{i}")
-                            prop:checked=move || c.preferred.get() == Some(i)
-                            on:change=move |_| c.preferred.set(Some(i))/>
-                        {move || name(i)}
-                    </label>
-                }).collect_view()}
+                // One listener for all the radios; their markup changes only with a new run,
+                // so the browser keeps the checked one (and the keyboard focus).
+                <div class="prefer-options" on:change=on_pick inner_html=move || labels.with(|l| radios_html(l))></div>
             </fieldset>
             <p class="agreement" data-testid="agreement" role="status"
                 data-value=move || agreement.with(|a| match a { Some((_, true, _)) => "agree", Some((_, false, _)) => "disagree", None => "" })

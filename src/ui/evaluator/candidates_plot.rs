@@ -29,7 +29,7 @@ pub fn CandidatesPlot(
             </figcaption>
             <details class="gamma-data">
                 <summary>"The lines as a table"</summary>
-                <div class="table-scroll" inner_html=table></div>
+                <div class="table-scroll" tabindex="0" role="region" aria-label="The candidates' lines as a table" inner_html=table></div>
             </details>
         </figure>
     }
