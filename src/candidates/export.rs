@@ -63,7 +63,7 @@ struct Doc<'a> {
     agreement: Option<AgreementDoc>,
 }
 
-/// The comparison as one JSON document (pretty for a file, compact for the lab's inbox).
+/// The comparison as one JSON document (the export file, and an entry of the lab's inbox).
 /// `singles[i]` is candidate i's own HarmonicEval export (settings, fidelity, every criterion;
 /// never the key), kept whole under `result`; `group` names it as a best-of-N group.
 pub fn comparison_json(
@@ -117,15 +117,11 @@ pub fn comparison_json(
             }
         }),
     };
-    if group.is_some() {
-        serde_json::to_string(&doc).unwrap_or_default()
-    } else {
-        serde_json::to_string_pretty(&doc).unwrap_or_default()
-    }
+    serde_json::to_string_pretty(&doc).unwrap_or_default()
 }
 
-/// Adds one comparison (a compact [`comparison_json`] with a group) to the lab's inbox, one
-/// per line: what was already waiting is kept, so several comparisons make one dataset.
+/// Adds one comparison (a [`comparison_json`] with a group) to the lab's inbox, a sequence of
+/// JSON documents: what was already waiting is kept, so several comparisons make one dataset.
 pub fn append_to_inbox(inbox: Option<&str>, comparison: &str) -> String {
     let mut out = inbox.unwrap_or_default().to_string();
     if !out.is_empty() && !out.ends_with('\n') {
@@ -164,11 +160,32 @@ struct InResult {
     extensions: Vec<String>,
 }
 
-/// The lab's side of the hand-over: one comparison line as a best-of-N group of results, one
-/// record per candidate (id `<group>-<label>`, `chosen` on the human's pick, the criteria with
-/// their σ and distributions), or why the line cannot be one.
-pub fn lab_records(line: &str) -> Result<Vec<ItemResult>, String> {
-    let doc: InDoc = serde_json::from_str(line).map_err(|e| format!("not a comparison ({e})"))?;
+/// The lab's side of the hand-over: every comparison in the inbox as best-of-N groups of
+/// results, and a sentence for what could not be read (reading stops at a broken document).
+pub fn inbox_records(inbox: &str) -> (Vec<ItemResult>, Vec<String>) {
+    let mut records = Vec::new();
+    let mut problems = Vec::new();
+    let stream = serde_json::Deserializer::from_str(inbox).into_iter::<InDoc>();
+    for (i, doc) in stream.enumerate() {
+        let doc = match doc {
+            Ok(doc) => doc,
+            Err(e) => {
+                // Past a broken document the stream has lost its place: stop there.
+                problems.push(format!("Comparison {}: not a comparison ({e}).", i + 1));
+                break;
+            }
+        };
+        match group_records(doc) {
+            Ok(r) => records.extend(r),
+            Err(why) => problems.push(format!("Comparison {}: {why}.", i + 1)),
+        }
+    }
+    (records, problems)
+}
+
+/// One comparison as one record per candidate (id `<group>-<label>`, `chosen` on the human's
+/// pick, the criteria with their σ and distributions), or why it cannot be one.
+fn group_records(doc: InDoc) -> Result<Vec<ItemResult>, String> {
     let records: Vec<ItemResult> = doc
         .candidates
         .into_iter()

@@ -145,7 +145,7 @@ fn default_labels() {
 
 mod export_tests {
     use super::*;
-    use crate::candidates::export::{append_to_inbox, comparison_json, lab_records, Judged};
+    use crate::candidates::export::{append_to_inbox, comparison_json, inbox_records, Judged};
     use crate::metrics::harmonic_eval::CriterionResult;
 
     fn result(p: [f64; 5]) -> CriterionResult {
@@ -224,14 +224,16 @@ mod export_tests {
         };
         let singles: Vec<String> = (0..3).map(single).collect();
         let line = comparison_json(0.75, &j, &singles, Some(0), Some("cmp-1"));
-        assert!(!line.contains('\n'), "one line per comparison in the inbox");
-        let inbox = append_to_inbox(Some("older line"), &line);
-        assert_eq!(
-            inbox.lines().collect::<Vec<_>>(),
-            vec!["older line", line.as_str()]
-        );
-        assert!(lab_records("older line").is_err());
-        let recs = lab_records(&line).unwrap();
+        let inbox = append_to_inbox(None, &line);
+        let inbox = append_to_inbox(Some(&inbox), &line.replace("cmp-1", "cmp-2"));
+        let (all, problems) = inbox_records(&inbox);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(all.len(), 6);
+        assert_eq!(all[3].group.as_deref(), Some("cmp-2"));
+        let (_, broken) = inbox_records(&append_to_inbox(Some(&inbox), "{not json"));
+        assert_eq!(broken.len(), 1);
+        assert!(broken[0].starts_with("Comparison 3: not a comparison"), "{broken:?}");
+        let recs: Vec<_> = all[..3].to_vec();
         assert_eq!(recs.len(), 3);
         assert!(recs
             .iter()
@@ -254,8 +256,9 @@ mod export_tests {
             assert_eq!(won, want, "γ {gamma}");
         }
         // A score off the scale is refused, not shown.
-        let bad = line.replacen("\"score\":", "\"score\":23.0,\"was\":", 1);
-        assert!(lab_records(&bad).unwrap_err().contains("outside"), "{bad}");
+        let bad = line.replacen("\"score\":", "\"score\": 23.0, \"was\":", 1);
+        let (none, why) = inbox_records(&bad);
+        assert!(none.is_empty() && why[0].contains("outside"), "{why:?}");
     }
 }
 

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::candidates::export::lab_records;
+use crate::candidates::export::inbox_records;
 use crate::candidates::export::INBOX_KEY;
 use crate::ui::batch_run::replace_run;
 use crate::ui::batch_state::{BatchState, BatchStatus};
@@ -15,18 +15,7 @@ pub fn load(b: BatchState) {
     let Some(text) = storage::take_setting(INBOX_KEY) else {
         return;
     };
-    let mut results = Vec::new();
-    let mut problems = Vec::new();
-    for (i, line) in text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-    {
-        match lab_records(line) {
-            Ok(records) => results.extend(records),
-            Err(why) => problems.push(format!("Comparison {}: {why}.", i + 1)),
-        }
-    }
+    let (results, problems) = inbox_records(&text);
     if results.is_empty() && problems.is_empty() {
         return;
     }
