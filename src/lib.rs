@@ -13,6 +13,7 @@
 
 pub mod aggregate;
 pub mod batch;
+pub mod candidates;
 pub mod completion;
 pub mod cost;
 pub mod criteria;

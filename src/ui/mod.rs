@@ -21,6 +21,9 @@ use evaluator::{
     actions, app, cost_panel, image_actions, image_panel, inputs_panel, run_bar, runner,
     single_results,
 };
+use evaluator::{
+    candidates_inputs, candidates_panel, candidates_plot, candidates_run, candidates_state,
+};
 use lab::{
     batch_items, batch_panel, batch_run, batch_state, compare_panel, lab_app, meta_panel,
     openai_batch_run, results_table, scatter_plot, sweep_plot,

@@ -243,6 +243,8 @@ pub struct AppState {
     /// Weights per criterion (None where it has no score) and the overall score at the current
     /// γ. Five numbers, recomputed on every slider move without any request.
     pub weighting: Memo<Weighting>,
+    /// Several candidate texts for the same image (HarmonicEval; empty: one text).
+    pub candidates: crate::ui::candidates_state::Candidates,
 }
 
 pub type Weighting = (Vec<Option<f64>>, Option<f64>);
@@ -361,6 +363,7 @@ impl AppState {
             export_error: RwSignal::new(None),
             storage_error: RwSignal::new(None),
             weighting,
+            candidates: crate::ui::candidates_state::Candidates::new(),
         }
     }
 

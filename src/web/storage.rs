@@ -43,6 +43,13 @@ pub fn save_setting(key: &str, value: &str) -> Result<(), String> {
     })
 }
 
+/// Reads and forgets a setting (a hand-over from the other page, read once).
+pub fn take_setting(key: &str) -> Option<String> {
+    let value = get(local(), key)?;
+    remove(local(), key).ok();
+    Some(value)
+}
+
 /// A setting kept per provider preset, so switching providers and back restores each one's
 /// base URL, model and limits.
 pub fn load_provider_setting(preset: &str, name: &str) -> Option<String> {

@@ -409,7 +409,20 @@ def test_evaluator_layout_and_accessibility(checker_for, app_url, tmp_path, them
             check.check("storage-refused")
         finally:
             allow_storage(driver, origin)
-        check.done(["before", "after", "storage-refused"])
+        # Three candidates compared (issue 21): table, plot, flips, the pick and the agreement.
+        from test_candidates import TEXTS, opinion
+
+        fake.dist_for = opinion
+        page.el("add-candidate-button").click()
+        page.el("add-candidate-button").click()
+        for i, label in enumerate("ABC"):
+            page.fill(f"candidate-text-{i}", TEXTS[label])
+        page.evaluate()
+        page.wait_for(lambda d: page.el("ranking").get_attribute("data-order") == "B,A,C", "the ranking", 30)
+        page.el("prefer-0").click()
+        assert page.el("agreement").get_attribute("data-value") == "disagree"
+        check.check("candidates")
+        check.done(["before", "after", "storage-refused", "candidates"])
     finally:
         fake.stop()
 

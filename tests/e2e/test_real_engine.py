@@ -354,3 +354,36 @@ def test_a_batch_survives_a_reload_against_the_real_engine(browser, app_url, rea
     scored = sum(5 - int(r.get_attribute("data-failed-criteria")) for r in rows)
     print(f"\n[real engine] batch: {scored} of {5 * n} criteria scored; {done} of {n} items on every "
           f"criterion, {partial} partial")
+
+
+def test_candidates_against_the_real_engine(browser, app_url, images, real_vlm, downloads):
+    """Two candidates judged by the real model: whatever it writes, every overall shown rests
+    on criteria whose printed rating is the distribution's mode, the ranking names only scored
+    candidates best first, the flips lie on the slider's range, and the export carries it all."""
+    page = ready(browser, app_url, real_vlm, image=images / "small.png")
+    page.el("add-candidate-button").click()
+    page.fill("candidate-text-1", "Two cats sleep on a blue sofa.")
+    page.evaluate()
+    cells = [f"candidate-{i}-{c}" for i in range(2) for c in CRITERIA]
+    page.wait_for(lambda d: all(page.el(t).get_attribute("data-state") in ("done", "error") for t in cells), "both candidates", 2 * LONG)
+    overalls = [page.el(f"candidate-result-{i}").get_attribute("data-overall") for i in range(2)]
+    scored = [float(v) for v in overalls if v]
+    assert all(1.0 <= v <= 5.0 for v in scored)
+    order = page.el("ranking").get_attribute("data-order")
+    labels = [l for l, v in zip("AB", overalls) if v]
+    assert sorted(order.split(",") if order else []) == labels
+    if len(scored) == 2:
+        best = "A" if float(overalls[0]) >= float(overalls[1]) else "B"
+        assert order.split(",")[0] == best
+    values = page.el("flip-points").get_attribute("data-values")
+    assert all(0.01 <= float(v) <= 1.0 for v in values.split(",") if v)
+    page.el("prefer-1").click()
+    assert page.el("agreement").get_attribute("data-value") in ("agree", "disagree", "")
+    doc = export(page, downloads, "harmonic-eval-candidates.json")
+    assert [c["label"] for c in doc["candidates"]] == ["A", "B"] and doc["chosen"] == "B"
+    for cand in doc["candidates"]:
+        for crit in cand["result"]["criteria"]:
+            if "score" in crit:
+                dist = crit["distribution"]
+                assert dist.index(max(dist)) + 1 == printed_rating(crit["answer"]), crit
+    print(f"\n[real engine] candidates: overall {overalls}, order {order!r}, flips {values!r}")

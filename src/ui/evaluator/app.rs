@@ -4,6 +4,7 @@ use leptos::prelude::*;
 
 use crate::ui::{actions, runner};
 use crate::ui::backend_panel::BackendPanel;
+use crate::ui::candidates_inputs::CandidatesInputs;
 use crate::ui::cost_panel::CostPanel;
 use crate::ui::fidelity_panel::FidelityPanel;
 use crate::ui::image_panel::ImagePanel;
@@ -32,6 +33,7 @@ pub fn App() -> impl IntoView {
                 <FidelityPanel/>
                 <ImagePanel/>
                 <InputsPanel/>
+                <CandidatesInputs/>
                 <BackendPanel/>
                 <RunBar/>
                 <CostPanel/>

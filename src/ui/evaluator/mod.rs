@@ -2,6 +2,11 @@
 
 pub(crate) mod actions;
 pub(crate) mod app;
+pub(crate) mod candidates_inputs;
+pub(crate) mod candidates_panel;
+pub(crate) mod candidates_plot;
+pub(crate) mod candidates_run;
+pub(crate) mod candidates_state;
 pub(crate) mod cost_panel;
 pub(crate) mod image_actions;
 pub(crate) mod image_panel;

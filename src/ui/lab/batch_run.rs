@@ -51,7 +51,7 @@ async fn take_lock(b: BatchState) -> bool {
 
 /// What this tab holds is being replaced: its run stops, requests in flight are aborted, and
 /// answers that still arrive for them are dropped (`run_id`).
-fn replace_run(b: BatchState) {
+pub(crate) fn replace_run(b: BatchState) {
     b.run_id.update_value(|n| *n += 1);
     if let Some(c) = b.cancel.get_value() {
         c.abort();

@@ -30,6 +30,7 @@ pub fn LabApp() -> impl IntoView {
     provide_context(batch);
     batch_run::check_resumable(batch);
     batch_run::release_lock_when_stopped(batch);
+    crate::ui::lab::inbox::load(batch);
 
     view! {
         <TopBar page=Page::Lab/>

@@ -6,6 +6,7 @@ pub(crate) mod batch_panel;
 pub(crate) mod batch_run;
 pub(crate) mod batch_state;
 pub(crate) mod compare_panel;
+pub(crate) mod inbox;
 pub(crate) mod lab_app;
 pub(crate) mod meta_panel;
 pub(crate) mod openai_batch_run;

@@ -16,19 +16,28 @@ pub(crate) struct HarmonicEvalUi;
 
 impl super::MetricUi for HarmonicEvalUi {
     fn evaluate(&self, state: AppState) {
-        run::evaluate(state)
+        // Several candidate texts for the image: judged together and compared.
+        if state.candidates.active() {
+            crate::ui::candidates_run::evaluate(state)
+        } else {
+            run::evaluate(state)
+        }
     }
 
     fn export(&self, state: AppState) {
-        run::export(state)
+        if state.candidates.has_run() {
+            crate::ui::candidates_run::export(state)
+        } else {
+            run::export(state)
+        }
     }
 
     fn running(&self, state: AppState) -> bool {
-        state.criteria.iter().any(|c| c.with(|s| s.is_active()))
+        state.criteria.iter().any(|c| c.with(|s| s.is_active())) || state.candidates.running()
     }
 
     fn has_run(&self, state: AppState) -> bool {
-        state.criteria.iter().any(|c| c.with(|s| s.id() != "idle"))
+        state.candidates.has_run() || state.criteria.iter().any(|c| c.with(|s| s.id() != "idle"))
     }
 
     fn billed_model(&self, state: AppState) -> Option<String> {
@@ -70,13 +79,21 @@ impl super::MetricUi for HarmonicEvalUi {
     fn panel(&self) -> AnyView {
         use crate::ui::criterion_card::CriterionCard;
         use crate::ui::gamma_panel::GammaPanel;
+        use crate::ui::candidates_panel::CandidatesPanel;
         use crate::ui::overall_score::OverallScore;
+        let state = expect_context::<AppState>();
         view! {
-            <OverallScore/>
-            <GammaPanel/>
-            <div class="cards">
-                {Criterion::ALL.into_iter().map(|c| view! { <CriterionCard criterion=c/> }).collect_view()}
-            </div>
+            <Show when=move || state.candidates.has_run()>
+                <GammaPanel no_plot=true/>
+                <CandidatesPanel/>
+            </Show>
+            <Show when=move || !state.candidates.has_run()>
+                <OverallScore/>
+                <GammaPanel/>
+                <div class="cards">
+                    {Criterion::ALL.into_iter().map(|c| view! { <CriterionCard criterion=c/> }).collect_view()}
+                </div>
+            </Show>
         }
         .into_any()
     }

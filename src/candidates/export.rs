@@ -1,0 +1,221 @@
+//! What leaves the page for a comparison: the JSON export (candidates, choice, agreement) and
+//! the best-of-N group handed to the lab as results records (`group`, `chosen`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{agreement_ranges, agrees, flip_points, order, ranges_text, ranks, scores_at};
+use crate::aggregate::Scored;
+use crate::lab::record::{CriterionRecord, ItemResult};
+use crate::metrics::harmonic_eval::{CriterionResult, INFO};
+
+/// One candidate as judged: its label, text, and each criterion's outcome (`None`: not run).
+pub struct Judged<'a> {
+    pub label: &'a str,
+    pub text: &'a str,
+    pub criteria: [Option<Result<&'a CriterionResult, String>>; 5],
+}
+
+impl Judged<'_> {
+    /// The scored criteria, as the aggregation wants them.
+    pub fn scored(&self) -> Vec<Scored> {
+        self.criteria
+            .iter()
+            .filter_map(|c| c.as_ref().and_then(|r| r.as_ref().ok()).map(|r| r.scored()))
+            .collect()
+    }
+}
+
+#[derive(Serialize)]
+struct FlipDoc<'a> {
+    gamma: f64,
+    over: &'a str,
+    under: &'a str,
+}
+
+#[derive(Serialize)]
+struct AgreementDoc {
+    at_gamma: Option<bool>,
+    ranges: Vec<[f64; 2]>,
+    ranges_text: String,
+}
+
+#[derive(Serialize)]
+struct CandidateDoc<'a> {
+    label: &'a str,
+    text: &'a str,
+    overall: Option<f64>,
+    rank: Option<usize>,
+    result: Value,
+}
+
+#[derive(Serialize)]
+struct Doc<'a> {
+    metric: &'static str,
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    group: Option<&'a str>,
+    gamma: f64,
+    candidates: Vec<CandidateDoc<'a>>,
+    ranking: Vec<&'a str>,
+    flip_points: Vec<FlipDoc<'a>>,
+    chosen: Option<&'a str>,
+    agreement: Option<AgreementDoc>,
+}
+
+/// The comparison as one JSON document (the export file, and an entry of the lab's inbox).
+/// `singles[i]` is candidate i's own HarmonicEval export (settings, fidelity, every criterion;
+/// never the key), kept whole under `result`; `group` names it as a best-of-N group.
+pub fn comparison_json(
+    gamma: f64,
+    judged: &[Judged<'_>],
+    singles: &[String],
+    chosen: Option<usize>,
+    group: Option<&str>,
+) -> String {
+    let scored: Vec<Vec<Scored>> = judged.iter().map(Judged::scored).collect();
+    let scores = scores_at(&scored, gamma);
+    let rank = ranks(&scores);
+    let label = |i: usize| judged.get(i).map_or("", |j| j.label);
+    let flips = flip_points(&scored);
+    let chosen = chosen.filter(|&c| c < judged.len());
+    let doc = Doc {
+        metric: INFO.id,
+        kind: "candidates",
+        group,
+        gamma,
+        candidates: judged
+            .iter()
+            .enumerate()
+            .map(|(i, j)| CandidateDoc {
+                label: j.label,
+                text: j.text,
+                overall: scores[i],
+                rank: rank[i],
+                result: singles
+                    .get(i)
+                    .and_then(|s| serde_json::from_str(s).ok())
+                    .unwrap_or(Value::Null),
+            })
+            .collect(),
+        ranking: order(&scores).into_iter().map(label).collect(),
+        flip_points: flips
+            .iter()
+            .map(|f| FlipDoc {
+                gamma: f.gamma,
+                over: label(f.over),
+                under: label(f.under),
+            })
+            .collect(),
+        chosen: chosen.map(label),
+        agreement: chosen.map(|c| {
+            let ranges = agreement_ranges(&scored, &flips, c);
+            AgreementDoc {
+                at_gamma: agrees(&scores, c),
+                ranges_text: ranges_text(&ranges),
+                ranges: ranges.iter().map(|&(a, b)| [a, b]).collect(),
+            }
+        }),
+    };
+    serde_json::to_string_pretty(&doc).unwrap_or_default()
+}
+
+/// Adds one comparison (a [`comparison_json`] with a group) to the lab's inbox, a sequence of
+/// JSON documents: what was already waiting is kept, so several comparisons make one dataset.
+pub fn append_to_inbox(inbox: Option<&str>, comparison: &str) -> String {
+    let mut out = inbox.unwrap_or_default().to_string();
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(comparison);
+    out.push('\n');
+    out
+}
+
+/// The storage key of the lab's inbox.
+pub const INBOX_KEY: &str = "hj.lab.inbox";
+
+#[derive(Deserialize)]
+struct InDoc {
+    group: String,
+    chosen: Option<String>,
+    candidates: Vec<InCandidate>,
+}
+
+#[derive(Deserialize)]
+struct InCandidate {
+    label: String,
+    text: String,
+    result: InResult,
+}
+
+#[derive(Deserialize)]
+struct InResult {
+    #[serde(default)]
+    task: String,
+    #[serde(default)]
+    criteria: Vec<CriterionRecord>,
+    fidelity: Option<String>,
+    #[serde(default)]
+    extensions: Vec<String>,
+}
+
+/// The lab's side of the hand-over: every comparison in the inbox as best-of-N groups of
+/// results, and a sentence for what could not be read (reading stops at a broken document).
+pub fn inbox_records(inbox: &str) -> (Vec<ItemResult>, Vec<String>) {
+    let mut records = Vec::new();
+    let mut problems = Vec::new();
+    let stream = serde_json::Deserializer::from_str(inbox).into_iter::<InDoc>();
+    for (i, doc) in stream.enumerate() {
+        let doc = match doc {
+            Ok(doc) => doc,
+            Err(e) => {
+                // Past a broken document the stream has lost its place: stop there.
+                problems.push(format!("Comparison {}: not a comparison ({e}).", i + 1));
+                break;
+            }
+        };
+        match group_records(doc) {
+            Ok(r) => records.extend(r),
+            Err(why) => problems.push(format!("Comparison {}: {why}.", i + 1)),
+        }
+    }
+    (records, problems)
+}
+
+/// One comparison as one record per candidate (id `<group>-<label>`, `chosen` on the human's
+/// pick, the criteria with their σ and distributions), or why it cannot be one.
+fn group_records(doc: InDoc) -> Result<Vec<ItemResult>, String> {
+    let records: Vec<ItemResult> = doc
+        .candidates
+        .into_iter()
+        .map(|c| {
+            let mut r = ItemResult {
+                id: format!("{}-{}", doc.group, c.label),
+                metric: INFO.id.to_string(),
+                task: c.result.task,
+                text: c.text,
+                // A criterion left out of the run is no failure.
+                criteria: c
+                    .result
+                    .criteria
+                    .into_iter()
+                    .filter(|c| c.score.is_some() || c.error.is_some())
+                    .collect(),
+                group: Some(doc.group.clone()),
+                chosen: doc.chosen.as_deref() == Some(c.label.as_str()),
+                fidelity: c.result.fidelity,
+                extensions: c.result.extensions,
+                ..ItemResult::default()
+            };
+            if r.is_failed() {
+                r.error = r.criteria.iter().find_map(|c| c.error.clone());
+            }
+            r
+        })
+        .collect();
+    match records.iter().find_map(crate::lab::io::range_problem) {
+        Some(why) => Err(why),
+        None => Ok(records),
+    }
+}

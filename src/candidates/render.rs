@@ -1,0 +1,242 @@
+//! The comparison's table and chart as markup, made here rather than in `view!`: one string
+//! per redraw is far less wasm than a reactive node per cell (the evaluator's first-visit
+//! transfer is budgeted), and the markup is tested natively. Every user text is escaped.
+
+use std::fmt::Write;
+
+use super::{ranks, winner, Flip};
+use crate::aggregate::GAMMA_MIN;
+
+/// `s` safe inside HTML text and double-quoted attributes.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// One candidate's outcome on one criterion.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cell {
+    /// The criterion's `data-state` (`idle|running|retrying|done|error`).
+    pub state: &'static str,
+    pub score: Option<f64>,
+    /// `None` with a score: printed, unsmoothed.
+    pub sigma: Option<f64>,
+    /// Shown without a score ("asking…", "failed").
+    pub note: &'static str,
+}
+
+/// One criterion's row: id, name, and a cell per candidate.
+pub type Row = (&'static str, &'static str, Vec<Cell>);
+
+fn cell_text(c: &Cell) -> String {
+    match (c.score, c.sigma) {
+        (Some(s), Some(sd)) => format!("{s:.2} ± {sd:.2}"),
+        (Some(s), None) => format!("{s:.2} (printed)"),
+        _ => c.note.to_string(),
+    }
+}
+
+/// The side-by-side table: a row per criterion (score ± σ per candidate and who wins it),
+/// then the overall at `gamma` with each candidate's rank (`candidate-result-<i>`).
+pub fn comparison_table(
+    labels: &[String],
+    rows: &[Row],
+    scores: &[Option<f64>],
+    gamma: f64,
+) -> String {
+    let mut h = String::from("<table class=\"candidates-table\"><caption class=\"visually-hidden\">Each candidate's criterion scores (mean ± σ), overall score and rank at the current γ</caption><thead><tr><th scope=\"col\">Criterion</th>");
+    for l in labels {
+        let _ = write!(h, "<th scope=\"col\">{}</th>", escape(l));
+    }
+    h.push_str("<th scope=\"col\">Best</th></tr></thead><tbody>");
+    for (id, name, cells) in rows {
+        let _ = write!(h, "<tr><th scope=\"row\">{name}</th>");
+        for (i, c) in cells.iter().enumerate() {
+            let _ = write!(
+                h,
+                "<td data-testid=\"candidate-{i}-{id}\" data-state=\"{}\">{}</td>",
+                c.state,
+                cell_text(c)
+            );
+        }
+        let col: Vec<Option<f64>> = cells.iter().map(|c| c.score).collect();
+        let best = winner(&col)
+            .and_then(|i| labels.get(i))
+            .map_or("tie".to_string(), |l| escape(l));
+        let _ = write!(
+            h,
+            "<td data-testid=\"candidates-best-{id}\">{best}</td></tr>"
+        );
+    }
+    let _ = write!(
+        h,
+        "</tbody><tfoot><tr><th scope=\"row\">Overall at γ = {gamma:.2}</th>"
+    );
+    let rank = ranks(scores);
+    for (i, s) in scores.iter().enumerate() {
+        let (value, shown) = match s {
+            Some(v) => (v.to_string(), format!("{v:.2}")),
+            None => (String::new(), "—".to_string()),
+        };
+        let r = rank[i].map(|r| r.to_string()).unwrap_or_default();
+        let hash = rank[i].map(|r| format!(" (#{r})")).unwrap_or_default();
+        let _ = write!(h, "<td data-testid=\"candidate-result-{i}\" data-overall=\"{value}\" data-rank=\"{r}\">{shown}{hash}</td>");
+    }
+    let top = super::order(scores)
+        .first()
+        .filter(|&&i| scores[i].is_some())
+        .and_then(|&i| labels.get(i))
+        .map(|l| escape(l))
+        .unwrap_or_default();
+    let _ = write!(h, "<td>{top}</td></tr></tfoot></table>");
+    h
+}
+
+const W: f64 = 340.0;
+const H: f64 = 200.0;
+const LEFT: f64 = 44.0;
+const RIGHT: f64 = 30.0;
+const TOP: f64 = 10.0;
+const BOTTOM: f64 = 44.0;
+const DASHES: [&str; 5] = ["none", "6 3", "2 3", "8 3 2 3", "1 2"];
+
+fn x(g: f64) -> f64 {
+    LEFT + (g - GAMMA_MIN) / (1.0 - GAMMA_MIN) * (W - LEFT - RIGHT)
+}
+
+fn y(s: f64) -> f64 {
+    TOP + (5.0 - s.clamp(1.0, 5.0)) / 4.0 * (H - TOP - BOTTOM)
+}
+
+/// Every candidate's S(γ) (`curves[i]`: (γ, S) points; empty without a score) on one chart,
+/// the flips as solid verticals, the current γ dashed. Lines differ by dash pattern and carry
+/// their label at the right end, so nothing relies on colour.
+pub fn plot_svg(
+    labels: &[String],
+    curves: &[Vec<(f64, f64)>],
+    flips: &[Flip],
+    gamma: f64,
+) -> String {
+    let bottom = H - BOTTOM;
+    let drawn = curves.iter().filter(|c| !c.is_empty()).count();
+    let mut h = format!(
+        "<svg class=\"gamma-plot candidates-plot\" data-testid=\"candidates-plot\" data-points=\"{}\" viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"Overall score (1 to 5) of {drawn} candidates against γ (0.01 to 1); the order changes at {} γ value{}, marked by solid vertical lines. The current γ is {gamma:.2}, the dashed line.\">",
+        curves.iter().map(Vec::len).sum::<usize>(),
+        flips.len(),
+        if flips.len() == 1 { "" } else { "s" },
+    );
+    for s in 1..=5 {
+        let (yy, s) = (y(s as f64), s);
+        let _ = write!(h, "<line class=\"grid\" x1=\"{LEFT}\" x2=\"{}\" y1=\"{yy}\" y2=\"{yy}\"/><text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{s}</text>", W - RIGHT, LEFT - 6.0, yy + 4.0);
+    }
+    for g in [0.01, 0.25, 0.5, 0.75, 1.0] {
+        let xx = x(g);
+        let _ = write!(h, "<line class=\"axis\" x1=\"{xx}\" x2=\"{xx}\" y1=\"{bottom}\" y2=\"{}\"/><text class=\"tick\" x=\"{xx}\" y=\"{}\" text-anchor=\"middle\">{g}</text>", bottom + 4.0, bottom + 16.0);
+    }
+    let _ = write!(h, "<line class=\"axis\" x1=\"{LEFT}\" y1=\"{bottom}\" x2=\"{}\" y2=\"{bottom}\"/><line class=\"axis\" x1=\"{LEFT}\" y1=\"{TOP}\" x2=\"{LEFT}\" y2=\"{bottom}\"/>", W - RIGHT);
+    let _ = write!(h, "<text class=\"axis-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">γ (weighting)</text><text class=\"axis-title\" transform=\"translate(12 {}) rotate(-90)\" text-anchor=\"middle\">Overall score (1–5)</text>", (LEFT + W - RIGHT) / 2.0, H - 6.0, (TOP + bottom) / 2.0);
+    for f in flips {
+        let xx = x(f.gamma);
+        let _ = write!(
+            h,
+            "<line class=\"flip\" x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{TOP}\" y2=\"{bottom}\"/>"
+        );
+    }
+    for (i, c) in curves.iter().enumerate().filter(|(_, c)| !c.is_empty()) {
+        let points: Vec<String> = c
+            .iter()
+            .map(|(g, s)| format!("{:.1},{:.1}", x(*g), y(*s)))
+            .collect();
+        let end = c.last().map_or(3.0, |p| p.1);
+        let label = labels.get(i).map(|l| escape(l)).unwrap_or_default();
+        let _ = write!(h, "<polyline class=\"curve\" fill=\"none\" stroke-dasharray=\"{}\" points=\"{}\"/><text class=\"curve-label\" x=\"{}\" y=\"{:.1}\">{label}</text>", DASHES[i % DASHES.len()], points.join(" "), W - RIGHT + 4.0, y(end) + 4.0);
+    }
+    let xx = x(gamma);
+    let _ = write!(
+        h,
+        "<line class=\"cursor\" x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{TOP}\" y2=\"{bottom}\"/></svg>"
+    );
+    h
+}
+
+/// The lines as a table: each candidate's S at γ = 0.01, 0.1, …, 1 (the curve's nearest point).
+pub fn curves_table(labels: &[String], curves: &[Vec<(f64, f64)>]) -> String {
+    let mut h = String::from("<table class=\"gamma-table\" data-testid=\"candidates-table\"><thead><tr><th scope=\"col\">γ</th>");
+    for l in labels {
+        let _ = write!(h, "<th scope=\"col\">{}</th>", escape(l));
+    }
+    h.push_str("</tr></thead><tbody>");
+    for k in 0..=10 {
+        let g = if k == 0 { GAMMA_MIN } else { k as f64 / 10.0 };
+        let _ = write!(h, "<tr><td>{g:.2}</td>");
+        for c in curves {
+            let s = c
+                .iter()
+                .min_by(|a, b| (a.0 - g).abs().total_cmp(&(b.0 - g).abs()))
+                .map(|p| p.1);
+            let _ = write!(
+                h,
+                "<td>{}</td>",
+                s.map_or("—".to_string(), |s| format!("{s:.3}"))
+            );
+        }
+        h.push_str("</tr>");
+    }
+    h.push_str("</tbody></table>");
+    h
+}
+
+/// The ranking line: `data-order` holds the scored candidates' labels best first.
+pub fn ranking_html(labels: &[String], scores: &[Option<f64>], gamma: f64) -> String {
+    let best_first: Vec<String> = super::order(scores)
+        .into_iter()
+        .filter(|&i| scores[i].is_some())
+        .filter_map(|i| labels.get(i).map(|l| escape(l)))
+        .collect();
+    format!(
+        "<p class=\"ranking\" data-testid=\"ranking\" data-order=\"{}\">Ranking at γ = {gamma:.2}: {}</p>",
+        best_first.join(","),
+        best_first.join(" › ")
+    )
+}
+
+/// The γ values where the order changes, as a list of sentences; `data-values` has them to
+/// four decimals.
+pub fn flips_html(labels: &[String], flips: &[Flip]) -> String {
+    let values: Vec<String> = flips.iter().map(|f| format!("{:.4}", f.gamma)).collect();
+    let mut h = format!(
+        "<ul class=\"flip-points\" data-testid=\"flip-points\" data-values=\"{}\">",
+        values.join(",")
+    );
+    if flips.is_empty() {
+        h.push_str("<li>The order is the same at every γ from 0.01 to 1.</li>");
+    }
+    for f in flips {
+        let _ = write!(
+            h,
+            "<li>{} (as γ rises)</li>",
+            escape(&super::flip_sentence(f, labels))
+        );
+    }
+    h.push_str("</ul>");
+    h
+}
+
+/// One radio per candidate (`prefer-<i>`, value i); the page listens on their container.
+pub fn radios_html(labels: &[String]) -> String {
+    let mut h = String::new();
+    for (i, l) in labels.iter().enumerate() {
+        let _ = write!(h, "<label class=\"check\"><input type=\"radio\" name=\"prefer\" value=\"{i}\" data-testid=\"prefer-{i}\">{}</label>", escape(l));
+    }
+    h
+}

@@ -1,0 +1,71 @@
+//! The candidate texts (issue 21): "Add a candidate", and per candidate a label and a text.
+//! With one text nothing of this shows but the button.
+
+use leptos::prelude::*;
+
+use crate::ui::candidates_run;
+use crate::ui::state::AppState;
+
+#[component]
+pub fn CandidatesInputs() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let c = state.candidates;
+    // A memo: typing a label must not redraw the rows (the field would lose focus).
+    let count = Memo::new(move |_| c.labels.with(Vec::len));
+    let noun = move || state.task.get().text_noun();
+    let row = move |i: usize| {
+        let label_id = format!("candidate-label-{i}");
+        let text_id = format!("candidate-text-{i}");
+        view! {
+            <li class="candidate-input">
+                <div class="candidate-head">
+                    <label for=label_id.clone()>{format!("Label of candidate {}", i + 1)}</label>
+                    <input
+                        id=label_id.clone()
+                        data-testid=label_id
+                        class="candidate-label"
+                        maxlength="12"
+                        prop:value=move || c.labels.with(|l| l.get(i).cloned().unwrap_or_default())
+                        on:input=move |ev| c.labels.update(|l| if let Some(s) = l.get_mut(i) { *s = event_target_value(&ev) })
+                    />
+                    <button type="button" data-testid=format!("remove-candidate-{i}")
+                        on:click=move |_| candidates_run::remove(state, i)>
+                        {move || format!("Remove {}", c.labels.with(|l| l.get(i).cloned().unwrap_or_default()))}
+                    </button>
+                </div>
+                <label for=text_id.clone() class="visually-hidden">{move || format!("Candidate {} {}", i + 1, noun())}</label>
+                <textarea
+                    id=text_id.clone()
+                    data-testid=text_id
+                    dir="auto"
+                    rows="3"
+                    placeholder=move || format!("Paste a {} to compare", noun())
+                    prop:value=move || c.texts.with(|t| t.get(i).cloned().unwrap_or_default())
+                    on:input=move |ev| candidates_run::set_text(state, i, event_target_value(&ev))
+                ></textarea>
+            </li>
+        }
+    };
+    view! {
+        <Show when=move || state.is_harmonic()>
+            <div class="candidates-inputs">
+                <Show when=move || c.active()>
+                    <fieldset class="candidates-fieldset">
+                        <legend>{move || format!("Candidates ({}), judged together on the same image", count.get())}</legend>
+                        <ol class="candidate-list">
+                            {move || (0..count.get()).map(row).collect_view()}
+                        </ol>
+                    </fieldset>
+                </Show>
+                <button
+                    type="button"
+                    data-testid="add-candidate-button"
+                    on:click=move |_| candidates_run::add(state)
+                    disabled=move || { count.get() >= crate::candidates::MAX_CANDIDATES || crate::ui::metric_ui::of(state.metric.get()).running(state) }
+                >
+                    "Add a candidate"
+                </button>
+            </div>
+        </Show>
+    }
+}

@@ -1,0 +1,244 @@
+//! What the candidates' buttons do (issue 21): add and remove a candidate, judge them all in
+//! one run, export the comparison, and hand it to the lab as one best-of-N group.
+
+use leptos::prelude::*;
+
+use crate::candidates::export::{append_to_inbox, comparison_json, Judged, INBOX_KEY};
+use crate::candidates::{default_label, problems, MAX_CANDIDATES};
+use crate::criteria::Criterion;
+use crate::metrics::harmonic_eval::{self, ExportInput, Input};
+use crate::ui::runner::{begin_run, send_one, VIDEO_NEEDS_G_VEVAL};
+use crate::ui::candidates_state::CandidatesRun;
+use crate::ui::state::{AppState, CriterionState, Progress, RunContext};
+use crate::web::{download, storage};
+
+/// Adds a candidate; the first click turns the one text into candidates A and B.
+pub fn add(state: AppState) {
+    let c = state.candidates;
+    let n = c.labels.with_untracked(Vec::len);
+    if n >= MAX_CANDIDATES {
+        return;
+    }
+    if n == 0 {
+        c.texts.set(vec![state.text.get_untracked(), String::new()]);
+        c.labels.set(vec![default_label(0), default_label(1)]);
+    } else {
+        c.texts.update(|t| t.push(String::new()));
+        c.labels.update(|l| l.push(default_label(n)));
+    }
+}
+
+/// Removes candidate `i`; with one left the page is the one-text page again, with its text.
+pub fn remove(state: AppState, i: usize) {
+    let c = state.candidates;
+    c.texts.update(|t| {
+        if i < t.len() {
+            t.remove(i);
+        }
+    });
+    c.labels.update(|l| {
+        if i < l.len() {
+            l.remove(i);
+        }
+    });
+    if c.labels.with_untracked(Vec::len) <= 1 {
+        let text = c
+            .texts
+            .with_untracked(|t| t.first().cloned())
+            .unwrap_or_default();
+        state.text.set(text);
+        c.labels.set(Vec::new());
+        c.texts.set(Vec::new());
+        c.results.set(Vec::new());
+        c.preferred.set(None);
+    }
+}
+
+/// Sets candidate `i`'s text (candidate A's is also the page's text, which the cost estimate
+/// and the instruction warning read).
+pub fn set_text(state: AppState, i: usize, text: String) {
+    if i == 0 {
+        state.text.set(text.clone());
+    }
+    state.candidates.texts.update(|t| {
+        if let Some(slot) = t.get_mut(i) {
+            *slot = text;
+        }
+    });
+}
+
+/// Judges every candidate on the chosen criteria: 5 × N requests through the same limiter,
+/// cache, retries and Cancel as one text; the image was prepared once and is shared.
+pub fn evaluate(state: AppState) {
+    let c = state.candidates;
+    let (labels, texts) = (c.labels.get_untracked(), c.texts.get_untracked());
+    let input = Input {
+        task: state.task.get_untracked(),
+        text: texts.first().cloned().unwrap_or_default(),
+        question: state.question.get_untracked(),
+        image_data_url: state.image_view.get_untracked().map(|v| v.data_url),
+        fidelity: state.fidelity_now(),
+        criteria: state.he_criteria.get_untracked(),
+    };
+    let mut found = problems(&input, &labels, &texts);
+    if input.task.needs_box()
+        && state
+            .red_box
+            .get_untracked()
+            .filter(|b| b.is_usable())
+            .is_none()
+    {
+        found.push("Drag a box on the image around the object the expression refers to.".into());
+    }
+    if state.has_video() {
+        found.push(VIDEO_NEEDS_G_VEVAL.into());
+    }
+    state.form_problems.set(found.clone());
+    if !found.is_empty() {
+        return;
+    }
+    let labels: Vec<String> = labels.iter().map(|l| l.trim().to_string()).collect();
+    let backend = state.backend();
+    c.run.set_value(Some(CandidatesRun {
+        labels: labels.clone(),
+        texts: texts.clone(),
+        context: RunContext {
+            input: input.clone(),
+            backend: backend.clone(),
+        },
+    }));
+    c.run_labels.set(labels);
+    c.preferred.set(None);
+    c.lab_message.set(None);
+    c.results.set(vec![
+        std::array::from_fn(|_| CriterionState::Idle);
+        texts.len()
+    ]);
+    let run = begin_run(state);
+    for (i, text) in texts.into_iter().enumerate() {
+        let own = Input {
+            text,
+            ..input.clone()
+        };
+        for criterion in Criterion::ALL {
+            if !own.criteria.contains(criterion) {
+                continue;
+            }
+            let k = criterion.index();
+            let set = move |p: CriterionState| {
+                c.results.update(|r| {
+                    if let Some(slot) = r.get_mut(i) {
+                        slot[k] = p;
+                    }
+                })
+            };
+            match harmonic_eval::criterion_request(&backend, criterion, &own) {
+                Ok(request) => {
+                    let protocol = backend.protocol;
+                    send_one(
+                        state,
+                        &run,
+                        backend.clone(),
+                        request,
+                        None,
+                        set,
+                        move |done| harmonic_eval::interpret(done, protocol),
+                    );
+                }
+                Err(e) => set(Progress::Failed(e.to_string())),
+            }
+        }
+    }
+}
+
+/// Calls `f` with the last run's candidates as the core wants them.
+fn with_judged<R>(
+    state: AppState,
+    f: impl FnOnce(&CandidatesRun, &[Judged<'_>]) -> R,
+) -> Option<R> {
+    let run = state.candidates.run.get_value()?;
+    let results = state.candidates.results.get_untracked();
+    let judged: Vec<Judged<'_>> = run
+        .labels
+        .iter()
+        .zip(&run.texts)
+        .zip(&results)
+        .map(|((label, text), states)| Judged {
+            label,
+            text,
+            criteria: std::array::from_fn(|k| match &states[k] {
+                Progress::Done { result, .. } => Some(Ok(result)),
+                Progress::Failed(m) => Some(Err(m.clone())),
+                _ => None,
+            }),
+        })
+        .collect();
+    Some(f(&run, &judged))
+}
+
+/// The comparison as JSON: every candidate's own export, the ranking at γ, the flips, the
+/// human's pick and the agreement; compact and named as a group for the lab. No key in it.
+fn comparison(state: AppState, group: Option<&str>) -> Option<String> {
+    let gamma = state.gamma.get_untracked();
+    let chosen = state.candidates.preferred.get_untracked();
+    with_judged(state, |run, judged| {
+        let ctx = &run.context;
+        let question = if ctx.input.task.needs_question() {
+            ctx.input.question.as_str()
+        } else {
+            ""
+        };
+        let singles: Vec<String> = judged
+            .iter()
+            .map(|j| {
+                harmonic_eval::export_json(&ExportInput {
+                    gamma,
+                    task: ctx.input.task,
+                    text: j.text,
+                    question,
+                    backend: &ctx.backend,
+                    results: j.criteria.clone(),
+                    fidelity: &ctx.input.fidelity,
+                    criteria: ctx.input.criteria,
+                })
+            })
+            .collect();
+        comparison_json(gamma, judged, &singles, chosen, group)
+    })
+}
+
+/// Saves the comparison as a JSON file.
+pub fn export(state: AppState) {
+    let outcome = match comparison(state, None) {
+        Some(json) => {
+            download::download_text("harmonic-eval-candidates.json", "application/json", &json)
+        }
+        None => Err("Evaluate first: there is nothing to export yet.".into()),
+    };
+    state.export_error.set(outcome.err());
+}
+
+/// Adds the comparison to the lab's inbox as one best-of-N group (`group`, `chosen`); the lab
+/// loads it when it opens, on this device.
+pub fn send_to_lab(state: AppState) {
+    let c = state.candidates;
+    let group = format!("cmp-{}", js_sys::Date::now() as u64);
+    let Some(line) = comparison(state, Some(&group)) else {
+        return c
+            .lab_message
+            .set(Some("Evaluate first: there is nothing to send yet.".into()));
+    };
+    let inbox = append_to_inbox(storage::load_setting(INBOX_KEY).as_deref(), &line);
+    let n = c.run_labels.with_untracked(Vec::len);
+    let pick = if c.preferred.get_untracked().is_some() {
+        ", with your pick"
+    } else {
+        ", no pick marked: the lab counts no pairs for it"
+    };
+    c.lab_message.set(Some(match storage::save_setting(INBOX_KEY, &inbox) {
+        Ok(()) => format!(
+            "Sent to the lab as group \u{201c}{group}\u{201d} ({n} candidates{pick}). Open the lab to see it."
+        ),
+        Err(e) => e,
+    }));
+}

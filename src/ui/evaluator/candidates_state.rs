@@ -1,0 +1,82 @@
+//! The candidates' signals (issue 21): their labels and texts, each one's five criteria, the
+//! human's pick. Empty `labels` means one text: today's page, untouched.
+
+use leptos::prelude::*;
+
+use crate::aggregate::Scored;
+use crate::metrics::harmonic_eval::CriterionResult;
+use crate::ui::state::{CriterionState, RunContext};
+
+/// What the last candidates run sent: the labels and texts as judged, and the shared input
+/// and backend (the text of `context.input` is candidate A's).
+#[derive(Clone, Debug)]
+pub struct CandidatesRun {
+    pub labels: Vec<String>,
+    pub texts: Vec<String>,
+    pub context: RunContext,
+}
+
+#[derive(Clone, Copy)]
+pub struct Candidates {
+    /// One per candidate; empty while there is a single text.
+    pub labels: RwSignal<Vec<String>>,
+    pub texts: RwSignal<Vec<String>>,
+    /// The last run's criteria, per candidate, in `Criterion::ALL` order.
+    pub results: RwSignal<Vec<[CriterionState; 5]>>,
+    pub run: StoredValue<Option<CandidatesRun>>,
+    /// The labels of the last run, best read reactively (the results are named by them).
+    pub run_labels: RwSignal<Vec<String>>,
+    /// The candidate the human prefers (an index into the last run's candidates).
+    pub preferred: RwSignal<Option<usize>>,
+    /// What "Send to the lab" did.
+    pub lab_message: RwSignal<Option<String>>,
+}
+
+impl Candidates {
+    pub fn new() -> Candidates {
+        Candidates {
+            labels: RwSignal::new(Vec::new()),
+            texts: RwSignal::new(Vec::new()),
+            results: RwSignal::new(Vec::new()),
+            run: StoredValue::new(None),
+            run_labels: RwSignal::new(Vec::new()),
+            preferred: RwSignal::new(None),
+            lab_message: RwSignal::new(None),
+        }
+    }
+
+    /// More than one text is being compared.
+    pub fn active(&self) -> bool {
+        self.labels.with(|l| l.len() > 1)
+    }
+
+    /// Whether any candidate's request is in flight.
+    pub fn running(&self) -> bool {
+        self.results
+            .with(|r| r.iter().flatten().any(|s| s.is_active()))
+    }
+
+    /// Whether a candidates run has started (its results show instead of the single cards).
+    pub fn has_run(&self) -> bool {
+        self.results.with(|r| !r.is_empty())
+    }
+
+    /// Each candidate's scored criteria, for the core's ranking.
+    pub fn scored(&self) -> Vec<Vec<Scored>> {
+        self.results.with(|r| {
+            r.iter()
+                .map(|c| {
+                    c.iter()
+                        .filter_map(|s| s.result().map(CriterionResult::scored))
+                        .collect()
+                })
+                .collect()
+        })
+    }
+}
+
+impl Default for Candidates {
+    fn default() -> Self {
+        Candidates::new()
+    }
+}

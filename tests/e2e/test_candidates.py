@@ -1,0 +1,195 @@
+"""End-to-end: several candidates for one image (issue 21), against the loopback OpenAI fake.
+
+Three candidates whose rating distributions make the ranking flip at a γ known in closed form:
+A is sure of two low criteria and unsure of three high ones, B is the same middling
+distribution on all five (its score does not move with γ), C is low everywhere.
+"""
+
+import json
+import math
+import time
+
+import pytest
+from selenium.webdriver.common.keys import Keys
+
+from app_page import CRITERIA, AppPage, tid
+from fake_openai import prompt_text
+
+KEY = "sk-test-cand-0123456789abcdef"
+TEXTS = {
+    "A": "A brown dog leaps over a red ball on wet grass.",
+    "B": "Some animal is outside near a toy.",
+    "C": "Two cats sleep on a sofa indoors.",
+}
+SURE_LOW = [0, 0.9, 0.1, 0, 0]  # mean 2.1, σ 0.3
+UNSURE_HIGH = [0, 0, 0.1, 0.3, 0.6]  # mean 4.5, σ √0.45
+FLAT = [0, 0.2, 0.4, 0.3, 0.1]  # mean 3.3, σ 0.9
+LOW = [0.4, 0.5, 0.1, 0, 0]  # mean 1.7
+DISTS = {
+    "A": {"correctness": SURE_LOW, "completeness": SURE_LOW, "clarity": UNSURE_HIGH, "fluency": UNSURE_HIGH, "conciseness": UNSURE_HIGH},
+    "B": {c: FLAT for c in CRITERIA},
+    "C": {c: LOW for c in CRITERIA},
+}
+
+
+def candidate_of(body):
+    text = prompt_text(body)
+    found = [k for k, t in TEXTS.items() if t in text]
+    assert len(found) == 1, text
+    return found[0]
+
+
+def opinion(body, criterion):
+    return DISTS[candidate_of(body)][criterion]
+
+
+def overall(label, gamma):
+    """Closed-form HarmonicEval overall (SPEC §1) of a candidate."""
+    ms, ss = [], []
+    for c in CRITERIA:
+        p = DISTS[label][c]
+        m = sum((i + 1) * q for i, q in enumerate(p))
+        ms.append(m)
+        ss.append(math.sqrt(sum(((i + 1) - m) ** 2 * q for i, q in enumerate(p))))
+    if gamma >= 1:
+        return sum(ms) / 5
+    k = 2 * (1 - gamma) / gamma
+    w = [s ** -k for s in ss]
+    return sum(wi * mi for wi, mi in zip(w, ms)) / sum(w)
+
+
+# Where S_A = S_B: (2·2.1·r + 3·4.5) / (2r + 3) = 3.3 with r = (0.3/√0.45)^(−k), γ = 2/(k + 2).
+R = 3 * (3.3 - 4.5) / (2 * (2.1 - 3.3))
+K = -math.log(R) / math.log(0.3 / math.sqrt(0.45))
+FLIP = 2 / (K + 2)
+
+
+def order_at(gamma):
+    return ",".join(sorted(TEXTS, key=lambda l: -overall(l, gamma)))
+
+
+def set_gamma(page, gamma):
+    slider = page.el("gamma-slider")
+    slider.send_keys(Keys.HOME)
+    for _ in range(round((gamma - 0.01) / 0.01)):
+        slider.send_keys(Keys.RIGHT)
+    assert float(slider.get_attribute("value")) == pytest.approx(gamma)
+
+
+def comparison(browser, app_url, fake, images):
+    """The evaluator with A, B and C judged (15 requests)."""
+    fake.dist_for = opinion
+    page = AppPage(browser, app_url)
+    page.set_backend(fake.url, "gpt-4o", KEY)
+    page.upload(images / "photo.png")
+    page.wait_image()
+    page.fill("text-input", TEXTS["A"])
+    page.el("add-candidate-button").click()
+    page.el("add-candidate-button").click()
+    assert not page.el("text-input").is_displayed()
+    assert page.el("candidate-text-0").get_attribute("value") == TEXTS["A"]
+    assert [page.el(f"candidate-label-{i}").get_attribute("value") for i in range(3)] == ["A", "B", "C"]
+    page.fill("candidate-text-1", TEXTS["B"])
+    page.fill("candidate-text-2", TEXTS["C"])
+    page.evaluate()
+    page.wait_for(
+        lambda d: all(page.el(f"candidate-result-{i}").get_attribute("data-overall") for i in range(3)),
+        "all three candidates to be scored",
+        60,
+    )
+    return page
+
+
+def test_ranking_follows_gamma_and_flips_where_the_closed_form_says(browser, app_url, fake, images, downloads):
+    assert 0.75 < FLIP < 0.85 and order_at(FLIP - 0.02) != order_at(FLIP + 0.02)
+    page = comparison(browser, app_url, fake, images)
+    # One request per criterion and candidate; the image went only with the grounded criteria.
+    assert len(fake.requests) == 15
+    assert sorted(candidate_of(r["body"]) for r in fake.requests) == sorted("ABC" * 5)
+
+    ranking = page.el("ranking")
+    assert ranking.get_attribute("data-order") == order_at(0.75) == "B,A,C"
+    for i, label in enumerate("ABC"):
+        res = page.el(f"candidate-result-{i}")
+        assert float(res.get_attribute("data-overall")) == pytest.approx(overall(label, 0.75), abs=1e-9)
+    assert [page.el(f"candidate-result-{i}").get_attribute("data-rank") for i in range(3)] == ["2", "1", "3"]
+
+    flips = page.el("flip-points")
+    values = [float(v) for v in flips.get_attribute("data-values").split(",")]
+    assert len(values) == 1 and values[0] == pytest.approx(FLIP, abs=0.01)
+    assert f"A overtakes B at γ = {FLIP:.2f}" in flips.text
+    assert page.el("candidates-plot").is_displayed()
+
+    # Across the flip and back with the keyboard: the order follows, no request is sent.
+    before = len(fake.requests)
+    page.el("gamma-slider").click()
+    set_gamma(page, 0.90)
+    assert ranking.get_attribute("data-order") == order_at(0.90) == "A,B,C"
+    assert float(page.el("candidate-result-0").get_attribute("data-overall")) == pytest.approx(overall("A", 0.90), abs=1e-9)
+    set_gamma(page, 0.70)
+    assert ranking.get_attribute("data-order") == "B,A,C"
+
+    # The human prefers A: the metric disagrees at 0.70 and agrees from the flip up.
+    agreement = page.el("agreement")
+    assert agreement.get_attribute("data-value") == ""
+    page.el("prefer-0").click()
+    assert agreement.get_attribute("data-value") == "disagree"
+    assert agreement.get_attribute("data-range") == f"{FLIP:.2f}-1.00"
+    set_gamma(page, 0.90)
+    assert agreement.get_attribute("data-value") == "agree"
+    time.sleep(0.3)
+    assert len(fake.requests) == before
+
+    # The export carries the candidates, the choice and the agreement, and never the key.
+    page.el("export-json-button").click()
+    path = page.wait_file(downloads, "harmonic-eval-candidates.json")
+    raw = path.read_text()
+    assert KEY not in raw
+    doc = json.loads(raw)
+    assert [c["label"] for c in doc["candidates"]] == ["A", "B", "C"]
+    assert [c["text"] for c in doc["candidates"]] == [TEXTS[l] for l in "ABC"]
+    assert doc["chosen"] == "A" and doc["ranking"] == ["A", "B", "C"]
+    assert doc["agreement"]["at_gamma"] is True
+    assert doc["agreement"]["ranges"][0][0] == pytest.approx(FLIP, abs=1e-6)
+    assert doc["candidates"][1]["result"]["criteria"][0]["score"] == pytest.approx(3.3, abs=1e-9)
+
+
+def test_the_same_three_in_the_lab_give_the_closed_form_pairwise_accuracy(browser, app_url, fake, images):
+    page = comparison(browser, app_url, fake, images)
+    page.el("prefer-0").click()
+    page.el("send-to-lab-button").click()
+    page.wait_for(lambda d: "Sent to the lab" in page.el("send-to-lab-message").text, "the hand-over")
+    asked = len(fake.requests)
+
+    lab = AppPage(browser, app_url + "lab/")
+    lab.wait_for(lambda d: d.find_elements(*tid("meta-pairwise-accuracy")), "the pairwise accuracy")
+
+    def expected(gamma):
+        # A is chosen: its pairs are (A, B) and (A, C); a pair counts when A is strictly higher.
+        wins = sum(overall("A", gamma) > overall(o, gamma) for o in "BC")
+        return 100 * wins / 2
+
+    acc = lab.el("meta-pairwise-accuracy")
+    assert float(acc.get_attribute("data-value")) == pytest.approx(expected(0.75)) == pytest.approx(50.0)
+    lab.el("gamma-slider").click()
+    set_gamma(lab, 0.90)
+    assert float(lab.el("meta-pairwise-accuracy").get_attribute("data-value")) == pytest.approx(expected(0.90)) == pytest.approx(100.0)
+    # The lab asked the model nothing: the scores came with the group.
+    assert len(fake.requests) == asked
+
+
+def test_one_text_is_todays_page_and_removing_goes_back(browser, app_url, fake, images):
+    page = AppPage(browser, app_url)
+    page.fill("text-input", "only one")
+    assert not browser.find_elements(*tid("candidate-text-0"))
+    page.el("add-candidate-button").click()
+    assert page.el("candidate-text-0").get_attribute("value") == "only one"
+    page.evaluate()  # B is empty, and there is no image: said, nothing sent
+    problems = page.el("form-problems").text
+    assert "Candidate B: Enter the caption to judge." in problems
+    assert problems.count("Add an image") == 1
+    assert fake.requests == []
+    page.el("remove-candidate-1").click()
+    assert not browser.find_elements(*tid("candidate-text-0"))
+    assert page.el("text-input").is_displayed()
+    assert page.el("text-input").get_attribute("value") == "only one"
