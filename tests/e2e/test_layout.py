@@ -395,14 +395,13 @@ def test_evaluator_layout_and_accessibility(checker_for, app_url, tmp_path, them
         assert [c[0] for c in cells] == ["0.01"] + [f"{i / 10:.2f}" for i in range(1, 11)]
         assert all(1 <= float(c[1]) <= 5 for c in cells)
         check.check("after")
-        # A full disk: the cache's and the theme's sentences (the theme switched there and back,
-        # so the emulated one still shows).
+        # A full disk: the storage sentence under the run bar (here a setting's; the cache's,
+        # which needs an origin that has not written yet, is in test_faults) and the theme's
+        # beside the switch (switched there and back, so the emulated theme still shows).
         origin = refuse_storage(driver)
         try:
-            driver.find_element("css selector", '[data-testid="fresh-run-checkbox"]').click()
-            page.evaluate()
-            page.wait_settled()
-            page.wait_for(lambda d: page.el("storage-error").text, "the cache sentence")
+            page.fill("model-input", "gpt-4o-mini")
+            page.wait_for(lambda d: page.el("storage-error").text, "the storage sentence")
             for _ in range(2):
                 driver.find_element("css selector", ".theme-toggle").click()
             page.wait_for(lambda d: d.find_elements("css selector", '[data-testid="theme-not-kept"]'), "the theme sentence")
