@@ -13,7 +13,7 @@ import pytest
 from selenium.webdriver.common.keys import Keys
 
 from app_page import CRITERIA, AppPage, tid
-from fake_openai import prompt_text
+from fakes.base import prompt_text
 
 KEY = "sk-test-cand-0123456789abcdef"
 TEXTS = {
