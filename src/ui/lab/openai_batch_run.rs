@@ -7,14 +7,14 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsValue;
 
-use crate::batch::plan::{self as batch_plan, Saving};
+use crate::batch::plan::{self as batch_plan, Plan, Saving};
 use crate::ui::batch_items::{plan, prepared_image};
 use crate::ui::batch_state::{BatchState, BatchStatus};
 use crate::ui::state::AppState;
 use crate::batch::openai_batch::{self, BatchInfo};
 use crate::errors::{redact, JudgeError};
 use crate::lab::ItemResult;
-use crate::providers::HttpRequest;
+use crate::providers::{Backend, HttpRequest};
 use crate::web::{batch_store, fetch, files};
 
 const CALL_TIMEOUT_MS: u32 = 120_000;
@@ -37,44 +37,7 @@ pub fn submit(state: AppState, b: BatchState) {
             b.message.set(Some(redact(&e, &key)));
             b.status.set(BatchStatus::Ready);
         };
-        let items = b.items.get_value();
-        let done: std::collections::HashSet<String> = b
-            .results
-            .with_untracked(|r| r.iter().map(|x| x.id.clone()).collect());
-        let mut lines: Vec<(String, HttpRequest)> = Vec::new();
-        let mut broken: Vec<ItemResult> = Vec::new();
-        for (index, item) in items
-            .iter()
-            .enumerate()
-            .filter(|(_, i)| !done.contains(&i.id))
-        {
-            let image = if plan.sends_image() {
-                match prepared_image(&b.images.get_value(), item, state.max_side.get_untracked())
-                    .await
-                {
-                    Ok(i) => i,
-                    Err(e) => {
-                        broken.push(ItemResult {
-                            error: Some(e),
-                            ..plan.blank_result(item)
-                        });
-                        continue;
-                    }
-                }
-            } else {
-                None
-            };
-            match plan.requests(&backend, item, image) {
-                Ok(reqs) => lines.extend(
-                    reqs.into_iter()
-                        .map(|(slot, r)| (batch_plan::custom_id(index, &slot), r)),
-                ),
-                Err(e) => broken.push(ItemResult {
-                    error: Some(e.to_string()),
-                    ..plan.blank_result(item)
-                }),
-            }
-        }
+        let (lines, broken) = pending_lines(state, b, &plan, &backend).await;
         store_results(b, broken).await;
         if lines.is_empty() {
             b.status.set(BatchStatus::Finished);
@@ -138,32 +101,8 @@ pub fn submit(state: AppState, b: BatchState) {
 pub async fn poll(state: AppState, b: BatchState, batch_id: String) {
     let backend = state.backend();
     let metric = b.metric.get_value();
-    let interval = b.poll_s.get_untracked().max(1) * 1000;
-    let info: BatchInfo = loop {
-        let got = match openai_batch::status_request(&backend, &batch_id) {
-            Ok(req) => call(&req)
-                .await
-                .and_then(|r| openai_batch::read_batch(r.status, &r.body)),
-            Err(e) => Err(e),
-        };
-        match got {
-            Ok(info) if info.is_terminal() => break info,
-            Ok(info) => b.message.set(Some(format!(
-                "OpenAI batch {}: {}, {} of {} requests done ({} failed).",
-                info.id,
-                info.status.id(),
-                info.completed,
-                info.total,
-                info.failed
-            ))),
-            Err(e) => b
-                .message
-                .set(Some(format!("Polling the batch: {e} Trying again."))),
-        }
-        if b.status.get_untracked() != BatchStatus::Running {
-            return; // cancelled or paused: the batch id stays stored for later
-        }
-        fetch::sleep(interval, None).await;
+    let Some(info) = wait_for_end(b, &backend, &batch_id).await else {
+        return; // cancelled or paused: the batch id stays stored for later
     };
     if info.output_file_id.is_none() && info.error_file_id.is_none() {
         let why = info.errors.join("; ");
@@ -175,34 +114,9 @@ pub async fn poll(state: AppState, b: BatchState, batch_id: String) {
         forget_batch(b).await;
         return;
     }
-    // Answers: the output file (successes) and the error file (failures), both JSONL.
-    let mut body = String::new();
-    for file in [&info.output_file_id, &info.error_file_id]
-        .into_iter()
-        .flatten()
-    {
-        let content = match openai_batch::content_request(&backend, file) {
-            Ok(req) => call(&req).await,
-            Err(e) => Err(e),
-        };
-        match content {
-            Ok(r) if (200..300).contains(&r.status) => {
-                body.push_str(&r.body);
-                body.push('\n');
-            }
-            Ok(r) => {
-                return b.message.set(Some(format!(
-                    "Downloading the batch output failed (HTTP {}).",
-                    r.status
-                )))
-            }
-            Err(e) => {
-                return b
-                    .message
-                    .set(Some(format!("Downloading the batch output failed: {e}")))
-            }
-        }
-    }
+    let Some(body) = download_answers(b, &backend, &info).await else {
+        return;
+    };
     // Group the answers by item (custom_id = "<index>:<slot>").
     let items = b.items.get_value();
     let output = openai_batch::read_output(&body);
@@ -231,6 +145,121 @@ pub async fn poll(state: AppState, b: BatchState, batch_id: String) {
     let cost = saving.sentence();
     b.message
         .set(Some(format!("OpenAI batch {batch_id} finished.{cost}")));
+}
+
+/// The Batch API's input lines of the items without a result, each under its `custom_id`;
+/// items whose image or requests cannot be made get their result with the reason instead.
+async fn pending_lines(
+    state: AppState,
+    b: BatchState,
+    plan: &Plan,
+    backend: &Backend,
+) -> (Vec<(String, HttpRequest)>, Vec<ItemResult>) {
+    let items = b.items.get_value();
+    let done: std::collections::HashSet<String> = b
+        .results
+        .with_untracked(|r| r.iter().map(|x| x.id.clone()).collect());
+    let mut lines: Vec<(String, HttpRequest)> = Vec::new();
+    let mut broken: Vec<ItemResult> = Vec::new();
+    for (index, item) in items
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| !done.contains(&i.id))
+    {
+        let image = if plan.sends_image() {
+            match prepared_image(&b.images.get_value(), item, state.max_side.get_untracked())
+                .await
+            {
+                Ok(i) => i,
+                Err(e) => {
+                    broken.push(ItemResult {
+                        error: Some(e),
+                        ..plan.blank_result(item)
+                    });
+                    continue;
+                }
+            }
+        } else {
+            None
+        };
+        match plan.requests(backend, item, image) {
+            Ok(reqs) => lines.extend(
+                reqs.into_iter()
+                    .map(|(slot, r)| (batch_plan::custom_id(index, &slot), r)),
+            ),
+            Err(e) => broken.push(ItemResult {
+                error: Some(e.to_string()),
+                ..plan.blank_result(item)
+            }),
+        }
+    }
+    (lines, broken)
+}
+
+/// Polls the batch, saying how far it is, until it ends; `None` once the run is paused or
+/// cancelled.
+async fn wait_for_end(b: BatchState, backend: &Backend, batch_id: &str) -> Option<BatchInfo> {
+    let interval = b.poll_s.get_untracked().max(1) * 1000;
+    loop {
+        let got = match openai_batch::status_request(backend, batch_id) {
+            Ok(req) => call(&req)
+                .await
+                .and_then(|r| openai_batch::read_batch(r.status, &r.body)),
+            Err(e) => Err(e),
+        };
+        match got {
+            Ok(info) if info.is_terminal() => return Some(info),
+            Ok(info) => b.message.set(Some(format!(
+                "OpenAI batch {}: {}, {} of {} requests done ({} failed).",
+                info.id,
+                info.status.id(),
+                info.completed,
+                info.total,
+                info.failed
+            ))),
+            Err(e) => b
+                .message
+                .set(Some(format!("Polling the batch: {e} Trying again."))),
+        }
+        if b.status.get_untracked() != BatchStatus::Running {
+            return None;
+        }
+        fetch::sleep(interval, None).await;
+    }
+}
+
+/// The batch's answers: its output file (successes) and error file (failures), both JSONL;
+/// `None` when a download failed (said in the message).
+async fn download_answers(b: BatchState, backend: &Backend, info: &BatchInfo) -> Option<String> {
+    let mut body = String::new();
+    for file in [&info.output_file_id, &info.error_file_id]
+        .into_iter()
+        .flatten()
+    {
+        let content = match openai_batch::content_request(backend, file) {
+            Ok(req) => call(&req).await,
+            Err(e) => Err(e),
+        };
+        match content {
+            Ok(r) if (200..300).contains(&r.status) => {
+                body.push_str(&r.body);
+                body.push('\n');
+            }
+            Ok(r) => {
+                b.message.set(Some(format!(
+                    "Downloading the batch output failed (HTTP {}).",
+                    r.status
+                )));
+                return None;
+            }
+            Err(e) => {
+                b.message
+                    .set(Some(format!("Downloading the batch output failed: {e}")));
+                return None;
+            }
+        }
+    }
+    Some(body)
 }
 
 /// Forgets the stored batch id; a refusal is said (a reload would look for the batch again).
