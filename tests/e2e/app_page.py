@@ -2,6 +2,7 @@
 
 import time
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -19,7 +20,10 @@ class AppPage:
         self.wait_for(lambda d: d.find_elements(*tid("metric-select")), "the app to mount")
 
     def wait_for(self, cond, what, timeout=15):
-        return WebDriverWait(self.d, timeout, poll_frequency=0.05).until(cond, f"timed out waiting for {what}")
+        # A redraw between finding an element and reading it is not a failure: look again.
+        return WebDriverWait(
+            self.d, timeout, poll_frequency=0.05, ignored_exceptions=(StaleElementReferenceException,)
+        ).until(cond, f"timed out waiting for {what}")
 
     def el(self, name):
         return self.d.find_element(*tid(name))
