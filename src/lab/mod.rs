@@ -6,5 +6,6 @@ pub mod compare;
 pub mod io;
 pub mod overall;
 pub mod record;
+pub mod stored_run;
 
 pub use record::{CriterionRecord, ItemResult};

@@ -25,7 +25,7 @@ pub fn LabApp() -> impl IntoView {
     actions::refresh_cache_count(state);
     let batch = BatchState::new();
     provide_context(batch);
-    batch_run::check_resumable(batch);
+    crate::ui::stored_runs::on_load(batch);
     batch_run::release_lock_when_stopped(batch);
 
     view! {
@@ -35,6 +35,7 @@ pub fn LabApp() -> impl IntoView {
                 <MetricSelect/>
                 <FidelityPanel/>
                 <BatchPanel/>
+                <crate::ui::stored_runs::StoredRunsPanel/>
                 <BackendPanel/>
             </section>
             <section class="column results" aria-label="Results">

@@ -10,3 +10,4 @@ pub(crate) mod meta_panel;
 pub(crate) mod openai_batch_run;
 pub(crate) mod results_table;
 pub(crate) mod scatter_plot;
+pub(crate) mod stored_runs;
