@@ -5,11 +5,14 @@ use serde::Serialize;
 use super::{aggregate, params, Example, Input, TrialReading, INFO};
 use crate::providers::Backend;
 
+/// One trial in an export: its examples (pool indices) and its reading or error.
+pub type TrialExport<'a> = ((usize, usize), Result<&'a TrialReading, &'a str>);
+
 pub struct ExportInput<'a> {
     pub input: &'a Input,
     pub backend: &'a Backend,
     /// Per trial: its examples (pool indices) and its reading or error.
-    pub trials: Vec<((usize, usize), Result<&'a TrialReading, &'a str>)>,
+    pub trials: Vec<TrialExport<'a>>,
 }
 
 #[derive(Serialize)]

@@ -86,7 +86,7 @@ pub fn read_trial(text: &str, steps: Option<&[TokenStep]>) -> Result<TrialReadin
         ));
     };
     let evidence = evidence(text);
-    let smoothed = steps.and_then(|steps| expected_score(steps));
+    let smoothed = steps.and_then(expected_score);
     Ok(TrialReading {
         evidence,
         printed,
