@@ -71,6 +71,8 @@ pub(crate) fn replace_run(b: BatchState) {
         c.abort();
     }
     b.claimed.set_value(Default::default());
+    // Stored already under the old run's id; not for whatever this tab shows next.
+    b.pending.set_value(Vec::new());
     if b.status.get_untracked() == BatchStatus::Running {
         b.status.set(BatchStatus::Cancelled);
     }
@@ -90,7 +92,7 @@ pub fn import(state: AppState, b: BatchState, chosen: Vec<web_sys::File>) {
             let name = f.name();
             let lower = name.to_lowercase();
             if lower.ends_with(".zip") {
-                match files::bytes(&f).await.map_err(|e| e).and_then(|bytes| {
+                match files::bytes(&f).await.and_then(|bytes| {
                     ZipArchive::parse(&bytes)
                         .map(|a| (bytes, a))
                         .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))
@@ -365,6 +367,7 @@ fn begin(state: AppState, b: BatchState) {
     }
     b.cancel.set_value(controller);
     b.claimed.set_value(Default::default());
+    reset_progress(b);
     b.started_ms.set_value(now());
     b.finished_at_start
         .set_value(b.results.with_untracked(Vec::len));
@@ -391,14 +394,62 @@ fn begin(state: AppState, b: BatchState) {
     tick(b);
 }
 
-/// Keeps the rate and ETA moving while the run lasts.
+/// Keeps the rate and ETA moving while the run lasts, and shows results that waited long
+/// enough.
 fn tick(b: BatchState) {
     spawn_local(async move {
         while b.status.get_untracked() == BatchStatus::Running {
             b.now_ms.set(now());
+            maybe_flush(b);
             crate::web::fetch::sleep(500, None).await;
         }
+        flush(b);
         b.now_ms.set(now());
+    });
+}
+
+/// Before a run (or a watch) starts: which items have results, from those shown.
+pub(crate) fn reset_progress(b: BatchState) {
+    flush(b);
+    let done = b
+        .results
+        .with_untracked(|r| r.iter().map(|x| x.id.clone()).collect());
+    b.done_ids.set_value(done);
+    b.cursor.set_value(0);
+    b.pacer.set_value(crate::lab::pace::Pacer::new(now()));
+}
+
+/// A finished result: recorded at once (never picked again), shown when the pacer says.
+pub(crate) fn record(b: BatchState, result: ItemResult) {
+    b.done_ids.update_value(|d| {
+        d.insert(result.id.clone());
+    });
+    b.pending.update_value(|p| p.push(result));
+    maybe_flush(b);
+}
+
+pub(crate) fn maybe_flush(b: BatchState) {
+    let pending = b.pending.with_value(Vec::len);
+    let stored = b.results.with_untracked(Vec::len);
+    if b.pacer.with_value(|p| p.due(pending, stored, now())) {
+        flush(b);
+    }
+}
+
+/// Shows every waiting result, and times the recomputation that follows (the effects run
+/// before the next task) for the pacer.
+pub(crate) fn flush(b: BatchState) {
+    let batch = b.pending.try_update_value(std::mem::take).unwrap_or_default();
+    if batch.is_empty() {
+        return;
+    }
+    let t0 = now();
+    b.pacer.update_value(|p| p.flushed(t0, 0.0));
+    b.results.update(|r| r.extend(batch));
+    spawn_local(async move {
+        crate::web::fetch::sleep(0, None).await;
+        let t1 = now();
+        b.pacer.update_value(|p| p.flushed(t1, t1 - t0));
     });
 }
 
@@ -418,26 +469,33 @@ pub fn cancel(b: BatchState) {
 
 /// Forgets the failed items' results and runs them again.
 pub fn retry_failed(state: AppState, b: BatchState) {
+    flush(b);
     b.results.update(|r| r.retain(|x| x.is_complete()));
     start(state, b);
 }
 
+/// The next item with no result that no worker holds. Items before the cursor all had one or
+/// were held when passed, and an item once held ends with a result (or the run stops), so the
+/// search resumes there: constant time per item, whatever the number stored.
 fn next_item(b: BatchState) -> Option<Item> {
     let items = b.items.get_value();
-    let done: std::collections::HashSet<String> = b
-        .results
-        .with_untracked(|r| r.iter().map(|x| x.id.clone()).collect());
-    let next = b.claimed.try_update_value(|claimed| {
-        let found = items
-            .iter()
-            .find(|i| !done.contains(&i.id) && !claimed.contains(&i.id))
-            .cloned();
-        if let Some(i) = &found {
-            claimed.insert(i.id.clone());
-        }
-        found
+    let start = b.cursor.get_value();
+    let found = b.done_ids.with_value(|done| {
+        b.claimed.with_value(|claimed| {
+            items
+                .iter()
+                .enumerate()
+                .skip(start)
+                .find(|(_, i)| !done.contains(&i.id) && !claimed.contains(&i.id))
+                .map(|(k, i)| (k, i.clone()))
+        })
     });
-    next.flatten()
+    let (k, item) = found?;
+    b.cursor.set_value(k + 1);
+    b.claimed.update_value(|c| {
+        c.insert(item.id.clone());
+    });
+    Some(item)
 }
 
 async fn worker(state: AppState, b: BatchState) {
@@ -461,7 +519,7 @@ async fn worker(state: AppState, b: BatchState) {
             run,
             result: result.clone(),
         });
-        b.results.update(|r| r.push(result));
+        record(b, result);
         b.claimed.update_value(|c| {
             c.remove(&item.id);
         });
@@ -481,8 +539,9 @@ async fn worker(state: AppState, b: BatchState) {
         }
     }
     // The last worker to find nothing left finishes the run.
-    let all = b.results.with_untracked(Vec::len) >= b.item_count.get_untracked();
+    let all = b.done_ids.with_value(|d| d.len()) >= b.item_count.get_untracked();
     if all && b.status.get_untracked() == BatchStatus::Running {
+        flush(b);
         b.status.set(BatchStatus::Finished);
     }
 }
@@ -505,7 +564,7 @@ pub(crate) fn blank_result(metric: &str, item: &Item) -> ItemResult {
 /// Whether the metric (in the current mode) sends the image.
 pub(crate) fn metric_needs_image(state: AppState, metric: &str) -> bool {
     metric != maev::INFO.id
-        && !(metric == g_veval::INFO.id && !state.gv_mode.get_untracked().needs_image())
+        && (metric != g_veval::INFO.id || state.gv_mode.get_untracked().needs_image())
 }
 
 fn maev_input(state: AppState, item: &Item) -> maev::Input {

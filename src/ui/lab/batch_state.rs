@@ -60,6 +60,14 @@ pub struct BatchState {
     /// Import findings: bad rows with their line numbers, missing images, warnings.
     pub report: RwSignal<Vec<String>>,
     pub results: RwSignal<Vec<ItemResult>>,
+    /// Results finished but not shown yet: shown in batches (`lab::pace`), so that each result
+    /// costs the same whatever the number stored.
+    pub pending: StoredValue<Vec<ItemResult>>,
+    pub pacer: StoredValue<crate::lab::pace::Pacer>,
+    /// Ids of the items with a result (shown or pending), and where the next free item is
+    /// looked for: picking the next item costs the same at 100k results as at 10.
+    pub done_ids: StoredValue<HashSet<String>>,
+    pub cursor: StoredValue<usize>,
     /// Item ids being worked on now.
     pub claimed: StoredValue<HashSet<String>>,
     pub status: RwSignal<BatchStatus>,
@@ -105,6 +113,10 @@ impl BatchState {
             dataset_file: StoredValue::new(None),
             report: RwSignal::new(Vec::new()),
             results: RwSignal::new(Vec::new()),
+            pending: StoredValue::new(Vec::new()),
+            pacer: StoredValue::new(Default::default()),
+            done_ids: StoredValue::new(HashSet::new()),
+            cursor: StoredValue::new(0),
             claimed: StoredValue::new(HashSet::new()),
             status: RwSignal::new(BatchStatus::Empty),
             metric: StoredValue::new(String::new()),

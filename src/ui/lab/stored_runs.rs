@@ -8,9 +8,11 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::batch::ZipArchive;
-use crate::lab::stored_run::{self, merge_live, merge_stored, LiveMessage, StoredRun};
+use crate::lab::stored_run::{self, merge_stored, LiveMessage, StoredRun};
 use crate::lab::{io, ItemResult};
-use crate::ui::batch_run::{load_dataset, replace_run, start, take_lock};
+use crate::ui::batch_run::{
+    flush, load_dataset, maybe_flush, record, replace_run, reset_progress, start, take_lock,
+};
 use crate::ui::batch_state::{BatchState, BatchStatus, Images};
 use crate::ui::state::AppState;
 use crate::web::{batch_store, download, files, live, run_lock};
@@ -88,10 +90,11 @@ fn follow_other_tabs(b: BatchState) {
             return;
         }
         match m {
+            // Shown in batches, as in the running tab; an item already here counts once.
             LiveMessage::Result { result, .. } => {
-                b.results.update(|r| {
-                    merge_live(r, result);
-                });
+                if !b.done_ids.with_value(|d| d.contains(&result.id)) {
+                    record(b, result);
+                }
             }
             LiveMessage::Stopped { run, .. } => stop_watching(b, run),
         }
@@ -105,6 +108,7 @@ fn stop_watching(b: BatchState, run: String) {
         if b.stored_run.with_value(|r| r.as_deref() != Some(run.as_str())) {
             return;
         }
+        flush(b);
         b.results.update(|shown| *shown = merge_stored(shown, stored));
         let finished = b.results.with_untracked(Vec::len) >= b.item_count.get_untracked();
         b.status.set(if finished {
@@ -130,6 +134,7 @@ fn watch_lock(b: BatchState, run: String) {
             if !still {
                 return;
             }
+            maybe_flush(b);
             if run_lock::try_acquire(&run).await.is_some() {
                 return stop_watching(b, run);
             }
@@ -207,6 +212,7 @@ pub fn reopen(state: AppState, b: BatchState, id: String, run: bool) {
         b.resumable.set(None);
         b.message.set(None);
         if !take_lock(b).await {
+            reset_progress(b);
             b.status.set(BatchStatus::Watching);
             b.message.set(Some(run_lock::BUSY.into()));
             watch_lock(b, id);
