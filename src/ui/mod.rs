@@ -17,7 +17,7 @@ use backend::{backend_panel, connection, connection_panel};
 use evaluator::{actions, app, cost_panel, image_panel, inputs_panel, run_bar, single_results};
 use lab::{
     batch_panel, batch_run, batch_state, compare_panel, lab_app, meta_panel, openai_batch_run,
-    results_table, scatter_plot, stored_runs,
+    results_table, scatter_plot, stored_runs, thumbnail,
 };
 use metrics::fleur::{panel as fleur_panel, run as fleur_run};
 use metrics::g_veval::{panel as gveval_panel, run as gveval_run};

@@ -380,12 +380,25 @@ def test_two_tabs_two_datasets_keep_both_runs_listed_reopenable_exportable(brows
         page.wait_for(lambda d: progress(page)[:3] == (n1, 0, n1) and progress(page)[3] == "finished", "A's run reopened")
         assert result_ids(page) == [f"alpha-{i}" for i in range(n1)]
         before = len(fake.requests)
+        # Issue 18: each row shows its item's image, read back from the stored ZIP.
+        page.wait_for(lambda d: d.execute_script(
+            "const t = [...document.querySelectorAll('tr[data-testid^=result-] [data-testid=result-thumb]')];"
+            "return t.length === arguments[0] && t.every(i => i.complete && i.naturalWidth === 16);", n1),
+            "a thumbnail in every row")
 
         alpha.find_element(*tid("export-run-button")).click()
         exported = page.wait_file(downloads, f'{runs["alpha.jsonl"]["run"]}.jsonl')
         rows = [json.loads(l) for l in exported.read_text().splitlines() if l.strip()]
         assert sorted(r["id"] for r in rows) == [f"alpha-{i}" for i in range(n1)]
         assert all(r["text"].startswith("Caption number 5") for r in rows)
+
+        # Issue 18: a stored run compared with the one on the page, read from storage.
+        Select(page.el("compare-run-select")).select_by_value(runs["alpha.jsonl"]["run"])
+        page.el("compare-run-button").click()
+        page.wait_for(lambda d: d.find_elements(*tid("compare-table")), "the comparison with a stored run")
+        assert page.el("compare-changes").get_attribute("data-changed") == "0"
+        tau = [c.text for c in page.el("compare-tau-b").find_elements("css selector", "td")]
+        assert tau[0] == tau[1] != "–" and float(tau[2]) == 0
 
         beta = page.d.find_element("css selector", f'[data-run="{runs["beta.jsonl"]["run"]}"]')
         beta.find_element(*tid("delete-run-button")).click()

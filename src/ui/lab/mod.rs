@@ -11,3 +11,4 @@ pub(crate) mod openai_batch_run;
 pub(crate) mod results_table;
 pub(crate) mod scatter_plot;
 pub(crate) mod stored_runs;
+pub(crate) mod thumbnail;
