@@ -20,6 +20,9 @@ use crate::web::{fetch, files};
 
 const CALL_TIMEOUT_MS: u32 = 120_000;
 
+/// An item's answers by slot (criterion id, `score`, `trial-<i>`).
+type SlotAnswers = Vec<(String, Result<crate::completion::Completion, JudgeError>)>;
+
 async fn call(req: &HttpRequest) -> Result<fetch::RawResponse, JudgeError> {
     fetch::send(req, CALL_TIMEOUT_MS, None).await
 }
@@ -205,10 +208,7 @@ pub async fn poll(state: AppState, b: BatchState, batch_id: String) {
     }
     // Group the answers by item (custom_id = "<index>:<slot>").
     let items = b.items.get_value();
-    let mut by_item: std::collections::BTreeMap<
-        usize,
-        Vec<(String, Result<crate::completion::Completion, JudgeError>)>,
-    > = Default::default();
+    let mut by_item: std::collections::BTreeMap<usize, SlotAnswers> = Default::default();
     let output = openai_batch::read_output(&body);
     let (tokens_in, tokens_out) = output
         .iter()
