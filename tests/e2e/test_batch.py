@@ -230,8 +230,11 @@ def write_dataset(tmp_path, name, first_number, n, ids=None):
 
 def stored_runs(page):
     page.d.execute_script("document.querySelector('[data-testid=\"stored-runs\"]').open = true;")
-    return [{k: e.get_attribute(f"data-{k}") for k in ("run", "dataset", "done", "total")}
-            for e in page.d.find_elements("css selector", '[data-testid="stored-run"]')]
+    # Read in one script: the list is re-rendered as runs change, so elements found one call
+    # earlier may be gone by the next.
+    return page.d.execute_script(
+        "return [...document.querySelectorAll('[data-testid=\"stored-run\"]')].map(e => "
+        "({run: e.dataset.run, dataset: e.dataset.dataset, done: e.dataset.done, total: e.dataset.total}));")
 
 
 def result_ids(page):
@@ -386,6 +389,7 @@ def test_two_tabs_two_datasets_keep_both_runs_listed_reopenable_exportable(brows
             "return t.length === arguments[0] && t.every(i => i.complete && i.naturalWidth === 16);", n1),
             "a thumbnail in every row")
 
+        alpha = page.d.find_element("css selector", f'[data-run="{runs["alpha.jsonl"]["run"]}"]')
         alpha.find_element(*tid("export-run-button")).click()
         exported = page.wait_file(downloads, f'{runs["alpha.jsonl"]["run"]}.jsonl')
         rows = [json.loads(l) for l in exported.read_text().splitlines() if l.strip()]
