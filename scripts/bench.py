@@ -38,8 +38,10 @@ from selenium.webdriver.support.ui import Select  # noqa: E402
 from app_page import CRITERIA, AppPage, tid  # noqa: E402
 from fakes.openai import FakeOpenAI  # noqa: E402
 import wasm_sizes  # noqa: E402
+import bench_lab_scale  # noqa: E402
+from conftest import _png  # noqa: E402
 
-DIST = ROOT / "dist"
+DIST = Path(os.environ.get("HJ_DIST", ROOT / "dist"))
 CHROMIUM = os.environ.get("HJ_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("HJ_CHROMEDRIVER", "/usr/bin/chromedriver")
 HOLD_S = 0.3
@@ -405,17 +407,37 @@ def ten_thousand(d, app_url, tmp, gamma_runs):
     print(f"10,000 results: import and first analysis {load_s:.2f} s; γ changes {[round(x, 1) for x in g]} ms")
 
 
+# ---------------------------------------------------------------- the lab at scale
+
+def lab_scale_only(args):
+    with tempfile.TemporaryDirectory() as tmp:
+        site, app_url = serve(DIST)
+        d = chromium(Path(tmp) / "profile")
+        d.set_script_timeout(600)
+        try:
+            bench_lab_scale.report(d, app_url, _png(16, 12, lambda x, y: (200, 80, 40)), Row,
+                                   (1_000, 10_000) if args.smoke else (1_000, 10_000, 100_000))
+        finally:
+            d.quit()
+            site.shutdown()
+    print_table()
+
+
 # ---------------------------------------------------------------- main
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--smoke", action="store_true", help="fewer samples (CI)")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a budget is missed")
+    ap.add_argument("--lab-scale", choices=["skip", "only", "also"], default="also",
+                    help="the lab's per-result cost at 1k, 10k and 100k stored results (several minutes)")
     args = ap.parse_args()
     loads, runs, gamma_runs = (3, 2, 9) if args.smoke else (15, 7, 21)
     if not (DIST / "index.html").exists():
         sys.exit("dist/ is missing: run scripts/bench.sh (it builds the site first)")
 
+    if args.lab_scale == "only":
+        return lab_scale_only(args)
     sizes()
     wasm_sizes.report(ROOT / "target" / "wasm32-unknown-unknown" / "release" / "harmonic-judge.wasm")
 
@@ -440,6 +462,9 @@ def main():
             input_tokens(page, photo)
             evaluation(d, app_url, small, runs, gamma_runs)
             ten_thousand(d, app_url, tmp, gamma_runs)
+            if args.lab_scale == "also":
+                bench_lab_scale.report(d, app_url, _png(16, 12, lambda x, y: (200, 80, 40)), Row,
+                                       (1_000, 10_000) if args.smoke else (1_000, 10_000, 100_000))
         finally:
             d.quit()
             for s in (site, blank, photo_server):

@@ -67,6 +67,27 @@ pub fn disagreements(points: &[ScatterPoint], k: usize) -> Vec<(ScatterPoint, f6
     out
 }
 
+/// Every item's rank gap (as in `disagreements`), by id: the metric–human disagreement a
+/// results table sorts by. Items without a score or a human overall rating have none, nor do
+/// partial items (scored on fewer than all criteria), which the meta-evaluation and the
+/// scatter leave out by default: the gaps are the scatter's.
+pub fn rank_gaps(results: &[ItemResult], gamma: f64) -> std::collections::HashMap<String, f64> {
+    let partial: std::collections::HashSet<&str> = results
+        .iter()
+        .filter(|r| r.is_partial())
+        .map(|r| r.id.as_str())
+        .collect();
+    let mut points = scatter(results, gamma);
+    points.retain(|p| !partial.contains(p.id.as_str()));
+    let h = rank_fractions(&points.iter().map(|p| p.human).collect::<Vec<_>>());
+    let m = rank_fractions(&points.iter().map(|p| p.metric).collect::<Vec<_>>());
+    points
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| (p.id, (h[i] - m[i]).abs()))
+        .collect()
+}
+
 /// One run's agreement with humans at one γ.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunSummary {
@@ -210,6 +231,25 @@ mod tests {
         // Ties share their mid-rank.
         assert_eq!(rank_fractions(&[1.0, 1.0, 3.0]), vec![0.25, 0.25, 1.0]);
         assert_eq!(rank_fractions(&[7.0]), vec![0.5]);
+    }
+
+    #[test]
+    fn every_item_has_its_rank_gap_to_sort_by() {
+        let rs = vec![
+            item("a", Some(0.2), Some(1.0)),
+            item("b", Some(0.3), Some(2.0)),
+            item("c", Some(0.4), Some(3.0)),
+            item("d", Some(0.1), Some(4.0)),
+            item("unscored", None, Some(4.0)),
+        ];
+        let gaps = rank_gaps(&rs, 0.75);
+        assert_eq!(gaps.len(), 4, "an item without a score has no gap");
+        assert!((gaps["d"] - 1.0).abs() < 1e-12);
+        assert!((gaps["a"] - 1.0 / 3.0).abs() < 1e-12);
+        // The same numbers as the list of the worst ones.
+        for (p, gap) in disagreements(&scatter(&rs, 0.75), 4) {
+            assert_eq!(gaps[&p.id], gap);
+        }
     }
 
     #[test]

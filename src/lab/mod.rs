@@ -5,6 +5,8 @@ pub mod analysis;
 pub mod compare;
 pub mod io;
 pub mod overall;
+pub mod pace;
 pub mod record;
+pub mod stored_run;
 
 pub use record::{CriterionRecord, ItemResult};

@@ -1,14 +1,17 @@
-//! Persistence of a batch run in IndexedDB, so a reload in the middle of a long paid run loses
-//! nothing: every item's result is written as it arrives, and the run's description, dataset
-//! text and image files are kept to resume from.
+//! Persistence of batch runs in IndexedDB, each under its own id (`lab::stored_run`), so a
+//! reload in the middle of a long paid run loses nothing and an import never touches another
+//! run: every item's result is written as it arrives under `<run>/<item>`, and the run's
+//! description (a typed record, stored as JSON), dataset text and image files are kept beside
+//! it to resume, reopen, export or delete it.
 
-use js_sys::{Array, Reflect};
+use js_sys::Array;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::IdbTransactionMode;
+use web_sys::{IdbKeyRange, IdbTransactionMode};
 
 use wasm_bindgen_futures::JsFuture;
 
 use super::cache::{committed, database, done, named_store, BATCH_ITEMS, BATCH_META};
+use crate::lab::stored_run::{keys, StoredDataset, StoredRun};
 
 /// Writes one value; `Err` says why in a phrase (callers say what was not kept).
 async fn put(store_name: &str, key: &str, value: &JsValue) -> Result<(), String> {
@@ -29,18 +32,30 @@ fn unavailable() -> String {
     "it refuses IndexedDB, as private windows may".into()
 }
 
-/// Stores one item's result (JSON).
-pub async fn put_result(id: &str, json: &str) -> Result<(), String> {
-    put(BATCH_ITEMS, id, &JsValue::from_str(json)).await
+fn range((lower, upper): (String, String)) -> Option<IdbKeyRange> {
+    IdbKeyRange::bound(&JsValue::from_str(&lower), &JsValue::from_str(&upper)).ok()
 }
 
-/// Every stored result (JSON strings).
-pub async fn all_results() -> Vec<String> {
+async fn get(store_name: &str, key: &str) -> Option<JsValue> {
+    let db = database().await.ok()?;
+    let request = named_store(&db, store_name, IdbTransactionMode::Readonly)
+        .ok()?
+        .get(&JsValue::from_str(key))
+        .ok()?;
+    let v = done(&request).await.ok()?;
+    (!v.is_undefined() && !v.is_null()).then_some(v)
+}
+
+/// The text values stored in `store_name` under a key range.
+async fn texts_in(store_name: &str, keys: (String, String)) -> Vec<String> {
     let Ok(db) = database().await else {
         return Vec::new();
     };
-    let Ok(request) =
-        named_store(&db, BATCH_ITEMS, IdbTransactionMode::Readonly).and_then(|s| s.get_all())
+    let Some(r) = range(keys) else {
+        return Vec::new();
+    };
+    let Ok(request) = named_store(&db, store_name, IdbTransactionMode::Readonly)
+        .and_then(|s| s.get_all_with_key(&r))
     else {
         return Vec::new();
     };
@@ -53,61 +68,107 @@ pub async fn all_results() -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// A run-level value: text (`run`, `dataset`) or a file Blob (`file:<name>`).
-pub async fn put_meta(key: &str, value: &JsValue) -> Result<(), String> {
-    put(BATCH_META, key, value).await
+/// Stores one item's result (JSON) under its run.
+pub async fn put_result(run: &str, item: &str, json: &str) -> Result<(), String> {
+    put(BATCH_ITEMS, &keys::result(run, item), &JsValue::from_str(json)).await
 }
 
-pub async fn get_meta(key: &str) -> Option<JsValue> {
-    let db = database().await.ok()?;
-    let request = named_store(&db, BATCH_META, IdbTransactionMode::Readonly)
-        .ok()?
-        .get(&JsValue::from_str(key))
-        .ok()?;
-    let v = done(&request).await.ok()?;
-    (!v.is_undefined()).then_some(v)
+/// Every stored result of one run (JSON strings).
+pub async fn run_results(run: &str) -> Vec<String> {
+    texts_in(BATCH_ITEMS, keys::results_range(run)).await
 }
 
-/// The names of the stored image files.
-pub async fn file_keys() -> Vec<String> {
-    let Ok(db) = database().await else {
-        return Vec::new();
+/// How many results one run has stored.
+pub async fn result_count(run: &str) -> usize {
+    let Ok(db) = database().await else { return 0 };
+    let Some(r) = range(keys::results_range(run)) else {
+        return 0;
     };
-    let Ok(request) =
-        named_store(&db, BATCH_META, IdbTransactionMode::Readonly).and_then(|s| s.get_all_keys())
+    let Ok(request) = named_store(&db, BATCH_ITEMS, IdbTransactionMode::Readonly)
+        .and_then(|s| s.count_with_key(&r))
     else {
-        return Vec::new();
+        return 0;
     };
-    let Ok(keys) = done(&request).await else {
-        return Vec::new();
-    };
-    keys.dyn_into::<Array>()
-        .map(|a| {
-            a.iter()
-                .filter_map(|k| k.as_string())
-                .filter_map(|k| k.strip_prefix("file:").map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
+    done(&request)
+        .await
+        .ok()
+        .and_then(|v| v.as_f64())
+        .unwrap_or(0.0) as usize
 }
 
-/// Forgets the stored run (a new run starts from nothing).
-pub async fn clear() {
-    let Ok(db) = database().await else { return };
-    for name in [BATCH_ITEMS, BATCH_META] {
-        if let Ok(request) =
-            named_store(&db, name, IdbTransactionMode::Readwrite).and_then(|s| s.clear())
-        {
-            let _ = done(&request).await;
-        }
-    }
+/// Writes (or rewrites) a run's description.
+pub async fn put_run(run: &StoredRun) -> Result<(), String> {
+    let json = serde_json::to_string(run).map_err(|e| e.to_string())?;
+    put(BATCH_META, &keys::run(&run.id), &JsValue::from_str(&json)).await
 }
 
-/// A small JS object from key/value pairs, for `put_meta`.
-pub fn object(pairs: &[(&str, JsValue)]) -> JsValue {
-    let o = js_sys::Object::new();
-    for (k, v) in pairs {
-        let _ = Reflect::set(&o, &JsValue::from_str(k), v);
+pub async fn get_run(id: &str) -> Option<StoredRun> {
+    let text = get(BATCH_META, &keys::run(id)).await?.as_string()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// Every stored run's description (unreadable records are skipped).
+pub async fn all_runs() -> Vec<StoredRun> {
+    texts_in(BATCH_META, keys::runs_range())
+        .await
+        .iter()
+        .filter_map(|t| serde_json::from_str(t).ok())
+        .collect()
+}
+
+/// Reads a run's description, changes it and writes it back.
+pub async fn update_run(id: &str, change: impl FnOnce(&mut StoredRun)) -> Result<(), String> {
+    let mut run = get_run(id)
+        .await
+        .ok_or_else(|| "the run's record could not be read back".to_string())?;
+    change(&mut run);
+    put_run(&run).await
+}
+
+pub async fn put_dataset(run: &str, dataset: &StoredDataset) -> Result<(), String> {
+    let json = serde_json::to_string(dataset).map_err(|e| e.to_string())?;
+    put(BATCH_META, &keys::dataset(run), &JsValue::from_str(&json)).await
+}
+
+pub async fn get_dataset(run: &str) -> Option<StoredDataset> {
+    let text = get(BATCH_META, &keys::dataset(run)).await?.as_string()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// An image file (a ZIP or a loose image) kept with a run.
+pub async fn put_file(run: &str, name: &str, blob: &web_sys::Blob) -> Result<(), String> {
+    put(BATCH_META, &keys::file(run, name), blob).await
+}
+
+pub async fn get_file(run: &str, name: &str) -> Option<web_sys::Blob> {
+    get(BATCH_META, &keys::file(run, name))
+        .await
+        .and_then(|v| v.dyn_into().ok())
+}
+
+/// Forgets one run: its description, dataset, files and results. Other runs are untouched.
+pub async fn delete_run(run: &str) -> Result<(), String> {
+    let db = database().await.map_err(|_| unavailable())?;
+    let doomed = [
+        (BATCH_ITEMS, range(keys::results_range(run))),
+        (BATCH_META, range(keys::files_range(run))),
+    ];
+    for (name, r) in doomed {
+        let r = r.ok_or("a key range could not be made")?;
+        let request = named_store(&db, name, IdbTransactionMode::Readwrite)
+            .and_then(|s| s.delete(&r))
+            .map_err(|_| unavailable())?;
+        done(&request)
+            .await
+            .map_err(|_| "the browser refused to delete it".to_string())?;
     }
-    o.into()
+    for key in [keys::dataset(run), keys::run(run)] {
+        let request = named_store(&db, BATCH_META, IdbTransactionMode::Readwrite)
+            .and_then(|s| s.delete(&JsValue::from_str(&key)))
+            .map_err(|_| unavailable())?;
+        done(&request)
+            .await
+            .map_err(|_| "the browser refused to delete it".to_string())?;
+    }
+    Ok(())
 }

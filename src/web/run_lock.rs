@@ -1,7 +1,7 @@
-//! One batch run per device at a time, across tabs: a Web Lock (`navigator.locks`) held for as
-//! long as a tab runs (or is replacing) the stored run. A second tab that tries to run, resume
-//! or import while the first runs is told so instead of requesting the same items again or
-//! erasing the stored results.
+//! One tab at a time runs a stored batch run, across the device's tabs: a Web Lock
+//! (`navigator.locks`) named after the run's id, held for as long as a tab runs it. A second tab
+//! that opens the same run while the first runs it watches it live (`live`) instead of
+//! requesting the same items again; runs of other datasets have other locks and run freely.
 //!
 //! web-sys marks the Web Locks API unstable, so it is reached through `Reflect`, as
 //! `DecompressionStream` is in `files.rs`. Where the API is missing (an insecure context), the
@@ -12,7 +12,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-const NAME: &str = "harmonic-judge-batch-run";
+const PREFIX: &str = "harmonic-judge-batch-run:";
 
 /// Held while alive; dropping it releases the lock.
 pub struct RunLock {
@@ -27,8 +27,8 @@ impl Drop for RunLock {
     }
 }
 
-/// The lock, if no other tab holds it now (never waits).
-pub async fn try_acquire() -> Option<RunLock> {
+/// The lock of stored run `run`, if no other tab holds it now (never waits).
+pub async fn try_acquire(run: &str) -> Option<RunLock> {
     let Some(locks) = web_sys::window()
         .and_then(|w| Reflect::get(&w.navigator(), &"locks".into()).ok())
         .filter(|l| !l.is_undefined() && !l.is_null())
@@ -58,7 +58,8 @@ pub async fn try_acquire() -> Option<RunLock> {
     });
     let options = Object::new();
     let _ = Reflect::set(&options, &"ifAvailable".into(), &JsValue::TRUE);
-    let args = js_sys::Array::of3(&NAME.into(), &options, &callback);
+    let name = format!("{PREFIX}{run}");
+    let args = js_sys::Array::of3(&name.into(), &options, &callback);
     if Reflect::apply(&request, &locks, &args).is_err() {
         return Some(RunLock { release: None });
     }
@@ -67,6 +68,6 @@ pub async fn try_acquire() -> Option<RunLock> {
 }
 
 /// What a tab that did not get the lock reads.
-pub const BUSY: &str = "Another tab of this app is running a batch on this device. Watch it \
-                        there, or pause or cancel it there first: running here too would send \
-                        its items again, and importing would erase its stored results.";
+pub const BUSY: &str = "Another tab of this app is running this batch on this device: it is \
+                        shown here live as its results arrive. Pause or cancel it there to run \
+                        it here; running here too would send its items again.";

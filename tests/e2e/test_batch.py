@@ -210,11 +210,45 @@ def test_a_storage_quota_too_small_for_the_dataset_is_said_at_import(browser, ap
         browser.execute_cdp_cmd("Storage.overrideQuotaForOrigin", {"origin": origin})
 
 
-def test_a_second_tab_neither_runs_the_same_items_again_nor_erases_the_run(browser, app_url, dataset, tmp_path):
+def asked_counts(fake, number_of=None):
+    """How many times each (item number, criterion) was requested at the fake."""
+    asked = {}
+    for r in fake.rating_requests():
+        key = (item_number(r["body"]), r["criterion"])
+        asked[key] = asked.get(key, 0) + 1
+    return asked
+
+
+def write_dataset(tmp_path, name, first_number, n, ids=None):
+    """A JSONL dataset of `n` items whose captions are numbered from `first_number` (so the
+    requests of two datasets never share a cached answer); `ids` defaults to <name>-<i>."""
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text("".join(json.dumps({"id": (ids or (lambda i: f"{name}-{i}"))(i), "task": "ic", "image": "img00.png",
+                                        "text": f"Caption number {first_number + i}: a cat.", "human_overall": (i % 5) + 1}) + "\n"
+                            for i in range(n)))
+    return path
+
+
+def stored_runs(page):
+    page.d.execute_script("document.querySelector('[data-testid=\"stored-runs\"]').open = true;")
+    # Read in one script: the list is re-rendered as runs change, so elements found one call
+    # earlier may be gone by the next.
+    return page.d.execute_script(
+        "return [...document.querySelectorAll('[data-testid=\"stored-run\"]')].map(e => "
+        "({run: e.dataset.run, dataset: e.dataset.dataset, done: e.dataset.done, total: e.dataset.total}));")
+
+
+def result_ids(page):
+    return sorted(e.get_attribute("data-testid")[len("result-"):]
+                  for e in page.d.find_elements("css selector", '[data-testid^="result-"]')
+                  if e.tag_name == "tr")
+
+
+def test_a_second_tab_watches_the_running_batch_live_and_requests_nothing(browser, app_url, dataset, tmp_path):
     """Issue 17.2: a second tab opened during a live run offered Resume, and clicking it judged
-    most items twice; its import erased the first tab's stored results; and a dataset imported
-    in the running tab received the old run's in-flight answers. One Web Lock per device now
-    lets one tab run; the other is told so. A new import drops late answers of the old run."""
+    most items twice (356 requests instead of 200). Now the run's Web Lock tells the second tab
+    that another tab runs it, and it shows that run live (BroadcastChannel): progress and rows
+    grow as results arrive, and the fake counts every (item, criterion) exactly once."""
     fake = FakeOpenAI(delay=0.25)
     try:
         page = open_batch(browser, app_url, fake)
@@ -226,44 +260,155 @@ def test_a_second_tab_neither_runs_the_same_items_again_nor_erases_the_run(brows
         first = browser.current_window_handle
 
         browser.switch_to.new_window("tab")
+        second = browser.current_window_handle
         other = AppPage(browser, app_url + "lab/")
-        other.wait_for(lambda d: d.find_elements(*tid("resume-run-button")), "the offer to resume")
+        other.wait_for(lambda d: d.find_elements(*tid("resume-run-button")), "the offer to watch")
+        assert "running in another tab" in other.d.find_element("css selector", ".resume-banner").text
         other.el("resume-run-button").click()
-        other.wait_for(lambda d: "Another tab" in other.el("batch-message").text, "the refusal to resume")
-        # Importing here would erase the running tab's stored results: refused too.
-        other.el("dataset-input").send_keys(f"{data}\n{images}")
-        other.wait_for(lambda d: "Another tab" in other.el("import-report").text, "the refusal to import")
+        other.wait_for(lambda d: progress(other)[3] == "watching", "the live view")
+        assert "Another tab" in other.el("batch-message").text
+        assert other.el("run-batch-button").get_attribute("disabled") is not None
+        seen = progress(other)[0]
+        assert progress(other)[2] == N
+        # Live: results arrive here while the first tab runs (not only at its end).
+        other.wait_for(lambda d: progress(other)[0] >= seen + 2 and progress(other)[3] == "watching",
+                       "results to arrive live", 60)
+        other.wait_for(lambda d: len(result_ids(other)) >= seen + 2, "rows to arrive live", 30)
 
         browser.switch_to.window(first)
         page.wait_for(lambda d: progress(page)[3] == "finished", "the run to finish", 180)
         assert progress(page)[:3] == (N, 0, N)
-        asked = {}
-        for r in fake.rating_requests():
-            key = (item_number(r["body"]), r["criterion"])
-            asked[key] = asked.get(key, 0) + 1
+        browser.switch_to.window(second)
+        other.wait_for(lambda d: progress(other)[3] == "finished", "the watching tab to see the end", 30)
+        assert progress(other)[:3] == (N, 0, N)
+        assert result_ids(other) == [f"item-{i:02d}" for i in range(N)]
+        asked = asked_counts(fake)
         assert set(asked) == {(i, c) for i in range(N) for c in CRITERIA}
         assert max(asked.values()) == 1, "no item was requested twice"
+    finally:
+        fake.stop()
 
-        # A dataset imported in the running tab does not receive the old run's answers. New
-        # captions, so that no cached answer stands in for a request.
-        def write(name, first_number, n):
-            path = tmp_path / f"{name}.jsonl"
-            path.write_text("".join(json.dumps({"id": f"{name}-{i}", "task": "ic", "image": "img00.png",
-                                                "text": f"Caption number {first_number + i}: a cat."}) + "\n"
-                                    for i in range(n)))
-            return path
 
-        fresh, second = write("fresh", 200, 10), write("second", 300, 3)
-        fake.delay = 1.0
-        page.el("dataset-input").send_keys(f"{fresh}\n{images}")
-        page.wait_for(lambda d: progress(page) == (0, 0, 10, "ready"), "the fresh dataset to load")
+def test_an_import_during_a_run_never_touches_the_running_dataset(browser, app_url, dataset, tmp_path, downloads):
+    """Issue 17.2: a dataset imported during a run of another (same item ids) received the old
+    run's in-flight answers, was never asked for them, and exported the old texts. Each import
+    is now a run of its own: imported in another tab while the first runs, it starts empty, the
+    first run finishes with every item asked once, and the second, run later, asks every one of
+    its own items and exports its own texts. In the running tab itself, a new import drops the
+    old run's late answers."""
+    fake = FakeOpenAI(delay=0.3)
+    n = 12
+    _, images = dataset
+    ids = lambda i: f"item-{i:02d}"  # noqa: E731 (the same ids in both datasets)
+    d1, d2 = write_dataset(tmp_path, "one", 100, n, ids), write_dataset(tmp_path, "two", 200, n, ids)
+    try:
+        page = open_batch(browser, app_url, fake)
+        page.el("dataset-input").send_keys(f"{d1}\n{images}")
+        page.wait_for(lambda d: progress(page)[2] == n, "the first dataset to load")
         page.el("run-batch-button").click()
         page.wait_for(lambda d: fake.inflight >= 2, "requests in flight")
-        page.el("dataset-input").send_keys(f"{second}\n{images}")
-        page.wait_for(lambda d: progress(page) == (0, 0, 3, "ready"), "the second dataset to load")
+        first = browser.current_window_handle
+
+        browser.switch_to.new_window("tab")
+        second = browser.current_window_handle
+        other = open_batch(browser, app_url, fake)
+        other.el("dataset-input").send_keys(f"{d2}\n{images}")
+        other.wait_for(lambda d: progress(other) == (0, 0, n, "ready"), "the second dataset to load")
+        assert "Another tab" not in other.el("import-report").text
+
+        browser.switch_to.window(first)
+        page.wait_for(lambda d: progress(page)[3] == "finished", "the first run to finish", 120)
+        assert progress(page)[:3] == (n, 0, n)
+        browser.switch_to.window(second)
+        assert progress(other) == (0, 0, n, "ready"), "no answer of the first run landed here"
+        other.el("run-batch-button").click()
+        other.wait_for(lambda d: progress(other)[3] == "finished", "the second run to finish", 120)
+        assert progress(other)[:3] == (n, 0, n)
+        asked = asked_counts(fake)
+        assert set(asked) == {(i, c) for i in [*range(100, 100 + n), *range(200, 200 + n)] for c in CRITERIA}
+        assert max(asked.values()) == 1
+        other.el("export-results-jsonl").click()
+        rows = [json.loads(l) for l in other.wait_file(downloads, "results.jsonl").read_text().splitlines() if l.strip()]
+        assert sorted(r["id"] for r in rows) == [ids(i) for i in range(n)]
+        assert all(r["text"].startswith("Caption number 2") for r in rows), "the second dataset's own texts"
+
+        # In one tab: a dataset imported while that tab runs another gets none of its answers.
+        fresh, second = write_dataset(tmp_path, "fresh", 300, 10), write_dataset(tmp_path, "second", 400, 3)
+        fake.delay = 1.0
+        other.el("dataset-input").send_keys(f"{fresh}\n{images}")
+        other.wait_for(lambda d: progress(other) == (0, 0, 10, "ready"), "the fresh dataset to load")
+        other.el("run-batch-button").click()
+        other.wait_for(lambda d: fake.inflight >= 2, "requests in flight")
+        other.el("dataset-input").send_keys(f"{second}\n{images}")
+        other.wait_for(lambda d: progress(other) == (0, 0, 3, "ready"), "the second dataset to load")
         time.sleep(2.5)  # the first dataset's requests in flight are answered (or aborted) by now
-        ids = [e.get_attribute("data-testid") for e in page.d.find_elements("css selector", '[data-testid^="result-"]')]
-        assert not [i for i in ids if i.startswith("result-fresh-")], ids
-        assert progress(page) == (0, 0, 3, "ready")
+        assert not [i for i in result_ids(other) if i.startswith("fresh-")]
+        assert progress(other) == (0, 0, 3, "ready")
+    finally:
+        fake.stop()
+
+
+def test_two_tabs_two_datasets_keep_both_runs_listed_reopenable_exportable(browser, app_url, dataset, tmp_path, downloads):
+    """Issue 17.2: tab B's import erased tab A's stored results. Now both runs stay stored
+    under their own ids: after a reload A lists both, reopens its finished run with every
+    result, exports it from the list, and deletes B's without touching its own."""
+    fake = FakeOpenAI(delay=0.1)
+    fake.dist_for = opinion  # scores that vary with the item, so that τ is defined
+    n1, n2 = 8, 5
+    _, images = dataset
+    d1, d2 = write_dataset(tmp_path, "alpha", 500, n1), write_dataset(tmp_path, "beta", 600, n2)
+    try:
+        page = open_batch(browser, app_url, fake)
+        page.el("dataset-input").send_keys(f"{d1}\n{images}")
+        page.wait_for(lambda d: progress(page)[2] == n1, "A's dataset to load")
+        page.el("run-batch-button").click()
+        page.wait_for(lambda d: progress(page)[3] == "finished", "A's run to finish", 90)
+        first = browser.current_window_handle
+
+        browser.switch_to.new_window("tab")
+        second = browser.current_window_handle
+        other = open_batch(browser, app_url, fake)
+        other.el("dataset-input").send_keys(f"{d2}\n{images}")
+        other.wait_for(lambda d: progress(other) == (0, 0, n2, "ready"), "B's dataset to load")
+        other.wait_for(lambda d: len(stored_runs(other)) == 2, "both runs listed in B")
+
+        browser.switch_to.window(first)
+        page.d.refresh()
+        page = AppPage(browser, app_url + "lab/")
+        page.wait_for(lambda d: len(stored_runs(page)) == 2, "both runs listed after a reload")
+        runs = {r["dataset"]: r for r in stored_runs(page)}
+        assert (runs["alpha.jsonl"]["done"], runs["alpha.jsonl"]["total"]) == (str(n1), str(n1))
+        assert (runs["beta.jsonl"]["done"], runs["beta.jsonl"]["total"]) == ("0", str(n2))
+        alpha = page.d.find_element("css selector", f'[data-run="{runs["alpha.jsonl"]["run"]}"]')
+        alpha.find_element(*tid("open-run-button")).click()
+        page.wait_for(lambda d: progress(page)[:3] == (n1, 0, n1) and progress(page)[3] == "finished", "A's run reopened")
+        assert result_ids(page) == [f"alpha-{i}" for i in range(n1)]
+        before = len(fake.requests)
+        # Issue 18: each row shows its item's image, read back from the stored ZIP.
+        page.wait_for(lambda d: d.execute_script(
+            "const t = [...document.querySelectorAll('tr[data-testid^=result-] [data-testid=result-thumb]')];"
+            "return t.length === arguments[0] && t.every(i => i.complete && i.naturalWidth === 16);", n1),
+            "a thumbnail in every row")
+
+        alpha = page.d.find_element("css selector", f'[data-run="{runs["alpha.jsonl"]["run"]}"]')
+        alpha.find_element(*tid("export-run-button")).click()
+        exported = page.wait_file(downloads, f'{runs["alpha.jsonl"]["run"]}.jsonl')
+        rows = [json.loads(l) for l in exported.read_text().splitlines() if l.strip()]
+        assert sorted(r["id"] for r in rows) == [f"alpha-{i}" for i in range(n1)]
+        assert all(r["text"].startswith("Caption number 5") for r in rows)
+
+        # Issue 18: a stored run compared with the one on the page, read from storage.
+        Select(page.el("compare-run-select")).select_by_value(runs["alpha.jsonl"]["run"])
+        page.el("compare-run-button").click()
+        page.wait_for(lambda d: d.find_elements(*tid("compare-table")), "the comparison with a stored run")
+        assert page.el("compare-changes").get_attribute("data-changed") == "0"
+        tau = [c.text for c in page.el("compare-tau-b").find_elements("css selector", "td")]
+        assert tau[0] == tau[1] != "–" and float(tau[2]) == 0
+
+        beta = page.d.find_element("css selector", f'[data-run="{runs["beta.jsonl"]["run"]}"]')
+        beta.find_element(*tid("delete-run-button")).click()
+        page.wait_for(lambda d: [r["dataset"] for r in stored_runs(page)] == ["alpha.jsonl"], "B's run deleted")
+        assert progress(page)[:3] == (n1, 0, n1), "deleting another run leaves the open one alone"
+        assert len(fake.requests) == before, "reopening and exporting ask nothing"
     finally:
         fake.stop()

@@ -205,6 +205,12 @@ def test_explain_and_export(browser, app_url, fake, images, downloads):
     assert doc["text"] == "A dog runs across a grassy park."
     assert [c["name"] for c in doc["criteria"]] == CRITERIA
     assert doc["criteria"][0]["distribution"] == pytest.approx([0, 0.05, 0.15, 0.6, 0.2], abs=1e-12)
+    # Issue 18: the bars are hidden from screen readers, which read the same numbers as a table.
+    card = page.card("correctness")
+    assert card.find_element("css selector", ".bars").get_attribute("aria-hidden") == "true"
+    spoken = page.d.execute_script(
+        "return document.querySelector('[data-testid=distribution-text-correctness]').textContent;")
+    assert spoken == "Probability of each rating: 1: 0.0 %, 2: 5.0 %, 3: 15.0 %, 4: 60.0 %, 5: 20.0 %."
     assert sum(c["weight"] for c in doc["criteria"]) == pytest.approx(1.0)
     assert doc["overall"] == pytest.approx(SPEC[0.75], abs=5e-5)
 

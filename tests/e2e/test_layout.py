@@ -452,10 +452,22 @@ def test_scatter_comparison_and_sample_dataset(browser, app_url, tmp_path, downl
     import_results(page, path)
     scatter = page.el("scatter-plot")
     page.wait_for(lambda _: scatter.get_attribute("data-points") == str(N_RESULTS - 1), "the scatter")
-    assert len(scatter.find_elements("css selector", "circle.dot")) == N_RESULTS - 1
-    assert scatter.get_attribute("data-drawn") == str(N_RESULTS - 1), "few items: every one is drawn"
+    dots = scatter.find_element(*tid("scatter-dots"))
+    assert dots.get_attribute("d").count("M") == N_RESULTS - 1, "one dot per item, all in one path"
+    assert scatter.get_attribute("data-drawn") == str(N_RESULTS - 1), "every item is drawn"
+    assert 1 <= len(scatter.find_elements("css selector", "circle.dot")) <= 6, "only the clickable ones are elements"
     table_ids = d.execute_script("return [...document.querySelectorAll('[data-testid=scatter-table] tbody th')].map(c => c.textContent);")
     assert len(table_ids) == N_RESULTS - 1 and "an-item-with-a-rather-long-identifier-07" not in table_ids, "the partial item is left out"
+    # Sorting by disagreement puts the items they disagree on most first, with the gap the list
+    # below gives for the worst one.
+    worst = page.el("disagreements").find_element("css selector", "li").text
+    page.el("sort-disagreement").click()
+    page.wait_for(lambda _: page.el("sort-disagreement").find_element("xpath", "..").get_attribute("aria-sort") == "descending", "the sort")
+    gaps = d.execute_script("return [...document.querySelectorAll('tbody tr[data-testid^=result-] [data-testid=result-gap]')].map(c => c.textContent);")
+    numbers = [float(g.rstrip(" %")) for g in gaps if g != "–"]
+    assert numbers == sorted(numbers, reverse=True) and len(numbers) == N_RESULTS - 1, gaps
+    assert worst.endswith(f"rank gap {numbers[0]:.0f} %"), (worst, numbers[0])
+    assert numbers[0] > numbers[-1]
     # The item they disagree on most is one press away.
     first = page.el("disagreements").find_element("css selector", "li button")
     first.send_keys(Keys.ENTER)

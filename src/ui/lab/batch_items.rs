@@ -82,7 +82,7 @@ pub(crate) async fn prepared_image(
     image::encode_jpeg(&loaded, red_box).map(Some)
 }
 
-fn mime_of(name: &str) -> &'static str {
+pub(crate) fn mime_of(name: &str) -> &'static str {
     let lower = name.to_lowercase();
     match lower.rsplit('.').next() {
         Some("png") => "image/png",

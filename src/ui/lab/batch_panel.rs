@@ -46,10 +46,12 @@ pub fn BatchPanel() -> impl IntoView {
     view! {
         <fieldset class="batch">
             <legend>"Batch run"</legend>
-            {move || b.resumable.get().map(|text| view! {
+            {move || b.resumable.get().map(|(_, text)| view! {
                 <div class="resume-banner" role="alert">
                     <span>{text}</span>
-                    <button class="primary" data-testid="resume-run-button" on:click=move |_| batch_run::resume(state, b)>"Resume"</button>
+                    <button class="primary" data-testid="resume-run-button" on:click=move |_| crate::ui::stored_runs::resume(state, b)>
+                        {move || if b.resumable_elsewhere.get() { "Watch it live" } else { "Resume" }}
+                    </button>
                 </div>
             })}
             <div class="field">
@@ -76,20 +78,20 @@ pub fn BatchPanel() -> impl IntoView {
             </p>
             <div class="run-bar">
                 <button class="primary" data-testid="run-batch-button"
-                    disabled=move || matches!(status(), BatchStatus::Running | BatchStatus::Empty)
+                    disabled=move || matches!(status(), BatchStatus::Running | BatchStatus::Empty | BatchStatus::Watching)
                     on:click=move |_| batch_run::start(state, b)>
                     {move || if matches!(status(), BatchStatus::Paused | BatchStatus::Cancelled) { "Resume" } else { "Run" }}
                 </button>
                 <button data-testid="pause-batch-button" disabled=move || status() != BatchStatus::Running on:click=move |_| batch_run::pause(b)>"Pause"</button>
                 <button data-testid="cancel-batch-button" disabled=move || !matches!(status(), BatchStatus::Running | BatchStatus::Paused) on:click=move |_| batch_run::cancel(b)>"Cancel"</button>
-                <button data-testid="retry-failed-button" disabled=move || status() == BatchStatus::Running || b.counts().1 == 0 on:click=move |_| batch_run::retry_failed(state, b)>"Retry failed"</button>
+                <button data-testid="retry-failed-button" disabled=move || matches!(status(), BatchStatus::Running | BatchStatus::Watching) || b.counts().1 == 0 on:click=move |_| batch_run::retry_failed(state, b)>"Retry failed"</button>
             </div>
             // Only OpenAI itself has the Files and Batch endpoints: llama-server, Ollama, vLLM and
             // other Chat Completions servers answer them with 404.
             <Show when=move || state.preset.get() == "openai">
                 <div class="row openai-batch">
                     <button data-testid="submit-openai-batch-button"
-                        disabled=move || matches!(status(), BatchStatus::Running | BatchStatus::Empty)
+                        disabled=move || matches!(status(), BatchStatus::Running | BatchStatus::Empty | BatchStatus::Watching)
                         on:click=move |_| crate::ui::openai_batch_run::submit(state, b)>
                         "Submit through OpenAI's Batch API (half price, within 24 h)"
                     </button>
@@ -118,6 +120,7 @@ pub fn BatchPanel() -> impl IntoView {
                 BatchStatus::Paused => "Batch paused.",
                 BatchStatus::Cancelled => "Batch cancelled.",
                 BatchStatus::Finished => "Batch finished.",
+                BatchStatus::Watching => "Another tab runs this batch; its results appear here as they arrive.",
                 _ => "",
             }}</p>
             <p class="error" role="alert" data-testid="batch-message">{move || b.message.get()}</p>

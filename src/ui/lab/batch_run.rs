@@ -7,7 +7,6 @@ use std::rc::Rc;
 use futures::future::join_all;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use wasm_bindgen::JsValue;
 
 use crate::ui::runner::fetch_answer;
 use crate::ui::batch_items::{plan, prepared_image};
@@ -16,31 +15,45 @@ use crate::ui::state::AppState;
 use crate::batch::{self, Item, Method, ZipArchive};
 use crate::errors::{redact, JudgeError};
 use crate::lab::{io, ItemResult};
-use crate::metrics::Metric;
-use crate::web::{batch_store, download, files, run_lock};
+use crate::lab::stored_run::{new_run_id, LiveMessage, StoredDataset, StoredRun};
+use crate::web::{batch_store, download, files, live, run_lock};
 
 fn now() -> f64 {
     js_sys::Date::now()
 }
 
 /// The lock is held from a run's start until its status leaves `Running` (paused, cancelled,
-/// finished, replaced).
+/// finished, replaced); the device's other tabs are told the run stopped.
 pub fn release_lock_when_stopped(b: BatchState) {
-    Effect::new(move |before: Option<BatchStatus>| {
+    // The run id is the one that was running, not whatever this tab holds by now.
+    Effect::new(move |before: Option<(BatchStatus, Option<String>)>| {
         let now = b.status.get();
-        if before == Some(BatchStatus::Running) && now != BatchStatus::Running {
-            b.lock.set_value(None);
+        if let Some((BatchStatus::Running, ran)) = before {
+            if now != BatchStatus::Running {
+                b.lock.set_value(None);
+                if let Some(run) = ran {
+                    live::post(&LiveMessage::Stopped {
+                        run,
+                        status: now.id().into(),
+                    });
+                }
+                crate::ui::stored_runs::refresh(b);
+            }
         }
-        now
+        (now, b.stored_run.get_value())
     });
 }
 
-/// Whether this tab holds the device's batch lock, or could take it now (it is then kept).
-async fn take_lock(b: BatchState) -> bool {
+/// Whether this tab holds the lock of its stored run, or could take it now (it is then kept).
+/// A results file (not stored) needs no lock.
+pub(crate) async fn take_lock(b: BatchState) -> bool {
     if b.lock.with_value(Option::is_some) {
         return true;
     }
-    match run_lock::try_acquire().await {
+    let Some(run) = b.stored_run.get_value() else {
+        return true;
+    };
+    match run_lock::try_acquire(&run).await {
         Some(lock) => {
             b.lock.set_value(Some(lock));
             true
@@ -57,9 +70,14 @@ pub(crate) fn replace_run(b: BatchState) {
         c.abort();
     }
     b.claimed.set_value(Default::default());
+    // Stored already under the old run's id; not for whatever this tab shows next.
+    b.pending.set_value(Vec::new());
     if b.status.get_untracked() == BatchStatus::Running {
         b.status.set(BatchStatus::Cancelled);
     }
+    // The old run's lock goes with it (the effect above drops it too, once it has told the
+    // other tabs under the old run's id).
+    b.lock.set_value(None);
 }
 
 /// Reads the chosen files: one dataset (JSONL/CSV), plus a ZIP of images and/or image files.
@@ -128,34 +146,31 @@ pub fn import(state: AppState, b: BatchState, chosen: Vec<web_sys::File>) {
             Some((zname, f, _)) => vec![(zname.clone(), f.clone().into())],
             None => loose.iter().map(|f| (f.name(), f.clone().into())).collect(),
         };
-        // A new dataset replaces the stored run: never while another tab runs it.
-        let mine = b.lock.with_value(Option::is_some);
-        let guard = if mine {
-            None
-        } else {
-            match run_lock::try_acquire().await {
-                Some(lock) => Some(lock),
-                None => {
-                    report.insert(0, run_lock::BUSY.into());
-                    b.report.set(report);
-                    return;
-                }
-            }
-        };
+        // A new dataset is a new stored run, under its own id: no other run (in this tab or
+        // another) is touched, and this tab's previous run stays stored, listed and reopenable.
         replace_run(b);
-        batch_store::clear().await;
+        let id = new_run_id(now(), js_sys::Math::random());
+        let mut record = StoredRun {
+            id: id.clone(),
+            created_ms: now(),
+            dataset: name.clone(),
+            metric: String::new(),
+            total: 0,
+            files: files_to_keep.iter().map(|(n, _)| n.clone()).collect(),
+            openai_batch: None,
+        };
         let mut not_kept: Vec<String> = Vec::new();
         let mut refusal = None;
-        let dataset = batch_store::object(&[
-            ("name", name.as_str().into()),
-            ("text", text.as_str().into()),
-        ]);
-        if let Err(e) = batch_store::put_meta("dataset", &dataset).await {
+        let dataset = StoredDataset {
+            name: name.clone(),
+            text: text.clone(),
+        };
+        if let Err(e) = batch_store::put_dataset(&id, &dataset).await {
             not_kept.push(format!("the dataset \u{201c}{name}\u{201d}"));
             refusal = Some(e);
         }
         for (n, blob) in &files_to_keep {
-            if let Err(e) = batch_store::put_meta(&format!("file:{n}"), blob).await {
+            if let Err(e) = batch_store::put_file(&id, n, blob).await {
                 not_kept.push(format!("\u{201c}{n}\u{201d}"));
                 refusal.get_or_insert(e);
             }
@@ -174,7 +189,20 @@ pub fn import(state: AppState, b: BatchState, chosen: Vec<web_sys::File>) {
         }
         load_dataset(state, b, &name, &text, images, report);
         b.results.set(Vec::new());
-        drop(guard);
+        b.stored_run.set_value(Some(id));
+        record.total = b.item_count.get_untracked();
+        if let Err(e) = batch_store::put_run(&record).await {
+            b.report.update(|r| {
+                r.insert(
+                    0,
+                    format!(
+                        "This browser did not store the run's record ({e}): a reload will not \
+                         list it or offer to resume it."
+                    ),
+                )
+            });
+        }
+        crate::ui::stored_runs::refresh(b);
     });
 }
 
@@ -211,7 +239,7 @@ async fn dataset_in_zip(
 }
 
 /// Parses the dataset, checks every item's image, and makes the run ready.
-fn load_dataset(
+pub(crate) fn load_dataset(
     state: AppState,
     b: BatchState,
     name: &str,
@@ -271,17 +299,20 @@ fn begin(state: AppState, b: BatchState) {
     }
     b.cancel.set_value(controller);
     b.claimed.set_value(Default::default());
+    reset_progress(b);
     b.started_ms.set_value(now());
     b.finished_at_start
         .set_value(b.results.with_untracked(Vec::len));
     b.status.set(BatchStatus::Running);
     let total = b.item_count.get_untracked();
+    let stored = b.stored_run.get_value();
     spawn_local(async move {
-        let run = batch_store::object(&[
-            ("metric", metric.id().into()),
-            ("total", JsValue::from(total as f64)),
-        ]);
-        if let Err(e) = batch_store::put_meta("run", &run).await {
+        let Some(id) = stored else { return };
+        let recorded = batch_store::update_run(&id, |r| {
+            r.metric = metric.id().into();
+            r.total = total;
+        });
+        if let Err(e) = recorded.await {
             b.message.set(Some(format!(
                 "The run could not be recorded in this browser ({e}); a reload will not offer \
                  to resume it."
@@ -295,14 +326,62 @@ fn begin(state: AppState, b: BatchState) {
     tick(b);
 }
 
-/// Keeps the rate and ETA moving while the run lasts.
+/// Keeps the rate and ETA moving while the run lasts, and shows results that waited long
+/// enough.
 fn tick(b: BatchState) {
     spawn_local(async move {
         while b.status.get_untracked() == BatchStatus::Running {
             b.now_ms.set(now());
+            maybe_flush(b);
             crate::web::fetch::sleep(500, None).await;
         }
+        flush(b);
         b.now_ms.set(now());
+    });
+}
+
+/// Before a run (or a watch) starts: which items have results, from those shown.
+pub(crate) fn reset_progress(b: BatchState) {
+    flush(b);
+    let done = b
+        .results
+        .with_untracked(|r| r.iter().map(|x| x.id.clone()).collect());
+    b.done_ids.set_value(done);
+    b.cursor.set_value(0);
+    b.pacer.set_value(crate::lab::pace::Pacer::new(now()));
+}
+
+/// A finished result: recorded at once (never picked again), shown when the pacer says.
+pub(crate) fn record(b: BatchState, result: ItemResult) {
+    b.done_ids.update_value(|d| {
+        d.insert(result.id.clone());
+    });
+    b.pending.update_value(|p| p.push(result));
+    maybe_flush(b);
+}
+
+pub(crate) fn maybe_flush(b: BatchState) {
+    let pending = b.pending.with_value(Vec::len);
+    let stored = b.results.with_untracked(Vec::len);
+    if b.pacer.with_value(|p| p.due(pending, stored, now())) {
+        flush(b);
+    }
+}
+
+/// Shows every waiting result, and times the recomputation that follows (the effects run
+/// before the next task) for the pacer.
+pub(crate) fn flush(b: BatchState) {
+    let batch = b.pending.try_update_value(std::mem::take).unwrap_or_default();
+    if batch.is_empty() {
+        return;
+    }
+    let t0 = now();
+    b.pacer.update_value(|p| p.flushed(t0, 0.0));
+    b.results.update(|r| r.extend(batch));
+    spawn_local(async move {
+        crate::web::fetch::sleep(0, None).await;
+        let t1 = now();
+        b.pacer.update_value(|p| p.flushed(t1, t1 - t0));
     });
 }
 
@@ -322,26 +401,33 @@ pub fn cancel(b: BatchState) {
 
 /// Forgets the failed items' results and runs them again.
 pub fn retry_failed(state: AppState, b: BatchState) {
+    flush(b);
     b.results.update(|r| r.retain(|x| x.is_complete()));
     start(state, b);
 }
 
+/// The next item with no result that no worker holds. Items before the cursor all had one or
+/// were held when passed, and an item once held ends with a result (or the run stops), so the
+/// search resumes there: constant time per item, whatever the number stored.
 fn next_item(b: BatchState) -> Option<Item> {
     let items = b.items.get_value();
-    let done: std::collections::HashSet<String> = b
-        .results
-        .with_untracked(|r| r.iter().map(|x| x.id.clone()).collect());
-    let next = b.claimed.try_update_value(|claimed| {
-        let found = items
-            .iter()
-            .find(|i| !done.contains(&i.id) && !claimed.contains(&i.id))
-            .cloned();
-        if let Some(i) = &found {
-            claimed.insert(i.id.clone());
-        }
-        found
+    let start = b.cursor.get_value();
+    let found = b.done_ids.with_value(|done| {
+        b.claimed.with_value(|claimed| {
+            items
+                .iter()
+                .enumerate()
+                .skip(start)
+                .find(|(_, i)| !done.contains(&i.id) && !claimed.contains(&i.id))
+                .map(|(k, i)| (k, i.clone()))
+        })
     });
-    next.flatten()
+    let (k, item) = found?;
+    b.cursor.set_value(k + 1);
+    b.claimed.update_value(|c| {
+        c.insert(item.id.clone());
+    });
+    Some(item)
 }
 
 async fn worker(state: AppState, b: BatchState) {
@@ -350,6 +436,7 @@ async fn worker(state: AppState, b: BatchState) {
             return;
         }
         let run = b.run_id.get_value();
+        let stored = b.stored_run.get_value();
         let Some(item) = next_item(b) else { break };
         let result = process(state, b, &item).await;
         let Some(result) = result else { return }; // cancelled
@@ -360,12 +447,21 @@ async fn worker(state: AppState, b: BatchState) {
         // Recorded before the claim is released and before the storage write awaits: in the
         // other order another worker could claim the item meanwhile and run it twice (found by
         // the dying-server test, where failures come back at once).
-        b.results.update(|r| r.push(result));
+        let live = stored.clone().map(|run| LiveMessage::Result {
+            run,
+            result: Box::new(result.clone()),
+        });
+        record(b, result);
         b.claimed.update_value(|c| {
             c.remove(&item.id);
         });
-        if let Ok(json) = json {
-            if let Err(e) = batch_store::put_result(&item.id, &json).await {
+        if let (Ok(json), Some(run)) = (json, stored) {
+            let kept = batch_store::put_result(&run, &item.id, &json).await;
+            // Told once stored, so a watching tab that reads storage later finds it too.
+            if let Some(m) = live {
+                live::post(&m);
+            }
+            if let Err(e) = kept {
                 b.message.set(Some(format!(
                     "This browser did not store the result of \u{201c}{}\u{201d} ({e}); it is \
                      on screen: export the results before reloading.",
@@ -375,8 +471,9 @@ async fn worker(state: AppState, b: BatchState) {
         }
     }
     // The last worker to find nothing left finishes the run.
-    let all = b.results.with_untracked(Vec::len) >= b.item_count.get_untracked();
+    let all = b.done_ids.with_value(|d| d.len()) >= b.item_count.get_untracked();
     if all && b.status.get_untracked() == BatchStatus::Running {
+        flush(b);
         b.status.set(BatchStatus::Finished);
     }
 }
@@ -432,107 +529,6 @@ async fn process(state: AppState, b: BatchState, item: &Item) -> Option<ItemResu
     Some(plan.read(backend.protocol, result, answers, say))
 }
 
-/// On page load: a run that a reload interrupted is offered for resuming.
-pub fn check_resumable(b: BatchState) {
-    spawn_local(async move {
-        let Some(run) = batch_store::get_meta("run").await else {
-            return;
-        };
-        let total = js_sys::Reflect::get(&run, &"total".into())
-            .ok()
-            .and_then(|v| v.as_f64())
-            .unwrap_or(0.0) as usize;
-        let metric = js_sys::Reflect::get(&run, &"metric".into())
-            .ok()
-            .and_then(|v| v.as_string())
-            .unwrap_or_default();
-        let done = batch_store::all_results().await.len();
-        if total > 0 && done < total {
-            b.resumable.set(Some(format!(
-                "A {metric} batch run of {total} items was interrupted with {done} finished."
-            )));
-        }
-    });
-}
-
-/// Restores the interrupted run (dataset, images, finished results) and runs what is left.
-pub fn resume(state: AppState, b: BatchState) {
-    spawn_local(async move {
-        // Another tab running this stored run would have it asked twice.
-        if !take_lock(b).await {
-            b.message.set(Some(run_lock::BUSY.into()));
-            return;
-        }
-        let dataset = batch_store::get_meta("dataset").await;
-        let field = |k: &str| {
-            dataset
-                .as_ref()
-                .and_then(|d| js_sys::Reflect::get(d, &k.into()).ok())
-                .and_then(|v| v.as_string())
-        };
-        let (Some(name), Some(text)) = (field("name"), field("text")) else {
-            b.message.set(Some(
-                "The interrupted run's dataset could not be read back.".into(),
-            ));
-            b.lock.set_value(None);
-            return;
-        };
-        if let Some(run) = batch_store::get_meta("run").await {
-            if let Some(m) = js_sys::Reflect::get(&run, &"metric".into())
-                .ok()
-                .and_then(|v| v.as_string())
-                .and_then(|id| Metric::from_id(&id))
-            {
-                state.metric.set(m);
-            }
-        }
-        let mut images = Images::None;
-        let mut loose = Vec::new();
-        for key in batch_store::file_keys().await {
-            let Some(blob) = batch_store::get_meta(&format!("file:{key}")).await else {
-                continue;
-            };
-            let blob: web_sys::Blob = wasm_bindgen::JsCast::unchecked_into(blob);
-            if key.to_lowercase().ends_with(".zip") {
-                if let Ok(bytes) = files::bytes(&blob).await {
-                    if let Ok(archive) = ZipArchive::parse(&bytes) {
-                        images = Images::Zip {
-                            bytes: Rc::new(bytes),
-                            archive: Rc::new(archive),
-                        };
-                    }
-                }
-            } else if let Ok(file) =
-                web_sys::File::new_with_blob_sequence(&js_sys::Array::of1(&blob), &key)
-            {
-                loose.push(file);
-            }
-        }
-        if matches!(images, Images::None) && !loose.is_empty() {
-            images = Images::Files(loose);
-        }
-        let results: Vec<ItemResult> = batch_store::all_results()
-            .await
-            .iter()
-            .filter_map(|j| serde_json::from_str(j).ok())
-            .collect();
-        load_dataset(state, b, &name, &text, images, Vec::new());
-        b.results.set(results);
-        b.resumable.set(None);
-        // A run handed to OpenAI's Batch API is polled again, not resent.
-        if let Some(batch_id) = batch_store::get_meta("openai_batch")
-            .await
-            .and_then(|v| v.as_string())
-        {
-            b.metric.set_value(state.metric.get_untracked());
-            b.status.set(BatchStatus::Running);
-            crate::ui::openai_batch_run::poll(state, b, batch_id).await;
-            return;
-        }
-        start(state, b);
-    });
-}
-
 pub fn export(b: BatchState, gamma: f64, csv: bool) {
     let results = b.results.get_untracked();
     let (name, mime, text) = if csv {
@@ -563,6 +559,7 @@ pub fn import_results(b: BatchState, file: web_sys::File) {
             io::from_jsonl(&text)
         };
         replace_run(b);
+        b.stored_run.set_value(None);
         b.report.set(problems);
         b.message.set(Some(format!(
             "Loaded {} results from \u{201c}{name}\u{201d}.",

@@ -30,6 +30,8 @@ pub enum BatchStatus {
     Paused,
     Cancelled,
     Finished,
+    /// Another tab runs this stored run; its results are shown here as they arrive.
+    Watching,
 }
 
 impl BatchStatus {
@@ -41,6 +43,7 @@ impl BatchStatus {
             BatchStatus::Paused => "paused",
             BatchStatus::Cancelled => "cancelled",
             BatchStatus::Finished => "finished",
+            BatchStatus::Watching => "watching",
         }
     }
 }
@@ -57,6 +60,14 @@ pub struct BatchState {
     /// Import findings: bad rows with their line numbers, missing images, warnings.
     pub report: RwSignal<Vec<String>>,
     pub results: RwSignal<Vec<ItemResult>>,
+    /// Results finished but not shown yet: shown in batches (`lab::pace`), so that each result
+    /// costs the same whatever the number stored.
+    pub pending: StoredValue<Vec<ItemResult>>,
+    pub pacer: StoredValue<crate::lab::pace::Pacer>,
+    /// Ids of the items with a result (shown or pending), and where the next free item is
+    /// looked for: picking the next item costs the same at 100k results as at 10.
+    pub done_ids: StoredValue<HashSet<String>>,
+    pub cursor: StoredValue<usize>,
     /// Item ids being worked on now.
     pub claimed: StoredValue<HashSet<String>>,
     pub status: RwSignal<BatchStatus>,
@@ -66,8 +77,15 @@ pub struct BatchState {
     pub started_ms: StoredValue<f64>,
     pub finished_at_start: StoredValue<usize>,
     pub now_ms: RwSignal<f64>,
-    /// A run interrupted by a reload, described in one sentence, offered for resuming.
-    pub resumable: RwSignal<Option<String>>,
+    /// A run interrupted by a reload: its id and one sentence, offered for resuming.
+    pub resumable: RwSignal<Option<(String, String)>>,
+    /// Whether that run is being run by another tab now (then it is offered to watch live).
+    pub resumable_elsewhere: RwSignal<bool>,
+    /// The id of the stored run this tab holds (`None` before an import, or for a results
+    /// file, which is not stored).
+    pub stored_run: StoredValue<Option<String>>,
+    /// The runs stored on this device, newest first, each with its number of results.
+    pub runs: RwSignal<Vec<(crate::lab::stored_run::StoredRun, usize)>>,
     pub message: RwSignal<Option<String>>,
     /// Results table: sort key, descending, text filter; the item shown in detail.
     pub sort: RwSignal<(String, bool)>,
@@ -95,6 +113,10 @@ impl BatchState {
             dataset_file: StoredValue::new(None),
             report: RwSignal::new(Vec::new()),
             results: RwSignal::new(Vec::new()),
+            pending: StoredValue::new(Vec::new()),
+            pacer: StoredValue::new(Default::default()),
+            done_ids: StoredValue::new(HashSet::new()),
+            cursor: StoredValue::new(0),
             claimed: StoredValue::new(HashSet::new()),
             status: RwSignal::new(BatchStatus::Empty),
             metric: StoredValue::new(crate::metrics::Metric::ALL[0]),
@@ -102,6 +124,9 @@ impl BatchState {
             finished_at_start: StoredValue::new(0),
             now_ms: RwSignal::new(0.0),
             resumable: RwSignal::new(None),
+            resumable_elsewhere: RwSignal::new(false),
+            stored_run: StoredValue::new(None),
+            runs: RwSignal::new(Vec::new()),
             message: RwSignal::new(None),
             sort: RwSignal::new(("id".into(), false)),
             filter: RwSignal::new(String::new()),

@@ -1,6 +1,6 @@
-//! Two runs side by side: the results on this page against a second results file (another
-//! metric, judge, prompt or γ), their agreement with humans, and the items whose overall score
-//! changed most.
+//! Two runs side by side: the results on this page against a second results file or a run
+//! stored on this device (another metric, judge, prompt or γ), their agreement with humans, and
+//! the items whose overall score changed most.
 
 use leptos::prelude::*;
 
@@ -65,12 +65,41 @@ pub fn ComparePanel() -> impl IntoView {
             }
         });
     };
+    let picked = RwSignal::new(String::new());
+    let load_stored = move |_| {
+        let id = picked.get_untracked();
+        let Some(name) = b.runs.with_untracked(|runs| {
+            runs.iter()
+                .find(|(r, _)| r.id == id)
+                .map(|(r, done)| format!("{} ({done} results)", r.dataset))
+        }) else {
+            return problems.set(vec!["Choose a stored run to compare with.".into()]);
+        };
+        leptos::task::spawn_local(async move {
+            let results = crate::ui::stored_runs::stored_results(&id).await;
+            problems.set(Vec::new());
+            other.set(Some((name, results)));
+        });
+    };
     view! {
         <section class="compare" aria-labelledby="compare-title">
             <h2 id="compare-title">"Compare two runs"</h2>
             <div class="field">
                 <label for="lab-compare-input">"A second results file (.jsonl or .csv), compared with the results on this page"</label>
                 <input id="lab-compare-input" data-testid="lab-compare-input" type="file" accept=".jsonl,.csv" on:change=load/>
+            </div>
+            <div class="field">
+                <label for="compare-run-select">"…or a run stored on this device"</label>
+                <div class="row">
+                    <select id="compare-run-select" data-testid="compare-run-select"
+                        on:change=move |ev| picked.set(event_target_value(&ev))>
+                        <option value="">"Choose a stored run"</option>
+                        {move || b.runs.get().into_iter().map(|(r, done)| view! {
+                            <option value=r.id.clone() selected=picked.get_untracked() == r.id>{r.summary(done)}</option>
+                        }).collect_view()}
+                    </select>
+                    <button data-testid="compare-run-button" on:click=load_stored>"Compare"</button>
+                </div>
             </div>
             <ul class="problems">{move || problems.get().into_iter().take(20).map(|p| view! { <li>{p}</li> }).collect_view()}</ul>
             {move || comparison.get().map(|(name, c): (String, Comparison)| view! {

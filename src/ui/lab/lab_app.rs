@@ -28,7 +28,7 @@ pub fn LabApp() -> impl IntoView {
     crate::web::cache::on_write_error(move |m| state.storage_error.set(Some(m)));
     let batch = BatchState::new();
     provide_context(batch);
-    batch_run::check_resumable(batch);
+    crate::ui::stored_runs::on_load(batch);
     batch_run::release_lock_when_stopped(batch);
     crate::ui::lab::inbox::load(batch);
 
@@ -39,6 +39,7 @@ pub fn LabApp() -> impl IntoView {
                 <MetricSelect/>
                 <FidelityPanel/>
                 <BatchPanel/>
+                <crate::ui::stored_runs::StoredRunsPanel/>
                 <BackendPanel/>
             </section>
             <section class="column results" aria-label="Results">

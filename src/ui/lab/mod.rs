@@ -13,3 +13,5 @@ pub(crate) mod openai_batch_run;
 pub(crate) mod results_table;
 pub(crate) mod scatter_plot;
 pub(crate) mod sweep_plot;
+pub(crate) mod stored_runs;
+pub(crate) mod thumbnail;

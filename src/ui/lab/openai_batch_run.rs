@@ -5,7 +5,6 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use wasm_bindgen::JsValue;
 
 use crate::batch::plan::{self as batch_plan, Plan, Saving};
 use crate::ui::batch_items::{plan, prepared_image};
@@ -15,9 +14,11 @@ use crate::batch::openai_batch::{self, BatchInfo};
 use crate::errors::{redact, JudgeError};
 use crate::lab::ItemResult;
 use crate::providers::{Backend, HttpRequest};
-use crate::web::{batch_store, fetch, files};
+use crate::ui::stored_runs;
+use crate::web::{fetch, files};
 
 const CALL_TIMEOUT_MS: u32 = 120_000;
+
 
 async fn call(req: &HttpRequest) -> Result<fetch::RawResponse, JudgeError> {
     fetch::send(req, CALL_TIMEOUT_MS, None).await
@@ -81,7 +82,7 @@ pub fn submit(state: AppState, b: BatchState) {
             Ok(i) => i,
             Err(e) => return fail(format!("Creating the batch failed: {e}")),
         };
-        if let Err(e) = batch_store::put_meta("openai_batch", &JsValue::from_str(&info.id)).await {
+        if let Err(e) = stored_runs::set_openai_batch(b, Some(info.id.clone())).await {
             b.report.update(|r| {
                 r.insert(
                     0,
@@ -264,7 +265,7 @@ async fn download_answers(b: BatchState, backend: &Backend, info: &BatchInfo) ->
 
 /// Forgets the stored batch id; a refusal is said (a reload would look for the batch again).
 async fn forget_batch(b: BatchState) {
-    if let Err(e) = batch_store::put_meta("openai_batch", &JsValue::NULL).await {
+    if let Err(e) = stored_runs::set_openai_batch(b, None).await {
         b.report.update(|r| {
             r.insert(
                 0,
@@ -279,7 +280,7 @@ async fn store_results(b: BatchState, results: Vec<ItemResult>) {
     let mut refused = (0, None);
     for r in &results {
         if let Ok(json) = serde_json::to_string(r) {
-            if let Err(e) = batch_store::put_result(&r.id, &json).await {
+            if let Err(e) = stored_runs::put_result(b, &r.id, &json).await {
                 refused.0 += 1;
                 refused.1.get_or_insert(e);
             }

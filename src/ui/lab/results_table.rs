@@ -5,10 +5,18 @@ use leptos::prelude::*;
 use crate::ui::batch_state::BatchState;
 use crate::ui::state::AppState;
 use crate::criteria::Criterion;
+use crate::lab::compare::rank_gaps;
 use crate::lab::ItemResult;
+use crate::ui::thumbnail::Thumbnail;
 
 /// Rows drawn at once: a 10,000-item run stays responsive; sorting and filtering reach the rest.
 const SHOWN_ROWS: usize = 100;
+
+/// A rank gap (0…1) as a percentage: how far apart the metric and the humans place the item.
+fn gap_cell(v: Option<f64>) -> String {
+    v.map(|x| format!("{:.0} %", x * 100.0))
+        .unwrap_or_else(|| "–".into())
+}
 
 fn cell(v: Option<f64>) -> String {
     v.map(|x| format!("{x:.3}")).unwrap_or_else(|| "–".into())
@@ -23,10 +31,16 @@ fn soft_hyphens(label: &str) -> String {
     }
 }
 
-/// The value a column sorts by.
-fn key(r: &ItemResult, column: &str, gamma: f64) -> Option<f64> {
+/// The value a column sorts by (`gaps`: each item's metric–human rank gap, for "disagreement").
+fn key(
+    r: &ItemResult,
+    column: &str,
+    gamma: f64,
+    gaps: &std::collections::HashMap<String, f64>,
+) -> Option<f64> {
     match column {
         "overall" => r.overall(gamma),
+        "disagreement" => gaps.get(&r.id).copied(),
         "human" => r.human.get("overall").and_then(|v| v.first().copied()),
         c => r.criterion_score(c),
     }
@@ -39,8 +53,8 @@ pub fn ResultsTable() -> impl IntoView {
     let rows = Memo::new(move |_| {
         let filter = b.filter.get().to_lowercase();
         let (column, descending) = b.sort.get();
-        // γ only reorders the rows when sorting by the overall score.
-        let gamma = if column == "overall" {
+        // γ only reorders the rows when sorting by the overall score or the disagreement.
+        let gamma = if column == "overall" || column == "disagreement" {
             state.gamma.get()
         } else {
             state.gamma.get_untracked()
@@ -56,13 +70,18 @@ pub fn ResultsTable() -> impl IntoView {
                 .cloned()
                 .collect()
         });
+        let gaps = if column == "disagreement" {
+            b.results.with(|r| rank_gaps(r, gamma))
+        } else {
+            Default::default()
+        };
         if column == "id" {
             rows.sort_by(|a, b| a.id.cmp(&b.id));
         } else {
             rows.sort_by(|a, b| {
-                key(a, &column, gamma)
+                key(a, &column, gamma, &gaps)
                     .unwrap_or(f64::NEG_INFINITY)
-                    .total_cmp(&key(b, &column, gamma).unwrap_or(f64::NEG_INFINITY))
+                    .total_cmp(&key(b, &column, gamma, &gaps).unwrap_or(f64::NEG_INFINITY))
             });
         }
         if descending {
@@ -99,6 +118,12 @@ pub fn ResultsTable() -> impl IntoView {
         }
     };
     let has_criteria = move || b.results.with(|r| r.iter().any(|x| !x.criteria.is_empty()));
+    // Each item's metric–human rank gap, shown in its row; γ only once it has settled.
+    let settled = crate::ui::scatter_plot::settled_gamma(state);
+    let gaps = Memo::new(move |_| {
+        let gamma = settled.get();
+        b.results.with(|r| rank_gaps(r, gamma))
+    });
     view! {
         <section class="results-table" aria-label="Batch results">
             <div class="field">
@@ -111,9 +136,11 @@ pub fn ResultsTable() -> impl IntoView {
                     <caption class="visually-hidden">"Batch results: one row per item. Press a row's item button (Enter or Space) for its details; column buttons sort."</caption>
                     <thead><tr>
                         {header("id", "Item".into())}
+                        <th scope="col" class="thumb-col">"Image"</th>
                         {header("overall", "Overall".into())}
                         {move || has_criteria().then(|| Criterion::ALL.iter().map(|c| header(c.id(), soft_hyphens(c.label()))).collect_view())}
                         {header("human", "Human".into())}
+                        {header("disagreement", "Disagree\u{ad}ment".into())}
                     </tr></thead>
                     <tbody>
                         <For each=move || rows.get().1 key=|r| (r.id.clone(), r.overall(1.0).map(f64::to_bits)) let:r>
@@ -125,6 +152,7 @@ pub fn ResultsTable() -> impl IntoView {
                                 let failed = r.is_failed();
                                 let lost = r.failed_criteria();
                                 let row = r.clone();
+                                let gap_id = r.id.clone();
                                 let is_selected = move || b.selected.with(|s| s.as_deref() == Some(id_sel.as_str()));
                                 view! {
                                     <tr class:failed=failed class:partial=r.is_partial() class:selected=is_selected.clone()
@@ -139,6 +167,7 @@ pub fn ResultsTable() -> impl IntoView {
                                             }>{r.id.clone()}</button>{(lost > 0 && !failed).then(|| view! {
                                             <span class="partial-note">{format!(" · {lost} of {} criteria failed", r.criteria.len())}</span>
                                         })}</td>
+                                        <td class="thumb-cell"><Thumbnail image=r.image.clone()/></td>
                                         <td>{move || cell(row.overall(state.gamma.get()))}</td>
                                         {(!r.criteria.is_empty()).then(|| Criterion::ALL.iter().map(|c| {
                                             let doubts = r.criteria.iter().find(|x| x.name == c.id()).map(|x| x.doubts.join(" ")).unwrap_or_default();
@@ -146,6 +175,7 @@ pub fn ResultsTable() -> impl IntoView {
                                             view! { <td class:doubtful=!doubts.is_empty() data-doubt=doubts title=title>{cell(r.criterion_score(c.id()))}</td> }
                                         }).collect_view())}
                                         <td>{r.human.get("overall").map(|v| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")).unwrap_or_default()}</td>
+                                        <td data-testid="result-gap">{move || gap_cell(gaps.with(|g| g.get(&gap_id).copied()))}</td>
                                     </tr>
                                 }
                             }

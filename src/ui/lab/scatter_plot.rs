@@ -17,9 +17,18 @@ const BOTTOM: f64 = 46.0;
 /// Rows of the points table drawn at once.
 const TABLE_ROWS: usize = 500;
 
-/// Dots drawn at most: with 10,000 items, drawing all of them would cost more than the 10 ms a
-/// γ change may take, and could not be told apart anyway.
-const MAX_DOTS: usize = 400;
+/// Every item is one dot, all in a single `<path>` (a zero-length segment per item, drawn with
+/// a round cap): one DOM node whatever the number of items, so 10,000 dots cost one string and
+/// one paint, not 10,000 elements. Only the dots one can click (the five that disagree most and
+/// the open item) are elements of their own.
+fn dots_path(points: &[ScatterPoint], sx: impl Fn(f64) -> f64, sy: impl Fn(f64) -> f64) -> String {
+    use std::fmt::Write;
+    let mut d = String::with_capacity(points.len() * 16);
+    for p in points {
+        let _ = write!(d, "M{:.1} {:.1}h0", sx(p.human), sy(p.metric));
+    }
+    d
+}
 
 /// γ, but only once it has stopped moving for a moment: the scatter and the comparison
 /// (O(n log n) over every item) follow it, so dragging the slider re-aggregates only what the
@@ -78,15 +87,14 @@ pub fn ScatterPlot(results: Memo<Vec<ItemResult>>) -> impl IntoView {
         results.with(|r| scatter(r, gamma))
     });
     let worst = Memo::new(move |_| points.with(|p| disagreements(p, 5)));
-    // Every n-th point when there are too many to draw, and always the worst five.
-    let drawn = Memo::new(move |_| {
+    // The dots that are elements of their own: the five that disagree most, and the open item.
+    let marked = Memo::new(move |_| {
+        let selected = b.selected.get();
         let worst_ids: Vec<String> = worst.with(|w| w.iter().map(|(p, _)| p.id.clone()).collect());
         points.with(|p| {
-            let step = p.len().div_ceil(MAX_DOTS).max(1);
             p.iter()
-                .enumerate()
-                .filter(|(i, x)| i % step == 0 || worst_ids.contains(&x.id))
-                .map(|(_, x)| x.clone())
+                .filter(|x| worst_ids.contains(&x.id) || selected.as_deref() == Some(x.id.as_str()))
+                .cloned()
                 .collect::<Vec<ScatterPoint>>()
         })
     });
@@ -103,14 +111,14 @@ pub fn ScatterPlot(results: Memo<Vec<ItemResult>>) -> impl IntoView {
         });
     };
     view! {
-        <figure class="scatter" data-testid="scatter-plot" data-points=move || points.with(Vec::len) data-drawn=move || drawn.with(Vec::len)>
+        <figure class="scatter" data-testid="scatter-plot" data-points=move || points.with(Vec::len) data-drawn=move || points.with(Vec::len)>
             <figcaption id="scatter-caption">
-                "The metric's overall score (at the current γ) against the mean human rating, one dot per item with both; both axes span the data, not the whole scale. A dot far from the rising trend is an item where they disagree; the five that disagree most (by rank) are listed below. Hover a dot for its item; click it to open it."
+                "The metric's overall score (at the current γ) against the mean human rating, one dot per item with both, every item drawn; both axes span the data, not the whole scale. A dot far from the rising trend is an item where they disagree; the five that disagree most (by rank) are ringed and listed below. Hover a ringed dot for its item; click it, or its line below, to open it."
             </figcaption>
             {move || {
                 let all: Vec<ScatterPoint> = points.get();
-                let pts: Vec<ScatterPoint> = drawn.get();
-                if pts.is_empty() {
+                let pts: Vec<ScatterPoint> = marked.get();
+                if all.is_empty() {
                     return view! { <p class="hint">"No item has both a score and a human overall rating."</p> }.into_any();
                 }
                 let (xl, xh, xt) = axis(all.iter().map(|p| p.human));
@@ -119,6 +127,7 @@ pub fn ScatterPlot(results: Memo<Vec<ItemResult>>) -> impl IntoView {
                 let sy = move |v: f64| TOP + (yh - v) / (yh - yl) * (H - TOP - BOTTOM);
                 let bottom = H - BOTTOM;
                 let selected = b.selected.get();
+                let dots = dots_path(&all, sx, sy);
                 view! {
                     <svg viewBox=format!("0 0 {W} {H}") role="img" aria-labelledby="scatter-caption">
                         {yt.iter().map(|&v| view! {
@@ -133,6 +142,7 @@ pub fn ScatterPlot(results: Memo<Vec<ItemResult>>) -> impl IntoView {
                         <line class="axis" x1=LEFT x2=LEFT y1=TOP y2=bottom/>
                         <text class="axis-title" x=(LEFT + W - RIGHT) / 2.0 y=H - 6.0 text-anchor="middle">"Human rating (mean)"</text>
                         <text class="axis-title" transform=format!("translate(13 {}) rotate(-90)", (TOP + bottom) / 2.0) text-anchor="middle">"Metric score"</text>
+                        <path class="dots" data-testid="scatter-dots" data-count=all.len() d=dots/>
                         {pts.iter().map(|p| {
                             let on = selected.as_deref() == Some(p.id.as_str());
                             let id = p.id.clone();
@@ -145,12 +155,6 @@ pub fn ScatterPlot(results: Memo<Vec<ItemResult>>) -> impl IntoView {
                         }).collect_view()}
                     </svg>
                 }.into_any()
-            }}
-            {move || {
-                let (n, shown) = (points.with(Vec::len), drawn.with(Vec::len));
-                (shown < n).then(|| view! {
-                    <p class="hint">{format!("{shown} of {n} items drawn (an even sample, with the five that disagree most); the results export holds them all.")}</p>
-                })
             }}
             <div class="disagree">
                 <h4 id="disagree-title">"Where the metric and the humans disagree most"</h4>

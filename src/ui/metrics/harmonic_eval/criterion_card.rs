@@ -8,6 +8,17 @@ use crate::ui::state::{AppState, ExplainState};
 use crate::criteria::Criterion;
 use crate::doubt::{self, LOW_COVERAGE};
 
+/// The bars' numbers as one sentence for screen readers (the bars themselves are hidden from
+/// them): "Probability of each rating: 1: 0.0 %, 2: 5.0 %, …". `first` is the first bar's value.
+pub(crate) fn spoken(p: &[f64], first: usize) -> String {
+    let parts: Vec<String> = p
+        .iter()
+        .enumerate()
+        .map(|(i, x)| format!("{}: {:.1} %", i + first, x * 100.0))
+        .collect();
+    format!("Probability of each rating: {}.", parts.join(", "))
+}
+
 fn full(v: Option<f64>) -> String {
     v.map(|v| v.to_string()).unwrap_or_default()
 }
@@ -35,7 +46,7 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
                 .map(|(i, p)| {
                     let label = format!("rating {}: {:.1}%", i + 1, p * 100.0);
                     view! {
-                        <div class="bar" title=label.clone() aria-label=label>
+                        <div class="bar" title=label>
                             <div class="bar-fill" style=format!("height:{:.1}%", p * 100.0)></div>
                             <span class="bar-label">{i + 1}</span>
                         </div>
@@ -98,7 +109,11 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
                     })}
                 }
             })}
-            <div class="bars" role="img" aria-label="Distribution over ratings 1 to 5">{bars}</div>
+            // The bars are for the eye; a screen reader reads the same numbers as a table.
+            <div class="bars" aria-hidden="true">{bars}</div>
+            <p class="visually-hidden" data-testid=format!("distribution-text-{}", criterion.id())>
+                {move || result().map(|r| spoken(&r.distribution, 1))}
+            </p>
             <p class="note-text" aria-live="polite">{note}</p>
             <p class="error" role="alert">{error}</p>
             <button
