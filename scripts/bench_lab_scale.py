@@ -97,7 +97,7 @@ def per_result(d, app_url, fake_url, n, extra, png):
 
 
 def report(d, app_url, png, Row, sizes=(1_000, 10_000, 100_000)):
-    from fake_openai import FakeOpenAI
+    from fakes.openai import FakeOpenAI
 
     fake = FakeOpenAI(delay=0.0)
     # FLEUR's score, "0.85", with probabilities on the second digit.
