@@ -30,6 +30,7 @@ pub mod metrics;
 pub mod providers;
 pub mod rating;
 pub mod request_key;
+pub mod result_file;
 pub mod retry;
 pub mod sniff;
 pub mod task;
