@@ -19,6 +19,7 @@ pub mod criteria;
 pub mod doubt;
 pub mod echo;
 pub mod errors;
+pub mod first_visit;
 #[cfg(not(target_arch = "wasm32"))]
 #[doc(hidden)]
 pub mod fuzzing;
@@ -33,6 +34,7 @@ pub mod request_key;
 pub mod result_file;
 pub mod retry;
 pub mod sniff;
+pub mod small_sort;
 pub mod task;
 pub mod text_checks;
 

@@ -34,7 +34,7 @@ pub struct Opened {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Body {
     /// Everything the HarmonicEval panel needs to show it as if it had just run.
-    Harmonic(Harmonic),
+    Harmonic(Box<Harmonic>),
     /// Another metric: what the file records, shown as a summary (no γ to move there).
     Summary(Summary),
 }
@@ -82,7 +82,7 @@ pub fn read(json: &str) -> Result<Opened, String> {
         .filter(|s| s.starts_with("data:image/"))
         .map(str::to_string);
     let body = if metric == crate::metrics::harmonic_eval::INFO.id {
-        Body::Harmonic(read_harmonic(obj)?)
+        Body::Harmonic(Box::new(read_harmonic(obj)?))
     } else {
         Body::Summary(read_summary(obj))
     };
@@ -214,7 +214,7 @@ fn read_criterion(c: Criterion, o: &Map<String, Value>) -> Result<Result<Criteri
         }
     }
     let smoothed = o.get("smoothed").and_then(Value::as_bool).unwrap_or(true);
-    if !smoothed && !p.iter().any(|&x| x == 1.0) {
+    if !smoothed && !p.contains(&1.0) {
         return Err(bad("is marked unsmoothed but spreads its probability"));
     }
     let coverage = o
@@ -269,6 +269,37 @@ fn read_summary(obj: &Map<String, Value>) -> Summary {
         answer,
         explanation: obj.get("explanation").and_then(Value::as_str).map(str::to_string),
     }
+}
+
+/// One gallery entry of `examples/manifest.json` (written by `scripts/examples_manifest.py`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Example {
+    /// The `demo-<name>` test id's tail and the file's stem.
+    pub name: String,
+    pub title: String,
+    pub file: String,
+}
+
+/// Reads the gallery's manifest. Names and files that could leave `examples/` are skipped.
+pub fn read_manifest(json: &str) -> Result<Vec<Example>, String> {
+    let list: Vec<Value> = serde_json::from_str(json)
+        .map_err(|_| "The examples could not be read (their list is damaged).".to_string())?;
+    let safe = |s: &str| {
+        !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
+            && !s.starts_with('.')
+    };
+    Ok(list
+        .iter()
+        .filter_map(|e| {
+            let get = |k: &str| e.get(k).and_then(Value::as_str).map(str::to_string);
+            let (name, file) = (get("name")?, get("file")?);
+            (safe(&name) && safe(&file) && file.ends_with(".json")).then(|| Example {
+                title: get("title").unwrap_or_else(|| name.clone()),
+                name,
+                file,
+            })
+        })
+        .collect())
 }
 
 #[cfg(test)]

@@ -94,3 +94,46 @@ fn other_metrics_open_as_a_summary_of_what_they_recorded() {
     let o = read(doc).unwrap();
     assert_eq!(o.body, Body::Summary(Summary { text: "A cat.".into(), score: Some(0.72), answer: "0.7".into(), explanation: Some("It is a cat.".into()) }));
 }
+
+#[test]
+fn the_manifest_skips_entries_that_could_leave_the_examples_folder() {
+    let m = r#"[{"name":"dog","title":"A dog","file":"dog.json"},{"name":"x","file":"../secret.json"},{"name":"y","file":"y.txt"},{"file":"z.json"}]"#;
+    let list = read_manifest(m).unwrap();
+    assert_eq!(list, vec![Example { name: "dog".into(), title: "A dog".into(), file: "dog.json".into() }]);
+    assert!(read_manifest("{").is_err());
+}
+
+fn example(name: &str) -> Harmonic {
+    let path = format!("{}/public/examples/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    let o = read(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert!(o.source.is_some_and(|s| !s.is_empty()), "{name} says where its numbers come from");
+    assert!(o.image.is_some(), "{name} carries its image");
+    match o.body {
+        Body::Harmonic(h) => *h,
+        Body::Summary(_) => panic!("{name} is not HarmonicEval"),
+    }
+}
+
+fn overall(h: &Harmonic, gamma: f64) -> f64 {
+    let r: Vec<Option<&CriterionResult>> =
+        h.results.iter().map(|r| r.as_ref().and_then(|r| r.as_ref().ok())).collect();
+    weigh(&r, gamma).1.unwrap()
+}
+
+#[test]
+fn every_gallery_file_opens_and_the_teachers_pair_swaps_order_as_gamma_moves() {
+    let dir = format!("{}/public/examples", env!("CARGO_MANIFEST_DIR"));
+    for f in std::fs::read_dir(dir).unwrap() {
+        let path = f.unwrap().path();
+        if path.extension().is_some_and(|e| e == "json") && !path.ends_with("manifest.json") {
+            let o = read(&std::fs::read_to_string(&path).unwrap());
+            assert!(o.is_ok(), "{}: {:?}", path.display(), o.err());
+        }
+    }
+    let (a, b) = (example("gamma-flip-a"), example("gamma-flip-b"));
+    assert!(a.explanations.iter().all(Option::is_some) && b.explanations.iter().all(Option::is_some));
+    let selective = (overall(&a, 0.01), overall(&b, 0.01));
+    let uniform = (overall(&a, 1.0), overall(&b, 1.0));
+    assert!(selective.0 > selective.1, "A first when γ is small: {selective:?}");
+    assert!(uniform.0 < uniform.1, "B first at γ = 1: {uniform:?}");
+}

@@ -14,7 +14,10 @@ mod state;
 mod widgets;
 
 use backend::{backend_panel, connection, connection_panel};
-use evaluator::{actions, app, cost_panel, image_panel, inputs_panel, run_bar, single_results};
+use evaluator::{
+    actions, app, cost_panel, examples, guidance, image_panel, inputs_panel, open_result, run_bar,
+    single_results,
+};
 use lab::{
     batch_panel, batch_run, batch_state, compare_panel, lab_app, meta_panel, openai_batch_run,
     results_table, scatter_plot,
@@ -28,6 +31,7 @@ use widgets::{doubt_notes, fidelity_panel, fields, metric_select, theme_toggle, 
 /// Installs the panic hook and mounts the one-item evaluator on `<body>`.
 pub fn start() {
     install_panic_hook();
+    remove_static_shell();
     leptos::mount::mount_to_body(app::App);
     mark_interactive();
 }
@@ -37,6 +41,17 @@ pub fn start_lab() {
     install_panic_hook();
     leptos::mount::mount_to_body(lab_app::LabApp);
     mark_interactive();
+}
+
+/// The evaluator's `index.html` holds a static copy of its header and panels, shown while the
+/// wasm downloads; the live page replaces it.
+fn remove_static_shell() {
+    if let Some(shell) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("static-shell"))
+    {
+        shell.remove();
+    }
 }
 
 fn install_panic_hook() {

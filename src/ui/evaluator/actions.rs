@@ -269,6 +269,11 @@ pub fn evaluate(state: AppState) {
     if state.running() {
         return;
     }
+    // A provider that needs a key gets one before anything is sent (not five 401s after).
+    if let Some(m) = crate::ui::guidance::missing_key(state) {
+        state.form_problems.set(vec![m]);
+        return;
+    }
     if state.is_harmonic() {
         evaluate_harmonic(state);
     } else if state.is_gveval() {
@@ -457,6 +462,12 @@ pub fn export(state: AppState) {
         fidelity: &run.input.fidelity,
         criteria: run.input.criteria,
     });
+    // Explain's answers travel with the result, so opening the file shows them again.
+    let explained = std::array::from_fn(|i| match state.explanations[i].get_untracked() {
+        crate::ui::state::ExplainState::Done(t) => Some(t),
+        _ => None,
+    });
+    let json = crate::result_file::with_extras(&json, None, &explained, None);
     let outcome = download::download_text("harmonic-eval.json", "application/json", &json);
     state.export_error.set(outcome.err());
 }

@@ -5,7 +5,10 @@ use leptos::prelude::*;
 use crate::ui::actions;
 use crate::ui::backend_panel::BackendPanel;
 use crate::ui::cost_panel::CostPanel;
+use crate::ui::examples::ExamplesGallery;
 use crate::ui::fidelity_panel::FidelityPanel;
+use crate::ui::guidance::{KeyNote, SharedFailure};
+use crate::ui::open_result::{OpenResult, OpenedPanel};
 use crate::ui::image_panel::ImagePanel;
 use crate::ui::inputs_panel::InputsPanel;
 use crate::ui::metric_select::MetricSelect;
@@ -18,8 +21,10 @@ use crate::ui::top_bar::{Page, TopBar};
 pub fn App() -> impl IntoView {
     let state = AppState::restore();
     provide_context(state);
+    provide_context(crate::ui::open_result::OpenedView(RwSignal::new(None)));
     actions::persist_settings(state);
     actions::refresh_cache_count(state);
+    crate::ui::guidance::follow_results(state);
 
     view! {
         <TopBar page=Page::Single/>
@@ -31,11 +36,16 @@ pub fn App() -> impl IntoView {
                 <InputsPanel/>
                 <BackendPanel/>
                 <RunBar/>
+                <KeyNote/>
                 <CostPanel/>
             </section>
             <section class="column results" aria-labelledby="results-heading">
                 // Headings step by one (h1, h2, then the cards' h3); screen readers list it.
                 <h2 id="results-heading" class="visually-hidden">"Results"</h2>
+                <ExamplesGallery/>
+                <OpenResult/>
+                <OpenedPanel/>
+                <SharedFailure/>
                 <SingleResults/>
             </section>
         </main>

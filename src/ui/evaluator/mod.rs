@@ -7,3 +7,6 @@ pub(crate) mod image_panel;
 pub(crate) mod inputs_panel;
 pub(crate) mod run_bar;
 pub(crate) mod single_results;
+pub(crate) mod examples;
+pub(crate) mod open_result;
+pub(crate) mod guidance;

@@ -100,7 +100,8 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
             })}
             <div class="bars" role="img" aria-label="Distribution over ratings 1 to 5">{bars}</div>
             <p class="note-text" aria-live="polite">{note}</p>
-            <p class="error" role="alert">{error}</p>
+            // A failure every criterion shares is announced once, above the cards.
+            <p class="error" role=move || crate::ui::guidance::shared(state).is_none().then_some("alert")>{error}</p>
             <button
                 class="explain"
                 data-testid=format!("explain-{id}")

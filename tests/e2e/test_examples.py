@@ -1,0 +1,159 @@
+"""Issue 19: a first visit that works without a key. The examples gallery (recorded result files
+fetched from the page's own origin), opening an exported result from its file, the static shell
+in index.html, the key a provider needs said before sending, one shared failure shown once, and
+the result brought into view with focus on the score."""
+
+import json
+import re
+from html import unescape
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from selenium.webdriver.support.ui import Select
+
+from app_page import CRITERIA, AppPage
+from fake_openai import FakeOpenAI
+
+DIST = Path(__file__).resolve().parents[2] / "dist"
+
+
+def named_gamma_buttons(d):
+    return {b.text: b for b in d.find_elements("css selector", ".gamma-marks button")}
+
+
+def open_example(page, name):
+    page.wait_for(lambda d: d.find_elements("css selector", f"[data-testid='demo-{name}']"), f"the {name} example", 20)
+    page.el(f"demo-{name}").click()
+    page.wait_for(lambda d: page.el("opened-note").is_displayed() and page.overall() is not None, "the example's score")
+
+
+def overall_at_named_gammas(page):
+    out = {}
+    for label in named_gamma_buttons(page.d):
+        named_gamma_buttons(page.d)[label].click()
+        out[label] = page.overall()
+    return out
+
+
+def other_origins(d, app_url):
+    origin = urlparse(app_url).netloc
+    names = d.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+    return [n for n in names if urlparse(n).netloc not in (origin, "")]
+
+
+def test_examples_open_with_no_key_move_gamma_explain_export_and_ask_no_one(browser, app_url, downloads):
+    page = AppPage(browser, app_url)
+    assert page.el("demo-gallery").is_displayed()
+    open_example(page, "gamma-flip-a")
+    assert "Constructed for illustration" in page.el("opened-source").text
+    for c in CRITERIA:
+        assert page.state(c) == "done", c
+    assert page.el("image-preview").get_attribute("src").startswith("data:image/jpeg")
+    assert "opened from a result file" in page.el("image-info").text
+    a = overall_at_named_gammas(page)
+    # Explain shows the stored answer without asking anyone.
+    assert "nothing is wrong" in page.card("correctness").text
+    open_example(page, "gamma-flip-b")
+    b = overall_at_named_gammas(page)
+    assert set(a) >= {"selective 0.01", "uniform 1"}, a
+    # The teacher's case: A leads when γ is selective, B when it is uniform.
+    assert a["selective 0.01"] > b["selective 0.01"] and a["uniform 1"] < b["uniform 1"], (a, b)
+    page.el("export-json-button").click()
+    doc = json.loads(page.wait_file(downloads, "harmonic-eval.json").read_text())
+    assert doc["text"].startswith("Two squares") and doc["explanations"]["clarity"] == "Easy to follow."
+    assert other_origins(browser, app_url) == []
+
+
+def test_an_exported_result_opens_from_its_file_with_the_same_scores(browser, app_url, downloads):
+    page = AppPage(browser, app_url)
+    open_example(page, "gamma-flip-a")
+    named_gamma_buttons(browser)["inverse-variance 0.5"].click()
+    before = overall_at_named_gammas(page)
+    page.el("export-json-button").click()
+    exported = page.wait_file(downloads, "harmonic-eval.json")
+    browser.delete_all_cookies()
+    browser.execute_script("localStorage.clear(); sessionStorage.clear();")
+    page = AppPage(browser, app_url)  # a fresh page: nothing shown
+    page.el("open-result-input").send_keys(str(exported))
+    page.wait_for(lambda d: page.overall() is not None, "the opened result")
+    assert page.el("opened-note").text.startswith("Opened from harmonic-eval.json")
+    assert overall_at_named_gammas(page) == pytest.approx(before, abs=1e-12)
+    assert "nothing is wrong" in page.card("correctness").text
+    assert other_origins(browser, app_url) == []
+
+
+def test_a_damaged_result_file_gets_a_sentence_and_the_page_keeps_what_it_had(browser, app_url, tmp_path):
+    page = AppPage(browser, app_url)
+    page.fill("text-input", "My own caption.")
+    bad = tmp_path / "bad.json"
+    doc = json.loads((DIST / "examples" / "gamma-flip-a.json").read_text())
+    doc["criteria"][0]["score"] = 1.0  # a score its distribution does not give
+    bad.write_text(json.dumps(doc))
+    page.el("open-result-input").send_keys(str(bad))
+    page.wait_for(lambda d: page.el("open-result-error").text, "the refusal")
+    assert "score its probabilities do not give" in page.el("open-result-error").text
+    assert page.el("text-input").get_attribute("value") == "My own caption."
+    assert page.overall() is None
+
+
+def test_the_static_shell_shows_before_the_wasm_and_matches_the_app(browser, app_url):
+    html = (DIST / "index.html").read_text()
+    shell = re.search(r'<div[^>]*\bid="?static-shell"?.*?</main>', html, re.S)
+    assert shell, "index.html carries the static shell"
+    page = AppPage(browser, app_url)
+    page.wait_for(lambda d: not d.find_elements("id", "static-shell"), "the shell to go")
+    # The shell's header and tabs say what the live page says.
+    for sel in [".topbar h1", ".tagline", "[data-testid='tab-single']", "[data-testid='tab-batch']"]:
+        text = browser.find_element("css selector", sel).text
+        assert text and text in unescape(shell.group(0)), sel
+    # With scripts off, the shell is what a visitor sees at once.
+    browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
+    try:
+        browser.get(app_url)
+        assert browser.find_element("css selector", "#static-shell .topbar h1").text == "harmonic-judge"
+    finally:
+        browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
+
+
+def test_a_provider_that_needs_a_key_says_so_before_sending(browser, app_url, images):
+    page = AppPage(browser, app_url)
+    Select(page.el("preset-select")).select_by_value("openai")
+    page.fill("api-key-input", "")
+    assert "needs an API key" in page.el("key-needed").text
+    page.upload(images / "photo.png")
+    page.wait_image()
+    page.fill("text-input", "A dog runs across a grassy park.")
+    page.evaluate()
+    assert "needs an API key" in page.el("form-problems").text
+    for c in CRITERIA:
+        assert page.state(c) == "idle"
+    assert other_origins(browser, app_url) == []
+    page.fill("api-key-input", "sk-something")
+    page.wait_for(lambda d: not page.el("key-needed").is_displayed(), "the note to go")
+
+
+def test_one_failure_shared_by_every_criterion_is_shown_once_and_focus_goes_to_the_score(browser, app_url, images):
+    fake = FakeOpenAI(delay=0.05, required_key="sk-right")
+    try:
+        page = AppPage(browser, app_url)
+        page.set_backend(fake.url, "gpt-4o", "sk-wrong")
+        page.set_number("retries-input", 0)
+        page.upload(images / "photo.png")
+        page.wait_image()
+        page.fill("text-input", "A dog runs across a grassy park.")
+        page.evaluate()
+        page.wait_settled()
+        shared = page.el("shared-failure")
+        assert "Every criterion failed for the same reason" in shared.text
+        alerts = [e for e in browser.find_elements("css selector", ".cards [role='alert']") if e.text]
+        assert alerts == [], "the cards do not announce it five more times"
+        assert browser.execute_script("return document.activeElement.id") == "overall-score"
+        # A working key: the shared message goes, the scores come, focus is on the score.
+        page.fill("api-key-input", "sk-right")
+        page.evaluate()
+        page.wait_settled()
+        assert shared.text == "" and page.overall() is not None
+        assert browser.execute_script("return document.activeElement.id") == "overall-score"
+    finally:
+        fake.stop()
