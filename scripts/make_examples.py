@@ -56,7 +56,7 @@ def main():
         # second when γ = 1 (uniform).
         "gamma-flip-a": harmonic(
             "γ flip, text A: confident on one criterion", "A red square and a yellow square on a blue background.",
-            [[0.0, 0.0, 0.0, 0.0, 1.0], [0.2, 0.2, 0.2, 0.2, 0.2], [0.25, 0.15, 0.2, 0.15, 0.25],
+            [[0.0, 0.0, 0.0, 0.05, 0.95], [0.2, 0.2, 0.2, 0.2, 0.2], [0.25, 0.15, 0.2, 0.15, 0.25],
              [0.1, 0.3, 0.2, 0.2, 0.2], [0.3, 0.2, 0.1, 0.2, 0.2]],
             ["Both squares and the blue background are named; nothing is wrong.",
              "The judge is unsure whether sizes and positions should be mentioned.",

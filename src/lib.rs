@@ -33,6 +33,7 @@ pub mod rating;
 pub mod request_key;
 pub mod result_file;
 pub mod retry;
+pub mod share;
 pub mod sniff;
 pub mod small_sort;
 pub mod task;

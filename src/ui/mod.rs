@@ -15,7 +15,7 @@ mod widgets;
 
 use backend::{backend_panel, connection, connection_panel};
 use evaluator::{
-    actions, app, cost_panel, examples, guidance, image_panel, inputs_panel, open_result, run_bar,
+    actions, app, cost_panel, examples, guidance, image_panel, inputs_panel, open_result, run_bar, share,
     single_results,
 };
 use lab::{
@@ -24,7 +24,7 @@ use lab::{
 };
 use metrics::fleur::{panel as fleur_panel, run as fleur_run};
 use metrics::g_veval::{panel as gveval_panel, run as gveval_run};
-use metrics::harmonic_eval::{criterion_card, gamma_panel, overall_score};
+use metrics::harmonic_eval::{criterion_card, gamma_panel, overall_score, weights_chart};
 use metrics::maev::{inputs as maev_inputs, panel as maev_panel, run as maev_run};
 use widgets::{doubt_notes, fidelity_panel, fields, metric_select, theme_toggle, top_bar};
 

@@ -157,3 +157,43 @@ def test_one_failure_shared_by_every_criterion_is_shown_once_and_focus_goes_to_t
         assert browser.execute_script("return document.activeElement.id") == "overall-score"
     finally:
         fake.stop()
+
+
+def test_the_weights_chart_teaches_gamma_with_a_readout_a_table_and_a_glossary(browser, app_url):
+    page = AppPage(browser, app_url)
+    open_example(page, "gamma-flip-a")
+    plot = page.el("weights-plot")
+    assert plot.get_attribute("data-points") == "21"
+    bands = plot.find_elements("css selector", "polygon.band")
+    assert len(bands) == 5
+    named_gamma_buttons(browser)["selective 0.01"].click()
+    # Keyboard focus on the first band reads it out: correctness (the surest) takes the weight.
+    browser.execute_script("arguments[0].focus()", bands[0])
+    readout = page.el("weights-readout")
+    page.wait_for(lambda d: readout.text.startswith("Correctness: weight"), "the readout")
+    assert "100 %" in readout.text and "σ = 0.22" in readout.text, readout.text
+    named_gamma_buttons(browser)["uniform 1"].click()
+    page.wait_for(lambda d: "20 %" in readout.text, "the readout at γ = 1")
+    # Hovering reads another band.
+    from selenium.webdriver import ActionChains
+    # Hovering reads another band: find a point of the clarity band and move the mouse there.
+    spot = browser.execute_script("""
+        const svg = arguments[0], r = svg.getBoundingClientRect();
+        for (let fx = 0.98; fx > 0.1; fx -= 0.02) for (let fy = 0.05; fy < 0.8; fy += 0.02) {
+          const e = document.elementFromPoint(r.left + r.width * fx, r.top + r.height * fy);
+          if (e && e.classList.contains('band-2')) return [Math.round((fx - 0.5) * r.width), Math.round((fy - 0.5) * r.height)];
+        }
+        return null;""", plot)
+    assert spot, "the clarity band is drawn"
+    ActionChains(browser).move_to_element_with_offset(plot, *spot).perform()
+    page.wait_for(lambda d: readout.text.startswith("Clarity"), "the hover readout")
+    # The table: γ from 0.01 to 1, each row's weights adding up to 100 %.
+    browser.execute_script("document.querySelector('.weights-data').open = true")
+    rows = browser.execute_script(
+        "return [...document.querySelectorAll('[data-testid=weights-table] tbody tr')].map(r => [...r.cells].map(c => c.textContent));")
+    assert rows[0][0] == "0.01" and rows[-1][0] == "1.00"
+    for r in rows:
+        assert abs(sum(float(c.rstrip(" %")) for c in r[1:]) - 100) <= 3, r
+    glossary = browser.find_element("css selector", ".weights .glossary").text
+    for term in ["σ", "Coverage", "Selective", "Inverse-variance", "Uniform"]:
+        assert term in glossary

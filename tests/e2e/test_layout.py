@@ -395,7 +395,12 @@ def test_evaluator_layout_and_accessibility(checker_for, app_url, tmp_path, them
         assert [c[0] for c in cells] == ["0.01"] + [f"{i / 10:.2f}" for i in range(1, 11)]
         assert all(1 <= float(c[1]) <= 5 for c in cells)
         check.check("after")
-        check.done(["before", "after"])
+        # Issue 19: an example from the gallery, with the weights chart and its table open.
+        page.el("demo-gamma-flip-a").click()
+        page.wait_for(lambda d: page.el("opened-note").is_displayed(), "the example")
+        driver.execute_script("document.querySelectorAll('details').forEach(d => d.open = true);")
+        check.check("example")
+        check.done(["before", "after", "example"])
     finally:
         fake.stop()
 

@@ -436,12 +436,20 @@ pub fn export(state: AppState) {
     if !state.is_harmonic() {
         return crate::ui::fleur_run::export(state);
     }
-    let Some(run) = state.run.get_value() else {
+    let Some(json) = harmonic_json(state, None) else {
         state.export_error.set(Some(
             "Evaluate first: there is nothing to export yet.".into(),
         ));
         return;
     };
+    let outcome = download::download_text("harmonic-eval.json", "application/json", &json);
+    state.export_error.set(outcome.err());
+}
+
+/// The HarmonicEval result file of the last run (export, share link), with Explain's answers
+/// and, if given, an image; `None` before a run.
+pub fn harmonic_json(state: AppState, image: Option<&str>) -> Option<String> {
+    let run = state.run.get_value()?;
     let states: Vec<CriterionState> = state.criteria.iter().map(|s| s.get_untracked()).collect();
     let results = std::array::from_fn(|i| match &states[i] {
         Progress::Done { result, .. } => Some(Ok(result)),
@@ -467,9 +475,7 @@ pub fn export(state: AppState) {
         crate::ui::state::ExplainState::Done(t) => Some(t),
         _ => None,
     });
-    let json = crate::result_file::with_extras(&json, None, &explained, None);
-    let outcome = download::download_text("harmonic-eval.json", "application/json", &json);
-    state.export_error.set(outcome.err());
+    Some(crate::result_file::with_extras(&json, image, &explained, None))
 }
 
 /// Keeps the non-secret settings across visits and the key where the user chose.

@@ -13,6 +13,7 @@ use crate::ui::image_panel::ImagePanel;
 use crate::ui::inputs_panel::InputsPanel;
 use crate::ui::metric_select::MetricSelect;
 use crate::ui::run_bar::RunBar;
+use crate::ui::share::SharePanel;
 use crate::ui::single_results::SingleResults;
 use crate::ui::state::AppState;
 use crate::ui::top_bar::{Page, TopBar};
@@ -21,7 +22,9 @@ use crate::ui::top_bar::{Page, TopBar};
 pub fn App() -> impl IntoView {
     let state = AppState::restore();
     provide_context(state);
-    provide_context(crate::ui::open_result::OpenedView(RwSignal::new(None)));
+    let opened = crate::ui::open_result::OpenedView(RwSignal::new(None));
+    provide_context(opened);
+    crate::ui::share::open_from_fragment(state, opened);
     actions::persist_settings(state);
     actions::refresh_cache_count(state);
     crate::ui::guidance::follow_results(state);
@@ -47,6 +50,7 @@ pub fn App() -> impl IntoView {
                 <OpenedPanel/>
                 <SharedFailure/>
                 <SingleResults/>
+                <SharePanel/>
             </section>
         </main>
     }

@@ -10,3 +10,4 @@ pub(crate) mod single_results;
 pub(crate) mod examples;
 pub(crate) mod open_result;
 pub(crate) mod guidance;
+pub(crate) mod share;

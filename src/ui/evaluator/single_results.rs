@@ -10,6 +10,7 @@ use crate::ui::gveval_panel::GvevalPanel;
 use crate::ui::maev_panel::MaevPanel;
 use crate::ui::overall_score::OverallScore;
 use crate::ui::state::AppState;
+use crate::ui::weights_chart::WeightsChart;
 use crate::criteria::Criterion;
 
 #[component]
@@ -39,6 +40,7 @@ pub fn SingleResults() -> impl IntoView {
     <Show when=move || state.is_harmonic()>
         <OverallScore/>
         <GammaPanel/>
+        <WeightsChart/>
         <div class="cards">
             {Criterion::ALL.into_iter().map(|c| view! { <CriterionCard criterion=c/> }).collect_view()}
         </div>

@@ -3,3 +3,4 @@
 pub(crate) mod criterion_card;
 pub(crate) mod gamma_panel;
 pub(crate) mod overall_score;
+pub(crate) mod weights_chart;
