@@ -197,3 +197,64 @@ def test_the_weights_chart_teaches_gamma_with_a_readout_a_table_and_a_glossary(b
     glossary = browser.find_element("css selector", ".weights .glossary").text
     for term in ["σ", "Coverage", "Selective", "Inverse-variance", "Uniform"]:
         assert term in glossary
+
+
+def _shared_doc(link):
+    import base64
+    import zlib
+    data = link.split("#r=", 1)[1]
+    raw = base64.urlsafe_b64decode(data + "=" * (-len(data) % 4))
+    return zlib.decompress(raw, -15).decode()
+
+
+def test_a_share_link_opens_the_result_in_a_fresh_context_without_key_or_base_url(browser, app_url, tmp_path, downloads):
+    from conftest import make_driver
+    page = AppPage(browser, app_url)
+    Select(page.el("preset-select")).select_by_value("openai")
+    page.fill("api-key-input", "sk-share-secret-0123456789")
+    open_example(page, "gamma-flip-b")
+    named_gamma_buttons(browser)["selective 0.01"].click()
+    before = overall_at_named_gammas(page)
+    page.el("copy-link-button").click()
+    page.wait_for(lambda d: "#r=" in page.el("share-link").text, "the link")
+    link = page.el("share-link").text
+    assert link.startswith(app_url) and browser.current_url == link
+    text = _shared_doc(link)
+    doc = json.loads(text)
+    assert "sk-share-secret" not in text and "base_url" not in doc
+    assert doc["image"].startswith("data:image/jpeg;base64,") and doc["explanations"]["fluency"] == "Natural English."
+    page.el("copy-embed-button").click()
+    assert page.el("embed-code").text.startswith(f'<iframe src="{link}"')
+    fresh = make_driver(tmp_path / "fresh-profile", downloads)
+    try:
+        other = AppPage(fresh, link)
+        other.wait_for(lambda d: other.overall() is not None, "the shared result")
+        assert "a share link" in other.el("opened-note").text
+        assert overall_at_named_gammas(other) == pytest.approx(before, abs=1e-12)
+        assert "Natural English." in other.card("fluency").text
+        assert other.el("image-preview").get_attribute("src").startswith("data:image/jpeg")
+        assert other_origins(fresh, app_url) == []
+        # A damaged link gets a sentence, not a blank or a crash.
+        fresh.get(app_url + "#r=%%%")
+        fresh.refresh()  # a change of fragment alone does not reload the page
+        other.wait_for(lambda d: d.find_elements("css selector", "[data-testid='form-problems']"), "the app")
+        other.wait_for(lambda d: "share link is damaged" in other.el("form-problems").text, "the sentence")
+    finally:
+        fresh.quit()
+
+
+def test_a_result_too_large_for_a_link_says_so(browser, app_url, tmp_path):
+    page = AppPage(browser, app_url)
+    doc = json.loads((DIST / "examples" / "gamma-flip-a.json").read_text())
+    # Noise does not compress: 40 KB of it in the answers cannot fit a 16,000-character link.
+    import os
+    import base64
+    doc["criteria"][0]["answer"] = base64.b64encode(os.urandom(30000)).decode()
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps(doc))
+    page.el("open-result-input").send_keys(str(big))
+    page.wait_for(lambda d: page.overall() is not None, "the opened result")
+    page.el("copy-link-button").click()
+    page.wait_for(lambda d: page.el("share-error").text, "the message")
+    assert page.el("share-error").text.startswith("This result is too large for a link")
+    assert not page.el("share-link").is_displayed()
