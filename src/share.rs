@@ -19,7 +19,8 @@ pub fn for_link(result_json: &str) -> String {
     match serde_json::from_str::<Value>(result_json) {
         Ok(Value::Object(mut obj)) => {
             obj.remove("base_url");
-            Value::Object(obj).to_string()
+            // Pretty, as exports are: one serialiser in the wasm, not two.
+            serde_json::to_string_pretty(&Value::Object(obj)).unwrap_or_else(|_| result_json.to_string())
         }
         _ => result_json.to_string(),
     }

@@ -168,14 +168,16 @@ def test_the_weights_chart_teaches_gamma_with_a_readout_a_table_and_a_glossary(b
     assert len(bands) == 5
     named_gamma_buttons(browser)["selective 0.01"].click()
     # Keyboard focus on the first band reads it out: correctness (the surest) takes the weight.
+    # (The chart is redrawn on every γ change: look the bands up again.)
+    bands = page.el("weights-plot").find_elements("css selector", "polygon.band")
     browser.execute_script("arguments[0].focus()", bands[0])
     readout = page.el("weights-readout")
     page.wait_for(lambda d: readout.text.startswith("Correctness: weight"), "the readout")
     assert "100 %" in readout.text and "σ = 0.22" in readout.text, readout.text
     named_gamma_buttons(browser)["uniform 1"].click()
     page.wait_for(lambda d: "20 %" in readout.text, "the readout at γ = 1")
-    # Hovering reads another band.
     from selenium.webdriver import ActionChains
+    plot = page.el("weights-plot")
     # Hovering reads another band: find a point of the clarity band and move the mouse there.
     spot = browser.execute_script("""
         const svg = arguments[0], r = svg.getBoundingClientRect();

@@ -1,13 +1,18 @@
 //! "A view that teaches γ": each criterion's weight against γ as stacked bands, with σ per
 //! criterion, a readout on hover and on keyboard focus, a table alternative and a short
 //! glossary. The numbers come from `metrics::harmonic_eval::weights_view`.
+//!
+//! The SVG, the table and the glossary are written as markup strings (our own numbers and
+//! labels only, no user text) and set with `inner_html`: as typed Leptos views the chart cost
+//! about 9 KB gzip of wasm; one string builder costs a fraction of that. The readout listens on
+//! the container (events bubble from the bands, which carry `data-k`).
 
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 use crate::aggregate::GAMMA_MIN;
 use crate::criteria::Criterion;
 use crate::metrics::harmonic_eval::weights_view::{band, weight_curve, WeightsAt, GLOSSARY, POINTS};
-use crate::metrics::harmonic_eval::CriterionResult;
 use crate::ui::state::AppState;
 
 const W: f64 = 340.0;
@@ -32,85 +37,124 @@ fn outline(bands: &[(f64, f64, f64)]) -> String {
     top.chain(bottom).collect::<Vec<_>>().join(" ")
 }
 
+fn sigma_text(sigma: Option<f64>) -> String {
+    sigma.map_or("σ unknown (printed rating)".to_string(), |s| format!("σ = {s:.2}"))
+}
+
 /// What the readout says about criterion `c` at γ.
 fn readout(c: Criterion, gamma: f64, weight: Option<f64>, sigma: Option<f64>) -> String {
-    let sigma = sigma.map_or("σ unknown (printed rating)".to_string(), |s| format!("σ = {s:.2}"));
     match weight {
-        Some(w) => format!("{}: weight {:.0} % at γ = {gamma:.2} ({sigma})", c.label(), w * 100.0),
+        Some(w) => format!("{}: weight {:.0} % at γ = {gamma:.2} ({})", c.label(), w * 100.0, sigma_text(sigma)),
         None => format!("{}: no score, no weight", c.label()),
     }
+}
+
+/// The chart's markup (bands, ticks, cursor at `gamma`).
+fn svg(curve: &[WeightsAt], sigmas: &[Option<f64>; 5], gamma: f64) -> String {
+    let mut s = format!(
+        "<svg class=\"weights-plot\" data-testid=\"weights-plot\" data-points=\"{}\" viewBox=\"0 0 {W} {H}\" role=\"group\" \
+         aria-label=\"Each criterion's weight (0 to 100 %) against γ (0.01 to 1), stacked\">",
+        curve.len()
+    );
+    let at = |k: usize| {
+        curve
+            .iter()
+            .min_by(|a, b| (a.gamma - gamma).abs().total_cmp(&(b.gamma - gamma).abs()))
+            .and_then(|p| p.weights[k])
+    };
+    for c in Criterion::ALL {
+        let k = c.index();
+        s += &format!(
+            "<polygon class=\"band band-{k}\" data-k=\"{k}\" tabindex=\"0\" role=\"img\" aria-label=\"{}\" points=\"{}\"></polygon>",
+            readout(c, gamma, at(k), sigmas[k]),
+            outline(&band(curve, k))
+        );
+    }
+    for g in [0.01, 0.5, 0.75, 1.0] {
+        s += &format!("<text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{g}</text>", x(g), H - B + 16.0);
+    }
+    for w in [0.0, 0.5, 1.0] {
+        s += &format!("<text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{:.0}%</text>", L - 6.0, y(w) + 4.0, w * 100.0);
+    }
+    let cx = x(gamma);
+    s += &format!(
+        "<text class=\"axis-title\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">γ</text>\
+         <line class=\"cursor\" x1=\"{cx:.1}\" x2=\"{cx:.1}\" y1=\"{T}\" y2=\"{:.1}\"></line></svg>",
+        (L + W - R) / 2.0,
+        H - 4.0,
+        H - B
+    );
+    s
+}
+
+/// The legend, the table (every other point) and the glossary.
+fn details(curve: &[WeightsAt], sigmas: &[Option<f64>; 5]) -> String {
+    let mut s = String::from("<ul class=\"weights-legend\">");
+    for c in Criterion::ALL {
+        let k = c.index();
+        s += &format!(
+            "<li><span class=\"swatch band-{k}\" aria-hidden=\"true\">{n}</span>{n}. {} · {}</li>",
+            c.label(),
+            sigma_text(sigmas[k]),
+            n = k + 1
+        );
+    }
+    s += "</ul><details class=\"weights-data\"><summary>The weights as a table</summary>\
+          <table class=\"weights-table\" data-testid=\"weights-table\"><thead><tr><th scope=\"col\">γ</th>";
+    for c in Criterion::ALL {
+        s += &format!("<th scope=\"col\">{}</th>", c.label());
+    }
+    s += "</tr></thead><tbody>";
+    for p in curve.iter().step_by(2) {
+        s += &format!("<tr><td>{:.2}</td>", p.gamma);
+        for w in &p.weights {
+            s += &w.map_or("<td>–</td>".to_string(), |w| format!("<td>{:.0} %</td>", w * 100.0));
+        }
+        s += "</tr>";
+    }
+    s += "</tbody></table></details><dl class=\"glossary\">";
+    for (term, meaning) in GLOSSARY {
+        s += &format!("<dt>{term}</dt><dd>{meaning}</dd>");
+    }
+    s + "</dl>"
+}
+
+/// The criterion whose band an event came from.
+fn band_of(ev: &web_sys::Event) -> Option<Criterion> {
+    let el: web_sys::Element = ev.target()?.dyn_into().ok()?;
+    let k: usize = el.get_attribute("data-k")?.parse().ok()?;
+    Criterion::ALL.get(k).copied()
 }
 
 #[component]
 pub fn WeightsChart() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let results = Memo::new(move |_| {
-        state.criteria.iter().map(|s| s.with(|s| s.result().cloned())).collect::<Vec<Option<CriterionResult>>>()
-    });
-    let curve = Memo::new(move |_| {
-        results.with(|r| weight_curve(&r.iter().map(Option::as_ref).collect::<Vec<_>>(), POINTS))
+    let data = Memo::new(move |_| {
+        let results: Vec<_> = state.criteria.iter().map(|s| s.with(|s| s.result().cloned())).collect();
+        let refs: Vec<_> = results.iter().map(Option::as_ref).collect();
+        let sigmas: [Option<f64>; 5] = std::array::from_fn(|i| results[i].as_ref().and_then(|r| r.sigma));
+        (weight_curve(&refs, POINTS), sigmas)
     });
     let focused = RwSignal::new(None::<Criterion>);
-    let sigma_of = move |c: Criterion| results.with(|r| r[c.index()].as_ref().and_then(|r| r.sigma));
-    let text = move || {
-        let g = state.gamma.get();
-        let weights = state.weighting.get().0;
-        match focused.get() {
-            Some(c) => readout(c, g, weights[c.index()], sigma_of(c)),
-            None => "Point at or tab to a band to read its weight.".to_string(),
+    let text = move || match focused.get() {
+        Some(c) => readout(c, state.gamma.get(), state.weighting.get().0[c.index()], data.with(|d| d.1[c.index()])),
+        None => "Point at or tab to a band to read its weight.".to_string(),
+    };
+    let pick = move |ev: &web_sys::Event| {
+        if let Some(c) = band_of(ev) {
+            focused.set(Some(c));
         }
     };
     view! {
-        <Show when=move || curve.with(|c| !c.is_empty())>
-        <section class="weights" aria-labelledby="weights-heading">
-            <h3 id="weights-heading">"How γ shares the weight among the criteria"</h3>
-            <svg class="weights-plot" data-testid="weights-plot" data-points=move || curve.with(Vec::len).to_string()
-                viewBox=format!("0 0 {W} {H}") role="group" aria-label="Each criterion's weight (0 to 100 %) against γ (0.01 to 1), stacked">
-                {move || curve.with(|c| Criterion::ALL.into_iter().map(|cr| {
-                    let pts = outline(&band(c, cr.index()));
-                    view! {
-                        <polygon class=format!("band band-{}", cr.index()) points=pts tabindex="0"
-                            role="img" aria-label=move || readout(cr, state.gamma.get(), state.weighting.get().0[cr.index()], sigma_of(cr))
-                            on:mouseenter=move |_| focused.set(Some(cr)) on:focus=move |_| focused.set(Some(cr))/>
-                    }
-                }).collect_view())}
-                {[0.01, 0.5, 0.75, 1.0].iter().map(|&g| view! {
-                    <text class="tick" x=x(g) y=H - B + 16.0 text-anchor="middle">{format!("{g}")}</text>
-                }).collect_view()}
-                {[0.0, 0.5, 1.0].iter().map(|&w| view! {
-                    <text class="tick" x=L - 6.0 y=y(w) + 4.0 text-anchor="end">{format!("{:.0}%", w * 100.0)}</text>
-                }).collect_view()}
-                <text class="axis-title" x=(L + W - R) / 2.0 y=H - 4.0 text-anchor="middle">"γ"</text>
-                <line class="cursor" x1=move || x(state.gamma.get()) x2=move || x(state.gamma.get()) y1=T y2=H - B/>
-            </svg>
-            <p class="weights-readout" aria-live="polite" data-testid="weights-readout">{text}</p>
-            <ul class="weights-legend">
-                {Criterion::ALL.into_iter().map(|c| view! {
-                    <li><span class=format!("swatch band-{}", c.index()) aria-hidden="true">{(c.index() + 1).to_string()}</span>
-                        {move || format!("{}. {} · {}", c.index() + 1, c.label(),
-                            sigma_of(c).map_or("σ unknown".into(), |s| format!("σ = {s:.2}")))}</li>
-                }).collect_view()}
-            </ul>
-            <details class="weights-data">
-                <summary>"The weights as a table"</summary>
-                <table class="weights-table" data-testid="weights-table">
-                    <thead><tr><th scope="col">"γ"</th>
-                        {Criterion::ALL.into_iter().map(|c| view! { <th scope="col">{c.label()}</th> }).collect_view()}
-                    </tr></thead>
-                    <tbody>{move || curve.with(|c| c.iter().step_by(2).map(row).collect_view())}</tbody>
-                </table>
-            </details>
-            <dl class="glossary">
-                {GLOSSARY.iter().map(|(term, meaning)| view! { <dt>{*term}</dt><dd>{*meaning}</dd> }).collect_view()}
-            </dl>
-        </section>
+        <Show when=move || data.with(|d| !d.0.is_empty())>
+            <section class="weights" aria-labelledby="weights-heading">
+                <h3 id="weights-heading">"How γ shares the weight among the criteria"</h3>
+                <div class="weights-chart" on:mouseover=move |ev: web_sys::MouseEvent| pick(ev.as_ref())
+                    on:focusin=move |ev: web_sys::FocusEvent| pick(ev.as_ref())
+                    inner_html=move || data.with(|d| svg(&d.0, &d.1, state.gamma.get()))></div>
+                <p class="weights-readout" aria-live="polite" data-testid="weights-readout">{text}</p>
+                <div inner_html=move || data.with(|d| details(&d.0, &d.1))></div>
+            </section>
         </Show>
-    }
-}
-
-fn row(p: &WeightsAt) -> impl IntoView {
-    let cells = p.weights.iter().map(|w| w.map(|w| format!("{:.0} %", w * 100.0)).unwrap_or_else(|| "–".into()));
-    view! {
-        <tr><td>{format!("{:.2}", p.gamma)}</td>{cells.map(|c| view! { <td>{c}</td> }).collect_view()}</tr>
     }
 }
