@@ -72,6 +72,25 @@ def main():
              "Colours, count and background are all there.", "Easy to follow.", "Natural English.",
              "No word is wasted."], flip, img),
     }
+    summary = "what this metric's result looks like when opened (a summary: it has no γ)"
+    base = {"provider": "openai", "model": "(none: constructed)", "fidelity": "paper", "extensions": [], "image": img}
+    files["fleur-constructed"] = {
+        **base, "title": "FLEUR: a score from 0 to 1", "metric": "fleur", "caption": "A red square and a yellow square on a blue background.",
+        "printed": "0.8", "raw_score": 0.8, "smoothed_score": 0.784, "answer": "0.8",
+        "explanation": "Both squares and their colours are right; the background is named.",
+        "source": CONSTRUCTED.format(what=summary)}
+    files["g-veval-constructed"] = {
+        **base, "title": "G-VEval: a score from 0 to 100", "metric": "g_veval", "medium": "image", "mode": "ref_free", "accr": False,
+        "caption": "A red square and a yellow square on a blue background.", "references": [], "score": 85.0,
+        "reasoning": "The caption names both squares and the background correctly; it says nothing about their sizes. Final score: 85",
+        "source": CONSTRUCTED.format(what=summary)}
+    files["maev-constructed"] = {
+        **base, "title": "MAEV: is an answer about the image accurate?", "metric": "maev",
+        "question": "What colour is the square on the left?", "caption": "A red square and a yellow square on a blue background.",
+        "reference_answer": "Red.", "answer": "The square on the left is green.", "seed": 1, "threshold": 1.25,
+        "trials": [{"evidence": "The reference says red; the answer says green.", "printed": 1, "score": 1.0},
+                   {"evidence": "Green contradicts the image, which shows a red square on the left.", "printed": 1, "score": 1.0}],
+        "mean": 1.0, "verdict": "hallucination", "source": CONSTRUCTED.format(what=summary)}
     for name, doc in files.items():
         (OUT / f"{name}.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
         print(f"wrote {OUT / name}.json")

@@ -31,7 +31,7 @@ from conftest import RealLlamaServer, make_driver  # noqa: E402
 
 OUT = ROOT / "public" / "examples"
 TEXT = "A red square and a yellow square on a blue background."
-LONG = 300
+LONG = int(os.environ.get("HJ_RECORD_TIMEOUT", "300"))
 
 
 def engine_dir():
@@ -72,7 +72,11 @@ def main():
             page.wait_image()
             page.fill("text-input", TEXT)
             page.evaluate()
-            page.wait_settled(LONG)
+            try:
+                page.wait_settled(LONG)
+            except Exception:
+                print("form problems:", page.el("form-problems").text, [page.state(c) for c in CRITERIA], file=sys.stderr)
+                raise
             for c in CRITERIA:
                 if page.state(c) == "done":
                     page.el(f"explain-{c}").click()
@@ -109,6 +113,7 @@ def save(page, downloads, name, metric, title, thumb):
     page.el("export-json-button").click()
     doc = json.loads(page.wait_file(downloads, name, 20).read_text())
     doc.update({"title": title, "source": source(metric), "image": thumb})
+    doc.pop("base_url", None)  # a loopback port of this machine, of no use to a visitor
     out = OUT / f"recorded-smollm2-{metric.replace('_', '-')}.json"
     out.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     print(f"wrote {out}")

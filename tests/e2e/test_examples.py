@@ -260,3 +260,29 @@ def test_a_result_too_large_for_a_link_says_so(browser, app_url, tmp_path):
     page.wait_for(lambda d: page.el("share-error").text, "the message")
     assert page.el("share-error").text.startswith("This result is too large for a link")
     assert not page.el("share-link").is_displayed()
+
+
+def test_every_example_opens_and_says_where_its_numbers_come_from(browser, app_url):
+    """The gallery covers every metric; HarmonicEval's open with their cards, the others as a
+    summary of what they recorded; the recorded one names its model and server."""
+    page = AppPage(browser, app_url)
+    manifest = json.loads((DIST / "examples" / "manifest.json").read_text())
+    assert {e["metric"] for e in manifest} == {"harmonic_eval", "fleur", "g_veval", "maev"}
+    for e in manifest:
+        open_name = e["name"]
+        page.wait_for(lambda d: d.find_elements("css selector", f"[data-testid='demo-{open_name}']"), open_name, 20)
+        page.el(f"demo-{open_name}").click()
+        page.wait_for(lambda d: e["title"] in page.el("opened-note").text, f"{open_name} to open")
+        source = page.el("opened-source").text
+        assert source.startswith("Recorded on") or source.startswith("Constructed for illustration"), source
+        if e["metric"] == "harmonic_eval":
+            assert page.overall() is not None
+        else:
+            doc = json.loads((DIST / "examples" / e["file"]).read_text())
+            recorded = doc.get("smoothed_score", doc.get("score", doc.get("mean")))
+            assert page.el("opened-score").text == f"{recorded:.3f}"
+    recorded = next(e for e in manifest if e["name"].startswith("recorded-"))
+    page.el(f"demo-{recorded['name']}").click()
+    page.wait_for(lambda d: "SmolLM2-135M-Instruct" in page.el("opened-source").text, "the recorded example")
+    assert "llama-server" in page.el("opened-source").text
+    assert other_origins(browser, app_url) == []
