@@ -11,6 +11,7 @@ trunk build --release --offline=true "$@" index.html
 # Second page after the first: Trunk empties its own dist directory before building.
 trunk build --release --offline=true "$@" --dist dist/lab src/bin/lab.html
 scripts/finish_dist.py dist dist/lab
+scripts/examples_manifest.py dist/examples
 for wasm in dist/*_bg.wasm dist/lab/*_bg.wasm; do
   printf 'built %s: %s bytes (gzip -9: %s bytes)\n' "$wasm" "$(stat -c %s "$wasm")" "$(gzip -9 -c "$wasm" | wc -c)"
 done

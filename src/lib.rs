@@ -20,6 +20,7 @@ pub mod criteria;
 pub mod doubt;
 pub mod echo;
 pub mod errors;
+pub mod first_visit;
 #[cfg(not(target_arch = "wasm32"))]
 #[doc(hidden)]
 pub mod fuzzing;
@@ -32,9 +33,12 @@ pub mod metrics;
 pub mod providers;
 pub mod rating;
 pub mod request_key;
+pub mod result_file;
 pub mod retry;
 pub mod retry_after;
+pub mod share;
 pub mod sniff;
+pub mod small_sort;
 pub mod task;
 pub mod text_checks;
 

@@ -131,7 +131,7 @@ impl Fidelity {
         self.on.retain(|&x| x != e);
         if on {
             self.on.push(e);
-            self.on.sort_by_key(|x| x.id());
+            crate::small_sort::sort_by_key(&mut self.on, |x| x.id());
         }
         self
     }

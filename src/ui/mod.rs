@@ -18,8 +18,8 @@ mod widgets;
 
 use backend::{backend_panel, connection, connection_panel};
 use evaluator::{
-    actions, app, cost_panel, image_actions, image_panel, inputs_panel, run_bar, runner,
-    single_results,
+    actions, app, cost_panel, examples, guidance, image_actions, image_panel, inputs_panel,
+    open_result, run_bar, runner, share, single_results,
 };
 use evaluator::{
     candidates_inputs, candidates_panel, candidates_plot, candidates_run, candidates_state,
@@ -30,7 +30,9 @@ use lab::{
 };
 use metrics::fleur::{panel as fleur_panel, run as fleur_run};
 use metrics::g_veval::panel as gveval_panel;
-use metrics::harmonic_eval::{criterion_card, gamma_panel, overall_score, run as he_run};
+use metrics::harmonic_eval::{
+    criterion_card, gamma_panel, overall_score, run as he_run, weights_chart,
+};
 use metrics::maev::{inputs as maev_inputs, panel as maev_panel, run as maev_run};
 use widgets::{
     doubt_notes, fidelity_panel, fields, gamma_events, metric_select, theme_toggle, top_bar,
@@ -39,6 +41,7 @@ use widgets::{
 /// Installs the panic hook and mounts the one-item evaluator on `<body>`.
 pub fn start() {
     install_panic_hook();
+    remove_static_shell();
     leptos::mount::mount_to_body(app::App);
     mark_interactive();
 }
@@ -48,6 +51,17 @@ pub fn start_lab() {
     install_panic_hook();
     leptos::mount::mount_to_body(lab_app::LabApp);
     mark_interactive();
+}
+
+/// The evaluator's `index.html` holds a static copy of its header and panels, shown while the
+/// wasm downloads; the live page replaces it.
+fn remove_static_shell() {
+    if let Some(shell) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("static-shell"))
+    {
+        shell.remove();
+    }
 }
 
 fn install_panic_hook() {

@@ -34,14 +34,31 @@ pub fn blob(data: &[u8], mime: &str) -> Result<Blob, String> {
 /// pass `limit` bytes (the size the archive states), so an entry that lies about its size
 /// cannot make the page unpack more than that.
 pub async fn inflate_raw(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
-    let fail = || "A file in the ZIP could not be decompressed.".to_string();
-    let source = blob(data, "application/octet-stream")?;
-    // web-sys marks DecompressionStream unstable; reach the constructor through the global.
+    through(data, "DecompressionStream", limit, "A file in the ZIP could not be decompressed.")
+        .await
+        .map_err(|e| e.unwrap_or_else(|| "This browser cannot decompress ZIP files (no DecompressionStream).".into()))
+}
+
+/// Compresses `data` to raw DEFLATE with the browser's `CompressionStream("deflate-raw")`
+/// (share links; no compression crate in the download).
+pub async fn deflate_raw(data: &[u8]) -> Result<Vec<u8>, String> {
+    let fail = "The result could not be compressed for a link.";
+    through(data, "CompressionStream", usize::MAX, fail)
+        .await
+        .map_err(|e| e.unwrap_or_else(|| fail.into()))
+}
+
+/// `data` piped through a `(De)CompressionStream("deflate-raw")`; `Err(None)` when the
+/// browser has no such stream.
+async fn through(data: &[u8], stream_class: &str, limit: usize, failed: &str) -> Result<Vec<u8>, Option<String>> {
+    let fail = || Some(failed.to_string());
+    let source = blob(data, "application/octet-stream").map_err(Some)?;
+    // web-sys marks the compression streams unstable; reach the constructor through the global.
     let global = js_sys::global();
-    let constructor: Function = Reflect::get(&global, &"DecompressionStream".into())
+    let constructor: Function = Reflect::get(&global, &stream_class.into())
         .ok()
         .and_then(|c| c.dyn_into().ok())
-        .ok_or("This browser cannot decompress ZIP files (no DecompressionStream).")?;
+        .ok_or(None)?;
     let args = js_sys::Array::of1(&JsValue::from_str("deflate-raw"));
     let stream = Reflect::construct(&constructor, &args).map_err(|_| fail())?;
     let half = |name: &str| Reflect::get(&stream, &name.into()).map_err(|_| fail());
@@ -51,7 +68,7 @@ pub async fn inflate_raw(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
     );
     let inflated = source.stream().pipe_through(&pair);
     let reader: ReadableStreamDefaultReader = inflated.get_reader().unchecked_into();
-    let mut out: Vec<u8> = Vec::with_capacity(limit);
+    let mut out: Vec<u8> = Vec::with_capacity(limit.min(1 << 20));
     loop {
         let chunk = JsFuture::from(reader.read()).await.map_err(|_| fail())?;
         let done = Reflect::get(&chunk, &"done".into())
@@ -67,10 +84,10 @@ pub async fn inflate_raw(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
         let len = value.length() as usize;
         if out.len() + len > limit {
             let _ = reader.cancel();
-            return Err(format!(
+            return Err(Some(format!(
                 "it unpacks to more than the {limit} bytes the ZIP states, so it was not unpacked \
                  further"
-            ));
+            )));
         }
         let start = out.len();
         out.resize(start + len, 0);

@@ -395,6 +395,11 @@ def test_evaluator_layout_and_accessibility(checker_for, app_url, tmp_path, them
         assert [c[0] for c in cells] == ["0.01"] + [f"{i / 10:.2f}" for i in range(1, 11)]
         assert all(1 <= float(c[1]) <= 5 for c in cells)
         check.check("after")
+        # Issue 19: an example from the gallery, with the weights chart and its table open.
+        page.el("demo-gamma-flip-a").click()
+        page.wait_for(lambda d: page.el("opened-note").is_displayed(), "the example")
+        driver.execute_script("document.querySelectorAll('details').forEach(d => d.open = true);")
+        check.check("example")
         # A full disk: the storage sentence under the run bar (here a setting's; the cache's,
         # which needs an origin that has not written yet, is in test_faults) and the theme's
         # beside the switch (switched there and back, so the emulated theme still shows).
@@ -421,7 +426,7 @@ def test_evaluator_layout_and_accessibility(checker_for, app_url, tmp_path, them
         page.el("prefer-0").click()
         assert page.el("agreement").get_attribute("data-value") == "disagree"
         check.check("candidates")
-        check.done(["before", "after", "storage-refused", "candidates"])
+        check.done(["before", "after", "example", "storage-refused", "candidates"])
     finally:
         fake.stop()
 

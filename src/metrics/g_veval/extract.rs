@@ -153,7 +153,7 @@ fn smooth_at(steps: &[TokenStep], starts: &[usize], span: (usize, usize), printe
         let total: f64 = dist.iter().map(|(_, p)| p).sum();
         if total > 0.0 {
             dist.iter_mut().for_each(|(_, p)| *p /= total);
-            dist.sort_by_key(|(v, _)| *v);
+            crate::small_sort::sort_by_key(&mut dist, |(v, _)| *v);
             let score = dist.iter().map(|(v, p)| f64::from(*v) * p).sum();
             return Reading {
                 printed,

@@ -16,6 +16,11 @@ pub fn evaluate(state: AppState) {
     if untrack(|| metric.running(state)) {
         return;
     }
+    // A provider that needs a key gets one before anything is sent (not five 401s after).
+    if let Some(m) = crate::ui::guidance::missing_key(state) {
+        state.form_problems.set(vec![m]);
+        return;
+    }
     metric.evaluate(state);
 }
 

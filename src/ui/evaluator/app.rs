@@ -6,11 +6,15 @@ use crate::ui::{actions, runner};
 use crate::ui::backend_panel::BackendPanel;
 use crate::ui::candidates_inputs::CandidatesInputs;
 use crate::ui::cost_panel::CostPanel;
+use crate::ui::examples::ExamplesGallery;
 use crate::ui::fidelity_panel::FidelityPanel;
+use crate::ui::guidance::{KeyNote, SharedFailure};
+use crate::ui::open_result::{OpenResult, OpenedPanel};
 use crate::ui::image_panel::ImagePanel;
 use crate::ui::inputs_panel::InputsPanel;
 use crate::ui::metric_select::MetricSelect;
 use crate::ui::run_bar::RunBar;
+use crate::ui::share::SharePanel;
 use crate::ui::single_results::SingleResults;
 use crate::ui::state::AppState;
 use crate::ui::top_bar::{Page, TopBar};
@@ -19,11 +23,15 @@ use crate::ui::top_bar::{Page, TopBar};
 pub fn App() -> impl IntoView {
     let state = AppState::restore();
     provide_context(state);
+    let opened = crate::ui::open_result::OpenedView(RwSignal::new(None));
+    provide_context(opened);
+    crate::ui::share::open_from_fragment(state, opened);
     actions::persist_settings(state);
     runner::refresh_cache_count(state);
     // A failed cache write is said with the other storage refusals (under the run bar; in the
     // lab, in the batch panel); the run keeps its answer.
     crate::web::cache::on_write_error(move |m| state.storage_error.set(Some(m)));
+    crate::ui::guidance::follow_results(state);
 
     view! {
         <TopBar page=Page::Single/>
@@ -36,12 +44,18 @@ pub fn App() -> impl IntoView {
                 <CandidatesInputs/>
                 <BackendPanel/>
                 <RunBar/>
+                <KeyNote/>
                 <CostPanel/>
             </section>
             <section class="column results" aria-labelledby="results-heading">
                 // Headings step by one (h1, h2, then the cards' h3); screen readers list it.
                 <h2 id="results-heading" class="visually-hidden">"Results"</h2>
+                <ExamplesGallery/>
+                <OpenResult/>
+                <OpenedPanel/>
+                <SharedFailure/>
                 <SingleResults/>
+                <SharePanel/>
             </section>
         </main>
     }

@@ -21,7 +21,10 @@ fn commit_box(state: AppState, b: Option<NormBox>) {
 
 /// What the preview line says about the file and what is sent.
 fn image_info(v: &ImageView) -> String {
-    if v.is_video {
+    if v.original_size == (0, 0) {
+        // An opened result's image: its size was not recorded.
+        format!("{} · the image opened from a result file", v.file_name)
+    } else if v.is_video {
         format!(
             "{} · video {}×{} → frames at 0, ⅓ and ⅔ of its length, sent as one {}×{} JPEG",
             v.file_name, v.original_size.0, v.original_size.1, v.sent_size.0, v.sent_size.1

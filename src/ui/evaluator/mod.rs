@@ -14,3 +14,7 @@ pub(crate) mod inputs_panel;
 pub(crate) mod run_bar;
 pub(crate) mod runner;
 pub(crate) mod single_results;
+pub(crate) mod examples;
+pub(crate) mod open_result;
+pub(crate) mod guidance;
+pub(crate) mod share;

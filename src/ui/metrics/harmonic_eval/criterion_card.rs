@@ -115,7 +115,8 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
                 {move || result().map(|r| spoken(&r.distribution, 1))}
             </p>
             <p class="note-text" aria-live="polite">{note}</p>
-            <p class="error" role="alert">{error}</p>
+            // A failure every criterion shares is announced once, above the cards.
+            <p class="error" role=move || crate::ui::guidance::shared(state).is_none().then_some("alert")>{error}</p>
             <button
                 class="explain"
                 data-testid=format!("explain-{id}")

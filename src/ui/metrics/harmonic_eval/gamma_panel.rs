@@ -88,84 +88,93 @@ pub fn GammaPanel(#[prop(optional)] no_plot: bool) -> impl IntoView {
     }
 }
 
-/// SVG polyline of S(γ) on the full 1–5 scale (never zoomed, so small changes look small);
-/// clicking sets γ.
-#[component]
-fn GammaPlot(curve: Memo<Vec<(f64, f64)>>, gamma: RwSignal<f64>) -> impl IntoView {
+/// The plot's markup: S(γ) on the full 1–5 scale (never zoomed, so small changes look small),
+/// a cursor and a dot at `gamma`. Written as a string and set with `inner_html` (our numbers
+/// only): as typed views the plot cost several KB of wasm.
+fn plot_svg(curve: &[(f64, f64)], gamma: f64) -> String {
     let x = |g: f64| AXIS.x(g);
     let y = |s: f64| TOP + (5.0 - s.clamp(1.0, 5.0)) / 4.0 * (PLOT_H - TOP - BOTTOM);
-    let points = move || {
-        curve.with(|c| {
-            c.iter()
-                .map(|&(g, s)| format!("{:.1},{:.1}", x(g), y(s)))
-                .collect::<Vec<_>>()
-                .join(" ")
+    let s_at = curve
+        .iter()
+        .copied()
+        .min_by(|a, b| (a.0 - gamma).abs().total_cmp(&(b.0 - gamma).abs()))
+        .map_or(0.0, |p| p.1);
+    let bottom = PLOT_H - BOTTOM;
+    let mut out = format!(
+        "<svg class=\"gamma-plot\" data-testid=\"gamma-plot\" data-y-min=\"1\" data-y-max=\"5\" \
+         viewBox=\"0 0 {PLOT_W} {PLOT_H}\" role=\"img\" aria-label=\"Overall score (scale 1 to 5) against γ \
+         (0.01 to 1); at γ = {gamma:.2} it is {s_at:.2}. Click to set γ, or use the slider.\">"
+    );
+    for s in [1.0, 2.0, 3.0, 4.0, 5.0] {
+        out += &format!(
+            "<line class=\"grid\" x1=\"{LEFT}\" x2=\"{}\" y1=\"{y:.1}\" y2=\"{y:.1}\"></line>\
+             <text class=\"tick\" x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{s}</text>",
+            PLOT_W - RIGHT,
+            LEFT - 6.0,
+            y(s) + 4.0,
+            y = y(s)
+        );
+    }
+    for g in gamma_axis::TICKS {
+        out += &format!(
+            "<line class=\"axis\" x1=\"{gx:.1}\" x2=\"{gx:.1}\" y1=\"{bottom}\" y2=\"{}\"></line>\
+             <text class=\"tick\" x=\"{gx:.1}\" y=\"{}\" text-anchor=\"middle\">{g}</text>",
+            bottom + 4.0,
+            bottom + 16.0,
+            gx = x(g)
+        );
+    }
+    let points: Vec<String> = curve.iter().map(|&(g, s)| format!("{:.1},{:.1}", x(g), y(s))).collect();
+    let (cx, cy) = (x(gamma), y(s_at));
+    out += &format!(
+        "<line class=\"axis\" x1=\"{LEFT}\" y1=\"{bottom}\" x2=\"{r}\" y2=\"{bottom}\"></line>\
+         <line class=\"axis\" x1=\"{LEFT}\" y1=\"{TOP}\" x2=\"{LEFT}\" y2=\"{bottom}\"></line>\
+         <text class=\"axis-title\" x=\"{mid}\" y=\"{}\" text-anchor=\"middle\">γ (weighting)</text>\
+         <text class=\"axis-title\" transform=\"translate(12 {}) rotate(-90)\" text-anchor=\"middle\">Overall score (1–5)</text>\
+         <polyline class=\"curve\" points=\"{}\" fill=\"none\"></polyline>\
+         <line class=\"cursor\" x1=\"{cx:.1}\" x2=\"{cx:.1}\" y1=\"{TOP}\" y2=\"{bottom}\"></line>\
+         <circle class=\"dot\" r=\"4\" cx=\"{cx:.1}\" cy=\"{cy:.1}\"></circle></svg>",
+        PLOT_H - 6.0,
+        (TOP + bottom) / 2.0,
+        points.join(" "),
+        r = PLOT_W - RIGHT,
+        mid = (LEFT + PLOT_W - RIGHT) / 2.0
+    );
+    out
+}
+
+/// The curve's table: γ = 0.01, 0.1, 0.2, …, 1, each the curve's nearest point.
+fn table_rows(curve: &[(f64, f64)]) -> String {
+    (0..=10)
+        .map(|i| {
+            let g = if i == 0 { GAMMA_MIN } else { i as f64 / 10.0 };
+            let s = curve.iter().min_by(|a, b| (a.0 - g).abs().total_cmp(&(b.0 - g).abs())).map(|p| p.1);
+            format!("<tr><td>{g:.2}</td><td>{}</td></tr>", s.map(|s| format!("{s:.3}")).unwrap_or_default())
         })
-    };
-    let current = move || {
-        let g = gamma.get();
-        let (_, s) = curve.with(|c| {
-            c.iter()
-                .copied()
-                .min_by(|a, b| (a.0 - g).abs().total_cmp(&(b.0 - g).abs()))
-                .unwrap_or((g, 0.0))
-        });
-        (x(g), y(s), s)
-    };
+        .collect()
+}
+
+/// S(γ) as a plot (clicking sets γ) and as a table.
+#[component]
+fn GammaPlot(curve: Memo<Vec<(f64, f64)>>, gamma: RwSignal<f64>) -> impl IntoView {
     let on_click = move |ev: web_sys::MouseEvent| {
+        // The box holds only the plot, whose width it takes: the same horizontal mapping.
         if let Some(g) = gamma_at_click(AXIS, &ev) {
             gamma.set(g);
         }
     };
-    let bottom = PLOT_H - BOTTOM;
     view! {
         <Show
             when=move || curve.with(|c| !c.is_empty())
             fallback=|| view! { <p class="hint">"The plot of the score against γ appears after a run."</p> }
         >
-            <svg
-                class="gamma-plot"
-                data-testid="gamma-plot"
-                data-y-min="1"
-                data-y-max="5"
-                viewBox=format!("0 0 {PLOT_W} {PLOT_H}")
-                role="img"
-                aria-label=move || format!(
-                    "Overall score (scale 1 to 5) against γ (0.01 to 1); at γ = {:.2} it is {:.2}. Click to set γ, or use the slider.",
-                    gamma.get(), current().2
-                )
-                on:click=on_click
-            >
-                {[1.0, 2.0, 3.0, 4.0, 5.0].iter().map(|&s| view! {
-                    <line class="grid" x1=LEFT x2=PLOT_W - RIGHT y1=y(s) y2=y(s)/>
-                    <text class="tick" x=LEFT - 6.0 y=y(s) + 4.0 text-anchor="end">{format!("{s}")}</text>
-                }).collect_view()}
-                {gamma_axis::TICKS.iter().map(|&g| view! {
-                    <line class="axis" x1=x(g) x2=x(g) y1=bottom y2=bottom + 4.0/>
-                    <text class="tick" x=x(g) y=bottom + 16.0 text-anchor="middle">{format!("{g}")}</text>
-                }).collect_view()}
-                <line class="axis" x1=LEFT y1=bottom x2=PLOT_W - RIGHT y2=bottom/>
-                <line class="axis" x1=LEFT y1=TOP x2=LEFT y2=bottom/>
-                <text class="axis-title" x=(LEFT + PLOT_W - RIGHT) / 2.0 y=PLOT_H - 6.0 text-anchor="middle">"γ (weighting)"</text>
-                <text class="axis-title" transform=format!("translate(12 {}) rotate(-90)", (TOP + bottom) / 2.0) text-anchor="middle">"Overall score (1–5)"</text>
-                <polyline class="curve" points=points fill="none"/>
-                <line class="cursor" x1=move || current().0 x2=move || current().0 y1=TOP y2=bottom/>
-                <circle class="dot" r="4" cx=move || current().0 cy=move || current().1/>
-            </svg>
+            <div class="gamma-plot-box" on:click=on_click
+                inner_html=move || curve.with(|c| plot_svg(c, gamma.get()))></div>
             <details class="gamma-data">
                 <summary>"The curve as a table"</summary>
                 <table class="gamma-table" data-testid="gamma-table">
                     <thead><tr><th scope="col">"γ"</th><th scope="col">"Overall score"</th></tr></thead>
-                    <tbody>
-                        {move || curve.with(|c| {
-                            // Eleven rows, γ = 0.01, 0.1, 0.2, …, 1: the curve's nearest points.
-                            (0..=10).map(|i| {
-                                let g = if i == 0 { GAMMA_MIN } else { i as f64 / 10.0 };
-                                let s = c.iter().min_by(|a, b| (a.0 - g).abs().total_cmp(&(b.0 - g).abs())).map(|p| p.1);
-                                view! { <tr><td>{format!("{g:.2}")}</td><td>{s.map(|s| format!("{s:.3}")).unwrap_or_default()}</td></tr> }
-                            }).collect_view()
-                        })}
-                    </tbody>
+                    <tbody inner_html=move || curve.with(|c| table_rows(c))></tbody>
                 </table>
             </details>
         </Show>

@@ -11,6 +11,7 @@ pub(crate) mod criterion_card;
 pub(crate) mod gamma_panel;
 pub(crate) mod overall_score;
 pub(crate) mod run;
+pub(crate) mod weights_chart;
 
 pub(crate) struct HarmonicEvalUi;
 
@@ -90,6 +91,7 @@ impl super::MetricUi for HarmonicEvalUi {
             <Show when=move || !state.candidates.has_run()>
                 <OverallScore/>
                 <GammaPanel/>
+                <crate::ui::weights_chart::WeightsChart/>
                 <div class="cards">
                     {Criterion::ALL.into_iter().map(|c| view! { <CriterionCard criterion=c/> }).collect_view()}
                 </div>

@@ -18,7 +18,7 @@ pub fn OverallScore() -> impl IntoView {
             .count()
     };
     view! {
-        <div class="overall" data-testid="overall-score" data-value=move || overall().map(|v| v.to_string()).unwrap_or_default()>
+        <div class="overall" id="overall-score" tabindex="-1" data-testid="overall-score" data-value=move || overall().map(|v| v.to_string()).unwrap_or_default()>
             <span class="overall-label">"HarmonicEval score"</span>
             <span class="overall-value" aria-live="polite">
                 {move || overall().map(|v| format!("{v:.3}")).unwrap_or_else(|| "–".into())}

@@ -90,12 +90,20 @@ pub fn explain(state: AppState, criterion: Criterion) {
 
 /// Saves the HarmonicEval run's criteria, weights and settings as JSON.
 pub fn export(state: AppState) {
-    let Some(run) = state.run.get_value() else {
+    let Some(json) = harmonic_json(state, None) else {
         state.export_error.set(Some(
             "Evaluate first: there is nothing to export yet.".into(),
         ));
         return;
     };
+    let outcome = download::download_text("harmonic-eval.json", "application/json", &json);
+    state.export_error.set(outcome.err());
+}
+
+/// The HarmonicEval result file of the last run (export, share link), with Explain's answers
+/// and, if given, an image; `None` before a run.
+pub fn harmonic_json(state: AppState, image: Option<&str>) -> Option<String> {
+    let run = state.run.get_value()?;
     let states: Vec<CriterionState> = state.criteria.iter().map(|s| s.get_untracked()).collect();
     let results = std::array::from_fn(|i| match &states[i] {
         Progress::Done { result, .. } => Some(Ok(result)),
@@ -116,6 +124,10 @@ pub fn export(state: AppState) {
         fidelity: &run.input.fidelity,
         criteria: run.input.criteria,
     });
-    let outcome = download::download_text("harmonic-eval.json", "application/json", &json);
-    state.export_error.set(outcome.err());
+    // Explain's answers travel with the result, so opening the file shows them again.
+    let explained = std::array::from_fn(|i| match state.explanations[i].get_untracked() {
+        crate::ui::state::ExplainState::Done(t) => Some(t),
+        _ => None,
+    });
+    Some(crate::result_file::with_extras(&json, image, &explained, None))
 }

@@ -60,7 +60,7 @@ pub fn MaevPanel() -> impl IntoView {
                 let mut all: Vec<crate::doubt::Doubt> = state.maev_results.with(|rows| {
                     rows.iter().filter_map(|(_, p)| p.result()).flat_map(|r| r.doubts.clone()).collect()
                 });
-                all.sort();
+                crate::small_sort::sort_by_key(&mut all, |d| *d);
                 all.dedup();
                 crate::doubt::codes(&all)
             }>

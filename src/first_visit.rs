@@ -1,0 +1,47 @@
+//! What keeps a first visit from dead ends, decided natively: whether Evaluate must not send
+//! (the provider needs a key and there is none) and whether the criteria of a run all failed
+//! for one reason (shown once above the cards instead of five times).
+
+/// The sentence shown next to Evaluate, and the reason it does not send, when the chosen
+/// provider needs a key and none is entered.
+pub fn key_missing(needs_key: bool, key: &str, provider: &str) -> Option<String> {
+    (needs_key && key.trim().is_empty()).then(|| {
+        format!(
+            "{provider} needs an API key: paste it under Judge backend before Evaluate sends \
+             anything (or try an example, which needs none)."
+        )
+    })
+}
+
+/// The one failure every requested criterion shares, if they all failed with the same
+/// message (a rejected key, an unknown model, a server that is down). `None` when fewer than
+/// two criteria ran, when any succeeded or is still running, or when the messages differ.
+/// `outcomes`: one per requested criterion, `Some(message)` for a failure, `None` otherwise.
+pub fn shared_failure(outcomes: &[Option<&str>]) -> Option<String> {
+    let first = outcomes.first().copied().flatten()?;
+    (outcomes.len() >= 2 && outcomes.iter().all(|o| *o == Some(first))).then(|| first.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_provider_that_needs_a_key_says_so_before_sending() {
+        let m = key_missing(true, "  ", "OpenAI").unwrap();
+        assert!(m.starts_with("OpenAI needs an API key") && m.ends_with(")."), "{m}");
+        assert_eq!(key_missing(true, "sk-1", "OpenAI"), None);
+        assert_eq!(key_missing(false, "", "llama.cpp"), None, "a local server needs none");
+    }
+
+    #[test]
+    fn one_reason_for_every_criterion_is_shown_once() {
+        let e = "The server rejected the API key (HTTP 401).";
+        assert_eq!(shared_failure(&[Some(e); 5]).as_deref(), Some(e));
+        assert_eq!(shared_failure(&[Some(e), Some(e)]).as_deref(), Some(e), "two of five requested");
+        assert_eq!(shared_failure(&[Some(e)]), None, "a single criterion is not shared");
+        assert_eq!(shared_failure(&[Some(e), None, Some(e)]), None, "one scored");
+        assert_eq!(shared_failure(&[Some(e), Some("HTTP 404")]), None, "different reasons");
+        assert_eq!(shared_failure(&[]), None);
+    }
+}

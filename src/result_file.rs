@@ -1,0 +1,307 @@
+//! Reading a result file back: the evaluator's "Export JSON" document of any metric, optionally
+//! with the keys a gallery example or a history entry adds (`image`, a data URL of a small
+//! thumbnail; `explanations`, Explain's stored answers by criterion; `source`, where the numbers
+//! come from). The examples gallery, "open a result" and (later) share links and history all go
+//! through [`read`], so an exported file and an example are one format.
+//!
+//! Nothing here trusts a number the file could not support: a HarmonicEval criterion's score, σ
+//! and weight are recomputed from its stored distribution, and a file whose stored score
+//! disagrees with its distribution is refused with a sentence, as is anything malformed.
+
+use serde_json::{Map, Value};
+
+use crate::aggregate::{sigma, smoothed_score};
+use crate::criteria::Criterion;
+use crate::doubt::Doubt;
+use crate::metrics::fidelity::{Extension, Fidelity};
+use crate::metrics::harmonic_eval::{CriterionResult, CriterionSet};
+use crate::task::Task;
+
+/// A result file read back.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Opened {
+    /// The metric's id (`harmonic-eval`, `fleur`, ...).
+    pub metric: String,
+    /// Where the numbers come from (a gallery example says so), if the file says.
+    pub source: Option<String>,
+    /// A `data:image/...` URL of the image, if the file carries one.
+    pub image: Option<String>,
+    pub model: String,
+    pub provider: String,
+    pub body: Body,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Body {
+    /// Everything the HarmonicEval panel needs to show it as if it had just run.
+    Harmonic(Box<Harmonic>),
+    /// Another metric: what the file records, shown as a summary (no γ to move there).
+    Summary(Summary),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Harmonic {
+    pub task: Task,
+    pub text: String,
+    pub question: String,
+    pub gamma: f64,
+    pub criteria_set: CriterionSet,
+    /// The extensions the run used (`extensions`), so a re-export records them again.
+    pub fidelity: Fidelity,
+    /// One per criterion in [`Criterion::ALL`] order: a result, the recorded error, or not run.
+    pub results: [Option<Result<CriterionResult, String>>; 5],
+    /// Explain's stored answers, one per criterion.
+    pub explanations: [Option<String>; 5],
+}
+
+/// Another metric's result, as recorded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    pub text: String,
+    /// The metric's score as the file records it, where it records one.
+    pub score: Option<f64>,
+    /// What the judge wrote (FLEUR's answer, G-VEval's reasoning, MAEV's trials' evidence).
+    pub answer: String,
+    pub explanation: Option<String>,
+}
+
+/// Reads a result file, or says in one sentence why it cannot.
+pub fn read(json: &str) -> Result<Opened, String> {
+    let doc: Value = serde_json::from_str(json)
+        .map_err(|_| "This file is not a result exported by harmonic-judge (it is not JSON).".to_string())?;
+    let obj = doc
+        .as_object()
+        .ok_or_else(|| "This file is not a result exported by harmonic-judge.".to_string())?;
+    let metric = str_of(obj, "metric");
+    if crate::metrics::info(&metric).is_none() {
+        return Err("This file is not a result exported by harmonic-judge (no known metric).".into());
+    }
+    let image = obj
+        .get("image")
+        .and_then(Value::as_str)
+        .filter(|s| s.starts_with("data:image/"))
+        .map(str::to_string);
+    let body = if metric == crate::metrics::harmonic_eval::INFO.id {
+        Body::Harmonic(Box::new(read_harmonic(obj)?))
+    } else {
+        Body::Summary(read_summary(obj))
+    };
+    Ok(Opened {
+        source: obj.get("source").and_then(Value::as_str).map(str::to_string),
+        image,
+        model: str_of(obj, "model"),
+        provider: str_of(obj, "provider"),
+        metric,
+        body,
+    })
+}
+
+/// Adds an example's or a history entry's extras to an exported document.
+pub fn with_extras(
+    export: &str,
+    image: Option<&str>,
+    explanations: &[Option<String>; 5],
+    source: Option<&str>,
+) -> String {
+    let Ok(Value::Object(mut obj)) = serde_json::from_str::<Value>(export) else {
+        return export.to_string();
+    };
+    if let Some(img) = image {
+        obj.insert("image".into(), Value::from(img));
+    }
+    let stored: Map<String, Value> = Criterion::ALL
+        .iter()
+        .zip(explanations)
+        .filter_map(|(c, e)| e.as_ref().map(|e| (c.id().to_string(), Value::from(e.as_str()))))
+        .collect();
+    if !stored.is_empty() {
+        obj.insert("explanations".into(), Value::Object(stored));
+    }
+    if let Some(s) = source {
+        obj.insert("source".into(), Value::from(s));
+    }
+    serde_json::to_string_pretty(&Value::Object(obj)).unwrap_or_else(|_| export.to_string())
+}
+
+fn str_of(obj: &Map<String, Value>, key: &str) -> String {
+    obj.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
+}
+
+fn read_harmonic(obj: &Map<String, Value>) -> Result<Harmonic, String> {
+    let task = Task::from_id(&str_of(obj, "task")).unwrap_or(Task::Ic);
+    let gamma = obj
+        .get("gamma")
+        .and_then(Value::as_f64)
+        .filter(|g| (0.0..=1.0).contains(g))
+        .unwrap_or(crate::aggregate::GAMMA_DEFAULT);
+    let listed: Vec<&Value> = obj
+        .get("criteria")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().collect())
+        .unwrap_or_default();
+    let explained = obj.get("explanations").and_then(Value::as_object);
+    let mut results: [Option<Result<CriterionResult, String>>; 5] = Default::default();
+    let mut explanations: [Option<String>; 5] = Default::default();
+    for c in Criterion::ALL {
+        let entry = listed
+            .iter()
+            .filter_map(|v| v.as_object())
+            .find(|o| o.get("name").and_then(Value::as_str) == Some(c.id()));
+        // An export lists every criterion; one that was not run has only its name.
+        let entry = entry.filter(|o| o.contains_key("distribution") || o.contains_key("error"));
+        if let Some(entry) = entry {
+            results[c.index()] = Some(read_criterion(c, entry)?);
+        }
+        explanations[c.index()] = explained
+            .and_then(|e| e.get(c.id()))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+    }
+    if results.iter().all(|r| !matches!(r, Some(Ok(_)))) {
+        return Err("This HarmonicEval file holds no criterion with a score to show.".into());
+    }
+    let chosen: Vec<Criterion> = obj
+        .get("settings")
+        .and_then(|s| s.get("criteria"))
+        .and_then(Value::as_array)
+        .map(|ids| {
+            Criterion::ALL
+                .into_iter()
+                .filter(|c| ids.iter().any(|i| i.as_str() == Some(c.id())))
+                .collect()
+        })
+        .unwrap_or_else(|| Criterion::ALL.to_vec());
+    Ok(Harmonic {
+        task,
+        text: str_of(obj, "text"),
+        question: str_of(obj, "question"),
+        gamma,
+        criteria_set: CriterionSet::of(&chosen),
+        fidelity: obj
+            .get("extensions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.as_str().and_then(Extension::from_id))
+            .fold(Fidelity::paper(), |f, e| f.with(e, true)),
+        results,
+        explanations,
+    })
+}
+
+/// One criterion: its recorded error, or a result rebuilt from its distribution.
+fn read_criterion(c: Criterion, o: &Map<String, Value>) -> Result<Result<CriterionResult, String>, String> {
+    if let Some(e) = o.get("error").and_then(Value::as_str) {
+        return Ok(Err(e.to_string()));
+    }
+    let bad = |why: &str| format!("This file's {} result {why}, so it cannot be shown.", c.label());
+    let p: Vec<f64> = o
+        .get("distribution")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_f64).collect())
+        .unwrap_or_default();
+    let Ok(p) = <[f64; 5]>::try_from(p) else {
+        return Err(bad("has no five rating probabilities"));
+    };
+    let sum: f64 = p.iter().sum();
+    if p.iter().any(|x| !x.is_finite() || *x < 0.0) || (sum - 1.0).abs() > 1e-6 {
+        return Err(bad("has probabilities that do not add up to 1"));
+    }
+    let score = smoothed_score(&p);
+    if let Some(stored) = o.get("score").and_then(Value::as_f64) {
+        if (stored - score).abs() > 1e-6 {
+            return Err(bad("records a score its probabilities do not give"));
+        }
+    }
+    let smoothed = o.get("smoothed").and_then(Value::as_bool).unwrap_or(true);
+    if !smoothed && !p.contains(&1.0) {
+        return Err(bad("is marked unsmoothed but spreads its probability"));
+    }
+    let coverage = o
+        .get("coverage")
+        .and_then(Value::as_f64)
+        .filter(|x| x.is_finite() && *x > 0.0 && *x <= 1.0 + 1e-9);
+    if smoothed && coverage.is_none() {
+        return Err(bad("has no coverage between 0 and 1"));
+    }
+    let doubts = o
+        .get("doubts")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|d| d.as_str().and_then(Doubt::from_code)).collect())
+        .unwrap_or_default();
+    Ok(Ok(CriterionResult {
+        distribution: p,
+        score,
+        sigma: smoothed.then(|| sigma(&p)),
+        coverage: if smoothed { coverage } else { None },
+        answer: str_of(o, "answer"),
+        usage: o.get("usage").and_then(|u| serde_json::from_value(u.clone()).ok()),
+        doubts,
+    }))
+}
+
+fn read_summary(obj: &Map<String, Value>) -> Summary {
+    let num = |k: &str| obj.get(k).and_then(Value::as_f64).filter(|x| x.is_finite());
+    let score = num("smoothed_score").or_else(|| num("score")).or_else(|| num("raw_score")).or_else(|| num("mean"));
+    let text = ["caption", "text", "answer"]
+        .iter()
+        .map(|k| str_of(obj, k))
+        .find(|s| !s.is_empty())
+        .unwrap_or_default();
+    let answer = if obj.contains_key("trials") {
+        obj.get("trials")
+            .and_then(Value::as_array)
+            .map(|t| {
+                t.iter()
+                    .filter_map(|t| t.get("evidence").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("\n\n")
+            })
+            .unwrap_or_default()
+    } else if obj.contains_key("reasoning") {
+        str_of(obj, "reasoning")
+    } else {
+        str_of(obj, "answer")
+    };
+    Summary {
+        text,
+        score,
+        answer,
+        explanation: obj.get("explanation").and_then(Value::as_str).map(str::to_string),
+    }
+}
+
+/// One gallery entry of `examples/manifest.json` (written by `scripts/examples_manifest.py`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Example {
+    /// The `demo-<name>` test id's tail and the file's stem.
+    pub name: String,
+    pub title: String,
+    pub file: String,
+}
+
+/// Reads the gallery's manifest. Names and files that could leave `examples/` are skipped.
+pub fn read_manifest(json: &str) -> Result<Vec<Example>, String> {
+    let list: Vec<Value> = serde_json::from_str(json)
+        .map_err(|_| "The examples could not be read (their list is damaged).".to_string())?;
+    let safe = |s: &str| {
+        !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
+            && !s.starts_with('.')
+    };
+    Ok(list
+        .iter()
+        .filter_map(|e| {
+            let get = |k: &str| e.get(k).and_then(Value::as_str).map(str::to_string);
+            let (name, file) = (get("name")?, get("file")?);
+            (safe(&name) && safe(&file) && file.ends_with(".json")).then(|| Example {
+                title: get("title").unwrap_or_else(|| name.clone()),
+                name,
+                file,
+            })
+        })
+        .collect())
+}
+
+#[cfg(test)]
+#[path = "result_file_tests.rs"]
+mod tests;

@@ -1,0 +1,139 @@
+use super::*;
+use crate::metrics::fidelity::Fidelity;
+use crate::metrics::harmonic_eval::{export_json, ExportInput};
+use crate::metrics::harmonic_eval::weigh;
+use crate::providers::Backend;
+
+fn result(p: [f64; 5], coverage: Option<f64>) -> CriterionResult {
+    CriterionResult {
+        distribution: p,
+        score: smoothed_score(&p),
+        sigma: coverage.map(|_| sigma(&p)),
+        coverage,
+        answer: "Rating: 4".into(),
+        usage: None,
+        doubts: vec![],
+    }
+}
+
+fn exported(results: &[Option<Result<&CriterionResult, String>>; 5]) -> String {
+    let backend = Backend {
+        base_url: "https://user:hunter2@judge.example/v1".into(),
+        model: "gpt-4o".into(),
+        api_key: "sk-very-secret".into(),
+        ..Backend::default()
+    };
+    export_json(&ExportInput {
+        gamma: 0.3,
+        task: Task::Vqa,
+        text: "Two cats.",
+        question: "How many cats?",
+        backend: &backend,
+        results: results.clone(),
+        fidelity: &Fidelity::paper(),
+        criteria: CriterionSet::default(),
+    })
+}
+
+#[test]
+fn an_export_read_back_gives_the_same_overall_score_at_every_gamma() {
+    let a = result([0.0, 0.1, 0.2, 0.3, 0.4], Some(0.9));
+    let b = result([0.6, 0.4, 0.0, 0.0, 0.0], Some(0.7));
+    let c = result([0.0, 0.0, 0.0, 0.0, 1.0], None);
+    let json = exported(&[Some(Ok(&a)), Some(Ok(&b)), Some(Ok(&c)), Some(Err("HTTP 401".into())), None]);
+    let opened = read(&json).unwrap();
+    let Body::Harmonic(h) = opened.body else { panic!("not HarmonicEval") };
+    assert_eq!((h.task, h.text.as_str(), h.question.as_str(), h.gamma), (Task::Vqa, "Two cats.", "How many cats?", 0.3));
+    assert_eq!(h.results[3], Some(Err("HTTP 401".into())));
+    assert_eq!(h.results[4], None);
+    assert_eq!(h.results[2].as_ref().unwrap().as_ref().unwrap().sigma, None, "unsmoothed stays unsmoothed");
+    let before = [Some(&a), Some(&b), Some(&c), None, None];
+    let after: Vec<Option<&CriterionResult>> =
+        h.results.iter().map(|r| r.as_ref().and_then(|r| r.as_ref().ok())).collect();
+    for g in [0.01, 0.25, 0.5, 0.75, 1.0] {
+        let (x, y) = (weigh(&before, g).1.unwrap(), weigh(&after, g).1.unwrap());
+        assert!((x - y).abs() < 1e-12, "γ = {g}: {x} vs {y}");
+    }
+    assert!(!json.contains("hunter2") && !json.contains("sk-very-secret"));
+}
+
+#[test]
+fn extras_survive_the_round_trip_and_a_bad_image_url_is_dropped() {
+    let a = result([0.0, 0.0, 0.5, 0.5, 0.0], Some(0.8));
+    let json = exported(&[Some(Ok(&a)), None, None, None, None]);
+    let mut expl: [Option<String>; 5] = Default::default();
+    expl[0] = Some("Because.".into());
+    let with = with_extras(&json, Some("data:image/jpeg;base64,AAAA"), &expl, Some("constructed"));
+    let o = read(&with).unwrap();
+    assert_eq!(o.image.as_deref(), Some("data:image/jpeg;base64,AAAA"));
+    assert_eq!(o.source.as_deref(), Some("constructed"));
+    let Body::Harmonic(h) = o.body else { panic!() };
+    assert_eq!(h.explanations[0].as_deref(), Some("Because."));
+    let js = with_extras(&json, Some("javascript:alert(1)"), &expl, None);
+    assert_eq!(read(&js).unwrap().image, None);
+}
+
+#[test]
+fn a_file_whose_numbers_do_not_add_up_is_refused_with_a_sentence() {
+    let a = result([0.0, 0.0, 0.5, 0.5, 0.0], Some(0.8));
+    let json = exported(&[Some(Ok(&a)), None, None, None, None]);
+    let lied = json.replacen("\"score\": 3.5", "\"score\": 4.9", 1);
+    assert_ne!(lied, json);
+    assert!(read(&lied).unwrap_err().contains("score its probabilities do not give"));
+    let spread = json.replacen("0.5", "0.7", 1);
+    assert!(read(&spread).unwrap_err().contains("do not add up"));
+    for bad in ["", "[]", "{\"metric\": \"nope\"}", "not json"] {
+        let e = read(bad).unwrap_err();
+        assert!(e.ends_with('.'), "{e}");
+    }
+}
+
+#[test]
+fn other_metrics_open_as_a_summary_of_what_they_recorded() {
+    let doc = r#"{"metric":"fleur","caption":"A cat.","model":"m","provider":"openai","smoothed_score":0.72,"answer":"0.7","explanation":"It is a cat."}"#;
+    let o = read(doc).unwrap();
+    assert_eq!(o.body, Body::Summary(Summary { text: "A cat.".into(), score: Some(0.72), answer: "0.7".into(), explanation: Some("It is a cat.".into()) }));
+}
+
+#[test]
+fn the_manifest_skips_entries_that_could_leave_the_examples_folder() {
+    let m = r#"[{"name":"dog","title":"A dog","file":"dog.json"},{"name":"x","file":"../secret.json"},{"name":"y","file":"y.txt"},{"file":"z.json"}]"#;
+    let list = read_manifest(m).unwrap();
+    assert_eq!(list, vec![Example { name: "dog".into(), title: "A dog".into(), file: "dog.json".into() }]);
+    assert!(read_manifest("{").is_err());
+}
+
+fn example(name: &str) -> Harmonic {
+    let path = format!("{}/public/examples/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    let o = read(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert!(o.source.is_some_and(|s| !s.is_empty()), "{name} says where its numbers come from");
+    assert!(o.image.is_some(), "{name} carries its image");
+    match o.body {
+        Body::Harmonic(h) => *h,
+        Body::Summary(_) => panic!("{name} is not HarmonicEval"),
+    }
+}
+
+fn overall(h: &Harmonic, gamma: f64) -> f64 {
+    let r: Vec<Option<&CriterionResult>> =
+        h.results.iter().map(|r| r.as_ref().and_then(|r| r.as_ref().ok())).collect();
+    weigh(&r, gamma).1.unwrap()
+}
+
+#[test]
+fn every_gallery_file_opens_and_the_teachers_pair_swaps_order_as_gamma_moves() {
+    let dir = format!("{}/public/examples", env!("CARGO_MANIFEST_DIR"));
+    for f in std::fs::read_dir(dir).unwrap() {
+        let path = f.unwrap().path();
+        if path.extension().is_some_and(|e| e == "json") && !path.ends_with("manifest.json") {
+            let o = read(&std::fs::read_to_string(&path).unwrap());
+            assert!(o.is_ok(), "{}: {:?}", path.display(), o.err());
+        }
+    }
+    let (a, b) = (example("gamma-flip-a"), example("gamma-flip-b"));
+    assert!(a.explanations.iter().all(Option::is_some) && b.explanations.iter().all(Option::is_some));
+    let selective = (overall(&a, 0.01), overall(&b, 0.01));
+    let uniform = (overall(&a, 1.0), overall(&b, 1.0));
+    assert!(selective.0 > selective.1, "A first when γ is small: {selective:?}");
+    assert!(uniform.0 < uniform.1, "B first at γ = 1: {uniform:?}");
+}

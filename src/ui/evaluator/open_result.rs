@@ -1,0 +1,170 @@
+//! Showing a result file (an export, a gallery example) as if it had just run, and the
+//! "Open a result" file box. The file is read by the core (`crate::result_file`); this module
+//! only puts what it read into the signals.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::JsCast;
+
+use crate::metrics::harmonic_eval::{self, Input};
+use crate::providers::{Backend, Protocol};
+use crate::result_file::{self, Body, Opened, Summary};
+use crate::ui::state::{AppState, ExplainState, ImageView, Progress, RunContext};
+
+/// What was opened from a file, for the note above the results (and another metric's summary).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenedNote {
+    /// "dog-park.json" or an example's title.
+    pub from: String,
+    pub source: Option<String>,
+    pub metric: String,
+    pub summary: Option<Summary>,
+}
+
+/// The opened result's note, provided by the evaluator page.
+#[derive(Clone, Copy)]
+pub struct OpenedView(pub RwSignal<Option<OpenedNote>>);
+
+fn protocol(id: &str) -> Protocol {
+    [Protocol::OpenAi, Protocol::Gemini, Protocol::Anthropic]
+        .into_iter()
+        .find(|p| p.id() == id)
+        .unwrap_or_default()
+}
+
+/// Puts a read result into the page. Refused (with a sentence) while a run is in flight.
+pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Result<(), String> {
+    if untrack(|| crate::ui::metric_ui::of(state.metric.get()).running(state)) {
+        return Err("A run is in progress: cancel it or wait, then open the result.".into());
+    }
+    state.generation.update_value(|g| *g += 1);
+    state.form_problems.set(Vec::new());
+    state.export_error.set(None);
+    let Some(metric) = crate::metrics::Metric::from_id(&opened.metric) else {
+        return Err(format!("This file's metric \u{201c}{}\u{201d} is not one this page knows.", opened.metric));
+    };
+    state.metric.set(metric);
+    if let Some(url) = &opened.image {
+        state.image.set_value(None);
+        state.image_file.set_value(None);
+        state.image_error.set(None);
+        state.image_view.set(Some(ImageView {
+            data_url: url.clone(),
+            file_name: from.to_string(),
+            original_size: (0, 0),
+            sent_size: (0, 0),
+            is_video: false,
+            note: None,
+        }));
+    }
+    let mut summary = None;
+    match opened.body {
+        Body::Harmonic(h) => {
+            state.task.set(h.task);
+            state.text.set(h.text.clone());
+            state.question.set(h.question.clone());
+            state.he_criteria.set(h.criteria_set);
+            state.gamma.set(h.gamma);
+            for (i, r) in h.results.iter().enumerate() {
+                state.criteria[i].set(match r {
+                    Some(Ok(result)) => Progress::Done { result: result.clone(), cached: false },
+                    Some(Err(m)) => Progress::Failed(m.clone()),
+                    None => Progress::Idle,
+                });
+                state.explanations[i].set(match &h.explanations[i] {
+                    Some(t) => ExplainState::Done(t.clone()),
+                    None => ExplainState::Idle,
+                });
+            }
+            state.run.set_value(Some(RunContext {
+                input: Input {
+                    task: h.task,
+                    text: h.text,
+                    question: h.question,
+                    image_data_url: opened.image.clone(),
+                    fidelity: h.fidelity,
+                    criteria: h.criteria_set,
+                },
+                backend: Backend {
+                    protocol: protocol(&opened.provider),
+                    // The file's base URL is not kept: Explain on a criterion without a
+                    // stored answer asks the backend configured now, as after any run.
+                    base_url: String::new(),
+                    model: opened.model.clone(),
+                    ..Backend::default()
+                },
+            }));
+        }
+        Body::Summary(s) => summary = Some(s),
+    }
+    view.0.set(Some(OpenedNote {
+        from: from.to_string(),
+        source: opened.source,
+        metric: opened.metric,
+        summary,
+    }));
+    Ok(())
+}
+
+/// Reads a file the user chose and shows it.
+pub fn open_file(state: AppState, view: OpenedView, error: RwSignal<Option<String>>, file: web_sys::File) {
+    let name = file.name();
+    spawn_local(async move {
+        let outcome = match crate::web::files::text(&file).await {
+            Ok(text) => result_file::read(&text).and_then(|o| show(state, view, o, &name)),
+            Err(e) => Err(e),
+        };
+        error.set(outcome.err());
+    });
+}
+
+#[component]
+pub fn OpenResult() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let view = expect_context::<OpenedView>();
+    let error = RwSignal::new(None::<String>);
+    let on_change = move |ev: leptos::ev::Event| {
+        let input: Option<web_sys::HtmlInputElement> =
+            ev.target().and_then(|t| t.dyn_into().ok());
+        if let Some(file) = input.as_ref().and_then(|i| i.files()).and_then(|f| f.get(0)) {
+            open_file(state, view, error, file);
+        }
+    };
+    view! {
+        <div class="open-result">
+            <label for="open-result-input">"Open a result file (an export of any metric)"</label>
+            <input id="open-result-input" type="file" accept=".json,application/json"
+                data-testid="open-result-input" on:change=on_change/>
+            <p class="error" role="alert" data-testid="open-result-error">{move || error.get()}</p>
+        </div>
+    }
+}
+
+/// Where the shown result came from, and another metric's recorded summary.
+#[component]
+pub fn OpenedPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let view = expect_context::<OpenedView>();
+    let note = move || view.0.get().filter(|n| state.metric.with(|m| m.id() == n.metric));
+    let is_he = |n: &OpenedNote| n.metric == harmonic_eval::INFO.id;
+    view! {
+        {move || note().map(|n| {
+            let summary = n.summary.clone().filter(|_| !is_he(&n));
+            view! {
+                <div class="opened-note" data-testid="opened-note">
+                    <p>"Opened from " <strong>{n.from.clone()}</strong> ": no request was sent."</p>
+                    {n.source.clone().map(|s| view! { <p data-testid="opened-source">{s}</p> })}
+                    {summary.map(|s| view! {
+                        <dl class="opened-summary" data-testid="opened-summary">
+                            <dt>"Text judged"</dt><dd>{s.text}</dd>
+                            <dt>"Score recorded in the file"</dt>
+                            <dd data-testid="opened-score">{s.score.map(|v| format!("{v:.3}")).unwrap_or_else(|| "none recorded".into())}</dd>
+                            <dt>"What the judge wrote"</dt><dd class="answer">{s.answer}</dd>
+                            {s.explanation.map(|e| view! { <dt>"Explanation"</dt><dd>{e}</dd> })}
+                        </dl>
+                    })}
+                </div>
+            }
+        })}
+    }
+}

@@ -1,0 +1,108 @@
+//! "Copy link" and "Copy embed code": the HarmonicEval result in the URL fragment, deflated by
+//! the browser, with a downscaled thumbnail; and opening such a link with no request. What goes
+//! in the link and how it is written is decided in `crate::share`.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::share;
+use crate::ui::open_result::{self, OpenedView};
+use crate::ui::state::AppState;
+
+/// The longest side of the image carried in a link.
+const THUMB_SIDE: u32 = 160;
+
+/// A small JPEG of the shown image: from the loaded canvas, or the opened result's own image.
+fn thumbnail(state: AppState) -> Option<String> {
+    let from_canvas = state.image.with_value(|img| {
+        let img = img.as_ref()?;
+        let src = &img.canvas;
+        let (w, h) = crate::geometry::fit_within(src.width(), src.height(), THUMB_SIDE);
+        let doc = web_sys::window()?.document()?;
+        let canvas: web_sys::HtmlCanvasElement = doc.create_element("canvas").ok()?.unchecked_into();
+        canvas.set_width(w);
+        canvas.set_height(h);
+        let ctx: web_sys::CanvasRenderingContext2d = canvas.get_context("2d").ok()??.unchecked_into();
+        ctx.draw_image_with_html_canvas_element_and_dw_and_dh(src, 0.0, 0.0, w.into(), h.into()).ok()?;
+        canvas.to_data_url_with_type_and_encoder_options("image/jpeg", &JsValue::from_f64(0.7)).ok()
+    });
+    from_canvas.or_else(|| {
+        state.image_view.with_untracked(|v| v.as_ref().map(|v| v.data_url.clone()).filter(|u| u.len() < 12_000))
+    })
+}
+
+fn page_url() -> String {
+    web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default()
+}
+
+/// Best effort: the link is shown in `share-link` whatever the clipboard says.
+fn copy(text: &str) {
+    if let Some(nav) = web_sys::window().map(|w| w.navigator()) {
+        let clipboard = js_sys::Reflect::get(&nav, &"clipboard".into()).ok();
+        if let Some(c) = clipboard.filter(|c| !c.is_undefined()) {
+            if let Ok(f) = js_sys::Reflect::get(&c, &"writeText".into()).and_then(|f| f.dyn_into::<js_sys::Function>()) {
+                let _ = f.call1(&c, &JsValue::from_str(text));
+            }
+        }
+    }
+}
+
+fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>) {
+    let Some(json) = crate::ui::he_run::harmonic_json(state, thumbnail(state).as_deref()) else {
+        link.set(Some(Err("Evaluate or open a result first: there is nothing to share yet.".into())));
+        return;
+    };
+    let shared = share::for_link(&json);
+    spawn_local(async move {
+        let made = match crate::web::files::deflate_raw(shared.as_bytes()).await {
+            Ok(deflated) => share::link(&page_url(), &deflated),
+            Err(e) => Err(e),
+        };
+        if let Ok(url) = &made {
+            copy(url);
+            if let Some(w) = web_sys::window() {
+                let hash = &url[url.find('#').unwrap_or(url.len())..];
+                let _ = w.history().and_then(|h| h.replace_state_with_url(&JsValue::NULL, "", Some(hash)));
+            }
+        }
+        link.set(Some(made));
+    });
+}
+
+/// Opens the result a share link's fragment carries, if the page was opened from one.
+pub fn open_from_fragment(state: AppState, view: OpenedView) {
+    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    let Some(payload) = share::payload(&hash) else { return };
+    spawn_local(async move {
+        let outcome = match payload {
+            Ok(deflated) => match crate::web::files::inflate_raw(&deflated, 4 << 20).await {
+                Ok(bytes) => String::from_utf8(bytes)
+                    .map_err(|_| "This share link is damaged: it could not be read.".to_string())
+                    .and_then(|t| crate::result_file::read(&t))
+                    .and_then(|o| open_result::show(state, view, o, "a share link")),
+                Err(_) => Err("This share link is damaged: it could not be read.".into()),
+            },
+            Err(e) => Err(e),
+        };
+        state.form_problems.set(outcome.err().into_iter().collect());
+    });
+}
+
+#[component]
+pub fn SharePanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let link = RwSignal::new(None::<Result<String, String>>);
+    let url = move || link.get().and_then(Result::ok);
+    let embed_copied = RwSignal::new(false);
+    view! {
+        <div class="share-row" class:hidden=move || !state.is_harmonic()>
+            <button type="button" data-testid="copy-link-button" on:click=move |_| { embed_copied.set(false); make_link(state, link) }>"Copy link"</button>
+            <button type="button" data-testid="copy-embed-button" disabled=move || url().is_none()
+                on:click=move |_| if let Some(u) = url() { copy(&share::embed_code(&u)); embed_copied.set(true) }>"Copy embed code"</button>
+            <p class="share-link" data-testid="share-link" class:hidden=move || url().is_none()>{url}</p>
+            <p class="hint" data-testid="embed-code" class:hidden=move || !embed_copied.get()>{move || url().map(|u| share::embed_code(&u))}</p>
+            <p class="error" role="alert" data-testid="share-error">{move || link.get().and_then(Result::err)}</p>
+        </div>
+    }
+}
