@@ -13,7 +13,7 @@ import pytest
 from selenium.webdriver.support.ui import Select
 
 from app_page import CRITERIA, AppPage
-from fake_openai import FakeOpenAI
+from fakes.openai import FakeOpenAI
 
 DIST = Path(__file__).resolve().parents[2] / "dist"
 
