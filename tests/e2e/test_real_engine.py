@@ -365,13 +365,15 @@ def test_candidates_against_the_real_engine(browser, app_url, images, real_vlm, 
     page = ready(browser, app_url, real_vlm, image=images / "small.png")
     page.el("add-candidate-button").click()
     page.fill("candidate-text-1", "Two cats sleep on a blue sofa.")
-    # The paper's Table 7 pair (correctness + completeness): four requests, not ten, on two
+    # Correctness (sees the image) and Fluency (text only): four requests, not ten, on two
     # shared cores; the others stay not run.
     page.el("criteria-table7").click()
+    for c in ("completeness", "fluency"):
+        page.d.find_element("css selector", f'[data-testid="criteria-subset"] input[value="{c}"]').click()
     page.evaluate()
-    cells = [f"candidate-{i}-{c}" for i in range(2) for c in ("correctness", "completeness")]
-    page.wait_for(lambda d: all(attr(page, t, "data-state") in ("done", "error") for t in cells), "both candidates", LONG)
-    assert attr(page, "candidate-0-fluency", "data-state") == "idle"
+    cells = [f"candidate-{i}-{c}" for i in range(2) for c in ("correctness", "fluency")]
+    page.wait_for(lambda d: all(attr(page, t, "data-state") in ("done", "error") for t in cells), "both candidates", 2 * LONG)
+    assert attr(page, "candidate-0-completeness", "data-state") == "idle"
     overalls = [attr(page, f"candidate-result-{i}", "data-overall") for i in range(2)]
     scored = [float(v) for v in overalls if v]
     assert all(1.0 <= v <= 5.0 for v in scored)
@@ -381,6 +383,12 @@ def test_candidates_against_the_real_engine(browser, app_url, images, real_vlm, 
     if len(scored) == 2:
         best = "A" if float(overalls[0]) >= float(overalls[1]) else "B"
         assert order.split(",")[0] == best
+    # Every criterion that failed says why, under the table, naming its candidate.
+    for i, label in enumerate("AB"):
+        for c in ("Correctness", "Fluency"):
+            if attr(page, f"candidate-{i}-{c.lower()}", "data-state") == "error":
+                said = [l for l in page.el("candidate-errors").text.splitlines() if l.startswith(f"{label} · {c}: ")]
+                assert len(said) == 1 and len(said[0]) > 30, said
     values = attr(page, "flip-points", "data-values")
     assert all(0.01 <= float(v) <= 1.0 for v in values.split(",") if v)
     page.el("prefer-1").click()
