@@ -33,6 +33,8 @@ pub struct Cell {
     pub sigma: Option<f64>,
     /// Shown without a score ("asking…", "failed").
     pub note: &'static str,
+    /// Why it failed, said under the table.
+    pub error: Option<String>,
 }
 
 /// One criterion's row: id, name, and a cell per candidate.
@@ -99,6 +101,21 @@ pub fn comparison_table(
         .map(|l| escape(l))
         .unwrap_or_default();
     let _ = write!(h, "<td>{top}</td></tr></tfoot></table>");
+    let mut errors = String::new();
+    for (_, name, cells) in rows {
+        for (i, c) in cells.iter().enumerate() {
+            if let Some(e) = &c.error {
+                let label = labels.get(i).map(|l| escape(l)).unwrap_or_default();
+                let _ = write!(errors, "<li>{label} · {name}: {}</li>", escape(e));
+            }
+        }
+    }
+    if !errors.is_empty() {
+        let _ = write!(
+            h,
+            "<ul class=\"error candidate-errors\" data-testid=\"candidate-errors\">{errors}</ul>"
+        );
+    }
     h
 }
 

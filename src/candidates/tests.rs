@@ -232,7 +232,10 @@ mod export_tests {
         assert_eq!(all[3].group.as_deref(), Some("cmp-2"));
         let (_, broken) = inbox_records(&append_to_inbox(Some(&inbox), "{not json"));
         assert_eq!(broken.len(), 1);
-        assert!(broken[0].starts_with("Comparison 3: not a comparison"), "{broken:?}");
+        assert!(
+            broken[0].starts_with("Comparison 3: not a comparison"),
+            "{broken:?}"
+        );
         let recs: Vec<_> = all[..3].to_vec();
         assert_eq!(recs.len(), 3);
         assert!(recs
@@ -308,6 +311,9 @@ mod render_tests {
             score,
             sigma,
             note: "failed",
+            error: score
+                .is_none()
+                .then(|| "The model <wrote> no rating.".to_string()),
         }
     }
 
@@ -383,7 +389,9 @@ mod render_tests {
             ),
             "{t}"
         );
-        assert!(t.ends_with("<td>B</td></tr></tfoot></table>"), "{t}");
+        assert!(t.contains("<td>B</td></tr></tfoot></table>"), "{t}");
+        // Why a criterion failed is said under the table, escaped.
+        assert!(t.ends_with("<ul class=\"error candidate-errors\" data-testid=\"candidate-errors\"><li>C · Fluency: The model &lt;wrote&gt; no rating.</li><li>C · Clarity: The model &lt;wrote&gt; no rating.</li></ul>"), "{t}");
     }
 
     #[test]

@@ -32,6 +32,19 @@ DISTS = {
 }
 
 
+def attr(page, testid, name):
+    """An attribute read in one step in the page: the comparison's markup is redrawn as a whole
+    (a held element reference would go stale)."""
+    return page.d.execute_script(
+        "const e = document.querySelector(`[data-testid='${arguments[0]}']`); return e ? e.getAttribute(arguments[1]) : null;",
+        testid, name)
+
+
+def text(page, testid):
+    return page.d.execute_script(
+        "const e = document.querySelector(`[data-testid='${arguments[0]}']`); return e ? e.textContent : null;", testid)
+
+
 def candidate_of(body):
     text = prompt_text(body)
     found = [k for k, t in TEXTS.items() if t in text]
@@ -93,8 +106,8 @@ def comparison(browser, app_url, fake, images):
     page.fill("candidate-text-2", TEXTS["C"])
     page.evaluate()
     page.wait_for(
-        lambda d: all(page.el(f"candidate-result-{i}").get_attribute("data-overall") for i in range(3)),
-        "all three candidates to be scored",
+        lambda d: all(attr(page, f"candidate-{i}-{c}", "data-state") == "done" for i in range(3) for c in CRITERIA),
+        "all three candidates to be scored on every criterion",
         60,
     )
     return page
@@ -107,36 +120,35 @@ def test_ranking_follows_gamma_and_flips_where_the_closed_form_says(browser, app
     assert len(fake.requests) == 15
     assert sorted(candidate_of(r["body"]) for r in fake.requests) == sorted("ABC" * 5)
 
-    ranking = page.el("ranking")
-    assert ranking.get_attribute("data-order") == order_at(0.75) == "B,A,C"
+    assert attr(page, "ranking", "data-order") == order_at(0.75) == "B,A,C"
     for i, label in enumerate("ABC"):
-        res = page.el(f"candidate-result-{i}")
-        assert float(res.get_attribute("data-overall")) == pytest.approx(overall(label, 0.75), abs=1e-9)
-    assert [page.el(f"candidate-result-{i}").get_attribute("data-rank") for i in range(3)] == ["2", "1", "3"]
+        assert float(attr(page, f"candidate-result-{i}", "data-overall")) == pytest.approx(overall(label, 0.75), abs=1e-9)
+    assert [attr(page, f"candidate-result-{i}", "data-rank") for i in range(3)] == ["2", "1", "3"]
+    assert [attr(page, f"candidate-{i}-fluency", "data-state") for i in range(3)] == ["done"] * 3
+    assert text(page, "candidates-best-fluency") == "A" and text(page, "candidates-best-correctness") == "B"
 
-    flips = page.el("flip-points")
-    values = [float(v) for v in flips.get_attribute("data-values").split(",")]
+    values = [float(v) for v in attr(page, "flip-points", "data-values").split(",")]
     assert len(values) == 1 and values[0] == pytest.approx(FLIP, abs=0.01)
-    assert f"A overtakes B at γ = {FLIP:.2f}" in flips.text
+    assert f"A overtakes B at γ = {FLIP:.2f}" in text(page, "flip-points")
     assert page.el("candidates-plot").is_displayed()
 
     # Across the flip and back with the keyboard: the order follows, no request is sent.
     before = len(fake.requests)
     page.el("gamma-slider").click()
     set_gamma(page, 0.90)
-    assert ranking.get_attribute("data-order") == order_at(0.90) == "A,B,C"
-    assert float(page.el("candidate-result-0").get_attribute("data-overall")) == pytest.approx(overall("A", 0.90), abs=1e-9)
+    assert attr(page, "ranking", "data-order") == order_at(0.90) == "A,B,C"
+    assert float(attr(page, "candidate-result-0", "data-overall")) == pytest.approx(overall("A", 0.90), abs=1e-9)
     set_gamma(page, 0.70)
-    assert ranking.get_attribute("data-order") == "B,A,C"
+    assert attr(page, "ranking", "data-order") == "B,A,C"
 
     # The human prefers A: the metric disagrees at 0.70 and agrees from the flip up.
-    agreement = page.el("agreement")
-    assert agreement.get_attribute("data-value") == ""
+    assert attr(page, "agreement", "data-value") == ""
     page.el("prefer-0").click()
-    assert agreement.get_attribute("data-value") == "disagree"
-    assert agreement.get_attribute("data-range") == f"{FLIP:.2f}-1.00"
+    assert attr(page, "agreement", "data-value") == "disagree"
+    assert attr(page, "agreement", "data-range") == f"{FLIP:.2f}-1.00"
     set_gamma(page, 0.90)
-    assert agreement.get_attribute("data-value") == "agree"
+    assert attr(page, "agreement", "data-value") == "agree"
+    assert page.el("prefer-0").is_selected()
     time.sleep(0.3)
     assert len(fake.requests) == before
 

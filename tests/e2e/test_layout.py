@@ -422,9 +422,13 @@ def test_evaluator_layout_and_accessibility(checker_for, app_url, tmp_path, them
         for i, label in enumerate("ABC"):
             page.fill(f"candidate-text-{i}", TEXTS[label])
         page.evaluate()
-        page.wait_for(lambda d: page.el("ranking").get_attribute("data-order") == "B,A,C", "the ranking", 30)
+        from test_candidates import attr as cand_attr
+
+        cells = [f"candidate-{i}-{c}" for i in range(3) for c in ("correctness", "completeness", "clarity", "fluency", "conciseness")]
+        page.wait_for(lambda d: all(cand_attr(page, t, "data-state") == "done" for t in cells), "the three candidates", 30)
+        assert cand_attr(page, "ranking", "data-order") == "B,A,C"
         page.el("prefer-0").click()
-        assert page.el("agreement").get_attribute("data-value") == "disagree"
+        assert cand_attr(page, "agreement", "data-value") == "disagree"
         check.check("candidates")
         check.done(["before", "after", "example", "storage-refused", "candidates"])
     finally:

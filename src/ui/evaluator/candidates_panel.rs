@@ -52,6 +52,7 @@ pub fn CandidatesPanel() -> impl IntoView {
                                 score: res.map(|x| x.score),
                                 sigma: res.and_then(|x| x.sigma),
                                 note: s[k].label(),
+                                error: s[k].error(),
                             }
                         })
                         .collect();

@@ -67,6 +67,25 @@ pub fn set_text(state: AppState, i: usize, text: String) {
     });
 }
 
+/// Says what stops the run, if anything (the form's problems); true when it can start.
+fn ready(state: AppState, input: &Input, labels: &[String], texts: &[String]) -> bool {
+    let mut found = problems(input, labels, texts);
+    let no_box = state
+        .red_box
+        .get_untracked()
+        .filter(|b| b.is_usable())
+        .is_none();
+    if input.task.needs_box() && no_box {
+        found.push("Drag a box on the image around the object the expression refers to.".into());
+    }
+    if state.has_video() {
+        found.push(VIDEO_NEEDS_G_VEVAL.into());
+    }
+    let ok = found.is_empty();
+    state.form_problems.set(found);
+    ok
+}
+
 /// Judges every candidate on the chosen criteria: 5 × N requests through the same limiter,
 /// cache, retries and Cancel as one text; the image was prepared once and is shared.
 pub fn evaluate(state: AppState) {
@@ -80,21 +99,7 @@ pub fn evaluate(state: AppState) {
         fidelity: state.fidelity_now(),
         criteria: state.he_criteria.get_untracked(),
     };
-    let mut found = problems(&input, &labels, &texts);
-    if input.task.needs_box()
-        && state
-            .red_box
-            .get_untracked()
-            .filter(|b| b.is_usable())
-            .is_none()
-    {
-        found.push("Drag a box on the image around the object the expression refers to.".into());
-    }
-    if state.has_video() {
-        found.push(VIDEO_NEEDS_G_VEVAL.into());
-    }
-    state.form_problems.set(found.clone());
-    if !found.is_empty() {
+    if !ready(state, &input, &labels, &texts) {
         return;
     }
     let labels: Vec<String> = labels.iter().map(|l| l.trim().to_string()).collect();
