@@ -44,6 +44,7 @@ async function head(blob) {
 
 function message(e) {
   if (e instanceof WllamaAbortError || (e && e.name === 'AbortError')) return 'abort';
+  if (typeof Event === 'function' && e instanceof Event) return 'worker-failed:' + (e.message || e.type);
   return String((e && e.message) || e);
 }
 

@@ -138,6 +138,12 @@ pub fn load_failure(msg: &str) -> String {
     if msg == "abort" {
         return "Loading was cancelled.".into();
     }
+    if let Some(why) = msg.strip_prefix("worker-failed:") {
+        return format!(
+            "The engine's worker could not start ({why}): the browser blocked it or is out of \
+             memory. Reload the page; if it keeps failing, choose a smaller model."
+        );
+    }
     if about_memory(msg) {
         return "The browser ran out of memory loading this model. Choose a smaller one (a few \
                 hundred MB works in any desktop browser), or close other tabs."
@@ -206,8 +212,12 @@ pub fn unsupported(missing: &[String]) -> Option<String> {
 pub fn threads_sentence(isolated: bool, threads: Option<u32>, cores: u32) -> String {
     match (isolated, threads) {
         (_, Some(n)) if n > 1 => format!("Multi-threaded: {n} threads ({cores} cores)."),
-        (true, _) => format!(
+        (true, Some(_)) => format!(
             "Single-threaded, although the page is cross-origin isolated ({cores} cores)."
+        ),
+        (true, None) => format!(
+            "Cross-origin isolated: the engine will use up to {} threads.",
+            cores.clamp(1, 8)
         ),
         (false, _) => "Single-threaded: this page is not cross-origin isolated (its server does \
                        not send the COOP and COEP headers; scripts/serve.sh does)."
@@ -338,6 +348,7 @@ mod tests {
     #[test]
     fn engine_failures_become_sentences() {
         assert_eq!(load_failure("refused:No."), "No.");
+        assert!(load_failure("worker-failed:error").starts_with("The engine's worker could not start (error)"));
         assert!(load_failure("RangeError: Array buffer allocation failed").contains("out of memory"));
         let broken = load_failure("llama_model_load: tensor data is not within the file bounds");
         assert!(broken.contains("damaged or cut short") && broken.contains("file bounds"), "{broken}");
@@ -357,7 +368,8 @@ mod tests {
     fn threads_and_sizes_read_well() {
         assert!(threads_sentence(false, Some(1), 8).contains("not cross-origin isolated"));
         assert!(threads_sentence(true, Some(4), 8).starts_with("Multi-threaded: 4 threads"));
-        assert!(threads_sentence(true, None, 8).starts_with("Single-threaded, although"));
+        assert!(threads_sentence(true, Some(1), 8).starts_with("Single-threaded, although"));
+        assert!(threads_sentence(true, None, 8).contains("up to 8 threads"));
         assert_eq!(size_text(98_362_432.0), "98.4 MB");
         assert_eq!(size_text(1_951_680.0), "2.0 MB");
         assert_eq!(size_text(2.5e9), "2.50 GB");

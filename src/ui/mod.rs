@@ -13,7 +13,7 @@ mod metrics;
 mod state;
 mod widgets;
 
-use backend::{backend_panel, connection, connection_panel};
+use backend::{backend_panel, connection, connection_panel, in_browser_panel};
 use evaluator::{actions, app, cost_panel, image_panel, inputs_panel, run_bar, single_results};
 use lab::{
     batch_panel, batch_run, batch_state, compare_panel, lab_app, meta_panel, openai_batch_run,

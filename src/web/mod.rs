@@ -7,6 +7,7 @@ pub mod download;
 pub mod fetch;
 pub mod files;
 pub mod image;
+pub mod in_browser;
 pub mod run_lock;
 pub mod storage;
 pub mod timing;
