@@ -80,6 +80,12 @@ async function load(source, progress, check) {
   progress('loading', 0);
   const threads = threadsWanted();
   await w.loadModel(blobs, { n_ctx: 4096, n_threads: threads, n_gpu_layers: 0, seed: 1 });
+  // wllama does not look at the engine's own verdict; a file llama.cpp refused loads "nothing".
+  const info = w.getLoadedContextInfo();
+  if (!info.success || !(info.n_vocab > 0)) {
+    await w.exit().catch(() => {});
+    throw new Error('llama.cpp refused the file');
+  }
   judge = {
     w,
     name,

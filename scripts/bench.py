@@ -439,6 +439,10 @@ def main():
             input_tokens(page, photo)
             evaluation(d, app_url, small, runs, gamma_runs)
             ten_thousand(d, app_url, tmp, gamma_runs)
+            if os.environ.get("HJ_ENGINE_DIR"):  # the in-browser judge against native llama-server
+                import bench_in_page
+                d.set_script_timeout(900)
+                bench_in_page.in_page_vs_native(d, app_url, small, Path(os.environ["HJ_ENGINE_DIR"]), Row)
         finally:
             d.quit()
             for s in (site, blank, photo_server):
