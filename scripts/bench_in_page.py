@@ -34,12 +34,15 @@ REQUEST = {"messages": [{"role": "user", "content": PROMPT}], "max_tokens": 64, 
            "ignore_eos": True, "cache_prompt": False}
 
 CHAT_JS = """
-const [body, done] = arguments;
-window.hjInBrowser.chat(body).then(t => done(t), e => done('ERROR ' + e.message));
+const [body] = arguments;
+window.__benchAnswer = null;
+window.hjInBrowser.chat(body).then(t => { window.__benchAnswer = t; }, e => { window.__benchAnswer = 'ERROR ' + e.message; });
 """
 
 EVAL_JS = """
-const [criteria, done] = arguments;
+const [criteria] = arguments;
+window.__benchWall = null;
+const done = ms => { window.__benchWall = ms; };
 const state = c => document.querySelector(`[data-testid="criterion-${c}"]`).getAttribute('data-state');
 const t0 = performance.now();
 document.querySelector('[data-testid="evaluate-button"]').click();
@@ -47,7 +50,7 @@ let started = false;
 const poll = () => {
   if (criteria.some(c => !['done', 'error'].includes(state(c)))) started = true;
   if (started && criteria.every(c => ['done', 'error'].includes(state(c)))) done(performance.now() - t0);
-  else if (performance.now() - t0 > 600000) done(-1);
+  else if (performance.now() - t0 > 1800000) done(-1);
   else setTimeout(poll, 20);
 };
 poll();
@@ -103,9 +106,11 @@ def native_timings(url):
         return json.loads(r.read())["timings"]
 
 
-def he_wall(page, d):
+def he_wall(page, d, wait_for):
     Select(page.el("metric-select")).select_by_value("harmonic_eval")
-    return d.execute_async_script(EVAL_JS, CRITERIA) / 1000
+    d.execute_script(EVAL_JS, CRITERIA)
+    wait_for(lambda _: d.execute_script("return window.__benchWall;") is not None, "the evaluation", 1800)
+    return d.execute_script("return window.__benchWall;") / 1000
 
 
 def in_page_vs_native(d, app_url, image, engine, report):
@@ -126,7 +131,9 @@ def in_page_vs_native(d, app_url, image, engine, report):
                       "the model", 300)
         load_s = time.time() - t0
         assert page.el("model-load-progress").get_attribute("data-status") == "ready", page.el("model-load-status").text
-        page_t = json.loads(d.execute_async_script(CHAT_JS, json.dumps(REQUEST)))["timings"]
+        d.execute_script(CHAT_JS, json.dumps(REQUEST))  # polled: one request may outlast WebDriver's own timeout
+        page.wait_for(lambda _: d.execute_script("return window.__benchAnswer;"), "the in-page answer", 900)
+        page_t = json.loads(d.execute_script("return window.__benchAnswer;"))["timings"]
         native_t = native_timings(native)
         for key, name in [("prompt_per_second", "prompt"), ("predicted_per_second", "generation")]:
             report(f"in-page judge, {name} tokens/s (SmolLM2-135M, 1 thread) vs native llama-server",
@@ -135,11 +142,11 @@ def in_page_vs_native(d, app_url, image, engine, report):
         page.wait_image()
         page.fill("text-input", "A dog runs across a grassy park.")
         page.el("fresh-run-checkbox").click()
-        in_page = he_wall(page, d)
+        in_page = he_wall(page, d, page.wait_for)
         Select(page.el("preset-select")).select_by_value("llama_server")
         page.fill("base-url-input", native)
         page.fill("model-input", "smollm2-135m")
-        native_s = he_wall(page, d)
+        native_s = he_wall(page, d, page.wait_for)
         report("HarmonicEval, 5 criteria, one image: in the page vs native llama-server", in_page, "s",
                native_s, in_page / native_s)
         report("in-page model download (loopback) and load", load_s, "s", None, None)

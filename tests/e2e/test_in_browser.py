@@ -263,3 +263,14 @@ def test_requests_go_only_to_the_page_and_the_model_url_and_nothing_violates_the
             continue
         assert origin(url) in {origin(app_url), host.url}, f"a request left for {url}"
     assert recorder.execute_script("return window.__violations;") == []
+
+
+def test_a_browser_without_jspi_is_told_what_it_lacks(browser, app_url):
+    # As in Firefox without its flag: WebAssembly JavaScript Promise Integration is missing.
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
+                            {"source": "delete WebAssembly.Suspending;"})
+    page = in_browser(browser, app_url)
+    page.wait_for(lambda d: progress(page) == "error", "the sentence")
+    status = page.el("model-load-status").text
+    assert "lacks WebAssembly JavaScript Promise Integration (JSPI)" in status, status
+    assert "Memory64" not in status
