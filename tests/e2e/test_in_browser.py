@@ -18,7 +18,6 @@ from selenium.webdriver.support.ui import Select
 from app_page import CRITERIA, AppPage
 from conftest import make_driver
 from test_layout import checker_for  # noqa: F401 (a fixture)
-from test_security import origin, recorder, requests_made  # noqa: F401 (recorder is a fixture)
 from test_real_engine import CAPTION, check_harmonic_cards, export, set_budget
 
 MODEL = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -245,24 +244,6 @@ def test_the_in_browser_panel_layout_and_accessibility(checker_for, app_url, the
     page.wait_for(lambda d: progress(page) == "error", "the sentence")
     check.check("in-browser-error")
     check.done(["in-browser", "in-browser-error"])
-
-
-def test_requests_go_only_to_the_page_and_the_model_url_and_nothing_violates_the_csp(recorder, app_url, host, images):
-    page = in_browser(recorder, app_url)
-    assert load_url(page, f"{host.url}/{MODEL}") == "ready"
-    Select(page.el("metric-select")).select_by_value("harmonic_eval")
-    page.fill("text-input", CAPTION)
-    only_fluency(page)
-    page.evaluate()
-    page.wait_for(lambda d: page.state("fluency") in ("done", "error"), "fluency", JUDGE)
-    urls = [u for u, _, _ in requests_made(recorder) if u]
-    assert any(u.startswith(host.url) for u in urls), urls
-    assert any(u.endswith("/wllama/wllama.js") for u in urls), urls
-    for url in urls:
-        if url.startswith(("data:", "blob:")):
-            continue
-        assert origin(url) in {origin(app_url), host.url}, f"a request left for {url}"
-    assert recorder.execute_script("return window.__violations;") == []
 
 
 def test_a_browser_without_jspi_is_told_what_it_lacks(browser, app_url):
