@@ -481,6 +481,12 @@ def main():
             if args.lab_scale == "also":
                 bench_lab_scale.report(d, app_url, _png(16, 12, lambda x, y: (200, 80, 40)), Row,
                                        (1_000, 10_000) if args.smoke else (1_000, 10_000, 100_000))
+            # The in-browser judge against native llama-server: minutes on two cores, so not in the
+            # smoke run that CI makes.
+            if os.environ.get("HJ_ENGINE_DIR") and not args.smoke:
+                import bench_in_page
+                d.set_script_timeout(900)
+                bench_in_page.in_page_vs_native(d, app_url, small, Path(os.environ["HJ_ENGINE_DIR"]), Row)
         finally:
             d.quit()
             for s in (site, blank, photo_server):

@@ -8,6 +8,10 @@
    with an integrity hash), so the Content-Security-Policy in index.html can say
    `script-src 'self'` with no inline script allowed at all.
 
+3. Copy the "In this browser (llama.cpp)" provider into `wllama/` of each page: @wllama/wllama's
+   ES module and wasm (from npm, .tools/, pinned by scripts/setup.sh) and js/in_browser.js, the
+   bridge the app loads only when that provider is chosen. Nothing of it is in the first visit.
+
 Usage: scripts/finish_dist.py dist [dist/lab ...]"""
 
 import base64
@@ -18,6 +22,8 @@ import sys
 from pathlib import Path
 
 ESBUILD = Path(__file__).resolve().parents[1] / ".tools" / "node_modules" / ".bin" / "esbuild"
+ROOT = Path(__file__).resolve().parents[1]
+WLLAMA = ROOT / ".tools" / "node_modules" / "@wllama" / "wllama" / "esm"
 INLINE_LOADER = re.compile(r"<script type=\"?module\"?>(.*?)</script>", re.S)
 
 
@@ -57,6 +63,17 @@ def externalise_loader(page_dir, html):
     return html[:m.start()] + tag + html[m.end():]
 
 
+def copy_in_browser_judge(page_dir):
+    if not WLLAMA.is_dir():
+        sys.exit(f"{WLLAMA} is missing: run scripts/setup.sh")
+    out = page_dir / "wllama"
+    out.mkdir(exist_ok=True)
+    for src, name in [(WLLAMA / "index.min.js", "wllama.js"), (WLLAMA / "wasm" / "wllama.wasm", "wllama.wasm"),
+                      (ROOT / "js" / "in_browser.js", "in_browser.js")]:
+        (out / name).write_bytes(src.read_bytes())
+    print(f"copied the in-browser judge into {out}")
+
+
 if __name__ == "__main__":
     for d in map(Path, sys.argv[1:]):
         page = d / "index.html"
@@ -64,3 +81,4 @@ if __name__ == "__main__":
         html = minify_glue(d, html)
         html = externalise_loader(d, html)
         page.write_text(html)
+        copy_in_browser_judge(d)

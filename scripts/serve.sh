@@ -2,6 +2,9 @@
 # Sets up everything, builds the site (both pages) and serves dist/ at http://127.0.0.1:8000/
 # (the batch lab at /lab/). Not `trunk serve`: its inline loader and live-reload script are
 # refused by the page's Content-Security-Policy, and it would serve only the one-item page.
+# It sends COOP and COEP, so the page is cross-origin isolated and the in-browser judge
+# (llama.cpp in WebAssembly) runs multi-threaded. COEP is `credentialless`, not `require-corp`,
+# so model URLs and judge endpoints need CORS (they do anyway) but no CORP header.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -13,6 +16,11 @@ import functools, sys
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 SimpleHTTPRequestHandler.extensions_map[".wasm"] = "application/wasm"
 SimpleHTTPRequestHandler.extensions_map[".js"] = "text/javascript"
-handler = functools.partial(SimpleHTTPRequestHandler, directory="dist")
+class Isolated(SimpleHTTPRequestHandler):
+    def end_headers(self):
+        self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+        self.send_header("Cross-Origin-Embedder-Policy", "credentialless")
+        super().end_headers()
+handler = functools.partial(Isolated, directory="dist")
 ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), handler).serve_forever()
 PY

@@ -10,6 +10,7 @@ pub mod anthropic;
 pub mod chat;
 pub mod check;
 pub mod gemini;
+pub mod in_browser;
 pub mod llama;
 pub mod openai;
 mod presets;

@@ -25,7 +25,7 @@ pub struct Preset {
 const GENERIC_CORS: &str = "The server must send Access-Control-Allow-Origin for this page's \
     origin (or *) and allow the Authorization and Content-Type headers.";
 
-pub const PRESETS: [Preset; 8] = [
+pub const PRESETS: [Preset; 9] = [
     Preset {
         id: "openai",
         label: "OpenAI",
@@ -87,6 +87,19 @@ pub const PRESETS: [Preset; 8] = [
                    proxy pass CORS; if you started it with --api-key, enter that key here.",
     },
     Preset {
+        id: "in_browser",
+        label: "In this browser (llama.cpp)",
+        protocol: Protocol::OpenAi,
+        // Never contacted: web::fetch hands these requests to the engine in the page.
+        base_url: super::in_browser::BASE_URL,
+        model: "local",
+        needs_key: false,
+        local: true,
+        llama_cpp: true,
+        cors_fix: "The model's URL must allow this page's origin (CORS); a file picked from \
+                   this computer needs nothing.",
+    },
+    Preset {
         id: "ollama",
         label: "Ollama (local)",
         protocol: Protocol::OpenAi,
@@ -139,8 +152,11 @@ mod tests {
     #[test]
     fn local_servers_are_the_ones_users_run() {
         let local: Vec<&str> = PRESETS.iter().filter(|p| p.local).map(|p| p.id).collect();
-        assert_eq!(local, ["llama_server", "ollama", "vllm"]);
+        assert_eq!(local, ["llama_server", "in_browser", "ollama", "vllm"]);
         assert!(preset("llama_server").llama_cpp && !preset("ollama").llama_cpp);
+        let page = preset("in_browser");
+        assert!(page.llama_cpp && !page.needs_key);
+        assert!(super::super::in_browser::handles(page.base_url));
     }
 
     #[test]

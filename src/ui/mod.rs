@@ -16,7 +16,7 @@ use metrics as metric_ui;
 mod state;
 mod widgets;
 
-use backend::{backend_panel, connection, connection_panel};
+use backend::{backend_panel, connection, connection_panel, in_browser_panel};
 use evaluator::{
     actions, app, cost_panel, examples, guidance, image_actions, image_panel, inputs_panel,
     open_result, run_bar, runner, share, single_results,

@@ -127,6 +127,13 @@ pub async fn send(
         }
     };
     let signal = deadline.signal();
+    if crate::providers::in_browser::handles(&req.url) {
+        // The "In this browser" provider: the same request, answered by the engine in the page.
+        return match crate::web::in_browser::send(req, signal.as_ref()).await {
+            Err(JudgeError::Cancelled) if deadline.expired() => Err(timed_out()),
+            other => other,
+        };
+    }
     let method = match req.method {
         Method::Get => "GET",
         Method::Post => "POST",

@@ -8,6 +8,7 @@ pub mod fetch;
 pub mod files;
 pub mod image;
 pub mod live;
+pub mod in_browser;
 pub mod run_lock;
 pub mod storage;
 pub mod timing;

@@ -65,6 +65,8 @@ def printed_rating(answer):
             continue
         if re.fullmatch(r"\s*[-*•+]\s+", line) or (line.strip() == "" and after[:1] in (":", ")")):
             continue
+        if re.fullmatch(r"\s*[-*•+]\s+\d\s*:\s*", line):  # the value of a scale item, "- 5: 5"
+            continue
         return int(m.group())
     return None
 
@@ -108,6 +110,7 @@ def test_printed_rating_reader_skips_scales():
     assert printed_rating("Your rating is 4.5 out of 5.\n\nYour rating is 4.") == 4
     assert printed_rating("- 1 Very Low Correctness: wrong") is None
     assert printed_rating("Rating: 3") == 3
+    assert printed_rating("Rating Scale:\n\n- 1: 1\n- 5: 5\n\nYour text is 1.\n") == 1
 
 
 # --- The connection check --------------------------------------------------------------------

@@ -69,6 +69,9 @@ pub fn BackendPanel() -> impl IntoView {
                     <small class="hint">"low: 85 tokens per image; high: tiles of 512 px; auto: OpenAI chooses (the paper setting; the low-detail extension sends low for photos, high for documents). Other servers ignore it."</small>
                 </div>
             </Show>
+            <Show when=move || current().id == "in_browser">
+                <crate::ui::in_browser_panel::InBrowserPanel/>
+            </Show>
             <ConnectionPanel/>
             <OutputSettings/>
             <details class="limits">

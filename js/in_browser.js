@@ -1,0 +1,163 @@
+// The "In this browser (llama.cpp)" provider's bridge to @wllama/wllama (npm, copied beside this
+// file into dist/wllama/ by scripts/finish_dist.py). The app loads this module only when that
+// provider is chosen, by adding a <script type=module> (script-src 'self'); it is never part
+// of the first visit. It moves bytes and nothing else: what to send and how to read the answer
+// is decided in Rust (src/providers/in_browser.rs, src/web/in_browser.rs).
+import { Wllama, WllamaAbortError } from './wllama.js';
+
+const WASM = new URL('./wllama.wasm', import.meta.url).href;
+const quiet = { debug() {}, log() {}, warn() {}, error() {} };
+let judge = null; // { w, name, vision, threads, multithread }
+
+function fresh() {
+  const w = new Wllama({ default: WASM }, { logger: quiet, suppressNativeLog: true });
+  w.setCompat(null); // never fetch the compatibility build from a CDN
+  return w;
+}
+
+function hasMemory64() {
+  try {
+    new WebAssembly.Memory({ address: 'i64', initial: BigInt(1) });
+    return true;
+  } catch (e) {
+    return false;
+  }
+}
+
+// What this browser lacks for the build we ship (names, for the Rust side to phrase).
+function missing() {
+  const out = [];
+  if (typeof WebAssembly.Suspending !== 'function') out.push('jspi');
+  if (!hasMemory64()) out.push('memory64');
+  if (typeof Worker !== 'function') out.push('workers');
+  return out;
+}
+
+function threadsWanted() {
+  if (!globalThis.crossOriginIsolated) return 1;
+  return Math.max(1, Math.min(8, navigator.hardwareConcurrency || 1));
+}
+
+async function head(blob) {
+  return new Uint8Array(await blob.slice(0, 8).arrayBuffer());
+}
+
+function message(e) {
+  if (e instanceof WllamaAbortError || (e && e.name === 'AbortError')) return 'abort';
+  if (typeof Event === 'function' && e instanceof Event) return 'worker-failed:' + (e.message || e.type);
+  return String((e && e.message) || e);
+}
+
+// Loads a model. `source` is { url, mmprojUrl } or { files: [model, projector?] };
+// `progress(phase, fraction)` hears 'downloading' and 'loading'; `check(name, head, size)`
+// returns '' or the sentence refusing a file. Resolves to the model's facts.
+async function load(source, progress, check) {
+  if (judge) {
+    const old = judge;
+    judge = null;
+    await old.w.exit().catch(() => {});
+  }
+  const w = fresh();
+  let blobs;
+  let name;
+  if (source.files) {
+    blobs = source.files;
+    name = source.files[0].name || 'model.gguf';
+  } else {
+    progress('downloading', 0);
+    const src = source.mmprojUrl ? { url: source.url, mmprojUrl: source.mmprojUrl } : { url: source.url };
+    const model = await w.modelManager.getModelOrDownload(src, {
+      progressCallback: ({ loaded, total }) => progress('downloading', total > 0 ? loaded / total : 0),
+    });
+    blobs = await model.open();
+    name = decodeURIComponent(new URL(source.url).pathname.split('/').pop() || 'model.gguf');
+  }
+  for (const [i, blob] of blobs.entries()) {
+    const label = source.files ? (i === 0 ? 'model' : 'projector') : 'downloaded';
+    const refusal = check(label, await head(blob), blob.size);
+    if (refusal) throw new Error('refused:' + refusal);
+  }
+  progress('loading', 0);
+  const threads = threadsWanted();
+  await w.loadModel(blobs, { n_ctx: 4096, n_threads: threads, n_gpu_layers: 0, seed: 1 });
+  // wllama does not look at the engine's own verdict; a file llama.cpp refused loads "nothing".
+  const info = w.getLoadedContextInfo();
+  if (!info.success || !(info.n_vocab > 0)) {
+    await w.exit().catch(() => {});
+    throw new Error('llama.cpp refused the file');
+  }
+  judge = {
+    w,
+    name,
+    vision: w.supportInputModality('image'),
+    threads: w.getNumThreads(),
+    multithread: w.isMultithread(),
+  };
+  progress('loading', 1);
+  return { name, vision: judge.vision, threads: judge.threads, multithread: judge.multithread };
+}
+
+function dataUrlBytes(url) {
+  const comma = url.indexOf(',');
+  const bin = atob(url.slice(comma + 1));
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out.buffer;
+}
+
+// One chat completion. `body` is the OpenAI-format JSON text the app built (Rust already
+// refused what llama-server would refuse); resolves to llama-server's JSON answer text.
+async function chat(body, signal) {
+  if (!judge) throw new Error('not-loaded');
+  const req = JSON.parse(body);
+  for (const m of req.messages || []) {
+    if (!Array.isArray(m.content)) continue;
+    m.content = m.content.map((part) =>
+      part.type === 'image_url' ? { type: 'image', data: dataUrlBytes(part.image_url.url) } : part
+    );
+  }
+  delete req.model;
+  delete req.stream;
+  if (signal) req.abortSignal = signal;
+  const answer = await judge.w.createChatCompletion(req);
+  return JSON.stringify(answer);
+}
+
+async function cacheList() {
+  const w = judge ? judge.w : fresh();
+  const entries = await w.cacheManager.list();
+  return entries
+    .filter((e) => e.metadata && e.metadata.originalURL)
+    .map((e) => ({ url: e.metadata.originalURL, size: e.size }));
+}
+
+async function cacheClear() {
+  const w = judge ? judge.w : fresh();
+  await w.cacheManager.clear();
+}
+
+function facts() {
+  return {
+    missing: missing(),
+    isolated: !!globalThis.crossOriginIsolated,
+    cores: navigator.hardwareConcurrency || 1,
+    loaded: judge ? { name: judge.name, vision: judge.vision, threads: judge.threads, multithread: judge.multithread } : null,
+  };
+}
+
+async function guard(promise) {
+  try {
+    return await promise;
+  } catch (e) {
+    throw new Error(message(e));
+  }
+}
+
+globalThis.hjInBrowser = {
+  facts,
+  load: (source, progress, check) => guard(load(source, progress, check)),
+  chat: (body, signal) => guard(chat(body, signal)),
+  cacheList: () => guard(cacheList()),
+  cacheClear: () => guard(cacheClear()),
+};
+globalThis.dispatchEvent(new Event('hj-in-browser-ready'));

@@ -1,0 +1,378 @@
+//! The "In this browser (llama.cpp)" provider: llama.cpp compiled to WebAssembly (npm
+//! `@wllama/wllama`, which runs llama-server's own request handling in a worker). It speaks the
+//! OpenAI/llama.cpp wire format like `llama-server`, so the request is built by
+//! `providers::chat_request` and the answer read by `providers::read_chat`; only the transport
+//! differs (`web::in_browser`). Everything that decides a request, a refusal or a sentence for
+//! it is here, pure and tested natively.
+
+use serde_json::{json, Value};
+
+use crate::errors::JudgeError;
+use crate::sniff::{sniff, Kind};
+
+/// The preset's base URL: requests built for it never reach the network. `.invalid` is
+/// reserved (RFC 2606) and never resolves, so a stray request could go nowhere.
+pub const BASE_URL: &str = "http://in-browser.invalid/v1";
+
+/// Alternatives asked for when a metric asks for as many as the APIs allow (20): the engine
+/// has no such limit, and a wider list covers more of the rating tokens' probability.
+pub const ALTERNATIVES: u8 = 64;
+
+/// What the in-page engine is asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    Chat,
+    Models,
+    Props,
+    Unknown,
+}
+
+/// Whether this request is for the in-page engine.
+pub fn handles(url: &str) -> bool {
+    url.get(..BASE_URL.len() - 2)
+        .is_some_and(|head| head.eq_ignore_ascii_case(&BASE_URL[..BASE_URL.len() - 2]))
+}
+
+/// Which of llama-server's endpoints the URL names.
+pub fn route(url: &str) -> Route {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    if path.ends_with("/chat/completions") {
+        Route::Chat
+    } else if path.ends_with("/models") {
+        Route::Models
+    } else if path.ends_with("/props") {
+        Route::Props
+    } else {
+        Route::Unknown
+    }
+}
+
+/// llama-server's answer (HTTP 500) to an image sent to a model loaded without a projector,
+/// byte for byte, so the app says the same "no vision" sentence for both.
+pub const NO_VISION_BODY: &str = r#"{"error":{"code":500,"message":"image input is not supported - hint: if this is unexpected, you may need to provide the mmproj","type":"server_error"}}"#;
+
+/// The request body as the engine gets it, or llama-server's refusal (status, body).
+/// Wider alternatives where the metric asked for the APIs' maximum.
+pub fn prepare_chat(body: &str, vision: bool) -> Result<String, (u16, String)> {
+    let mut req: Value = serde_json::from_str(body).map_err(|e| {
+        (
+            400,
+            json!({"error": {"code": 400, "message": format!("invalid JSON: {e}"), "type": "invalid_request_error"}})
+                .to_string(),
+        )
+    })?;
+    if !vision && has_image(&req) {
+        return Err((500, NO_VISION_BODY.to_string()));
+    }
+    if req.get("top_logprobs").and_then(Value::as_u64).unwrap_or(0) >= 20 {
+        req["top_logprobs"] = json!(ALTERNATIVES);
+    }
+    Ok(req.to_string())
+}
+
+fn has_image(req: &Value) -> bool {
+    req.get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m.get("content").and_then(Value::as_array))
+        .flatten()
+        .any(|p| p.get("type").and_then(Value::as_str) == Some("image_url"))
+}
+
+/// `GET /v1/models` as llama-server answers it: the loaded model.
+pub fn models_body(name: &str) -> String {
+    json!({"object": "list", "data": [{"id": name, "object": "model", "owned_by": "llamacpp"}]})
+        .to_string()
+}
+
+/// `GET /props` as llama-server answers it: the model and whether it has a projector.
+pub fn props_body(name: &str, vision: bool) -> String {
+    json!({
+        "default_generation_settings": {"n_ctx": 4096},
+        "model_path": name,
+        "modalities": {"vision": vision, "audio": false},
+        "build_info": "wllama (llama.cpp in WebAssembly)",
+    })
+    .to_string()
+}
+
+/// The sentence refusing a picked or downloaded file before llama.cpp sees it, or `None`.
+/// `label` is "model", "projector" or "downloaded"; `head` its first bytes.
+pub fn check_file(label: &str, head: &[u8], size: f64) -> Option<String> {
+    if size < 8.0 || head.len() < 4 {
+        return Some(format!(
+            "The {label} file is empty or cut short ({size:.0} bytes): choose the whole .gguf file."
+        ));
+    }
+    if head.starts_with(b"GGUF") {
+        return None;
+    }
+    let looks = match sniff(head).kind {
+        Kind::Jpeg | Kind::Png | Kind::Gif | Kind::WebP | Kind::Bmp | Kind::Avif => "an image",
+        Kind::Svg => "an SVG drawing",
+        Kind::Pdf => "a PDF document",
+        Kind::Text if head.starts_with(b"<") => "a web page (HTML), perhaps an error page",
+        Kind::Text => "a text file",
+        Kind::Unknown if head.starts_with(b"PK") => "a ZIP archive",
+        Kind::Unknown => "not a GGUF file",
+    };
+    Some(format!(
+        "The {label} file is not a GGUF model (it looks like {looks}). Choose a .gguf file, \
+         such as a model from the suggestions or its mmproj projector."
+    ))
+}
+
+fn about_memory(msg: &str) -> bool {
+    let m = msg.to_ascii_lowercase();
+    ["out of memory", "array buffer allocation", "memory access out of bounds", "cannot enlarge memory"]
+        .iter()
+        .any(|w| m.contains(w))
+}
+
+/// The sentence for a model that did not load, from what the engine threw.
+pub fn load_failure(msg: &str) -> String {
+    if let Some(refusal) = msg.strip_prefix("refused:") {
+        return refusal.to_string();
+    }
+    if msg == "abort" {
+        return "Loading was cancelled.".into();
+    }
+    if let Some(why) = msg.strip_prefix("worker-failed:") {
+        return format!(
+            "The engine's worker could not start ({why}): the browser blocked it or is out of \
+             memory. Reload the page; if it keeps failing, choose a smaller model."
+        );
+    }
+    if about_memory(msg) {
+        return "The browser ran out of memory loading this model. Choose a smaller one (a few \
+                hundred MB works in any desktop browser), or close other tabs."
+            .into();
+    }
+    if msg.starts_with("Failed to fetch") || msg.contains("NetworkError") || msg == "Load failed" {
+        return format!(
+            "The model could not be downloaded ({msg}). Check the URL, and that its server allows \
+             this page's origin (CORS)."
+        );
+    }
+    format!(
+        "llama.cpp could not load the model: the file is damaged or cut short, or not a model \
+         llama.cpp knows. Download it again or choose another (the engine said: {msg})."
+    )
+}
+
+/// What a failed completion means to the run.
+pub fn chat_failure(msg: &str) -> JudgeError {
+    if msg == "abort" {
+        return JudgeError::Cancelled;
+    }
+    if msg == "not-loaded" {
+        return JudgeError::Setting {
+            message: "No model is loaded in this page: under Judge backend, load one from a URL \
+                      or pick its file first."
+                .into(),
+        };
+    }
+    if about_memory(msg) {
+        return JudgeError::Setting {
+            message: "The browser ran out of memory while judging: choose a smaller model or a \
+                      smaller image."
+                .into(),
+        };
+    }
+    JudgeError::BadResponse {
+        detail: format!("the in-page engine failed ({msg})"),
+    }
+}
+
+/// The sentence for a browser that cannot run the engine, naming what it lacks; `None` when
+/// nothing is missing.
+pub fn unsupported(missing: &[String]) -> Option<String> {
+    if missing.is_empty() {
+        return None;
+    }
+    let names: Vec<&str> = missing
+        .iter()
+        .map(|m| match m.as_str() {
+            "jspi" => "WebAssembly JavaScript Promise Integration (JSPI)",
+            "memory64" => "WebAssembly Memory64",
+            "workers" => "Web Workers",
+            other => other,
+        })
+        .collect();
+    Some(format!(
+        "This browser cannot run the judge in the page: it lacks {}. Chrome or Edge 137 or newer \
+         has everything needed; in Firefox, enable javascript.options.wasm_js_promise_integration \
+         in about:config.",
+        names.join(" and ")
+    ))
+}
+
+/// Whether the engine runs multi-threaded, and why not when it does not.
+pub fn threads_sentence(isolated: bool, threads: Option<u32>, cores: u32) -> String {
+    match (isolated, threads) {
+        (_, Some(n)) if n > 1 => format!("Multi-threaded: {n} threads ({cores} cores)."),
+        (true, Some(_)) => format!(
+            "Single-threaded, although the page is cross-origin isolated ({cores} cores)."
+        ),
+        (true, None) => format!(
+            "Cross-origin isolated: the engine will use up to {} threads.",
+            cores.clamp(1, 8)
+        ),
+        (false, _) => "Single-threaded: this page is not cross-origin isolated (its server does \
+                       not send the COOP and COEP headers; scripts/serve.sh does)."
+            .to_string(),
+    }
+}
+
+/// A size in bytes as people read it.
+pub fn size_text(bytes: f64) -> String {
+    if bytes >= 1e9 {
+        format!("{:.2} GB", bytes / 1e9)
+    } else if bytes >= 1e6 {
+        format!("{:.1} MB", bytes / 1e6)
+    } else {
+        format!("{:.0} KB", (bytes / 1e3).ceil())
+    }
+}
+
+/// A small vision model suggested in the panel: its GGUF, its projector and their sizes.
+pub struct Suggestion {
+    pub label: &'static str,
+    pub url: &'static str,
+    pub projector: &'static str,
+    /// Model plus projector, as published (approximate).
+    pub size: &'static str,
+}
+
+pub const SUGGESTIONS: [Suggestion; 2] = [
+    Suggestion {
+        label: "SmolVLM-256M-Instruct Q8_0 (ggml-org)",
+        url: "https://huggingface.co/ggml-org/SmolVLM-256M-Instruct-GGUF/resolve/main/SmolVLM-256M-Instruct-Q8_0.gguf",
+        projector: "https://huggingface.co/ggml-org/SmolVLM-256M-Instruct-GGUF/resolve/main/mmproj-SmolVLM-256M-Instruct-Q8_0.gguf",
+        size: "about 280 MB",
+    },
+    Suggestion {
+        label: "SmolVLM-500M-Instruct Q8_0 (ggml-org)",
+        url: "https://huggingface.co/ggml-org/SmolVLM-500M-Instruct-GGUF/resolve/main/SmolVLM-500M-Instruct-Q8_0.gguf",
+        projector: "https://huggingface.co/ggml-org/SmolVLM-500M-Instruct-GGUF/resolve/main/mmproj-SmolVLM-500M-Instruct-Q8_0.gguf",
+        size: "about 550 MB",
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::providers::{openai, read_chat, Backend, ChatParams, Message, Part, Protocol, Role};
+
+    fn request(image: bool, params: ChatParams) -> String {
+        let backend = Backend {
+            base_url: BASE_URL.into(),
+            model: "local".into(),
+            ..Backend::default()
+        };
+        let mut parts = vec![Part::Text("Rate it.".into())];
+        if image {
+            parts.push(Part::Image("data:image/png;base64,iVBORw0KGgo=".into()));
+        }
+        let messages = [Message {
+            role: Role::User,
+            parts,
+        }];
+        let req = openai::chat_request(&backend, &messages, params).unwrap();
+        assert!(handles(&req.url), "{}", req.url);
+        assert_eq!(route(&req.url), Route::Chat);
+        req.body
+    }
+
+    #[test]
+    fn only_the_sentinel_host_is_handled() {
+        assert!(handles("http://in-browser.invalid/v1/chat/completions"));
+        assert!(handles("HTTP://IN-BROWSER.INVALID/props"));
+        assert!(!handles("http://in-browser.invalid.evil.com/v1"));
+        assert!(!handles("http://127.0.0.1:8080/v1/chat/completions"));
+        assert!(!handles(""));
+        assert_eq!(route("http://in-browser.invalid/v1/models"), Route::Models);
+        assert_eq!(route("http://in-browser.invalid/props?x=1"), Route::Props);
+        assert_eq!(route("http://in-browser.invalid/v1/embeddings"), Route::Unknown);
+    }
+
+    #[test]
+    fn the_apis_maximum_of_alternatives_is_widened_and_a_paper_setting_is_kept() {
+        let wide = prepare_chat(&request(true, ChatParams::RATING), true).unwrap();
+        let v: Value = serde_json::from_str(&wide).unwrap();
+        assert_eq!(v["top_logprobs"], u64::from(ALTERNATIVES));
+        assert_eq!(v["logprobs"], true);
+        let five = ChatParams {
+            top_logprobs: Some(5),
+            ..ChatParams::RATING
+        };
+        let kept: Value = serde_json::from_str(&prepare_chat(&request(false, five), false).unwrap()).unwrap();
+        assert_eq!(kept["top_logprobs"], 5);
+    }
+
+    #[test]
+    fn an_image_without_a_projector_gets_llama_servers_no_vision_answer() {
+        let (status, body) = prepare_chat(&request(true, ChatParams::RATING), false).unwrap_err();
+        assert_eq!(status, 500);
+        let e = read_chat(Protocol::OpenAi, status, None, &body).unwrap_err();
+        assert!(matches!(e, JudgeError::NoVision { .. }), "{e:?}");
+        assert!(e.to_string().contains("does not accept images"));
+        assert!(prepare_chat(&request(false, ChatParams::RATING), false).is_ok());
+        assert_eq!(prepare_chat("{", true).unwrap_err().0, 400);
+    }
+
+    #[test]
+    fn models_and_props_read_like_llama_servers() {
+        let models = crate::providers::read_models(Protocol::OpenAi, &models_body("m.gguf")).unwrap();
+        assert_eq!(models[0].id, "m.gguf");
+        let props = crate::providers::llama::read_props(&props_body("m.gguf", true)).unwrap();
+        assert_eq!(props.model_name(), Some("m.gguf"));
+        assert_eq!(props.vision, Some(true));
+        let blind = crate::providers::llama::read_props(&props_body("m.gguf", false)).unwrap();
+        assert_eq!(blind.vision, Some(false));
+    }
+
+    #[test]
+    fn files_that_are_not_gguf_are_named() {
+        assert_eq!(check_file("model", b"GGUF\x03\0\0\0", 1e8), None);
+        let png = check_file("model", b"\x89PNG\r\n\x1a\n", 5000.0).unwrap();
+        assert!(png.contains("not a GGUF model") && png.contains("an image"), "{png}");
+        let html = check_file("downloaded", b"<!DOCTYPE html>", 300.0).unwrap();
+        assert!(html.contains("HTML"), "{html}");
+        let empty = check_file("projector", b"", 0.0).unwrap();
+        assert!(empty.contains("empty or cut short"), "{empty}");
+        assert!(check_file("model", b"PK\x03\x04abcd", 100.0).unwrap().contains("ZIP"));
+    }
+
+    #[test]
+    fn engine_failures_become_sentences() {
+        assert_eq!(load_failure("refused:No."), "No.");
+        assert!(load_failure("worker-failed:error").starts_with("The engine's worker could not start (error)"));
+        assert!(load_failure("RangeError: Array buffer allocation failed").contains("out of memory"));
+        let broken = load_failure("llama_model_load: tensor data is not within the file bounds");
+        assert!(broken.contains("damaged or cut short") && broken.contains("file bounds"), "{broken}");
+        assert_eq!(chat_failure("abort"), JudgeError::Cancelled);
+        assert!(chat_failure("not-loaded").to_string().contains("No model is loaded"));
+        assert!(matches!(chat_failure("boom"), JudgeError::BadResponse { .. }));
+    }
+
+    #[test]
+    fn unsupported_browsers_are_told_what_they_lack() {
+        assert_eq!(unsupported(&[]), None);
+        let s = unsupported(&["jspi".into(), "memory64".into()]).unwrap();
+        assert!(s.contains("JSPI") && s.contains("Memory64") && s.contains("137"), "{s}");
+    }
+
+    #[test]
+    fn threads_and_sizes_read_well() {
+        assert!(threads_sentence(false, Some(1), 8).contains("not cross-origin isolated"));
+        assert!(threads_sentence(true, Some(4), 8).starts_with("Multi-threaded: 4 threads"));
+        assert!(threads_sentence(true, Some(1), 8).starts_with("Single-threaded, although"));
+        assert!(threads_sentence(true, None, 8).contains("up to 8 threads"));
+        assert_eq!(size_text(98_362_432.0), "98.4 MB");
+        assert_eq!(size_text(1_951_680.0), "2.0 MB");
+        assert_eq!(size_text(2.5e9), "2.50 GB");
+        assert_eq!(size_text(10.0), "1 KB");
+    }
+}

@@ -1,0 +1,183 @@
+//! The "In this browser (llama.cpp)" provider's settings: which model (a suggested one, any
+//! GGUF URL, or files from this computer), its download and load progress, the browser's model
+//! cache, and whether the engine runs multi-threaded. Shown only for that provider; mounting it
+//! is what first loads the engine's JavaScript.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::JsCast;
+
+use crate::providers::in_browser::{size_text, threads_sentence, unsupported, SUGGESTIONS};
+use crate::web::in_browser::{self as engine, Loaded, Source};
+
+#[derive(Clone, Copy)]
+struct Panel {
+    status: RwSignal<&'static str>,
+    fraction: RwSignal<f64>,
+    message: RwSignal<String>,
+    threads: RwSignal<String>,
+    cache: RwSignal<Vec<(String, f64)>>,
+    url: RwSignal<String>,
+    projector_url: RwSignal<String>,
+}
+
+impl Panel {
+    fn refresh(self) {
+        spawn_local(async move {
+            match engine::facts().await {
+                Ok(f) => {
+                    if let Some(s) = unsupported(&f.missing) {
+                        self.status.set("error");
+                        self.message.set(s);
+                    }
+                    let threads = f.loaded.as_ref().map(|l| l.threads);
+                    self.threads.set(threads_sentence(f.isolated, threads, f.cores));
+                    if let Some(l) = f.loaded {
+                        self.ready(&l);
+                    }
+                }
+                Err(e) => {
+                    self.status.set("error");
+                    self.message.set(format!("The in-page engine is unavailable: {e}."));
+                }
+            }
+            if let Ok(list) = engine::cache_list().await {
+                self.cache.set(list);
+            }
+        });
+    }
+
+    fn ready(self, l: &Loaded) {
+        self.status.set("ready");
+        self.fraction.set(1.0);
+        self.message.set(format!(
+            "Loaded {} ({}). Evaluate as with any provider.",
+            l.name,
+            if l.vision { "with a vision projector: images are judged" } else { "no projector: text only" }
+        ));
+    }
+
+    fn load(self, source: Source) {
+        self.status.set("downloading");
+        self.fraction.set(0.0);
+        self.message.set("Starting…".into());
+        spawn_local(async move {
+            let progress = move |phase: String, value: f64| {
+                let phase = if phase == "loading" { "loading" } else { "downloading" };
+                self.status.set(phase);
+                self.fraction.set(value.clamp(0.0, 1.0));
+                self.message.set(if phase == "loading" {
+                    "Loading the model into the engine…".into()
+                } else {
+                    format!("Downloading… {:.0} %", value * 100.0)
+                });
+            };
+            match engine::load(source, progress).await {
+                Ok(l) => self.ready(&l),
+                Err(e) => {
+                    self.status.set("error");
+                    self.message.set(e);
+                }
+            }
+            self.refresh();
+        });
+    }
+}
+
+fn picked(id: &str) -> Option<web_sys::File> {
+    let input: web_sys::HtmlInputElement = document().get_element_by_id(id)?.dyn_into().ok()?;
+    input.files()?.get(0)
+}
+
+#[component]
+pub fn InBrowserPanel() -> impl IntoView {
+    let p = Panel {
+        status: RwSignal::new("idle"),
+        fraction: RwSignal::new(0.0),
+        message: RwSignal::new("No model loaded yet.".into()),
+        threads: RwSignal::new(String::new()),
+        cache: RwSignal::new(Vec::new()),
+        url: RwSignal::new(String::new()),
+        projector_url: RwSignal::new(String::new()),
+    };
+    p.refresh();
+    let busy = move || matches!(p.status.get(), "downloading" | "loading");
+    let load_url = move |_| {
+        let projector = Some(p.projector_url.get_untracked()).filter(|s| !s.trim().is_empty());
+        let model = p.url.get_untracked();
+        if model.trim().is_empty() {
+            p.status.set("error");
+            p.message.set("Enter the model's GGUF URL, or pick its file below.".into());
+            return;
+        }
+        p.load(Source::Url { model, projector });
+    };
+    let load_files = move |_| match picked("model-file-input") {
+        Some(model) => p.load(Source::Files { model, projector: picked("projector-file-input") }),
+        None => {
+            p.status.set("error");
+            p.message.set("Pick the model's .gguf file first.".into());
+        }
+    };
+    let clear = move |_| {
+        spawn_local(async move {
+            if let Err(e) = engine::cache_clear().await {
+                p.message.set(format!("The model cache could not be cleared: {e}."));
+            }
+            p.refresh();
+        });
+    };
+    view! {
+        <div class="in-browser">
+            <p class="hint">
+                "The judge runs inside this page (llama.cpp in WebAssembly): no key, no server. \
+                 Suggested small vision models (model and projector):"
+            </p>
+            <ul class="suggestions">
+                {SUGGESTIONS.iter().map(|s| view! {
+                    <li>
+                        <button type="button" on:click=move |_| { p.url.set(s.url.into()); p.projector_url.set(s.projector.into()); }>
+                            "Use " {s.label}
+                        </button>
+                        " " {s.size}
+                    </li>
+                }).collect_view()}
+            </ul>
+            <div class="field">
+                <label for="model-url-input">"Model GGUF URL"</label>
+                <input id="model-url-input" data-testid="model-url-input" type="url" prop:value=move || p.url.get()
+                    on:input=move |ev| p.url.set(event_target_value(&ev))/>
+            </div>
+            <div class="field">
+                <label for="projector-url-input">"Projector (mmproj) GGUF URL, for images"</label>
+                <input id="projector-url-input" data-testid="projector-url-input" type="url" prop:value=move || p.projector_url.get()
+                    on:input=move |ev| p.projector_url.set(event_target_value(&ev))/>
+            </div>
+            <button type="button" data-testid="load-model-button" on:click=load_url disabled=busy>"Load from URL"</button>
+            <div class="field">
+                <label for="model-file-input">"Or a model file from this computer"</label>
+                <input id="model-file-input" data-testid="model-file-input" type="file" accept=".gguf"/>
+                <label for="projector-file-input">"and its projector file (optional)"</label>
+                <input id="projector-file-input" data-testid="projector-file-input" type="file" accept=".gguf"/>
+            </div>
+            <button type="button" data-testid="load-files-button" on:click=load_files disabled=busy>"Load the picked files"</button>
+            <progress
+                data-testid="model-load-progress"
+                aria-label="Model download and load"
+                max="1"
+                prop:value=move || p.fraction.get()
+                data-value=move || format!("{:.3}", p.fraction.get())
+                data-status=move || p.status.get()
+            ></progress>
+            <p class="hint" data-testid="model-load-status" role="status">{move || p.message.get()}</p>
+            <p class="hint" data-testid="threads-info">{move || p.threads.get()}</p>
+            <p class="hint">"Models in this browser's cache (loaded again without downloading):"</p>
+            <ul data-testid="model-cache-list">
+                {move || p.cache.get().into_iter().map(|(url, size)| view! {
+                    <li data-url=url.clone()>{url.clone()} " · " {size_text(size)}</li>
+                }).collect_view()}
+            </ul>
+            <button type="button" data-testid="clear-model-cache-button" on:click=clear disabled=busy>"Clear the model cache"</button>
+        </div>
+    }
+}
