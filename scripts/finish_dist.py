@@ -9,7 +9,7 @@
    `script-src 'self'` with no inline script allowed at all.
 
 3. Copy the "In this browser (llama.cpp)" provider into `wllama/` of each page: @wllama/wllama's
-   ES module and wasm (from npm, .tools/, pinned by scripts/setup.sh) and js/in_browser.js, the
+   ES module and wasm (from npm, .tools/, pinned by scripts/setup.sh) and src/web/in_browser.js, the
    bridge the app loads only when that provider is chosen. Nothing of it is in the first visit.
 
 Usage: scripts/finish_dist.py dist [dist/lab ...]"""
@@ -69,7 +69,7 @@ def copy_in_browser_judge(page_dir):
     out = page_dir / "wllama"
     out.mkdir(exist_ok=True)
     for src, name in [(WLLAMA / "index.min.js", "wllama.js"), (WLLAMA / "wasm" / "wllama.wasm", "wllama.wasm"),
-                      (ROOT / "js" / "in_browser.js", "in_browser.js")]:
+                      (ROOT / "src" / "web" / "in_browser.js", "in_browser.js")]:
         (out / name).write_bytes(src.read_bytes())
     print(f"copied the in-browser judge into {out}")
 
