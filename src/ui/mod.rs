@@ -13,6 +13,7 @@ mod evaluator;
 mod lab;
 mod metrics;
 use metrics as metric_ui;
+mod progress;
 mod state;
 mod widgets;
 
