@@ -37,7 +37,7 @@ pub fn release_lock_when_stopped(b: BatchState) {
                         status: now.id().into(),
                     });
                 }
-                crate::ui::stored_runs::refresh(b);
+                crate::ui::run_records::refresh(b);
             }
         }
         (now, b.stored_run.get_value())
@@ -224,7 +224,7 @@ pub fn import(state: AppState, b: BatchState, chosen: Vec<web_sys::File>) {
                 )
             });
         }
-        crate::ui::stored_runs::refresh(b);
+        crate::ui::run_records::refresh(b);
     });
 }
 
