@@ -13,6 +13,7 @@ mod evaluator;
 mod lab;
 mod metrics;
 use metrics as metric_ui;
+mod progress;
 mod state;
 mod widgets;
 
@@ -26,7 +27,8 @@ use evaluator::{
 };
 use lab::{
     batch_items, batch_panel, batch_run, batch_state, compare_panel, lab_app, meta_panel,
-    openai_batch_run, results_table, scatter_plot, stored_runs, sweep_plot, thumbnail,
+    openai_batch_run, results_table, run_records, scatter_plot, stored_runs, sweep_plot,
+    thumbnail,
 };
 use metrics::fleur::{panel as fleur_panel, run as fleur_run};
 use metrics::g_veval::panel as gveval_panel;

@@ -10,7 +10,7 @@ use crate::limiter::Limiter;
 use crate::metrics::fidelity::Fidelity;
 use crate::metrics::fleur::{self, FleurResult};
 use crate::metrics::g_veval::{self, GvevalResult};
-use crate::metrics::harmonic_eval::{CriterionResult, CriterionSet, Input};
+use crate::metrics::harmonic_eval::{CriterionResult, CriterionSet};
 use crate::metrics::maev;
 use crate::metrics::Metric;
 use crate::providers::{preset, Backend, ImageDetail, Tuning, PRESETS};
@@ -19,77 +19,8 @@ use crate::task::Task;
 use crate::web::image::LoadedImage;
 use crate::web::storage;
 
-/// Progress of one request-backed result (a criterion, a FLEUR score) in the current run.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Progress<T> {
-    Idle,
-    Running,
-    /// Waiting to retry after a rate limit or server failure; says why and for how long.
-    Retrying(String),
-    /// `cached`: answered from the local cache, no request sent.
-    Done {
-        result: T,
-        cached: bool,
-    },
-    Failed(String),
-}
-
-pub type CriterionState = Progress<CriterionResult>;
-
-impl<T> Progress<T> {
-    /// The `data-state` value of the result's element.
-    pub fn id(&self) -> &'static str {
-        match self {
-            Progress::Idle => "idle",
-            Progress::Running => "running",
-            Progress::Retrying(_) => "retrying",
-            Progress::Done { .. } => "done",
-            Progress::Failed(_) => "error",
-        }
-    }
-
-    pub fn result(&self) -> Option<&T> {
-        match self {
-            Progress::Done { result, .. } => Some(result),
-            _ => None,
-        }
-    }
-
-    pub fn is_active(&self) -> bool {
-        matches!(self, Progress::Running | Progress::Retrying(_))
-    }
-
-    pub fn is_cached(&self) -> bool {
-        matches!(self, Progress::Done { cached: true, .. })
-    }
-
-    /// The badge text.
-    pub fn label(&self) -> &'static str {
-        match self {
-            Progress::Idle => "not run",
-            Progress::Running => "asking…",
-            Progress::Retrying(_) => "waiting to retry",
-            Progress::Done { cached: true, .. } => "done · from cache",
-            Progress::Done { .. } => "done",
-            Progress::Failed(_) => "failed",
-        }
-    }
-
-    /// Why it is waiting (retrying) or why it failed.
-    pub fn note(&self) -> Option<String> {
-        match self {
-            Progress::Retrying(m) => Some(m.clone()),
-            _ => None,
-        }
-    }
-
-    pub fn error(&self) -> Option<String> {
-        match self {
-            Progress::Failed(m) => Some(m.clone()),
-            _ => None,
-        }
-    }
-}
+// In a leaf of their own: the candidates' state needs them, and this state holds the candidates.
+pub use crate::ui::progress::{CriterionState, Progress, RunContext};
 
 /// What "Check connection" found: one line per finding, and whether the backend is usable.
 #[derive(Clone, Debug, PartialEq)]
@@ -119,14 +50,6 @@ pub struct ImageView {
     pub is_video: bool,
     /// An animation's first frame, a file cut short.
     pub note: Option<&'static str>,
-}
-
-/// The inputs and backend of the last run, so Explain and Export describe what was scored even
-/// if the form was edited since.
-#[derive(Clone, Debug)]
-pub struct RunContext {
-    pub input: Input,
-    pub backend: Backend,
 }
 
 /// The inputs and backend of the last FLEUR / RefFLEUR run.
@@ -255,6 +178,29 @@ pub const DEFAULT_CONCURRENCY: u32 = 5;
 /// Generous: a local server may take a while to load the model on the first request.
 pub const DEFAULT_TIMEOUT_S: u32 = 120;
 
+/// A stored setting parsed, or `default` when it is missing or does not parse.
+fn load_parsed<T: std::str::FromStr>(key: &str, default: T) -> T {
+    storage::load_setting(key)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+/// A stored JSON setting, or `default()` when it is missing or does not parse.
+fn load_json<T: serde::de::DeserializeOwned>(key: &str, default: impl FnOnce() -> T) -> T {
+    storage::load_setting(key)
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or_else(default)
+}
+
+/// HarmonicEval's weights and overall score, following every criterion's state and γ.
+fn weighting_memo(criteria: [RwSignal<CriterionState>; 5], gamma: RwSignal<f64>) -> Memo<Weighting> {
+    Memo::new(move |_| {
+        let states: Vec<CriterionState> = criteria.iter().map(|s| s.get()).collect();
+        let results: Vec<Option<&CriterionResult>> = states.iter().map(|s| s.result()).collect();
+        crate::metrics::harmonic_eval::weigh(&results, gamma.get())
+    })
+}
+
 impl AppState {
     /// Fresh state, with the non-secret settings and the key restored from storage.
     pub fn restore() -> AppState {
@@ -264,15 +210,11 @@ impl AppState {
             .and_then(|m| Metric::from_id(&m))
             .unwrap_or(Metric::ALL[0]);
         let max_tokens = load_max_tokens(&preset_id, metric);
+        let limit = if provider.repeatable { 1 } else { provider.concurrency as usize };
         let criteria: [RwSignal<CriterionState>; 5] =
             std::array::from_fn(|_| RwSignal::new(CriterionState::Idle));
         let gamma = RwSignal::new(GAMMA_DEFAULT);
-        let weighting = Memo::new(move |_| {
-            let states: Vec<CriterionState> = criteria.iter().map(|s| s.get()).collect();
-            let results: Vec<Option<&CriterionResult>> =
-                states.iter().map(|s| s.result()).collect();
-            crate::metrics::harmonic_eval::weigh(&results, gamma.get())
-        });
+        let weighting = weighting_memo(criteria, gamma);
         AppState {
             metric: RwSignal::new(metric),
             fidelity: RwSignal::new(Fidelity::paper()),
@@ -287,22 +229,10 @@ impl AppState {
             gveval_run: StoredValue::new(None),
             maev_caption: RwSignal::new(String::new()),
             maev_reference: RwSignal::new(String::new()),
-            maev_trials: RwSignal::new(
-                storage::load_setting("hj.maev.trials")
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or(maev::DEFAULT_TRIALS),
-            ),
-            maev_threshold: RwSignal::new(
-                storage::load_setting("hj.maev.threshold")
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or(maev::DEFAULT_THRESHOLD),
-            ),
+            maev_trials: RwSignal::new(load_parsed("hj.maev.trials", maev::DEFAULT_TRIALS)),
+            maev_threshold: RwSignal::new(load_parsed("hj.maev.threshold", maev::DEFAULT_THRESHOLD)),
             maev_seed: RwSignal::new(1),
-            maev_pool: RwSignal::new(
-                storage::load_setting("hj.maev.pool")
-                    .and_then(|s| serde_json::from_str(&s).ok())
-                    .unwrap_or_else(maev::default_pool),
-            ),
+            maev_pool: RwSignal::new(load_json("hj.maev.pool", maev::default_pool)),
             maev_results: RwSignal::new(Vec::new()),
             maev_run: StoredValue::new(None),
             maev_captioning: RwSignal::new(ExplainState::Idle),
@@ -318,35 +248,17 @@ impl AppState {
             concurrency: RwSignal::new(provider.concurrency),
             max_tokens: RwSignal::new(max_tokens),
             repeatable: RwSignal::new(provider.repeatable),
-            max_retries: RwSignal::new(
-                storage::load_setting("hj.max_retries")
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or(RetryPolicy::default().max_retries),
-            ),
-            limiter: StoredValue::new_local(Limiter::new(if provider.repeatable {
-                1
-            } else {
-                provider.concurrency as usize
-            })),
+            max_retries: RwSignal::new(load_parsed("hj.max_retries", RetryPolicy::default().max_retries)),
+            limiter: StoredValue::new_local(Limiter::new(limit)),
             cancel: StoredValue::new_local(None),
             fresh_run: RwSignal::new(false),
             cache_count: RwSignal::new(None),
             cache_message: RwSignal::new(None),
-            prices: RwSignal::new(
-                storage::load_setting("hj.prices").unwrap_or_else(|| DEFAULT_PRICES.to_string()),
-            ),
+            prices: RwSignal::new(load_parsed("hj.prices", DEFAULT_PRICES.to_string())),
             connection: RwSignal::new(ConnectionState::Idle),
             models: RwSignal::new(Vec::new()),
-            max_side: RwSignal::new(
-                storage::load_setting("hj.max_side")
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or(DEFAULT_MAX_SIDE),
-            ),
-            timeout_s: RwSignal::new(
-                storage::load_setting("hj.timeout_s")
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or(DEFAULT_TIMEOUT_S),
-            ),
+            max_side: RwSignal::new(load_parsed("hj.max_side", DEFAULT_MAX_SIDE)),
+            timeout_s: RwSignal::new(load_parsed("hj.timeout_s", DEFAULT_TIMEOUT_S)),
             image_file: StoredValue::new_local(None),
             image: StoredValue::new_local(None),
             image_view: RwSignal::new(None),

@@ -29,6 +29,15 @@ pub fn export(state: AppState) {
     metric_ui::of(state.metric.get_untracked()).export(state);
 }
 
+/// Stores setting `key` whenever `value` changes; a refused write is said at once.
+fn persist(state: AppState, key: &'static str, value: impl Fn() -> String + 'static) {
+    Effect::new(move |_| {
+        if let Err(e) = storage::save_setting(key, &value()) {
+            state.storage_error.set(Some(e));
+        }
+    });
+}
+
 /// Keeps the non-secret settings across visits and the key where the user chose.
 /// Provider settings are saved under the current preset, so each provider keeps its own.
 pub fn persist_settings(state: AppState) {
@@ -73,42 +82,16 @@ pub fn persist_settings(state: AppState) {
             &n.to_string(),
         ))
     });
-    Effect::new(move |_| {
-        kept(storage::save_setting(
-            "hj.max_side",
-            &state.max_side.get().to_string(),
-        ))
-    });
-    Effect::new(move |_| {
-        kept(storage::save_setting(
-            "hj.timeout_s",
-            &state.timeout_s.get().to_string(),
-        ))
-    });
-    Effect::new(move |_| {
-        kept(storage::save_setting(
-            "hj.max_retries",
-            &state.max_retries.get().to_string(),
-        ))
-    });
-    Effect::new(move |_| kept(storage::save_setting("hj.prices", &state.prices.get())));
-    Effect::new(move |_| {
-        kept(storage::save_setting(
-            "hj.maev.trials",
-            &state.maev_trials.get().to_string(),
-        ))
-    });
-    Effect::new(move |_| {
-        kept(storage::save_setting(
-            "hj.maev.threshold",
-            &state.maev_threshold.get().to_string(),
-        ))
-    });
-    Effect::new(move |_| {
-        let pool = state
+    persist(state, "hj.max_side", move || state.max_side.get().to_string());
+    persist(state, "hj.timeout_s", move || state.timeout_s.get().to_string());
+    persist(state, "hj.max_retries", move || state.max_retries.get().to_string());
+    persist(state, "hj.prices", move || state.prices.get());
+    persist(state, "hj.maev.trials", move || state.maev_trials.get().to_string());
+    persist(state, "hj.maev.threshold", move || state.maev_threshold.get().to_string());
+    persist(state, "hj.maev.pool", move || {
+        state
             .maev_pool
-            .with(|p| serde_json::to_string(p).unwrap_or_default());
-        kept(storage::save_setting("hj.maev.pool", &pool))
+            .with(|p| serde_json::to_string(p).unwrap_or_default())
     });
     Effect::new(move |_| {
         let (key, remember) = (state.api_key.get(), state.remember_key.get());

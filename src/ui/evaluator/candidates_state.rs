@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::aggregate::Scored;
 use crate::metrics::harmonic_eval::CriterionResult;
-use crate::ui::state::{CriterionState, RunContext};
+use crate::ui::progress::{CriterionState, RunContext};
 
 /// What the last candidates run sent: the labels and texts as judged, and the shared input
 /// and backend (the text of `context.input` is candidate A's).

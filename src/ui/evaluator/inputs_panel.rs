@@ -58,32 +58,7 @@ pub fn InputsPanel() -> impl IntoView {
         <Show when=move || state.metric.get() == Metric::Maev>
             <MaevInputs/>
         </Show>
-        <div class="field" class:hidden=move || state.metric.get() != Metric::GVeval>
-            <label for="mode-select">"G-VEval mode"</label>
-            <select
-                id="mode-select"
-                data-testid="mode-select"
-                prop:value=move || state.gv_mode.get().id()
-                on:change=move |ev| {
-                    if let Some(m) = Mode::from_id(&event_target_value(&ev)) {
-                        state.gv_mode.set(m);
-                    }
-                }
-            >
-                <option value="ref_free">"Reference-free (image or video)"</option>
-                <option value="ref_only">"Reference-only (text, no image sent)"</option>
-                <option value="combined">"Combined (image or video + references)"</option>
-            </select>
-            <label class="check">
-                <input
-                    type="checkbox"
-                    data-testid="accr-checkbox"
-                    prop:checked=move || state.gv_accr.get()
-                    on:change=move |ev| state.gv_accr.set(event_target_checked(&ev))
-                />
-                "ACCR: four scores (accuracy, completeness, conciseness, relevance) — videos"
-            </label>
-        </div>
+        {gveval_mode(state)}
         <TextArea
             id="references-input"
             label="Reference captions (one per line)"
@@ -92,5 +67,37 @@ pub fn InputsPanel() -> impl IntoView {
             placeholder="A brown dog runs on the grass.\nA dog playing in a park."
             hidden=Signal::derive(move || !metric().wants_references(state))
         />
+    }
+}
+
+/// G-VEval's mode and its ACCR switch, shown for G-VEval only.
+fn gveval_mode(state: AppState) -> impl IntoView {
+    view! {
+    <div class="field" class:hidden=move || state.metric.get() != Metric::GVeval>
+        <label for="mode-select">"G-VEval mode"</label>
+        <select
+            id="mode-select"
+            data-testid="mode-select"
+            prop:value=move || state.gv_mode.get().id()
+            on:change=move |ev| {
+                if let Some(m) = Mode::from_id(&event_target_value(&ev)) {
+                    state.gv_mode.set(m);
+                }
+            }
+        >
+            <option value="ref_free">"Reference-free (image or video)"</option>
+            <option value="ref_only">"Reference-only (text, no image sent)"</option>
+            <option value="combined">"Combined (image or video + references)"</option>
+        </select>
+        <label class="check">
+            <input
+                type="checkbox"
+                data-testid="accr-checkbox"
+                prop:checked=move || state.gv_accr.get()
+                on:change=move |ev| state.gv_accr.set(event_target_checked(&ev))
+            />
+            "ACCR: four scores (accuracy, completeness, conciseness, relevance) — videos"
+        </label>
+    </div>
     }
 }

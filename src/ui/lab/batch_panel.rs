@@ -32,17 +32,6 @@ pub fn BatchPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     let b = expect_context::<BatchState>();
     let status = move || b.status.get();
-    let progress = move || {
-        let (done, failed, partial) = b.counts();
-        let total = b.item_count.get();
-        let elapsed = (b.now_ms.get() - b.started_ms.get_value()).max(1.0);
-        let finished_now = (done + failed).saturating_sub(b.finished_at_start.get_value());
-        let rate = finished_now as f64 / (elapsed / 60_000.0);
-        let left = total.saturating_sub(done + failed);
-        let eta =
-            (rate > 0.0 && status() == BatchStatus::Running).then(|| left as f64 / rate * 60_000.0);
-        (done, failed, partial, total, rate, eta)
-    };
     view! {
         <fieldset class="batch">
             <legend>"Batch run"</legend>
@@ -76,45 +65,8 @@ pub fn BatchPanel() -> impl IntoView {
             <p class="hint" data-testid="import-ready" data-ready=move || b.item_count.get() data-left-out=move || b.left_out.get()>
                 {move || crate::batch::ready::ready_sentence(b.item_count.get(), b.left_out.get())}
             </p>
-            <div class="run-bar">
-                <button class="primary" data-testid="run-batch-button"
-                    disabled=move || matches!(status(), BatchStatus::Running | BatchStatus::Empty | BatchStatus::Watching)
-                    on:click=move |_| batch_run::start(state, b)>
-                    {move || if matches!(status(), BatchStatus::Paused | BatchStatus::Cancelled) { "Resume" } else { "Run" }}
-                </button>
-                <button data-testid="pause-batch-button" disabled=move || status() != BatchStatus::Running on:click=move |_| batch_run::pause(b)>"Pause"</button>
-                <button data-testid="cancel-batch-button" disabled=move || !matches!(status(), BatchStatus::Running | BatchStatus::Paused) on:click=move |_| batch_run::cancel(b)>"Cancel"</button>
-                <button data-testid="retry-failed-button" disabled=move || matches!(status(), BatchStatus::Running | BatchStatus::Watching) || b.counts().1 == 0 on:click=move |_| batch_run::retry_failed(state, b)>"Retry failed"</button>
-            </div>
-            // Only OpenAI itself has the Files and Batch endpoints: llama-server, Ollama, vLLM and
-            // other Chat Completions servers answer them with 404.
-            <Show when=move || state.preset.get() == "openai">
-                <div class="row openai-batch">
-                    <button data-testid="submit-openai-batch-button"
-                        disabled=move || matches!(status(), BatchStatus::Running | BatchStatus::Empty | BatchStatus::Watching)
-                        on:click=move |_| crate::ui::openai_batch_run::submit(state, b)>
-                        "Submit through OpenAI's Batch API (half price, within 24 h)"
-                    </button>
-                    <NumberField id="batch-poll-input" label="Check every (s)" value=b.poll_s min=1 max=3600/>
-                </div>
-            </Show>
-            {move || {
-                let (done, failed, partial, total, rate, eta) = progress();
-                let fraction = if total > 0 { (done + failed) as f64 / total as f64 } else { 0.0 };
-                view! {
-                    <div class="batch-progress" data-testid="batch-progress" data-done=done data-failed=failed data-partial=partial data-total=total data-status=status().id()>
-                        <progress max="1" value=fraction aria-labelledby="batch-progress-text"></progress>
-                        <span id="batch-progress-text">{format!(
-                            "{done} done · {failed} failed{} · {} remaining · {:.1} items/min{} · {}",
-                            if partial > 0 { format!(" ({partial} scored on fewer than all criteria)") } else { String::new() },
-                            total.saturating_sub(done + failed),
-                            rate,
-                            eta.map(|e| format!(" · about {} left", duration(e))).unwrap_or_default(),
-                            status().id()
-                        )}</span>
-                    </div>
-                }
-            }}
+            {run_buttons(state, b)}
+            {progress_view(b)}
             <p class="visually-hidden" aria-live="polite">{move || match status() {
                 BatchStatus::Running => "Batch running.",
                 BatchStatus::Paused => "Batch paused.",
@@ -136,5 +88,67 @@ pub fn BatchPanel() -> impl IntoView {
                 </label>
             </div>
         </fieldset>
+    }
+}
+
+/// Run, pause, cancel, retry failed; and OpenAI's Batch API where the backend is OpenAI.
+fn run_buttons(state: AppState, b: BatchState) -> impl IntoView {
+    let status = move || b.status.get();
+    view! {
+        <div class="run-bar">
+            <button class="primary" data-testid="run-batch-button"
+                disabled=move || matches!(status(), BatchStatus::Running | BatchStatus::Empty | BatchStatus::Watching)
+                on:click=move |_| batch_run::start(state, b)>
+                {move || if matches!(status(), BatchStatus::Paused | BatchStatus::Cancelled) { "Resume" } else { "Run" }}
+            </button>
+            <button data-testid="pause-batch-button" disabled=move || status() != BatchStatus::Running on:click=move |_| batch_run::pause(b)>"Pause"</button>
+            <button data-testid="cancel-batch-button" disabled=move || !matches!(status(), BatchStatus::Running | BatchStatus::Paused) on:click=move |_| batch_run::cancel(b)>"Cancel"</button>
+            <button data-testid="retry-failed-button" disabled=move || matches!(status(), BatchStatus::Running | BatchStatus::Watching) || b.counts().1 == 0 on:click=move |_| batch_run::retry_failed(state, b)>"Retry failed"</button>
+        </div>
+        // Only OpenAI itself has the Files and Batch endpoints: llama-server, Ollama, vLLM and
+        // other Chat Completions servers answer them with 404.
+        <Show when=move || state.preset.get() == "openai">
+            <div class="row openai-batch">
+                <button data-testid="submit-openai-batch-button"
+                    disabled=move || matches!(status(), BatchStatus::Running | BatchStatus::Empty | BatchStatus::Watching)
+                    on:click=move |_| crate::ui::openai_batch_run::submit(state, b)>
+                    "Submit through OpenAI's Batch API (half price, within 24 h)"
+                </button>
+                <NumberField id="batch-poll-input" label="Check every (s)" value=b.poll_s min=1 max=3600/>
+            </div>
+        </Show>
+    }
+}
+
+/// Progress: done, failed, remaining, rate and time left.
+fn progress_view(b: BatchState) -> impl IntoView {
+    let status = move || b.status.get();
+    let progress = move || {
+        let (done, failed, partial) = b.counts();
+        let total = b.item_count.get();
+        let elapsed = (b.now_ms.get() - b.started_ms.get_value()).max(1.0);
+        let finished_now = (done + failed).saturating_sub(b.finished_at_start.get_value());
+        let rate = finished_now as f64 / (elapsed / 60_000.0);
+        let left = total.saturating_sub(done + failed);
+        let eta =
+            (rate > 0.0 && status() == BatchStatus::Running).then(|| left as f64 / rate * 60_000.0);
+        (done, failed, partial, total, rate, eta)
+    };
+    move || {
+        let (done, failed, partial, total, rate, eta) = progress();
+        let fraction = if total > 0 { (done + failed) as f64 / total as f64 } else { 0.0 };
+        view! {
+            <div class="batch-progress" data-testid="batch-progress" data-done=done data-failed=failed data-partial=partial data-total=total data-status=status().id()>
+                <progress max="1" value=fraction aria-labelledby="batch-progress-text"></progress>
+                <span id="batch-progress-text">{format!(
+                    "{done} done · {failed} failed{} · {} remaining · {:.1} items/min{} · {}",
+                    if partial > 0 { format!(" ({partial} scored on fewer than all criteria)") } else { String::new() },
+                    total.saturating_sub(done + failed),
+                    rate,
+                    eta.map(|e| format!(" · about {} left", duration(e))).unwrap_or_default(),
+                    status().id()
+                )}</span>
+            </div>
+        }
     }
 }

@@ -37,7 +37,7 @@ pub fn release_lock_when_stopped(b: BatchState) {
                         status: now.id().into(),
                     });
                 }
-                crate::ui::stored_runs::refresh(b);
+                crate::ui::run_records::refresh(b);
             }
         }
         (now, b.stored_run.get_value())
@@ -80,38 +80,85 @@ pub(crate) fn replace_run(b: BatchState) {
     b.lock.set_value(None);
 }
 
+/// A chosen ZIP: its name, the file, its bytes and its parsed directory.
+type ChosenZip = (String, web_sys::File, (Vec<u8>, ZipArchive));
+
+/// The chosen files sorted out: what could not be read, the dataset (name, text), the ZIP and
+/// the loose image files.
+async fn read_chosen(
+    chosen: Vec<web_sys::File>,
+) -> (Vec<String>, Option<(String, String)>, Option<ChosenZip>, Vec<web_sys::File>) {
+    let mut report = Vec::new();
+    let mut dataset = None;
+    let mut zip = None;
+    let mut loose = Vec::new();
+    for f in chosen {
+        let name = f.name();
+        let lower = name.to_lowercase();
+        if lower.ends_with(".zip") {
+            match files::bytes(&f).await.and_then(|bytes| {
+                ZipArchive::parse(&bytes)
+                    .map(|a| (bytes, a))
+                    .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))
+            }) {
+                Ok(z) => zip = Some((name, f, z)),
+                Err(e) => report.push(e),
+            }
+        } else if lower.ends_with(".jsonl")
+            || lower.ends_with(".csv")
+            || lower.ends_with(".json")
+            || lower.ends_with(".tsv")
+        {
+            match files::text(&f).await {
+                Ok(text) => dataset = Some((name, text)),
+                Err(e) => report.push(format!("\u{201c}{name}\u{201d}: {e}")),
+            }
+        } else {
+            loose.push(f);
+        }
+    }
+    (report, dataset, zip, loose)
+}
+
+/// Stores the dataset and its files under run `id`; on a refusal, the sentence that says what
+/// was not kept and what that means.
+async fn store_inputs(
+    id: &str,
+    name: &str,
+    text: &str,
+    files_to_keep: &[(String, web_sys::Blob)],
+) -> Option<String> {
+    let mut not_kept: Vec<String> = Vec::new();
+    let mut refusal = None;
+    let dataset = StoredDataset {
+        name: name.to_string(),
+        text: text.to_string(),
+    };
+    if let Err(e) = batch_store::put_dataset(id, &dataset).await {
+        not_kept.push(format!("the dataset \u{201c}{name}\u{201d}"));
+        refusal = Some(e);
+    }
+    for (n, blob) in files_to_keep {
+        if let Err(e) = batch_store::put_file(id, n, blob).await {
+            not_kept.push(format!("\u{201c}{n}\u{201d}"));
+            refusal.get_or_insert(e);
+        }
+    }
+    // Said now, not after a reload finds nothing to resume from.
+    refusal.map(|why| {
+        format!(
+            "This browser did not store {} ({why}). The run works in this tab, but a \
+             reload cannot resume it: keep the tab open, or free some storage and \
+             choose the files again.",
+            not_kept.join(", ")
+        )
+    })
+}
+
 /// Reads the chosen files: one dataset (JSONL/CSV), plus a ZIP of images and/or image files.
 pub fn import(state: AppState, b: BatchState, chosen: Vec<web_sys::File>) {
     spawn_local(async move {
-        let mut report = Vec::new();
-        let mut dataset = None;
-        let mut zip = None;
-        let mut loose = Vec::new();
-        for f in chosen {
-            let name = f.name();
-            let lower = name.to_lowercase();
-            if lower.ends_with(".zip") {
-                match files::bytes(&f).await.and_then(|bytes| {
-                    ZipArchive::parse(&bytes)
-                        .map(|a| (bytes, a))
-                        .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))
-                }) {
-                    Ok(z) => zip = Some((name, f, z)),
-                    Err(e) => report.push(e),
-                }
-            } else if lower.ends_with(".jsonl")
-                || lower.ends_with(".csv")
-                || lower.ends_with(".json")
-                || lower.ends_with(".tsv")
-            {
-                match files::text(&f).await {
-                    Ok(text) => dataset = Some((name, text)),
-                    Err(e) => report.push(format!("\u{201c}{name}\u{201d}: {e}")),
-                }
-            } else {
-                loose.push(f);
-            }
-        }
+        let (mut report, dataset, zip, loose) = read_chosen(chosen).await;
         // A ZIP that holds the dataset file too (the sample dataset does) is enough on its own.
         let dataset = match (dataset, &zip) {
             (None, Some((zname, _, (bytes, archive)))) => {
@@ -159,33 +206,8 @@ pub fn import(state: AppState, b: BatchState, chosen: Vec<web_sys::File>) {
             files: files_to_keep.iter().map(|(n, _)| n.clone()).collect(),
             openai_batch: None,
         };
-        let mut not_kept: Vec<String> = Vec::new();
-        let mut refusal = None;
-        let dataset = StoredDataset {
-            name: name.clone(),
-            text: text.clone(),
-        };
-        if let Err(e) = batch_store::put_dataset(&id, &dataset).await {
-            not_kept.push(format!("the dataset \u{201c}{name}\u{201d}"));
-            refusal = Some(e);
-        }
-        for (n, blob) in &files_to_keep {
-            if let Err(e) = batch_store::put_file(&id, n, blob).await {
-                not_kept.push(format!("\u{201c}{n}\u{201d}"));
-                refusal.get_or_insert(e);
-            }
-        }
-        if let Some(why) = refusal {
-            // Said now, not after a reload finds nothing to resume from.
-            report.insert(
-                0,
-                format!(
-                    "This browser did not store {} ({why}). The run works in this tab, but a \
-                     reload cannot resume it: keep the tab open, or free some storage and \
-                     choose the files again.",
-                    not_kept.join(", ")
-                ),
-            );
+        if let Some(refused) = store_inputs(&id, &name, &text, &files_to_keep).await {
+            report.insert(0, refused);
         }
         load_dataset(state, b, &name, &text, images, report);
         b.results.set(Vec::new());
@@ -202,7 +224,7 @@ pub fn import(state: AppState, b: BatchState, chosen: Vec<web_sys::File>) {
                 )
             });
         }
-        crate::ui::stored_runs::refresh(b);
+        crate::ui::run_records::refresh(b);
     });
 }
 

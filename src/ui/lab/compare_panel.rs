@@ -102,40 +102,45 @@ pub fn ComparePanel() -> impl IntoView {
                 </div>
             </div>
             <ul class="problems">{move || problems.get().into_iter().take(20).map(|p| view! { <li>{p}</li> }).collect_view()}</ul>
-            {move || comparison.get().map(|(name, c): (String, Comparison)| view! {
-                <p class="hint">{format!(
-                    "{} items in both; {} only on this page; {} only in \u{201c}{name}\u{201d}. Agreement of the overall score at γ = {:.2}.",
-                    c.common, c.only_a, c.only_b, gamma.get_untracked()
-                )}</p>
-                <div class="table-scroll" tabindex="0" role="region" aria-label="The two runs side by side">
-                    <table class="meta-table" data-testid="compare-table">
-                        <thead><tr><th scope="col">"Measure"</th><th scope="col">"This page"</th><th scope="col">{format!("\u{201c}{name}\u{201d}")}</th><th scope="col">"Difference"</th></tr></thead>
-                        <tbody>
-                            <tr><th scope="row">"Items (scored)"</th><td>{format!("{} ({})", c.a.items, c.a.scored)}</td><td>{format!("{} ({})", c.b.items, c.b.scored)}</td><td>{format!("{:+}", c.b.scored as i64 - c.a.scored as i64)}</td></tr>
-                            <tr data-testid="compare-tau-b"><th scope="row">"τ-b ×100"</th><td>{num(c.a.tau_b)}</td><td>{num(c.b.tau_b)}</td><td>{diff(c.a.tau_b, c.b.tau_b, 1)}</td></tr>
-                            <tr><th scope="row">"τ-c ×100"</th><td>{num(c.a.tau_c)}</td><td>{num(c.b.tau_c)}</td><td>{diff(c.a.tau_c, c.b.tau_c, 1)}</td></tr>
-                            <tr data-testid="compare-accuracy"><th scope="row">"Pairwise accuracy (%)"</th><td>{num(c.a.pairwise)}</td><td>{num(c.b.pairwise)}</td><td>{diff(c.a.pairwise, c.b.pairwise, 1)}</td></tr>
-                        </tbody>
-                    </table>
-                </div>
-                <h3 id="compare-changes-title">{format!("Items whose score changed most ({} changed)", c.changed.len())}</h3>
-                <div class="table-scroll" tabindex="0" role="region" aria-labelledby="compare-changes-title">
-                    <table class="meta-table" data-testid="compare-changes" data-changed=c.changed.len()>
-                        <thead><tr><th scope="col">"Item"</th><th scope="col">"This page"</th><th scope="col">"Other"</th><th scope="col">"Change"</th></tr></thead>
-                        <tbody>
-                            {c.changed.iter().take(CHANGES).map(|x| {
-                                let id = x.id.clone();
-                                view! {
-                                    <tr data-testid=format!("compare-{}", x.id)>
-                                        <th scope="row"><button class="link" on:click=move |_| b.selected.set(Some(id.clone()))>{x.id.clone()}</button></th>
-                                        <td>{score(x.a)}</td><td>{score(x.b)}</td><td>{diff(x.a, x.b, 3)}</td>
-                                    </tr>
-                                }
-                            }).collect_view()}
-                        </tbody>
-                    </table>
-                </div>
-            })}
+            {move || comparison.get().map(|(name, c): (String, Comparison)| comparison_view(b, name, c, gamma.get_untracked()))}
         </section>
+    }
+}
+
+/// The two runs' agreement with humans side by side, and the items whose score changed most.
+fn comparison_view(b: BatchState, name: String, c: Comparison, gamma: f64) -> impl IntoView {
+    view! {
+        <p class="hint">{format!(
+            "{} items in both; {} only on this page; {} only in \u{201c}{name}\u{201d}. Agreement of the overall score at γ = {:.2}.",
+            c.common, c.only_a, c.only_b, gamma
+        )}</p>
+        <div class="table-scroll" tabindex="0" role="region" aria-label="The two runs side by side">
+            <table class="meta-table" data-testid="compare-table">
+                <thead><tr><th scope="col">"Measure"</th><th scope="col">"This page"</th><th scope="col">{format!("\u{201c}{name}\u{201d}")}</th><th scope="col">"Difference"</th></tr></thead>
+                <tbody>
+                    <tr><th scope="row">"Items (scored)"</th><td>{format!("{} ({})", c.a.items, c.a.scored)}</td><td>{format!("{} ({})", c.b.items, c.b.scored)}</td><td>{format!("{:+}", c.b.scored as i64 - c.a.scored as i64)}</td></tr>
+                    <tr data-testid="compare-tau-b"><th scope="row">"τ-b ×100"</th><td>{num(c.a.tau_b)}</td><td>{num(c.b.tau_b)}</td><td>{diff(c.a.tau_b, c.b.tau_b, 1)}</td></tr>
+                    <tr><th scope="row">"τ-c ×100"</th><td>{num(c.a.tau_c)}</td><td>{num(c.b.tau_c)}</td><td>{diff(c.a.tau_c, c.b.tau_c, 1)}</td></tr>
+                    <tr data-testid="compare-accuracy"><th scope="row">"Pairwise accuracy (%)"</th><td>{num(c.a.pairwise)}</td><td>{num(c.b.pairwise)}</td><td>{diff(c.a.pairwise, c.b.pairwise, 1)}</td></tr>
+                </tbody>
+            </table>
+        </div>
+        <h3 id="compare-changes-title">{format!("Items whose score changed most ({} changed)", c.changed.len())}</h3>
+        <div class="table-scroll" tabindex="0" role="region" aria-labelledby="compare-changes-title">
+            <table class="meta-table" data-testid="compare-changes" data-changed=c.changed.len()>
+                <thead><tr><th scope="col">"Item"</th><th scope="col">"This page"</th><th scope="col">"Other"</th><th scope="col">"Change"</th></tr></thead>
+                <tbody>
+                    {c.changed.iter().take(CHANGES).map(|x| {
+                        let id = x.id.clone();
+                        view! {
+                            <tr data-testid=format!("compare-{}", x.id)>
+                                <th scope="row"><button class="link" on:click=move |_| b.selected.set(Some(id.clone()))>{x.id.clone()}</button></th>
+                                <td>{score(x.a)}</td><td>{score(x.b)}</td><td>{diff(x.a, x.b, 3)}</td>
+                            </tr>
+                        }
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </div>
     }
 }

@@ -14,7 +14,7 @@ use crate::batch::openai_batch::{self, BatchInfo};
 use crate::errors::{redact, JudgeError};
 use crate::lab::ItemResult;
 use crate::providers::{Backend, HttpRequest};
-use crate::ui::stored_runs;
+use crate::ui::run_records;
 use crate::web::{fetch, files};
 
 const CALL_TIMEOUT_MS: u32 = 120_000;
@@ -82,7 +82,7 @@ pub fn submit(state: AppState, b: BatchState) {
             Ok(i) => i,
             Err(e) => return fail(format!("Creating the batch failed: {e}")),
         };
-        if let Err(e) = stored_runs::set_openai_batch(b, Some(info.id.clone())).await {
+        if let Err(e) = run_records::set_openai_batch(b, Some(info.id.clone())).await {
             b.report.update(|r| {
                 r.insert(
                     0,
@@ -265,7 +265,7 @@ async fn download_answers(b: BatchState, backend: &Backend, info: &BatchInfo) ->
 
 /// Forgets the stored batch id; a refusal is said (a reload would look for the batch again).
 async fn forget_batch(b: BatchState) {
-    if let Err(e) = stored_runs::set_openai_batch(b, None).await {
+    if let Err(e) = run_records::set_openai_batch(b, None).await {
         b.report.update(|r| {
             r.insert(
                 0,
@@ -280,7 +280,7 @@ async fn store_results(b: BatchState, results: Vec<ItemResult>) {
     let mut refused = (0, None);
     for r in &results {
         if let Ok(json) = serde_json::to_string(r) {
-            if let Err(e) = stored_runs::put_result(b, &r.id, &json).await {
+            if let Err(e) = run_records::put_result(b, &r.id, &json).await {
                 refused.0 += 1;
                 refused.1.get_or_insert(e);
             }

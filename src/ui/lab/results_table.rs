@@ -46,11 +46,9 @@ fn key(
     }
 }
 
-#[component]
-pub fn ResultsTable() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let b = expect_context::<BatchState>();
-    let rows = Memo::new(move |_| {
+/// The rows matching the filter, sorted, and how many matched before the first `SHOWN_ROWS`.
+fn shown_rows(state: AppState, b: BatchState) -> Memo<(usize, Vec<ItemResult>)> {
+    Memo::new(move |_| {
         let filter = b.filter.get().to_lowercase();
         let (column, descending) = b.sort.get();
         // γ only reorders the rows when sorting by the overall score or the disagreement.
@@ -90,33 +88,93 @@ pub fn ResultsTable() -> impl IntoView {
         let matching = rows.len();
         rows.truncate(SHOWN_ROWS);
         (matching, rows)
-    });
-    let header = move |column: &'static str, label: String| {
-        let arrow = move || {
-            let (c, d) = b.sort.get();
-            if c == column {
-                if d {
-                    " ▼"
-                } else {
-                    " ▲"
-                }
+    })
+}
+
+/// A sortable column header: its button sorts by `column`, a second press reverses.
+fn header(b: BatchState, column: &'static str, label: String) -> impl IntoView {
+    let arrow = move || {
+        let (c, d) = b.sort.get();
+        if c == column {
+            if d {
+                " ▼"
             } else {
-                ""
+                " ▲"
             }
-        };
-        // Only the sorted column says how; the others are sortable but unsorted.
-        let sort_state = move || {
-            let (c, d) = b.sort.get();
-            (c == column).then_some(if d { "descending" } else { "ascending" })
-        };
-        view! {
-            <th scope="col" aria-sort=sort_state>
-                <button class="sort" data-testid=format!("sort-{column}") on:click=move |_| b.sort.update(|(c, d)| {
-                    if c == column { *d = !*d } else { *c = column.to_string(); *d = column != "id" }
-                })>{label}<span aria-hidden="true">{arrow}</span></button>
-            </th>
+        } else {
+            ""
         }
     };
+    // Only the sorted column says how; the others are sortable but unsorted.
+    let sort_state = move || {
+        let (c, d) = b.sort.get();
+        (c == column).then_some(if d { "descending" } else { "ascending" })
+    };
+    view! {
+        <th scope="col" aria-sort=sort_state>
+            <button class="sort" data-testid=format!("sort-{column}") on:click=move |_| b.sort.update(|(c, d)| {
+                if c == column { *d = !*d } else { *c = column.to_string(); *d = column != "id" }
+            })>{label}<span aria-hidden="true">{arrow}</span></button>
+        </th>
+    }
+}
+
+/// One item's row: its open button, thumbnail, scores, human rating and rank gap.
+fn result_row(
+    state: AppState,
+    b: BatchState,
+    gaps: Memo<std::collections::HashMap<String, f64>>,
+    r: ItemResult,
+) -> impl IntoView {
+    let id = r.id.clone();
+    let id_sel = r.id.clone();
+    let id_btn = r.id.clone();
+    let test_id = format!("result-{}", r.id);
+    let failed = r.is_failed();
+    let lost = r.failed_criteria();
+    let row = r.clone();
+    let gap_id = r.id.clone();
+    let is_selected = move || b.selected.with(|s| s.as_deref() == Some(id_sel.as_str()));
+    view! {
+        <tr class:failed=failed class:partial=r.is_partial() class:selected=is_selected.clone()
+            aria-current=move || is_selected().then_some("true")
+            data-failed-criteria=lost data-testid=test_id on:click=move |_| b.selected.set(Some(id.clone()))>
+            <td class="item-cell"><button class="row-open" data-id=id_btn.clone()
+                aria-controls="result-detail-panel"
+                aria-expanded=move || if b.selected.with(|s| s.as_deref() == Some(id_btn.as_str())) { "true" } else { "false" }
+                on:click=move |ev: leptos::ev::MouseEvent| {
+                    // A click from the keyboard (Enter/Space: detail 0) takes focus to the details.
+                    if ev.detail() == 0 { focus_later("result-detail-panel") }
+                }>{r.id.clone()}</button>{(lost > 0 && !failed).then(|| view! {
+                <span class="partial-note">{format!(" · {lost} of {} criteria failed", r.criteria.len())}</span>
+            })}</td>
+            <td class="thumb-cell"><Thumbnail image=r.image.clone()/></td>
+            <td>{move || cell(row.overall(state.gamma.get()))}</td>
+            {(!r.criteria.is_empty()).then(|| Criterion::ALL.iter().map(|c| {
+                let doubts = r.criteria.iter().find(|x| x.name == c.id()).map(|x| x.doubts.join(" ")).unwrap_or_default();
+                let title = (!doubts.is_empty()).then(|| format!("Doubtful: {doubts}"));
+                view! { <td class:doubtful=!doubts.is_empty() data-doubt=doubts title=title>{cell(r.criterion_score(c.id()))}</td> }
+            }).collect_view())}
+            <td>{r.human.get("overall").map(|v| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")).unwrap_or_default()}</td>
+            <td data-testid="result-gap">{move || gap_cell(gaps.with(|g| g.get(&gap_id).copied()))}</td>
+        </tr>
+    }
+}
+
+/// What the count line under the table says.
+fn count_text(matching: usize, shown: usize, total: usize) -> String {
+    if matching > shown {
+        format!("Showing {shown} of {matching} matching items ({total} in all): sort or filter to see others; exports hold every item.")
+    } else {
+        format!("{matching} of {total} items.")
+    }
+}
+
+#[component]
+pub fn ResultsTable() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let b = expect_context::<BatchState>();
+    let rows = shown_rows(state, b);
     let has_criteria = move || b.results.with(|r| r.iter().any(|x| !x.criteria.is_empty()));
     // Each item's metric–human rank gap, shown in its row; γ only once it has settled.
     let settled = crate::ui::scatter_plot::settled_gamma(state);
@@ -135,62 +193,23 @@ pub fn ResultsTable() -> impl IntoView {
                 <table data-testid="results-table" class:wide=has_criteria>
                     <caption class="visually-hidden">"Batch results: one row per item. Press a row's item button (Enter or Space) for its details; column buttons sort."</caption>
                     <thead><tr>
-                        {header("id", "Item".into())}
+                        {header(b, "id", "Item".into())}
                         <th scope="col" class="thumb-col">"Image"</th>
-                        {header("overall", "Overall".into())}
-                        {move || has_criteria().then(|| Criterion::ALL.iter().map(|c| header(c.id(), soft_hyphens(c.label()))).collect_view())}
-                        {header("human", "Human".into())}
-                        {header("disagreement", "Disagree\u{ad}ment".into())}
+                        {header(b, "overall", "Overall".into())}
+                        {move || has_criteria().then(|| Criterion::ALL.iter().map(|c| header(b, c.id(), soft_hyphens(c.label()))).collect_view())}
+                        {header(b, "human", "Human".into())}
+                        {header(b, "disagreement", "Disagree\u{ad}ment".into())}
                     </tr></thead>
                     <tbody>
                         <For each=move || rows.get().1 key=|r| (r.id.clone(), r.overall(1.0).map(f64::to_bits)) let:r>
-                            {
-                                let id = r.id.clone();
-                                let id_sel = r.id.clone();
-                                let id_btn = r.id.clone();
-                                let test_id = format!("result-{}", r.id);
-                                let failed = r.is_failed();
-                                let lost = r.failed_criteria();
-                                let row = r.clone();
-                                let gap_id = r.id.clone();
-                                let is_selected = move || b.selected.with(|s| s.as_deref() == Some(id_sel.as_str()));
-                                view! {
-                                    <tr class:failed=failed class:partial=r.is_partial() class:selected=is_selected.clone()
-                                        aria-current=move || is_selected().then_some("true")
-                                        data-failed-criteria=lost data-testid=test_id on:click=move |_| b.selected.set(Some(id.clone()))>
-                                        <td class="item-cell"><button class="row-open" data-id=id_btn.clone()
-                                            aria-controls="result-detail-panel"
-                                            aria-expanded=move || if b.selected.with(|s| s.as_deref() == Some(id_btn.as_str())) { "true" } else { "false" }
-                                            on:click=move |ev: leptos::ev::MouseEvent| {
-                                                // A click from the keyboard (Enter/Space: detail 0) takes focus to the details.
-                                                if ev.detail() == 0 { focus_later("result-detail-panel") }
-                                            }>{r.id.clone()}</button>{(lost > 0 && !failed).then(|| view! {
-                                            <span class="partial-note">{format!(" · {lost} of {} criteria failed", r.criteria.len())}</span>
-                                        })}</td>
-                                        <td class="thumb-cell"><Thumbnail image=r.image.clone()/></td>
-                                        <td>{move || cell(row.overall(state.gamma.get()))}</td>
-                                        {(!r.criteria.is_empty()).then(|| Criterion::ALL.iter().map(|c| {
-                                            let doubts = r.criteria.iter().find(|x| x.name == c.id()).map(|x| x.doubts.join(" ")).unwrap_or_default();
-                                            let title = (!doubts.is_empty()).then(|| format!("Doubtful: {doubts}"));
-                                            view! { <td class:doubtful=!doubts.is_empty() data-doubt=doubts title=title>{cell(r.criterion_score(c.id()))}</td> }
-                                        }).collect_view())}
-                                        <td>{r.human.get("overall").map(|v| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")).unwrap_or_default()}</td>
-                                        <td data-testid="result-gap">{move || gap_cell(gaps.with(|g| g.get(&gap_id).copied()))}</td>
-                                    </tr>
-                                }
-                            }
+                            {result_row(state, b, gaps, r)}
                         </For>
                     </tbody>
                 </table>
             </div>
             <p class="hint" data-testid="results-count">{move || {
                 let (matching, shown) = rows.with(|(m, r)| (*m, r.len()));
-                let total = b.results.with(Vec::len);
-                if matching > shown {
-                    format!("Showing {shown} of {matching} matching items ({total} in all): sort or filter to see others; exports hold every item.")
-                } else {
-                    format!("{matching} of {total} items.")
-                }
+                count_text(matching, shown, b.results.with(Vec::len))
             }}</p>
             <ItemDetail/>
         </section>

@@ -115,47 +115,7 @@ pub fn ScatterPlot(results: Memo<Vec<ItemResult>>) -> impl IntoView {
             <figcaption id="scatter-caption">
                 "The metric's overall score (at the current γ) against the mean human rating, one dot per item with both, every item drawn; both axes span the data, not the whole scale. A dot far from the rising trend is an item where they disagree; the five that disagree most (by rank) are ringed and listed below. Hover a ringed dot for its item; click it, or its line below, to open it."
             </figcaption>
-            {move || {
-                let all: Vec<ScatterPoint> = points.get();
-                let pts: Vec<ScatterPoint> = marked.get();
-                if all.is_empty() {
-                    return view! { <p class="hint">"No item has both a score and a human overall rating."</p> }.into_any();
-                }
-                let (xl, xh, xt) = axis(all.iter().map(|p| p.human));
-                let (yl, yh, yt) = axis(all.iter().map(|p| p.metric));
-                let sx = move |v: f64| LEFT + (v - xl) / (xh - xl) * (W - LEFT - RIGHT);
-                let sy = move |v: f64| TOP + (yh - v) / (yh - yl) * (H - TOP - BOTTOM);
-                let bottom = H - BOTTOM;
-                let selected = b.selected.get();
-                let dots = dots_path(&all, sx, sy);
-                view! {
-                    <svg viewBox=format!("0 0 {W} {H}") role="img" aria-labelledby="scatter-caption">
-                        {yt.iter().map(|&v| view! {
-                            <line class="grid" x1=LEFT x2=W - RIGHT y1=sy(v) y2=sy(v)/>
-                            <text class="tick" x=LEFT - 6.0 y=sy(v) + 4.0 text-anchor="end">{label(v)}</text>
-                        }).collect_view()}
-                        {xt.iter().map(|&v| view! {
-                            <line class="axis" x1=sx(v) x2=sx(v) y1=bottom y2=bottom + 5.0/>
-                            <text class="tick" x=sx(v) y=bottom + 18.0 text-anchor="middle">{label(v)}</text>
-                        }).collect_view()}
-                        <line class="axis" x1=LEFT x2=W - RIGHT y1=bottom y2=bottom/>
-                        <line class="axis" x1=LEFT x2=LEFT y1=TOP y2=bottom/>
-                        <text class="axis-title" x=(LEFT + W - RIGHT) / 2.0 y=H - 6.0 text-anchor="middle">"Human rating (mean)"</text>
-                        <text class="axis-title" transform=format!("translate(13 {}) rotate(-90)", (TOP + bottom) / 2.0) text-anchor="middle">"Metric score"</text>
-                        <path class="dots" data-testid="scatter-dots" data-count=all.len() d=dots/>
-                        {pts.iter().map(|p| {
-                            let on = selected.as_deref() == Some(p.id.as_str());
-                            let id = p.id.clone();
-                            view! {
-                                <circle class="dot" class:selected=on r=if on { 6.0 } else { 4.0 } cx=sx(p.human) cy=sy(p.metric)
-                                    on:click=move |_| b.selected.set(Some(id.clone()))>
-                                    <title>{format!("{}: human {:.2}, metric {:.3}", p.id, p.human, p.metric)}</title>
-                                </circle>
-                            }
-                        }).collect_view()}
-                    </svg>
-                }.into_any()
-            }}
+            {move || scatter_svg(b, points.get(), marked.get())}
             <div class="disagree">
                 <h4 id="disagree-title">"Where the metric and the humans disagree most"</h4>
                 <ol data-testid="disagreements" aria-labelledby="disagree-title">
@@ -170,22 +130,70 @@ pub fn ScatterPlot(results: Memo<Vec<ItemResult>>) -> impl IntoView {
                     }).collect_view()}
                 </ol>
             </div>
-            <details class="sweep-data">
-                <summary>"The points as a table"</summary>
-                <div class="table-scroll" tabindex="0" role="region" aria-label="The scatter plot's points as a table">
-                    <table class="meta-table" data-testid="scatter-table">
-                        <thead><tr><th scope="col">"Item"</th><th scope="col">"Human rating (mean)"</th><th scope="col">"Metric score"</th></tr></thead>
-                        <tbody>
-                            {move || points.with(|p| p.iter().take(TABLE_ROWS).map(|p| view! {
-                                <tr><th scope="row">{p.id.clone()}</th><td>{format!("{:.2}", p.human)}</td><td>{format!("{:.3}", p.metric)}</td></tr>
-                            }).collect_view())}
-                        </tbody>
-                    </table>
-                </div>
-                {move || points.with(|p| (p.len() > TABLE_ROWS).then(|| view! {
-                    <p class="hint">{format!("The first {TABLE_ROWS} of {} points; the results export holds them all.", p.len())}</p>
-                }))}
-            </details>
+            {points_table(points)}
         </figure>
+    }
+}
+
+/// The plot itself: axes, every dot in one path, and the clickable marked dots.
+fn scatter_svg(b: BatchState, all: Vec<ScatterPoint>, pts: Vec<ScatterPoint>) -> AnyView {
+    if all.is_empty() {
+        return view! { <p class="hint">"No item has both a score and a human overall rating."</p> }.into_any();
+    }
+    let (xl, xh, xt) = axis(all.iter().map(|p| p.human));
+    let (yl, yh, yt) = axis(all.iter().map(|p| p.metric));
+    let sx = move |v: f64| LEFT + (v - xl) / (xh - xl) * (W - LEFT - RIGHT);
+    let sy = move |v: f64| TOP + (yh - v) / (yh - yl) * (H - TOP - BOTTOM);
+    let bottom = H - BOTTOM;
+    let selected = b.selected.get();
+    let dots = dots_path(&all, sx, sy);
+    view! {
+        <svg viewBox=format!("0 0 {W} {H}") role="img" aria-labelledby="scatter-caption">
+            {yt.iter().map(|&v| view! {
+                <line class="grid" x1=LEFT x2=W - RIGHT y1=sy(v) y2=sy(v)/>
+                <text class="tick" x=LEFT - 6.0 y=sy(v) + 4.0 text-anchor="end">{label(v)}</text>
+            }).collect_view()}
+            {xt.iter().map(|&v| view! {
+                <line class="axis" x1=sx(v) x2=sx(v) y1=bottom y2=bottom + 5.0/>
+                <text class="tick" x=sx(v) y=bottom + 18.0 text-anchor="middle">{label(v)}</text>
+            }).collect_view()}
+            <line class="axis" x1=LEFT x2=W - RIGHT y1=bottom y2=bottom/>
+            <line class="axis" x1=LEFT x2=LEFT y1=TOP y2=bottom/>
+            <text class="axis-title" x=(LEFT + W - RIGHT) / 2.0 y=H - 6.0 text-anchor="middle">"Human rating (mean)"</text>
+            <text class="axis-title" transform=format!("translate(13 {}) rotate(-90)", (TOP + bottom) / 2.0) text-anchor="middle">"Metric score"</text>
+            <path class="dots" data-testid="scatter-dots" data-count=all.len() d=dots/>
+            {pts.iter().map(|p| {
+                let on = selected.as_deref() == Some(p.id.as_str());
+                let id = p.id.clone();
+                view! {
+                    <circle class="dot" class:selected=on r=if on { 6.0 } else { 4.0 } cx=sx(p.human) cy=sy(p.metric)
+                        on:click=move |_| b.selected.set(Some(id.clone()))>
+                        <title>{format!("{}: human {:.2}, metric {:.3}", p.id, p.human, p.metric)}</title>
+                    </circle>
+                }
+            }).collect_view()}
+        </svg>
+    }.into_any()
+}
+
+/// The points as a table (the first `TABLE_ROWS`), for reading without the plot.
+fn points_table(points: Memo<Vec<ScatterPoint>>) -> impl IntoView {
+    view! {
+        <details class="sweep-data">
+            <summary>"The points as a table"</summary>
+            <div class="table-scroll" tabindex="0" role="region" aria-label="The scatter plot's points as a table">
+                <table class="meta-table" data-testid="scatter-table">
+                    <thead><tr><th scope="col">"Item"</th><th scope="col">"Human rating (mean)"</th><th scope="col">"Metric score"</th></tr></thead>
+                    <tbody>
+                        {move || points.with(|p| p.iter().take(TABLE_ROWS).map(|p| view! {
+                            <tr><th scope="row">{p.id.clone()}</th><td>{format!("{:.2}", p.human)}</td><td>{format!("{:.3}", p.metric)}</td></tr>
+                        }).collect_view())}
+                    </tbody>
+                </table>
+            </div>
+            {move || points.with(|p| (p.len() > TABLE_ROWS).then(|| view! {
+                <p class="hint">{format!("The first {TABLE_ROWS} of {} points; the results export holds them all.", p.len())}</p>
+            }))}
+        </details>
     }
 }

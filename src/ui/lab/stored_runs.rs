@@ -16,35 +16,9 @@ use crate::ui::batch_run::{
 use crate::ui::batch_state::{BatchState, BatchStatus, Images};
 use crate::ui::state::AppState;
 use crate::web::{batch_store, download, files, live, run_lock};
-
-/// Stores one result of this tab's run (a results file is not stored: nothing to do).
-pub async fn put_result(b: BatchState, item: &str, json: &str) -> Result<(), String> {
-    match b.stored_run.get_value() {
-        Some(run) => batch_store::put_result(&run, item, json).await,
-        None => Ok(()),
-    }
-}
-
-/// Records (or forgets) the OpenAI batch this tab's run was handed to, in the run's record.
-pub async fn set_openai_batch(b: BatchState, batch: Option<String>) -> Result<(), String> {
-    let Some(run) = b.stored_run.get_value() else {
-        return Err("the results file loaded here is not a stored run".into());
-    };
-    batch_store::update_run(&run, |r| r.openai_batch = batch).await
-}
-
-/// Reads the list of stored runs (with their result counts) into `b.runs`.
-pub fn refresh(b: BatchState) {
-    spawn_local(async move {
-        let mut runs = Vec::new();
-        for run in batch_store::all_runs().await {
-            let done = batch_store::result_count(&run.id).await;
-            runs.push((run, done));
-        }
-        stored_run::newest_first(&mut runs);
-        b.runs.set(runs);
-    });
-}
+// The records' writes live in a leaf (`run_records`): the runs write through it, and this
+// module, which resumes those runs, only reads the list again.
+use crate::ui::run_records::refresh;
 
 /// On page load: the stored runs are listed, the newest one a reload interrupted is offered for
 /// resuming, and results other tabs post are followed.

@@ -87,10 +87,7 @@ pub fn SweepPlot(points: Memo<Vec<SweepPoint>>) -> impl IntoView {
     };
     view! {
         <figure class="sweep" data-testid="gamma-sweep" data-points=move || points.with(Vec::len)>
-            <figcaption id="sweep-caption">
-                "Agreement with humans against γ (small γ trusts the criteria the judge is sure of; 1 is the plain mean). Above: Kendall τ-b ×100 of the overall score (scale −100…100, solid line). Below: pairwise accuracy over best-of-N groups (0…100 %, dashed line with dots). The dashed vertical line is the current γ; "
-                <span class="best-mark-legend">"◆"</span>" marks the best γ. Click the plot, or focus it and use the arrow keys (Page Up/Down: 0.1), to set γ."
-            </figcaption>
+            {caption()}
             {move || best_point.get().map(|(g, what, v)| view! {
                 <p class="sweep-best" data-testid="sweep-best-gamma" data-value=format!("{g:.2}")>
                     {format!("Best γ = {g:.2} ({what} {v:.1}{})", if what == "accuracy" { " %" } else { "" })}
@@ -131,6 +128,16 @@ pub fn SweepPlot(points: Memo<Vec<SweepPoint>>) -> impl IntoView {
             </p>
             <SweepTable points/>
         </figure>
+    }
+}
+
+/// What the plot shows and how to set γ on it.
+fn caption() -> impl IntoView {
+    view! {
+        <figcaption id="sweep-caption">
+            "Agreement with humans against γ (small γ trusts the criteria the judge is sure of; 1 is the plain mean). Above: Kendall τ-b ×100 of the overall score (scale −100…100, solid line). Below: pairwise accuracy over best-of-N groups (0…100 %, dashed line with dots). The dashed vertical line is the current γ; "
+            <span class="best-mark-legend">"◆"</span>" marks the best γ. Click the plot, or focus it and use the arrow keys (Page Up/Down: 0.1), to set γ."
+        </figcaption>
     }
 }
 

@@ -6,6 +6,7 @@ use crate::ui::he_run;
 use crate::ui::doubt_notes::doubt_notes;
 use crate::ui::state::{AppState, ExplainState};
 use crate::criteria::Criterion;
+use crate::metrics::harmonic_eval::CriterionResult;
 use crate::doubt::{self, LOW_COVERAGE};
 
 /// The bars' numbers as one sentence for screen readers (the bars themselves are hidden from
@@ -38,23 +39,7 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
     let error = move || slot.with(|s| s.error());
     let note = move || slot.with(|s| s.note());
     let cached = move || slot.with(|s| s.is_cached());
-    let bars = move || {
-        result().map(|r| {
-            r.distribution
-                .iter()
-                .enumerate()
-                .map(|(i, p)| {
-                    let label = format!("rating {}: {:.1}%", i + 1, p * 100.0);
-                    view! {
-                        <div class="bar" title=label>
-                            <div class="bar-fill" style=format!("height:{:.1}%", p * 100.0)></div>
-                            <span class="bar-label">{i + 1}</span>
-                        </div>
-                    }
-                })
-                .collect_view()
-        })
-    };
+    let distribution_bars = move || result().map(|r| bars(&r.distribution));
     let explanation_text = move || match explanation.get() {
         ExplainState::Idle => String::new(),
         ExplainState::Running => "Asking the judge why…".into(),
@@ -83,34 +68,9 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
                 {criterion.definition()}
                 {if criterion.sees_image() { " Sees the image." } else { " Text only." }}
             </p>
-            {move || result().map(|r| {
-                let low = r.coverage.is_some_and(|c| c < LOW_COVERAGE);
-                let (title, sigma, coverage) = match (r.sigma, r.coverage) {
-                    (Some(s), Some(c)) => ("Smoothed score: expected rating", format!("{s:.3}"), format!("{:.0}%", c * 100.0)),
-                    _ => ("Printed rating: no probabilities from this provider", "–".to_string(), "–".to_string()),
-                };
-                view! {
-                    <div class="numbers">
-                        <span class="score" class:doubtful=!r.doubts.is_empty() title=title>{format!("{:.2}", r.score)}</span>
-                        {(!r.doubts.is_empty()).then(|| view! { <span class="doubt-mark" title="Doubtful: see the note below">"doubtful"</span> })}
-                        <dl>
-                            <dt>"σ"</dt><dd>{sigma}</dd>
-                            <dt>"weight"</dt><dd>{move || weight().map(|w| format!("{:.1}%", w * 100.0)).unwrap_or_default()}</dd>
-                            <dt>"coverage"</dt><dd class:warn=low>{coverage}</dd>
-                            {r.usage.map(|u| view! {
-                                <dt>"tokens"</dt>
-                                <dd title="Reported by the provider: input / output">{format!("{} / {}", u.prompt_tokens, u.completion_tokens)}</dd>
-                            })}
-                        </dl>
-                    </div>
-                    {doubt_notes(&r.doubts)}
-                    {(!r.is_smoothed()).then(|| view! {
-                        <p class="note-text">"Unsmoothed: this provider gives no token probabilities, so this is the printed rating. It keeps a fixed 1/n weight whatever γ is."</p>
-                    })}
-                }
-            })}
+            {move || result().map(|r| numbers(state, criterion, r))}
             // The bars are for the eye; a screen reader reads the same numbers as a table.
-            <div class="bars" aria-hidden="true">{bars}</div>
+            <div class="bars" aria-hidden="true">{distribution_bars}</div>
             <p class="visually-hidden" data-testid=format!("distribution-text-{}", criterion.id())>
                 {move || result().map(|r| spoken(&r.distribution, 1))}
             </p>
@@ -128,5 +88,55 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
             </button>
             <p class="explanation" aria-live="polite" data-testid=format!("explanation-{id}")>{explanation_text}</p>
         </article>
+    }
+}
+
+/// One bar per rating, as tall as its probability.
+fn bars(distribution: &[f64]) -> impl IntoView {
+    distribution
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let label = format!("rating {}: {:.1}%", i + 1, p * 100.0);
+            view! {
+                <div class="bar" title=label>
+                    <div class="bar-fill" style=format!("height:{:.1}%", p * 100.0)></div>
+                    <span class="bar-label">{i + 1}</span>
+                </div>
+            }
+        })
+        .collect_view()
+}
+
+/// The score, σ, weight, coverage and tokens, and the notes on doubts and smoothing.
+fn numbers(state: AppState, criterion: Criterion, r: CriterionResult) -> impl IntoView {
+    let weight = move || {
+        state
+            .weighting
+            .with(|(w, _)| w.get(criterion.index()).copied().flatten())
+    };
+    let low = r.coverage.is_some_and(|c| c < LOW_COVERAGE);
+    let (title, sigma, coverage) = match (r.sigma, r.coverage) {
+        (Some(s), Some(c)) => ("Smoothed score: expected rating", format!("{s:.3}"), format!("{:.0}%", c * 100.0)),
+        _ => ("Printed rating: no probabilities from this provider", "–".to_string(), "–".to_string()),
+    };
+    view! {
+        <div class="numbers">
+            <span class="score" class:doubtful=!r.doubts.is_empty() title=title>{format!("{:.2}", r.score)}</span>
+            {(!r.doubts.is_empty()).then(|| view! { <span class="doubt-mark" title="Doubtful: see the note below">"doubtful"</span> })}
+            <dl>
+                <dt>"σ"</dt><dd>{sigma}</dd>
+                <dt>"weight"</dt><dd>{move || weight().map(|w| format!("{:.1}%", w * 100.0)).unwrap_or_default()}</dd>
+                <dt>"coverage"</dt><dd class:warn=low>{coverage}</dd>
+                {r.usage.map(|u| view! {
+                    <dt>"tokens"</dt>
+                    <dd title="Reported by the provider: input / output">{format!("{} / {}", u.prompt_tokens, u.completion_tokens)}</dd>
+                })}
+            </dl>
+        </div>
+        {doubt_notes(&r.doubts)}
+        {(!r.is_smoothed()).then(|| view! {
+            <p class="note-text">"Unsmoothed: this provider gives no token probabilities, so this is the printed rating. It keeps a fixed 1/n weight whatever γ is."</p>
+        })}
     }
 }

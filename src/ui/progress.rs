@@ -1,0 +1,85 @@
+//! A request-backed result's progress and the last run's inputs: a leaf that both the app's
+//! state and the candidates' state use.
+
+use crate::metrics::harmonic_eval::{CriterionResult, Input};
+use crate::providers::Backend;
+
+/// Progress of one request-backed result (a criterion, a FLEUR score) in the current run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Progress<T> {
+    Idle,
+    Running,
+    /// Waiting to retry after a rate limit or server failure; says why and for how long.
+    Retrying(String),
+    /// `cached`: answered from the local cache, no request sent.
+    Done {
+        result: T,
+        cached: bool,
+    },
+    Failed(String),
+}
+
+pub type CriterionState = Progress<CriterionResult>;
+
+impl<T> Progress<T> {
+    /// The `data-state` value of the result's element.
+    pub fn id(&self) -> &'static str {
+        match self {
+            Progress::Idle => "idle",
+            Progress::Running => "running",
+            Progress::Retrying(_) => "retrying",
+            Progress::Done { .. } => "done",
+            Progress::Failed(_) => "error",
+        }
+    }
+
+    pub fn result(&self) -> Option<&T> {
+        match self {
+            Progress::Done { result, .. } => Some(result),
+            _ => None,
+        }
+    }
+
+    pub fn is_active(&self) -> bool {
+        matches!(self, Progress::Running | Progress::Retrying(_))
+    }
+
+    pub fn is_cached(&self) -> bool {
+        matches!(self, Progress::Done { cached: true, .. })
+    }
+
+    /// The badge text.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Progress::Idle => "not run",
+            Progress::Running => "asking…",
+            Progress::Retrying(_) => "waiting to retry",
+            Progress::Done { cached: true, .. } => "done · from cache",
+            Progress::Done { .. } => "done",
+            Progress::Failed(_) => "failed",
+        }
+    }
+
+    /// Why it is waiting (retrying) or why it failed.
+    pub fn note(&self) -> Option<String> {
+        match self {
+            Progress::Retrying(m) => Some(m.clone()),
+            _ => None,
+        }
+    }
+
+    pub fn error(&self) -> Option<String> {
+        match self {
+            Progress::Failed(m) => Some(m.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// The inputs and backend of the last run, so Explain and Export describe what was scored even
+/// if the form was edited since.
+#[derive(Clone, Debug)]
+pub struct RunContext {
+    pub input: Input,
+    pub backend: Backend,
+}
