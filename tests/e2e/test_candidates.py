@@ -192,6 +192,8 @@ def test_the_same_three_in_the_lab_give_the_closed_form_pairwise_accuracy(browse
 
 def test_one_text_is_todays_page_and_removing_goes_back(browser, app_url, fake, images):
     page = AppPage(browser, app_url)
+    # A backend with a key, so the form's own problems are what Evaluate says.
+    page.set_backend(fake.url, "gpt-4o", KEY)
     page.fill("text-input", "only one")
     assert not browser.find_elements(*tid("candidate-text-0"))
     page.el("add-candidate-button").click()
