@@ -13,6 +13,15 @@ pub fn key_missing(needs_key: bool, key: &str, provider: &str) -> Option<String>
     })
 }
 
+/// Whether the base URL in use is the preset's own host (its default base URL, give or take a
+/// trailing slash). Pointed elsewhere (a proxy, a gateway, a local server speaking the same wire
+/// format), the preset no longer says whether a key is needed, so nothing is refused before
+/// sending; the server's own answer says it.
+pub fn is_presets_host(preset_base_url: &str, base_url: &str) -> bool {
+    let norm = |u: &str| u.trim().trim_end_matches('/').to_ascii_lowercase();
+    norm(preset_base_url) == norm(base_url)
+}
+
 /// The one failure every requested criterion shares, if they all failed with the same
 /// message (a rejected key, an unknown model, a server that is down). `None` when fewer than
 /// two criteria ran, when any succeeded or is still running, or when the messages differ.
@@ -32,6 +41,8 @@ mod tests {
         assert!(m.starts_with("OpenAI needs an API key") && m.ends_with(")."), "{m}");
         assert_eq!(key_missing(true, "sk-1", "OpenAI"), None);
         assert_eq!(key_missing(false, "", "llama.cpp"), None, "a local server needs none");
+        assert!(is_presets_host("https://api.openai.com/v1", "https://api.openai.com/v1/"));
+        assert!(!is_presets_host("https://api.openai.com/v1", "http://127.0.0.1:8080/v1"));
     }
 
     #[test]

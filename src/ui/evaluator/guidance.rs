@@ -12,7 +12,10 @@ use crate::ui::state::AppState;
 /// Why Evaluate will not send now, if the chosen provider needs a key and has none.
 pub fn missing_key(state: AppState) -> Option<String> {
     let p = preset(&state.preset.get());
-    state.api_key.with(|k| key_missing(p.needs_key, k, p.label))
+    // The provider's own host: a base URL pointed elsewhere may need no key at all.
+    let own_host = state.base_url.with(|u| crate::first_visit::is_presets_host(p.base_url, u));
+    let needs_key = p.needs_key && own_host;
+    state.api_key.with(|k| key_missing(needs_key, k, p.label))
 }
 
 /// The failure every requested HarmonicEval criterion of the run shares, if any.
