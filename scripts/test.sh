@@ -15,6 +15,9 @@ echo "engine: $HJ_ENGINE_DIR"
 printf '\n==> Native tests (cargo test)\n'
 cargo test --locked
 
+printf '\n==> Structure: no file over 600 lines of code, no function over 80, no import cycle\n'
+python3 scripts/structure.py --check
+
 printf '\n==> Building the site\n'
 scripts/build.sh
 

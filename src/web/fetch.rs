@@ -7,12 +7,7 @@ use wasm_bindgen_futures::JsFuture;
 use crate::errors::JudgeError;
 use crate::providers::{HttpRequest, Method};
 
-/// Status, the `Retry-After` header and the body text of a response.
-pub struct RawResponse {
-    pub status: u16,
-    pub retry_after: Option<String>,
-    pub body: String,
-}
+pub use crate::web::response::RawResponse;
 
 /// Aborts the request when the time limit passes, so a silent server never leaves a card
 /// spinning forever, or when the run's cancel signal fires. Dropping it cancels the timer and

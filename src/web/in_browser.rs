@@ -13,7 +13,7 @@ use wasm_bindgen_futures::JsFuture;
 use crate::errors::JudgeError;
 use crate::providers::in_browser::{self as core, Route};
 use crate::providers::HttpRequest;
-use crate::web::fetch::RawResponse;
+use crate::web::response::RawResponse;
 
 const BRIDGE: &str = "wllama/in_browser.js";
 const SCRIPT_ID: &str = "hj-in-browser";

@@ -9,6 +9,7 @@ pub mod files;
 pub mod image;
 pub mod live;
 pub mod in_browser;
+pub mod response;
 pub mod run_lock;
 pub mod storage;
 pub mod timing;

@@ -13,98 +13,126 @@ use crate::providers::{preset, ImageDetail, Protocol, PRESETS};
 pub fn BackendPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     let current = move || preset(&state.preset.get());
-    let key_hint = move || {
-        if current().needs_key {
-            "Required by this provider."
-        } else {
-            "Usually not needed for a local server."
-        }
-    };
-    let is_openai_protocol = move || current().protocol == Protocol::OpenAi;
     view! {
         <fieldset class="backend">
             <legend>"Judge backend"</legend>
-            <div class="field">
-                <label for="preset-select">"Provider"</label>
-                <select
-                    id="preset-select"
-                    data-testid="preset-select"
-                    on:change=move |ev| state.switch_provider(event_target_value(&ev))
-                    prop:value=move || state.preset.get()
-                >
-                    {PRESETS.iter().map(|p| view! { <option value=p.id>{p.label}</option> }).collect_view()}
-                </select>
-                <small class="hint">"Each provider keeps its own URL, model, key and limits."</small>
-            </div>
+            {provider_select(state)}
             <TextField id="base-url-input" label="Base URL" kind="url" value=state.base_url placeholder="https://api.openai.com/v1"/>
             <TextField id="model-input" label="Model" value=state.model list="model-options"/>
             <datalist id="model-options">
                 {move || state.models.get().into_iter().map(|m| view! { <option value=m/> }).collect_view()}
             </datalist>
-            <TextField id="api-key-input" label="API key" kind="password" value=state.api_key>
-                <small class="hint">
-                    {key_hint} " Sent only to the base URL above; kept in this tab unless you tick:"
-                </small>
-                <label class="check">
-                    <input
-                        type="checkbox"
-                        data-testid="remember-key-checkbox"
-                        prop:checked=move || state.remember_key.get()
-                        on:change=move |ev| state.remember_key.set(event_target_checked(&ev))
-                    />
-                    "Remember the key on this device"
-                </label>
-            </TextField>
-            <Show when=is_openai_protocol>
-                <div class="field">
-                    <label for="detail-select">"Image detail (OpenAI)"</label>
-                    <select
-                        id="detail-select"
-                        data-testid="detail-select"
-                        prop:value=move || state.image_detail.get().id()
-                        on:change=move |ev| state.image_detail.set(ImageDetail::from_id(&event_target_value(&ev)))
-                    >
-                        {ImageDetail::ALL.iter().map(|d| view! { <option value=d.id()>{d.id()}</option> }).collect_view()}
-                    </select>
-                    <small class="hint">"low: 85 tokens per image; high: tiles of 512 px; auto: OpenAI chooses (the paper setting; the low-detail extension sends low for photos, high for documents). Other servers ignore it."</small>
-                </div>
-            </Show>
+            {key_field(state)}
+            {detail_select(state)}
             <Show when=move || current().id == "in_browser">
                 <crate::ui::in_browser_panel::InBrowserPanel/>
             </Show>
             <ConnectionPanel/>
             <OutputSettings/>
-            <details class="limits">
-                <summary>"Limits and image size"</summary>
-                <NumberField
-                    id="max-side-input"
-                    label="Longest image side sent (px)"
-                    value=state.max_side
-                    min=64
-                    max=4096
-                    step=64
-                    hint="The image is downscaled in the browser before it is sent."
-                    on_set=Callback::new(move |_| image_actions::reload_image(state))
-                />
-                <NumberField id="timeout-input" label="Time limit per request (s)" value=state.timeout_s min=1 max=600/>
-                <NumberField
-                    id="concurrency-input"
-                    label="Requests at once (this provider)"
-                    value=state.concurrency
-                    min=1
-                    max=32
-                    hint="Lower it for a local server with few parallel slots (llama-server -np)."
-                />
-                <NumberField
-                    id="retries-input"
-                    label="Retries after a rate limit or server error"
-                    value=state.max_retries
-                    min=0
-                    max=8
-                    hint="With exponential backoff; a server's Retry-After is honoured."
-                />
-            </details>
+            {limits(state)}
         </fieldset>
+    }
+}
+
+/// The provider picker; each provider keeps its own settings.
+fn provider_select(state: AppState) -> impl IntoView {
+    view! {
+        <div class="field">
+            <label for="preset-select">"Provider"</label>
+            <select
+                id="preset-select"
+                data-testid="preset-select"
+                on:change=move |ev| state.switch_provider(event_target_value(&ev))
+                prop:value=move || state.preset.get()
+            >
+                {PRESETS.iter().map(|p| view! { <option value=p.id>{p.label}</option> }).collect_view()}
+            </select>
+            <small class="hint">"Each provider keeps its own URL, model, key and limits."</small>
+        </div>
+    }
+}
+
+/// The API key, where it goes, and whether it is remembered.
+fn key_field(state: AppState) -> impl IntoView {
+    let key_hint = move || {
+        if preset(&state.preset.get()).needs_key {
+            "Required by this provider."
+        } else {
+            "Usually not needed for a local server."
+        }
+    };
+    view! {
+        <TextField id="api-key-input" label="API key" kind="password" value=state.api_key>
+            <small class="hint">
+                {key_hint} " Sent only to the base URL above; kept in this tab unless you tick:"
+            </small>
+            <label class="check">
+                <input
+                    type="checkbox"
+                    data-testid="remember-key-checkbox"
+                    prop:checked=move || state.remember_key.get()
+                    on:change=move |ev| state.remember_key.set(event_target_checked(&ev))
+                />
+                "Remember the key on this device"
+            </label>
+        </TextField>
+    }
+}
+
+/// OpenAI's image detail, shown for OpenAI-format providers only.
+fn detail_select(state: AppState) -> impl IntoView {
+    let is_openai_protocol = move || preset(&state.preset.get()).protocol == Protocol::OpenAi;
+    view! {
+        <Show when=is_openai_protocol>
+            <div class="field">
+                <label for="detail-select">"Image detail (OpenAI)"</label>
+                <select
+                    id="detail-select"
+                    data-testid="detail-select"
+                    prop:value=move || state.image_detail.get().id()
+                    on:change=move |ev| state.image_detail.set(ImageDetail::from_id(&event_target_value(&ev)))
+                >
+                    {ImageDetail::ALL.iter().map(|d| view! { <option value=d.id()>{d.id()}</option> }).collect_view()}
+                </select>
+                <small class="hint">"low: 85 tokens per image; high: tiles of 512 px; auto: OpenAI chooses (the paper setting; the low-detail extension sends low for photos, high for documents). Other servers ignore it."</small>
+            </div>
+        </Show>
+    }
+}
+
+/// Image size, time limit, concurrency and retries, folded away.
+fn limits(state: AppState) -> impl IntoView {
+    view! {
+        <details class="limits">
+            <summary>"Limits and image size"</summary>
+            <NumberField
+                id="max-side-input"
+                label="Longest image side sent (px)"
+                value=state.max_side
+                min=64
+                max=4096
+                step=64
+                hint="The image is downscaled in the browser before it is sent."
+                on_set=Callback::new(move |_| image_actions::reload_image(state))
+            />
+            <NumberField id="timeout-input" label="Time limit per request (s)" value=state.timeout_s min=1 max=600/>
+            <NumberField
+                id="concurrency-input"
+                label="Requests at once (this provider)"
+                value=state.concurrency
+                min=1
+                max=32
+                hint="Lower it for a local server with few parallel slots (llama-server -np)."
+            />
+            <NumberField
+                id="retries-input"
+                label="Retries after a rate limit or server error"
+                value=state.max_retries
+                min=0
+                max=8
+                hint="With exponential backoff; a server's Retry-After is honoured."
+            />
+        </details>
     }
 }
 

@@ -8,7 +8,7 @@ use crate::ui::state::{AppState, ConnectionState};
 use crate::errors::{redact, JudgeError};
 use crate::providers::check::{probe_request, report, Observations, Reach};
 use crate::providers::llama::{props_request, read_props};
-use crate::providers::{models_request, preset, read_chat, read_models};
+use crate::providers::{models_request, preset, read_chat, read_models, Backend, HttpRequest};
 use crate::web::fetch;
 
 /// Short: a check should answer quickly or say the server is not there.
@@ -39,28 +39,7 @@ pub fn check_connection(state: AppState) {
                 return;
             }
         };
-        match fetch::send(&listing, CHECK_TIMEOUT_MS, None).await {
-            Err(JudgeError::Network { .. }) => {
-                obs.reach = if fetch::reachable_without_cors(&listing.url, CHECK_TIMEOUT_MS).await {
-                    Reach::CorsRefused
-                } else {
-                    Reach::Down
-                };
-            }
-            Err(e) => obs.models = Some(Err(e)),
-            Ok(raw) if raw.status == 404 || raw.status == 405 => {} // no model list offered
-            Ok(raw) if (200..300).contains(&raw.status) => {
-                obs.models = Some(read_models(backend.protocol, &raw.body));
-            }
-            Ok(raw) => {
-                let message = crate::errors::error_body_message(&raw.body);
-                obs.models = Some(Err(JudgeError::from_http(
-                    raw.status,
-                    message,
-                    raw.retry_after,
-                )));
-            }
-        }
+        observe_models(&mut obs, &backend, &listing).await;
         // After a refused key or a redirect, a probe would only say the same again.
         let stop = matches!(
             obs.models,
@@ -69,21 +48,7 @@ pub fn check_connection(state: AppState) {
             ))
         );
         if obs.reach == Reach::Answered && !stop {
-            if preset.id == "llama_server" {
-                if let Ok(req) = props_request(&backend) {
-                    if let Ok(raw) = fetch::send(&req, CHECK_TIMEOUT_MS, None).await {
-                        obs.llama = read_props(&raw.body);
-                    }
-                }
-            }
-            if let Ok(req) = probe_request(&backend) {
-                let outcome = fetch::send(&req, CHECK_TIMEOUT_MS, None)
-                    .await
-                    .and_then(|raw| {
-                        read_chat(backend.protocol, raw.status, raw.retry_after, &raw.body)
-                    });
-                obs.probe = Some(outcome);
-            }
+            probe(&mut obs, &backend, preset.id == "llama_server").await;
         }
         if let Some(Ok(models)) = &obs.models {
             state.models.set(
@@ -104,4 +69,47 @@ pub fn check_connection(state: AppState) {
             .collect();
         state.connection.set(ConnectionState::Done { ok, lines });
     });
+}
+
+/// Asks for the model list: whether the server answers at all (and with CORS), and what it lists.
+async fn observe_models(obs: &mut Observations, backend: &Backend, listing: &HttpRequest) {
+    match fetch::send(listing, CHECK_TIMEOUT_MS, None).await {
+        Err(JudgeError::Network { .. }) => {
+            obs.reach = if fetch::reachable_without_cors(&listing.url, CHECK_TIMEOUT_MS).await {
+                Reach::CorsRefused
+            } else {
+                Reach::Down
+            };
+        }
+        Err(e) => obs.models = Some(Err(e)),
+        Ok(raw) if raw.status == 404 || raw.status == 405 => {} // no model list offered
+        Ok(raw) if (200..300).contains(&raw.status) => {
+            obs.models = Some(read_models(backend.protocol, &raw.body));
+        }
+        Ok(raw) => {
+            let message = crate::errors::error_body_message(&raw.body);
+            obs.models = Some(Err(JudgeError::from_http(
+                raw.status,
+                message,
+                raw.retry_after,
+            )));
+        }
+    }
+}
+
+/// llama.cpp's `/props` (for llama-server) and one tiny scoring request.
+async fn probe(obs: &mut Observations, backend: &Backend, llama_server: bool) {
+    if llama_server {
+        if let Ok(req) = props_request(backend) {
+            if let Ok(raw) = fetch::send(&req, CHECK_TIMEOUT_MS, None).await {
+                obs.llama = read_props(&raw.body);
+            }
+        }
+    }
+    if let Ok(req) = probe_request(backend) {
+        let outcome = fetch::send(&req, CHECK_TIMEOUT_MS, None)
+            .await
+            .and_then(|raw| read_chat(backend.protocol, raw.status, raw.retry_after, &raw.body));
+        obs.probe = Some(outcome);
+    }
 }

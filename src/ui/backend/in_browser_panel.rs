@@ -133,26 +133,7 @@ pub fn InBrowserPanel() -> impl IntoView {
                 "The judge runs inside this page (llama.cpp in WebAssembly): no key, no server. \
                  Suggested small vision models (model and projector):"
             </p>
-            <ul class="suggestions">
-                {SUGGESTIONS.iter().map(|s| view! {
-                    <li>
-                        <button type="button" on:click=move |_| { p.url.set(s.url.into()); p.projector_url.set(s.projector.into()); }>
-                            "Use " {s.label}
-                        </button>
-                        " " {s.size}
-                    </li>
-                }).collect_view()}
-            </ul>
-            <div class="field">
-                <label for="model-url-input">"Model GGUF URL"</label>
-                <input id="model-url-input" data-testid="model-url-input" type="url" prop:value=move || p.url.get()
-                    on:input=move |ev| p.url.set(event_target_value(&ev))/>
-            </div>
-            <div class="field">
-                <label for="projector-url-input">"Projector (mmproj) GGUF URL, for images"</label>
-                <input id="projector-url-input" data-testid="projector-url-input" type="url" prop:value=move || p.projector_url.get()
-                    on:input=move |ev| p.projector_url.set(event_target_value(&ev))/>
-            </div>
+            {url_fields(p)}
             <button type="button" data-testid="load-model-button" on:click=load_url disabled=busy>"Load from URL"</button>
             <div class="field">
                 <label for="model-file-input">"Or a model file from this computer"</label>
@@ -171,13 +152,46 @@ pub fn InBrowserPanel() -> impl IntoView {
             ></progress>
             <p class="hint" data-testid="model-load-status" role="status">{move || p.message.get()}</p>
             <p class="hint" data-testid="threads-info">{move || p.threads.get()}</p>
-            <p class="hint">"Models in this browser's cache (loaded again without downloading):"</p>
-            <ul data-testid="model-cache-list">
-                {move || p.cache.get().into_iter().map(|(url, size)| view! {
-                    <li data-url=url.clone()>{url.clone()} " · " {size_text(size)}</li>
-                }).collect_view()}
-            </ul>
+            {cache_list(p)}
             <button type="button" data-testid="clear-model-cache-button" on:click=clear disabled=busy>"Clear the model cache"</button>
         </div>
+    }
+}
+
+/// The suggested models and the model and projector URLs.
+fn url_fields(p: Panel) -> impl IntoView {
+    view! {
+        <ul class="suggestions">
+            {SUGGESTIONS.iter().map(|s| view! {
+                <li>
+                    <button type="button" on:click=move |_| { p.url.set(s.url.into()); p.projector_url.set(s.projector.into()); }>
+                        "Use " {s.label}
+                    </button>
+                    " " {s.size}
+                </li>
+            }).collect_view()}
+        </ul>
+        <div class="field">
+            <label for="model-url-input">"Model GGUF URL"</label>
+            <input id="model-url-input" data-testid="model-url-input" type="url" prop:value=move || p.url.get()
+                on:input=move |ev| p.url.set(event_target_value(&ev))/>
+        </div>
+        <div class="field">
+            <label for="projector-url-input">"Projector (mmproj) GGUF URL, for images"</label>
+            <input id="projector-url-input" data-testid="projector-url-input" type="url" prop:value=move || p.projector_url.get()
+                on:input=move |ev| p.projector_url.set(event_target_value(&ev))/>
+        </div>
+    }
+}
+
+/// What the browser's model cache holds, with sizes.
+fn cache_list(p: Panel) -> impl IntoView {
+    view! {
+        <p class="hint">"Models in this browser's cache (loaded again without downloading):"</p>
+        <ul data-testid="model-cache-list">
+            {move || p.cache.get().into_iter().map(|(url, size)| view! {
+                <li data-url=url.clone()>{url.clone()} " · " {size_text(size)}</li>
+            }).collect_view()}
+        </ul>
     }
 }
