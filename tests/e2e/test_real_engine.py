@@ -236,12 +236,11 @@ def wait_trials(page, n):
         "every trial", LONG)
 
 
-def test_maev_trials_end_in_a_score_or_a_sentence(browser, app_url, real_vlm):
-    page = maev_ready(browser, app_url, real_vlm)
-    page.evaluate()
-    wait_trials(page, 2)
+def check_maev_trials(page, n):
+    """Each trial is a score in MAEV's 0–2 range or a sentence, and the overall is there exactly
+    when some trial was read (shared with the in-page judge's tests)."""
     read = 0
-    for i in range(2):
+    for i in range(n):
         trial = page.el(f"trial-{i}")
         if trial.get_attribute("data-state") == "done":
             read += 1
@@ -250,6 +249,13 @@ def test_maev_trials_end_in_a_score_or_a_sentence(browser, app_url, real_vlm):
             assert trial.find_element("css selector", ".error").text.strip()
     value = page.el("overall-score").get_attribute("data-value")
     assert (value == "") == (read == 0)
+
+
+def test_maev_trials_end_in_a_score_or_a_sentence(browser, app_url, real_vlm):
+    page = maev_ready(browser, app_url, real_vlm)
+    page.evaluate()
+    wait_trials(page, 2)
+    check_maev_trials(page, 2)
 
 
 # --- Repeatable mode: the same numbers three times -------------------------------------------
