@@ -425,6 +425,12 @@ def ten_thousand(d, app_url, tmp, gamma_runs):
 
 # ---------------------------------------------------------------- the lab at scale
 
+def lab_sizes(args):
+    if args.lab_sizes:
+        return tuple(int(n) for n in args.lab_sizes.split(","))
+    return (1_000, 10_000) if args.smoke else (1_000, 10_000, 100_000)
+
+
 def lab_scale_only(args):
     with tempfile.TemporaryDirectory() as tmp:
         site, app_url = serve(DIST)
@@ -432,7 +438,7 @@ def lab_scale_only(args):
         d.set_script_timeout(600)
         try:
             bench_lab_scale.report(d, app_url, _png(16, 12, lambda x, y: (200, 80, 40)), Row,
-                                   (1_000, 10_000) if args.smoke else (1_000, 10_000, 100_000))
+                                   lab_sizes(args))
         finally:
             d.quit()
             site.shutdown()
@@ -447,6 +453,7 @@ def main():
     ap.add_argument("--strict", action="store_true", help="exit 1 when a budget is missed")
     ap.add_argument("--lab-scale", choices=["skip", "only", "also"], default="also",
                     help="the lab's per-result cost at 1k, 10k and 100k stored results (several minutes)")
+    ap.add_argument("--lab-sizes", help="the stored counts to time, comma-separated (the first is the baseline)")
     args = ap.parse_args()
     loads, runs, gamma_runs = (3, 2, 9) if args.smoke else (15, 7, 21)
     if not (DIST / "index.html").exists():
@@ -479,8 +486,7 @@ def main():
             evaluation(d, app_url, small, runs, gamma_runs)
             ten_thousand(d, app_url, tmp, gamma_runs)
             if args.lab_scale == "also":
-                bench_lab_scale.report(d, app_url, _png(16, 12, lambda x, y: (200, 80, 40)), Row,
-                                       (1_000, 10_000) if args.smoke else (1_000, 10_000, 100_000))
+                bench_lab_scale.report(d, app_url, _png(16, 12, lambda x, y: (200, 80, 40)), Row, lab_sizes(args))
             # The in-browser judge against native llama-server: minutes on two cores, so not in the
             # smoke run that CI makes.
             if os.environ.get("HJ_ENGINE_DIR") and not args.smoke:

@@ -47,6 +47,8 @@ pub struct SweepPoint {
 
 /// The γ-independent part, built once per set of results: which (item, rating) pairs enter
 /// each τ and which item pairs enter the accuracy.
+/// Cloned by the page's sweep, which computes a point at a time over a snapshot.
+#[derive(Clone)]
 pub struct Prepared {
     overall_ratings: Vec<(usize, f64)>,
     criterion_ratings: Vec<(Criterion, Vec<(usize, f64)>)>,
@@ -233,18 +235,26 @@ impl Prepared {
     pub fn sweep(&mut self, results: &[ItemResult], points: usize) -> Vec<SweepPoint> {
         (0..points.max(2))
             .map(|k| {
-                let gamma = 0.01 + 0.99 * k as f64 / (points.max(2) - 1) as f64;
-                self.overall_scores(results, gamma);
-                let a = self.agreement(None);
-                let acc = pairwise_accuracy_indexed(&self.scores, &self.pairs).accuracy();
-                SweepPoint {
-                    gamma,
-                    tau_b: a.tau_b,
-                    tau_c: a.tau_c,
-                    pairwise: acc.map(|v| 100.0 * v),
-                }
+                debug_assert_eq!(results.len(), self.overall.len());
+                self.sweep_point(k, points)
             })
             .collect()
+    }
+
+    /// The `k`-th of the sweep's `points` points alone: the page computes the sweep one point
+    /// per slice of main-thread time (at 100k results the whole sweep takes about a second),
+    /// and this is the same point [`Prepared::sweep`] gives.
+    pub fn sweep_point(&mut self, k: usize, points: usize) -> SweepPoint {
+        let gamma = 0.01 + 0.99 * k as f64 / (points.max(2) - 1) as f64;
+        self.overall.scores_at(gamma, &mut self.scores);
+        let a = self.agreement(None);
+        let acc = pairwise_accuracy_indexed(&self.scores, &self.pairs).accuracy();
+        SweepPoint {
+            gamma,
+            tau_b: a.tau_b,
+            tau_c: a.tau_c,
+            pairwise: acc.map(|v| 100.0 * v),
+        }
     }
 }
 
@@ -428,5 +438,52 @@ mod tests {
         }];
         let p = Prepared::new(&no_judgments);
         assert!(!p.has_judgments());
+    }
+
+    /// Random HarmonicEval results with ties, groups and a chosen candidate per group.
+    fn random_results(n: usize, seed: &mut u64) -> Vec<ItemResult> {
+        let mut next = |m: u64| {
+            *seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (*seed >> 33) % m
+        };
+        (0..n)
+            .map(|i| {
+                let scores = [0; 5].map(|_| 1.0 + next(5) as f64);
+                let sigmas = [0; 5].map(|_| 0.1 + next(20) as f64 / 10.0);
+                let group = format!("g{}", i / 4);
+                item(
+                    &format!("i{i}"),
+                    scores,
+                    sigmas,
+                    1.0 + next(5) as f64,
+                    Some(&group),
+                    i % 4 == 0,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_sweep_point_by_point_equals_the_whole_sweep_on_random_data() {
+        let mut seed = 17;
+        for n in [0, 1, 7, 60, 333] {
+            let results = random_results(n, &mut seed);
+            let whole = Prepared::new(&results).sweep(&results, 100);
+            // One Prepared reused, points in another order, other work in between (as the
+            // page does between slices): no state may leak from one point to the next.
+            // A clone, as the page sweeps a snapshot of the analysis's preparation.
+            let mut first = Prepared::new(&results);
+            first.report(&results, 0.7);
+            let mut p = first.clone();
+            let mut by_point = vec![None; 100];
+            for k in (0..100).rev().step_by(2).chain((0..100).step_by(2)) {
+                by_point[k] = Some(p.sweep_point(k, 100));
+                p.report(&results, 0.3);
+            }
+            let by_point: Vec<SweepPoint> = by_point.into_iter().map(Option::unwrap).collect();
+            assert_eq!(by_point, whole, "{n} results");
+        }
     }
 }

@@ -7,6 +7,7 @@ pub mod io;
 pub mod overall;
 pub mod pace;
 pub mod record;
+pub mod rows;
 pub mod stored_run;
 
 pub use record::{CriterionRecord, ItemResult};

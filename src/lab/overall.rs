@@ -9,6 +9,7 @@ use super::record::ItemResult;
 use crate::aggregate::{split, Split};
 
 /// One item's γ-independent part.
+#[derive(Clone)]
 enum Entry {
     /// Not a weighted aggregate (another metric's score, or nothing scored).
     Fixed(Option<f64>),
@@ -20,6 +21,7 @@ enum Entry {
     },
 }
 
+#[derive(Clone)]
 pub struct OverallTable {
     entries: Vec<Entry>,
     log_ratio: Vec<f64>,

@@ -8,14 +8,14 @@ use futures::future::join_all;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::ui::runner::fetch_answer;
-use crate::ui::batch_items::{plan, prepared_image};
-use crate::ui::batch_state::{BatchState, BatchStatus, Images};
-use crate::ui::state::AppState;
 use crate::batch::{self, Item, Method, ZipArchive};
 use crate::errors::{redact, JudgeError};
-use crate::lab::{io, ItemResult};
 use crate::lab::stored_run::{new_run_id, LiveMessage, StoredDataset, StoredRun};
+use crate::lab::{io, ItemResult};
+use crate::ui::batch_items::{plan, prepared_image};
+use crate::ui::batch_state::{BatchState, BatchStatus, Images};
+use crate::ui::runner::fetch_answer;
+use crate::ui::state::AppState;
 use crate::web::{batch_store, download, files, live, run_lock};
 
 fn now() -> f64 {
@@ -87,7 +87,12 @@ type ChosenZip = (String, web_sys::File, (Vec<u8>, ZipArchive));
 /// the loose image files.
 async fn read_chosen(
     chosen: Vec<web_sys::File>,
-) -> (Vec<String>, Option<(String, String)>, Option<ChosenZip>, Vec<web_sys::File>) {
+) -> (
+    Vec<String>,
+    Option<(String, String)>,
+    Option<ChosenZip>,
+    Vec<web_sys::File>,
+) {
     let mut report = Vec::new();
     let mut dataset = None;
     let mut zip = None;
@@ -393,15 +398,20 @@ pub(crate) fn maybe_flush(b: BatchState) {
 /// Shows every waiting result, and times the recomputation that follows (the effects run
 /// before the next task) for the pacer.
 pub(crate) fn flush(b: BatchState) {
-    let batch = b.pending.try_update_value(std::mem::take).unwrap_or_default();
+    let batch = b
+        .pending
+        .try_update_value(std::mem::take)
+        .unwrap_or_default();
     if batch.is_empty() {
         return;
     }
     let t0 = now();
     b.pacer.update_value(|p| p.flushed(t0, 0.0));
+    crate::web::timing::start("hj-flush");
     b.results.update(|r| r.extend(batch));
     spawn_local(async move {
         crate::web::fetch::sleep(0, None).await;
+        crate::web::timing::end("hj-flush");
         let t1 = now();
         b.pacer.update_value(|p| p.flushed(t1, t1 - t0));
     });

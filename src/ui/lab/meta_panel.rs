@@ -4,12 +4,12 @@
 
 use leptos::prelude::*;
 
-use crate::ui::batch_state::BatchState;
-use crate::ui::state::AppState;
 use crate::lab::analysis::{Agreement, MetaReport, Prepared, SweepPoint};
 use crate::lab::ItemResult;
 use crate::meta::RatingProtocol;
 use crate::task::Task;
+use crate::ui::batch_state::BatchState;
+use crate::ui::state::AppState;
 use crate::web::timing;
 
 /// HarmonicEval paper, Table 2: accuracy (%) on MMHE, per task REG, VQA, VDU, IC and average.
@@ -59,11 +59,13 @@ fn analysis(
     // (`all_only`): their overall rests on whichever criteria happened to succeed.
     let used = Memo::new(move |_| {
         let keep_partial = !all_only.get();
-        b.results.with(|all| {
-            all.iter()
-                .filter(|r| keep_partial || !r.is_partial())
-                .cloned()
-                .collect::<Vec<ItemResult>>()
+        timing::measure("hj-used", || {
+            b.results.with(|all| {
+                all.iter()
+                    .filter(|r| keep_partial || !r.is_partial())
+                    .cloned()
+                    .collect::<Vec<ItemResult>>()
+            })
         })
     });
     let changes = StoredValue::new(0u64);
@@ -84,7 +86,9 @@ fn analysis(
                         if slot.as_ref().map(|(k, _)| *k) != Some(v) {
                             *slot = Some((
                                 v,
-                                Prepared::with_protocol(results, protocol.get_untracked()),
+                                timing::measure("hj-prepare", || {
+                                    Prepared::with_protocol(results, protocol.get_untracked())
+                                }),
                             ));
                         }
                         f(&mut slot.as_mut()?.1, results)
@@ -97,7 +101,7 @@ fn analysis(
         with_prepared(&mut |p, results| {
             Some(MetaReport {
                 overall: Agreement::default(),
-                criteria: p.criteria(results),
+                criteria: timing::measure("hj-criteria", || p.criteria(results)),
                 pairwise: None,
                 pairwise_counts: Default::default(),
                 skipped_groups: 0,
@@ -128,28 +132,81 @@ fn analysis(
     Analysis {
         used,
         report,
-        sweep: sweep(used, version, protocol),
+        sweep: sweep(
+            b,
+            version,
+            Callback::new(move |()| {
+                let mut copy = None;
+                with_prepared(&mut |p, _| {
+                    copy = p.has_judgments().then(|| p.clone());
+                    None
+                });
+                copy
+            }),
+        ),
         per_task: per_task(report, prepared),
     }
 }
 
-/// τ and accuracy across γ, once per set of results.
-fn sweep(
-    used: Memo<Vec<ItemResult>>,
-    version: Memo<u64>,
-    protocol: RwSignal<RatingProtocol>,
-) -> Memo<Vec<SweepPoint>> {
-    Memo::new(move |_| {
-        version.track();
-        used.with(|results| {
-            let mut p = Prepared::with_protocol(results, protocol.get_untracked());
-            if p.has_judgments() {
-                timing::measure("hj-sweep", || p.sweep(results, 100))
-            } else {
-                Vec::new()
-            }
-        })
-    })
+/// τ and accuracy across γ for the results the analysis uses. At 100k results the 100 points
+/// take about a second of main thread, more than half of all the lab did per showing of new
+/// results (issue 17.5), so they are computed a point at a time in slices of at most
+/// `SLICE_MS`, yielding to the page between slices, over a snapshot of the analysis's own
+/// preparation; and a new sweep starts no sooner than `PACE` times the last one's main-thread
+/// time after it, so sweeping takes at most a fifth of the thread whatever the number stored.
+/// The points are those of `Prepared::sweep` (tested natively); a sweep begun for a dataset
+/// since replaced is dropped.
+const SLICE_MS: f64 = 30.0;
+const PACE: f64 = 4.0;
+
+fn sweep(b: BatchState, version: Memo<u64>, prepared: Snapshot) -> Memo<Vec<SweepPoint>> {
+    let out = RwSignal::new(Vec::new());
+    let wanted = StoredValue::new(None::<u64>);
+    let busy = StoredValue::new(false);
+    Effect::new(move |_| {
+        wanted.set_value(Some(version.get()));
+        if !busy.get_value() {
+            busy.set_value(true);
+            leptos::task::spawn_local(async move {
+                let mut last = None;
+                while let Some(v) = wanted.get_value().filter(|v| Some(*v) != last) {
+                    last = Some(v);
+                    let run = b.run_id.get_value();
+                    let (points, cost_ms) = sweep_in_slices(prepared).await;
+                    if b.run_id.get_value() == run {
+                        out.set(points);
+                    }
+                    crate::web::fetch::sleep((PACE * cost_ms) as u32, None).await;
+                }
+                busy.set_value(false);
+            });
+        }
+    });
+    Memo::new(move |_| out.get())
+}
+
+/// Gives a copy of the analysis's preparation for the current results (None: no judgments).
+type Snapshot = Callback<(), Option<Prepared>>;
+
+/// One sweep, a slice at a time; with the main-thread time it took (ms).
+async fn sweep_in_slices(prepared: Snapshot) -> (Vec<SweepPoint>, f64) {
+    let now = || js_sys::Date::now();
+    let mut start = now();
+    let Some(mut p) = prepared.run(()) else {
+        return (Vec::new(), now() - start);
+    };
+    let (mut points, mut cost) = (Vec::with_capacity(100), 0.0);
+    timing::start("hj-sweep");
+    for k in 0..100 {
+        points.push(p.sweep_point(k, 100));
+        if now() - start >= SLICE_MS {
+            cost += now() - start;
+            crate::web::fetch::sleep(0, None).await;
+            start = now();
+        }
+    }
+    timing::end("hj-sweep");
+    (points, cost + now() - start)
 }
 
 /// The Table-2 row: per-task accuracy from the same overall scores (read after `report`).

@@ -3,10 +3,10 @@
 
 use leptos::prelude::*;
 
-use crate::ui::batch_state::BatchState;
-use crate::ui::state::AppState;
 use crate::lab::compare::{disagreements, scatter, ScatterPoint};
 use crate::lab::ItemResult;
+use crate::ui::batch_state::BatchState;
+use crate::ui::state::AppState;
 
 const W: f64 = 380.0;
 const H: f64 = 260.0;
@@ -84,7 +84,7 @@ pub fn ScatterPlot(results: Memo<Vec<ItemResult>>) -> impl IntoView {
     let gamma = settled_gamma(state);
     let points = Memo::new(move |_| {
         let gamma = gamma.get();
-        results.with(|r| scatter(r, gamma))
+        crate::web::timing::measure("hj-scatter", || results.with(|r| scatter(r, gamma)))
     });
     let worst = Memo::new(move |_| points.with(|p| disagreements(p, 5)));
     // The dots that are elements of their own: the five that disagree most, and the open item.
