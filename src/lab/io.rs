@@ -86,25 +86,9 @@ pub fn range_problem(r: &ItemResult) -> Option<String> {
 
 /// Reads a results JSONL file: the results, and `line: reason` for each line that is not one.
 pub fn from_jsonl(text: &str) -> (Vec<ItemResult>, Vec<String>) {
-    let mut results = Vec::new();
-    let mut problems = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim().trim_start_matches('\u{feff}');
-        if line.is_empty() {
-            continue;
-        }
-        match serde_json::from_str::<ItemResult>(line) {
-            Ok(r) if r.id.is_empty() => {
-                problems.push(format!("Line {}: the result has no id.", i + 1))
-            }
-            Ok(r) => match range_problem(&r) {
-                Some(why) => problems.push(format!("Line {}: {why}.", i + 1)),
-                None => results.push(r),
-            },
-            Err(e) => problems.push(format!("Line {}: not a result ({e}).", i + 1)),
-        }
-    }
-    (results, problems)
+    let mut reader = super::jsonl_reader::JsonlReader::default();
+    reader.read(text, usize::MAX);
+    (reader.results, reader.problems)
 }
 
 /// A plain decimal number (`-2`, `0.5`, `1e-3`): a spreadsheet reads it as a number, never as

@@ -4,6 +4,7 @@
 pub mod analysis;
 pub mod compare;
 pub mod io;
+pub mod jsonl_reader;
 pub mod overall;
 pub mod pace;
 pub mod record;

@@ -76,6 +76,12 @@ pub fn BatchPanel() -> impl IntoView {
                 _ => "",
             }}</p>
             <p class="error" role="alert" data-testid="batch-message">{move || b.message.get()}</p>
+            {move || b.reading.get().map(|(share, found)| view! {
+                <p data-testid="results-import-progress" data-share=share data-found=found>
+                    <progress max="1" value=share aria-label="Reading the results file"></progress>
+                    {format!(" Reading the results file: {:.0} % ({found} results so far)\u{2026}", share * 100.0)}
+                </p>
+            })}
             {move || state.storage_error.get().map(|m| view! { <p class="error" role="alert" data-testid="storage-error">{m}</p> })}
             <div class="export-row row">
                 <button data-testid="export-results-jsonl" disabled=move || b.results.with(Vec::is_empty)
@@ -84,7 +90,7 @@ pub fn BatchPanel() -> impl IntoView {
                     on:click=move |_| batch_run::export(b, state.gamma.get_untracked(), true)>"Export CSV"</button>
                 <label class="file-button">"Import results"
                     <input data-testid="results-input" type="file" accept=".jsonl,.csv"
-                        on:change=move |ev| { if let Some(f) = files_of(&ev).into_iter().next() { batch_run::import_results(b, f) } }/>
+                        on:change=move |ev| { if let Some(f) = files_of(&ev).into_iter().next() { crate::ui::results_import::import_results(b, f) } }/>
                 </label>
             </div>
         </fieldset>
@@ -136,7 +142,11 @@ fn progress_view(b: BatchState) -> impl IntoView {
     };
     move || {
         let (done, failed, partial, total, rate, eta) = progress();
-        let fraction = if total > 0 { (done + failed) as f64 / total as f64 } else { 0.0 };
+        let fraction = if total > 0 {
+            (done + failed) as f64 / total as f64
+        } else {
+            0.0
+        };
         view! {
             <div class="batch-progress" data-testid="batch-progress" data-done=done data-failed=failed data-partial=partial data-total=total data-status=status().id()>
                 <progress max="1" value=fraction aria-labelledby="batch-progress-text"></progress>

@@ -576,31 +576,3 @@ pub fn export(b: BatchState, gamma: f64, csv: bool) {
         b.message.set(Some(e));
     }
 }
-
-/// Loads a results file exported earlier: analysis without calling any model.
-pub fn import_results(b: BatchState, file: web_sys::File) {
-    spawn_local(async move {
-        let name = file.name();
-        let text = match files::text(&file).await {
-            Ok(t) => t,
-            Err(e) => return b.message.set(Some(e)),
-        };
-        let (results, problems) = if name.to_lowercase().ends_with(".csv") {
-            io::from_csv_records(&batch::dataset::csv_records(&text))
-        } else {
-            io::from_jsonl(&text)
-        };
-        replace_run(b);
-        b.stored_run.set_value(None);
-        b.report.set(problems);
-        b.message.set(Some(format!(
-            "Loaded {} results from \u{201c}{name}\u{201d}.",
-            results.len()
-        )));
-        b.item_count.set(results.len());
-        b.left_out.set(0);
-        b.items.set_value(Rc::new(Vec::new()));
-        b.results.set(results);
-        b.status.set(BatchStatus::Finished);
-    });
-}

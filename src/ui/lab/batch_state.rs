@@ -87,6 +87,10 @@ pub struct BatchState {
     /// The runs stored on this device, newest first, each with its number of results.
     pub runs: RwSignal<Vec<(crate::lab::stored_run::StoredRun, usize)>>,
     pub message: RwSignal<Option<String>>,
+    /// A results file being read: the share read (0…1) and the results found so far.
+    pub reading: RwSignal<Option<(f64, usize)>>,
+    /// Bumped by each results import, so that a slower one still reading gives way.
+    pub import_seq: StoredValue<u64>,
     /// Results table: sort key, descending, text filter; the item shown in detail.
     pub sort: RwSignal<(String, bool)>,
     pub filter: RwSignal<String>,
@@ -128,6 +132,8 @@ impl BatchState {
             stored_run: StoredValue::new(None),
             runs: RwSignal::new(Vec::new()),
             message: RwSignal::new(None),
+            reading: RwSignal::new(None),
+            import_seq: StoredValue::new(0),
             sort: RwSignal::new(("id".into(), false)),
             filter: RwSignal::new(String::new()),
             selected: RwSignal::new(None),

@@ -10,6 +10,7 @@ pub(crate) mod inbox;
 pub(crate) mod lab_app;
 pub(crate) mod meta_panel;
 pub(crate) mod openai_batch_run;
+pub(crate) mod results_import;
 pub(crate) mod results_table;
 pub(crate) mod run_records;
 pub(crate) mod scatter_plot;

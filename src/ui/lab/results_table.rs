@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use crate::criteria::Criterion;
-use crate::lab::compare::rank_gaps;
+use crate::lab::compare::rank_gaps_by_position;
 use crate::lab::rows::first_rows;
 use crate::lab::ItemResult;
 use crate::ui::batch_state::BatchState;
@@ -32,23 +32,19 @@ fn soft_hyphens(label: &str) -> String {
     }
 }
 
-/// The value a column sorts by (`gaps`: each item's metric–human rank gap, for "disagreement").
-fn key(
-    r: &ItemResult,
-    column: &str,
-    gamma: f64,
-    gaps: &std::collections::HashMap<String, f64>,
-) -> Option<f64> {
+/// The value a column sorts by (`gap`: the item's metric–human rank gap, for "disagreement").
+fn key(r: &ItemResult, column: &str, gamma: f64, gap: Option<f64>) -> Option<f64> {
     match column {
         "overall" => r.overall(gamma),
-        "disagreement" => gaps.get(&r.id).copied(),
+        "disagreement" => gap,
         "human" => r.human.get("overall").and_then(|v| v.first().copied()),
         c => r.criterion_score(c),
     }
 }
 
 /// The rows matching the filter, sorted, and how many matched before the first `SHOWN_ROWS`.
-fn shown_rows(state: AppState, b: BatchState) -> Memo<(usize, Vec<ItemResult>)> {
+/// Each row with its position among the results (where its rank gap is found).
+fn shown_rows(state: AppState, b: BatchState) -> Memo<(usize, Vec<(usize, ItemResult)>)> {
     Memo::new(move |_| {
         crate::web::timing::start("hj-rows");
         let filter = b.filter.get().to_lowercase();
@@ -60,9 +56,9 @@ fn shown_rows(state: AppState, b: BatchState) -> Memo<(usize, Vec<ItemResult>)> 
             state.gamma.get_untracked()
         };
         let gaps = if column == "disagreement" {
-            b.results.with(|r| rank_gaps(r, gamma))
+            b.results.with(|r| rank_gaps_by_position(r, gamma))
         } else {
-            Default::default()
+            Vec::new()
         };
         // The first rows in order, picked in one pass: no clone or sort of every result.
         let rows = b.results.with(|r| {
@@ -86,7 +82,11 @@ fn shown_rows(state: AppState, b: BatchState) -> Memo<(usize, Vec<ItemResult>)> 
             } else {
                 let keys: Vec<f64> = r
                     .iter()
-                    .map(|x| key(x, &column, gamma, &gaps).unwrap_or(f64::NEG_INFINITY))
+                    .enumerate()
+                    .map(|(i, x)| {
+                        let gap = gaps.get(i).copied().flatten();
+                        key(x, &column, gamma, gap).unwrap_or(f64::NEG_INFINITY)
+                    })
                     .collect();
                 first_rows(
                     r.len(),
@@ -100,8 +100,8 @@ fn shown_rows(state: AppState, b: BatchState) -> Memo<(usize, Vec<ItemResult>)> 
                 matching,
                 first
                     .into_iter()
-                    .map(|i| r[i].clone())
-                    .collect::<Vec<ItemResult>>(),
+                    .map(|i| (i, r[i].clone()))
+                    .collect::<Vec<(usize, ItemResult)>>(),
             )
         });
         crate::web::timing::end("hj-rows");
@@ -141,8 +141,8 @@ fn header(b: BatchState, column: &'static str, label: String) -> impl IntoView {
 fn result_row(
     state: AppState,
     b: BatchState,
-    gaps: Memo<std::collections::HashMap<String, f64>>,
-    r: ItemResult,
+    gaps: Memo<Vec<Option<f64>>>,
+    (at, r): (usize, ItemResult),
 ) -> impl IntoView {
     let id = r.id.clone();
     let id_sel = r.id.clone();
@@ -151,7 +151,6 @@ fn result_row(
     let failed = r.is_failed();
     let lost = r.failed_criteria();
     let row = r.clone();
-    let gap_id = r.id.clone();
     let is_selected = move || b.selected.with(|s| s.as_deref() == Some(id_sel.as_str()));
     view! {
         <tr class:failed=failed class:partial=r.is_partial() class:selected=is_selected.clone()
@@ -174,7 +173,7 @@ fn result_row(
                 view! { <td class:doubtful=!doubts.is_empty() data-doubt=doubts title=title>{cell(r.criterion_score(c.id()))}</td> }
             }).collect_view())}
             <td>{r.human.get("overall").map(|v| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")).unwrap_or_default()}</td>
-            <td data-testid="result-gap">{move || gap_cell(gaps.with(|g| g.get(&gap_id).copied()))}</td>
+            <td data-testid="result-gap">{move || gap_cell(gaps.with(|g| g.get(at).copied().flatten()))}</td>
         </tr>
     }
 }
@@ -198,7 +197,7 @@ pub fn ResultsTable() -> impl IntoView {
     let settled = crate::ui::scatter_plot::settled_gamma(state);
     let gaps = Memo::new(move |_| {
         let gamma = settled.get();
-        b.results.with(|r| rank_gaps(r, gamma))
+        b.results.with(|r| rank_gaps_by_position(r, gamma))
     });
     view! {
         <section class="results-table" aria-label="Batch results">
@@ -219,7 +218,7 @@ pub fn ResultsTable() -> impl IntoView {
                         {header(b, "disagreement", "Disagree\u{ad}ment".into())}
                     </tr></thead>
                     <tbody>
-                        <For each=move || rows.get().1 key=|r| (r.id.clone(), r.overall(1.0).map(f64::to_bits)) let:r>
+                        <For each=move || rows.get().1 key=|(at, r)| (*at, r.id.clone(), r.overall(1.0).map(f64::to_bits)) let:r>
                             {result_row(state, b, gaps, r)}
                         </For>
                     </tbody>
