@@ -63,14 +63,18 @@ fn rank_fractions(values: &[f64]) -> Vec<f64> {
 pub fn disagreements(points: &[ScatterPoint], k: usize) -> Vec<(ScatterPoint, f64)> {
     let h = rank_fractions(&points.iter().map(|p| p.human).collect::<Vec<_>>());
     let m = rank_fractions(&points.iter().map(|p| p.metric).collect::<Vec<_>>());
-    let mut out: Vec<(ScatterPoint, f64)> = points
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.clone(), (h[i] - m[i]).abs()))
-        .collect();
-    out.sort_by(|a, b| b.1.total_cmp(&a.1));
-    out.truncate(k);
-    out
+    let gap: Vec<f64> = (0..points.len()).map(|i| (h[i] - m[i]).abs()).collect();
+    // The k largest in one pass, ties in input order, as a stable sort by gap would give.
+    super::rows::first_rows(
+        points.len(),
+        k,
+        false,
+        |_| true,
+        |a, b| gap[b].total_cmp(&gap[a]),
+    )
+    .into_iter()
+    .map(|i| (points[i].clone(), gap[i]))
+    .collect()
 }
 
 /// Every item's rank gap (as in `disagreements`), by id: the metric–human disagreement a
@@ -300,6 +304,21 @@ mod tests {
                 assert_eq!(*g, expected, "{}", r.id);
             }
             assert_eq!(rank_gaps(&rs, 0.5).len(), points.len());
+            // The worst ones: those of a stable sort by gap, largest first.
+            let mut all: Vec<(ScatterPoint, f64)> = points
+                .iter()
+                .cloned()
+                .zip((0..points.len()).map(|k| (h[k] - m[k]).abs()))
+                .collect();
+            all.sort_by(|a, b| b.1.total_cmp(&a.1));
+            for k in [0, 1, 5, 300] {
+                let expected: Vec<_> = all.iter().take(k).cloned().collect();
+                assert_eq!(
+                    disagreements(&points, k),
+                    expected,
+                    "{n} results, {k} worst"
+                );
+            }
         }
     }
 

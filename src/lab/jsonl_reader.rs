@@ -36,6 +36,17 @@ impl JsonlReader {
         self.pos >= text.len()
     }
 
+    /// Goes on with the next piece of a file read in pieces, each ending at a line's end (or
+    /// the file's): line numbers go on from the last piece's.
+    pub fn next_piece(&mut self) {
+        self.pos = 0;
+    }
+
+    /// Bytes of the current text read.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
     /// The share of `text` read, 0…1.
     pub fn fraction(&self, text: &str) -> f64 {
         if text.is_empty() {
@@ -123,5 +134,23 @@ mod tests {
             !in_one_step(&lines.join("\n")).1.is_empty(),
             "the bad lines are named"
         );
+    }
+
+    #[test]
+    fn a_file_read_in_pieces_cut_at_line_ends_reads_as_a_whole() {
+        let text = "{\"id\":\"a\",\"metric\":\"fleur\",\"score\":0.5}\nbad\n\n{\"id\":\"b\",\"metric\":\"fleur\"}\r\nworse";
+        let whole = in_one_step(text);
+        let ends: Vec<usize> = text.match_indices('\n').map(|(i, _)| i + 1).collect();
+        for cuts in [vec![], vec![ends[0]], ends.clone()] {
+            let mut r = JsonlReader::default();
+            let mut from = 0;
+            for end in cuts.iter().copied().chain([text.len()]) {
+                r.next_piece();
+                while !r.read(&text[from..end], 1) {}
+                assert_eq!(r.position(), end - from);
+                from = end;
+            }
+            assert_eq!((r.results, r.problems), whole, "cut at {cuts:?}");
+        }
     }
 }

@@ -1,8 +1,9 @@
 """End-to-end: the lab at scale (issue 17.5). A run of a 100,000-item dataset with about 98,000
 results already stored stays responsive while results arrive from a loopback OpenAI-format
 server answering at once (a click on a sort button is handled within a bound, and no task
-freezes the page for long); and a results file of a million lines is read with a progress bar
-that moves, and every result is loaded. The stored run is written straight into the app's
+freezes the page for long); and a results file of a million lines is read in pieces with a
+progress bar that moves, no task longer than a second while it is read, and every result is
+loaded. The stored run is written straight into the app's
 IndexedDB with the records `lab::stored_run` defines (as `scripts/bench_lab_scale.py` does)."""
 import sys
 import time
@@ -71,8 +72,8 @@ def test_a_100k_item_run_stays_responsive_while_results_arrive(browser, app_url)
               f"longest task {max(long, default=0):.0f} ms; long tasks {sum(long) / 1000:.1f} s in all")
         assert len(latencies) >= 2, "clicks were made while the run was going"
         # The probe's tab was frozen 47 of 53 s at 100k, with single tasks of seconds.
-        assert max(latencies) < 2.5, latencies
-        assert max(long, default=0) < 2000, max(long)
+        assert max(latencies) < 1.5, latencies
+        assert max(long, default=0) < 1000, max(long)
         assert sum(long) / 1000 < 0.35 * wall, (sum(long), wall)
         # Every number is the full recomputation's: the sweep has all its points over all items.
         page.wait_for(lambda dd: page.el("gamma-sweep").get_attribute("data-points") == "100", "the sweep", 60)
@@ -120,6 +121,16 @@ def test_a_million_result_import_shows_progress_and_finishes(browser, app_url, m
           f"{sorted(set(shares))[-3:]}; longest task {max(long, default=0):.0f} ms")
     for name, total, count, worst in d.execute_script(scale.MEASURES_JS, t0):
         print(f"    {name:16} {total:9.0f} in all over {count:5} times, longest {worst:6.0f}")
+    # While the file is read (the measure the page takes around it), no task holds the page
+    # long; the one-step reading was a single task of many seconds.
+    read_end = d.execute_script("const m = performance.getEntriesByName('hj-read-results'); return m.length ? m[m.length - 1].startTime + m[m.length - 1].duration : null")
+    assert read_end is not None
+    reading_tasks = [dur for (start, dur) in d.execute_script("return window.__hjLong") if t0 <= start and start + dur <= read_end]
+    after = [dur for (start, dur) in d.execute_script("return window.__hjLong") if start + dur > read_end]
+    print(f"  longest task while reading {max(reading_tasks, default=0):.0f} ms; first analysis of the million {max(after, default=0):.0f} ms")
+    assert max(reading_tasks, default=0) < 1000, reading_tasks
+    # The first analysis of a million results is still one task (1.6 s here; it was 5 s).
+    assert max(after, default=0) < 3000, after
     assert f"Loaded {MILLION} results" in page.el("batch-message").text
     assert not d.find_elements(*tid("results-import-progress")), "the bar goes once read"
     moving = sorted(set(s for s in shares if 0 < s < 1))

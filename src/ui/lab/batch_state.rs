@@ -48,6 +48,29 @@ impl BatchStatus {
     }
 }
 
+/// The results the meta-evaluation uses: all of them, read in place, or (when items scored on
+/// fewer than all criteria are left out) a copy of the others. Copying every result on each
+/// showing took seconds at a million results.
+#[derive(Clone, Copy)]
+pub struct Used {
+    pub all: RwSignal<Vec<ItemResult>>,
+    /// `None`: none is left out, the results are used as they are.
+    pub kept: Memo<Option<Vec<ItemResult>>>,
+}
+
+impl Used {
+    pub fn with<T>(&self, f: impl FnOnce(&[ItemResult]) -> T) -> T {
+        self.kept.with(|kept| match kept {
+            Some(v) => f(v),
+            None => self.all.with(|all| f(all)),
+        })
+    }
+
+    pub fn track(&self) {
+        self.with(|_| ());
+    }
+}
+
 #[derive(Clone, Copy)]
 pub struct BatchState {
     pub items: StoredValue<Rc<Vec<Item>>, LocalStorage>,

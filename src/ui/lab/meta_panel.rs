@@ -8,7 +8,7 @@ use crate::lab::analysis::{Agreement, MetaReport, Prepared, SweepPoint};
 use crate::lab::ItemResult;
 use crate::meta::RatingProtocol;
 use crate::task::Task;
-use crate::ui::batch_state::BatchState;
+use crate::ui::batch_state::{BatchState, Used};
 use crate::ui::state::AppState;
 use crate::web::timing;
 
@@ -40,7 +40,7 @@ fn agreement_cells(id: String, a: Agreement) -> impl IntoView {
 #[derive(Clone, Copy)]
 struct Analysis {
     /// The results that enter the comparison.
-    used: Memo<Vec<ItemResult>>,
+    used: Used,
     report: Memo<Option<MetaReport>>,
     sweep: Memo<Vec<SweepPoint>>,
     /// Table 2's row: accuracy per task in [`TABLE_TASKS`] order, and their mean.
@@ -57,17 +57,24 @@ fn analysis(
     // γ, so moving the slider only re-aggregates and re-ranks.
     // Items scored on fewer than all their criteria are left out unless the user keeps them
     // (`all_only`): their overall rests on whichever criteria happened to succeed.
-    let used = Memo::new(move |_| {
+    let kept = Memo::new(move |_| {
         let keep_partial = !all_only.get();
         timing::measure("hj-used", || {
             b.results.with(|all| {
-                all.iter()
-                    .filter(|r| keep_partial || !r.is_partial())
-                    .cloned()
-                    .collect::<Vec<ItemResult>>()
+                let leave_out = !keep_partial && all.iter().any(ItemResult::is_partial);
+                leave_out.then(|| {
+                    all.iter()
+                        .filter(|r| !r.is_partial())
+                        .cloned()
+                        .collect::<Vec<ItemResult>>()
+                })
             })
         })
     });
+    let used = Used {
+        all: b.results,
+        kept,
+    };
     let changes = StoredValue::new(0u64);
     let version = Memo::new(move |_| {
         used.track();
@@ -242,7 +249,11 @@ pub fn MetaPanel() -> impl IntoView {
         let partial = b
             .results
             .with(|r| r.iter().filter(|x| x.is_partial()).count());
-        (a.used.with(Vec::len), b.results.with(Vec::len), partial)
+        (
+            a.used.with(<[ItemResult]>::len),
+            b.results.with(Vec::len),
+            partial,
+        )
     };
     view! {
         <section class="meta" aria-label="Meta-evaluation">

@@ -19,6 +19,8 @@ use crate::web::files;
 const SLICE_MS: f64 = 40.0;
 /// Lines read between looks at the clock.
 const LINES: usize = 500;
+/// Bytes of the file read at once.
+const PIECE: f64 = 4.0 * 1024.0 * 1024.0;
 
 /// Reads `file` (JSONL or CSV) and shows its results in place of whatever this tab held.
 pub fn import_results(b: BatchState, file: web_sys::File) {
@@ -27,48 +29,80 @@ pub fn import_results(b: BatchState, file: web_sys::File) {
     spawn_local(async move {
         let name = file.name();
         b.reading.set(Some((0.0, 0)));
-        let read = match files::text(&file).await {
-            Ok(text) if name.to_lowercase().ends_with(".csv") => {
-                Some(io::from_csv_records(&batch::dataset::csv_records(&text)))
-            }
-            Ok(text) => read_jsonl(b, seq, &text).await,
-            Err(e) => {
-                b.message.set(Some(e));
-                None
-            }
+        crate::web::timing::start("hj-read-results");
+        let read = if name.to_lowercase().ends_with(".csv") {
+            files::text(&file)
+                .await
+                .map(|text| Some(io::from_csv_records(&batch::dataset::csv_records(&text))))
+        } else {
+            read_jsonl(b, seq, &file).await
         };
         // A later import took over meanwhile: its reading and its results are the ones shown.
         if b.import_seq.get_value() != seq {
             return;
         }
         b.reading.set(None);
-        if let Some((results, problems)) = read {
-            show(b, &name, results, problems);
+        crate::web::timing::end("hj-read-results");
+        match read {
+            Ok(Some((results, problems))) => show(b, &name, results, problems),
+            Ok(None) => {}
+            Err(e) => b.message.set(Some(e)),
         }
     });
 }
 
-/// The results and problems of a JSONL text, read in slices; `None` when a later import took
-/// over before the end.
-async fn read_jsonl(b: BatchState, seq: u64, text: &str) -> Option<(Vec<ItemResult>, Vec<String>)> {
+/// The results and problems of a JSONL file, read a piece of `PIECE` bytes at a time (cut at
+/// line ends, so no character is split) and each piece a slice of lines at a time; `None` when
+/// a later import took over before the end. Reading the whole file into one string first held
+/// the page for up to a second at a million lines.
+async fn read_jsonl(
+    b: BatchState,
+    seq: u64,
+    file: &web_sys::File,
+) -> Result<Option<(Vec<ItemResult>, Vec<String>)>, String> {
     let now = || js_sys::Date::now();
+    let size = file.size();
     let mut reader = JsonlReader::default();
-    loop {
-        let start = now();
-        let mut done = false;
-        while !done && now() - start < SLICE_MS {
-            done = reader.read(text, LINES);
+    let (mut offset, mut consumed, mut carry) = (0.0, 0.0, Vec::new());
+    while offset < size || !carry.is_empty() {
+        let end = (offset + PIECE).min(size);
+        let mut bytes = std::mem::take(&mut carry);
+        if offset < size {
+            let part = file
+                .slice_with_f64_and_f64(offset, end)
+                .map_err(|_| "The file could not be read.".to_string())?;
+            bytes.extend(files::bytes(&part).await?);
         }
-        if done {
-            return Some((reader.results, reader.problems));
+        offset = end;
+        let cut = match bytes.iter().rposition(|&c| c == b'\n') {
+            Some(i) if offset < size => i + 1,
+            None if offset < size => 0,
+            _ => bytes.len(),
+        };
+        carry = bytes.split_off(cut);
+        let text = String::from_utf8_lossy(&bytes);
+        reader.next_piece();
+        loop {
+            let start = now();
+            let mut done = false;
+            while !done && now() - start < SLICE_MS {
+                done = reader.read(&text, LINES);
+            }
+            let share = (consumed
+                + reader.position() as f64 / text.len().max(1) as f64 * bytes.len() as f64)
+                / size;
+            b.reading.set(Some((share.min(1.0), reader.results.len())));
+            crate::web::fetch::sleep(0, None).await;
+            if b.import_seq.get_value() != seq {
+                return Ok(None);
+            }
+            if done {
+                break;
+            }
         }
-        b.reading
-            .set(Some((reader.fraction(text), reader.results.len())));
-        crate::web::fetch::sleep(0, None).await;
-        if b.import_seq.get_value() != seq {
-            return None;
-        }
+        consumed += bytes.len() as f64;
     }
+    Ok(Some((reader.results, reader.problems)))
 }
 
 fn show(b: BatchState, name: &str, results: Vec<ItemResult>, problems: Vec<String>) {

@@ -4,7 +4,6 @@
 use leptos::prelude::*;
 
 use crate::lab::compare::{disagreements, scatter, ScatterPoint};
-use crate::lab::ItemResult;
 use crate::ui::batch_state::BatchState;
 use crate::ui::state::AppState;
 
@@ -20,12 +19,18 @@ const TABLE_ROWS: usize = 500;
 /// Every item is one dot, all in a single `<path>` (a zero-length segment per item, drawn with
 /// a round cap): one DOM node whatever the number of items, so 10,000 dots cost one string and
 /// one paint, not 10,000 elements. Only the dots one can click (the five that disagree most and
-/// the open item) are elements of their own.
+/// the open item) are elements of their own. A dot on the tenth of a pixel of one drawn already
+/// is not drawn again: the picture is the same, and a million results (a few thousand places,
+/// as human ratings are few) no longer make a path of sixteen megabytes.
 fn dots_path(points: &[ScatterPoint], sx: impl Fn(f64) -> f64, sy: impl Fn(f64) -> f64) -> String {
     use std::fmt::Write;
-    let mut d = String::with_capacity(points.len() * 16);
+    let mut seen = std::collections::HashSet::new();
+    let mut d = String::new();
     for p in points {
-        let _ = write!(d, "M{:.1} {:.1}h0", sx(p.human), sy(p.metric));
+        let (x, y) = (sx(p.human), sy(p.metric));
+        if seen.insert(((x * 10.0).round() as i64, (y * 10.0).round() as i64)) {
+            let _ = write!(d, "M{x:.1} {y:.1}h0");
+        }
     }
     d
 }
@@ -78,7 +83,7 @@ fn label(v: f64) -> String {
 }
 
 #[component]
-pub fn ScatterPlot(results: Memo<Vec<ItemResult>>) -> impl IntoView {
+pub fn ScatterPlot(results: crate::ui::batch_state::Used) -> impl IntoView {
     let state = expect_context::<AppState>();
     let b = expect_context::<BatchState>();
     let gamma = settled_gamma(state);
@@ -115,7 +120,7 @@ pub fn ScatterPlot(results: Memo<Vec<ItemResult>>) -> impl IntoView {
             <figcaption id="scatter-caption">
                 "The metric's overall score (at the current γ) against the mean human rating, one dot per item with both, every item drawn; both axes span the data, not the whole scale. A dot far from the rising trend is an item where they disagree; the five that disagree most (by rank) are ringed and listed below. Hover a ringed dot for its item; click it, or its line below, to open it."
             </figcaption>
-            {move || scatter_svg(b, points.get(), marked.get())}
+            {move || points.with(|all| scatter_svg(b, all, marked.get()))}
             <div class="disagree">
                 <h4 id="disagree-title">"Where the metric and the humans disagree most"</h4>
                 <ol data-testid="disagreements" aria-labelledby="disagree-title">
@@ -136,7 +141,7 @@ pub fn ScatterPlot(results: Memo<Vec<ItemResult>>) -> impl IntoView {
 }
 
 /// The plot itself: axes, every dot in one path, and the clickable marked dots.
-fn scatter_svg(b: BatchState, all: Vec<ScatterPoint>, pts: Vec<ScatterPoint>) -> AnyView {
+fn scatter_svg(b: BatchState, all: &[ScatterPoint], pts: Vec<ScatterPoint>) -> AnyView {
     if all.is_empty() {
         return view! { <p class="hint">"No item has both a score and a human overall rating."</p> }.into_any();
     }
@@ -146,7 +151,7 @@ fn scatter_svg(b: BatchState, all: Vec<ScatterPoint>, pts: Vec<ScatterPoint>) ->
     let sy = move |v: f64| TOP + (yh - v) / (yh - yl) * (H - TOP - BOTTOM);
     let bottom = H - BOTTOM;
     let selected = b.selected.get();
-    let dots = dots_path(&all, sx, sy);
+    let dots = dots_path(all, sx, sy);
     view! {
         <svg viewBox=format!("0 0 {W} {H}") role="img" aria-labelledby="scatter-caption">
             {yt.iter().map(|&v| view! {
