@@ -4,7 +4,7 @@
 //! the event loop before the next; the outcome is exactly [`super::io::from_jsonl`]'s, which
 //! is this reader run to the end in one go.
 
-use super::io::range_problem;
+use super::ranges::range_problem;
 use super::record::ItemResult;
 
 /// Where a reading of one text stands, with what it has read so far.

@@ -7,6 +7,7 @@ pub mod io;
 pub mod jsonl_reader;
 pub mod overall;
 pub mod pace;
+pub mod ranges;
 pub mod record;
 pub mod rows;
 pub mod stored_run;

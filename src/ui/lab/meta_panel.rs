@@ -47,16 +47,10 @@ struct Analysis {
     per_task: Memo<(Vec<Option<f64>>, Option<f64>)>,
 }
 
-fn analysis(
-    state: AppState,
-    b: BatchState,
-    all_only: RwSignal<bool>,
-    protocol: RwSignal<RatingProtocol>,
-) -> Analysis {
-    // The γ-independent preparation is rebuilt when the results change and reused for every
-    // γ, so moving the slider only re-aggregates and re-ranks.
-    // Items scored on fewer than all their criteria are left out unless the user keeps them
-    // (`all_only`): their overall rests on whichever criteria happened to succeed.
+/// Items scored on fewer than all their criteria are left out unless the user keeps them
+/// (`all_only`): their overall rests on whichever criteria happened to succeed. Only then are
+/// the others copied.
+fn used(b: BatchState, all_only: RwSignal<bool>) -> Used {
     let kept = Memo::new(move |_| {
         let keep_partial = !all_only.get();
         timing::measure("hj-used", || {
@@ -71,10 +65,21 @@ fn analysis(
             })
         })
     });
-    let used = Used {
+    Used {
         all: b.results,
         kept,
-    };
+    }
+}
+
+fn analysis(
+    state: AppState,
+    b: BatchState,
+    all_only: RwSignal<bool>,
+    protocol: RwSignal<RatingProtocol>,
+) -> Analysis {
+    // The γ-independent preparation is rebuilt when the results change and reused for every
+    // γ, so moving the slider only re-aggregates and re-ranks.
+    let used = used(b, all_only);
     let changes = StoredValue::new(0u64);
     let version = Memo::new(move |_| {
         used.track();
@@ -139,18 +144,7 @@ fn analysis(
     Analysis {
         used,
         report,
-        sweep: sweep(
-            b,
-            version,
-            Callback::new(move |()| {
-                let mut copy = None;
-                with_prepared(&mut |p, _| {
-                    copy = p.has_judgments().then(|| p.clone());
-                    None
-                });
-                copy
-            }),
-        ),
+        sweep: sweep(b, version, snapshot(with_prepared)),
         per_task: per_task(report, prepared),
     }
 }
@@ -190,6 +184,24 @@ fn sweep(b: BatchState, version: Memo<u64>, prepared: Snapshot) -> Memo<Vec<Swee
         }
     });
     Memo::new(move |_| out.get())
+}
+
+/// A copy of the analysis's preparation (built if the results changed), for the sweep.
+fn snapshot(
+    with_prepared: impl Fn(&mut dyn FnMut(&mut Prepared, &[ItemResult]) -> Option<MetaReport>) -> Option<MetaReport>
+        + Copy
+        + Send
+        + Sync
+        + 'static,
+) -> Snapshot {
+    Callback::new(move |()| {
+        let mut copy = None;
+        with_prepared(&mut |p, _| {
+            copy = p.has_judgments().then(|| p.clone());
+            None
+        });
+        copy
+    })
 }
 
 /// Gives a copy of the analysis's preparation for the current results (None: no judgments).

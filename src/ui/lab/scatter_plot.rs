@@ -16,19 +16,24 @@ const BOTTOM: f64 = 46.0;
 /// Rows of the points table drawn at once.
 const TABLE_ROWS: usize = 500;
 
+/// Above this many items, a dot on the tenth of a pixel of one drawn already is not drawn again.
+const ONE_SEGMENT_PER_ITEM_UP_TO: usize = 10_000;
+
 /// Every item is one dot, all in a single `<path>` (a zero-length segment per item, drawn with
 /// a round cap): one DOM node whatever the number of items, so 10,000 dots cost one string and
 /// one paint, not 10,000 elements. Only the dots one can click (the five that disagree most and
-/// the open item) are elements of their own. A dot on the tenth of a pixel of one drawn already
-/// is not drawn again: the picture is the same, and a million results (a few thousand places,
-/// as human ratings are few) no longer make a path of sixteen megabytes.
+/// the open item) are elements of their own. Beyond `ONE_SEGMENT_PER_ITEM_UP_TO` items, a dot
+/// where one is drawn already (to the path's tenth of a pixel) is left out: the picture is the
+/// same, and a million results (a few thousand places, as human ratings are few) no longer
+/// make a path of sixteen megabytes.
 fn dots_path(points: &[ScatterPoint], sx: impl Fn(f64) -> f64, sy: impl Fn(f64) -> f64) -> String {
     use std::fmt::Write;
+    let every = points.len() <= ONE_SEGMENT_PER_ITEM_UP_TO;
     let mut seen = std::collections::HashSet::new();
     let mut d = String::new();
     for p in points {
         let (x, y) = (sx(p.human), sy(p.metric));
-        if seen.insert(((x * 10.0).round() as i64, (y * 10.0).round() as i64)) {
+        if every || seen.insert(((x * 10.0).round() as i64, (y * 10.0).round() as i64)) {
             let _ = write!(d, "M{x:.1} {y:.1}h0");
         }
     }
