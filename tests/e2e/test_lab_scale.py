@@ -76,7 +76,7 @@ def test_a_100k_item_run_stays_responsive_while_results_arrive(browser, app_url)
         # bounds leave room for that load.
         assert max(latencies) < 2.5, latencies
         assert max(long, default=0) < 2500, max(long)
-        assert sum(long) / 1000 < 0.35 * wall, (sum(long), wall)
+        assert sum(long) / 1000 < 0.5 * wall, (sum(long), wall)
         # Every number is the full recomputation's: the sweep has all its points over all items.
         page.wait_for(lambda dd: page.el("gamma-sweep").get_attribute("data-points") == "100", "the sweep", 60)
         assert page.el("meta-items").get_attribute("data-used") == str(ITEMS)

@@ -57,3 +57,57 @@ def test_a_batch_goes_through_the_batch_api(browser, app_url, dataset, downloads
             assert by_name["correctness"]["score"] > 0
     finally:
         fake.stop()
+
+
+def openai_preset(page, fake):
+    Select(page.el("preset-select")).select_by_value("openai")
+    page.fill("base-url-input", fake.url)
+    page.fill("model-input", "gpt-4o")
+    page.fill("api-key-input", "sk-test-batch-123456")
+    page.set_number("batch-poll-input", 1)
+
+
+def test_a_run_being_submitted_in_another_tab_is_not_submitted_again(browser, app_url, dataset):  # noqa: F811
+    """Issue 17, the last item: Submit through the Batch API did not take the run's Web Lock, so
+    a second tab with the same stored run open could submit its items a second time. Tab A
+    imports the dataset, tab B opens the same stored run from the list; A submits (and holds
+    the lock while its batch runs); B's submit is refused with a sentence and uploads nothing:
+    one upload in all, every item once."""
+    fake = FakeOpenAI()
+    fake.dist_for = opinion
+    fake.batch_polls_to_finish = 8  # A's batch stays in progress for several seconds
+    try:
+        page = open_batch(browser, app_url, fake)
+        openai_preset(page, fake)
+        data, images = dataset
+        page.el("dataset-input").send_keys(f"{data}\n{images}")
+        page.wait_for(lambda d: progress(page)[2] == N, "the dataset to load")
+        first = browser.current_window_handle
+
+        browser.switch_to.new_window("tab")
+        other = open_batch(browser, app_url, fake)
+        openai_preset(other, fake)
+        other.d.execute_script("document.querySelector('[data-testid=stored-runs]').open = true")
+        other.wait_for(lambda d: any(e.is_displayed() for e in d.find_elements(*tid("open-run-button"))), "the stored run")
+        other.el("open-run-button").click()
+        other.wait_for(lambda d: progress(other)[2] == N and progress(other)[3] == "paused", "the run to open")
+        second = browser.current_window_handle
+
+        uploads = lambda: [r for r in fake.requests if r["route"] == "/v1/files"]  # noqa: E731
+        browser.switch_to.window(first)
+        page.el("submit-openai-batch-button").click()
+        page.wait_for(lambda d: len(fake.batches) == 1, "A's batch to be created", 30)
+        assert progress(page)[3] == "running"
+
+        browser.switch_to.window(second)
+        other.el("submit-openai-batch-button").click()
+        other.wait_for(lambda d: "Another tab" in other.el("batch-message").text, "the refusal")
+        assert progress(other)[3] == "paused"
+
+        browser.switch_to.window(first)
+        page.wait_for(lambda d: progress(page)[3] == "finished", "the batch to finish", 60)
+        assert len(uploads()) == 1 and len(fake.batches) == 1
+        assert len(fake.batch_requests) == N * 5, "every item submitted once"
+        assert fake.count() == 0
+    finally:
+        fake.stop()

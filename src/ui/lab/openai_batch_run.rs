@@ -24,8 +24,20 @@ async fn call(req: &HttpRequest) -> Result<fetch::RawResponse, JudgeError> {
     fetch::send(req, CALL_TIMEOUT_MS, None).await
 }
 
-/// Builds, uploads and submits the pending items, then polls until the batch ends.
+/// Builds, uploads and submits the pending items, then polls until the batch ends; only once
+/// this tab holds the stored run's lock, as a direct run does. Without it, a second tab that
+/// had the same run open could submit its items again (issue 17.2's lock, missing here).
 pub fn submit(state: AppState, b: BatchState) {
+    spawn_local(async move {
+        if crate::ui::batch_run::take_lock(b).await {
+            submit_locked(state, b);
+        } else {
+            b.message.set(Some(crate::web::run_lock::BUSY.into()));
+        }
+    });
+}
+
+fn submit_locked(state: AppState, b: BatchState) {
     let metric = state.metric.get_untracked();
     b.metric.set_value(metric);
     let backend = state.backend();
