@@ -20,6 +20,7 @@ pub mod criteria;
 pub mod doubt;
 pub mod echo;
 pub mod errors;
+pub mod export_name;
 pub mod first_visit;
 #[cfg(not(target_arch = "wasm32"))]
 #[doc(hidden)]

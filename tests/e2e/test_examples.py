@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 import pytest
 from selenium.webdriver.support.ui import Select
 
-from app_page import CRITERIA, AppPage
+from app_page import CRITERIA, AppPage, export_pattern
 from fakes.openai import FakeOpenAI
 
 DIST = Path(__file__).resolve().parents[2] / "dist"
@@ -34,6 +34,13 @@ def overall_at_named_gammas(page):
         named_gamma_buttons(page.d)[label].click()
         out[label] = page.overall()
     return out
+
+
+def local_stamp(d):
+    """The browser's local time as export names write it (2026-11-23-0412)."""
+    return d.execute_script(
+        "const t = new Date(), p = n => String(n).padStart(2, '0');"
+        "return `${t.getFullYear()}-${p(t.getMonth() + 1)}-${p(t.getDate())}-${p(t.getHours())}${p(t.getMinutes())}`;")
 
 
 def other_origins(d, app_url):
@@ -59,8 +66,13 @@ def test_examples_open_with_no_key_move_gamma_explain_export_and_ask_no_one(brow
     assert set(a) >= {"selective 0.01", "uniform 1"}, a
     # The teacher's case: A leads when γ is selective, B when it is uniform.
     assert a["selective 0.01"] > b["selective 0.01"] and a["uniform 1"] < b["uniform 1"], (a, b)
+    before = local_stamp(browser)
     page.el("export-json-button").click()
-    doc = json.loads(page.wait_file(downloads, "harmonic-eval.json").read_text())
+    exported = page.wait_file(downloads, export_pattern("harmonic_eval"))
+    # Named after the metric, the text's first six words and the browser's local time.
+    stamps = {before, local_stamp(browser)}
+    assert exported.name in {f"harmonic_eval-two-squares-one-red-and-one-{t}.json" for t in stamps}, exported.name
+    doc = json.loads(exported.read_text())
     assert doc["text"].startswith("Two squares") and doc["explanations"]["clarity"] == "Easy to follow."
     assert other_origins(browser, app_url) == []
 
@@ -71,13 +83,13 @@ def test_an_exported_result_opens_from_its_file_with_the_same_scores(browser, ap
     named_gamma_buttons(browser)["inverse-variance 0.5"].click()
     before = overall_at_named_gammas(page)
     page.el("export-json-button").click()
-    exported = page.wait_file(downloads, "harmonic-eval.json")
+    exported = page.wait_file(downloads, export_pattern("harmonic_eval"))
     browser.delete_all_cookies()
     browser.execute_script("localStorage.clear(); sessionStorage.clear();")
     page = AppPage(browser, app_url)  # a fresh page: nothing shown
     page.el("open-result-input").send_keys(str(exported))
     page.wait_for(lambda d: page.overall() is not None, "the opened result")
-    assert page.el("opened-note").text.startswith("Opened from harmonic-eval.json")
+    assert page.el("opened-note").text.startswith(f"Opened from {exported.name}")
     assert overall_at_named_gammas(page) == pytest.approx(before, abs=1e-12)
     assert "nothing is wrong" in page.card("correctness").text
     assert other_origins(browser, app_url) == []
