@@ -14,6 +14,11 @@ pub struct LocalTime {
 }
 
 impl LocalTime {
+    /// `2026-11-23 04:12`, as the history lists it.
+    pub fn label(&self) -> String {
+        format!("{:04}-{:02}-{:02} {:02}:{:02}", self.year, self.month, self.day, self.hour, self.minute)
+    }
+
     /// `2026-11-23-0412`.
     pub fn stamp(&self) -> String {
         format!("{:04}-{:02}-{:02}-{:02}{:02}", self.year, self.month, self.day, self.hour, self.minute)
@@ -66,12 +71,16 @@ pub fn export_name(metric_id: &str, text: &str, time: LocalTime) -> String {
 /// The name of a result file (any metric's export): its metric and the text it judged.
 pub fn for_result(json: &str, time: LocalTime) -> String {
     let doc: serde_json::Value = serde_json::from_str(json).unwrap_or_default();
+    let metric = doc.get("metric").and_then(serde_json::Value::as_str).unwrap_or_default();
+    export_name(if metric.is_empty() { "result" } else { metric }, judged_text(&doc), time)
+}
+
+/// The text a result file judged: MAEV's `answer` (its `caption` describes the image), else
+/// `text` (HarmonicEval) or `caption` (FLEUR, G-VEval; FLEUR's `answer` is the judge's).
+pub fn judged_text(doc: &serde_json::Value) -> &str {
     let field = |k: &str| doc.get(k).and_then(serde_json::Value::as_str).unwrap_or_default();
-    let metric = field("metric");
-    // MAEV judges an answer (its `caption` describes the image); FLEUR's `answer` is the judge's.
-    let keys: &[&str] = if metric == "maev" { &["answer"] } else { &["text", "caption"] };
-    let text = keys.iter().map(|k| field(k)).find(|t| !t.is_empty()).unwrap_or_default();
-    export_name(if metric.is_empty() { "result" } else { metric }, text, time)
+    let keys: &[&str] = if field("metric") == "maev" { &["answer"] } else { &["text", "caption"] };
+    keys.iter().map(|k| field(k)).find(|t| !t.is_empty()).unwrap_or_default()
 }
 
 /// A metric id (`harmonic_eval`, `ref_fleur`) as it is, anything else dropped.
@@ -88,6 +97,7 @@ mod tests {
     #[test]
     fn names_the_metric_the_first_words_and_the_local_time() {
         assert_eq!(T.stamp(), "2026-11-03-0407");
+        assert_eq!(T.label(), "2026-11-03 04:07");
         assert_eq!(
             export_name("harmonic_eval", "A dog runs across the park, chasing a red ball.", T),
             "harmonic_eval-a-dog-runs-across-the-park-2026-11-03-0407.json"

@@ -18,8 +18,10 @@ const STORE: &str = "responses";
 pub const BATCH_ITEMS: &str = "batch_items";
 /// Batch runs: the run's description, dataset text and image files (key: name).
 pub const BATCH_META: &str = "batch_meta";
-/// Version 2 added the batch stores.
-const DB_VERSION: u32 = 2;
+/// The evaluator's history: one record per kept evaluation (key: `history::entry_id`).
+pub const HISTORY: &str = "history";
+/// Version 2 added the batch stores, 3 the history.
+const DB_VERSION: u32 = 3;
 
 thread_local! {
     static DB: RefCell<Option<IdbDatabase>> = const { RefCell::new(None) };
@@ -64,7 +66,7 @@ pub async fn database() -> Result<IdbDatabase, JsValue> {
                 .and_then(|r| r.result().ok())
                 .and_then(|r| r.dyn_into::<IdbDatabase>().ok());
             if let Some(db) = db {
-                for name in [STORE, BATCH_ITEMS, BATCH_META] {
+                for name in [STORE, BATCH_ITEMS, BATCH_META, HISTORY] {
                     if !db.object_store_names().contains(name) {
                         let _ = db.create_object_store(name);
                     }

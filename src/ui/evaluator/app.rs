@@ -9,6 +9,7 @@ use crate::ui::cost_panel::CostPanel;
 use crate::ui::examples::ExamplesGallery;
 use crate::ui::fidelity_panel::FidelityPanel;
 use crate::ui::guidance::{KeyNote, SharedFailure};
+use crate::ui::history::HistoryPanel;
 use crate::ui::open_result::{OpenResult, OpenedPanel};
 use crate::ui::image_panel::ImagePanel;
 use crate::ui::inputs_panel::InputsPanel;
@@ -56,6 +57,7 @@ pub fn App() -> impl IntoView {
                 <SharedFailure/>
                 <SingleResults/>
                 <SharePanel/>
+                <HistoryPanel/>
             </section>
         </main>
     }

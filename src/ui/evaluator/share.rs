@@ -14,7 +14,7 @@ use crate::ui::state::AppState;
 const THUMB_SIDE: u32 = 160;
 
 /// A small JPEG of the shown image: from the loaded canvas, or the opened result's own image.
-fn thumbnail(state: AppState) -> Option<String> {
+pub(crate) fn thumbnail(state: AppState) -> Option<String> {
     let from_canvas = state.image.with_value(|img| {
         let img = img.as_ref()?;
         let src = &img.canvas;
