@@ -305,3 +305,26 @@ def test_every_example_opens_and_says_where_its_numbers_come_from(browser, app_u
     page.wait_for(lambda d: "SmolLM2-135M-Instruct" in page.el("opened-source").text, "the recorded example")
     assert "llama-server" in page.el("opened-source").text
     assert other_origins(browser, app_url) == []
+
+
+def test_the_gallery_is_above_the_inputs_on_a_phone_and_tops_the_results_on_a_wide_screen(browser, app_url):
+    page = AppPage(browser, app_url)
+    page.wait_for(lambda d: d.find_elements("css selector", "[data-testid='demo-gamma-flip-a']"), "the examples", 20)
+    rect = lambda sel: browser.execute_script(
+        "const r = document.querySelector(arguments[0]).getBoundingClientRect();"
+        "return {x: r.left + scrollX, y: r.top + scrollY, w: r.width, h: r.height};", sel)
+    for width in (390, 1440):
+        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+        gallery, inputs, results = (rect(s) for s in (
+            "[data-testid='demo-gallery']", "section.column.inputs", "section.column.results"))
+        if width == 390:
+            # A phone: the gallery first, in full view without scrolling, then the inputs.
+            assert gallery["y"] + gallery["h"] <= inputs["y"] and gallery["y"] < 900, (gallery, inputs)
+        else:
+            # Wide: beside the inputs, above the results, its top level with the inputs' top.
+            assert gallery["x"] >= inputs["x"] + inputs["w"], (gallery, inputs)
+            assert abs(gallery["y"] - inputs["y"]) < 2 and gallery["y"] + gallery["h"] <= results["y"], (gallery, results)
+            # No empty band between the gallery and the results however tall the inputs are.
+            assert results["y"] - (gallery["y"] + gallery["h"]) < 40, (gallery, results)
+    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

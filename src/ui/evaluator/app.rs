@@ -37,6 +37,9 @@ pub fn App() -> impl IntoView {
     view! {
         <TopBar page=Page::Single/>
         <main class="layout">
+            // First in the page's order, so a phone shows it above the inputs; on a wide
+            // screen the grid puts it at the top of the results column (style/main.css).
+            <ExamplesGallery/>
             <section class="column inputs" aria-label="What to judge">
                 <MetricSelect/>
                 <FidelityPanel/>
@@ -51,7 +54,6 @@ pub fn App() -> impl IntoView {
             <section class="column results" aria-labelledby="results-heading">
                 // Headings step by one (h1, h2, then the cards' h3); screen readers list it.
                 <h2 id="results-heading" class="visually-hidden">"Results"</h2>
-                <ExamplesGallery/>
                 <OpenResult/>
                 <OpenedPanel/>
                 <SharedFailure/>
