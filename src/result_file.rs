@@ -5,7 +5,8 @@
 //! through [`read`], so an exported file and an example are one format.
 //!
 //! Nothing here trusts a number the file could not support: a HarmonicEval criterion's score, σ
-//! and weight are recomputed from its stored distribution, and a file whose stored score
+//! and weight are recomputed from its stored distribution (FLEUR's and G-VEval's readers,
+//! `metrics::<m>::reopen`, do the same with theirs), and a file whose stored score
 //! disagrees with its distribution is refused with a sentence, as is anything malformed.
 
 use serde_json::{Map, Value};
@@ -35,7 +36,11 @@ pub struct Opened {
 pub enum Body {
     /// Everything the HarmonicEval panel needs to show it as if it had just run.
     Harmonic(Box<Harmonic>),
-    /// Another metric: what the file records, shown as a summary (no γ to move there).
+    /// FLEUR or RefFLEUR, as if it had just run (score recomputed from its digit probabilities).
+    Fleur(Box<crate::metrics::fleur::reopen::Reopened>),
+    /// G-VEval, as if it had just run (each reading checked against its method).
+    Gveval(Box<crate::metrics::g_veval::reopen::Reopened>),
+    /// MAEV: what the file records, shown as a summary.
     Summary(Summary),
 }
 
@@ -81,10 +86,13 @@ pub fn read(json: &str) -> Result<Opened, String> {
         .and_then(Value::as_str)
         .filter(|s| s.starts_with("data:image/"))
         .map(str::to_string);
-    let body = if metric == crate::metrics::harmonic_eval::INFO.id {
-        Body::Harmonic(Box::new(read_harmonic(obj)?))
-    } else {
-        Body::Summary(read_summary(obj))
+    let body = match crate::metrics::Metric::from_id(&metric) {
+        Some(crate::metrics::Metric::HarmonicEval) => Body::Harmonic(Box::new(read_harmonic(obj)?)),
+        Some(crate::metrics::Metric::Fleur | crate::metrics::Metric::RefFleur) => {
+            Body::Fleur(Box::new(crate::metrics::fleur::reopen::reopen(obj)?))
+        }
+        Some(crate::metrics::Metric::GVeval) => Body::Gveval(Box::new(crate::metrics::g_veval::reopen::reopen(obj)?)),
+        _ => Body::Summary(read_summary(obj)),
     };
     Ok(Opened {
         source: obj.get("source").and_then(Value::as_str).map(str::to_string),
@@ -243,11 +251,8 @@ fn read_criterion(c: Criterion, o: &Map<String, Value>) -> Result<Result<Criteri
 fn read_summary(obj: &Map<String, Value>) -> Summary {
     let num = |k: &str| obj.get(k).and_then(Value::as_f64).filter(|x| x.is_finite());
     let score = num("smoothed_score").or_else(|| num("score")).or_else(|| num("raw_score")).or_else(|| num("mean"));
-    let text = ["caption", "text", "answer"]
-        .iter()
-        .map(|k| str_of(obj, k))
-        .find(|s| !s.is_empty())
-        .unwrap_or_default();
+    // MAEV judges its `answer`; its `caption` describes the image.
+    let text = if obj.contains_key("trials") { str_of(obj, "answer") } else { str_of(obj, "caption") };
     let answer = if obj.contains_key("trials") {
         obj.get("trials")
             .and_then(Value::as_array)

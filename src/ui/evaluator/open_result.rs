@@ -7,9 +7,10 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
 use crate::metrics::harmonic_eval::{self, Input};
+use crate::metrics::{fleur, g_veval};
 use crate::providers::{Backend, Protocol};
-use crate::result_file::{self, Body, Opened, Summary};
-use crate::ui::state::{AppState, ExplainState, ImageView, Progress, RunContext};
+use crate::result_file::{self, Body, Harmonic, Opened, Summary};
+use crate::ui::state::{AppState, ExplainState, FleurRun, GvevalRun, ImageView, Progress, RunContext};
 
 /// What was opened from a file, for the note above the results (and another metric's summary).
 #[derive(Clone, Debug, PartialEq)]
@@ -57,44 +58,19 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
             note: None,
         }));
     }
+    let backend = Backend {
+        protocol: protocol(&opened.provider),
+        // The file's base URL is not kept: Explain on a result without a stored answer asks
+        // the backend configured now, as after any run.
+        base_url: String::new(),
+        model: opened.model.clone(),
+        ..Backend::default()
+    };
     let mut summary = None;
     match opened.body {
-        Body::Harmonic(h) => {
-            state.task.set(h.task);
-            state.text.set(h.text.clone());
-            state.question.set(h.question.clone());
-            state.he_criteria.set(h.criteria_set);
-            state.gamma.set(h.gamma);
-            for (i, r) in h.results.iter().enumerate() {
-                state.criteria[i].set(match r {
-                    Some(Ok(result)) => Progress::Done { result: result.clone(), cached: false },
-                    Some(Err(m)) => Progress::Failed(m.clone()),
-                    None => Progress::Idle,
-                });
-                state.explanations[i].set(match &h.explanations[i] {
-                    Some(t) => ExplainState::Done(t.clone()),
-                    None => ExplainState::Idle,
-                });
-            }
-            state.run.set_value(Some(RunContext {
-                input: Input {
-                    task: h.task,
-                    text: h.text,
-                    question: h.question,
-                    image_data_url: opened.image.clone(),
-                    fidelity: h.fidelity,
-                    criteria: h.criteria_set,
-                },
-                backend: Backend {
-                    protocol: protocol(&opened.provider),
-                    // The file's base URL is not kept: Explain on a criterion without a
-                    // stored answer asks the backend configured now, as after any run.
-                    base_url: String::new(),
-                    model: opened.model.clone(),
-                    ..Backend::default()
-                },
-            }));
-        }
+        Body::Harmonic(h) => show_harmonic(state, *h, opened.image, backend),
+        Body::Fleur(f) => show_fleur(state, *f, opened.image, backend),
+        Body::Gveval(g) => show_gveval(state, *g, opened.image, backend),
         Body::Summary(s) => summary = Some(s),
     }
     view.0.set(Some(OpenedNote {
@@ -104,6 +80,61 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
         summary,
     }));
     Ok(())
+}
+
+fn show_harmonic(state: AppState, h: Harmonic, image: Option<String>, backend: Backend) {
+    state.task.set(h.task);
+    state.text.set(h.text.clone());
+    state.question.set(h.question.clone());
+    state.he_criteria.set(h.criteria_set);
+    state.gamma.set(h.gamma);
+    for (i, r) in h.results.iter().enumerate() {
+        state.criteria[i].set(match r {
+            Some(Ok(result)) => Progress::Done { result: result.clone(), cached: false },
+            Some(Err(m)) => Progress::Failed(m.clone()),
+            None => Progress::Idle,
+        });
+        state.explanations[i].set(match &h.explanations[i] {
+            Some(t) => ExplainState::Done(t.clone()),
+            None => ExplainState::Idle,
+        });
+    }
+    state.run.set_value(Some(RunContext {
+        input: Input {
+            task: h.task,
+            text: h.text,
+            question: h.question,
+            image_data_url: image,
+            fidelity: h.fidelity,
+            criteria: h.criteria_set,
+        },
+        backend,
+    }));
+}
+
+fn show_fleur(state: AppState, f: fleur::reopen::Reopened, image: Option<String>, backend: Backend) {
+    state.text.set(f.input.caption.clone());
+    if let Some(refs) = &f.input.references {
+        state.references.set(refs.join("\n"));
+    }
+    state.fleur.set(Progress::Done { result: f.result, cached: false });
+    state.fleur_explanation.set(f.explanation.map_or(ExplainState::Idle, ExplainState::Done));
+    state.fleur_run.set_value(Some(FleurRun {
+        input: fleur::Input { image_data_url: image, ..f.input },
+        backend,
+    }));
+}
+
+fn show_gveval(state: AppState, g: g_veval::reopen::Reopened, image: Option<String>, backend: Backend) {
+    state.text.set(g.input.caption.clone());
+    state.references.set(g.input.references.join("\n"));
+    state.gv_mode.set(g.input.mode);
+    state.gv_accr.set(g.input.accr);
+    state.gveval.set(Progress::Done { result: g.result, cached: false });
+    state.gveval_run.set_value(Some(GvevalRun {
+        input: g_veval::Input { image_data_url: image, ..g.input },
+        backend,
+    }));
 }
 
 /// Reads a file the user chose and shows it.
