@@ -5,8 +5,8 @@
 //! through [`read`], so an exported file and an example are one format.
 //!
 //! Nothing here trusts a number the file could not support: a HarmonicEval criterion's score, σ
-//! and weight are recomputed from its stored distribution (FLEUR's and G-VEval's readers,
-//! `metrics::<m>::reopen`, do the same with theirs), and a file whose stored score
+//! and weight are recomputed from its stored distribution (FLEUR's, G-VEval's and MAEV's
+//! readers, `metrics::<m>::reopen`, check theirs the same way), and a file whose stored score
 //! disagrees with its distribution is refused with a sentence, as is anything malformed.
 
 use serde_json::{Map, Value};
@@ -40,8 +40,8 @@ pub enum Body {
     Fleur(Box<crate::metrics::fleur::reopen::Reopened>),
     /// G-VEval, as if it had just run (each reading checked against its method).
     Gveval(Box<crate::metrics::g_veval::reopen::Reopened>),
-    /// MAEV: what the file records, shown as a summary.
-    Summary(Summary),
+    /// MAEV, as if it had just run (its trials, their examples, the mean checked).
+    Maev(Box<crate::metrics::maev::reopen::Reopened>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -57,17 +57,6 @@ pub struct Harmonic {
     pub results: [Option<Result<CriterionResult, String>>; 5],
     /// Explain's stored answers, one per criterion.
     pub explanations: [Option<String>; 5],
-}
-
-/// Another metric's result, as recorded.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Summary {
-    pub text: String,
-    /// The metric's score as the file records it, where it records one.
-    pub score: Option<f64>,
-    /// What the judge wrote (FLEUR's answer, G-VEval's reasoning, MAEV's trials' evidence).
-    pub answer: String,
-    pub explanation: Option<String>,
 }
 
 /// Reads a result file, or says in one sentence why it cannot.
@@ -92,7 +81,8 @@ pub fn read(json: &str) -> Result<Opened, String> {
             Body::Fleur(Box::new(crate::metrics::fleur::reopen::reopen(obj)?))
         }
         Some(crate::metrics::Metric::GVeval) => Body::Gveval(Box::new(crate::metrics::g_veval::reopen::reopen(obj)?)),
-        _ => Body::Summary(read_summary(obj)),
+        Some(crate::metrics::Metric::Maev) => Body::Maev(Box::new(crate::metrics::maev::reopen::reopen(obj)?)),
+        None => return Err("This file is not a result exported by harmonic-judge (no known metric).".into()),
     };
     Ok(Opened {
         source: obj.get("source").and_then(Value::as_str).map(str::to_string),
@@ -246,34 +236,6 @@ fn read_criterion(c: Criterion, o: &Map<String, Value>) -> Result<Result<Criteri
         usage: o.get("usage").and_then(|u| serde_json::from_value(u.clone()).ok()),
         doubts,
     }))
-}
-
-fn read_summary(obj: &Map<String, Value>) -> Summary {
-    let num = |k: &str| obj.get(k).and_then(Value::as_f64).filter(|x| x.is_finite());
-    let score = num("smoothed_score").or_else(|| num("score")).or_else(|| num("raw_score")).or_else(|| num("mean"));
-    // MAEV judges its `answer`; its `caption` describes the image.
-    let text = if obj.contains_key("trials") { str_of(obj, "answer") } else { str_of(obj, "caption") };
-    let answer = if obj.contains_key("trials") {
-        obj.get("trials")
-            .and_then(Value::as_array)
-            .map(|t| {
-                t.iter()
-                    .filter_map(|t| t.get("evidence").and_then(Value::as_str))
-                    .collect::<Vec<_>>()
-                    .join("\n\n")
-            })
-            .unwrap_or_default()
-    } else if obj.contains_key("reasoning") {
-        str_of(obj, "reasoning")
-    } else {
-        str_of(obj, "answer")
-    };
-    Summary {
-        text,
-        score,
-        answer,
-        explanation: obj.get("explanation").and_then(Value::as_str).map(str::to_string),
-    }
 }
 
 /// One gallery entry of `examples/manifest.json` (written by `scripts/examples_manifest.py`).

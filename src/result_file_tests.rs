@@ -89,16 +89,15 @@ fn a_file_whose_numbers_do_not_add_up_is_refused_with_a_sentence() {
 }
 
 #[test]
-fn maev_opens_as_a_summary_and_fleur_without_its_probabilities_is_refused() {
-    let doc = r#"{"metric":"maev","answer":"A cat.","model":"m","provider":"openai","mean":1.5,"trials":[{"evidence":"Right."}]}"#;
-    let o = read(doc).unwrap();
-    assert_eq!(o.body, Body::Summary(Summary { text: "A cat.".into(), score: Some(1.5), answer: "Right.".into(), explanation: None }));
+fn files_without_what_their_scores_come_from_are_refused() {
+    let maev = r#"{"metric":"maev","answer":"A cat.","model":"m","provider":"openai","mean":1.5,"trials":[{"evidence":"Right."}]}"#;
+    assert!(read(maev).unwrap_err().contains("MAEV file has a trial without its two examples"));
     let fleur = r#"{"metric":"fleur","caption":"A cat.","smoothed_score":0.72,"answer":"0.7"}"#;
     assert!(read(fleur).unwrap_err().contains("FLEUR file holds no score"));
 }
 
 #[test]
-fn the_constructed_fleur_and_g_veval_examples_open_fully_with_their_scores() {
+fn the_constructed_fleur_g_veval_and_maev_examples_open_fully_with_their_scores() {
     let open = |name: &str| {
         let path = format!("{}/public/examples/{name}.json", env!("CARGO_MANIFEST_DIR"));
         read(&std::fs::read_to_string(path).unwrap()).unwrap().body
@@ -109,6 +108,10 @@ fn the_constructed_fleur_and_g_veval_examples_open_fully_with_their_scores() {
     }
     match open("g-veval-constructed") {
         Body::Gveval(g) => assert!((g.result.score - 83.5).abs() < 1e-12),
+        other => panic!("{other:?}"),
+    }
+    match open("maev-constructed") {
+        Body::Maev(m) => assert_eq!(m.trials.len(), 2),
         other => panic!("{other:?}"),
     }
 }

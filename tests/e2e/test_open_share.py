@@ -1,7 +1,7 @@
 """Issue 19, items 2 and 3 beyond HarmonicEval: a FLEUR / RefFLEUR or G-VEval result, exported
 then opened from its file, or opened from its share link in a fresh browser, shows as if it
 had just run (the metric's own panel, the same score, its explanation, Export again), with no
-request to any host but the page's. MAEV still opens as a summary.
+request to any host but the page's. So does MAEV, with each trial's score and evidence.
 
 The runs go to the loopback fakes of test_fleur.py and test_g_veval.py: their exact token
 probabilities are what make "the same score" a sharp check, and no real engine here prints
@@ -18,6 +18,7 @@ from test_examples import _shared_doc, other_origins
 
 import test_fleur
 import test_g_veval
+import test_maev
 
 KEY = "sk-open-share-secret-0123456789"
 
@@ -42,17 +43,36 @@ def run_gveval(browser, app_url, images, gpt4o):
     return page
 
 
+def run_maev(browser, app_url, gpt4o):
+    gpt4o.script = [sure("'Evaluation Evidence': The answer says a dog, the caption a cat.\n'Assistant Score': "),
+                   ("0", [("0", 0.7), ("2", 0.3)])]
+    page = test_maev.ready(browser, app_url, gpt4o, "openai", "gpt-4o")
+    page.fill("api-key-input", KEY)
+    page.evaluate()
+    test_maev.wait_trials(page, 5)
+    return page
+
+
+def trials(page):
+    rows = page.d.find_elements("css selector", "[data-testid^='trial-']")
+    return [(r.get_attribute("data-testid"), r.get_attribute("data-state"), r.get_attribute("data-score"), r.text) for r in rows]
+
+
 def shown(page):
     """What the metric's panel shows: its score, its note and its explanation."""
+    if page.d.find_elements("css selector", "[data-testid='trial-0']"):
+        return (page.overall(), page.el("verdict").get_attribute("data-value"), trials(page))
     note = page.d.find_elements("css selector", "[data-testid='fleur-scheme'], [data-testid='g-veval-method']")
     return (page.overall(), note[0].get_attribute("data-value") if note else None, page.el("explanation").text)
 
 
-@pytest.mark.parametrize("metric", ["fleur", "ref_fleur", "g_veval"])
+@pytest.mark.parametrize("metric", ["fleur", "ref_fleur", "g_veval", "maev"])
 def test_an_exported_result_opens_from_its_file_and_its_link_as_if_just_run(browser, app_url, images, llama, gpt4o, downloads, tmp_path, metric):
     from conftest import make_driver
     if metric == "g_veval":
         page, server = run_gveval(browser, app_url, images, gpt4o), gpt4o
+    elif metric == "maev":
+        page, server = run_maev(browser, app_url, gpt4o), gpt4o
     else:
         page, server = run_fleur(browser, app_url, images, llama, metric), llama
     if metric == "fleur":
@@ -72,6 +92,9 @@ def test_an_exported_result_opens_from_its_file_and_its_link_as_if_just_run(brow
     assert Select(fresh.el("metric-select")).first_selected_option.get_attribute("value") == metric
     assert shown(fresh) == before
     assert not fresh.d.find_elements("css selector", "[data-testid='opened-summary']")
+    if metric == "maev":
+        assert fresh.el("question-input").get_attribute("value") == test_maev.QUESTION
+        assert fresh.el("reference-answer-input").get_attribute("value") == test_maev.REFERENCE
     if metric == "ref_fleur":
         assert fresh.el("references-input").get_attribute("value") == "\n".join(test_fleur.REFERENCES)
     # Export again: the same document, but for the base URL and the request settings (the
