@@ -13,7 +13,7 @@ use crate::history::{self, Entry};
 
 fn unavailable(_: JsValue) -> String {
     "This browser refused access to its storage (IndexedDB), so no history is kept here \
-     (a private window, or storage turned off)."
+     (a private window, storage turned off, or a newer version of this page open in another tab)."
         .to_string()
 }
 

@@ -132,3 +132,28 @@ def test_a_refused_write_is_said_and_an_empty_name_is_refused(browser, app_url, 
     page.el("history-rename-0").click()
     assert "cannot be empty" in page.el("history-error").text
     assert page.el("history-name-0").get_attribute("value") == "   ", "what was typed stays to be fixed"
+
+
+def test_a_newer_version_of_the_page_is_not_blocked_and_this_one_then_says_so(browser, app_url, fake, images):
+    """The history added a version of the app's IndexedDB. A page holding the database open
+    lets a newer version upgrade it (it closes its connection), and a page older than the
+    database says so in words instead of waiting for ever."""
+    page = ready(browser, app_url, fake, images, "A cat on a mat.")
+    open_history(page)
+    page.evaluate()
+    page.wait_settled()
+    page.wait_for(lambda d: len(items(page)) == 1, "the run in the history")
+    upgraded = browser.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const r = indexedDB.open('harmonic-judge', 1000);
+        r.onblocked = () => done('blocked');
+        r.onsuccess = () => { r.result.close(); done('upgraded'); };
+        r.onerror = () => done('error: ' + r.error);
+    """)
+    assert upgraded == "upgraded"
+    page.fill("text-input", "A dog on a mat.")
+    page.evaluate()
+    page.wait_settled()
+    page.wait_for(lambda d: page.el("history-error").text, "the sentence")
+    assert "newer version of this page open in another tab" in page.el("history-error").text
+    assert page.overall() is not None, "the result on screen stands"
