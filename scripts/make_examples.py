@@ -72,25 +72,39 @@ def main():
              "Colours, count and background are all there.", "Easy to follow.", "Natural English.",
              "No word is wasted."], flip, img),
     }
-    summary = "what this metric's result looks like when opened (a summary: it has no γ)"
+    opened = "what this metric's result looks like when opened (no γ here: one score)"
     base = {"provider": "openai", "model": "(none: constructed)", "fidelity": "paper", "extensions": [], "image": img}
     files["fleur-constructed"] = {
         **base, "title": "FLEUR: a score from 0 to 1", "metric": "fleur", "caption": "A red square and a yellow square on a blue background.",
-        "printed": "0.8", "raw_score": 0.8, "smoothed_score": 0.784, "answer": "0.8",
+        "settings": {}, "printed": "0.8", "raw_score": 0.8, "smoothed_score": 0.784, "scheme": "per_digit",
+        # FLEUR's smoothing: 0.1 · Σ i·p(i) at the tenths step = 0.1 · (7·0.16 + 8·0.84) = 0.784.
+        "places": [{"place": "tenths", "step": 2, "token": "8",
+                    "digits": [0, 0, 0, 0, 0, 0, 0, 0.16, 0.84, 0]}],
+        "answer": "0.8",
         "explanation": "Both squares and their colours are right; the background is named.",
-        "source": CONSTRUCTED.format(what=summary)}
+        "source": CONSTRUCTED.format(what=opened)}
     files["g-veval-constructed"] = {
         **base, "title": "G-VEval: a score from 0 to 100", "metric": "g_veval", "medium": "image", "mode": "ref_free", "accr": False,
-        "caption": "A red square and a yellow square on a blue background.", "references": [], "score": 85.0,
+        "caption": "A red square and a yellow square on a blue background.", "references": [], "settings": {},
+        # The expectation over the score tokens: 80·0.3 + 85·0.7 = 83.5.
+        "score": 83.5, "method": "integer_tokens",
+        "final_score": {"printed": 85, "score": 83.5, "method": "integer_tokens", "distribution": [[80, 0.3], [85, 0.7]]},
         "reasoning": "The caption names both squares and the background correctly; it says nothing about their sizes. Final score: 85",
-        "source": CONSTRUCTED.format(what=summary)}
+        "source": CONSTRUCTED.format(what=opened)}
+    shots = [{"score": 0, "question": "Describe the emotion conveyed in the painting.",
+               "assistant": "The painting, with its bright reds and yellows, depicts a sense of intense passion and joy."},
+              {"score": 2, "question": "What's the mood in the picture?",
+               "assistant": "The photo captures a joyful day, sunshine illuminating the park, while individuals\nenjoy picnics and games in the warmth."}]
     files["maev-constructed"] = {
         **base, "title": "MAEV: is an answer about the image accurate?", "metric": "maev",
         "question": "What colour is the square on the left?", "caption": "A red square and a yellow square on a blue background.",
         "reference_answer": "Red.", "answer": "The square on the left is green.", "seed": 1, "threshold": 1.25,
-        "trials": [{"evidence": "The reference says red; the answer says green.", "printed": 1, "score": 1.0},
-                   {"evidence": "Green contradicts the image, which shows a red square on the left.", "printed": 1, "score": 1.0}],
-        "mean": 1.0, "verdict": "hallucination", "source": CONSTRUCTED.format(what=summary)}
+        # Each trial with the two few-shot examples it was shown (from the paper's pool).
+        "trials": [{"examples": shots, "evidence": "The reference says red; the answer says green.",
+                    "printed": 1, "score": 1.0, "source": "printed"},
+                   {"examples": shots, "evidence": "Green contradicts the image, which shows a red square on the left.",
+                    "printed": 1, "score": 1.0, "source": "printed"}],
+        "mean": 1.0, "verdict": "hallucination", "source": CONSTRUCTED.format(what=opened)}
     for name, doc in files.items():
         (OUT / f"{name}.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
         print(f"wrote {OUT / name}.json")

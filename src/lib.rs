@@ -20,11 +20,13 @@ pub mod criteria;
 pub mod doubt;
 pub mod echo;
 pub mod errors;
+pub mod export_name;
 pub mod first_visit;
 #[cfg(not(target_arch = "wasm32"))]
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod gamma_axis;
+pub mod history;
 pub mod geometry;
 pub mod lab;
 pub mod limiter;

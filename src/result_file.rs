@@ -5,7 +5,8 @@
 //! through [`read`], so an exported file and an example are one format.
 //!
 //! Nothing here trusts a number the file could not support: a HarmonicEval criterion's score, σ
-//! and weight are recomputed from its stored distribution, and a file whose stored score
+//! and weight are recomputed from its stored distribution (FLEUR's, G-VEval's and MAEV's
+//! readers, `metrics::<m>::reopen`, check theirs the same way), and a file whose stored score
 //! disagrees with its distribution is refused with a sentence, as is anything malformed.
 
 use serde_json::{Map, Value};
@@ -35,8 +36,12 @@ pub struct Opened {
 pub enum Body {
     /// Everything the HarmonicEval panel needs to show it as if it had just run.
     Harmonic(Box<Harmonic>),
-    /// Another metric: what the file records, shown as a summary (no γ to move there).
-    Summary(Summary),
+    /// FLEUR or RefFLEUR, as if it had just run (score recomputed from its digit probabilities).
+    Fleur(Box<crate::metrics::fleur::reopen::Reopened>),
+    /// G-VEval, as if it had just run (each reading checked against its method).
+    Gveval(Box<crate::metrics::g_veval::reopen::Reopened>),
+    /// MAEV, as if it had just run (its trials, their examples, the mean checked).
+    Maev(Box<crate::metrics::maev::reopen::Reopened>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -52,17 +57,6 @@ pub struct Harmonic {
     pub results: [Option<Result<CriterionResult, String>>; 5],
     /// Explain's stored answers, one per criterion.
     pub explanations: [Option<String>; 5],
-}
-
-/// Another metric's result, as recorded.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Summary {
-    pub text: String,
-    /// The metric's score as the file records it, where it records one.
-    pub score: Option<f64>,
-    /// What the judge wrote (FLEUR's answer, G-VEval's reasoning, MAEV's trials' evidence).
-    pub answer: String,
-    pub explanation: Option<String>,
 }
 
 /// Reads a result file, or says in one sentence why it cannot.
@@ -81,10 +75,14 @@ pub fn read(json: &str) -> Result<Opened, String> {
         .and_then(Value::as_str)
         .filter(|s| s.starts_with("data:image/"))
         .map(str::to_string);
-    let body = if metric == crate::metrics::harmonic_eval::INFO.id {
-        Body::Harmonic(Box::new(read_harmonic(obj)?))
-    } else {
-        Body::Summary(read_summary(obj))
+    let body = match crate::metrics::Metric::from_id(&metric) {
+        Some(crate::metrics::Metric::HarmonicEval) => Body::Harmonic(Box::new(read_harmonic(obj)?)),
+        Some(crate::metrics::Metric::Fleur | crate::metrics::Metric::RefFleur) => {
+            Body::Fleur(Box::new(crate::metrics::fleur::reopen::reopen(obj)?))
+        }
+        Some(crate::metrics::Metric::GVeval) => Body::Gveval(Box::new(crate::metrics::g_veval::reopen::reopen(obj)?)),
+        Some(crate::metrics::Metric::Maev) => Body::Maev(Box::new(crate::metrics::maev::reopen::reopen(obj)?)),
+        None => return Err("This file is not a result exported by harmonic-judge (no known metric).".into()),
     };
     Ok(Opened {
         source: obj.get("source").and_then(Value::as_str).map(str::to_string),
@@ -238,37 +236,6 @@ fn read_criterion(c: Criterion, o: &Map<String, Value>) -> Result<Result<Criteri
         usage: o.get("usage").and_then(|u| serde_json::from_value(u.clone()).ok()),
         doubts,
     }))
-}
-
-fn read_summary(obj: &Map<String, Value>) -> Summary {
-    let num = |k: &str| obj.get(k).and_then(Value::as_f64).filter(|x| x.is_finite());
-    let score = num("smoothed_score").or_else(|| num("score")).or_else(|| num("raw_score")).or_else(|| num("mean"));
-    let text = ["caption", "text", "answer"]
-        .iter()
-        .map(|k| str_of(obj, k))
-        .find(|s| !s.is_empty())
-        .unwrap_or_default();
-    let answer = if obj.contains_key("trials") {
-        obj.get("trials")
-            .and_then(Value::as_array)
-            .map(|t| {
-                t.iter()
-                    .filter_map(|t| t.get("evidence").and_then(Value::as_str))
-                    .collect::<Vec<_>>()
-                    .join("\n\n")
-            })
-            .unwrap_or_default()
-    } else if obj.contains_key("reasoning") {
-        str_of(obj, "reasoning")
-    } else {
-        str_of(obj, "answer")
-    };
-    Summary {
-        text,
-        score,
-        answer,
-        explanation: obj.get("explanation").and_then(Value::as_str).map(str::to_string),
-    }
 }
 
 /// One gallery entry of `examples/manifest.json` (written by `scripts/examples_manifest.py`).

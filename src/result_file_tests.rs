@@ -89,10 +89,31 @@ fn a_file_whose_numbers_do_not_add_up_is_refused_with_a_sentence() {
 }
 
 #[test]
-fn other_metrics_open_as_a_summary_of_what_they_recorded() {
-    let doc = r#"{"metric":"fleur","caption":"A cat.","model":"m","provider":"openai","smoothed_score":0.72,"answer":"0.7","explanation":"It is a cat."}"#;
-    let o = read(doc).unwrap();
-    assert_eq!(o.body, Body::Summary(Summary { text: "A cat.".into(), score: Some(0.72), answer: "0.7".into(), explanation: Some("It is a cat.".into()) }));
+fn files_without_what_their_scores_come_from_are_refused() {
+    let maev = r#"{"metric":"maev","answer":"A cat.","model":"m","provider":"openai","mean":1.5,"trials":[{"evidence":"Right."}]}"#;
+    assert!(read(maev).unwrap_err().contains("MAEV file has a trial without its two examples"));
+    let fleur = r#"{"metric":"fleur","caption":"A cat.","smoothed_score":0.72,"answer":"0.7"}"#;
+    assert!(read(fleur).unwrap_err().contains("FLEUR file holds no score"));
+}
+
+#[test]
+fn the_constructed_fleur_g_veval_and_maev_examples_open_fully_with_their_scores() {
+    let open = |name: &str| {
+        let path = format!("{}/public/examples/{name}.json", env!("CARGO_MANIFEST_DIR"));
+        read(&std::fs::read_to_string(path).unwrap()).unwrap().body
+    };
+    match open("fleur-constructed") {
+        Body::Fleur(f) => assert!((f.result.smoothed.score - 0.784).abs() < 1e-12 && f.explanation.is_some()),
+        other => panic!("{other:?}"),
+    }
+    match open("g-veval-constructed") {
+        Body::Gveval(g) => assert!((g.result.score - 83.5).abs() < 1e-12),
+        other => panic!("{other:?}"),
+    }
+    match open("maev-constructed") {
+        Body::Maev(m) => assert_eq!(m.trials.len(), 2),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
@@ -110,7 +131,7 @@ fn example(name: &str) -> Harmonic {
     assert!(o.image.is_some(), "{name} carries its image");
     match o.body {
         Body::Harmonic(h) => *h,
-        Body::Summary(_) => panic!("{name} is not HarmonicEval"),
+        _ => panic!("{name} is not HarmonicEval"),
     }
 }
 

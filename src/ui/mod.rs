@@ -19,8 +19,8 @@ mod widgets;
 
 use backend::{backend_panel, connection, connection_panel, in_browser_panel};
 use evaluator::{
-    actions, app, cost_panel, examples, guidance, image_actions, image_panel, inputs_panel,
-    open_result, run_bar, runner, share, single_results,
+    actions, app, cost_panel, examples, guidance, history, image_actions, image_panel,
+    inputs_panel, open_result, run_bar, runner, share, single_results,
 };
 use evaluator::{
     candidates_inputs, candidates_panel, candidates_plot, candidates_run, candidates_state,

@@ -18,8 +18,10 @@ const STORE: &str = "responses";
 pub const BATCH_ITEMS: &str = "batch_items";
 /// Batch runs: the run's description, dataset text and image files (key: name).
 pub const BATCH_META: &str = "batch_meta";
-/// Version 2 added the batch stores.
-const DB_VERSION: u32 = 2;
+/// The evaluator's history: one record per kept evaluation (key: `history::entry_id`).
+pub const HISTORY: &str = "history";
+/// Version 2 added the batch stores, 3 the history.
+const DB_VERSION: u32 = 3;
 
 thread_local! {
     static DB: RefCell<Option<IdbDatabase>> = const { RefCell::new(None) };
@@ -64,7 +66,7 @@ pub async fn database() -> Result<IdbDatabase, JsValue> {
                 .and_then(|r| r.result().ok())
                 .and_then(|r| r.dyn_into::<IdbDatabase>().ok());
             if let Some(db) = db {
-                for name in [STORE, BATCH_ITEMS, BATCH_META] {
+                for name in [STORE, BATCH_ITEMS, BATCH_META, HISTORY] {
                     if !db.object_store_names().contains(name) {
                         let _ = db.create_object_store(name);
                     }
@@ -73,8 +75,26 @@ pub async fn database() -> Result<IdbDatabase, JsValue> {
         },
     );
     open.set_onupgradeneeded(Some(upgrade.as_ref().unchecked_ref()));
-    let db: IdbDatabase = done(&open).await?.dyn_into()?;
+    // Another tab still holding an older version blocks the upgrade: fail (no cache, a
+    // sentence for the history) rather than wait for ever.
+    let opened = Promise::new(&mut |resolve, reject| {
+        open.set_onsuccess(Some(&resolve));
+        open.set_onerror(Some(&reject));
+        open.set_onblocked(Some(&reject));
+    });
+    JsFuture::from(opened).await?;
+    let db: IdbDatabase = open.result()?.dyn_into()?;
     open.set_onupgradeneeded(None);
+    // And this tab lets a newer version of the page upgrade: it closes its connection (each
+    // one: uses that start together may each have opened one) and forgets it, so the next use
+    // opens the database again.
+    let own = db.clone();
+    let close = wasm_bindgen::closure::Closure::<dyn FnMut(web_sys::Event)>::new(move |_: web_sys::Event| {
+        own.close();
+        DB.with(|d| d.borrow_mut().take());
+    });
+    db.set_onversionchange(Some(close.as_ref().unchecked_ref()));
+    close.forget();
     DB.with(|d| *d.borrow_mut() = Some(db.clone()));
     Ok(db)
 }

@@ -4,6 +4,7 @@
 pub mod batch_store;
 pub mod cache;
 pub mod download;
+pub mod history;
 pub mod fetch;
 pub mod files;
 pub mod image;

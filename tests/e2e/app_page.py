@@ -1,5 +1,6 @@
 """A thin page object over the app's stable test ids (see README, "Test ids")."""
 
+import re
 import time
 
 from selenium.common.exceptions import StaleElementReferenceException
@@ -86,13 +87,30 @@ class AppPage:
         return self.d.execute_script("return window.localStorage.getItem(arguments[0]);", key)
 
     def wait_file(self, directory, name, timeout=10):
-        path = directory / name
+        """The downloaded file `name`, or for a compiled pattern the first complete download
+        whose name matches it in full and that this page has not returned before (exports are
+        named after the time, so a test matches them by pattern; see `export_pattern`)."""
+        seen = self.__dict__.setdefault("_seen_files", set())
         end = time.time() + timeout
         while time.time() < end:
-            if path.exists() and path.stat().st_size > 0 and not list(directory.glob("*.crdownload")):
-                return path
+            if not list(directory.glob("*.crdownload")):
+                if isinstance(name, re.Pattern):
+                    found = [p for p in directory.iterdir() if name.fullmatch(p.name) and p not in seen]
+                else:
+                    found = [directory / name] if (directory / name).exists() else []
+                found = [p for p in found if p.stat().st_size > 0]
+                if found:
+                    seen.add(found[0])
+                    return found[0]
             time.sleep(0.05)
         raise AssertionError(f"{name} was not downloaded to {directory}")
+
+
+def export_pattern(metric, slug=r"[^.]*"):
+    """An evaluator export's file name: metric id, the text's first words, local time (and the
+    " (1)" Chromium adds to a second download of the same name)."""
+    return re.compile(
+        rf"{re.escape(metric)}(?!-candidates-)(-{slug})?-\d{{4}}-\d\d-\d\d-\d{{4}}( \(\d+\))?\.json")
 
 
 def refuse_storage(driver):

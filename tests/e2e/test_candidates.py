@@ -12,7 +12,7 @@ import time
 import pytest
 from selenium.webdriver.common.keys import Keys
 
-from app_page import CRITERIA, AppPage, tid
+from app_page import CRITERIA, AppPage, tid, export_pattern
 from fakes.base import prompt_text
 
 KEY = "sk-test-cand-0123456789abcdef"
@@ -154,7 +154,7 @@ def test_ranking_follows_gamma_and_flips_where_the_closed_form_says(browser, app
 
     # The export carries the candidates, the choice and the agreement, and never the key.
     page.el("export-json-button").click()
-    path = page.wait_file(downloads, "harmonic-eval-candidates.json")
+    path = page.wait_file(downloads, export_pattern("harmonic_eval-candidates"))
     raw = path.read_text()
     assert KEY not in raw
     doc = json.loads(raw)

@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 import pytest
 from selenium.webdriver.support.ui import Select
 
-from app_page import CRITERIA, AppPage
+from app_page import CRITERIA, AppPage, export_pattern
 from fakes.openai import FakeOpenAI
 
 DIST = Path(__file__).resolve().parents[2] / "dist"
@@ -34,6 +34,13 @@ def overall_at_named_gammas(page):
         named_gamma_buttons(page.d)[label].click()
         out[label] = page.overall()
     return out
+
+
+def local_stamp(d):
+    """The browser's local time as export names write it (2026-11-23-0412)."""
+    return d.execute_script(
+        "const t = new Date(), p = n => String(n).padStart(2, '0');"
+        "return `${t.getFullYear()}-${p(t.getMonth() + 1)}-${p(t.getDate())}-${p(t.getHours())}${p(t.getMinutes())}`;")
 
 
 def other_origins(d, app_url):
@@ -59,8 +66,13 @@ def test_examples_open_with_no_key_move_gamma_explain_export_and_ask_no_one(brow
     assert set(a) >= {"selective 0.01", "uniform 1"}, a
     # The teacher's case: A leads when γ is selective, B when it is uniform.
     assert a["selective 0.01"] > b["selective 0.01"] and a["uniform 1"] < b["uniform 1"], (a, b)
+    before = local_stamp(browser)
     page.el("export-json-button").click()
-    doc = json.loads(page.wait_file(downloads, "harmonic-eval.json").read_text())
+    exported = page.wait_file(downloads, export_pattern("harmonic_eval"))
+    # Named after the metric, the text's first six words and the browser's local time.
+    stamps = {before, local_stamp(browser)}
+    assert exported.name in {f"harmonic_eval-two-squares-one-red-and-one-{t}.json" for t in stamps}, exported.name
+    doc = json.loads(exported.read_text())
     assert doc["text"].startswith("Two squares") and doc["explanations"]["clarity"] == "Easy to follow."
     assert other_origins(browser, app_url) == []
 
@@ -71,13 +83,13 @@ def test_an_exported_result_opens_from_its_file_with_the_same_scores(browser, ap
     named_gamma_buttons(browser)["inverse-variance 0.5"].click()
     before = overall_at_named_gammas(page)
     page.el("export-json-button").click()
-    exported = page.wait_file(downloads, "harmonic-eval.json")
+    exported = page.wait_file(downloads, export_pattern("harmonic_eval"))
     browser.delete_all_cookies()
     browser.execute_script("localStorage.clear(); sessionStorage.clear();")
     page = AppPage(browser, app_url)  # a fresh page: nothing shown
     page.el("open-result-input").send_keys(str(exported))
     page.wait_for(lambda d: page.overall() is not None, "the opened result")
-    assert page.el("opened-note").text.startswith("Opened from harmonic-eval.json")
+    assert page.el("opened-note").text.startswith(f"Opened from {exported.name}")
     assert overall_at_named_gammas(page) == pytest.approx(before, abs=1e-12)
     assert "nothing is wrong" in page.card("correctness").text
     assert other_origins(browser, app_url) == []
@@ -270,8 +282,8 @@ def test_a_result_too_large_for_a_link_says_so(browser, app_url, tmp_path):
 
 
 def test_every_example_opens_and_says_where_its_numbers_come_from(browser, app_url):
-    """The gallery covers every metric; HarmonicEval's open with their cards, the others as a
-    summary of what they recorded; the recorded one names its model and server."""
+    """The gallery covers every metric, and each opens as if just run, in its own panel; the
+    recorded one names its model and server."""
     page = AppPage(browser, app_url)
     manifest = json.loads((DIST / "examples" / "manifest.json").read_text())
     assert {e["metric"] for e in manifest} == {"harmonic_eval", "fleur", "g_veval", "maev"}
@@ -282,14 +294,39 @@ def test_every_example_opens_and_says_where_its_numbers_come_from(browser, app_u
         page.wait_for(lambda d: e["title"] in page.el("opened-note").text, f"{open_name} to open")
         source = page.el("opened-source").text
         assert source.startswith("Recorded on") or source.startswith("Constructed for illustration"), source
+        doc = json.loads((DIST / "examples" / e["file"]).read_text())
         if e["metric"] == "harmonic_eval":
             assert page.overall() is not None
         else:
-            doc = json.loads((DIST / "examples" / e["file"]).read_text())
+            # Opened as if just run: the metric's own panel, its score checked against the file.
             recorded = doc.get("smoothed_score", doc.get("score", doc.get("mean")))
-            assert page.el("opened-score").text == f"{recorded:.3f}"
+            page.wait_for(lambda d: page.overall() is not None, f"{open_name}'s score")
+            assert page.overall() == pytest.approx(recorded, abs=1e-9)
     recorded = next(e for e in manifest if e["name"].startswith("recorded-"))
     page.el(f"demo-{recorded['name']}").click()
     page.wait_for(lambda d: "SmolLM2-135M-Instruct" in page.el("opened-source").text, "the recorded example")
     assert "llama-server" in page.el("opened-source").text
     assert other_origins(browser, app_url) == []
+
+
+def test_the_gallery_is_above_the_inputs_on_a_phone_and_tops_the_results_on_a_wide_screen(browser, app_url):
+    page = AppPage(browser, app_url)
+    page.wait_for(lambda d: d.find_elements("css selector", "[data-testid='demo-gamma-flip-a']"), "the examples", 20)
+    rect = lambda sel: browser.execute_script(
+        "const r = document.querySelector(arguments[0]).getBoundingClientRect();"
+        "return {x: r.left + scrollX, y: r.top + scrollY, w: r.width, h: r.height};", sel)
+    for width in (390, 1440):
+        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+        gallery, inputs, results = (rect(s) for s in (
+            "[data-testid='demo-gallery']", "section.column.inputs", "section.column.results"))
+        if width == 390:
+            # A phone: the gallery first, in full view without scrolling, then the inputs.
+            assert gallery["y"] + gallery["h"] <= inputs["y"] and gallery["y"] < 900, (gallery, inputs)
+        else:
+            # Wide: beside the inputs, above the results, its top level with the inputs' top.
+            assert gallery["x"] >= inputs["x"] + inputs["w"], (gallery, inputs)
+            assert abs(gallery["y"] - inputs["y"]) < 2 and gallery["y"] + gallery["h"] <= results["y"], (gallery, results)
+            # No empty band between the gallery and the results however tall the inputs are.
+            assert results["y"] - (gallery["y"] + gallery["h"]) < 40, (gallery, results)
+    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

@@ -6,7 +6,7 @@ import json
 import pytest
 from selenium.webdriver.support.ui import Select
 
-from app_page import AppPage
+from app_page import AppPage, export_pattern
 from fakes.openai import sure
 
 # SPEC §2: the paper's Appendix B example, printed "0.85".
@@ -109,7 +109,7 @@ def test_ref_fleur_on_gpt4o_multi_digit_tokens_and_export(browser, app_url, imag
     assert float(gpt4o.requests[-1]["body"]["messages"][1]["content"]) == pytest.approx(expected, abs=1e-15)
 
     page.el("export-json-button").click()
-    doc = json.loads(page.wait_file(downloads, "ref-fleur.json").read_text())
+    doc = json.loads(page.wait_file(downloads, export_pattern("ref_fleur")).read_text())
     assert doc["metric"] == "ref_fleur"
     assert doc["raw_score"] == 0.85
     assert doc["smoothed_score"] == pytest.approx(expected, abs=1e-12)
@@ -160,5 +160,5 @@ def test_a_printed_zero_follows_the_authors_str_path(browser, app_url, images, l
     assert float(page.el("overall-score").get_attribute("data-value")) == pytest.approx(expected, abs=1e-12)
     assert page.el("fleur-scheme").get_attribute("data-value") == "units"
     page.el("export-json-button").click()
-    doc = json.loads(page.wait_file(downloads, "fleur.json").read_text())
+    doc = json.loads(page.wait_file(downloads, export_pattern("fleur")).read_text())
     assert doc["fidelity"] == "paper" and doc["extensions"] == []

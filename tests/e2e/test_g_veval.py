@@ -7,7 +7,7 @@ import json
 import pytest
 from selenium.webdriver.support.ui import Select
 
-from app_page import AppPage, tid
+from app_page import AppPage, tid, export_pattern
 from fakes.openai import sure
 
 CAPTION = "A man plays a red guitar on a stage."
@@ -125,7 +125,7 @@ def test_video_becomes_a_labelled_composite_and_accr_scores_four_dimensions(brow
     assert page.el("image-preview").get_attribute("src") == url
 
     page.el("export-json-button").click()
-    doc = json.loads(page.wait_file(downloads, "g-veval.json").read_text())
+    doc = json.loads(page.wait_file(downloads, export_pattern("g_veval")).read_text())
     assert doc["metric"] == "g_veval" and doc["mode"] == "combined" and doc["medium"] == "video"
     assert doc["accr"] is True
     assert [a["name"] for a in doc["accr_scores"]] == ["accuracy", "completeness", "conciseness", "relevance"]
@@ -186,7 +186,7 @@ def test_top20_extension_asks_for_20_alternatives_and_changes_the_expectation(br
     assert abs(extended - paper) > 0.1
 
     page.el("export-json-button").click()
-    doc = json.loads(page.wait_file(downloads, "g-veval.json").read_text())
+    doc = json.loads(page.wait_file(downloads, export_pattern("g_veval")).read_text())
     assert doc["fidelity"] == "extended" and doc["extensions"] == ["gveval-top20"]
     assert doc["settings"]["temperature"] == 1.0 and doc["settings"]["top_logprobs"] == 20
 

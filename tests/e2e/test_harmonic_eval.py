@@ -9,7 +9,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
-from app_page import CRITERIA, AppPage
+from app_page import CRITERIA, AppPage, export_pattern
 from fakes.base import closed_form, criterion_of
 
 SPEC = {0.75: 4.3398, 0.5: 4.7546, 1.0: 4.0760}
@@ -193,7 +193,7 @@ def test_explain_and_export(browser, app_url, fake, images, downloads):
     assert explain["messages"][2]["content"] == "Why? Tell me the reason."
 
     page.el("export-json-button").click()
-    path = page.wait_file(downloads, "harmonic-eval.json")
+    path = page.wait_file(downloads, export_pattern("harmonic_eval"))
     raw = path.read_text()
     assert KEY not in raw
     doc = json.loads(raw)
@@ -421,7 +421,7 @@ def test_paper_detail_by_default_low_detail_extension_and_criteria_subset(browse
     assert "from 2 of 5 criteria" in page.el("overall-score").text
 
     page.el("export-json-button").click()
-    doc = json.loads(page.wait_file(downloads, "harmonic-eval.json").read_text())
+    doc = json.loads(page.wait_file(downloads, export_pattern("harmonic_eval")).read_text())
     assert doc["fidelity"] == "paper" and doc["extensions"] == []
     assert doc["settings"]["criteria"] == ["correctness", "completeness"]
     assert doc["settings"]["image_detail"] == "auto"

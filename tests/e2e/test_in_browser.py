@@ -15,7 +15,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from selenium.webdriver.support.ui import Select
 
-from app_page import CRITERIA, AppPage
+from app_page import CRITERIA, AppPage, export_pattern
 from conftest import make_driver
 from test_layout import checker_for  # noqa: F401 (a fixture)
 from test_real_engine import CAPTION, check_harmonic_cards, check_maev_trials, export, set_budget
@@ -125,7 +125,7 @@ def test_harmonic_eval_on_an_image_judged_inside_the_page(browser, app_url, host
     assert page.el("repeatable-checkbox").is_selected(), "repeatable is the default for a local judge"
     page.evaluate()
     settle(page)
-    doc = export(page, downloads, "harmonic-eval.json")
+    doc = export(page, downloads, export_pattern("harmonic_eval"))
     scored = check_harmonic_cards(page, doc)
     assert scored >= 1, [page.card(c).text for c in CRITERIA]
     assert host.gets[f"/{MODEL}"] == 1 and host.gets["/projector.gguf"] == 1, host.gets

@@ -7,7 +7,7 @@ import json
 import pytest
 from selenium.webdriver.support.ui import Select
 
-from app_page import AppPage
+from app_page import AppPage, export_pattern
 from fakes.openai import sure
 from fakes.anthropic import FakeAnthropic
 
@@ -85,7 +85,7 @@ def test_five_trials_average_into_a_verdict_with_no_image_sent(browser, app_url,
     assert "The answer says a dog" in page.el("trial-0").text
 
     page.el("export-json-button").click()
-    doc = json.loads(page.wait_file(downloads, "maev.json").read_text())
+    doc = json.loads(page.wait_file(downloads, export_pattern("maev")).read_text())
     assert doc["metric"] == "maev" and doc["verdict"] == "hallucination"
     assert doc["mean"] == 0.0
     assert len(doc["trials"]) == 5
@@ -150,7 +150,7 @@ def test_expected_score_extension_asks_for_alternatives_and_is_exported(browser,
     assert float(page.el("overall-score").get_attribute("data-value")) == pytest.approx(0.6, abs=1e-12)
 
     page.el("export-json-button").click()
-    doc = json.loads(page.wait_file(downloads, "maev.json").read_text())
+    doc = json.loads(page.wait_file(downloads, export_pattern("maev")).read_text())
     assert doc["fidelity"] == "extended" and doc["extensions"] == ["maev-expected-score"]
     assert doc["settings"]["top_logprobs"] == 5 and doc["settings"]["temperature"] is None
     assert all(t["source"] == "probabilities" for t in doc["trials"])

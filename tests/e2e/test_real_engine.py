@@ -22,7 +22,7 @@ import pytest
 from selenium.webdriver import ActionChains
 from selenium.webdriver.support.ui import Select
 
-from app_page import CRITERIA, AppPage, tid
+from app_page import CRITERIA, AppPage, tid, export_pattern
 from conftest import _png
 
 MODEL = "smollm2-135m"
@@ -150,7 +150,7 @@ def test_harmonic_eval_scores_only_what_the_answer_says(browser, app_url, images
         page.wait_for(lambda d: page.el("box-left").get_attribute("value") not in ("", None), "the box")
     page.evaluate()
     page.wait_settled(timeout=LONG)
-    doc = export(page, downloads, "harmonic-eval.json")
+    doc = export(page, downloads, export_pattern("harmonic_eval"))
     scored = check_harmonic_cards(page, doc)
     print(f"\n[real engine] HarmonicEval {task}: {scored} of 5 criteria scored")
 
@@ -159,7 +159,7 @@ def test_a_text_only_server_says_no_vision_on_the_grounded_criteria(browser, app
     page = ready(browser, app_url, real_text_llm, image=images / "small.png")
     page.evaluate()
     page.wait_settled(timeout=LONG)
-    doc = export(page, downloads, "harmonic-eval.json")
+    doc = export(page, downloads, export_pattern("harmonic_eval"))
     for c in ("correctness", "completeness"):
         assert page.state(c) == "error"
     check_harmonic_cards(page, doc, grounded_error="does not accept images")
@@ -402,7 +402,7 @@ def test_candidates_against_the_real_engine(browser, app_url, images, real_vlm, 
     assert all(0.01 <= float(v) <= 1.0 for v in values.split(",") if v)
     page.el("prefer-1").click()
     assert attr(page, "agreement", "data-value") in ("agree", "disagree", "")
-    doc = export(page, downloads, "harmonic-eval-candidates.json")
+    doc = export(page, downloads, export_pattern("harmonic_eval-candidates"))
     assert [c["label"] for c in doc["candidates"]] == ["A", "B"] and doc["chosen"] == "B"
     for cand in doc["candidates"]:
         for crit in cand["result"]["criteria"]:

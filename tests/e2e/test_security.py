@@ -11,7 +11,7 @@ import pytest
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.support.ui import Select
 
-from app_page import CRITERIA, AppPage, tid
+from app_page import CRITERIA, AppPage, tid, export_pattern
 from conftest import make_driver
 from fakes.openai import FakeOpenAI
 
@@ -84,7 +84,7 @@ def full_session(page, fake, downloads, tmp_path):
     shown = page.el("explanation-fluency").text
     assert KEY not in shown and "[API key]" in shown, shown
     page.el("export-json-button").click()
-    exported = page.wait_file(downloads, "harmonic-eval.json")
+    exported = page.wait_file(downloads, export_pattern("harmonic_eval"))
     # A rejected key: the error shown must not carry it.
     fake.required_key = "sk-other"
     page.fill("text-input", "another text, so the cache does not answer")

@@ -3,6 +3,7 @@
 //! tokens' probabilities (`smoothing`). The explanation is a follow-up turn.
 
 mod export;
+pub mod reopen;
 pub mod prompts;
 pub mod smoothing;
 

@@ -4,6 +4,7 @@
 //! the ACCR variant asks for four scores (accuracy, completeness, conciseness, relevance).
 
 mod export;
+pub mod reopen;
 pub mod extract;
 pub mod prompts;
 

@@ -4,6 +4,7 @@
 //! examples are averaged; the mean against a threshold (1.25) gives the verdict.
 
 mod export;
+pub mod reopen;
 pub mod parse;
 pub mod prompts;
 pub mod sampling;

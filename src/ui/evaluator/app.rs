@@ -9,6 +9,7 @@ use crate::ui::cost_panel::CostPanel;
 use crate::ui::examples::ExamplesGallery;
 use crate::ui::fidelity_panel::FidelityPanel;
 use crate::ui::guidance::{KeyNote, SharedFailure};
+use crate::ui::history::HistoryPanel;
 use crate::ui::open_result::{OpenResult, OpenedPanel};
 use crate::ui::image_panel::ImagePanel;
 use crate::ui::inputs_panel::InputsPanel;
@@ -36,6 +37,9 @@ pub fn App() -> impl IntoView {
     view! {
         <TopBar page=Page::Single/>
         <main class="layout">
+            // First in the page's order, so a phone shows it above the inputs; on a wide
+            // screen the grid puts it at the top of the results column (style/main.css).
+            <ExamplesGallery/>
             <section class="column inputs" aria-label="What to judge">
                 <MetricSelect/>
                 <FidelityPanel/>
@@ -50,12 +54,12 @@ pub fn App() -> impl IntoView {
             <section class="column results" aria-labelledby="results-heading">
                 // Headings step by one (h1, h2, then the cards' h3); screen readers list it.
                 <h2 id="results-heading" class="visually-hidden">"Results"</h2>
-                <ExamplesGallery/>
                 <OpenResult/>
                 <OpenedPanel/>
                 <SharedFailure/>
                 <SingleResults/>
                 <SharePanel/>
+                <HistoryPanel/>
             </section>
         </main>
     }

@@ -216,7 +216,13 @@ fn comparison(state: AppState, group: Option<&str>) -> Option<String> {
 pub fn export(state: AppState) {
     let outcome = match comparison(state, None) {
         Some(json) => {
-            download::download_text("harmonic-eval-candidates.json", "application/json", &json)
+            let first = state.candidates.run.with_value(|r| r.as_ref().and_then(|r| r.texts.first().cloned()));
+            let name = crate::export_name::export_name(
+                "harmonic_eval-candidates",
+                &first.unwrap_or_default(),
+                download::local_now(),
+            );
+            download::download_text(&name, "application/json", &json)
         }
         None => Err("Evaluate first: there is nothing to export yet.".into()),
     };

@@ -17,4 +17,5 @@ pub(crate) mod single_results;
 pub(crate) mod examples;
 pub(crate) mod open_result;
 pub(crate) mod guidance;
+pub(crate) mod history;
 pub(crate) mod share;

@@ -6,19 +6,19 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
-use crate::metrics::harmonic_eval::{self, Input};
+use crate::metrics::harmonic_eval::Input;
+use crate::metrics::{fleur, g_veval, maev};
 use crate::providers::{Backend, Protocol};
-use crate::result_file::{self, Body, Opened, Summary};
-use crate::ui::state::{AppState, ExplainState, ImageView, Progress, RunContext};
+use crate::result_file::{self, Body, Harmonic, Opened};
+use crate::ui::state::{AppState, ExplainState, FleurRun, GvevalRun, ImageView, MaevRun, Progress, RunContext};
 
-/// What was opened from a file, for the note above the results (and another metric's summary).
+/// What was opened from a file, for the note above the results.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OpenedNote {
     /// "dog-park.json" or an example's title.
     pub from: String,
     pub source: Option<String>,
     pub metric: String,
-    pub summary: Option<Summary>,
 }
 
 /// The opened result's note, provided by the evaluator page.
@@ -57,53 +57,100 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
             note: None,
         }));
     }
-    let mut summary = None;
+    let backend = Backend {
+        protocol: protocol(&opened.provider),
+        // The file's base URL is not kept: Explain on a result without a stored answer asks
+        // the backend configured now, as after any run.
+        base_url: String::new(),
+        model: opened.model.clone(),
+        ..Backend::default()
+    };
     match opened.body {
-        Body::Harmonic(h) => {
-            state.task.set(h.task);
-            state.text.set(h.text.clone());
-            state.question.set(h.question.clone());
-            state.he_criteria.set(h.criteria_set);
-            state.gamma.set(h.gamma);
-            for (i, r) in h.results.iter().enumerate() {
-                state.criteria[i].set(match r {
-                    Some(Ok(result)) => Progress::Done { result: result.clone(), cached: false },
-                    Some(Err(m)) => Progress::Failed(m.clone()),
-                    None => Progress::Idle,
-                });
-                state.explanations[i].set(match &h.explanations[i] {
-                    Some(t) => ExplainState::Done(t.clone()),
-                    None => ExplainState::Idle,
-                });
-            }
-            state.run.set_value(Some(RunContext {
-                input: Input {
-                    task: h.task,
-                    text: h.text,
-                    question: h.question,
-                    image_data_url: opened.image.clone(),
-                    fidelity: h.fidelity,
-                    criteria: h.criteria_set,
-                },
-                backend: Backend {
-                    protocol: protocol(&opened.provider),
-                    // The file's base URL is not kept: Explain on a criterion without a
-                    // stored answer asks the backend configured now, as after any run.
-                    base_url: String::new(),
-                    model: opened.model.clone(),
-                    ..Backend::default()
-                },
-            }));
-        }
-        Body::Summary(s) => summary = Some(s),
+        Body::Harmonic(h) => show_harmonic(state, *h, opened.image, backend),
+        Body::Fleur(f) => show_fleur(state, *f, opened.image, backend),
+        Body::Gveval(g) => show_gveval(state, *g, opened.image, backend),
+        Body::Maev(m) => show_maev(state, *m, backend),
     }
     view.0.set(Some(OpenedNote {
         from: from.to_string(),
         source: opened.source,
         metric: opened.metric,
-        summary,
     }));
     Ok(())
+}
+
+fn show_harmonic(state: AppState, h: Harmonic, image: Option<String>, backend: Backend) {
+    state.task.set(h.task);
+    state.text.set(h.text.clone());
+    state.question.set(h.question.clone());
+    state.he_criteria.set(h.criteria_set);
+    state.gamma.set(h.gamma);
+    for (i, r) in h.results.iter().enumerate() {
+        state.criteria[i].set(match r {
+            Some(Ok(result)) => Progress::Done { result: result.clone(), cached: false },
+            Some(Err(m)) => Progress::Failed(m.clone()),
+            None => Progress::Idle,
+        });
+        state.explanations[i].set(match &h.explanations[i] {
+            Some(t) => ExplainState::Done(t.clone()),
+            None => ExplainState::Idle,
+        });
+    }
+    state.run.set_value(Some(RunContext {
+        input: Input {
+            task: h.task,
+            text: h.text,
+            question: h.question,
+            image_data_url: image,
+            fidelity: h.fidelity,
+            criteria: h.criteria_set,
+        },
+        backend,
+    }));
+}
+
+fn show_fleur(state: AppState, f: fleur::reopen::Reopened, image: Option<String>, backend: Backend) {
+    state.text.set(f.input.caption.clone());
+    if let Some(refs) = &f.input.references {
+        state.references.set(refs.join("\n"));
+    }
+    state.fleur.set(Progress::Done { result: f.result, cached: false });
+    state.fleur_explanation.set(f.explanation.map_or(ExplainState::Idle, ExplainState::Done));
+    state.fleur_run.set_value(Some(FleurRun {
+        input: fleur::Input { image_data_url: image, ..f.input },
+        backend,
+    }));
+}
+
+fn show_gveval(state: AppState, g: g_veval::reopen::Reopened, image: Option<String>, backend: Backend) {
+    state.text.set(g.input.caption.clone());
+    state.references.set(g.input.references.join("\n"));
+    state.gv_mode.set(g.input.mode);
+    state.gv_accr.set(g.input.accr);
+    state.gveval.set(Progress::Done { result: g.result, cached: false });
+    state.gveval_run.set_value(Some(GvevalRun {
+        input: g_veval::Input { image_data_url: image, ..g.input },
+        backend,
+    }));
+}
+
+fn show_maev(state: AppState, m: maev::reopen::Reopened, backend: Backend) {
+    state.question.set(m.input.question.clone());
+    state.maev_caption.set(m.input.caption.clone());
+    state.maev_reference.set(m.input.reference.clone());
+    state.text.set(m.input.answer.clone());
+    state.maev_threshold.set(m.input.threshold);
+    state.maev_captioning.set(ExplainState::Idle);
+    state.maev_results.set(
+        m.trials
+            .into_iter()
+            .map(|(examples, r)| {
+                (examples, r.map_or_else(Progress::Failed, |result| Progress::Done { result, cached: false }))
+            })
+            .collect(),
+    );
+    // The pool the trials point at stays with the run; the user's own pool is not touched.
+    state.maev_run.set_value(Some(MaevRun { input: m.input, backend }));
 }
 
 /// Reads a file the user chose and shows it.
@@ -140,31 +187,18 @@ pub fn OpenResult() -> impl IntoView {
     }
 }
 
-/// Where the shown result came from, and another metric's recorded summary.
+/// Where the shown result came from.
 #[component]
 pub fn OpenedPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     let view = expect_context::<OpenedView>();
     let note = move || view.0.get().filter(|n| state.metric.with(|m| m.id() == n.metric));
-    let is_he = |n: &OpenedNote| n.metric == harmonic_eval::INFO.id;
     view! {
-        {move || note().map(|n| {
-            let summary = n.summary.clone().filter(|_| !is_he(&n));
-            view! {
-                <div class="opened-note" data-testid="opened-note">
-                    <p>"Opened from " <strong>{n.from.clone()}</strong> ": no request was sent."</p>
-                    {n.source.clone().map(|s| view! { <p data-testid="opened-source">{s}</p> })}
-                    {summary.map(|s| view! {
-                        <dl class="opened-summary" data-testid="opened-summary">
-                            <dt>"Text judged"</dt><dd>{s.text}</dd>
-                            <dt>"Score recorded in the file"</dt>
-                            <dd data-testid="opened-score">{s.score.map(|v| format!("{v:.3}")).unwrap_or_else(|| "none recorded".into())}</dd>
-                            <dt>"What the judge wrote"</dt><dd class="answer">{s.answer}</dd>
-                            {s.explanation.map(|e| view! { <dt>"Explanation"</dt><dd>{e}</dd> })}
-                        </dl>
-                    })}
-                </div>
-            }
+        {move || note().map(|n| view! {
+            <div class="opened-note" data-testid="opened-note">
+                <p>"Opened from " <strong>{n.from.clone()}</strong> ": no request was sent."</p>
+                {n.source.clone().map(|s| view! { <p data-testid="opened-source">{s}</p> })}
+            </div>
         })}
     }
 }

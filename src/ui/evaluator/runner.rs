@@ -221,3 +221,16 @@ pub fn clear_cache(state: AppState) {
         state.cache_count.set(cache::count().await);
     });
 }
+
+/// Export: saves the last run's result file, named after its metric, its text's start and the
+/// local time; before a run, says there is nothing yet.
+pub(crate) fn save_result(state: AppState, json: Option<String>) {
+    let Some(json) = json else {
+        return state
+            .export_error
+            .set(Some("Evaluate first: there is nothing to export yet.".into()));
+    };
+    let name = crate::export_name::for_result(&json, crate::web::download::local_now());
+    let outcome = crate::web::download::download_text(&name, "application/json", &json);
+    state.export_error.set(outcome.err());
+}

@@ -1,4 +1,4 @@
-//! "Copy link" and "Copy embed code": the HarmonicEval result in the URL fragment, deflated by
+//! "Copy link" and "Copy embed code": the result of any metric in the URL fragment, deflated by
 //! the browser, with a downscaled thumbnail; and opening such a link with no request. What goes
 //! in the link and how it is written is decided in `crate::share`.
 
@@ -14,7 +14,7 @@ use crate::ui::state::AppState;
 const THUMB_SIDE: u32 = 160;
 
 /// A small JPEG of the shown image: from the loaded canvas, or the opened result's own image.
-fn thumbnail(state: AppState) -> Option<String> {
+pub(crate) fn thumbnail(state: AppState) -> Option<String> {
     let from_canvas = state.image.with_value(|img| {
         let img = img.as_ref()?;
         let src = &img.canvas;
@@ -49,7 +49,11 @@ fn copy(text: &str) {
 }
 
 fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>) {
-    let Some(json) = crate::ui::he_run::harmonic_json(state, thumbnail(state).as_deref()) else {
+    let page = crate::ui::metric_ui::of(state.metric.get_untracked());
+    let json = page.result_json(state).map(|json| {
+        crate::result_file::with_extras(&json, thumbnail(state).as_deref(), &Default::default(), None)
+    });
+    let Some(json) = json else {
         link.set(Some(Err("Evaluate or open a result first: there is nothing to share yet.".into())));
         return;
     };
@@ -96,7 +100,7 @@ pub fn SharePanel() -> impl IntoView {
     let url = move || link.get().and_then(Result::ok);
     let embed_copied = RwSignal::new(false);
     view! {
-        <div class="share-row" class:hidden=move || !state.is_harmonic()>
+        <div class="share-row">
             <button type="button" data-testid="copy-link-button" on:click=move |_| { embed_copied.set(false); make_link(state, link) }>"Copy link"</button>
             <button type="button" data-testid="copy-embed-button" disabled=move || url().is_none()
                 on:click=move |_| if let Some(u) = url() { copy(&share::embed_code(&u)); embed_copied.set(true) }>"Copy embed code"</button>

@@ -21,6 +21,8 @@ pub(crate) trait MetricUi {
     fn evaluate(&self, state: AppState);
     /// Saves the last run's result as JSON (never the key).
     fn export(&self, state: AppState);
+    /// The last run's result file (the export's document), `None` before a run.
+    fn result_json(&self, state: AppState) -> Option<String>;
     /// Whether a request of the current run is in flight.
     fn running(&self, state: AppState) -> bool;
     /// Whether there is a run to export.
@@ -84,6 +86,7 @@ macro_rules! forward {
 forward! {
     fn evaluate(&self, state: AppState) -> ();
     fn export(&self, state: AppState) -> ();
+    fn result_json(&self, state: AppState) -> Option<String>;
     fn running(&self, state: AppState) -> bool;
     fn has_run(&self, state: AppState) -> bool;
     fn billed_model(&self, state: AppState) -> Option<String>;

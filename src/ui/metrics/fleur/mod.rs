@@ -23,6 +23,10 @@ impl super::MetricUi for FleurUi {
         run::export(state)
     }
 
+    fn result_json(&self, state: AppState) -> Option<String> {
+        run::result_json(state)
+    }
+
     fn running(&self, state: AppState) -> bool {
         state.fleur.with(|s| s.is_active())
     }

@@ -6,7 +6,6 @@ use leptos::prelude::*;
 use crate::ui::runner::{ask_why, run_one};
 use crate::ui::state::{AppState, ExplainState, FleurRun, Progress};
 use crate::metrics::fleur::{self, ExportInput, Input};
-use crate::web::download;
 
 fn input(state: AppState) -> Input {
     Input {
@@ -59,12 +58,13 @@ pub fn explain(state: AppState) {
 }
 
 pub fn export(state: AppState) {
-    let Some(run) = state.fleur_run.get_value() else {
-        state.export_error.set(Some(
-            "Evaluate first: there is nothing to export yet.".into(),
-        ));
-        return;
-    };
+    crate::ui::runner::save_result(state, result_json(state));
+}
+
+/// The FLEUR / RefFLEUR result file of the last run (export, share link, history), with
+/// Explain's answer; `None` before a run.
+pub fn result_json(state: AppState) -> Option<String> {
+    let run = state.fleur_run.get_value()?;
     let progress = state.fleur.get_untracked();
     let error = progress.error().unwrap_or_else(|| "not finished".into());
     let result = progress.result().ok_or(error.as_str());
@@ -72,18 +72,11 @@ pub fn export(state: AppState) {
         ExplainState::Done(t) => Some(t),
         _ => None,
     };
-    let json = fleur::export_json(&ExportInput {
+    Some(fleur::export_json(&ExportInput {
         caption: &run.input.caption,
         references: run.input.references.as_deref(),
         backend: &run.backend,
         result,
         explanation: explanation.as_deref(),
-    });
-    let name = if run.input.references.is_some() {
-        "ref-fleur.json"
-    } else {
-        "fleur.json"
-    };
-    let outcome = download::download_text(name, "application/json", &json);
-    state.export_error.set(outcome.err());
+    }))
 }

@@ -20,6 +20,10 @@ impl super::MetricUi for GvevalUi {
         run::export(state)
     }
 
+    fn result_json(&self, state: AppState) -> Option<String> {
+        run::result_json(state)
+    }
+
     fn running(&self, state: AppState) -> bool {
         state.gveval.with(|s| s.is_active())
     }

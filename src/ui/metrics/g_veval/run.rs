@@ -5,7 +5,6 @@ use leptos::prelude::*;
 use crate::ui::runner::run_one;
 use crate::ui::state::{AppState, GvevalRun};
 use crate::metrics::{fleur, g_veval};
-use crate::web::download;
 
 /// The G-VEval input from the form: the medium follows the file (a video gives its composite).
 pub fn input(state: AppState) -> g_veval::Input {
@@ -59,19 +58,17 @@ pub fn evaluate(state: AppState) {
 }
 
 pub fn export(state: AppState) {
-    let Some(run) = state.gveval_run.get_value() else {
-        state.export_error.set(Some(
-            "Evaluate first: there is nothing to export yet.".into(),
-        ));
-        return;
-    };
+    crate::ui::runner::save_result(state, result_json(state));
+}
+
+/// The G-VEval result file of the last run (export, share link, history); `None` before a run.
+pub fn result_json(state: AppState) -> Option<String> {
+    let run = state.gveval_run.get_value()?;
     let progress = state.gveval.get_untracked();
     let error = progress.error().unwrap_or_else(|| "not finished".into());
-    let json = g_veval::export_json(&g_veval::ExportInput {
+    Some(g_veval::export_json(&g_veval::ExportInput {
         input: &run.input,
         backend: &run.backend,
         result: progress.result().ok_or(error.as_str()),
-    });
-    let outcome = download::download_text("g-veval.json", "application/json", &json);
-    state.export_error.set(outcome.err());
+    }))
 }

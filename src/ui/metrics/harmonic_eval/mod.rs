@@ -33,6 +33,10 @@ impl super::MetricUi for HarmonicEvalUi {
         }
     }
 
+    fn result_json(&self, state: AppState) -> Option<String> {
+        run::harmonic_json(state, None)
+    }
+
     fn running(&self, state: AppState) -> bool {
         state.criteria.iter().any(|c| c.with(|s| s.is_active())) || state.candidates.running()
     }

@@ -7,7 +7,6 @@ use crate::criteria::Criterion;
 use crate::metrics::harmonic_eval::{self, ExportInput, Input};
 use crate::ui::runner::{ask_why, begin_run, send_one, VIDEO_NEEDS_G_VEVAL};
 use crate::ui::state::{AppState, CriterionState, ExplainState, Progress, RunContext};
-use crate::web::download;
 
 /// Starts a HarmonicEval run: the criteria are requested concurrently (up to the provider's limit), and
 /// each card fills in as its answer arrives. A failed criterion does not affect the others.
@@ -90,14 +89,7 @@ pub fn explain(state: AppState, criterion: Criterion) {
 
 /// Saves the HarmonicEval run's criteria, weights and settings as JSON.
 pub fn export(state: AppState) {
-    let Some(json) = harmonic_json(state, None) else {
-        state.export_error.set(Some(
-            "Evaluate first: there is nothing to export yet.".into(),
-        ));
-        return;
-    };
-    let outcome = download::download_text("harmonic-eval.json", "application/json", &json);
-    state.export_error.set(outcome.err());
+    crate::ui::runner::save_result(state, harmonic_json(state, None));
 }
 
 /// The HarmonicEval result file of the last run (export, share link), with Explain's answers

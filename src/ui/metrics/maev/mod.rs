@@ -21,6 +21,10 @@ impl super::MetricUi for MaevUi {
         run::export(state)
     }
 
+    fn result_json(&self, state: AppState) -> Option<String> {
+        run::result_json(state)
+    }
+
     fn running(&self, state: AppState) -> bool {
         state
             .maev_results

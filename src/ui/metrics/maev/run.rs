@@ -5,7 +5,6 @@ use leptos::prelude::*;
 use crate::ui::runner::{begin_run, send_one};
 use crate::ui::state::{AppState, ExplainState, MaevRun, Progress};
 use crate::metrics::maev;
-use crate::web::download;
 
 pub fn input(state: AppState) -> maev::Input {
     maev::Input {
@@ -114,12 +113,12 @@ pub fn caption_image(state: AppState) {
 }
 
 pub fn export(state: AppState) {
-    let Some(run) = state.maev_run.get_value() else {
-        state.export_error.set(Some(
-            "Evaluate first: there is nothing to export yet.".into(),
-        ));
-        return;
-    };
+    crate::ui::runner::save_result(state, result_json(state));
+}
+
+/// The MAEV result file of the last run (export, share link, history); `None` before a run.
+pub fn result_json(state: AppState) -> Option<String> {
+    let run = state.maev_run.get_value()?;
     let rows = state.maev_results.get_untracked();
     let errors: Vec<String> = rows
         .iter()
@@ -130,11 +129,9 @@ pub fn export(state: AppState) {
         .zip(&errors)
         .map(|((examples, p), err)| (*examples, p.result().ok_or(err.as_str())))
         .collect();
-    let json = maev::export_json(&maev::ExportInput {
+    Some(maev::export_json(&maev::ExportInput {
         input: &run.input,
         backend: &run.backend,
         trials,
-    });
-    let outcome = download::download_text("maev.json", "application/json", &json);
-    state.export_error.set(outcome.err());
+    }))
 }
