@@ -204,6 +204,8 @@ pub struct Difference {
     /// Whether `diff` exceeds the judge's combined uncertainty √(u_higher² + u_lower²); `None`
     /// where the metric gives no uncertainty for either.
     pub exceeds: Option<bool>,
+    /// That combined uncertainty, where there is one.
+    pub combined: Option<f64>,
 }
 
 /// Differences between each candidate and the next one down the ranking (scored ones only).
@@ -220,15 +222,16 @@ pub fn differences(scores: &[Option<f64>], uncertainty: &[Option<f64>]) -> Vec<D
             let (h, l) = (w[0], w[1]);
             let diff = scores[h]? - scores[l]?;
             let u = |i: usize| uncertainty.get(i).copied().flatten();
-            let exceeds = match (u(h), u(l)) {
-                (Some(a), Some(b)) => Some(diff > (a * a + b * b).sqrt()),
+            let combined = match (u(h), u(l)) {
+                (Some(a), Some(b)) => Some((a * a + b * b).sqrt()),
                 _ => None,
             };
             Some(Difference {
                 higher: h,
                 lower: l,
                 diff,
-                exceeds,
+                exceeds: combined.map(|c| diff > c),
+                combined,
             })
         })
         .collect()
@@ -285,7 +288,11 @@ pub fn problems(
 }
 
 pub mod export;
+pub mod plain;
+pub mod plain_render;
 pub mod render;
 
+#[cfg(test)]
+mod plain_tests;
 #[cfg(test)]
 mod tests;

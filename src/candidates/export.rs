@@ -4,7 +4,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{agreement_ranges, agrees, flip_points, order, ranges_text, ranks, scores_at};
+use super::{
+    agreement_ranges, agrees, differences, flip_points, order, ranges_text, ranks, scores_at,
+};
 use crate::aggregate::Scored;
 use crate::lab::record::{CriterionRecord, ItemResult};
 use crate::metrics::harmonic_eval::{CriterionResult, INFO};
@@ -120,6 +122,100 @@ pub fn comparison_json(
     serde_json::to_string_pretty(&doc).unwrap_or_default()
 }
 
+#[derive(Serialize)]
+struct PlainCandidateDoc<'a> {
+    label: &'a str,
+    text: &'a str,
+    score: Option<f64>,
+    uncertainty: Option<f64>,
+    rank: Option<usize>,
+    result: Value,
+}
+
+#[derive(Serialize)]
+struct DifferenceDoc<'a> {
+    higher: &'a str,
+    lower: &'a str,
+    diff: f64,
+    uncertainty: Option<f64>,
+    exceeds: Option<bool>,
+}
+
+#[derive(Serialize)]
+struct PlainDoc<'a> {
+    metric: &'static str,
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    group: Option<&'a str>,
+    candidates: Vec<PlainCandidateDoc<'a>>,
+    ranking: Vec<&'a str>,
+    differences: Vec<DifferenceDoc<'a>>,
+    chosen: Option<&'a str>,
+    /// Whether the metric ranks the pick strictly first (no γ: one answer, no range).
+    agrees: Option<bool>,
+}
+
+/// One candidate of a comparison for a metric without γ.
+pub struct PlainJudged<'a> {
+    pub label: &'a str,
+    pub text: &'a str,
+    pub score: Option<f64>,
+    pub uncertainty: Option<f64>,
+    /// The metric's own single-result export of this candidate (never the key).
+    pub single: String,
+}
+
+/// The comparison of a metric without γ as one JSON document: each candidate's score,
+/// uncertainty, rank and own export, the ranking, the differences against the judge's
+/// uncertainty, the human's pick and whether the metric agrees.
+pub fn plain_comparison_json(
+    metric: &'static str,
+    judged: &[PlainJudged<'_>],
+    chosen: Option<usize>,
+    group: Option<&str>,
+) -> String {
+    let scores: Vec<Option<f64>> = judged.iter().map(|j| j.score).collect();
+    let uncertainty: Vec<Option<f64>> = judged.iter().map(|j| j.uncertainty).collect();
+    let rank = ranks(&scores);
+    let label = |i: usize| judged.get(i).map_or("", |j| j.label);
+    let chosen = chosen.filter(|&c| c < judged.len());
+    let doc = PlainDoc {
+        metric,
+        kind: "candidates",
+        group,
+        candidates: judged
+            .iter()
+            .enumerate()
+            .map(|(i, j)| PlainCandidateDoc {
+                label: j.label,
+                text: j.text,
+                score: j.score,
+                uncertainty: j.uncertainty,
+                rank: rank[i],
+                result: serde_json::from_str(&j.single).unwrap_or(Value::Null),
+            })
+            .collect(),
+        ranking: order(&scores)
+            .into_iter()
+            .filter(|&i| scores[i].is_some())
+            .map(label)
+            .collect(),
+        differences: differences(&scores, &uncertainty)
+            .iter()
+            .map(|d| DifferenceDoc {
+                higher: label(d.higher),
+                lower: label(d.lower),
+                diff: d.diff,
+                uncertainty: d.combined,
+                exceeds: d.exceeds,
+            })
+            .collect(),
+        chosen: chosen.map(label),
+        agrees: chosen.and_then(|c| agrees(&scores, c)),
+    };
+    serde_json::to_string_pretty(&doc).unwrap_or_default()
+}
+
 /// Adds one comparison (a [`comparison_json`] with a group) to the lab's inbox, a sequence of
 /// JSON documents: what was already waiting is kept, so several comparisons make one dataset.
 pub fn append_to_inbox(inbox: Option<&str>, comparison: &str) -> String {
@@ -137,6 +233,9 @@ pub const INBOX_KEY: &str = "hj.lab.inbox";
 
 #[derive(Deserialize)]
 struct InDoc {
+    /// Absent in the first comparisons sent, which were all HarmonicEval's.
+    #[serde(default)]
+    metric: Option<String>,
     group: String,
     chosen: Option<String>,
     candidates: Vec<InCandidate>,
@@ -146,15 +245,20 @@ struct InDoc {
 struct InCandidate {
     label: String,
     text: String,
-    result: InResult,
+    /// A metric without γ: its one score (HarmonicEval's come from the criteria).
+    #[serde(default)]
+    score: Option<f64>,
+    #[serde(default)]
+    result: Option<InResult>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct InResult {
     #[serde(default)]
     task: String,
     #[serde(default)]
     criteria: Vec<CriterionRecord>,
+    #[serde(default)]
     fidelity: Option<String>,
     #[serde(default)]
     extensions: Vec<String>,
@@ -175,7 +279,15 @@ pub fn inbox_records(inbox: &str) -> (Vec<ItemResult>, Vec<String>) {
                 break;
             }
         };
+        let first = records.first().map(|r: &ItemResult| r.metric.clone());
         match group_records(doc) {
+            Ok(r) if first.is_some() && r.first().map(|x| &x.metric) != first.as_ref() => {
+                problems.push(format!(
+                    "Comparison {}: made with another metric than the first ({}); left out, since the lab compares one metric at a time.",
+                    i + 1,
+                    first.unwrap_or_default()
+                ))
+            }
             Ok(r) => records.extend(r),
             Err(why) => problems.push(format!("Comparison {}: {why}.", i + 1)),
         }
@@ -184,32 +296,40 @@ pub fn inbox_records(inbox: &str) -> (Vec<ItemResult>, Vec<String>) {
 }
 
 /// One comparison as one record per candidate (id `<group>-<label>`, `chosen` on the human's
-/// pick, the criteria with their σ and distributions), or why it cannot be one.
+/// pick; HarmonicEval's criteria with their σ and distributions, another metric's one score),
+/// or why it cannot be one.
 fn group_records(doc: InDoc) -> Result<Vec<ItemResult>, String> {
+    let metric = doc.metric.unwrap_or_else(|| INFO.id.to_string());
+    let harmonic = metric == INFO.id;
     let records: Vec<ItemResult> = doc
         .candidates
         .into_iter()
         .map(|c| {
+            let result = c.result.unwrap_or_default();
             let mut r = ItemResult {
                 id: format!("{}-{}", doc.group, c.label),
-                metric: INFO.id.to_string(),
-                task: c.result.task,
+                metric: metric.clone(),
+                task: result.task,
                 text: c.text,
                 // A criterion left out of the run is no failure.
-                criteria: c
-                    .result
+                criteria: result
                     .criteria
                     .into_iter()
-                    .filter(|c| c.score.is_some() || c.error.is_some())
+                    .filter(|c| harmonic && (c.score.is_some() || c.error.is_some()))
                     .collect(),
+                score: if harmonic { None } else { c.score },
                 group: Some(doc.group.clone()),
                 chosen: doc.chosen.as_deref() == Some(c.label.as_str()),
-                fidelity: c.result.fidelity,
-                extensions: c.result.extensions,
+                fidelity: result.fidelity,
+                extensions: result.extensions,
                 ..ItemResult::default()
             };
             if r.is_failed() {
-                r.error = r.criteria.iter().find_map(|c| c.error.clone());
+                r.error = r
+                    .criteria
+                    .iter()
+                    .find_map(|c| c.error.clone())
+                    .or_else(|| Some("not scored".into()));
             }
             r
         })
