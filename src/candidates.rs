@@ -253,20 +253,27 @@ pub fn problems(
     labels: &[String],
     texts: &[String],
 ) -> Vec<String> {
+    problems_with(labels, texts, |text| {
+        crate::metrics::harmonic_eval::Input {
+            text: text.to_string(),
+            ..base.clone()
+        }
+        .problems()
+    })
+}
+
+/// [`problems`] for any metric: `own(text)` is the problems of the input with that text.
+pub fn problems_with(
+    labels: &[String],
+    texts: &[String],
+    own: impl Fn(&str) -> Vec<String>,
+) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     // What every candidate shares (the image, the question…): said once, without a label.
-    let shared = crate::metrics::harmonic_eval::Input {
-        text: "x".into(),
-        ..base.clone()
-    }
-    .problems();
+    let shared = own("x");
     for (i, text) in texts.iter().enumerate() {
-        let input = crate::metrics::harmonic_eval::Input {
-            text: text.clone(),
-            ..base.clone()
-        };
         let label = labels.get(i).map(|l| l.trim()).unwrap_or_default();
-        for p in input.problems() {
+        for p in own(text) {
             let p = if shared.contains(&p) {
                 p
             } else {

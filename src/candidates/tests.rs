@@ -426,8 +426,10 @@ mod render_tests {
 fn ranking_flips_and_radios_markup() {
     use crate::candidates::render::{flips_html, radios_html, ranking_html};
     let labels: Vec<String> = vec!["A".into(), "B&B".into(), "C".into()];
-    let r = ranking_html(&labels, &[Some(3.0), Some(4.0), None], 0.7);
+    let r = ranking_html(&labels, &[Some(3.0), Some(4.0), None], Some(0.7));
     assert_eq!(r, "<p class=\"ranking\" data-testid=\"ranking\" data-order=\"B&amp;B,A\">Ranking at γ = 0.70: B&amp;B › A</p>");
+    let r = ranking_html(&labels, &[Some(3.0), Some(4.0), None], None);
+    assert!(r.ends_with(">Ranking: B&amp;B › A</p>"), "{r}");
     let f = flips_html(
         &labels,
         &[Flip {

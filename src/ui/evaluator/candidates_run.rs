@@ -49,8 +49,7 @@ pub fn remove(state: AppState, i: usize) {
         state.text.set(text);
         c.labels.set(Vec::new());
         c.texts.set(Vec::new());
-        c.results.set(Vec::new());
-        c.preferred.set(None);
+        c.clear();
     }
 }
 
@@ -113,7 +112,7 @@ pub fn evaluate(state: AppState) {
         },
     }));
     c.run_labels.set(labels);
-    c.preferred.set(None);
+    c.clear();
     c.lab_message.set(None);
     c.results.set(vec![
         std::array::from_fn(|_| CriterionState::Idle);
@@ -226,9 +225,14 @@ pub fn export(state: AppState) {
 /// Adds the comparison to the lab's inbox as one best-of-N group (`group`, `chosen`); the lab
 /// loads it when it opens, on this device.
 pub fn send_to_lab(state: AppState) {
+    send_to_lab_with(state, |group| comparison(state, Some(group)))
+}
+
+/// [`send_to_lab`] with the comparison made by `make` (given the group's name).
+pub fn send_to_lab_with(state: AppState, make: impl FnOnce(&str) -> Option<String>) {
     let c = state.candidates;
     let group = format!("cmp-{}", js_sys::Date::now() as u64);
-    let Some(line) = comparison(state, Some(&group)) else {
+    let Some(line) = make(&group) else {
         return c
             .lab_message
             .set(Some("Evaluate first: there is nothing to send yet.".into()));

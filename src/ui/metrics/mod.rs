@@ -19,6 +19,11 @@ pub(crate) mod maev;
 pub(crate) trait MetricUi {
     /// Starts a run (Evaluate); a form with problems shows them and sends nothing.
     fn evaluate(&self, state: AppState);
+    /// Starts a run of several candidate texts for the same image (issue 21), judged together.
+    fn evaluate_candidates(&self, state: AppState);
+    /// Saves the last candidates run's comparison as JSON; false when there is none for this
+    /// metric (the one-text export applies).
+    fn export_candidates(&self, state: AppState) -> bool;
     /// Saves the last run's result as JSON (never the key).
     fn export(&self, state: AppState);
     /// Whether a request of the current run is in flight.
@@ -83,6 +88,8 @@ macro_rules! forward {
 
 forward! {
     fn evaluate(&self, state: AppState) -> ();
+    fn evaluate_candidates(&self, state: AppState) -> ();
+    fn export_candidates(&self, state: AppState) -> bool;
     fn export(&self, state: AppState) -> ();
     fn running(&self, state: AppState) -> bool;
     fn has_run(&self, state: AppState) -> bool;

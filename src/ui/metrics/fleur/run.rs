@@ -8,7 +8,7 @@ use crate::ui::state::{AppState, ExplainState, FleurRun, Progress};
 use crate::metrics::fleur::{self, ExportInput, Input};
 use crate::web::download;
 
-fn input(state: AppState) -> Input {
+pub fn input(state: AppState) -> Input {
     Input {
         caption: state.text.get_untracked(),
         references: (state.metric.get_untracked() == crate::metrics::Metric::RefFleur)

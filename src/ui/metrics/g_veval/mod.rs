@@ -4,6 +4,8 @@ use leptos::prelude::*;
 
 use crate::metrics::g_veval;
 use crate::providers::{ImageDetail, Protocol};
+use crate::candidates::plain::Base;
+use crate::metrics::Metric;
 use crate::ui::state::AppState;
 
 pub(crate) mod panel;
@@ -16,16 +18,28 @@ impl super::MetricUi for GvevalUi {
         run::evaluate(state)
     }
 
+    fn evaluate_candidates(&self, state: AppState) {
+        crate::ui::candidates_plain_run::evaluate(state, Base::Gveval(run::input(state)))
+    }
+
+    fn export_candidates(&self, state: AppState) -> bool {
+        let has = untrack(|| state.candidates.plain_shown(Metric::GVeval));
+        if has {
+            crate::ui::candidates_plain_run::export(state);
+        }
+        has
+    }
+
     fn export(&self, state: AppState) {
         run::export(state)
     }
 
     fn running(&self, state: AppState) -> bool {
-        state.gveval.with(|s| s.is_active())
+        state.gveval.with(|s| s.is_active()) || state.candidates.running()
     }
 
     fn has_run(&self, state: AppState) -> bool {
-        state.gveval.with(|s| s.id() != "idle")
+        state.gveval.with(|s| s.id() != "idle") || state.candidates.plain_shown(Metric::GVeval)
     }
 
     fn billed_model(&self, state: AppState) -> Option<String> {
@@ -64,6 +78,13 @@ impl super::MetricUi for GvevalUi {
     }
 
     fn panel(&self) -> AnyView {
-        view! { <crate::ui::gveval_panel::GvevalPanel/> }.into_any()
+        let state = expect_context::<AppState>();
+        let metric = Metric::GVeval;
+        view! {
+            <Show when=move || state.candidates.plain_shown(metric) fallback=|| view! { <crate::ui::gveval_panel::GvevalPanel/> }>
+                <crate::ui::candidates_plain_panel::PlainCandidatesPanel/>
+            </Show>
+        }
+        .into_any()
     }
 }

@@ -4,6 +4,8 @@ use leptos::prelude::*;
 
 use crate::metrics::maev;
 use crate::providers::{ImageDetail, Protocol};
+use crate::candidates::plain::Base;
+use crate::metrics::Metric;
 use crate::ui::state::AppState;
 
 pub(crate) mod inputs;
@@ -17,6 +19,18 @@ impl super::MetricUi for MaevUi {
         run::evaluate(state)
     }
 
+    fn evaluate_candidates(&self, state: AppState) {
+        crate::ui::candidates_plain_run::evaluate(state, Base::Maev(run::input(state)))
+    }
+
+    fn export_candidates(&self, state: AppState) -> bool {
+        let has = untrack(|| state.candidates.plain_shown(Metric::Maev));
+        if has {
+            crate::ui::candidates_plain_run::export(state);
+        }
+        has
+    }
+
     fn export(&self, state: AppState) {
         run::export(state)
     }
@@ -25,10 +39,11 @@ impl super::MetricUi for MaevUi {
         state
             .maev_results
             .with(|t| t.iter().any(|(_, p)| p.is_active()))
+            || state.candidates.running()
     }
 
     fn has_run(&self, state: AppState) -> bool {
-        state.maev_results.with(|t| !t.is_empty())
+        state.maev_results.with(|t| !t.is_empty()) || state.candidates.plain_shown(Metric::Maev)
     }
 
     fn billed_model(&self, state: AppState) -> Option<String> {
@@ -69,6 +84,13 @@ impl super::MetricUi for MaevUi {
     }
 
     fn panel(&self) -> AnyView {
-        view! { <crate::ui::maev_panel::MaevPanel/> }.into_any()
+        let state = expect_context::<AppState>();
+        let metric = Metric::Maev;
+        view! {
+            <Show when=move || state.candidates.plain_shown(metric) fallback=|| view! { <crate::ui::maev_panel::MaevPanel/> }>
+                <crate::ui::candidates_plain_panel::PlainCandidatesPanel/>
+            </Show>
+        }
+        .into_any()
     }
 }
