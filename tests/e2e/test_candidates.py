@@ -207,3 +207,42 @@ def test_one_text_is_todays_page_and_removing_goes_back(browser, app_url, fake, 
     assert not browser.find_elements(*tid("candidate-text-0"))
     assert page.el("text-input").is_displayed()
     assert page.el("text-input").get_attribute("value") == "only one"
+
+
+def test_the_cost_estimate_counts_every_candidate(browser, app_url, fake, images):
+    """Item 2: with three copies of one text the estimate is three times the one-text one (for
+    HarmonicEval's five requests per text and FLEUR's one); nothing is sent to estimate."""
+    from selenium.webdriver.support.ui import Select
+
+    page = AppPage(browser, app_url)
+    page.set_backend(fake.url, "gpt-4o", KEY)
+    page.upload(images / "photo.png")
+    page.wait_image()
+    page.fill("text-input", TEXTS["A"])
+
+    def estimate():
+        return (int(attr(page, "cost-estimate", "data-input-tokens")),
+                int(attr(page, "cost-estimate", "data-output-tokens")),
+                attr(page, "cost-estimate", "data-candidates"))
+
+    singles = {}
+    for metric in ("harmonic_eval", "fleur"):
+        Select(page.el("metric-select")).select_by_value(metric)
+        page.wait_for(lambda d: estimate()[0] > 0, "the estimate")
+        singles[metric] = estimate()
+        assert singles[metric][2] == "1"
+    assert singles["harmonic_eval"][0] > singles["fleur"][0]
+
+    page.el("add-candidate-button").click()
+    page.el("add-candidate-button").click()
+    page.fill("candidate-text-1", TEXTS["A"])
+    page.fill("candidate-text-2", TEXTS["A"])
+    for metric in ("fleur", "harmonic_eval"):
+        Select(page.el("metric-select")).select_by_value(metric)
+        tokens_in, tokens_out, _ = singles[metric]
+        page.wait_for(lambda d: estimate() == (3 * tokens_in, 3 * tokens_out, "3"), f"three times {metric}'s estimate")
+    assert "of 3 candidates" in text(page, "cost-estimate")
+    # A longer text for C costs more than a third copy of A.
+    page.fill("candidate-text-2", TEXTS["A"] + " Two children watch it from a wooden bench nearby.")
+    page.wait_for(lambda d: estimate()[0] > 3 * singles["harmonic_eval"][0], "a longer C to cost more")
+    assert fake.requests == []

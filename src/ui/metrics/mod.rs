@@ -32,10 +32,11 @@ pub(crate) trait MetricUi {
     fn has_run(&self, state: AppState) -> bool;
     /// The model of the last run, to price the usage it reported.
     fn billed_model(&self, state: AppState) -> Option<String>;
-    /// Estimated input and output tokens of a run of the form as it is.
+    /// Estimated input and output tokens of a run of the form as it is, judging `text`.
     fn estimate(
         &self,
         state: AppState,
+        text: &str,
         image_size: Option<(u32, u32)>,
         protocol: Protocol,
         detail: ImageDetail,
@@ -97,6 +98,7 @@ forward! {
     fn estimate(
         &self,
         state: AppState,
+        text: &str,
         image_size: Option<(u32, u32)>,
         protocol: Protocol,
         detail: ImageDetail

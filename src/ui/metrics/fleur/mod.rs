@@ -56,12 +56,13 @@ impl super::MetricUi for FleurUi {
     fn estimate(
         &self,
         state: AppState,
+        text: &str,
         image_size: Option<(u32, u32)>,
         protocol: Protocol,
         detail: ImageDetail,
     ) -> (u64, u64) {
         let input = fleur::Input {
-            caption: state.text.get(),
+            caption: text.to_string(),
             references: self
                 .references
                 .then(|| fleur::references_from_lines(&state.references.get())),

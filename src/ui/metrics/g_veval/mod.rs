@@ -51,6 +51,7 @@ impl super::MetricUi for GvevalUi {
     fn estimate(
         &self,
         state: AppState,
+        text: &str,
         image_size: Option<(u32, u32)>,
         protocol: Protocol,
         detail: ImageDetail,
@@ -59,9 +60,9 @@ impl super::MetricUi for GvevalUi {
         state.image_view.track();
         state.gv_mode.track();
         state.gv_accr.track();
-        state.text.track();
         state.references.track();
-        let input = run::input(state);
+        let mut input = run::input(state);
+        input.caption = text.to_string();
         g_veval::estimated_tokens(&input, image_size, protocol, detail)
     }
 

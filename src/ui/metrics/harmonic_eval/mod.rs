@@ -53,13 +53,14 @@ impl super::MetricUi for HarmonicEvalUi {
     fn estimate(
         &self,
         state: AppState,
+        text: &str,
         image_size: Option<(u32, u32)>,
         protocol: Protocol,
         detail: ImageDetail,
     ) -> (u64, u64) {
         let input = Input {
             task: state.task.get(),
-            text: state.text.get(),
+            text: text.to_string(),
             question: state.question.get(),
             image_data_url: None,
             fidelity: state.fidelity.get(),

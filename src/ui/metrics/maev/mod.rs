@@ -56,6 +56,7 @@ impl super::MetricUi for MaevUi {
     fn estimate(
         &self,
         state: AppState,
+        text: &str,
         _image_size: Option<(u32, u32)>,
         _protocol: Protocol,
         _detail: ImageDetail,
@@ -64,11 +65,12 @@ impl super::MetricUi for MaevUi {
         state.question.track();
         state.maev_caption.track();
         state.maev_reference.track();
-        state.text.track();
         state.maev_trials.track();
         state.maev_seed.track();
         state.maev_pool.track();
-        maev::estimated_tokens(&run::input(state))
+        let mut input = run::input(state);
+        input.answer = text.to_string();
+        maev::estimated_tokens(&input)
     }
 
     fn text_noun(&self, _state: AppState) -> &'static str {
