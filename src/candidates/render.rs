@@ -251,11 +251,13 @@ pub fn flips_html(labels: &[String], flips: &[Flip]) -> String {
     h
 }
 
-/// One radio per candidate (`prefer-<i>`, value i); the page listens on their container.
-pub fn radios_html(labels: &[String]) -> String {
+/// One radio per candidate (`prefer-<i>`, value i), `chosen` checked; the page listens on
+/// their container.
+pub fn radios_html(labels: &[String], chosen: Option<usize>) -> String {
     let mut h = String::new();
     for (i, l) in labels.iter().enumerate() {
-        let _ = write!(h, "<label class=\"check\"><input type=\"radio\" name=\"prefer\" value=\"{i}\" data-testid=\"prefer-{i}\">{}</label>", escape(l));
+        let checked = if chosen == Some(i) { " checked" } else { "" };
+        let _ = write!(h, "<label class=\"check\"><input type=\"radio\" name=\"prefer\" value=\"{i}\" data-testid=\"prefer-{i}\"{checked}>{}</label>", escape(l));
     }
     h
 }

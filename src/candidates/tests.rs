@@ -444,10 +444,14 @@ fn ranking_flips_and_radios_markup() {
         "{f}"
     );
     assert!(flips_html(&labels, &[]).contains("data-values=\"\""));
-    let rad = radios_html(&labels);
+    let rad = radios_html(&labels, None);
     assert_eq!(rad.matches("type=\"radio\"").count(), 3);
     assert!(
         rad.contains("value=\"2\" data-testid=\"prefer-2\">C</label>"),
         "{rad}"
     );
+    // A pick opened from a link or file shows checked.
+    let rad = radios_html(&labels, Some(1));
+    assert!(rad.contains("data-testid=\"prefer-1\" checked>B&amp;B</label>"), "{rad}");
+    assert_eq!(rad.matches(" checked").count(), 1);
 }

@@ -246,3 +246,58 @@ def test_the_cost_estimate_counts_every_candidate(browser, app_url, fake, images
     page.fill("candidate-text-2", TEXTS["A"] + " Two children watch it from a wooden bench nearby.")
     page.wait_for(lambda d: estimate()[0] > 3 * singles["harmonic_eval"][0], "a longer C to cost more")
     assert fake.requests == []
+
+
+def _shared_doc(link):
+    """The document a share link carries (base64url of raw deflate, as src/share.rs writes it)."""
+    import base64
+    import zlib
+
+    data = link.split("#r=", 1)[1]
+    raw = base64.urlsafe_b64decode(data + "=" * (-len(data) % 4))
+    return zlib.decompress(raw, -15).decode()
+
+
+def test_copy_link_shares_the_comparison_and_it_opens_in_a_fresh_context(browser, app_url, fake, images, tmp_path, downloads):
+    """Item 3: in candidates mode "Copy link" shares the comparison (candidates, distributions,
+    pick), not the stale one-text result; it opens elsewhere with the same ranking and no request."""
+    from conftest import make_driver
+
+    page = comparison(browser, app_url, fake, images)
+    page.el("gamma-slider").click()
+    set_gamma(page, 0.90)
+    page.el("prefer-0").click()
+    keys = [("ranking", "data-order"), ("agreement", "data-value"), ("agreement", "data-range"), ("flip-points", "data-values")]
+    shown = {(k, a): attr(page, k, a) for k, a in keys}
+    results = [(attr(page, f"candidate-result-{i}", "data-overall"), attr(page, f"candidate-result-{i}", "data-rank")) for i in range(3)]
+    assert shown[keys[0]] == "A,B,C" and shown[keys[1]] == "agree"
+
+    page.el("copy-link-button").click()
+    page.wait_for(lambda d: "#r=" in page.el("share-link").text, "the link")
+    link = page.el("share-link").text
+    text = _shared_doc(link)
+    doc = json.loads(text)
+    assert KEY not in text and "base_url" not in text and fake.url not in text
+    assert doc["kind"] == "candidates" and doc["chosen"] == "A" and doc["ranking"] == ["A", "B", "C"]
+    assert [c["text"] for c in doc["candidates"]] == [TEXTS[k] for k in "ABC"]
+    assert doc["image"].startswith("data:image/jpeg;base64,")
+    asked = len(fake.requests)
+
+    fresh = make_driver(tmp_path / "fresh-profile", downloads)
+    try:
+        other = AppPage(fresh, link)
+        other.wait_for(lambda d: attr(other, "ranking", "data-order") == "A,B,C", "the shared comparison")
+        assert "a share link" in other.el("opened-note").text
+        assert float(other.el("gamma-slider").get_attribute("value")) == pytest.approx(0.90)
+        assert {(k, a): attr(other, k, a) for k, a in keys} == shown
+        assert [(attr(other, f"candidate-result-{i}", "data-overall"), attr(other, f"candidate-result-{i}", "data-rank")) for i in range(3)] == results
+        assert other.el("prefer-0").is_selected()
+        assert [other.el(f"candidate-text-{i}").get_attribute("value") for i in range(3)] == [TEXTS[k] for k in "ABC"]
+        # Moving γ back re-ranks the opened comparison as it did the original.
+        other.el("gamma-slider").click()
+        set_gamma(other, 0.70)
+        assert attr(other, "ranking", "data-order") == "B,A,C"
+        assert attr(other, "agreement", "data-value") == "disagree"
+    finally:
+        fresh.quit()
+    assert len(fake.requests) == asked

@@ -73,7 +73,7 @@ pub fn CandidatesPanel() -> impl IntoView {
                 <legend>"Which do you prefer?"</legend>
                 // One listener for all the radios; their markup changes only with a new run,
                 // so the browser keeps the checked one (and the keyboard focus).
-                <div class="prefer-options" on:change=on_pick inner_html=move || labels.with(|l| radios_html(l))></div>
+                <div class="prefer-options" on:change=on_pick inner_html=move || labels.with(|l| radios_html(l, c.preferred.get_untracked()))></div>
             </fieldset>
             <p class="agreement" data-testid="agreement" role="status"
                 data-value=move || agreement.with(|a| match a { Some((_, true, _)) => "agree", Some((_, false, _)) => "disagree", None => "" })

@@ -98,7 +98,7 @@ pub fn PlainCandidatesPanel() -> impl IntoView {
             <p class="hint">"A difference counts as reliable only when it is larger than √(u₁² + u₂²), the two candidates' uncertainties combined."</p>
             <fieldset class="prefer">
                 <legend>"Which do you prefer?"</legend>
-                <div class="prefer-options" on:change=on_pick inner_html=move || labels.with(|l| radios_html(l))></div>
+                <div class="prefer-options" on:change=on_pick inner_html=move || labels.with(|l| radios_html(l, c.preferred.get_untracked()))></div>
             </fieldset>
             <p class="agreement" data-testid="agreement" role="status" data-range=""
                 data-value=move || match agreement.get() { Some(true) => "agree", Some(false) => "disagree", None => "" }>

@@ -7,6 +7,8 @@ use crate::candidates::export::{append_to_inbox, comparison_json, Judged, INBOX_
 use crate::candidates::{default_label, problems, MAX_CANDIDATES};
 use crate::criteria::Criterion;
 use crate::metrics::harmonic_eval::{self, ExportInput, Input};
+use crate::providers::Backend;
+use crate::result_file::Comparison;
 use crate::ui::runner::{begin_run, send_one, VIDEO_NEEDS_G_VEVAL};
 use crate::ui::candidates_state::CandidatesRun;
 use crate::ui::state::{AppState, CriterionState, Progress, RunContext};
@@ -209,6 +211,63 @@ fn comparison(state: AppState, group: Option<&str>) -> Option<String> {
             .collect();
         comparison_json(gamma, judged, &singles, chosen, group)
     })
+}
+
+/// The comparison as a share link carries it: with the image's thumbnail; `None` before a run.
+pub fn comparison_for_link(state: AppState, image: Option<&str>) -> Option<String> {
+    let json = comparison(state, None)?;
+    Some(crate::result_file::with_extras(&json, image, &Default::default(), None))
+}
+
+/// Shows a comparison read from a share link or a file as if it had just run: the candidates,
+/// their criteria, the pick and γ; no request is sent.
+pub fn open(state: AppState, c: Comparison, image: Option<String>, backend: Backend) {
+    let Some(first) = c.candidates.first() else {
+        return;
+    };
+    let cs = state.candidates;
+    let texts: Vec<String> = c.candidates.iter().map(|h| h.text.clone()).collect();
+    state.task.set(first.task);
+    state.question.set(first.question.clone());
+    state.he_criteria.set(first.criteria_set);
+    state.text.set(first.text.clone());
+    state.gamma.set(c.gamma);
+    cs.clear();
+    cs.lab_message.set(None);
+    cs.labels.set(c.labels.clone());
+    cs.texts.set(texts.clone());
+    cs.run.set_value(Some(CandidatesRun {
+        labels: c.labels.clone(),
+        texts,
+        context: RunContext {
+            input: Input {
+                task: first.task,
+                text: first.text.clone(),
+                question: first.question.clone(),
+                image_data_url: image,
+                fidelity: first.fidelity.clone(),
+                criteria: first.criteria_set,
+            },
+            backend,
+        },
+    }));
+    cs.preferred.set(c.chosen);
+    cs.results.set(
+        c.candidates
+            .iter()
+            .map(|h| {
+                std::array::from_fn(|k| match &h.results[k] {
+                    Some(Ok(result)) => Progress::Done {
+                        result: result.clone(),
+                        cached: false,
+                    },
+                    Some(Err(m)) => Progress::Failed(m.clone()),
+                    None => Progress::Idle,
+                })
+            })
+            .collect(),
+    );
+    cs.run_labels.set(c.labels);
 }
 
 /// Saves the comparison as a JSON file.

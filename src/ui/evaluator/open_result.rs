@@ -96,6 +96,15 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
             }));
         }
         Body::Summary(s) => summary = Some(s),
+        Body::Candidates(c) => {
+            let backend = Backend {
+                protocol: protocol(&opened.provider),
+                base_url: String::new(),
+                model: opened.model.clone(),
+                ..Backend::default()
+            };
+            crate::ui::candidates_run::open(state, *c, opened.image.clone(), backend);
+        }
     }
     view.0.set(Some(OpenedNote {
         from: from.to_string(),

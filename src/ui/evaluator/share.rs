@@ -49,7 +49,13 @@ fn copy(text: &str) {
 }
 
 fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>) {
-    let Some(json) = crate::ui::he_run::harmonic_json(state, thumbnail(state).as_deref()) else {
+    // Several candidates compared: the comparison is what is shown, so it is what is shared.
+    let json = if state.candidates.has_run() {
+        crate::ui::candidates_run::comparison_for_link(state, thumbnail(state).as_deref())
+    } else {
+        crate::ui::he_run::harmonic_json(state, thumbnail(state).as_deref())
+    };
+    let Some(json) = json else {
         link.set(Some(Err("Evaluate or open a result first: there is nothing to share yet.".into())));
         return;
     };
