@@ -87,6 +87,15 @@ impl Base {
         }
     }
 
+    /// What the uncertainty beside each score is, and that the reading is ours.
+    pub fn uncertainty_note(&self) -> &'static str {
+        match self {
+            Base::Fleur(_) => "± is the spread of the judge's digit probabilities behind the smoothed score (our reading; the paper defines none); a printed 1.0 or 0 has none.",
+            Base::Gveval(_) => "± is the spread of the judge's probabilities over the integer scores (our reading; the paper defines none); a parsed score or ACCR's mean has none.",
+            Base::Maev(_) => "± is the standard error of the mean over the trials read (our reading); one trial has none.",
+        }
+    }
+
     /// The requests of one candidate (this input's text).
     pub fn requests(&self, backend: &Backend) -> Result<Vec<Request>, JudgeError> {
         let one = |request| {

@@ -115,6 +115,7 @@ fn fleur_reads_the_specs_vector_with_its_spread() {
     let expected = (0.01 * digit_var(&P) + 0.0001 * digit_var(&Q)).sqrt();
     assert!((u.unwrap() - expected).abs() < 1e-12, "{u:?} vs {expected}");
     assert!(u.unwrap() > 0.0 && u.unwrap() < 0.2);
+    assert!(base.uncertainty_note().contains("our reading"));
 }
 
 #[test]

@@ -95,7 +95,10 @@ pub fn PlainCandidatesPanel() -> impl IntoView {
             <div class="table-scroll" tabindex="0" role="region" aria-label="The candidates side by side" inner_html=table></div>
             <h4>"Differences down the ranking"</h4>
             <div inner_html=diffs></div>
-            <p class="hint">"A difference counts as reliable only when it is larger than √(u₁² + u₂²), the two candidates' uncertainties combined."</p>
+            <p class="hint" data-testid="uncertainty-note">
+                {move || c.plain_run.with_value(|r| r.as_ref().map(|r| r.base.uncertainty_note()))}
+                " A difference counts as reliable only when it is larger than √(u₁² + u₂²), the two candidates' uncertainties combined."
+            </p>
             <fieldset class="prefer">
                 <legend>"Which do you prefer?"</legend>
                 <div class="prefer-options" on:change=on_pick inner_html=move || labels.with(|l| radios_html(l, c.preferred.get_untracked()))></div>
