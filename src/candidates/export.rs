@@ -122,39 +122,6 @@ pub fn comparison_json(
     serde_json::to_string_pretty(&doc).unwrap_or_default()
 }
 
-#[derive(Serialize)]
-struct PlainCandidateDoc<'a> {
-    label: &'a str,
-    text: &'a str,
-    score: Option<f64>,
-    uncertainty: Option<f64>,
-    rank: Option<usize>,
-    result: Value,
-}
-
-#[derive(Serialize)]
-struct DifferenceDoc<'a> {
-    higher: &'a str,
-    lower: &'a str,
-    diff: f64,
-    uncertainty: Option<f64>,
-    exceeds: Option<bool>,
-}
-
-#[derive(Serialize)]
-struct PlainDoc<'a> {
-    metric: &'static str,
-    kind: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    group: Option<&'a str>,
-    candidates: Vec<PlainCandidateDoc<'a>>,
-    ranking: Vec<&'a str>,
-    differences: Vec<DifferenceDoc<'a>>,
-    chosen: Option<&'a str>,
-    /// Whether the metric ranks the pick strictly first (no γ: one answer, no range).
-    agrees: Option<bool>,
-}
-
 /// One candidate of a comparison for a metric without γ.
 pub struct PlainJudged<'a> {
     pub label: &'a str,
@@ -174,46 +141,62 @@ pub fn plain_comparison_json(
     chosen: Option<usize>,
     group: Option<&str>,
 ) -> String {
+    // Built as a `Value` rather than derived structs: its serialiser is in the wasm already
+    // (share links), each derived one would add its own.
     let scores: Vec<Option<f64>> = judged.iter().map(|j| j.score).collect();
     let uncertainty: Vec<Option<f64>> = judged.iter().map(|j| j.uncertainty).collect();
     let rank = ranks(&scores);
-    let label = |i: usize| judged.get(i).map_or("", |j| j.label);
+    let label = |i: usize| Value::from(judged.get(i).map_or("", |j| j.label));
     let chosen = chosen.filter(|&c| c < judged.len());
-    let doc = PlainDoc {
-        metric,
-        kind: "candidates",
-        group,
-        candidates: judged
-            .iter()
-            .enumerate()
-            .map(|(i, j)| PlainCandidateDoc {
-                label: j.label,
-                text: j.text,
-                score: j.score,
-                uncertainty: j.uncertainty,
-                rank: rank[i],
-                result: serde_json::from_str(&j.single).unwrap_or(Value::Null),
-            })
-            .collect(),
-        ranking: order(&scores)
-            .into_iter()
-            .filter(|&i| scores[i].is_some())
-            .map(label)
-            .collect(),
-        differences: differences(&scores, &uncertainty)
-            .iter()
-            .map(|d| DifferenceDoc {
-                higher: label(d.higher),
-                lower: label(d.lower),
-                diff: d.diff,
-                uncertainty: d.combined,
-                exceeds: d.exceeds,
-            })
-            .collect(),
-        chosen: chosen.map(label),
-        agrees: chosen.and_then(|c| agrees(&scores, c)),
+    let obj = |pairs: Vec<(&str, Value)>| {
+        Value::Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
     };
-    serde_json::to_string_pretty(&doc).unwrap_or_default()
+    let candidates = judged
+        .iter()
+        .enumerate()
+        .map(|(i, j)| {
+            obj(vec![
+                ("label", j.label.into()),
+                ("text", j.text.into()),
+                ("score", j.score.into()),
+                ("uncertainty", j.uncertainty.into()),
+                ("rank", rank[i].into()),
+                ("result", serde_json::from_str(&j.single).unwrap_or(Value::Null)),
+            ])
+        })
+        .collect::<Vec<Value>>();
+    let ranking: Vec<Value> = order(&scores)
+        .into_iter()
+        .filter(|&i| scores[i].is_some())
+        .map(label)
+        .collect();
+    let diffs: Vec<Value> = differences(&scores, &uncertainty)
+        .iter()
+        .map(|d| {
+            obj(vec![
+                ("higher", label(d.higher)),
+                ("lower", label(d.lower)),
+                ("diff", d.diff.into()),
+                ("uncertainty", d.combined.into()),
+                ("exceeds", d.exceeds.into()),
+            ])
+        })
+        .collect();
+    let mut fields = vec![("metric", metric.into()), ("kind", "candidates".into())];
+    if let Some(g) = group {
+        fields.push(("group", g.into()));
+    }
+    fields.extend([
+        ("candidates", candidates.into()),
+        ("ranking", ranking.into()),
+        ("differences", diffs.into()),
+        ("chosen", chosen.map_or(Value::Null, label)),
+        (
+            "agrees",
+            chosen.and_then(|c| agrees(&scores, c)).into(),
+        ),
+    ]);
+    serde_json::to_string_pretty(&obj(fields)).unwrap_or_default()
 }
 
 /// Adds one comparison (a [`comparison_json`] with a group) to the lab's inbox, a sequence of

@@ -301,3 +301,56 @@ def test_copy_link_shares_the_comparison_and_it_opens_in_a_fresh_context(browser
     finally:
         fresh.quit()
     assert len(fake.requests) == asked
+
+
+def test_the_compare_example_opens_in_candidates_mode_with_no_request(browser, app_url, fake):
+    """Item 4: the gallery's constructed comparison opens as three candidates; its ranking at each
+    γ and the γ values where it changes are those of its distributions in closed form."""
+    from pathlib import Path
+
+    doc = json.loads((Path(__file__).resolve().parents[2] / "public" / "examples" / "compare-constructed.json").read_text())
+    assert doc["source"].startswith("Constructed for illustration")
+
+    def score(result, gamma):
+        ms, ss = [], []
+        for c in result["criteria"]:
+            p = c["distribution"]
+            m = sum((i + 1) * q for i, q in enumerate(p))
+            ms.append(m)
+            ss.append(math.sqrt(sum(((i + 1) - m) ** 2 * q for i, q in enumerate(p))))
+        if gamma >= 1:
+            return sum(ms) / len(ms)
+        k = 2 * (1 - gamma) / gamma
+        logs = [-k * math.log(s) for s in ss]
+        w = [math.exp(x - max(logs)) for x in logs]
+        return sum(a * b for a, b in zip(w, ms)) / sum(w)
+
+    labels = [c["label"] for c in doc["candidates"]]
+
+    def order(gamma):
+        return ",".join(sorted(labels, key=lambda l: -score(doc["candidates"][labels.index(l)]["result"], gamma)))
+
+    flips = []
+    grid = [0.01 + 0.99 * i / 2000 for i in range(2001)]
+    for a in range(3):
+        for b in range(a + 1, 3):
+            d = [score(doc["candidates"][a]["result"], g) - score(doc["candidates"][b]["result"], g) for g in grid]
+            flips += [grid[i] for i in range(2000) if d[i] * d[i + 1] < 0]
+
+    page = AppPage(browser, app_url)
+    page.wait_for(lambda d: d.find_elements(*tid("demo-compare-constructed")), "the gallery", 20)
+    page.el("demo-compare-constructed").click()
+    page.wait_for(lambda d: attr(page, "ranking", "data-order"), "the comparison")
+    assert "Constructed for illustration" in page.el("opened-source").text
+    assert attr(page, "ranking", "data-order") == order(0.75) == "B,A,C"
+    assert [page.el(f"candidate-text-{i}").get_attribute("value") for i in range(3)] == [c["text"] for c in doc["candidates"]]
+    values = sorted(float(v) for v in attr(page, "flip-points", "data-values").split(","))
+    assert len(values) == len(flips) == 2
+    assert values == pytest.approx(sorted(flips), abs=0.01)
+    page.el("gamma-slider").click()
+    set_gamma(page, 0.40)
+    assert attr(page, "ranking", "data-order") == order(0.40) == "A,B,C"
+    assert attr(page, "agreement", "data-value") == ""
+    page.el("prefer-2").click()
+    assert attr(page, "agreement", "data-value") == "disagree" and attr(page, "agreement", "data-range") == ""
+    assert fake.requests == []

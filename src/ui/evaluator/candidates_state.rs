@@ -83,6 +83,13 @@ impl Candidates {
         self.plain_metric.get() == Some(metric) && self.plain.with(|p| !p.is_empty())
     }
 
+    /// Back to the one-text page (a single result opened): no candidates, no comparison.
+    pub fn reset(&self) {
+        self.labels.set(Vec::new());
+        self.texts.set(Vec::new());
+        self.clear();
+    }
+
     /// Forgets every comparison (back to one text, or another kind of run starting).
     pub fn clear(&self) {
         self.results.set(Vec::new());

@@ -58,6 +58,10 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
         }));
     }
     let mut summary = None;
+    if !matches!(opened.body, Body::Candidates(_)) {
+        // One result opened: shown as one text, not inside an earlier comparison.
+        state.candidates.reset();
+    }
     match opened.body {
         Body::Harmonic(h) => {
             state.task.set(h.task);
