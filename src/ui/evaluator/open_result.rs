@@ -58,6 +58,14 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
         }));
     }
     let mut summary = None;
+    let backend = Backend {
+        protocol: protocol(&opened.provider),
+        // The file's base URL is not kept: Explain on a criterion without a stored answer
+        // asks the backend configured now, as after any run.
+        base_url: String::new(),
+        model: opened.model.clone(),
+        ..Backend::default()
+    };
     if !matches!(opened.body, Body::Candidates(_)) {
         // One result opened: shown as one text, not inside an earlier comparison.
         state.candidates.reset();
@@ -89,25 +97,12 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
                     fidelity: h.fidelity,
                     criteria: h.criteria_set,
                 },
-                backend: Backend {
-                    protocol: protocol(&opened.provider),
-                    // The file's base URL is not kept: Explain on a criterion without a
-                    // stored answer asks the backend configured now, as after any run.
-                    base_url: String::new(),
-                    model: opened.model.clone(),
-                    ..Backend::default()
-                },
+                backend,
             }));
         }
         Body::Summary(s) => summary = Some(s),
         Body::Candidates(c) => {
-            let backend = Backend {
-                protocol: protocol(&opened.provider),
-                base_url: String::new(),
-                model: opened.model.clone(),
-                ..Backend::default()
-            };
-            crate::ui::candidates_run::open(state, *c, opened.image.clone(), backend);
+            crate::ui::candidates_run::open(state, *c, opened.image.clone(), backend)
         }
     }
     view.0.set(Some(OpenedNote {
