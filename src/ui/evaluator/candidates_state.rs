@@ -85,9 +85,15 @@ impl Candidates {
 
     /// Back to the one-text page (a single result opened): no candidates, no comparison.
     pub fn reset(&self) {
-        self.labels.set(Vec::new());
-        self.texts.set(Vec::new());
-        self.clear();
+        // Nothing to undo (the usual case): no signal is touched, nothing redraws.
+        let idle = self.labels.with_untracked(Vec::is_empty)
+            && self.results.with_untracked(Vec::is_empty)
+            && self.plain.with_untracked(Vec::is_empty);
+        if !idle {
+            self.labels.set(Vec::new());
+            self.texts.set(Vec::new());
+            self.clear();
+        }
     }
 
     /// Forgets every comparison (back to one text, or another kind of run starting).
