@@ -72,6 +72,22 @@ def main():
              "Colours, count and background are all there.", "Easy to follow.", "Natural English.",
              "No word is wasted."], flip, img),
     }
+    # Several candidates compared (issue 21): A and B above and a terse C, as one comparison
+    # that opens in candidates mode (each candidate's result is its own export).
+    c = harmonic("", "Two squares.",
+                 [[0.0, 0.0, 0.2, 0.6, 0.2], [0.1, 0.5, 0.3, 0.1, 0.0], [0.0, 0.0, 0.3, 0.5, 0.2],
+                  [0.0, 0.0, 0.1, 0.5, 0.4], [0.0, 0.0, 0.1, 0.3, 0.6]], [""] * 5, "", img)
+
+    def candidate(label, doc):
+        result = {k: v for k, v in doc.items() if k not in ("title", "image", "source", "explanations")}
+        return {"label": label, "text": doc["text"], "result": result}
+
+    files["compare-constructed"] = {
+        "title": "Compare: three captions of one image, ranked as γ moves", "metric": "harmonic_eval",
+        "kind": "candidates", "gamma": 0.75, "chosen": None, "image": img,
+        "candidates": [candidate("A", files["gamma-flip-a"]), candidate("B", files["gamma-flip-b"]), candidate("C", c)],
+        "source": CONSTRUCTED.format(what="several captions compared: the ranking, the γ where it changes, "
+                                          "and whether the metric agrees with your pick (mark one)")}
     opened = "what this metric's result looks like when opened (no γ here: one score)"
     base = {"provider": "openai", "model": "(none: constructed)", "fidelity": "paper", "extensions": [], "image": img}
     files["fleur-constructed"] = {

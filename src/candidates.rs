@@ -204,6 +204,8 @@ pub struct Difference {
     /// Whether `diff` exceeds the judge's combined uncertainty √(u_higher² + u_lower²); `None`
     /// where the metric gives no uncertainty for either.
     pub exceeds: Option<bool>,
+    /// That combined uncertainty, where there is one.
+    pub combined: Option<f64>,
 }
 
 /// Differences between each candidate and the next one down the ranking (scored ones only).
@@ -220,15 +222,16 @@ pub fn differences(scores: &[Option<f64>], uncertainty: &[Option<f64>]) -> Vec<D
             let (h, l) = (w[0], w[1]);
             let diff = scores[h]? - scores[l]?;
             let u = |i: usize| uncertainty.get(i).copied().flatten();
-            let exceeds = match (u(h), u(l)) {
-                (Some(a), Some(b)) => Some(diff > (a * a + b * b).sqrt()),
+            let combined = match (u(h), u(l)) {
+                (Some(a), Some(b)) => Some((a * a + b * b).sqrt()),
                 _ => None,
             };
             Some(Difference {
                 higher: h,
                 lower: l,
                 diff,
-                exceeds,
+                exceeds: combined.map(|c| diff > c),
+                combined,
             })
         })
         .collect()
@@ -250,20 +253,27 @@ pub fn problems(
     labels: &[String],
     texts: &[String],
 ) -> Vec<String> {
+    problems_with(labels, texts, |text| {
+        crate::metrics::harmonic_eval::Input {
+            text: text.to_string(),
+            ..base.clone()
+        }
+        .problems()
+    })
+}
+
+/// [`problems`] for any metric: `own(text)` is the problems of the input with that text.
+pub fn problems_with(
+    labels: &[String],
+    texts: &[String],
+    own: impl Fn(&str) -> Vec<String>,
+) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     // What every candidate shares (the image, the question…): said once, without a label.
-    let shared = crate::metrics::harmonic_eval::Input {
-        text: "x".into(),
-        ..base.clone()
-    }
-    .problems();
+    let shared = own("x");
     for (i, text) in texts.iter().enumerate() {
-        let input = crate::metrics::harmonic_eval::Input {
-            text: text.clone(),
-            ..base.clone()
-        };
         let label = labels.get(i).map(|l| l.trim()).unwrap_or_default();
-        for p in input.problems() {
+        for p in own(text) {
             let p = if shared.contains(&p) {
                 p
             } else {
@@ -285,7 +295,11 @@ pub fn problems(
 }
 
 pub mod export;
+pub mod plain;
+pub mod plain_render;
 pub mod render;
 
+#[cfg(test)]
+mod plain_tests;
 #[cfg(test)]
 mod tests;

@@ -115,6 +115,16 @@ pub fn price_for<'a>(prices: &'a [Price], model: &str) -> Option<&'a Price> {
         .max_by_key(|p| p.model_prefix.len())
 }
 
+/// The estimate of one run judging each of `texts` (several candidates, issue 21): each text's
+/// own estimate (`one`: input and output tokens) added up, so N copies of one text cost N times
+/// one; the image goes with every candidate's requests, so it is counted N times too.
+pub fn estimate_for_texts(texts: &[String], one: impl Fn(&str) -> (u64, u64)) -> (u64, u64) {
+    texts.iter().fold((0, 0), |(i, o), t| {
+        let (ti, to) = one(t);
+        (i + ti, o + to)
+    })
+}
+
 /// Tokens and dollars, estimated or reported.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Cost {
@@ -141,6 +151,40 @@ impl Cost {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn candidates_cost_each_text_once_so_three_copies_cost_three_times_one() {
+        use crate::metrics::{fleur, harmonic_eval};
+        let he = |text: &str| {
+            let input = harmonic_eval::Input {
+                text: text.to_string(),
+                ..harmonic_eval::Input::default()
+            };
+            harmonic_eval::estimated_tokens(&input, Some((1024, 768)), Protocol::OpenAi, ImageDetail::High)
+        };
+        let text = "A brown dog leaps over a red ball on wet grass.".to_string();
+        let single = estimate_for_texts(std::slice::from_ref(&text), he);
+        assert_eq!(single, he(&text));
+        assert!(single.0 > 765 && single.1 > 0);
+        let three = estimate_for_texts(&[text.clone(), text.clone(), text.clone()], he);
+        assert_eq!(three, (3 * single.0, 3 * single.1));
+        // Different texts: each one's own estimate, added up (a longer text costs more).
+        let long = "A brown dog leaps over a red ball on wet grass while two children watch from a bench.".to_string();
+        let mixed = estimate_for_texts(&[text.clone(), long.clone()], he);
+        assert_eq!(mixed, (he(&text).0 + he(&long).0, he(&text).1 + he(&long).1));
+        assert!(mixed.0 > 2 * single.0);
+        // The same arithmetic for a one-request metric.
+        let fl = |t: &str| {
+            let input = fleur::Input {
+                caption: t.to_string(),
+                references: None,
+                image_data_url: None,
+            };
+            fleur::estimated_tokens(&input, Some((512, 512)), Protocol::OpenAi, ImageDetail::Low)
+        };
+        let one = fl(&text);
+        assert_eq!(estimate_for_texts(&[text.clone(), text.clone(), text], fl), (3 * one.0, 3 * one.1));
+    }
 
     #[test]
     fn openai_image_tokens_follow_the_published_examples() {

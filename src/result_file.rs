@@ -42,6 +42,20 @@ pub enum Body {
     Gveval(Box<crate::metrics::g_veval::reopen::Reopened>),
     /// MAEV, as if it had just run (its trials, their examples, the mean checked).
     Maev(Box<crate::metrics::maev::reopen::Reopened>),
+    /// A HarmonicEval comparison of several candidates (issue 21): each candidate read as its
+    /// own result, every number recomputed from its distributions.
+    Candidates(Box<Comparison>),
+}
+
+/// Several candidates for one image, as the comparison's export or share link holds them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    pub labels: Vec<String>,
+    /// One per label, in order (its `text` is the candidate's).
+    pub candidates: Vec<Harmonic>,
+    /// The human's pick, an index into `labels`.
+    pub chosen: Option<usize>,
+    pub gamma: f64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -75,20 +89,34 @@ pub fn read(json: &str) -> Result<Opened, String> {
         .and_then(Value::as_str)
         .filter(|s| s.starts_with("data:image/"))
         .map(str::to_string);
-    let body = match crate::metrics::Metric::from_id(&metric) {
-        Some(crate::metrics::Metric::HarmonicEval) => Body::Harmonic(Box::new(read_harmonic(obj)?)),
-        Some(crate::metrics::Metric::Fleur | crate::metrics::Metric::RefFleur) => {
-            Body::Fleur(Box::new(crate::metrics::fleur::reopen::reopen(obj)?))
+    // A comparison names its model and provider in each candidate's own result.
+    let mut named = obj;
+    let body = if obj.get("kind").and_then(Value::as_str) == Some("candidates") {
+        if crate::metrics::Metric::from_id(&metric) != Some(crate::metrics::Metric::HarmonicEval) {
+            return Err(format!(
+                "This file compares candidates with {}; only HarmonicEval comparisons open on this page so far (its numbers are in the file).",
+                crate::metrics::info(&metric).map_or(metric.as_str(), |i| i.name)
+            ));
         }
-        Some(crate::metrics::Metric::GVeval) => Body::Gveval(Box::new(crate::metrics::g_veval::reopen::reopen(obj)?)),
-        Some(crate::metrics::Metric::Maev) => Body::Maev(Box::new(crate::metrics::maev::reopen::reopen(obj)?)),
-        None => return Err("This file is not a result exported by harmonic-judge (no known metric).".into()),
+        let (comparison, first) = read_comparison(obj)?;
+        named = first;
+        Body::Candidates(Box::new(comparison))
+    } else {
+        match crate::metrics::Metric::from_id(&metric) {
+            Some(crate::metrics::Metric::HarmonicEval) => Body::Harmonic(Box::new(read_harmonic(obj)?)),
+            Some(crate::metrics::Metric::Fleur | crate::metrics::Metric::RefFleur) => {
+                Body::Fleur(Box::new(crate::metrics::fleur::reopen::reopen(obj)?))
+            }
+            Some(crate::metrics::Metric::GVeval) => Body::Gveval(Box::new(crate::metrics::g_veval::reopen::reopen(obj)?)),
+            Some(crate::metrics::Metric::Maev) => Body::Maev(Box::new(crate::metrics::maev::reopen::reopen(obj)?)),
+            None => return Err("This file is not a result exported by harmonic-judge (no known metric).".into()),
+        }
     };
     Ok(Opened {
         source: obj.get("source").and_then(Value::as_str).map(str::to_string),
         image,
-        model: str_of(obj, "model"),
-        provider: str_of(obj, "provider"),
+        model: str_of(named, "model"),
+        provider: str_of(named, "provider"),
         metric,
         body,
     })
@@ -125,7 +153,68 @@ fn str_of(obj: &Map<String, Value>, key: &str) -> String {
     obj.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
 }
 
+/// A comparison's candidates (2 to [`crate::candidates::MAX_CANDIDATES`], labels given and
+/// distinct), each read by [`harmonic_of`]; and the first one's result (its model, provider).
+fn read_comparison(obj: &Map<String, Value>) -> Result<(Comparison, &Map<String, Value>), String> {
+    let bad = |why: &str| format!("This comparison cannot be opened: {why}.");
+    let list = obj
+        .get("candidates")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("it lists no candidates"))?;
+    if !(2..=crate::candidates::MAX_CANDIDATES).contains(&list.len()) {
+        return Err(bad(&format!(
+            "it holds {} candidates, not 2 to {}",
+            list.len(),
+            crate::candidates::MAX_CANDIDATES
+        )));
+    }
+    let (mut labels, mut candidates, mut first) = (Vec::new(), Vec::new(), None);
+    for c in list {
+        let label = c.get("label").and_then(Value::as_str).unwrap_or_default().trim().to_string();
+        if label.is_empty() || labels.contains(&label) {
+            return Err(bad("its candidates need distinct labels"));
+        }
+        let result = c
+            .get("result")
+            .and_then(Value::as_object)
+            .ok_or_else(|| bad(&format!("candidate {label} has no result")))?;
+        let mut h = harmonic_of(result)?;
+        h.text = c.get("text").and_then(Value::as_str).map_or(h.text, str::to_string);
+        first.get_or_insert(result);
+        labels.push(label);
+        candidates.push(h);
+    }
+    if candidates.iter().all(|h| !h.results.iter().any(|r| matches!(r, Some(Ok(_))))) {
+        return Err(bad("no candidate has a score"));
+    }
+    let chosen = obj
+        .get("chosen")
+        .and_then(Value::as_str)
+        .and_then(|c| labels.iter().position(|l| l == c));
+    let gamma = obj
+        .get("gamma")
+        .and_then(Value::as_f64)
+        .filter(|g| (crate::aggregate::GAMMA_MIN..=1.0).contains(g))
+        .unwrap_or(crate::aggregate::GAMMA_DEFAULT);
+    let comparison = Comparison {
+        labels,
+        candidates,
+        chosen,
+        gamma,
+    };
+    Ok((comparison, first.unwrap_or(obj)))
+}
+
 fn read_harmonic(obj: &Map<String, Value>) -> Result<Harmonic, String> {
+    let h = harmonic_of(obj)?;
+    if h.results.iter().all(|r| !matches!(r, Some(Ok(_)))) {
+        return Err("This HarmonicEval file holds no criterion with a score to show.".into());
+    }
+    Ok(h)
+}
+
+/// A HarmonicEval result, every criterion rebuilt from its distribution; possibly none scored.
+fn harmonic_of(obj: &Map<String, Value>) -> Result<Harmonic, String> {
     let task = Task::from_id(&str_of(obj, "task")).unwrap_or(Task::Ic);
     let gamma = obj
         .get("gamma")
@@ -154,9 +243,6 @@ fn read_harmonic(obj: &Map<String, Value>) -> Result<Harmonic, String> {
             .and_then(|e| e.get(c.id()))
             .and_then(Value::as_str)
             .map(str::to_string);
-    }
-    if results.iter().all(|r| !matches!(r, Some(Ok(_)))) {
-        return Err("This HarmonicEval file holds no criterion with a score to show.".into());
     }
     let chosen: Vec<Criterion> = obj
         .get("settings")

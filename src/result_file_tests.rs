@@ -158,3 +158,79 @@ fn every_gallery_file_opens_and_the_teachers_pair_swaps_order_as_gamma_moves() {
     assert!(selective.0 > selective.1, "A first when γ is small: {selective:?}");
     assert!(uniform.0 < uniform.1, "B first at γ = 1: {uniform:?}");
 }
+
+/// Three candidates' comparison (the export's document), each candidate's result its own
+/// HarmonicEval export.
+fn comparison_doc(chosen: Option<usize>) -> (String, Vec<[CriterionResult; 5]>) {
+    use crate::candidates::export::{comparison_json, Judged};
+    let r = |p: [f64; 5]| result(p, Some(0.95));
+    let all = vec![
+        [r([0.0, 0.9, 0.1, 0.0, 0.0]), r([0.0, 0.9, 0.1, 0.0, 0.0]), r([0.0, 0.0, 0.1, 0.3, 0.6]), r([0.0, 0.0, 0.1, 0.3, 0.6]), r([0.0, 0.0, 0.1, 0.3, 0.6])],
+        std::array::from_fn(|_| r([0.0, 0.2, 0.4, 0.3, 0.1])),
+        std::array::from_fn(|_| r([0.4, 0.5, 0.1, 0.0, 0.0])),
+    ];
+    let texts = ["A dog leaps.", "Some animal.", "Two cats."];
+    let singles: Vec<String> = all
+        .iter()
+        .zip(texts)
+        .map(|(rs, t)| {
+            let json = exported(&std::array::from_fn(|k| Some(Ok(&rs[k]))));
+            json.replace("\"Two cats.\"", &format!("{t:?}"))
+        })
+        .collect();
+    let judged: Vec<Judged<'_>> = all
+        .iter()
+        .zip(["A", "B", "C"])
+        .zip(texts)
+        .map(|((rs, label), text)| Judged { label, text, criteria: std::array::from_fn(|k| Some(Ok(&rs[k]))) })
+        .collect();
+    (comparison_json(0.9, &judged, &singles, chosen, None), all)
+}
+
+#[test]
+fn a_comparison_reads_back_with_its_labels_pick_gamma_and_every_score() {
+    let (json, all) = comparison_doc(Some(0));
+    let shared = crate::share::for_link(&with_extras(&json, Some("data:image/jpeg;base64,/9j/"), &Default::default(), None));
+    assert!(!shared.contains("hunter2") && !shared.contains("judge.example") && !shared.contains("sk-very-secret"));
+    let opened = read(&shared).unwrap();
+    assert_eq!((opened.model.as_str(), opened.image.as_deref()), ("gpt-4o", Some("data:image/jpeg;base64,/9j/")));
+    let Body::Candidates(c) = opened.body else { panic!("not a comparison") };
+    assert_eq!(c.labels, ["A", "B", "C"]);
+    assert_eq!((c.chosen, c.gamma), (Some(0), 0.9));
+    assert_eq!(c.candidates[1].text, "Some animal.");
+    // Every number rebuilt from the distributions: the ranking at γ is the one exported.
+    let scored: Vec<Vec<crate::aggregate::Scored>> = c
+        .candidates
+        .iter()
+        .map(|h| h.results.iter().flatten().flatten().map(CriterionResult::scored).collect())
+        .collect();
+    let before: Vec<Vec<crate::aggregate::Scored>> =
+        all.iter().map(|rs| rs.iter().map(CriterionResult::scored).collect()).collect();
+    for g in [0.5, 0.75, 0.9] {
+        assert_eq!(
+            crate::candidates::order(&crate::candidates::scores_at(&scored, g)),
+            crate::candidates::order(&crate::candidates::scores_at(&before, g))
+        );
+    }
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["ranking"], serde_json::json!(["A", "B", "C"]));
+    let none = read(&comparison_doc(None).0).unwrap();
+    let Body::Candidates(c) = none.body else { panic!() };
+    assert_eq!(c.chosen, None);
+}
+
+#[test]
+fn a_comparison_that_does_not_add_up_is_refused_with_a_sentence() {
+    let (json, _) = comparison_doc(Some(1));
+    // A stored score that its distribution does not give.
+    let forged = json.replacen("\"score\": 2.1", "\"score\": 4.9", 1);
+    assert_ne!(forged, json);
+    assert!(read(&forged).unwrap_err().contains("cannot be shown"));
+    let mut doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    doc["candidates"][1]["label"] = "A".into();
+    assert!(read(&doc.to_string()).unwrap_err().contains("distinct labels"));
+    doc["candidates"] = serde_json::json!([doc["candidates"][0].clone()]);
+    assert!(read(&doc.to_string()).unwrap_err().contains("not 2 to 5"));
+    let plain = r#"{"metric":"fleur","kind":"candidates","candidates":[]}"#;
+    assert!(read(plain).unwrap_err().contains("only HarmonicEval comparisons open"));
+}

@@ -19,6 +19,14 @@ pub fn for_link(result_json: &str) -> String {
     match serde_json::from_str::<Value>(result_json) {
         Ok(Value::Object(mut obj)) => {
             obj.remove("base_url");
+            // A comparison holds each candidate's own result, each with its base URL.
+            if let Some(Value::Array(list)) = obj.get_mut("candidates") {
+                for c in list {
+                    if let Some(Value::Object(r)) = c.get_mut("result") {
+                        r.remove("base_url");
+                    }
+                }
+            }
             // Pretty, as exports are: one serialiser in the wasm, not two.
             serde_json::to_string_pretty(&Value::Object(obj)).unwrap_or_else(|_| result_json.to_string())
         }

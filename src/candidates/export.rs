@@ -4,7 +4,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{agreement_ranges, agrees, flip_points, order, ranges_text, ranks, scores_at};
+use super::{
+    agreement_ranges, agrees, differences, flip_points, order, ranges_text, ranks, scores_at,
+};
 use crate::aggregate::Scored;
 use crate::lab::record::{CriterionRecord, ItemResult};
 use crate::metrics::harmonic_eval::{CriterionResult, INFO};
@@ -120,6 +122,83 @@ pub fn comparison_json(
     serde_json::to_string_pretty(&doc).unwrap_or_default()
 }
 
+/// One candidate of a comparison for a metric without γ.
+pub struct PlainJudged<'a> {
+    pub label: &'a str,
+    pub text: &'a str,
+    pub score: Option<f64>,
+    pub uncertainty: Option<f64>,
+    /// The metric's own single-result export of this candidate (never the key).
+    pub single: String,
+}
+
+/// The comparison of a metric without γ as one JSON document: each candidate's score,
+/// uncertainty, rank and own export, the ranking, the differences against the judge's
+/// uncertainty, the human's pick and whether the metric agrees.
+pub fn plain_comparison_json(
+    metric: &'static str,
+    judged: &[PlainJudged<'_>],
+    chosen: Option<usize>,
+    group: Option<&str>,
+) -> String {
+    // Built as a `Value` rather than derived structs: its serialiser is in the wasm already
+    // (share links), each derived one would add its own.
+    let scores: Vec<Option<f64>> = judged.iter().map(|j| j.score).collect();
+    let uncertainty: Vec<Option<f64>> = judged.iter().map(|j| j.uncertainty).collect();
+    let rank = ranks(&scores);
+    let label = |i: usize| Value::from(judged.get(i).map_or("", |j| j.label));
+    let chosen = chosen.filter(|&c| c < judged.len());
+    let obj = |pairs: Vec<(&str, Value)>| {
+        Value::Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+    };
+    let candidates = judged
+        .iter()
+        .enumerate()
+        .map(|(i, j)| {
+            obj(vec![
+                ("label", j.label.into()),
+                ("text", j.text.into()),
+                ("score", j.score.into()),
+                ("uncertainty", j.uncertainty.into()),
+                ("rank", rank[i].into()),
+                ("result", serde_json::from_str(&j.single).unwrap_or(Value::Null)),
+            ])
+        })
+        .collect::<Vec<Value>>();
+    let ranking: Vec<Value> = order(&scores)
+        .into_iter()
+        .filter(|&i| scores[i].is_some())
+        .map(label)
+        .collect();
+    let diffs: Vec<Value> = differences(&scores, &uncertainty)
+        .iter()
+        .map(|d| {
+            obj(vec![
+                ("higher", label(d.higher)),
+                ("lower", label(d.lower)),
+                ("diff", d.diff.into()),
+                ("uncertainty", d.combined.into()),
+                ("exceeds", d.exceeds.into()),
+            ])
+        })
+        .collect();
+    let mut fields = vec![("metric", metric.into()), ("kind", "candidates".into())];
+    if let Some(g) = group {
+        fields.push(("group", g.into()));
+    }
+    fields.extend([
+        ("candidates", candidates.into()),
+        ("ranking", ranking.into()),
+        ("differences", diffs.into()),
+        ("chosen", chosen.map_or(Value::Null, label)),
+        (
+            "agrees",
+            chosen.and_then(|c| agrees(&scores, c)).into(),
+        ),
+    ]);
+    serde_json::to_string_pretty(&obj(fields)).unwrap_or_default()
+}
+
 /// Adds one comparison (a [`comparison_json`] with a group) to the lab's inbox, a sequence of
 /// JSON documents: what was already waiting is kept, so several comparisons make one dataset.
 pub fn append_to_inbox(inbox: Option<&str>, comparison: &str) -> String {
@@ -137,6 +216,9 @@ pub const INBOX_KEY: &str = "hj.lab.inbox";
 
 #[derive(Deserialize)]
 struct InDoc {
+    /// Absent in the first comparisons sent, which were all HarmonicEval's.
+    #[serde(default)]
+    metric: Option<String>,
     group: String,
     chosen: Option<String>,
     candidates: Vec<InCandidate>,
@@ -146,15 +228,20 @@ struct InDoc {
 struct InCandidate {
     label: String,
     text: String,
-    result: InResult,
+    /// A metric without γ: its one score (HarmonicEval's come from the criteria).
+    #[serde(default)]
+    score: Option<f64>,
+    #[serde(default)]
+    result: Option<InResult>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct InResult {
     #[serde(default)]
     task: String,
     #[serde(default)]
     criteria: Vec<CriterionRecord>,
+    #[serde(default)]
     fidelity: Option<String>,
     #[serde(default)]
     extensions: Vec<String>,
@@ -175,7 +262,15 @@ pub fn inbox_records(inbox: &str) -> (Vec<ItemResult>, Vec<String>) {
                 break;
             }
         };
+        let first = records.first().map(|r: &ItemResult| r.metric.clone());
         match group_records(doc) {
+            Ok(r) if first.is_some() && r.first().map(|x| &x.metric) != first.as_ref() => {
+                problems.push(format!(
+                    "Comparison {}: made with another metric than the first ({}); left out, since the lab compares one metric at a time.",
+                    i + 1,
+                    first.unwrap_or_default()
+                ))
+            }
             Ok(r) => records.extend(r),
             Err(why) => problems.push(format!("Comparison {}: {why}.", i + 1)),
         }
@@ -184,32 +279,40 @@ pub fn inbox_records(inbox: &str) -> (Vec<ItemResult>, Vec<String>) {
 }
 
 /// One comparison as one record per candidate (id `<group>-<label>`, `chosen` on the human's
-/// pick, the criteria with their σ and distributions), or why it cannot be one.
+/// pick; HarmonicEval's criteria with their σ and distributions, another metric's one score),
+/// or why it cannot be one.
 fn group_records(doc: InDoc) -> Result<Vec<ItemResult>, String> {
+    let metric = doc.metric.unwrap_or_else(|| INFO.id.to_string());
+    let harmonic = metric == INFO.id;
     let records: Vec<ItemResult> = doc
         .candidates
         .into_iter()
         .map(|c| {
+            let result = c.result.unwrap_or_default();
             let mut r = ItemResult {
                 id: format!("{}-{}", doc.group, c.label),
-                metric: INFO.id.to_string(),
-                task: c.result.task,
+                metric: metric.clone(),
+                task: result.task,
                 text: c.text,
                 // A criterion left out of the run is no failure.
-                criteria: c
-                    .result
+                criteria: result
                     .criteria
                     .into_iter()
-                    .filter(|c| c.score.is_some() || c.error.is_some())
+                    .filter(|c| harmonic && (c.score.is_some() || c.error.is_some()))
                     .collect(),
+                score: if harmonic { None } else { c.score },
                 group: Some(doc.group.clone()),
                 chosen: doc.chosen.as_deref() == Some(c.label.as_str()),
-                fidelity: c.result.fidelity,
-                extensions: c.result.extensions,
+                fidelity: result.fidelity,
+                extensions: result.extensions,
                 ..ItemResult::default()
             };
             if r.is_failed() {
-                r.error = r.criteria.iter().find_map(|c| c.error.clone());
+                r.error = r
+                    .criteria
+                    .iter()
+                    .find_map(|c| c.error.clone())
+                    .or_else(|| Some("not scored".into()));
             }
             r
         })

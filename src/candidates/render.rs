@@ -213,16 +213,18 @@ pub fn curves_table(labels: &[String], curves: &[Vec<(f64, f64)>]) -> String {
     h
 }
 
-/// The ranking line: `data-order` holds the scored candidates' labels best first.
-pub fn ranking_html(labels: &[String], scores: &[Option<f64>], gamma: f64) -> String {
+/// The ranking line: `data-order` holds the scored candidates' labels best first; `gamma` is
+/// `None` for a metric without γ.
+pub fn ranking_html(labels: &[String], scores: &[Option<f64>], gamma: Option<f64>) -> String {
     let best_first: Vec<String> = super::order(scores)
         .into_iter()
         .filter(|&i| scores[i].is_some())
         .filter_map(|i| labels.get(i).map(|l| escape(l)))
         .collect();
     format!(
-        "<p class=\"ranking\" data-testid=\"ranking\" data-order=\"{}\">Ranking at γ = {gamma:.2}: {}</p>",
+        "<p class=\"ranking\" data-testid=\"ranking\" data-order=\"{}\">Ranking{}: {}</p>",
         best_first.join(","),
+        gamma.map(|g| format!(" at γ = {g:.2}")).unwrap_or_default(),
         best_first.join(" › ")
     )
 }
@@ -249,11 +251,13 @@ pub fn flips_html(labels: &[String], flips: &[Flip]) -> String {
     h
 }
 
-/// One radio per candidate (`prefer-<i>`, value i); the page listens on their container.
-pub fn radios_html(labels: &[String]) -> String {
+/// One radio per candidate (`prefer-<i>`, value i), `chosen` checked; the page listens on
+/// their container.
+pub fn radios_html(labels: &[String], chosen: Option<usize>) -> String {
     let mut h = String::new();
     for (i, l) in labels.iter().enumerate() {
-        let _ = write!(h, "<label class=\"check\"><input type=\"radio\" name=\"prefer\" value=\"{i}\" data-testid=\"prefer-{i}\">{}</label>", escape(l));
+        let checked = if chosen == Some(i) { " checked" } else { "" };
+        let _ = write!(h, "<label class=\"check\"><input type=\"radio\" name=\"prefer\" value=\"{i}\" data-testid=\"prefer-{i}\"{checked}>{}</label>", escape(l));
     }
     h
 }

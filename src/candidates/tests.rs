@@ -426,8 +426,10 @@ mod render_tests {
 fn ranking_flips_and_radios_markup() {
     use crate::candidates::render::{flips_html, radios_html, ranking_html};
     let labels: Vec<String> = vec!["A".into(), "B&B".into(), "C".into()];
-    let r = ranking_html(&labels, &[Some(3.0), Some(4.0), None], 0.7);
+    let r = ranking_html(&labels, &[Some(3.0), Some(4.0), None], Some(0.7));
     assert_eq!(r, "<p class=\"ranking\" data-testid=\"ranking\" data-order=\"B&amp;B,A\">Ranking at γ = 0.70: B&amp;B › A</p>");
+    let r = ranking_html(&labels, &[Some(3.0), Some(4.0), None], None);
+    assert!(r.ends_with(">Ranking: B&amp;B › A</p>"), "{r}");
     let f = flips_html(
         &labels,
         &[Flip {
@@ -442,10 +444,14 @@ fn ranking_flips_and_radios_markup() {
         "{f}"
     );
     assert!(flips_html(&labels, &[]).contains("data-values=\"\""));
-    let rad = radios_html(&labels);
+    let rad = radios_html(&labels, None);
     assert_eq!(rad.matches("type=\"radio\"").count(), 3);
     assert!(
         rad.contains("value=\"2\" data-testid=\"prefer-2\">C</label>"),
         "{rad}"
     );
+    // A pick opened from a link or file shows checked.
+    let rad = radios_html(&labels, Some(1));
+    assert!(rad.contains("data-testid=\"prefer-1\" checked>B&amp;B</label>"), "{rad}");
+    assert_eq!(rad.matches(" checked").count(), 1);
 }

@@ -23,7 +23,8 @@ use evaluator::{
     inputs_panel, open_result, run_bar, runner, share, single_results,
 };
 use evaluator::{
-    candidates_inputs, candidates_panel, candidates_plot, candidates_run, candidates_state,
+    candidates_inputs, candidates_panel, candidates_plain_panel, candidates_plain_run,
+    candidates_plot, candidates_run, candidates_state,
 };
 use lab::{
     batch_items, batch_panel, batch_run, batch_state, compare_panel, lab_app, meta_panel,

@@ -207,3 +207,150 @@ def test_one_text_is_todays_page_and_removing_goes_back(browser, app_url, fake, 
     assert not browser.find_elements(*tid("candidate-text-0"))
     assert page.el("text-input").is_displayed()
     assert page.el("text-input").get_attribute("value") == "only one"
+
+
+def test_the_cost_estimate_counts_every_candidate(browser, app_url, fake, images):
+    """Item 2: with three copies of one text the estimate is three times the one-text one (for
+    HarmonicEval's five requests per text and FLEUR's one); nothing is sent to estimate."""
+    from selenium.webdriver.support.ui import Select
+
+    page = AppPage(browser, app_url)
+    page.set_backend(fake.url, "gpt-4o", KEY)
+    page.upload(images / "photo.png")
+    page.wait_image()
+    page.fill("text-input", TEXTS["A"])
+
+    def estimate():
+        return (int(attr(page, "cost-estimate", "data-input-tokens")),
+                int(attr(page, "cost-estimate", "data-output-tokens")),
+                attr(page, "cost-estimate", "data-candidates"))
+
+    singles = {}
+    for metric in ("harmonic_eval", "fleur"):
+        Select(page.el("metric-select")).select_by_value(metric)
+        page.wait_for(lambda d: estimate()[0] > 0, "the estimate")
+        singles[metric] = estimate()
+        assert singles[metric][2] == "1"
+    assert singles["harmonic_eval"][0] > singles["fleur"][0]
+
+    page.el("add-candidate-button").click()
+    page.el("add-candidate-button").click()
+    page.fill("candidate-text-1", TEXTS["A"])
+    page.fill("candidate-text-2", TEXTS["A"])
+    for metric in ("fleur", "harmonic_eval"):
+        Select(page.el("metric-select")).select_by_value(metric)
+        tokens_in, tokens_out, _ = singles[metric]
+        page.wait_for(lambda d: estimate() == (3 * tokens_in, 3 * tokens_out, "3"), f"three times {metric}'s estimate")
+    assert "of 3 candidates" in text(page, "cost-estimate")
+    # A longer text for C costs more than a third copy of A.
+    page.fill("candidate-text-2", TEXTS["A"] + " Two children watch it from a wooden bench nearby.")
+    page.wait_for(lambda d: estimate()[0] > 3 * singles["harmonic_eval"][0], "a longer C to cost more")
+    assert fake.requests == []
+
+
+def _shared_doc(link):
+    """The document a share link carries (base64url of raw deflate, as src/share.rs writes it)."""
+    import base64
+    import zlib
+
+    data = link.split("#r=", 1)[1]
+    raw = base64.urlsafe_b64decode(data + "=" * (-len(data) % 4))
+    return zlib.decompress(raw, -15).decode()
+
+
+def test_copy_link_shares_the_comparison_and_it_opens_in_a_fresh_context(browser, app_url, fake, images, tmp_path, downloads):
+    """Item 3: in candidates mode "Copy link" shares the comparison (candidates, distributions,
+    pick), not the stale one-text result; it opens elsewhere with the same ranking and no request."""
+    from conftest import make_driver
+
+    page = comparison(browser, app_url, fake, images)
+    page.el("gamma-slider").click()
+    set_gamma(page, 0.90)
+    page.el("prefer-0").click()
+    keys = [("ranking", "data-order"), ("agreement", "data-value"), ("agreement", "data-range"), ("flip-points", "data-values")]
+    shown = {(k, a): attr(page, k, a) for k, a in keys}
+    results = [(attr(page, f"candidate-result-{i}", "data-overall"), attr(page, f"candidate-result-{i}", "data-rank")) for i in range(3)]
+    assert shown[keys[0]] == "A,B,C" and shown[keys[1]] == "agree"
+
+    page.el("copy-link-button").click()
+    page.wait_for(lambda d: "#r=" in page.el("share-link").text, "the link")
+    link = page.el("share-link").text
+    text = _shared_doc(link)
+    doc = json.loads(text)
+    assert KEY not in text and "base_url" not in text and fake.url not in text
+    assert doc["kind"] == "candidates" and doc["chosen"] == "A" and doc["ranking"] == ["A", "B", "C"]
+    assert [c["text"] for c in doc["candidates"]] == [TEXTS[k] for k in "ABC"]
+    assert doc["image"].startswith("data:image/jpeg;base64,")
+    asked = len(fake.requests)
+
+    fresh = make_driver(tmp_path / "fresh-profile", downloads)
+    try:
+        other = AppPage(fresh, link)
+        other.wait_for(lambda d: attr(other, "ranking", "data-order") == "A,B,C", "the shared comparison")
+        assert "a share link" in other.el("opened-note").text
+        assert float(other.el("gamma-slider").get_attribute("value")) == pytest.approx(0.90)
+        assert {(k, a): attr(other, k, a) for k, a in keys} == shown
+        assert [(attr(other, f"candidate-result-{i}", "data-overall"), attr(other, f"candidate-result-{i}", "data-rank")) for i in range(3)] == results
+        assert other.el("prefer-0").is_selected()
+        assert [other.el(f"candidate-text-{i}").get_attribute("value") for i in range(3)] == [TEXTS[k] for k in "ABC"]
+        # Moving γ back re-ranks the opened comparison as it did the original.
+        other.el("gamma-slider").click()
+        set_gamma(other, 0.70)
+        assert attr(other, "ranking", "data-order") == "B,A,C"
+        assert attr(other, "agreement", "data-value") == "disagree"
+    finally:
+        fresh.quit()
+    assert len(fake.requests) == asked
+
+
+def test_the_compare_example_opens_in_candidates_mode_with_no_request(browser, app_url, fake):
+    """Item 4: the gallery's constructed comparison opens as three candidates; its ranking at each
+    γ and the γ values where it changes are those of its distributions in closed form."""
+    from pathlib import Path
+
+    doc = json.loads((Path(__file__).resolve().parents[2] / "public" / "examples" / "compare-constructed.json").read_text())
+    assert doc["source"].startswith("Constructed for illustration")
+
+    def score(result, gamma):
+        ms, ss = [], []
+        for c in result["criteria"]:
+            p = c["distribution"]
+            m = sum((i + 1) * q for i, q in enumerate(p))
+            ms.append(m)
+            ss.append(math.sqrt(sum(((i + 1) - m) ** 2 * q for i, q in enumerate(p))))
+        if gamma >= 1:
+            return sum(ms) / len(ms)
+        k = 2 * (1 - gamma) / gamma
+        logs = [-k * math.log(s) for s in ss]
+        w = [math.exp(x - max(logs)) for x in logs]
+        return sum(a * b for a, b in zip(w, ms)) / sum(w)
+
+    labels = [c["label"] for c in doc["candidates"]]
+
+    def order(gamma):
+        return ",".join(sorted(labels, key=lambda l: -score(doc["candidates"][labels.index(l)]["result"], gamma)))
+
+    flips = []
+    grid = [0.01 + 0.99 * i / 2000 for i in range(2001)]
+    for a in range(3):
+        for b in range(a + 1, 3):
+            d = [score(doc["candidates"][a]["result"], g) - score(doc["candidates"][b]["result"], g) for g in grid]
+            flips += [grid[i] for i in range(2000) if d[i] * d[i + 1] < 0]
+
+    page = AppPage(browser, app_url)
+    page.wait_for(lambda d: d.find_elements(*tid("demo-compare-constructed")), "the gallery", 20)
+    page.el("demo-compare-constructed").click()
+    page.wait_for(lambda d: attr(page, "ranking", "data-order"), "the comparison")
+    assert "Constructed for illustration" in page.el("opened-source").text
+    assert attr(page, "ranking", "data-order") == order(0.75) == "B,A,C"
+    assert [page.el(f"candidate-text-{i}").get_attribute("value") for i in range(3)] == [c["text"] for c in doc["candidates"]]
+    values = sorted(float(v) for v in attr(page, "flip-points", "data-values").split(","))
+    assert len(values) == len(flips) == 2
+    assert values == pytest.approx(sorted(flips), abs=0.01)
+    page.el("gamma-slider").click()
+    set_gamma(page, 0.40)
+    assert attr(page, "ranking", "data-order") == order(0.40) == "A,B,C"
+    assert attr(page, "agreement", "data-value") == ""
+    page.el("prefer-2").click()
+    assert attr(page, "agreement", "data-value") == "disagree" and attr(page, "agreement", "data-range") == ""
+    assert fake.requests == []

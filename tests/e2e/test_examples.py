@@ -295,7 +295,10 @@ def test_every_example_opens_and_says_where_its_numbers_come_from(browser, app_u
         source = page.el("opened-source").text
         assert source.startswith("Recorded on") or source.startswith("Constructed for illustration"), source
         doc = json.loads((DIST / "examples" / e["file"]).read_text())
-        if e["metric"] == "harmonic_eval":
+        if e["name"].startswith("compare-"):
+            # A comparison opens as candidates: a ranking, not one overall score.
+            page.wait_for(lambda d: page.d.find_elements("css selector", "[data-testid='ranking'][data-order*=',']"), "the ranking")
+        elif e["metric"] == "harmonic_eval":
             assert page.overall() is not None
         else:
             # Opened as if just run: the metric's own panel, its score checked against the file.

@@ -430,7 +430,20 @@ def test_evaluator_layout_and_accessibility(checker_for, app_url, tmp_path, them
         page.el("prefer-0").click()
         assert cand_attr(page, "agreement", "data-value") == "disagree"
         check.check("candidates")
-        check.done(["before", "after", "example", "storage-refused", "candidates"])
+        # The same for a metric without γ: scores with the judge's uncertainty, differences.
+        from test_candidates_plain import FLEUR_TEXTS, fleur_script
+
+        fake.script = fleur_script
+        Select(page.el("metric-select")).select_by_value("fleur")
+        for i, label in enumerate("ABC"):
+            page.fill(f"candidate-text-{i}", FLEUR_TEXTS[label])
+        page.evaluate()
+        page.wait_for(lambda d: all(cand_attr(page, f"candidate-result-{i}", "data-state") == "done" for i in range(3)), "the FLEUR candidates", 30)
+        assert cand_attr(page, "ranking", "data-order") == "A,B,C"
+        assert cand_attr(page, "difference-0", "data-exceeds") == "no"
+        page.el("prefer-1").click()
+        check.check("candidates-fleur")
+        check.done(["before", "after", "example", "storage-refused", "candidates", "candidates-fleur"])
     finally:
         fake.stop()
 

@@ -410,3 +410,43 @@ def test_candidates_against_the_real_engine(browser, app_url, images, real_vlm, 
                 dist = crit["distribution"]
                 assert dist.index(max(dist)) + 1 == printed_rating(crit["answer"]), crit
     print(f"\n[real engine] candidates: overall {overalls}, order {order!r}, flips {values!r}")
+
+
+def test_fleur_candidates_against_the_real_engine(browser, app_url, images, real_vlm):
+    """Two FLEUR candidates judged by the real model (two requests): whatever it writes, every
+    score shown lies in 0–1 with an uncertainty that is a spread (≥ 0, at most 0.5) or none, the
+    ranking names only scored candidates best first, and each difference listed is the gap of
+    two shown scores, said against their uncertainties combined where both have one."""
+    import math
+
+    from test_candidates import attr
+
+    page = ready(browser, app_url, real_vlm, metric="fleur", image=images / "small.png")
+    page.el("add-candidate-button").click()
+    page.fill("candidate-text-1", "Two cats sleep on a blue sofa.")
+    page.evaluate()
+    page.wait_for(lambda d: all(attr(page, f"candidate-result-{i}", "data-state") in ("done", "error") for i in range(2)),
+                  "both candidates", 2 * LONG)
+    scores, sds = {}, {}
+    for i, label in enumerate("AB"):
+        v, u = attr(page, f"candidate-result-{i}", "data-overall"), attr(page, f"candidate-result-{i}", "data-uncertainty")
+        if v:
+            scores[label] = float(v)
+            assert 0.0 <= scores[label] <= 1.0
+            sds[label] = float(u) if u else None
+            assert sds[label] is None or 0.0 <= sds[label] <= 0.5
+        else:
+            # A candidate without a score says why under the table, naming it.
+            assert attr(page, f"candidate-result-{i}", "data-state") == "error" and not u
+            said = [l for l in page.el("candidate-errors").text.splitlines() if l.startswith(f"{label}: ")]
+            assert len(said) == 1 and len(said[0]) > 20, said
+    order = attr(page, "ranking", "data-order")
+    assert (order.split(",") if order else []) == sorted(scores, key=lambda k: (-scores[k], k))
+    if len(scores) == 2:
+        hi, lo = order.split(",")
+        assert float(attr(page, "difference-0", "data-diff")) == pytest.approx(scores[hi] - scores[lo], abs=1e-12)
+        if sds[hi] is not None and sds[lo] is not None:
+            u = math.hypot(sds[hi], sds[lo])
+            assert attr(page, "difference-0", "data-exceeds") == ("yes" if scores[hi] - scores[lo] > u else "no")
+    assert "our reading" in page.el("uncertainty-note").text
+    print(f"\n[real engine] FLEUR candidates: scores {scores}, sd {sds}, order {order!r}")

@@ -381,12 +381,15 @@ class FakeOpenAI(FakeProvider):
 
     def script_reply(self, rec, logprobs=True):
         n = int(rec["body"].get("top_logprobs") or 0)
+        # A callable script answers each request with its own steps (several candidates in one
+        # run, each judged differently): ``script(body) -> steps``.
+        script = self.script(rec["body"]) if callable(self.script) else self.script
         steps = []
-        for token, alts in self.script:
+        for token, alts in script:
             alts = sorted(alts, key=lambda a: -a[1])
             p = dict(alts)[token]
             steps.append(_tok(token, math.log(p), [_tok(t, math.log(q)) for t, q in alts[:n]]))
-        content = "".join(t for t, _ in self.script)
+        content = "".join(t for t, _ in script)
         return self.ok(completion_body(self.model, content, steps if logprobs else None))
 
     def no_rating_reply(self, rec):

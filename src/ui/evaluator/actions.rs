@@ -21,12 +21,19 @@ pub fn evaluate(state: AppState) {
         state.form_problems.set(vec![m]);
         return;
     }
-    metric.evaluate(state);
+    if state.candidates.active() {
+        metric.evaluate_candidates(state);
+    } else {
+        metric.evaluate(state);
+    }
 }
 
 /// Saves the selected metric's result as JSON. The API key is not part of the document.
 pub fn export(state: AppState) {
-    metric_ui::of(state.metric.get_untracked()).export(state);
+    let metric = metric_ui::of(state.metric.get_untracked());
+    if !metric.export_candidates(state) {
+        metric.export(state);
+    }
 }
 
 /// Stores setting `key` whenever `value` changes; a refused write is said at once.

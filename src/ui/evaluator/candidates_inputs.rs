@@ -12,7 +12,7 @@ pub fn CandidatesInputs() -> impl IntoView {
     let c = state.candidates;
     // A memo: typing a label must not redraw the rows (the field would lose focus).
     let count = Memo::new(move |_| c.labels.with(Vec::len));
-    let noun = move || state.task.get().text_noun();
+    let noun = move || crate::ui::metric_ui::of(state.metric.get()).text_noun(state);
     let row = move |i: usize| {
         let label_id = format!("candidate-label-{i}");
         let text_id = format!("candidate-text-{i}");
@@ -47,7 +47,6 @@ pub fn CandidatesInputs() -> impl IntoView {
         }
     };
     view! {
-        <Show when=move || state.is_harmonic()>
             <div class="candidates-inputs">
                 <Show when=move || c.active()>
                     <fieldset class="candidates-fieldset">
@@ -66,6 +65,5 @@ pub fn CandidatesInputs() -> impl IntoView {
                     "Add a candidate"
                 </button>
             </div>
-        </Show>
     }
 }

@@ -65,7 +65,7 @@ pub fn CandidatesPanel() -> impl IntoView {
     view! {
         <section class="card candidates-panel" aria-labelledby="candidates-heading" data-testid="candidates-panel">
             <h3 id="candidates-heading">"Candidates compared"</h3>
-            <div inner_html=move || labels.with(|l| scores.with(|s| ranking_html(l, s, gamma.get())))></div>
+            <div inner_html=move || labels.with(|l| scores.with(|s| ranking_html(l, s, Some(gamma.get()))))></div>
             <div class="table-scroll" tabindex="0" role="region" aria-label="The candidates side by side" inner_html=table></div>
             <CandidatesPlot scored flips labels gamma/>
             <div inner_html=move || labels.with(|l| flips.with(|f| flips_html(l, f)))></div>
@@ -73,7 +73,7 @@ pub fn CandidatesPanel() -> impl IntoView {
                 <legend>"Which do you prefer?"</legend>
                 // One listener for all the radios; their markup changes only with a new run,
                 // so the browser keeps the checked one (and the keyboard focus).
-                <div class="prefer-options" on:change=on_pick inner_html=move || labels.with(|l| radios_html(l))></div>
+                <div class="prefer-options" on:change=on_pick inner_html=move || labels.with(|l| radios_html(l, c.preferred.get_untracked()))></div>
             </fieldset>
             <p class="agreement" data-testid="agreement" role="status"
                 data-value=move || agreement.with(|a| match a { Some((_, true, _)) => "agree", Some((_, false, _)) => "disagree", None => "" })

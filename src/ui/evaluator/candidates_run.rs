@@ -7,6 +7,8 @@ use crate::candidates::export::{append_to_inbox, comparison_json, Judged, INBOX_
 use crate::candidates::{default_label, problems, MAX_CANDIDATES};
 use crate::criteria::Criterion;
 use crate::metrics::harmonic_eval::{self, ExportInput, Input};
+use crate::providers::Backend;
+use crate::result_file::Comparison;
 use crate::ui::runner::{begin_run, send_one, VIDEO_NEEDS_G_VEVAL};
 use crate::ui::candidates_state::CandidatesRun;
 use crate::ui::state::{AppState, CriterionState, Progress, RunContext};
@@ -49,8 +51,7 @@ pub fn remove(state: AppState, i: usize) {
         state.text.set(text);
         c.labels.set(Vec::new());
         c.texts.set(Vec::new());
-        c.results.set(Vec::new());
-        c.preferred.set(None);
+        c.clear();
     }
 }
 
@@ -113,7 +114,7 @@ pub fn evaluate(state: AppState) {
         },
     }));
     c.run_labels.set(labels);
-    c.preferred.set(None);
+    c.clear();
     c.lab_message.set(None);
     c.results.set(vec![
         std::array::from_fn(|_| CriterionState::Idle);
@@ -212,6 +213,63 @@ fn comparison(state: AppState, group: Option<&str>) -> Option<String> {
     })
 }
 
+/// The comparison as a share link carries it: with the image's thumbnail; `None` before a run.
+pub fn comparison_for_link(state: AppState, image: Option<&str>) -> Option<String> {
+    let json = comparison(state, None)?;
+    Some(crate::result_file::with_extras(&json, image, &Default::default(), None))
+}
+
+/// Shows a comparison read from a share link or a file as if it had just run: the candidates,
+/// their criteria, the pick and γ; no request is sent.
+pub fn open(state: AppState, c: Comparison, image: Option<String>, backend: Backend) {
+    let Some(first) = c.candidates.first() else {
+        return;
+    };
+    let cs = state.candidates;
+    let texts: Vec<String> = c.candidates.iter().map(|h| h.text.clone()).collect();
+    state.task.set(first.task);
+    state.question.set(first.question.clone());
+    state.he_criteria.set(first.criteria_set);
+    state.text.set(first.text.clone());
+    state.gamma.set(c.gamma);
+    cs.clear();
+    cs.lab_message.set(None);
+    cs.labels.set(c.labels.clone());
+    cs.texts.set(texts.clone());
+    cs.run.set_value(Some(CandidatesRun {
+        labels: c.labels.clone(),
+        texts,
+        context: RunContext {
+            input: Input {
+                task: first.task,
+                text: first.text.clone(),
+                question: first.question.clone(),
+                image_data_url: image,
+                fidelity: first.fidelity.clone(),
+                criteria: first.criteria_set,
+            },
+            backend,
+        },
+    }));
+    cs.preferred.set(c.chosen);
+    cs.results.set(
+        c.candidates
+            .iter()
+            .map(|h| {
+                std::array::from_fn(|k| match &h.results[k] {
+                    Some(Ok(result)) => Progress::Done {
+                        result: result.clone(),
+                        cached: false,
+                    },
+                    Some(Err(m)) => Progress::Failed(m.clone()),
+                    None => Progress::Idle,
+                })
+            })
+            .collect(),
+    );
+    cs.run_labels.set(c.labels);
+}
+
 /// Saves the comparison as a JSON file.
 pub fn export(state: AppState) {
     let outcome = match comparison(state, None) {
@@ -232,9 +290,14 @@ pub fn export(state: AppState) {
 /// Adds the comparison to the lab's inbox as one best-of-N group (`group`, `chosen`); the lab
 /// loads it when it opens, on this device.
 pub fn send_to_lab(state: AppState) {
+    send_to_lab_with(state, |group| comparison(state, Some(group)))
+}
+
+/// [`send_to_lab`] with the comparison made by `make` (given the group's name).
+pub fn send_to_lab_with(state: AppState, make: impl FnOnce(&str) -> Option<String>) {
     let c = state.candidates;
     let group = format!("cmp-{}", js_sys::Date::now() as u64);
-    let Some(line) = comparison(state, Some(&group)) else {
+    let Some(line) = make(&group) else {
         return c
             .lab_message
             .set(Some("Evaluate first: there is nothing to send yet.".into()));

@@ -4,8 +4,11 @@
 use leptos::prelude::*;
 
 use crate::aggregate::Scored;
+use crate::candidates::plain::{Base, Part};
 use crate::metrics::harmonic_eval::CriterionResult;
-use crate::ui::progress::{CriterionState, RunContext};
+use crate::metrics::Metric;
+use crate::providers::Backend;
+use crate::ui::progress::{CriterionState, Progress, RunContext};
 
 /// What the last candidates run sent: the labels and texts as judged, and the shared input
 /// and backend (the text of `context.input` is candidate A's).
@@ -14,6 +17,16 @@ pub struct CandidatesRun {
     pub labels: Vec<String>,
     pub texts: Vec<String>,
     pub context: RunContext,
+}
+
+/// What the last candidates run of a metric without γ sent: the labels and texts as judged,
+/// the shared input (its text is each candidate's own when sent) and the backend.
+#[derive(Clone, Debug)]
+pub struct PlainRun {
+    pub labels: Vec<String>,
+    pub texts: Vec<String>,
+    pub base: Base,
+    pub backend: Backend,
 }
 
 #[derive(Clone, Copy)]
@@ -30,6 +43,11 @@ pub struct Candidates {
     pub preferred: RwSignal<Option<usize>>,
     /// What "Send to the lab" did.
     pub lab_message: RwSignal<Option<String>>,
+    /// A metric without γ: each candidate's requests (one, or MAEV's trials), as they answer.
+    pub plain: RwSignal<Vec<Vec<Progress<Part>>>>,
+    pub plain_run: StoredValue<Option<PlainRun>>,
+    /// The metric of that run: its comparison shows only while that metric is selected.
+    pub plain_metric: RwSignal<Option<Metric>>,
 }
 
 impl Candidates {
@@ -42,6 +60,9 @@ impl Candidates {
             run_labels: RwSignal::new(Vec::new()),
             preferred: RwSignal::new(None),
             lab_message: RwSignal::new(None),
+            plain: RwSignal::new(Vec::new()),
+            plain_run: StoredValue::new(None),
+            plain_metric: RwSignal::new(None),
         }
     }
 
@@ -54,6 +75,33 @@ impl Candidates {
     pub fn running(&self) -> bool {
         self.results
             .with(|r| r.iter().flatten().any(|s| s.is_active()))
+            || self.plain.with(|r| r.iter().flatten().any(|s| s.is_active()))
+    }
+
+    /// Whether `metric` (one without γ) has a candidates run to show and export.
+    pub fn plain_shown(&self, metric: Metric) -> bool {
+        self.plain_metric.get() == Some(metric) && self.plain.with(|p| !p.is_empty())
+    }
+
+    /// Back to the one-text page (a single result opened): no candidates, no comparison.
+    pub fn reset(&self) {
+        // Nothing to undo (the usual case): no signal is touched, nothing redraws.
+        let idle = self.labels.with_untracked(Vec::is_empty)
+            && self.results.with_untracked(Vec::is_empty)
+            && self.plain.with_untracked(Vec::is_empty);
+        if !idle {
+            self.labels.set(Vec::new());
+            self.texts.set(Vec::new());
+            self.clear();
+        }
+    }
+
+    /// Forgets every comparison (back to one text, or another kind of run starting).
+    pub fn clear(&self) {
+        self.results.set(Vec::new());
+        self.plain.set(Vec::new());
+        self.plain_metric.set(None);
+        self.preferred.set(None);
     }
 
     /// Whether a candidates run has started (its results show instead of the single cards).

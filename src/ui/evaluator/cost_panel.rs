@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::ui::{metric_ui, runner};
 use crate::ui::state::AppState;
-use crate::cost::{parse_prices, price_for, Cost, Price};
+use crate::cost::{estimate_for_texts, parse_prices, price_for, Cost, Price};
 use crate::providers::preset;
 
 fn dollars(usd: Option<f64>) -> String {
@@ -28,8 +28,15 @@ pub fn CostPanel() -> impl IntoView {
         let size = state.image_view.with(|v| v.as_ref().map(|v| v.sent_size));
         let protocol = preset(&state.preset.get()).protocol;
         let detail = state.image_detail.get();
-        let (tokens_in, tokens_out) =
-            metric_ui::of(state.metric.get()).estimate(state, size, protocol, detail);
+        let metric = metric_ui::of(state.metric.get());
+        let texts = if state.candidates.active() {
+            state.candidates.texts.get()
+        } else {
+            vec![state.text.get()]
+        };
+        let (tokens_in, tokens_out) = estimate_for_texts(&texts, |t| {
+            metric.estimate(state, t, size, protocol, detail)
+        });
         let model = state.model.get();
         prices.with(|(p, _)| Cost::priced(tokens_in, tokens_out, price_for(p, &model)))
     });
@@ -49,7 +56,7 @@ pub fn CostPanel() -> impl IntoView {
     view! {
         <details class="cost">
             <summary>"Tokens, cost and cache"</summary>
-            {estimate_line(estimate)}
+            {estimate_line(estimate, state)}
             {usage_line(usage)}
             {price_table(state, prices)}
             {cache_row(state)}
@@ -58,17 +65,24 @@ pub fn CostPanel() -> impl IntoView {
 }
 
 /// The estimate for one evaluation, before it runs.
-fn estimate_line(estimate: Memo<Cost>) -> impl IntoView {
+fn estimate_line(estimate: Memo<Cost>, state: AppState) -> impl IntoView {
+    let n = move || state.candidates.labels.with(Vec::len).max(1);
     view! {
         <p
             data-testid="cost-estimate"
+            data-candidates=n
             data-input-tokens=move || estimate.get().input_tokens
+            data-output-tokens=move || estimate.get().output_tokens
             data-usd=move || usd_attr(estimate.get().usd)
         >
             {move || {
                 let e = estimate.get();
+                let of = match n() {
+                    1 => String::new(),
+                    n => format!(" of {n} candidates"),
+                };
                 format!(
-                    "Estimate for one evaluation: ≈ {} input tokens, at most {} output tokens, {}.",
+                    "Estimate for one evaluation{of}: ≈ {} input tokens, at most {} output tokens, {}.",
                     e.input_tokens, e.output_tokens, dollars(e.usd)
                 )
             }}

@@ -4,6 +4,8 @@ pub(crate) mod actions;
 pub(crate) mod app;
 pub(crate) mod candidates_inputs;
 pub(crate) mod candidates_panel;
+pub(crate) mod candidates_plain_panel;
+pub(crate) mod candidates_plain_run;
 pub(crate) mod candidates_plot;
 pub(crate) mod candidates_run;
 pub(crate) mod candidates_state;

@@ -65,11 +65,16 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
         model: opened.model.clone(),
         ..Backend::default()
     };
+    if !matches!(opened.body, Body::Candidates(_)) {
+        // One result opened: shown as one text, not inside an earlier comparison.
+        state.candidates.reset();
+    }
     match opened.body {
         Body::Harmonic(h) => show_harmonic(state, *h, opened.image, backend),
         Body::Fleur(f) => show_fleur(state, *f, opened.image, backend),
         Body::Gveval(g) => show_gveval(state, *g, opened.image, backend),
         Body::Maev(m) => show_maev(state, *m, backend),
+        Body::Candidates(c) => crate::ui::candidates_run::open(state, *c, opened.image.clone(), backend),
     }
     view.0.set(Some(OpenedNote {
         from: from.to_string(),

@@ -49,10 +49,21 @@ fn copy(text: &str) {
 }
 
 fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>) {
-    let page = crate::ui::metric_ui::of(state.metric.get_untracked());
-    let json = page.result_json(state).map(|json| {
-        crate::result_file::with_extras(&json, thumbnail(state).as_deref(), &Default::default(), None)
-    });
+    // A comparison by a metric without γ is not put in a link (it would share the stale single
+    // result behind it): say so, and where it can be saved.
+    if untrack(|| state.candidates.plain_shown(state.metric.get())) {
+        link.set(Some(Err("A link carries one result or a HarmonicEval comparison; save this comparison with Export JSON.".into())));
+        return;
+    }
+    // Several candidates compared: the comparison is what is shown, so it is what is shared.
+    let json = if state.candidates.has_run() {
+        crate::ui::candidates_run::comparison_for_link(state, thumbnail(state).as_deref())
+    } else {
+        let page = crate::ui::metric_ui::of(state.metric.get_untracked());
+        page.result_json(state).map(|json| {
+            crate::result_file::with_extras(&json, thumbnail(state).as_deref(), &Default::default(), None)
+        })
+    };
     let Some(json) = json else {
         link.set(Some(Err("Evaluate or open a result first: there is nothing to share yet.".into())));
         return;

@@ -8,10 +8,12 @@ use crate::candidates::export::inbox_records;
 use crate::candidates::export::INBOX_KEY;
 use crate::ui::batch_run::replace_run;
 use crate::ui::batch_state::{BatchState, BatchStatus};
+use crate::ui::state::AppState;
 use crate::web::storage;
 
-/// Loads and empties the inbox, if anything waits in it.
-pub fn load(b: BatchState) {
+/// Loads and empties the inbox, if anything waits in it; the lab's metric becomes the
+/// comparisons' (FLEUR's scores are read as FLEUR's).
+pub fn load(state: AppState, b: BatchState) {
     let Some(text) = storage::take_setting(INBOX_KEY) else {
         return;
     };
@@ -22,6 +24,13 @@ pub fn load(b: BatchState) {
     let groups: std::collections::BTreeSet<&str> =
         results.iter().filter_map(|r| r.group.as_deref()).collect();
     replace_run(b);
+    let metric = results
+        .first()
+        .and_then(|r| crate::metrics::Metric::from_id(&r.metric));
+    if let Some(m) = metric {
+        state.metric.set(m);
+        b.metric.set_value(m);
+    }
     b.message.set(Some(format!(
         "Loaded {} candidates in {} comparison{} sent from the evaluator.",
         results.len(),

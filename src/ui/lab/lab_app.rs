@@ -30,7 +30,7 @@ pub fn LabApp() -> impl IntoView {
     provide_context(batch);
     crate::ui::stored_runs::on_load(batch);
     batch_run::release_lock_when_stopped(batch);
-    crate::ui::lab::inbox::load(batch);
+    crate::ui::lab::inbox::load(state, batch);
 
     view! {
         <TopBar page=Page::Lab/>

@@ -19,6 +19,11 @@ pub(crate) mod maev;
 pub(crate) trait MetricUi {
     /// Starts a run (Evaluate); a form with problems shows them and sends nothing.
     fn evaluate(&self, state: AppState);
+    /// Starts a run of several candidate texts for the same image (issue 21), judged together.
+    fn evaluate_candidates(&self, state: AppState);
+    /// Saves the last candidates run's comparison as JSON; false when there is none for this
+    /// metric (the one-text export applies).
+    fn export_candidates(&self, state: AppState) -> bool;
     /// Saves the last run's result as JSON (never the key).
     fn export(&self, state: AppState);
     /// The last run's result file (the export's document), `None` before a run.
@@ -29,10 +34,11 @@ pub(crate) trait MetricUi {
     fn has_run(&self, state: AppState) -> bool;
     /// The model of the last run, to price the usage it reported.
     fn billed_model(&self, state: AppState) -> Option<String>;
-    /// Estimated input and output tokens of a run of the form as it is.
+    /// Estimated input and output tokens of a run of the form as it is, judging `text`.
     fn estimate(
         &self,
         state: AppState,
+        text: &str,
         image_size: Option<(u32, u32)>,
         protocol: Protocol,
         detail: ImageDetail,
@@ -85,6 +91,8 @@ macro_rules! forward {
 
 forward! {
     fn evaluate(&self, state: AppState) -> ();
+    fn evaluate_candidates(&self, state: AppState) -> ();
+    fn export_candidates(&self, state: AppState) -> bool;
     fn export(&self, state: AppState) -> ();
     fn result_json(&self, state: AppState) -> Option<String>;
     fn running(&self, state: AppState) -> bool;
@@ -93,6 +101,7 @@ forward! {
     fn estimate(
         &self,
         state: AppState,
+        text: &str,
         image_size: Option<(u32, u32)>,
         protocol: Protocol,
         detail: ImageDetail

@@ -4,6 +4,8 @@ use leptos::prelude::*;
 
 use crate::metrics::fleur;
 use crate::providers::{ImageDetail, Protocol};
+use crate::candidates::plain::Base;
+use crate::metrics::Metric;
 use crate::ui::state::AppState;
 
 pub(crate) mod panel;
@@ -19,6 +21,19 @@ impl super::MetricUi for FleurUi {
         run::evaluate(state)
     }
 
+    fn evaluate_candidates(&self, state: AppState) {
+        crate::ui::candidates_plain_run::evaluate(state, Base::Fleur(run::input(state)))
+    }
+
+    fn export_candidates(&self, state: AppState) -> bool {
+        let metric = state.metric.get_untracked();
+        let has = untrack(|| state.candidates.plain_shown(metric));
+        if has {
+            crate::ui::candidates_plain_run::export(state);
+        }
+        has
+    }
+
     fn export(&self, state: AppState) {
         run::export(state)
     }
@@ -28,11 +43,12 @@ impl super::MetricUi for FleurUi {
     }
 
     fn running(&self, state: AppState) -> bool {
-        state.fleur.with(|s| s.is_active())
+        state.fleur.with(|s| s.is_active()) || state.candidates.running()
     }
 
     fn has_run(&self, state: AppState) -> bool {
         state.fleur.with(|s| s.id() != "idle")
+            || state.candidates.plain_shown(state.metric.get())
     }
 
     fn billed_model(&self, state: AppState) -> Option<String> {
@@ -44,12 +60,13 @@ impl super::MetricUi for FleurUi {
     fn estimate(
         &self,
         state: AppState,
+        text: &str,
         image_size: Option<(u32, u32)>,
         protocol: Protocol,
         detail: ImageDetail,
     ) -> (u64, u64) {
         let input = fleur::Input {
-            caption: state.text.get(),
+            caption: text.to_string(),
             references: self
                 .references
                 .then(|| fleur::references_from_lines(&state.references.get())),
@@ -71,6 +88,13 @@ impl super::MetricUi for FleurUi {
     }
 
     fn panel(&self) -> AnyView {
-        view! { <crate::ui::fleur_panel::FleurPanel/> }.into_any()
+        let state = expect_context::<AppState>();
+        let metric = if self.references { Metric::RefFleur } else { Metric::Fleur };
+        view! {
+            <Show when=move || state.candidates.plain_shown(metric) fallback=|| view! { <crate::ui::fleur_panel::FleurPanel/> }>
+                <crate::ui::candidates_plain_panel::PlainCandidatesPanel/>
+            </Show>
+        }
+        .into_any()
     }
 }

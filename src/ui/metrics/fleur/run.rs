@@ -7,7 +7,7 @@ use crate::ui::runner::{ask_why, run_one};
 use crate::ui::state::{AppState, ExplainState, FleurRun, Progress};
 use crate::metrics::fleur::{self, ExportInput, Input};
 
-fn input(state: AppState) -> Input {
+pub fn input(state: AppState) -> Input {
     Input {
         caption: state.text.get_untracked(),
         references: (state.metric.get_untracked() == crate::metrics::Metric::RefFleur)

@@ -4,6 +4,8 @@ use leptos::prelude::*;
 
 use crate::metrics::g_veval;
 use crate::providers::{ImageDetail, Protocol};
+use crate::candidates::plain::Base;
+use crate::metrics::Metric;
 use crate::ui::state::AppState;
 
 pub(crate) mod panel;
@@ -16,6 +18,18 @@ impl super::MetricUi for GvevalUi {
         run::evaluate(state)
     }
 
+    fn evaluate_candidates(&self, state: AppState) {
+        crate::ui::candidates_plain_run::evaluate(state, Base::Gveval(run::input(state)))
+    }
+
+    fn export_candidates(&self, state: AppState) -> bool {
+        let has = untrack(|| state.candidates.plain_shown(Metric::GVeval));
+        if has {
+            crate::ui::candidates_plain_run::export(state);
+        }
+        has
+    }
+
     fn export(&self, state: AppState) {
         run::export(state)
     }
@@ -25,11 +39,11 @@ impl super::MetricUi for GvevalUi {
     }
 
     fn running(&self, state: AppState) -> bool {
-        state.gveval.with(|s| s.is_active())
+        state.gveval.with(|s| s.is_active()) || state.candidates.running()
     }
 
     fn has_run(&self, state: AppState) -> bool {
-        state.gveval.with(|s| s.id() != "idle")
+        state.gveval.with(|s| s.id() != "idle") || state.candidates.plain_shown(Metric::GVeval)
     }
 
     fn billed_model(&self, state: AppState) -> Option<String> {
@@ -41,6 +55,7 @@ impl super::MetricUi for GvevalUi {
     fn estimate(
         &self,
         state: AppState,
+        text: &str,
         image_size: Option<(u32, u32)>,
         protocol: Protocol,
         detail: ImageDetail,
@@ -49,9 +64,9 @@ impl super::MetricUi for GvevalUi {
         state.image_view.track();
         state.gv_mode.track();
         state.gv_accr.track();
-        state.text.track();
         state.references.track();
-        let input = run::input(state);
+        let mut input = run::input(state);
+        input.caption = text.to_string();
         g_veval::estimated_tokens(&input, image_size, protocol, detail)
     }
 
@@ -68,6 +83,13 @@ impl super::MetricUi for GvevalUi {
     }
 
     fn panel(&self) -> AnyView {
-        view! { <crate::ui::gveval_panel::GvevalPanel/> }.into_any()
+        let state = expect_context::<AppState>();
+        let metric = Metric::GVeval;
+        view! {
+            <Show when=move || state.candidates.plain_shown(metric) fallback=|| view! { <crate::ui::gveval_panel::GvevalPanel/> }>
+                <crate::ui::candidates_plain_panel::PlainCandidatesPanel/>
+            </Show>
+        }
+        .into_any()
     }
 }

@@ -17,20 +17,23 @@ pub(crate) struct HarmonicEvalUi;
 
 impl super::MetricUi for HarmonicEvalUi {
     fn evaluate(&self, state: AppState) {
-        // Several candidate texts for the image: judged together and compared.
-        if state.candidates.active() {
-            crate::ui::candidates_run::evaluate(state)
-        } else {
-            run::evaluate(state)
+        run::evaluate(state)
+    }
+
+    fn evaluate_candidates(&self, state: AppState) {
+        crate::ui::candidates_run::evaluate(state)
+    }
+
+    fn export_candidates(&self, state: AppState) -> bool {
+        let has = state.candidates.has_run();
+        if has {
+            crate::ui::candidates_run::export(state);
         }
+        has
     }
 
     fn export(&self, state: AppState) {
-        if state.candidates.has_run() {
-            crate::ui::candidates_run::export(state)
-        } else {
-            run::export(state)
-        }
+        run::export(state)
     }
 
     fn result_json(&self, state: AppState) -> Option<String> {
@@ -54,13 +57,14 @@ impl super::MetricUi for HarmonicEvalUi {
     fn estimate(
         &self,
         state: AppState,
+        text: &str,
         image_size: Option<(u32, u32)>,
         protocol: Protocol,
         detail: ImageDetail,
     ) -> (u64, u64) {
         let input = Input {
             task: state.task.get(),
-            text: state.text.get(),
+            text: text.to_string(),
             question: state.question.get(),
             image_data_url: None,
             fidelity: state.fidelity.get(),

@@ -4,6 +4,8 @@ use leptos::prelude::*;
 
 use crate::metrics::maev;
 use crate::providers::{ImageDetail, Protocol};
+use crate::candidates::plain::Base;
+use crate::metrics::Metric;
 use crate::ui::state::AppState;
 
 pub(crate) mod inputs;
@@ -15,6 +17,18 @@ pub(crate) struct MaevUi;
 impl super::MetricUi for MaevUi {
     fn evaluate(&self, state: AppState) {
         run::evaluate(state)
+    }
+
+    fn evaluate_candidates(&self, state: AppState) {
+        crate::ui::candidates_plain_run::evaluate(state, Base::Maev(run::input(state)))
+    }
+
+    fn export_candidates(&self, state: AppState) -> bool {
+        let has = untrack(|| state.candidates.plain_shown(Metric::Maev));
+        if has {
+            crate::ui::candidates_plain_run::export(state);
+        }
+        has
     }
 
     fn export(&self, state: AppState) {
@@ -29,10 +43,11 @@ impl super::MetricUi for MaevUi {
         state
             .maev_results
             .with(|t| t.iter().any(|(_, p)| p.is_active()))
+            || state.candidates.running()
     }
 
     fn has_run(&self, state: AppState) -> bool {
-        state.maev_results.with(|t| !t.is_empty())
+        state.maev_results.with(|t| !t.is_empty()) || state.candidates.plain_shown(Metric::Maev)
     }
 
     fn billed_model(&self, state: AppState) -> Option<String> {
@@ -45,6 +60,7 @@ impl super::MetricUi for MaevUi {
     fn estimate(
         &self,
         state: AppState,
+        text: &str,
         _image_size: Option<(u32, u32)>,
         _protocol: Protocol,
         _detail: ImageDetail,
@@ -53,11 +69,12 @@ impl super::MetricUi for MaevUi {
         state.question.track();
         state.maev_caption.track();
         state.maev_reference.track();
-        state.text.track();
         state.maev_trials.track();
         state.maev_seed.track();
         state.maev_pool.track();
-        maev::estimated_tokens(&run::input(state))
+        let mut input = run::input(state);
+        input.answer = text.to_string();
+        maev::estimated_tokens(&input)
     }
 
     fn text_noun(&self, _state: AppState) -> &'static str {
@@ -73,6 +90,13 @@ impl super::MetricUi for MaevUi {
     }
 
     fn panel(&self) -> AnyView {
-        view! { <crate::ui::maev_panel::MaevPanel/> }.into_any()
+        let state = expect_context::<AppState>();
+        let metric = Metric::Maev;
+        view! {
+            <Show when=move || state.candidates.plain_shown(metric) fallback=|| view! { <crate::ui::maev_panel::MaevPanel/> }>
+                <crate::ui::candidates_plain_panel::PlainCandidatesPanel/>
+            </Show>
+        }
+        .into_any()
     }
 }
