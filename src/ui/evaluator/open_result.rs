@@ -8,7 +8,7 @@ use wasm_bindgen::JsCast;
 
 use crate::metrics::harmonic_eval::{self, Input};
 use crate::providers::{Backend, Protocol};
-use crate::result_file::{self, Body, Opened, Summary};
+use crate::result_file::{Body, Opened, Summary};
 use crate::ui::state::{AppState, ExplainState, ImageView, Progress, RunContext};
 
 /// What was opened from a file, for the note above the results (and another metric's summary).
@@ -111,7 +111,7 @@ pub fn open_file(state: AppState, view: OpenedView, error: RwSignal<Option<Strin
     let name = file.name();
     spawn_local(async move {
         let outcome = match crate::web::files::text(&file).await {
-            Ok(text) => result_file::read(&text).and_then(|o| show(state, view, o, &name)),
+            Ok(text) => crate::ui::chunks::open_text(state, view, text, name).await,
             Err(e) => Err(e),
         };
         error.set(outcome.err());

@@ -7,7 +7,7 @@ use leptos::task::spawn_local;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::share;
-use crate::ui::open_result::{self, OpenedView};
+use crate::ui::open_result::OpenedView;
 use crate::ui::state::AppState;
 
 /// The longest side of the image carried in a link.
@@ -48,7 +48,7 @@ fn copy(text: &str) {
     }
 }
 
-fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>) {
+pub(crate) fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>) {
     let Some(json) = crate::ui::he_run::harmonic_json(state, thumbnail(state).as_deref()) else {
         link.set(Some(Err("Evaluate or open a result first: there is nothing to share yet.".into())));
         return;
@@ -77,10 +77,10 @@ pub fn open_from_fragment(state: AppState, view: OpenedView) {
     spawn_local(async move {
         let outcome = match payload {
             Ok(deflated) => match crate::web::files::inflate_raw(&deflated, 4 << 20).await {
-                Ok(bytes) => String::from_utf8(bytes)
-                    .map_err(|_| "This share link is damaged: it could not be read.".to_string())
-                    .and_then(|t| crate::result_file::read(&t))
-                    .and_then(|o| open_result::show(state, view, o, "a share link")),
+                Ok(bytes) => match String::from_utf8(bytes) {
+                    Ok(t) => crate::ui::chunks::open_text(state, view, t, "a share link".into()).await,
+                    Err(_) => Err("This share link is damaged: it could not be read.".to_string()),
+                },
                 Err(_) => Err("This share link is damaged: it could not be read.".into()),
             },
             Err(e) => Err(e),
@@ -97,7 +97,7 @@ pub fn SharePanel() -> impl IntoView {
     let embed_copied = RwSignal::new(false);
     view! {
         <div class="share-row" class:hidden=move || !state.is_harmonic()>
-            <button type="button" data-testid="copy-link-button" on:click=move |_| { embed_copied.set(false); make_link(state, link) }>"Copy link"</button>
+            <button type="button" data-testid="copy-link-button" on:click=move |_| { embed_copied.set(false); crate::ui::chunks::share(state, link) }>"Copy link"</button>
             <button type="button" data-testid="copy-embed-button" disabled=move || url().is_none()
                 on:click=move |_| if let Some(u) = url() { copy(&share::embed_code(&u)); embed_copied.set(true) }>"Copy embed code"</button>
             <p class="share-link" data-testid="share-link" class:hidden=move || url().is_none()>{url}</p>

@@ -67,6 +67,12 @@ impl super::MetricUi for FleurUi {
     }
 
     fn panel(&self) -> AnyView {
-        view! { <crate::ui::fleur_panel::FleurPanel/> }.into_any()
+        crate::ui::lazy::chunk("FLEUR results", panel_view).into_any()
     }
+}
+
+/// The results panel, in its own chunk: fetched when this metric is first chosen.
+#[leptos::wasm_split::wasm_split(fleur, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn panel_view() -> crate::ui::lazy::ChunkView {
+    Ok(view! { <crate::ui::fleur_panel::FleurPanel/> }.into_any())
 }

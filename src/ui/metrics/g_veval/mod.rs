@@ -64,6 +64,12 @@ impl super::MetricUi for GvevalUi {
     }
 
     fn panel(&self) -> AnyView {
-        view! { <crate::ui::gveval_panel::GvevalPanel/> }.into_any()
+        crate::ui::lazy::chunk("G-VEval results", panel_view).into_any()
     }
+}
+
+/// The results panel, in its own chunk: fetched when this metric is first chosen.
+#[leptos::wasm_split::wasm_split(gveval, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn panel_view() -> crate::ui::lazy::ChunkView {
+    Ok(view! { <crate::ui::gveval_panel::GvevalPanel/> }.into_any())
 }

@@ -69,6 +69,12 @@ impl super::MetricUi for MaevUi {
     }
 
     fn panel(&self) -> AnyView {
-        view! { <crate::ui::maev_panel::MaevPanel/> }.into_any()
+        crate::ui::lazy::chunk("MAEV results", panel_view).into_any()
     }
+}
+
+/// The results panel, in its own chunk: fetched when this metric is first chosen.
+#[leptos::wasm_split::wasm_split(maev, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn panel_view() -> crate::ui::lazy::ChunkView {
+    Ok(view! { <crate::ui::maev_panel::MaevPanel/> }.into_any())
 }
