@@ -34,7 +34,7 @@ async fn get_text(path: &str) -> Result<String, String> {
 fn open_example(state: AppState, view: OpenedView, error: RwSignal<Option<String>>, e: Example) {
     spawn_local(async move {
         let outcome = match get_text(&format!("examples/{}", e.file)).await {
-            Ok(text) => crate::ui::chunks::open_text(state, view, text, e.title.clone()).await,
+            Ok(text) => crate::ui::open_result::open_text(state, view, text, e.title.clone()).await,
             Err(m) => Err(m),
         };
         error.set(outcome.err());

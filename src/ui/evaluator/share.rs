@@ -48,7 +48,7 @@ fn copy(text: &str) {
     }
 }
 
-pub(crate) fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>) {
+fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>) {
     let Some(json) = crate::ui::he_run::harmonic_json(state, thumbnail(state).as_deref()) else {
         link.set(Some(Err("Evaluate or open a result first: there is nothing to share yet.".into())));
         return;
@@ -78,7 +78,7 @@ pub fn open_from_fragment(state: AppState, view: OpenedView) {
         let outcome = match payload {
             Ok(deflated) => match crate::web::files::inflate_raw(&deflated, 4 << 20).await {
                 Ok(bytes) => match String::from_utf8(bytes) {
-                    Ok(t) => crate::ui::chunks::open_text(state, view, t, "a share link".into()).await,
+                    Ok(t) => crate::ui::open_result::open_text(state, view, t, "a share link".into()).await,
                     Err(_) => Err("This share link is damaged: it could not be read.".to_string()),
                 },
                 Err(_) => Err("This share link is damaged: it could not be read.".into()),
@@ -97,7 +97,7 @@ pub fn SharePanel() -> impl IntoView {
     let embed_copied = RwSignal::new(false);
     view! {
         <div class="share-row" class:hidden=move || !state.is_harmonic()>
-            <button type="button" data-testid="copy-link-button" on:click=move |_| { embed_copied.set(false); crate::ui::chunks::share(state, link) }>"Copy link"</button>
+            <button type="button" data-testid="copy-link-button" on:click=move |_| { embed_copied.set(false); share_now(state, link) }>"Copy link"</button>
             <button type="button" data-testid="copy-embed-button" disabled=move || url().is_none()
                 on:click=move |_| if let Some(u) = url() { copy(&share::embed_code(&u)); embed_copied.set(true) }>"Copy embed code"</button>
             <p class="share-link" data-testid="share-link" class:hidden=move || url().is_none()>{url}</p>
@@ -105,4 +105,21 @@ pub fn SharePanel() -> impl IntoView {
             <p class="error" role="alert" data-testid="share-error">{move || link.get().and_then(Result::err)}</p>
         </div>
     }
+}
+
+/// Making the link (compressing the result), in the `share` chunk.
+#[leptos::wasm_split::wasm_split(share, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn share_loaded(state: AppState, link: RwSignal<Option<Result<String, String>>>) -> Result<(), crate::ui::lazy::ChunkMissing> {
+    make_link(state, link);
+    Ok(())
+}
+
+/// Copy link.
+fn share_now(state: AppState, link: RwSignal<Option<Result<String, String>>>) {
+    let load = crate::ui::lazy::loading(share_loaded(state, link));
+    spawn_local(async move {
+        if load.await.is_err() {
+            link.set(Some(Err(crate::ui::lazy::missing("the share link"))));
+        }
+    });
 }

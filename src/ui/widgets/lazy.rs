@@ -16,6 +16,11 @@ impl From<SplitLoaderError> for ChunkMissing {
     }
 }
 
+/// The sentence for an action whose code could not be fetched.
+pub fn missing(what: &str) -> String {
+    format!("The code for {what} could not be loaded from this site. Check the connection and try again.")
+}
+
 /// What a chunk's entry returns: its view, or that the chunk is missing.
 pub type ChunkView = Result<AnyView, ChunkMissing>;
 
