@@ -7,10 +7,15 @@ cd "$(dirname "$0")/.."
 export PATH="$PWD/.tools/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 # Fetch crates first so Trunk's --offline (no tool downloads) never starves cargo.
 cargo fetch --target wasm32-unknown-unknown
-trunk build --release --offline=true "$@" index.html
+# The evaluator's wasm is cut into a first-visit part and chunks fetched on first use (see
+# scripts/split/wasm-bindgen): the cut needs the linker's relocations, and Trunk must find the
+# wrapper under wasm-bindgen's name. The lab shares the backend panel and gets its own chunks.
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C link-arg=--emit-relocs"
+export HJ_SPLIT_OUT="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/wasm-split"
+PATH="$PWD/scripts/split:$PATH" trunk build --release --offline=true "$@" index.html
 # Second page after the first: Trunk empties its own dist directory before building.
-trunk build --release --offline=true "$@" --dist dist/lab src/bin/lab.html
-scripts/finish_dist.py dist dist/lab
+PATH="$PWD/scripts/split:$PATH" trunk build --release --offline=true "$@" --dist dist/lab src/bin/lab.html
+scripts/finish_dist.py --chunks "$HJ_SPLIT_OUT" dist dist/lab
 scripts/examples_manifest.py dist/examples
 for wasm in dist/*_bg.wasm dist/lab/*_bg.wasm; do
   printf 'built %s: %s bytes (gzip -9: %s bytes)\n' "$wasm" "$(stat -c %s "$wasm")" "$(gzip -9 -c "$wasm" | wc -c)"

@@ -12,7 +12,13 @@
    ES module and wasm (from npm, .tools/, pinned by scripts/setup.sh) and src/web/in_browser.js, the
    bridge the app loads only when that provider is chosen. Nothing of it is in the first visit.
 
-Usage: scripts/finish_dist.py dist [dist/lab ...]"""
+4. Place the on-demand wasm chunks that scripts/split/wasm-bindgen cut out of each page's wasm
+   (`--chunks DIR`: DIR/<page's wasm name>/): each chunk is optimised with wasm-opt like the
+   main wasm, and every file gets a content-hashed name, so a new deploy never pairs an old chunk
+   with a new main module. The loader `split-<hash>.js` is imported by the JS glue, whose import
+   and integrity hash are updated to match.
+
+Usage: scripts/finish_dist.py [--chunks DIR] dist [dist/lab ...]"""
 
 import base64
 import hashlib
@@ -63,6 +69,61 @@ def externalise_loader(page_dir, html):
     return html[:m.start()] + tag + html[m.end():]
 
 
+WASM_OPT = ROOT / ".tools" / "node_modules" / ".bin" / "wasm-opt"
+
+
+def short_hash(data):
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def place_chunks(page_dir, html, split_root):
+    glues = [js for js in page_dir.glob("*.js") if re.fullmatch(r"harmonic-judge(-lab)?-[0-9a-f]+\.js", js.name)]
+    if len(glues) != 1:
+        sys.exit(f"{page_dir}: expected one JS glue, found {[g.name for g in glues]}")
+    glue = glues[0]
+    stem = glue.name.rsplit("-", 1)[0]
+    split_dir = split_root / stem
+    glue_js = glue.read_text()
+    if "__wasm_split.js" not in glue_js:
+        return html  # no split point in this page
+    link = (split_dir / "__wasm_split.js").read_text()
+    for old in page_dir.glob("split-*.js"):
+        old.unlink()
+    for old in page_dir.glob("chunk-*.wasm"):
+        old.unlink()
+    for chunk in sorted(split_dir.glob("*.wasm")):
+        if chunk.name == f"{stem}.wasm":
+            continue  # the main module, which wasm-bindgen and Trunk already placed
+        out = page_dir / "chunk.tmp.wasm"
+        subprocess.run([str(WASM_OPT), "-Os", "--low-memory-unused", "--strip-debug", "--strip-producers",
+                        "--detect-features", "--enable-bulk-memory", "--enable-sign-ext", "--enable-mutable-globals",
+                        "--enable-nontrapping-float-to-int", "--enable-reference-types", "--enable-multivalue", str(chunk), "-o", str(out)], check=True)
+        data = out.read_bytes()
+        out.unlink()
+        name = f"chunk-{chunk.stem.removeprefix('split_')}-{short_hash(data)}.wasm"
+        (page_dir / name).write_bytes(data)
+        if f'"./{chunk.name}"' not in link:
+            sys.exit(f"{split_dir}/__wasm_split.js does not load {chunk.name}")
+        link = link.replace(f'"./{chunk.name}"', f'"./{name}"')
+        print(f"chunk {name}: {len(data):,} bytes")
+    if f'from "./{stem}.js"' not in link:
+        sys.exit(f"{split_dir}/__wasm_split.js does not import ./{stem}.js")
+    link = link.replace(f'from "./{stem}.js"', f'from "./{glue.name}"').encode()
+    link_name = f"split-{short_hash(link)}.js"
+    (page_dir / link_name).write_bytes(link)
+    subprocess.run([str(ESBUILD), "--minify", "--format=esm", "--log-level=warning",
+                    str(page_dir / link_name), f"--outfile={page_dir / link_name}", "--allow-overwrite"], check=True)
+    before = glue.read_bytes()
+    # Only the import's specifier: the imports object keeps the module name the wasm asks for.
+    after = re.sub(r"from\s*([\"'])\./__wasm_split\.js\1", f'from"./{link_name}"', glue_js).encode()
+    if after == before:
+        sys.exit(f"{glue}: its import of __wasm_split.js was not found")
+    glue.write_bytes(after)
+    if sri(before) not in html:
+        sys.exit(f"{page_dir}/index.html: no integrity hash of {glue.name} to update")
+    return html.replace(sri(before), sri(after))
+
+
 def copy_in_browser_judge(page_dir):
     if not WLLAMA.is_dir():
         sys.exit(f"{WLLAMA} is missing: run scripts/setup.sh")
@@ -75,10 +136,16 @@ def copy_in_browser_judge(page_dir):
 
 
 if __name__ == "__main__":
-    for d in map(Path, sys.argv[1:]):
+    args = sys.argv[1:]
+    split_root = None
+    if args[:1] == ["--chunks"]:
+        split_root, args = Path(args[1]), args[2:]
+    for d in map(Path, args):
         page = d / "index.html"
         html = page.read_text()
         html = minify_glue(d, html)
+        if split_root is not None:
+            html = place_chunks(d, html, split_root)
         html = externalise_loader(d, html)
         page.write_text(html)
         copy_in_browser_judge(d)

@@ -43,6 +43,14 @@ fi
 grep -q "wasm_bindgen = \"$WB_VERSION\"" Trunk.toml || {
   echo "Trunk.toml [tools] wasm_bindgen must be $WB_VERSION (Cargo.lock)" >&2; exit 1; }
 
+# wasm-split-cli cuts the evaluator's on-demand chunks out of its wasm (scripts/split/).
+SPLIT_VERSION=0.2.4
+say "wasm-split-cli $SPLIT_VERSION (crate wasm_split_cli_support)"
+if ! cargo install --list | grep -q "^wasm_split_cli_support v$SPLIT_VERSION:"; then
+  cargo install wasm_split_cli_support --version "$SPLIT_VERSION" --locked --features build-binary \
+    || cargo install wasm_split_cli_support --version "$SPLIT_VERSION" --features build-binary
+fi
+
 say "binaryen $BINARYEN_VERSION (wasm-opt), esbuild $ESBUILD_VERSION, axe-core $AXE_VERSION and @wllama/wllama $WLLAMA_VERSION, from npm"
 if [[ ! -x .tools/node_modules/.bin/wasm-opt ]] || ! .tools/node_modules/.bin/wasm-opt --version | grep -q "version_${BINARYEN_VERSION%%.*}" \
    || ! .tools/node_modules/.bin/esbuild --version 2>/dev/null | grep -qx "$ESBUILD_VERSION" \

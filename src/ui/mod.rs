@@ -19,7 +19,7 @@ mod widgets;
 
 use backend::{backend_panel, connection, connection_panel, in_browser_panel};
 use evaluator::{
-    actions, app, cost_panel, examples, guidance, history, image_actions, image_panel,
+    actions, app, chunks, cost_panel, examples, guidance, history, image_actions, image_panel,
     inputs_panel, open_result, run_bar, runner, share, single_results,
 };
 use evaluator::{
@@ -38,7 +38,7 @@ use metrics::harmonic_eval::{
 };
 use metrics::maev::{inputs as maev_inputs, panel as maev_panel, run as maev_run};
 use widgets::{
-    doubt_notes, fidelity_panel, fields, gamma_events, metric_select, theme_toggle, top_bar,
+    doubt_notes, fidelity_panel, fields, gamma_events, lazy, metric_select, theme_toggle, top_bar,
 };
 
 /// Installs the panic hook and mounts the one-item evaluator on `<body>`.

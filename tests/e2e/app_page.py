@@ -57,8 +57,17 @@ class AppPage:
     def select_task(self, task):
         Select(self.el("task-select")).select_by_value(task)
 
+    def quiet(self, timeout=15):
+        """Waits for the code chunks the last action fetched (the page marks them on <body>)."""
+        self.wait_for(
+            lambda d: not d.execute_script("return document.body.hasAttribute('data-chunks-loading');"),
+            "the page's code chunks to arrive",
+            timeout,
+        )
+
     def evaluate(self):
         self.el("evaluate-button").click()
+        self.quiet()
 
     def card(self, criterion):
         return self.el(f"criterion-{criterion}")

@@ -25,7 +25,7 @@ pub fn BackendPanel() -> impl IntoView {
             {key_field(state)}
             {detail_select(state)}
             <Show when=move || current().id == "in_browser">
-                <crate::ui::in_browser_panel::InBrowserPanel/>
+                {crate::ui::lazy::chunk("in-browser judge's settings", in_browser_view)}
             </Show>
             <ConnectionPanel/>
             <OutputSettings/>
@@ -188,4 +188,10 @@ fn OutputSettings() -> impl IntoView {
              On by default for local servers."
         </small>
     }
+}
+
+/// The in-browser judge's settings, in their own chunk: fetched when that provider is chosen.
+#[leptos::wasm_split::wasm_split(in_browser, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn in_browser_view() -> crate::ui::lazy::ChunkView {
+    Ok(view! { <crate::ui::in_browser_panel::InBrowserPanel/> }.into_any())
 }

@@ -2,7 +2,6 @@
 
 use leptos::prelude::*;
 
-use crate::ui::connection::check_connection;
 use crate::ui::state::{AppState, ConnectionState};
 
 #[component]
@@ -32,7 +31,7 @@ pub fn ConnectionPanel() -> impl IntoView {
         <div class="connection">
             <button
                 data-testid="check-connection-button"
-                on:click=move |_| check_connection(state)
+                on:click=move |_| crate::ui::chunks::check_connection(state)
                 disabled=checking
             >
                 "Check connection"

@@ -9,7 +9,7 @@ use crate::ui::state::AppState;
 use crate::web::storage;
 
 /// Starts a run of the selected metric.
-pub fn evaluate(state: AppState) {
+pub fn evaluate_now(state: AppState) {
     // One run at a time: the button is disabled while its run is in flight, and a click that
     // slips through (a double click before the page redraws) starts nothing.
     let metric = metric_ui::of(state.metric.get_untracked());
@@ -29,7 +29,7 @@ pub fn evaluate(state: AppState) {
 }
 
 /// Saves the selected metric's result as JSON. The API key is not part of the document.
-pub fn export(state: AppState) {
+pub fn export_now(state: AppState) {
     let metric = metric_ui::of(state.metric.get_untracked());
     if !metric.export_candidates(state) {
         metric.export(state);

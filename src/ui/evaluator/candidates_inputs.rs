@@ -6,8 +6,13 @@ use leptos::prelude::*;
 use crate::ui::candidates_run;
 use crate::ui::state::AppState;
 
-#[component]
-pub fn CandidatesInputs() -> impl IntoView {
+/// The labelled texts, in the candidates' chunk: fetched when a second text is added.
+#[leptos::wasm_split::wasm_split(candidates, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn fieldset_view() -> crate::ui::lazy::ChunkView {
+    Ok(fieldset().into_any())
+}
+
+fn fieldset() -> impl IntoView {
     let state = expect_context::<AppState>();
     let c = state.candidates;
     // A memo: typing a label must not redraw the rows (the field would lose focus).
@@ -47,14 +52,24 @@ pub fn CandidatesInputs() -> impl IntoView {
         }
     };
     view! {
+        <fieldset class="candidates-fieldset">
+            <legend>{move || format!("Candidates ({}), judged together on the same image", count.get())}</legend>
+            <ol class="candidate-list">
+                {move || (0..count.get()).map(row).collect_view()}
+            </ol>
+        </fieldset>
+    }
+}
+
+#[component]
+pub fn CandidatesInputs() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let c = state.candidates;
+    let count = Memo::new(move |_| c.labels.with(Vec::len));
+    view! {
             <div class="candidates-inputs">
                 <Show when=move || c.active()>
-                    <fieldset class="candidates-fieldset">
-                        <legend>{move || format!("Candidates ({}), judged together on the same image", count.get())}</legend>
-                        <ol class="candidate-list">
-                            {move || (0..count.get()).map(row).collect_view()}
-                        </ol>
-                    </fieldset>
+                    {crate::ui::lazy::chunk("candidates' texts", fieldset_view)}
                 </Show>
                 <button
                     type="button"

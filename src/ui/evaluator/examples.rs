@@ -9,7 +9,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::result_file::{self, Example};
-use crate::ui::open_result::{self, OpenedView};
+use crate::ui::open_result::OpenedView;
 use crate::ui::state::AppState;
 
 /// GETs a file of this site (same origin, no credentials, no redirects) as text.
@@ -34,7 +34,7 @@ async fn get_text(path: &str) -> Result<String, String> {
 fn open_example(state: AppState, view: OpenedView, error: RwSignal<Option<String>>, e: Example) {
     spawn_local(async move {
         let outcome = match get_text(&format!("examples/{}", e.file)).await {
-            Ok(text) => result_file::read(&text).and_then(|o| open_result::show(state, view, o, &e.title)),
+            Ok(text) => crate::ui::open_result::open_text(state, view, text, e.title.clone()).await,
             Err(m) => Err(m),
         };
         error.set(outcome.err());

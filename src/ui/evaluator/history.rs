@@ -96,9 +96,11 @@ fn act(state: AppState, view: OpenedView, h: History, target: web_sys::Element) 
     };
     match act.as_str() {
         "open" => {
-            let shown = crate::result_file::read(&entry.file)
-                .and_then(|o| open_result::show(state, view, o, &entry.name));
-            h.message.set(shown.err());
+            // Read and shown by the `open` chunk, as a file or an example is.
+            spawn_local(async move {
+                let shown = open_result::open_text(state, view, entry.file, entry.name).await;
+                h.message.set(shown.err());
+            });
         }
         "rename" => {
             let typed = target

@@ -4,7 +4,6 @@ use leptos::prelude::*;
 
 use crate::ui::{image_actions, metric_ui};
 use crate::ui::fields::TextArea;
-use crate::ui::maev_inputs::MaevInputs;
 use crate::ui::state::AppState;
 use crate::metrics::g_veval::Mode;
 use crate::metrics::Metric;
@@ -56,7 +55,7 @@ pub fn InputsPanel() -> impl IntoView {
             </p>
         </div>
         <Show when=move || state.metric.get() == Metric::Maev>
-            <MaevInputs/>
+            {crate::ui::lazy::chunk("MAEV inputs", maev_inputs_view)}
         </Show>
         {gveval_mode(state)}
         <TextArea
@@ -100,4 +99,11 @@ fn gveval_mode(state: AppState) -> impl IntoView {
         </label>
     </div>
     }
+}
+
+/// MAEV's own inputs, in MAEV's chunk.
+#[leptos::wasm_split::wasm_split(maev, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn maev_inputs_view() -> crate::ui::lazy::ChunkView {
+    use crate::ui::maev_inputs::MaevInputs;
+    Ok(view! { <MaevInputs/> }.into_any())
 }

@@ -2,6 +2,7 @@
 
 pub(crate) mod actions;
 pub(crate) mod app;
+pub(crate) mod chunks;
 pub(crate) mod candidates_inputs;
 pub(crate) mod candidates_panel;
 pub(crate) mod candidates_plain_panel;

@@ -9,7 +9,7 @@ use wasm_bindgen::JsCast;
 use crate::metrics::harmonic_eval::Input;
 use crate::metrics::{fleur, g_veval, maev};
 use crate::providers::{Backend, Protocol};
-use crate::result_file::{self, Body, Harmonic, Opened};
+use crate::result_file::{Body, Harmonic, Opened};
 use crate::ui::state::{AppState, ExplainState, FleurRun, GvevalRun, ImageView, MaevRun, Progress, RunContext};
 
 /// What was opened from a file, for the note above the results.
@@ -163,7 +163,7 @@ pub fn open_file(state: AppState, view: OpenedView, error: RwSignal<Option<Strin
     let name = file.name();
     spawn_local(async move {
         let outcome = match crate::web::files::text(&file).await {
-            Ok(text) => result_file::read(&text).and_then(|o| show(state, view, o, &name)),
+            Ok(text) => open_text(state, view, text, name).await,
             Err(e) => Err(e),
         };
         error.set(outcome.err());
@@ -206,4 +206,15 @@ pub fn OpenedPanel() -> impl IntoView {
             </div>
         })}
     }
+}
+
+/// Reading a result file and showing it, in the `open` chunk.
+#[leptos::wasm_split::wasm_split(open, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn open_loaded(state: AppState, view: OpenedView, text: String, from: String) -> Result<Result<(), String>, crate::ui::lazy::ChunkMissing> {
+    Ok(crate::result_file::read(&text).and_then(|o| show(state, view, o, &from)))
+}
+
+/// Shows the result file `text` came from (`from`: its name, "a share link", an example).
+pub async fn open_text(state: AppState, view: OpenedView, text: String, from: String) -> Result<(), String> {
+    crate::ui::lazy::loading(open_loaded(state, view, text, from)).await.unwrap_or_else(|crate::ui::lazy::ChunkMissing| Err(crate::ui::lazy::missing("opening a result")))
 }

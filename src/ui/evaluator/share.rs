@@ -7,7 +7,7 @@ use leptos::task::spawn_local;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::share;
-use crate::ui::open_result::{self, OpenedView};
+use crate::ui::open_result::OpenedView;
 use crate::ui::state::AppState;
 
 /// The longest side of the image carried in a link.
@@ -92,10 +92,10 @@ pub fn open_from_fragment(state: AppState, view: OpenedView) {
     spawn_local(async move {
         let outcome = match payload {
             Ok(deflated) => match crate::web::files::inflate_raw(&deflated, 4 << 20).await {
-                Ok(bytes) => String::from_utf8(bytes)
-                    .map_err(|_| "This share link is damaged: it could not be read.".to_string())
-                    .and_then(|t| crate::result_file::read(&t))
-                    .and_then(|o| open_result::show(state, view, o, "a share link")),
+                Ok(bytes) => match String::from_utf8(bytes) {
+                    Ok(t) => crate::ui::open_result::open_text(state, view, t, "a share link".into()).await,
+                    Err(_) => Err("This share link is damaged: it could not be read.".to_string()),
+                },
                 Err(_) => Err("This share link is damaged: it could not be read.".into()),
             },
             Err(e) => Err(e),
@@ -112,7 +112,7 @@ pub fn SharePanel() -> impl IntoView {
     let embed_copied = RwSignal::new(false);
     view! {
         <div class="share-row">
-            <button type="button" data-testid="copy-link-button" on:click=move |_| { embed_copied.set(false); make_link(state, link) }>"Copy link"</button>
+            <button type="button" data-testid="copy-link-button" on:click=move |_| { embed_copied.set(false); share_now(state, link) }>"Copy link"</button>
             <button type="button" data-testid="copy-embed-button" disabled=move || url().is_none()
                 on:click=move |_| if let Some(u) = url() { copy(&share::embed_code(&u)); embed_copied.set(true) }>"Copy embed code"</button>
             <p class="share-link" data-testid="share-link" class:hidden=move || url().is_none()>{url}</p>
@@ -120,4 +120,21 @@ pub fn SharePanel() -> impl IntoView {
             <p class="error" role="alert" data-testid="share-error">{move || link.get().and_then(Result::err)}</p>
         </div>
     }
+}
+
+/// Making the link (compressing the result), in the `share` chunk.
+#[leptos::wasm_split::wasm_split(share, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn share_loaded(state: AppState, link: RwSignal<Option<Result<String, String>>>) -> Result<(), crate::ui::lazy::ChunkMissing> {
+    make_link(state, link);
+    Ok(())
+}
+
+/// Copy link.
+fn share_now(state: AppState, link: RwSignal<Option<Result<String, String>>>) {
+    let load = crate::ui::lazy::loading(share_loaded(state, link));
+    spawn_local(async move {
+        if load.await.is_err() {
+            link.set(Some(Err(crate::ui::lazy::missing("the share link"))));
+        }
+    });
 }

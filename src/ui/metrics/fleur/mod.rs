@@ -88,13 +88,20 @@ impl super::MetricUi for FleurUi {
     }
 
     fn panel(&self) -> AnyView {
-        let state = expect_context::<AppState>();
         let metric = if self.references { Metric::RefFleur } else { Metric::Fleur };
-        view! {
-            <Show when=move || state.candidates.plain_shown(metric) fallback=|| view! { <crate::ui::fleur_panel::FleurPanel/> }>
-                <crate::ui::candidates_plain_panel::PlainCandidatesPanel/>
-            </Show>
-        }
-        .into_any()
+        crate::ui::lazy::chunk("FLEUR results", move || panel_view(metric)).into_any()
     }
+}
+
+/// The results panel (one text's, or the candidates' comparison), in its own chunk: fetched
+/// when this metric is first chosen.
+#[leptos::wasm_split::wasm_split(fleur, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn panel_view(metric: Metric) -> crate::ui::lazy::ChunkView {
+    let state = expect_context::<AppState>();
+    Ok(view! {
+        <Show when=move || state.candidates.plain_shown(metric) fallback=|| view! { <crate::ui::fleur_panel::FleurPanel/> }>
+            <crate::ui::candidates_plain_panel::PlainCandidatesPanel/>
+        </Show>
+    }
+    .into_any())
 }

@@ -5,7 +5,6 @@ use leptos::prelude::*;
 
 use crate::ui::doubt_notes::doubt_notes;
 
-use crate::ui::fleur_run;
 use crate::ui::state::{AppState, ExplainState};
 use crate::metrics::fleur::{PlaceDistribution, Scheme};
 
@@ -101,7 +100,7 @@ pub fn FleurPanel() -> impl IntoView {
             <button
                 data-testid="explain-button"
                 disabled=move || result().is_none() || matches!(state.fleur_explanation.get(), ExplainState::Running)
-                on:click=move |_| fleur_run::explain(state)
+                on:click=move |_| crate::ui::chunks::explain(state, None)
             >
                 "Explain"
             </button>

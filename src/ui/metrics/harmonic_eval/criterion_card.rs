@@ -2,7 +2,6 @@
 
 use leptos::prelude::*;
 
-use crate::ui::he_run;
 use crate::ui::doubt_notes::doubt_notes;
 use crate::ui::state::{AppState, ExplainState};
 use crate::criteria::Criterion;
@@ -82,7 +81,7 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
                 data-testid=format!("explain-{id}")
                 aria-label=format!("Explain the {} score", criterion.label())
                 disabled=move || result().is_none() || matches!(explanation.get(), ExplainState::Running)
-                on:click=move |_| he_run::explain(state, criterion)
+                on:click=move |_| crate::ui::chunks::explain(state, Some(criterion))
             >
                 "Explain"
             </button>

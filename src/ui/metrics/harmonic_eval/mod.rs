@@ -88,18 +88,20 @@ impl super::MetricUi for HarmonicEvalUi {
     fn panel(&self) -> AnyView {
         use crate::ui::criterion_card::CriterionCard;
         use crate::ui::gamma_panel::GammaPanel;
-        use crate::ui::candidates_panel::CandidatesPanel;
         use crate::ui::overall_score::OverallScore;
         let state = expect_context::<AppState>();
         view! {
             <Show when=move || state.candidates.has_run()>
                 <GammaPanel no_plot=true/>
-                <CandidatesPanel/>
+                {crate::ui::lazy::chunk("comparison of candidates", candidates_view)}
             </Show>
             <Show when=move || !state.candidates.has_run()>
                 <OverallScore/>
                 <GammaPanel/>
-                <crate::ui::weights_chart::WeightsChart/>
+                // Fetched once a criterion has a score to weigh, not on the first visit.
+                <Show when=move || state.criteria.iter().any(|c| c.with(|c| c.result().is_some()))>
+                    {crate::ui::lazy::chunk("chart of the weights", weights_view)}
+                </Show>
                 <div class="cards">
                     {Criterion::ALL.into_iter().map(|c| view! { <CriterionCard criterion=c/> }).collect_view()}
                 </div>
@@ -107,4 +109,17 @@ impl super::MetricUi for HarmonicEvalUi {
         }
         .into_any()
     }
+}
+
+/// The comparison of candidates, in its own chunk: most visits judge one text.
+#[leptos::wasm_split::wasm_split(candidates, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn candidates_view() -> crate::ui::lazy::ChunkView {
+    use crate::ui::candidates_panel::CandidatesPanel;
+    Ok(view! { <CandidatesPanel/> }.into_any())
+}
+
+/// The weights against γ, in their own chunk.
+#[leptos::wasm_split::wasm_split(weights, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn weights_view() -> crate::ui::lazy::ChunkView {
+    Ok(view! { <crate::ui::weights_chart::WeightsChart/> }.into_any())
 }

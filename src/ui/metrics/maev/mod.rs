@@ -90,13 +90,20 @@ impl super::MetricUi for MaevUi {
     }
 
     fn panel(&self) -> AnyView {
-        let state = expect_context::<AppState>();
         let metric = Metric::Maev;
-        view! {
-            <Show when=move || state.candidates.plain_shown(metric) fallback=|| view! { <crate::ui::maev_panel::MaevPanel/> }>
-                <crate::ui::candidates_plain_panel::PlainCandidatesPanel/>
-            </Show>
-        }
-        .into_any()
+        crate::ui::lazy::chunk("MAEV results", move || panel_view(metric)).into_any()
     }
+}
+
+/// The results panel (one text's, or the candidates' comparison), in its own chunk: fetched
+/// when this metric is first chosen.
+#[leptos::wasm_split::wasm_split(maev, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn panel_view(metric: Metric) -> crate::ui::lazy::ChunkView {
+    let state = expect_context::<AppState>();
+    Ok(view! {
+        <Show when=move || state.candidates.plain_shown(metric) fallback=|| view! { <crate::ui::maev_panel::MaevPanel/> }>
+            <crate::ui::candidates_plain_panel::PlainCandidatesPanel/>
+        </Show>
+    }
+    .into_any())
 }

@@ -1,0 +1,82 @@
+//! The evaluator's on-demand chunks: the code behind an action a first visit may never take
+//! (judging, Explain, export, the connection check; opening a result is in `open_result.rs`,
+//! making a share link in `share.rs`). Each public function here is what a button calls; it fetches its chunk once (at once
+//! when already there) and then runs the action, or says in words that the chunk could not be
+//! fetched. The `#[wasm_split]` entries are cut out of the first-visit wasm by
+//! `scripts/split/wasm-bindgen` at build time; views in chunks go through
+//! [`crate::ui::lazy::chunk`].
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::criteria::Criterion;
+use crate::ui::lazy::{missing, ChunkMissing};
+use crate::ui::state::AppState;
+
+
+#[leptos::wasm_split::wasm_split(run, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn evaluate_loaded(state: AppState) -> Result<(), ChunkMissing> {
+    crate::ui::actions::evaluate_now(state);
+    Ok(())
+}
+
+/// Evaluate.
+pub fn evaluate(state: AppState) {
+    let load = crate::ui::lazy::loading(evaluate_loaded(state));
+    spawn_local(async move {
+        if load.await.is_err() {
+            state.form_problems.set(vec![missing("judging")]);
+        }
+    });
+}
+
+#[leptos::wasm_split::wasm_split(run, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn explain_loaded(state: AppState, criterion: Option<Criterion>) -> Result<(), ChunkMissing> {
+    match criterion {
+        Some(c) => crate::ui::he_run::explain(state, c),
+        None => crate::ui::fleur_run::explain(state),
+    }
+    Ok(())
+}
+
+/// Explain one HarmonicEval criterion (`Some`) or FLEUR's score (`None`).
+pub fn explain(state: AppState, criterion: Option<Criterion>) {
+    let load = crate::ui::lazy::loading(explain_loaded(state, criterion));
+    spawn_local(async move {
+        if load.await.is_err() {
+            state.form_problems.set(vec![missing("Explain")]);
+        }
+    });
+}
+
+#[leptos::wasm_split::wasm_split(export, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn export_loaded(state: AppState) -> Result<(), ChunkMissing> {
+    crate::ui::actions::export_now(state);
+    Ok(())
+}
+
+/// Export JSON.
+pub fn export(state: AppState) {
+    let load = crate::ui::lazy::loading(export_loaded(state));
+    spawn_local(async move {
+        if load.await.is_err() {
+            state.export_error.set(Some(missing("the export")));
+        }
+    });
+}
+
+#[leptos::wasm_split::wasm_split(connection, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn check_loaded(state: AppState) -> Result<(), ChunkMissing> {
+    crate::ui::connection::check_connection(state);
+    Ok(())
+}
+
+/// Check connection.
+pub fn check_connection(state: AppState) {
+    let load = crate::ui::lazy::loading(check_loaded(state));
+    spawn_local(async move {
+        if load.await.is_err() {
+            state.form_problems.set(vec![missing("the connection check")]);
+        }
+    });
+}

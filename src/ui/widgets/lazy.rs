@@ -1,0 +1,97 @@
+//! Parts of the evaluator that not every visit needs live in wasm chunks fetched on first use
+//! (`scripts/split_wasm.py` cuts them out at build time). Each chunk's entry is a function marked
+//! `#[wasm_split(<chunk>, ..., fallible)]` that builds its view; [`chunk`] shows that view once
+//! the chunk has arrived, and a sentence, not a dead page, when it cannot be fetched.
+
+use leptos::prelude::*;
+use leptos::wasm_split::SplitLoaderError;
+
+/// A chunk that could not be fetched (offline, the site half-deployed).
+#[derive(Debug)]
+pub struct ChunkMissing;
+
+impl From<SplitLoaderError> for ChunkMissing {
+    fn from(_: SplitLoaderError) -> Self {
+        ChunkMissing
+    }
+}
+
+/// The sentence for an action whose code could not be fetched.
+pub fn missing(what: &str) -> String {
+    format!("The code for {what} could not be loaded from this site. Check the connection and try again.")
+}
+
+/// What a chunk's entry returns: its view, or that the chunk is missing.
+pub type ChunkView = Result<AnyView, ChunkMissing>;
+
+/// Shows the view that `entry` builds once its chunk is loaded (at once when it already is).
+pub fn chunk<F, Fut>(what: &'static str, entry: F) -> impl IntoView
+where
+    F: Fn() -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = ChunkView> + 'static,
+{
+    move || {
+        // The browser has one thread; Suspend asks for a Send future all the same.
+        let load = leptos::__reexports::send_wrapper::SendWrapper::new(loading(entry()));
+        Suspend::new(async move {
+            match load.await {
+                Ok(view) => view,
+                Err(ChunkMissing) => view! {
+                    <p class="error" role="alert" data-testid="chunk-missing">
+                        {format!("The {what} could not be loaded from this site. Check the connection and reload the page.")}
+                    </p>
+                }
+                .into_any(),
+            }
+        })
+    }
+}
+
+thread_local! {
+    static LOADING: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts chunks in flight on `<body data-chunks-loading="n">` (absent when none), so a slow
+/// first click shows a busy cursor (style/main.css) and a test can wait for the page's
+/// code to arrive as it waits for a redraw.
+fn mark_loading(delta: i32) {
+    let n = LOADING.with(|c| {
+        let n = c.get().saturating_add_signed(delta);
+        c.set(n);
+        n
+    });
+    if let Some(body) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()) {
+        let _ = if n == 0 {
+            body.remove_attribute("data-chunks-loading")
+        } else {
+            body.set_attribute("data-chunks-loading", &n.to_string())
+        };
+    }
+}
+
+/// Awaits a chunk's entry (`fut`), marking the page busy from this call (not from the first
+/// poll, so the mark is there when the click that asked for it returns) until it is done or
+/// dropped (a view taken away while its chunk was in flight).
+pub fn loading<T>(fut: impl std::future::Future<Output = T>) -> impl std::future::Future<Output = T> {
+    let busy = Busy::new();
+    async move {
+        let out = fut.await;
+        drop(busy);
+        out
+    }
+}
+
+struct Busy;
+
+impl Busy {
+    fn new() -> Self {
+        mark_loading(1);
+        Busy
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        mark_loading(-1);
+    }
+}
