@@ -127,6 +127,30 @@ const TOP: f64 = 10.0;
 const BOTTOM: f64 = 44.0;
 const DASHES: [&str; 5] = ["none", "6 3", "2 3", "8 3 2 3", "1 2"];
 
+/// The chart's γ axis in its viewBox units, for the γ under the pointer.
+pub const AXIS: crate::gamma_axis::GammaAxis = crate::gamma_axis::GammaAxis { width: W, left: LEFT, right: RIGHT };
+
+/// The chart's readout at `gamma` (the γ under the pointer, or moved with the keys): every
+/// candidate's overall score there, best first; a candidate with no score says so.
+pub fn readout(labels: &[String], candidates: &[Vec<crate::aggregate::Scored>], gamma: f64) -> String {
+    let scores = super::scores_at(candidates, gamma);
+    let mut parts: Vec<String> = super::order(&scores)
+        .into_iter()
+        .map(|i| match scores[i] {
+            Some(s) => format!("{} {s:.2}", label_of(labels, i)),
+            None => format!("{} no score", label_of(labels, i)),
+        })
+        .collect();
+    if parts.is_empty() {
+        parts.push("no candidate has a score".into());
+    }
+    format!("At γ = {gamma:.2}: {}", parts.join(", "))
+}
+
+fn label_of(labels: &[String], i: usize) -> String {
+    labels.get(i).cloned().unwrap_or_else(|| super::default_label(i))
+}
+
 fn x(g: f64) -> f64 {
     LEFT + (g - GAMMA_MIN) / (1.0 - GAMMA_MIN) * (W - LEFT - RIGHT)
 }

@@ -455,3 +455,29 @@ fn ranking_flips_and_radios_markup() {
     assert!(rad.contains("data-testid=\"prefer-1\" checked>B&amp;B</label>"), "{rad}");
     assert_eq!(rad.matches(" checked").count(), 1);
 }
+
+#[test]
+fn the_readout_lists_every_candidate_best_first_at_the_gamma_pointed_at() {
+    let c = three();
+    let labels: Vec<String> = ["A", "B", "C"].map(String::from).to_vec();
+    for g in [0.01, 0.5, 0.75, 0.9, 1.0] {
+        let text = render::readout(&labels, &c, g);
+        let scores = scores_at(&c, g);
+        let expected: Vec<String> =
+            order(&scores).into_iter().map(|i| format!("{} {:.2}", labels[i], scores[i].unwrap())).collect();
+        assert_eq!(text, format!("At γ = {g:.2}: {}", expected.join(", ")));
+    }
+    // Either side of the flip the first two swap places in the readout.
+    let star = closed_form_flip();
+    let before = render::readout(&labels, &c, star - 0.02);
+    let after = render::readout(&labels, &c, star + 0.02);
+    assert_ne!(before.split(": ").nth(1).unwrap().chars().next(), after.split(": ").nth(1).unwrap().chars().next());
+    // A candidate without a score is named last, not given a number.
+    let mut partial = c.clone();
+    partial[1].clear();
+    assert!(render::readout(&labels, &partial, 0.75).ends_with("B no score"));
+    assert_eq!(render::readout(&[], &[], 0.5), "At γ = 0.50: no candidate has a score");
+    // The axis puts the ends of γ at the plot's edges.
+    assert!((render::AXIS.gamma_at(44.0 / 340.0) - 0.01).abs() < 1e-12);
+    assert!((render::AXIS.gamma_at((340.0 - 30.0) / 340.0) - 1.0).abs() < 1e-12);
+}

@@ -10,6 +10,7 @@ import math
 import time
 
 import pytest
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 from app_page import CRITERIA, AppPage, tid, export_pattern
@@ -131,6 +132,21 @@ def test_ranking_follows_gamma_and_flips_where_the_closed_form_says(browser, app
     assert len(values) == 1 and values[0] == pytest.approx(FLIP, abs=0.01)
     assert f"A overtakes B at γ = {FLIP:.2f}" in text(page, "flip-points")
     assert page.el("candidates-plot").is_displayed()
+
+    # The chart's readout, with the keys and the pointer: every candidate's score at the γ
+    # pointed at, best first; the page's γ and ranking stay where they were.
+    def expected_readout(g):
+        return f"At γ = {g:.2f}: " + ", ".join(f"{l} {overall(l, g):.2f}" for l in order_at(g).split(","))
+    chart = browser.execute_script("return arguments[0].parentElement;", page.el("candidates-plot"))
+    chart.send_keys(Keys.END)
+    assert text(page, "candidates-readout") == expected_readout(1.0)
+    chart.send_keys(Keys.HOME)
+    assert text(page, "candidates-readout") == expected_readout(0.01)
+    ActionChains(browser).move_to_element(chart).perform()  # the middle of the axis
+    shown = text(page, "candidates-readout")
+    g = float(shown.split("γ = ")[1].split(":")[0])
+    assert 0.3 < g < 0.7 and shown == expected_readout(g), shown
+    assert attr(page, "ranking", "data-order") == "B,A,C"
 
     # Across the flip and back with the keyboard: the order follows, no request is sent.
     before = len(fake.requests)

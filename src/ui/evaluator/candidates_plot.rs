@@ -5,7 +5,9 @@
 use leptos::prelude::*;
 
 use crate::aggregate::{overall_curve, Scored};
-use crate::candidates::render::{curves_table, plot_svg};
+use crate::candidates::render::{curves_table, plot_svg, readout, AXIS};
+use crate::gamma_axis::key_step;
+use crate::ui::gamma_events::gamma_at_click;
 use crate::candidates::Flip;
 
 #[component]
@@ -21,9 +23,27 @@ pub fn CandidatesPlot(
     let svg =
         move || labels.with(|l| curves.with(|c| flips.with(|f| plot_svg(l, c, f, gamma.get()))));
     let table = move || labels.with(|l| curves.with(|c| curves_table(l, c)));
+    // The γ the reader points at (pointer or keys), apart from the page's γ: reading the chart
+    // never re-ranks anything.
+    let pointed = RwSignal::new(None::<f64>);
+    let text = move || match pointed.get() {
+        Some(g) => labels.with(|l| scored.with(|s| readout(l, s, g))),
+        None => "Point at the chart, or focus it and use the arrow keys, to read every candidate's score at that γ.".to_string(),
+    };
+    let on_key = move |ev: web_sys::KeyboardEvent| {
+        if let Some(next) = key_step(&ev.key(), pointed.get_untracked().unwrap_or_else(|| gamma.get_untracked())) {
+            ev.prevent_default();
+            pointed.set(Some(next));
+        }
+    };
     view! {
         <figure class="candidates-figure">
-            <div inner_html=svg></div>
+            <div tabindex="0" role="group" aria-label="The candidates' scores against γ: the arrow keys move the readout along γ"
+                aria-describedby="candidates-readout"
+                on:mousemove=move |ev: web_sys::MouseEvent| if let Some(g) = gamma_at_click(AXIS, &ev) { pointed.set(Some(g)) }
+                on:keydown=on_key
+                inner_html=svg></div>
+            <p id="candidates-readout" class="weights-readout" aria-live="polite" data-testid="candidates-readout">{text}</p>
             <figcaption class="hint">
                 "Each line is one candidate (label at its right end, its own dash pattern); solid verticals mark where the order changes, the dashed one is the current γ."
             </figcaption>
