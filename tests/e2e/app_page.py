@@ -65,6 +65,15 @@ class AppPage:
             timeout,
         )
 
+    def add_candidate(self):
+        """Clicks "Add a candidate" and waits for the new text box (the candidates' texts are
+        fetched with their chunk the first time)."""
+        rows = lambda d: len(d.find_elements("css selector", "[data-testid^='candidate-text-']"))
+        before = rows(self.d)
+        self.el("add-candidate-button").click()
+        self.quiet()
+        self.wait_for(lambda d: rows(d) > max(before, 1), "the new candidate's text box")
+
     def evaluate(self):
         self.el("evaluate-button").click()
         self.quiet()

@@ -98,8 +98,8 @@ def comparison(browser, app_url, fake, images):
     page.upload(images / "photo.png")
     page.wait_image()
     page.fill("text-input", TEXTS["A"])
-    page.el("add-candidate-button").click()
-    page.el("add-candidate-button").click()
+    page.add_candidate()
+    page.add_candidate()
     assert not page.el("text-input").is_displayed()
     assert page.el("candidate-text-0").get_attribute("value") == TEXTS["A"]
     assert [page.el(f"candidate-label-{i}").get_attribute("value") for i in range(3)] == ["A", "B", "C"]
@@ -212,7 +212,7 @@ def test_one_text_is_todays_page_and_removing_goes_back(browser, app_url, fake, 
     page.set_backend(fake.url, "gpt-4o", KEY)
     page.fill("text-input", "only one")
     assert not browser.find_elements(*tid("candidate-text-0"))
-    page.el("add-candidate-button").click()
+    page.add_candidate()
     assert page.el("candidate-text-0").get_attribute("value") == "only one"
     page.evaluate()  # B is empty, and there is no image: said, nothing sent
     problems = page.el("form-problems").text
@@ -249,8 +249,8 @@ def test_the_cost_estimate_counts_every_candidate(browser, app_url, fake, images
         assert singles[metric][2] == "1"
     assert singles["harmonic_eval"][0] > singles["fleur"][0]
 
-    page.el("add-candidate-button").click()
-    page.el("add-candidate-button").click()
+    page.add_candidate()
+    page.add_candidate()
     page.fill("candidate-text-1", TEXTS["A"])
     page.fill("candidate-text-2", TEXTS["A"])
     for metric in ("fleur", "harmonic_eval"):

@@ -38,8 +38,8 @@ def candidate_of(body, texts):
 
 def three_candidates(page, texts):
     page.fill("text-input", texts["A"])
-    page.el("add-candidate-button").click()
-    page.el("add-candidate-button").click()
+    page.add_candidate()
+    page.add_candidate()
     assert not page.el("text-input").is_displayed()
     page.fill("candidate-text-1", texts["B"])
     page.fill("candidate-text-2", texts["C"])

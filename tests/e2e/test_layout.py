@@ -417,8 +417,8 @@ def test_evaluator_layout_and_accessibility(checker_for, app_url, tmp_path, them
         from test_candidates import TEXTS, opinion
 
         fake.dist_for = opinion
-        page.el("add-candidate-button").click()
-        page.el("add-candidate-button").click()
+        page.add_candidate()
+        page.add_candidate()
         for i, label in enumerate("ABC"):
             page.fill(f"candidate-text-{i}", TEXTS[label])
         page.evaluate()

@@ -372,7 +372,7 @@ def test_candidates_against_the_real_engine(browser, app_url, images, real_vlm, 
     from test_candidates import attr
 
     page = ready(browser, app_url, real_vlm, image=images / "small.png")
-    page.el("add-candidate-button").click()
+    page.add_candidate()
     page.fill("candidate-text-1", "Two cats sleep on a blue sofa.")
     # Correctness (sees the image) and Fluency (text only): four requests, not ten, on two
     # shared cores; the others stay not run.
@@ -422,7 +422,7 @@ def test_fleur_candidates_against_the_real_engine(browser, app_url, images, real
     from test_candidates import attr
 
     page = ready(browser, app_url, real_vlm, metric="fleur", image=images / "small.png")
-    page.el("add-candidate-button").click()
+    page.add_candidate()
     page.fill("candidate-text-1", "Two cats sleep on a blue sofa.")
     page.evaluate()
     page.wait_for(lambda d: all(attr(page, f"candidate-result-{i}", "data-state") in ("done", "error") for i in range(2)),

@@ -65,12 +65,29 @@ fn keep(state: AppState, h: History) {
     });
 }
 
+/// Writing the entry (the result's document, its checks, the thumbnail) is in the `history`
+/// chunk: it runs only after a run, never on a first visit.
+#[leptos::wasm_split::wasm_split(history, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn keep_loaded(state: AppState, h: History) -> Result<(), crate::ui::lazy::ChunkMissing> {
+    keep(state, h);
+    Ok(())
+}
+
+fn keep_soon(state: AppState, h: History) {
+    let load = crate::ui::lazy::loading(keep_loaded(state, h));
+    spawn_local(async move {
+        if load.await.is_err() {
+            h.message.set(Some(crate::ui::lazy::missing("keeping this run in the history")));
+        }
+    });
+}
+
 /// Keeps each run as it finishes, and again when Explain adds an answer to it.
 fn follow_runs(state: AppState, h: History) {
     Effect::new(move |was_running: Option<bool>| {
         let running = crate::ui::metric_ui::of(state.metric.get()).running(state);
         if was_running == Some(true) && !running {
-            keep(state, h);
+            keep_soon(state, h);
         }
         running
     });
@@ -80,7 +97,7 @@ fn follow_runs(state: AppState, h: History) {
             + usize::from(state.fleur_explanation.with(done));
         let this_run = h.last.with_value(|l| l.as_ref().map(|(g, _)| *g)) == Some(state.generation.get_value());
         if before.is_some_and(|b| b != explained) && explained > 0 && this_run {
-            keep(state, h);
+            keep_soon(state, h);
         }
         explained
     });
