@@ -36,6 +36,14 @@ pub enum Doubt {
 }
 
 impl Doubt {
+    /// The doubts an export records in `doubts` (codes; unknown ones left out).
+    pub fn from_export(doubts: Option<&serde_json::Value>) -> Vec<Doubt> {
+        doubts
+            .and_then(serde_json::Value::as_array)
+            .map(|a| a.iter().filter_map(|d| d.as_str().and_then(Doubt::from_code)).collect())
+            .unwrap_or_default()
+    }
+
     /// The short code of the page's `data-doubt` and of the export's `"doubts"`.
     pub fn code(self) -> &'static str {
         match self {

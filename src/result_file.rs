@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use crate::aggregate::{sigma, smoothed_score};
 use crate::criteria::Criterion;
 use crate::doubt::Doubt;
-use crate::metrics::fidelity::{Extension, Fidelity};
+use crate::metrics::fidelity::Fidelity;
 use crate::metrics::harmonic_eval::{CriterionResult, CriterionSet};
 use crate::task::Task;
 
@@ -261,13 +261,7 @@ fn harmonic_of(obj: &Map<String, Value>) -> Result<Harmonic, String> {
         question: str_of(obj, "question"),
         gamma,
         criteria_set: CriterionSet::of(&chosen),
-        fidelity: obj
-            .get("extensions")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e.as_str().and_then(Extension::from_id))
-            .fold(Fidelity::paper(), |f, e| f.with(e, true)),
+        fidelity: Fidelity::from_export(obj.get("extensions")),
         results,
         explanations,
     })
@@ -308,11 +302,7 @@ fn read_criterion(c: Criterion, o: &Map<String, Value>) -> Result<Result<Criteri
     if smoothed && coverage.is_none() {
         return Err(bad("has no coverage between 0 and 1"));
     }
-    let doubts = o
-        .get("doubts")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(|d| d.as_str().and_then(Doubt::from_code)).collect())
-        .unwrap_or_default();
+    let doubts = Doubt::from_export(o.get("doubts"));
     Ok(Ok(CriterionResult {
         distribution: p,
         score,

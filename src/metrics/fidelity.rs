@@ -107,6 +107,17 @@ pub struct Fidelity {
 }
 
 impl Fidelity {
+    /// The fidelity an export records in `extensions` (ids; unknown ones left out), read back
+    /// the same way for every metric's result file.
+    pub fn from_export(extensions: Option<&serde_json::Value>) -> Self {
+        extensions
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.as_str().and_then(Extension::from_id))
+            .fold(Fidelity::paper(), |f, e| f.with(e, true))
+    }
+
     /// The published procedure: no extension.
     pub fn paper() -> Fidelity {
         Fidelity::default()

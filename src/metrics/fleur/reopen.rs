@@ -8,7 +8,6 @@ use serde_json::{Map, Value};
 
 use super::smoothing::{Place, PlaceDistribution, Scheme, Smoothed};
 use super::{FleurResult, Input};
-use crate::doubt::Doubt;
 
 /// What the FLEUR panel needs to show a file as if it had just run.
 #[derive(Clone, Debug, PartialEq)]
@@ -58,11 +57,7 @@ pub fn reopen(obj: &Map<String, Value>) -> Result<Reopened, String> {
             smoothed: Smoothed { printed: printed.to_string(), raw, score, scheme, places, after_echo: false },
             answer: text("answer").unwrap_or_default().to_string(),
             usage: obj.get("usage").and_then(|u| serde_json::from_value(u.clone()).ok()),
-            doubts: obj
-                .get("doubts")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(|d| d.as_str().and_then(Doubt::from_code)).collect())
-                .unwrap_or_default(),
+            doubts: crate::doubt::Doubt::from_export(obj.get("doubts")),
         },
         explanation: text("explanation").map(str::to_string),
     })
@@ -142,6 +137,7 @@ pub fn score_of(scheme: Scheme, printed: &str, places: &[PlaceDistribution]) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::doubt::Doubt;
     use crate::completion::TokenStep;
     use crate::metrics::fleur::{export_json, ExportInput};
     use crate::providers::Backend;

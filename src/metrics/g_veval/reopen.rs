@@ -8,8 +8,6 @@
 use serde_json::{Map, Value};
 
 use super::{GvevalResult, Input, Medium, Method, Mode, Reading, ACCR};
-use crate::doubt::Doubt;
-use crate::metrics::fidelity::{Extension, Fidelity};
 
 /// What the G-VEval panel needs to show a file as if it had just run.
 #[derive(Clone, Debug, PartialEq)]
@@ -45,13 +43,7 @@ pub fn reopen(obj: &Map<String, Value>) -> Result<Reopened, String> {
     if (stored - score).abs() > 1e-9 {
         return Err(bad("records a score its readings do not give"));
     }
-    let fidelity = obj
-        .get("extensions")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.as_str().and_then(Extension::from_id))
-        .fold(Fidelity::paper(), |f, e| f.with(e, true));
+    let fidelity = crate::metrics::fidelity::Fidelity::from_export(obj.get("extensions"));
     Ok(Reopened {
         input: Input {
             medium: Medium::from_id(text("medium")).unwrap_or(Medium::Image),
@@ -72,11 +64,7 @@ pub fn reopen(obj: &Map<String, Value>) -> Result<Reopened, String> {
             accr: accr_readings,
             reasoning: text("reasoning").to_string(),
             usage: obj.get("usage").and_then(|u| serde_json::from_value(u.clone()).ok()),
-            doubts: obj
-                .get("doubts")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(|d| d.as_str().and_then(Doubt::from_code)).collect())
-                .unwrap_or_default(),
+            doubts: crate::doubt::Doubt::from_export(obj.get("doubts")),
         },
     })
 }
@@ -112,6 +100,8 @@ fn reading(v: &Value) -> Option<Reading> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::doubt::Doubt;
+    use crate::metrics::fidelity::Fidelity;
     use crate::metrics::g_veval::{export_json, ExportInput};
     use crate::providers::Backend;
 

@@ -8,8 +8,6 @@
 use serde_json::{Map, Value};
 
 use super::{aggregate, Example, Input, ScoreSource, TrialReading};
-use crate::doubt::Doubt;
-use crate::metrics::fidelity::{Extension, Fidelity};
 
 /// What the MAEV panel needs to show a file as if it had just run.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,13 +46,7 @@ pub fn reopen(obj: &Map<String, Value>) -> Result<Reopened, String> {
     if obj.get("mean").and_then(Value::as_f64).is_none_or(|m| (m - mean).abs() > 1e-9) {
         return Err(bad("records a mean its trials do not give"));
     }
-    let fidelity = obj
-        .get("extensions")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.as_str().and_then(Extension::from_id))
-        .fold(Fidelity::paper(), |f, e| f.with(e, true));
+    let fidelity = crate::metrics::fidelity::Fidelity::from_export(obj.get("extensions"));
     Ok(Reopened {
         input: Input {
             question: text("question"),
@@ -106,17 +98,14 @@ fn trial(t: &Value) -> Option<TrialReading> {
         score,
         source,
         usage: None,
-        doubts: t
-            .get("doubts")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(|d| d.as_str().and_then(Doubt::from_code)).collect())
-            .unwrap_or_default(),
+        doubts: crate::doubt::Doubt::from_export(t.get("doubts")),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::fidelity::Fidelity;
     use crate::metrics::maev::{default_pool, export_json, ExportInput};
     use crate::providers::Backend;
 
