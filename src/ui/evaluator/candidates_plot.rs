@@ -43,7 +43,7 @@ pub fn CandidatesPlot(
                 on:mousemove=move |ev: web_sys::MouseEvent| if let Some(g) = gamma_at_click(AXIS, &ev) { pointed.set(Some(g)) }
                 on:keydown=on_key
                 inner_html=svg></div>
-            <p id="candidates-readout" class="weights-readout" aria-live="polite" data-testid="candidates-readout">{text}</p>
+            <p id="candidates-readout" class="hint" aria-live="polite" data-testid="candidates-readout">{text}</p>
             <figcaption class="hint">
                 "Each line is one candidate (label at its right end, its own dash pattern); solid verticals mark where the order changes, the dashed one is the current γ."
             </figcaption>
