@@ -9,34 +9,10 @@ use crate::completion::parse_chat_completion;
 use crate::metrics::fidelity::Fidelity;
 use crate::metrics::g_veval::{self, GvevalResult, Method, Reading};
 use crate::metrics::maev::{self, ScoreSource, TrialReading};
+use crate::metrics::fleur::smoothing::spec_vector::{P, Q};
 use crate::metrics::{fleur, Metric};
 use crate::providers::Backend;
 
-// SPEC §2's test vector, printed "0.85".
-const P: [f64; 10] = [
-    0.003021240234375,
-    0.00128936767578125,
-    0.0018758773803710938,
-    0.00353240966796875,
-    0.00827789306640625,
-    0.03350830078125,
-    0.07672119140625,
-    0.2117919921875,
-    0.383544921875,
-    0.2763671875,
-];
-const Q: [f64; 10] = [
-    0.0450439453125,
-    0.035614013671875,
-    0.050628662109375,
-    0.044342041015625,
-    0.0400390625,
-    0.3515625,
-    0.048309326171875,
-    0.041961669921875,
-    0.04681396484375,
-    0.035888671875,
-];
 
 fn backend() -> Backend {
     Backend {

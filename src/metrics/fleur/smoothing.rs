@@ -320,8 +320,39 @@ fn decimals_rule(
     Ok((Scheme::PerDigit, score, places))
 }
 
+/// SPEC §2's test vector, shared by the tests that need it (here and in `candidates`).
+#[cfg(test)]
+pub(crate) mod spec_vector {
+    /// SPEC §2's test vector: the paper's Appendix B example, printed "0.85".
+    pub(crate) const P: [f64; 10] = [
+        0.003021240234375,
+        0.00128936767578125,
+        0.0018758773803710938,
+        0.00353240966796875,
+        0.00827789306640625,
+        0.03350830078125,
+        0.07672119140625,
+        0.2117919921875,
+        0.383544921875,
+        0.2763671875,
+    ];
+    pub(crate) const Q: [f64; 10] = [
+        0.0450439453125,
+        0.035614013671875,
+        0.050628662109375,
+        0.044342041015625,
+        0.0400390625,
+        0.3515625,
+        0.048309326171875,
+        0.041961669921875,
+        0.04681396484375,
+        0.035888671875,
+    ];
+}
+
 #[cfg(test)]
 mod tests {
+    use super::spec_vector::{P, Q};
     use super::*;
 
     fn step(token: &str, top: &[(&str, f64)]) -> TokenStep {
@@ -341,31 +372,6 @@ mod tests {
         step(token, &[(token, 1.0)])
     }
 
-    /// SPEC §2's test vector: the paper's Appendix B example, printed "0.85".
-    const P: [f64; 10] = [
-        0.003021240234375,
-        0.00128936767578125,
-        0.0018758773803710938,
-        0.00353240966796875,
-        0.00827789306640625,
-        0.03350830078125,
-        0.07672119140625,
-        0.2117919921875,
-        0.383544921875,
-        0.2763671875,
-    ];
-    const Q: [f64; 10] = [
-        0.0450439453125,
-        0.035614013671875,
-        0.050628662109375,
-        0.044342041015625,
-        0.0400390625,
-        0.3515625,
-        0.048309326171875,
-        0.041961669921875,
-        0.04681396484375,
-        0.035888671875,
-    ];
 
     fn digits_step(chosen: &str, p: &[f64; 10]) -> TokenStep {
         let names: Vec<String> = (0..10).map(|i| i.to_string()).collect();
