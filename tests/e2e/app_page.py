@@ -74,6 +74,23 @@ class AppPage:
         self.quiet()
         self.wait_for(lambda d: rows(d) > max(before, 1), "the new candidate's text box")
 
+    def fill_candidates(self, texts):
+        """The first text, then one more candidate per further text (labels A, B, C …)."""
+        self.fill("text-input", texts[0])
+        for _ in texts[1:]:
+            self.add_candidate()
+        assert not self.el("text-input").is_displayed()
+        for i, t in enumerate(texts[1:], start=1):
+            self.fill(f"candidate-text-{i}", t)
+
+    def read(self, testid, name=None):
+        """An attribute (or, without `name`, the text) read in one step in the page, for markup
+        that is redrawn as a whole (a held element reference would go stale); None if absent."""
+        return self.d.execute_script(
+            "const e = document.querySelector(`[data-testid='${arguments[0]}']`);"
+            " return e ? (arguments[1] === null ? e.textContent : e.getAttribute(arguments[1])) : null;",
+            testid, name)
+
     def evaluate(self):
         self.el("evaluate-button").click()
         self.quiet()

@@ -34,16 +34,11 @@ DISTS = {
 
 
 def attr(page, testid, name):
-    """An attribute read in one step in the page: the comparison's markup is redrawn as a whole
-    (a held element reference would go stale)."""
-    return page.d.execute_script(
-        "const e = document.querySelector(`[data-testid='${arguments[0]}']`); return e ? e.getAttribute(arguments[1]) : null;",
-        testid, name)
+    return page.read(testid, name)
 
 
 def text(page, testid):
-    return page.d.execute_script(
-        "const e = document.querySelector(`[data-testid='${arguments[0]}']`); return e ? e.textContent : null;", testid)
+    return page.read(testid)
 
 
 def candidate_of(body):
@@ -97,14 +92,9 @@ def comparison(browser, app_url, fake, images):
     page.set_backend(fake.url, "gpt-4o", KEY)
     page.upload(images / "photo.png")
     page.wait_image()
-    page.fill("text-input", TEXTS["A"])
-    page.add_candidate()
-    page.add_candidate()
-    assert not page.el("text-input").is_displayed()
+    page.fill_candidates([TEXTS[k] for k in "ABC"])
     assert page.el("candidate-text-0").get_attribute("value") == TEXTS["A"]
     assert [page.el(f"candidate-label-{i}").get_attribute("value") for i in range(3)] == ["A", "B", "C"]
-    page.fill("candidate-text-1", TEXTS["B"])
-    page.fill("candidate-text-2", TEXTS["C"])
     page.evaluate()
     page.wait_for(
         lambda d: all(attr(page, f"candidate-{i}-{c}", "data-state") == "done" for i in range(3) for c in CRITERIA),

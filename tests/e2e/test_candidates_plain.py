@@ -19,15 +19,11 @@ KEY = "sk-test-plain-0123456789abcdef"
 
 
 def attr(page, testid, name):
-    """Read in one step: the comparison's markup is redrawn as a whole."""
-    return page.d.execute_script(
-        "const e = document.querySelector(`[data-testid='${arguments[0]}']`); return e ? e.getAttribute(arguments[1]) : null;",
-        testid, name)
+    return page.read(testid, name)
 
 
 def text(page, testid):
-    return page.d.execute_script(
-        "const e = document.querySelector(`[data-testid='${arguments[0]}']`); return e ? e.textContent : null;", testid)
+    return page.read(testid)
 
 
 def candidate_of(body, texts):
@@ -36,13 +32,26 @@ def candidate_of(body, texts):
     return found[0]
 
 
-def three_candidates(page, texts):
-    page.fill("text-input", texts["A"])
-    page.add_candidate()
-    page.add_candidate()
-    assert not page.el("text-input").is_displayed()
-    page.fill("candidate-text-1", texts["B"])
-    page.fill("candidate-text-2", texts["C"])
+def judged(browser, app_url, fake, metric, texts, fill, mode=None):
+    """The evaluator with `metric` chosen, `fill(page)` for the metric's own inputs, the three
+    candidates written and all three judged."""
+    page = AppPage(browser, app_url)
+    Select(page.el("metric-select")).select_by_value(metric)
+    if mode:
+        Select(page.el("mode-select")).select_by_value(mode)
+    page.set_backend(fake.url, "gpt-4o", KEY)
+    fill(page)
+    page.fill_candidates([texts[k] for k in "ABC"])
+    page.evaluate()
+    wait_all(page)
+    return page
+
+
+def with_photo(images):
+    def fill(page):
+        page.upload(images / "photo.png")
+        page.wait_image()
+    return fill
 
 
 def wait_all(page, n=3):
@@ -134,14 +143,7 @@ FLEUR_SDS = {"A": math.sqrt(0.01 * var(P) + 0.0001 * var(Q)), "B": 0.1 * math.sq
 
 def test_fleur_candidates_rank_and_weigh_differences_against_the_digit_spread(browser, app_url, images, gpt4o, downloads):
     gpt4o.script = fleur_script
-    page = AppPage(browser, app_url)
-    Select(page.el("metric-select")).select_by_value("fleur")
-    page.set_backend(gpt4o.url, "gpt-4o", KEY)
-    page.upload(images / "photo.png")
-    page.wait_image()
-    three_candidates(page, FLEUR_TEXTS)
-    page.evaluate()
-    wait_all(page)
+    page = judged(browser, app_url, gpt4o, "fleur", FLEUR_TEXTS, with_photo(images))
 
     # One request per candidate through the same runner; the image prepared once, sent to each.
     assert len(gpt4o.requests) == 3
@@ -217,15 +219,7 @@ def gv_stats(label):
 
 def test_g_veval_candidates_use_the_spread_of_the_integer_tokens(browser, app_url, images, gpt4o):
     gpt4o.script = gv_script
-    page = AppPage(browser, app_url)
-    Select(page.el("metric-select")).select_by_value("g_veval")
-    Select(page.el("mode-select")).select_by_value("ref_free")
-    page.set_backend(gpt4o.url, "gpt-4o", KEY)
-    page.upload(images / "photo.png")
-    page.wait_image()
-    three_candidates(page, GV_TEXTS)
-    page.evaluate()
-    wait_all(page)
+    page = judged(browser, app_url, gpt4o, "g_veval", GV_TEXTS, with_photo(images), mode="ref_free")
     assert len(gpt4o.requests) == 3
 
     scores = {k: gv_stats(k)[0] for k in "ABC"}
@@ -267,15 +261,12 @@ def test_maev_candidates_average_trials_and_weigh_differences_by_their_standard_
         return [sure("'Evaluation Evidence': judged.\n'Assistant Score': "), sure(str(MAEV_PRINTED[c][k]))]
 
     gpt4o.script = script
-    page = AppPage(browser, app_url)
-    Select(page.el("metric-select")).select_by_value("maev")
-    page.set_backend(gpt4o.url, "gpt-4o", KEY)
-    page.fill("question-input", "What animal is on the sofa?")
-    page.fill("caption-input", "A grey cat sleeps on a red sofa.")
-    page.fill("reference-answer-input", "A cat is sleeping on the sofa.")
-    three_candidates(page, MAEV_TEXTS)
-    page.evaluate()
-    wait_all(page)
+    def inputs(page):
+        page.fill("question-input", "What animal is on the sofa?")
+        page.fill("caption-input", "A grey cat sleeps on a red sofa.")
+        page.fill("reference-answer-input", "A cat is sleeping on the sofa.")
+
+    page = judged(browser, app_url, gpt4o, "maev", MAEV_TEXTS, inputs)
     assert len(gpt4o.requests) == 15 and served == {"A": 5, "B": 5, "C": 5}
 
     def stats(xs):
