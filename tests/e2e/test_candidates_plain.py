@@ -11,6 +11,7 @@ import time
 import pytest
 from selenium.webdriver.support.ui import Select
 
+from spec_vectors import P, Q
 from app_page import AppPage
 from fakes.base import prompt_text
 from fakes.openai import sure
@@ -97,13 +98,7 @@ def check_differences(page, expected, decimals):
 
 # --- FLEUR ---------------------------------------------------------------------------------
 
-# SPEC §2's vector (printed "0.85") for A; B and C print one decimal.
-P = [0.003021240234375, 0.00128936767578125, 0.0018758773803710938, 0.00353240966796875,
-     0.00827789306640625, 0.03350830078125, 0.07672119140625, 0.2117919921875,
-     0.383544921875, 0.2763671875]
-Q = [0.0450439453125, 0.035614013671875, 0.050628662109375, 0.044342041015625,
-     0.0400390625, 0.3515625, 0.048309326171875, 0.041961669921875, 0.04681396484375,
-     0.035888671875]
+# A gets SPEC §2's vector (P, Q; printed "0.85"); B and C print one decimal.
 B_TENTHS = [0, 0, 0, 0, 0, 0, 0, 0.5, 0.5, 0]
 C_TENTHS = [0, 0, 0.9, 0.1, 0, 0, 0, 0, 0, 0]
 FLEUR_TEXTS = {

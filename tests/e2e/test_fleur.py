@@ -6,16 +6,10 @@ import json
 import pytest
 from selenium.webdriver.support.ui import Select
 
+from spec_vectors import P, Q
 from app_page import AppPage, export_pattern
 from fakes.openai import sure
 
-# SPEC §2: the paper's Appendix B example, printed "0.85".
-P = [0.003021240234375, 0.00128936767578125, 0.0018758773803710938, 0.00353240966796875,
-     0.00827789306640625, 0.03350830078125, 0.07672119140625, 0.2117919921875,
-     0.383544921875, 0.2763671875]
-Q = [0.0450439453125, 0.035614013671875, 0.050628662109375, 0.044342041015625,
-     0.0400390625, 0.3515625, 0.048309326171875, 0.041961669921875, 0.04681396484375,
-     0.035888671875]
 CAPTION = "A brown dog runs across a grassy park."
 REFERENCES = ["A dog running on grass.", "A brown dog plays in a park."]
 
