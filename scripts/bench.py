@@ -12,7 +12,6 @@ OpenAI server the end-to-end tests use (``tests/fakes/openai.py``), holding each
 """
 
 import argparse
-import functools
 import gzip
 import json
 import os
@@ -21,9 +20,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,6 +36,7 @@ from app_page import CRITERIA, AppPage, tid  # noqa: E402
 from fakes.openai import FakeOpenAI  # noqa: E402
 import wasm_sizes  # noqa: E402
 import bench_lab_scale  # noqa: E402
+import bench_in_page  # noqa: E402
 from conftest import _png  # noqa: E402
 
 DIST = Path(os.environ.get("HJ_DIST", ROOT / "dist"))
@@ -129,23 +127,11 @@ def sizes():
 # ---------------------------------------------------------------- browser plumbing
 
 
-class Quiet(SimpleHTTPRequestHandler):
-    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm", ".js": "text/javascript"}
-
-    def log_message(self, *args):
-        pass
-
-    def end_headers(self):
-        # The photo is fetched by the app's page from this other origin.
-        self.send_header("Access-Control-Allow-Origin", "*")
-        super().end_headers()
-
-
 def serve(directory):
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(directory)))
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/"
+    """A static server on loopback (CORS open: the photo is fetched by the app from another
+    origin); its URL ends in "/"."""
+    httpd, url = bench_in_page.serve(directory)
+    return httpd, url + "/"
 
 
 def chromium(profile):
@@ -497,7 +483,6 @@ def main():
             # The in-browser judge against native llama-server: minutes on two cores, so not in the
             # smoke run that CI makes.
             if os.environ.get("HJ_ENGINE_DIR") and not args.smoke:
-                import bench_in_page
                 d.set_script_timeout(900)
                 bench_in_page.in_page_vs_native(d, app_url, small, Path(os.environ["HJ_ENGINE_DIR"]), Row)
         finally:
