@@ -36,7 +36,8 @@ pub enum Base {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Part {
     Fleur(FleurResult),
-    Gveval(GvevalResult),
+    /// Boxed: the reading is the largest of the three (360 bytes against 144).
+    Gveval(Box<GvevalResult>),
     Maev(TrialReading),
 }
 
@@ -122,7 +123,7 @@ impl Base {
     pub fn read(&self, completion: &Completion) -> Result<Part, JudgeError> {
         match self {
             Base::Fleur(_) => fleur::interpret(completion).map(Part::Fleur),
-            Base::Gveval(i) => g_veval::interpret(completion, i.accr).map(Part::Gveval),
+            Base::Gveval(i) => g_veval::interpret(completion, i.accr).map(|r| Part::Gveval(Box::new(r))),
             Base::Maev(i) => maev::read_completion(completion, &i.fidelity)
                 .map(Part::Maev)
                 .map_err(|detail| JudgeError::BadResponse { detail }),
@@ -155,7 +156,7 @@ impl Base {
                 input: i,
                 backend,
                 result: outcome(0).and_then(|p| match p {
-                    Part::Gveval(r) => Ok(r),
+                    Part::Gveval(r) => Ok(&**r),
                     _ => Err("another metric's answer"),
                 }),
             }),

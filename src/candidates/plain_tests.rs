@@ -138,7 +138,7 @@ fn maev_mean_and_standard_error_over_the_trials_read() {
 
 fn gveval(dist: Vec<(u32, f64)>, method: Method) -> Part {
     let score = dist.iter().map(|&(v, p)| f64::from(v) * p).sum();
-    Part::Gveval(GvevalResult {
+    Part::Gveval(Box::new(GvevalResult {
         score,
         final_reading: Some(Reading {
             printed: 80,
@@ -153,7 +153,7 @@ fn gveval(dist: Vec<(u32, f64)>, method: Method) -> Part {
         reasoning: String::new(),
         usage: None,
         doubts: Vec::new(),
-    })
+    }))
 }
 
 #[test]
