@@ -166,6 +166,26 @@ class HostileGemini(FakeGemini):
         return reply
 
 
+def judged_by(browser, app_url, server, wire):
+    """A HarmonicEval run against `server` in `wire`'s format ("openai" or "gemini"), no
+    retries, every criterion settled."""
+    page = AppPage(browser, app_url)
+    if wire == "openai":
+        page.set_backend(server.url, "gpt-4o", "sk-test-faults")
+    else:
+        Select(page.el("preset-select")).select_by_value("gemini")
+        page.fill("base-url-input", server.url)
+        page.fill("model-input", "gemini-2.5-flash")
+        page.fill("api-key-input", "gm-test-faults")
+    page.set_number("retries-input", 0)
+    page.upload(FIXTURES / "good.jpg")
+    page.wait_image()
+    page.fill("text-input", "A red rectangle and a green circle.")
+    page.evaluate()
+    page.wait_settled()
+    return page
+
+
 @pytest.mark.parametrize("wire", ["openai", "gemini"])
 def test_impossible_logprobs_fail_the_criterion_with_a_sentence(browser, app_url, wire):
     if wire == "openai":
@@ -177,20 +197,7 @@ def test_impossible_logprobs_fail_the_criterion_with_a_sentence(browser, app_url
         server.hostile = {"correctness": "-Infinity", "completeness": "NaN",
                           "clarity": 0.5, "fluency": "Infinity"}
     try:
-        page = AppPage(browser, app_url)
-        if wire == "openai":
-            page.set_backend(server.url, "gpt-4o", "sk-test-faults")
-        else:
-            Select(page.el("preset-select")).select_by_value("gemini")
-            page.fill("base-url-input", server.url)
-            page.fill("model-input", "gemini-2.5-flash")
-            page.fill("api-key-input", "gm-test-faults")
-        page.set_number("retries-input", 0)
-        page.upload(FIXTURES / "good.jpg")
-        page.wait_image()
-        page.fill("text-input", "A red rectangle and a green circle.")
-        page.evaluate()
-        page.wait_settled()
+        page = judged_by(browser, app_url, server, wire)
         for c in CRITERIA[:4]:
             assert page.state(c) == "error", (c, page.card(c).text)
             text = page.card(c).text
@@ -217,17 +224,7 @@ def test_a_null_gemini_logprob_is_not_probability_one(browser, app_url):
             return reply
 
         server.rating_reply = with_null.__get__(server)
-        page = AppPage(browser, app_url)
-        Select(page.el("preset-select")).select_by_value("gemini")
-        page.fill("base-url-input", server.url)
-        page.fill("model-input", "gemini-2.5-flash")
-        page.fill("api-key-input", "gm-test-faults")
-        page.set_number("retries-input", 0)
-        page.upload(FIXTURES / "good.jpg")
-        page.wait_image()
-        page.fill("text-input", "A red rectangle and a green circle.")
-        page.evaluate()
-        page.wait_settled()
+        page = judged_by(browser, app_url, server, "gemini")
         text = page.card("correctness").text
         assert page.state("correctness") == "error" and "log-probability of null" in text, text
         assert all(page.state(c) == "done" for c in CRITERIA[1:])
