@@ -24,11 +24,13 @@ use crate::ui::top_bar::{Page, TopBar};
 pub fn App() -> impl IntoView {
     let state = AppState::restore();
     provide_context(state);
+    // What the page shares with the lab, for the components both pages show.
+    provide_context(state.settings);
     let opened = crate::ui::open_result::OpenedView(RwSignal::new(None));
     provide_context(opened);
     crate::ui::share::open_from_fragment(state, opened);
-    actions::persist_settings(state);
-    runner::refresh_cache_count(state);
+    actions::persist_settings(state.settings);
+    runner::refresh_cache_count(state.settings);
     // A failed cache write is said with the other storage refusals (under the run bar; in the
     // lab, in the batch panel); the run keeps its answer.
     crate::web::cache::on_write_error(move |m| state.storage_error.set(Some(m)));

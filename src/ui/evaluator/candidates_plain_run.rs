@@ -28,7 +28,7 @@ pub fn evaluate(state: AppState, base: Base) {
         return;
     }
     let labels: Vec<String> = labels.iter().map(|l| l.trim().to_string()).collect();
-    let backend = state.backend();
+    let backend = state.provider.backend();
     let requests: Vec<_> = texts
         .iter()
         .map(|t| base.with_text(t).requests(&backend))

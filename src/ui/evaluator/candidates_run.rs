@@ -22,7 +22,7 @@ pub fn add(state: AppState) {
         return;
     }
     if n == 0 {
-        c.texts.set(vec![state.text.get_untracked(), String::new()]);
+        c.texts.set(vec![state.inputs.text.get_untracked(), String::new()]);
         c.labels.set(vec![default_label(0), default_label(1)]);
     } else {
         c.texts.update(|t| t.push(String::new()));
@@ -48,7 +48,7 @@ pub fn remove(state: AppState, i: usize) {
             .texts
             .with_untracked(|t| t.first().cloned())
             .unwrap_or_default();
-        state.text.set(text);
+        state.inputs.text.set(text);
         c.labels.set(Vec::new());
         c.texts.set(Vec::new());
         c.clear();
@@ -59,7 +59,7 @@ pub fn remove(state: AppState, i: usize) {
 /// and the instruction warning read).
 pub fn set_text(state: AppState, i: usize, text: String) {
     if i == 0 {
-        state.text.set(text.clone());
+        state.inputs.text.set(text.clone());
     }
     state.candidates.texts.update(|t| {
         if let Some(slot) = t.get_mut(i) {
@@ -72,7 +72,7 @@ pub fn set_text(state: AppState, i: usize, text: String) {
 fn ready(state: AppState, input: &Input, labels: &[String], texts: &[String]) -> bool {
     let mut found = problems(input, labels, texts);
     let no_box = state
-        .red_box
+        .inputs.red_box
         .get_untracked()
         .filter(|b| b.is_usable())
         .is_none();
@@ -93,10 +93,10 @@ pub fn evaluate(state: AppState) {
     let c = state.candidates;
     let (labels, texts) = (c.labels.get_untracked(), c.texts.get_untracked());
     let input = Input {
-        task: state.task.get_untracked(),
+        task: state.inputs.task.get_untracked(),
         text: texts.first().cloned().unwrap_or_default(),
-        question: state.question.get_untracked(),
-        image_data_url: state.image_view.get_untracked().map(|v| v.data_url),
+        question: state.inputs.question.get_untracked(),
+        image_data_url: state.inputs.image_view.get_untracked().map(|v| v.data_url),
         fidelity: state.fidelity_now(),
         criteria: state.he_criteria.get_untracked(),
     };
@@ -104,7 +104,7 @@ pub fn evaluate(state: AppState) {
         return;
     }
     let labels: Vec<String> = labels.iter().map(|l| l.trim().to_string()).collect();
-    let backend = state.backend();
+    let backend = state.provider.backend();
     c.run.set_value(Some(CandidatesRun {
         labels: labels.clone(),
         texts: texts.clone(),
@@ -227,10 +227,10 @@ pub fn open(state: AppState, c: Comparison, image: Option<String>, backend: Back
     };
     let cs = state.candidates;
     let texts: Vec<String> = c.candidates.iter().map(|h| h.text.clone()).collect();
-    state.task.set(first.task);
-    state.question.set(first.question.clone());
+    state.inputs.task.set(first.task);
+    state.inputs.question.set(first.question.clone());
     state.he_criteria.set(first.criteria_set);
-    state.text.set(first.text.clone());
+    state.inputs.text.set(first.text.clone());
     state.gamma.set(c.gamma);
     cs.clear();
     cs.lab_message.set(None);

@@ -11,7 +11,7 @@ use leptos::task::spawn_local;
 
 use crate::criteria::Criterion;
 use crate::ui::lazy::{missing, ChunkMissing};
-use crate::ui::state::AppState;
+use crate::ui::state::{AppState, Settings};
 
 
 #[leptos::wasm_split::wasm_split(run, wasm_split_path = ::leptos::wasm_split, fallible)]
@@ -66,13 +66,13 @@ pub fn export(state: AppState) {
 }
 
 #[leptos::wasm_split::wasm_split(connection, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn check_loaded(state: AppState) -> Result<(), ChunkMissing> {
+fn check_loaded(state: Settings) -> Result<(), ChunkMissing> {
     crate::ui::connection::check_connection(state);
     Ok(())
 }
 
 /// Check connection.
-pub fn check_connection(state: AppState) {
+pub fn check_connection(state: Settings) {
     let load = crate::ui::lazy::loading(check_loaded(state));
     spawn_local(async move {
         if load.await.is_err() {

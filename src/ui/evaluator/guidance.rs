@@ -11,11 +11,11 @@ use crate::ui::state::AppState;
 
 /// Why Evaluate will not send now, if the chosen provider needs a key and has none.
 pub fn missing_key(state: AppState) -> Option<String> {
-    let p = preset(&state.preset.get());
+    let p = preset(&state.provider.preset.get());
     // The provider's own host: a base URL pointed elsewhere may need no key at all.
-    let own_host = state.base_url.with(|u| crate::first_visit::is_presets_host(p.base_url, u));
+    let own_host = state.provider.base_url.with(|u| crate::first_visit::is_presets_host(p.base_url, u));
     let needs_key = p.needs_key && own_host;
-    state.api_key.with(|k| key_missing(needs_key, k, p.label))
+    state.provider.api_key.with(|k| key_missing(needs_key, k, p.label))
 }
 
 /// The failure every requested HarmonicEval criterion of the run shares, if any.
@@ -27,7 +27,7 @@ pub fn shared(state: AppState) -> Option<String> {
     let errors: Vec<Option<String>> = crate::criteria::Criterion::ALL
         .into_iter()
         .filter(|c| chosen.contains(*c))
-        .map(|c| state.criterion(c).with(|s| s.error()))
+        .map(|c| state.he.criterion(c).with(|s| s.error()))
         .collect();
     let refs: Vec<Option<&str>> = errors.iter().map(|e| e.as_deref()).collect();
     shared_failure(&refs)

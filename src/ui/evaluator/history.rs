@@ -93,8 +93,8 @@ fn follow_runs(state: AppState, h: History) {
     });
     Effect::new(move |before: Option<usize>| {
         let done = |e: &ExplainState| matches!(e, ExplainState::Done(_));
-        let explained = state.explanations.iter().filter(|e| e.with(done)).count()
-            + usize::from(state.fleur_explanation.with(done));
+        let explained = state.he.explanations.iter().filter(|e| e.with(done)).count()
+            + usize::from(state.fleur.explanation.with(done));
         let this_run = h.last.with_value(|l| l.as_ref().map(|(g, _)| *g)) == Some(state.generation.get_value());
         if before.is_some_and(|b| b != explained) && explained > 0 && this_run {
             keep_soon(state, h);

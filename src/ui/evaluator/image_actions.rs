@@ -16,7 +16,7 @@ pub fn load_image(state: AppState, file: web_sys::File) {
 /// `keep_box`: the same picture at another size keeps its (normalised) REG box.
 fn decode_image(state: AppState, file: web_sys::File, keep_box: bool) {
     let name = file.name();
-    state.image_loading.set(true);
+    state.inputs.image_loading.set(true);
     timing::start("hj-image-prep");
     spawn_local(async move {
         let loaded = if video::is_video(&file) {
@@ -27,33 +27,33 @@ fn decode_image(state: AppState, file: web_sys::File, keep_box: bool) {
         };
         match loaded {
             Ok(loaded) => {
-                state.image.set_value(Some(loaded));
-                state.image_file.set_value(Some(file));
+                state.inputs.image.set_value(Some(loaded));
+                state.inputs.image_file.set_value(Some(file));
                 if !keep_box {
-                    state.red_box.set(None);
+                    state.inputs.red_box.set(None);
                 }
-                state.image_error.set(None);
+                state.inputs.image_error.set(None);
                 refresh_encoded_image(state);
                 timing::end("hj-image-prep");
             }
             Err(message) => {
-                let kept = if state.image_view.get_untracked().is_some() {
+                let kept = if state.inputs.image_view.get_untracked().is_some() {
                     " The previous image is kept."
                 } else {
                     ""
                 };
                 state
-                    .image_error
+                    .inputs.image_error
                     .set(Some(format!("\u{201c}{name}\u{201d}: {message}{kept}")));
             }
         }
-        state.image_loading.set(false);
+        state.inputs.image_loading.set(false);
     });
 }
 
 /// Re-processes the current image, e.g. after the size limit changed.
 pub fn reload_image(state: AppState) {
-    if let Some(file) = state.image_file.get_value() {
+    if let Some(file) = state.inputs.image_file.get_value() {
         decode_image(state, file, true);
     }
 }
@@ -61,15 +61,15 @@ pub fn reload_image(state: AppState) {
 /// Re-encodes the image as it will be sent (REG: with the red box drawn in).
 pub fn refresh_encoded_image(state: AppState) {
     let file_name = state
-        .image_file
+        .inputs.image_file
         .with_value(|f| f.as_ref().map(|f| f.name()))
         .unwrap_or_default();
     let red_box = if untrack(|| state.box_active()) {
-        state.red_box.get_untracked().filter(|b| b.is_usable())
+        state.inputs.red_box.get_untracked().filter(|b| b.is_usable())
     } else {
         None
     };
-    let encoded = state.image.with_value(|img| {
+    let encoded = state.inputs.image.with_value(|img| {
         img.as_ref().map(|img| {
             image::encode_jpeg(img, red_box).map(|url| {
                 (
@@ -84,9 +84,9 @@ pub fn refresh_encoded_image(state: AppState) {
     match encoded {
         Some(Ok((data_url, original_size, sent_size, note))) => {
             let is_video = state
-                .image_file
+                .inputs.image_file
                 .with_value(|f| f.as_ref().is_some_and(video::is_video));
-            state.image_view.set(Some(ImageView {
+            state.inputs.image_view.set(Some(ImageView {
                 data_url,
                 file_name,
                 original_size,
@@ -95,7 +95,7 @@ pub fn refresh_encoded_image(state: AppState) {
                 note,
             }));
         }
-        Some(Err(message)) => state.image_error.set(Some(message)),
+        Some(Err(message)) => state.inputs.image_error.set(Some(message)),
         None => {}
     }
 }

@@ -13,7 +13,7 @@ use crate::text_checks::{addresses_the_judge, INSTRUCTION_WARNING};
 #[component]
 pub fn InputsPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let task = state.task;
+    let task = state.inputs.task;
     let on_task = move |ev| {
         if let Some(t) = Task::from_id(&event_target_value(&ev)) {
             task.set(t);
@@ -23,7 +23,7 @@ pub fn InputsPanel() -> impl IntoView {
     };
     let metric = move || metric_ui::of(state.metric.get());
     let noun = move || metric().text_noun(state);
-    let addresses_judge = move || state.text.with(|t| addresses_the_judge(t));
+    let addresses_judge = move || state.inputs.text.with(|t| addresses_the_judge(t));
     view! {
         <div class="field" class:hidden=move || !state.is_harmonic()>
             <label for="task-select">"Task"</label>
@@ -34,7 +34,7 @@ pub fn InputsPanel() -> impl IntoView {
         <TextArea
             id="question-input"
             label="Question"
-            value=state.question
+            value=state.inputs.question
             rows=2
             placeholder="The question the model answered"
             hidden=Signal::derive(move || !metric().asks_question(state))
@@ -47,8 +47,8 @@ pub fn InputsPanel() -> impl IntoView {
                 dir="auto"
                 rows="4"
                 placeholder=move || format!("Paste the {} the model wrote", noun())
-                prop:value=move || state.text.get()
-                on:input=move |ev| state.text.set(event_target_value(&ev))
+                prop:value=move || state.inputs.text.get()
+                on:input=move |ev| state.inputs.text.set(event_target_value(&ev))
             ></textarea>
             <p class="warn-text" role="status" data-testid="instruction-warning" hidden=move || !addresses_judge()>
                 {INSTRUCTION_WARNING}
@@ -61,7 +61,7 @@ pub fn InputsPanel() -> impl IntoView {
         <TextArea
             id="references-input"
             label="Reference captions (one per line)"
-            value=state.references
+            value=state.inputs.references
             rows=4
             placeholder="A brown dog runs on the grass.\nA dog playing in a park."
             hidden=Signal::derive(move || !metric().wants_references(state))
@@ -92,8 +92,8 @@ fn gveval_mode(state: AppState) -> impl IntoView {
             <input
                 type="checkbox"
                 data-testid="accr-checkbox"
-                prop:checked=move || state.gv_accr.get()
-                on:change=move |ev| state.gv_accr.set(event_target_checked(&ev))
+                prop:checked=move || state.gveval.accr.get()
+                on:change=move |ev| state.gveval.accr.set(event_target_checked(&ev))
             />
             "ACCR: four scores (accuracy, completeness, conciseness, relevance) — videos"
         </label>

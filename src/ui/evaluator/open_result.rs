@@ -45,10 +45,10 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
     };
     state.metric.set(metric);
     if let Some(url) = &opened.image {
-        state.image.set_value(None);
-        state.image_file.set_value(None);
-        state.image_error.set(None);
-        state.image_view.set(Some(ImageView {
+        state.inputs.image.set_value(None);
+        state.inputs.image_file.set_value(None);
+        state.inputs.image_error.set(None);
+        state.inputs.image_view.set(Some(ImageView {
             data_url: url.clone(),
             file_name: from.to_string(),
             original_size: (0, 0),
@@ -85,23 +85,23 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
 }
 
 fn show_harmonic(state: AppState, h: Harmonic, image: Option<String>, backend: Backend) {
-    state.task.set(h.task);
-    state.text.set(h.text.clone());
-    state.question.set(h.question.clone());
+    state.inputs.task.set(h.task);
+    state.inputs.text.set(h.text.clone());
+    state.inputs.question.set(h.question.clone());
     state.he_criteria.set(h.criteria_set);
     state.gamma.set(h.gamma);
     for (i, r) in h.results.iter().enumerate() {
-        state.criteria[i].set(match r {
+        state.he.criteria[i].set(match r {
             Some(Ok(result)) => Progress::Done { result: result.clone(), cached: false },
             Some(Err(m)) => Progress::Failed(m.clone()),
             None => Progress::Idle,
         });
-        state.explanations[i].set(match &h.explanations[i] {
+        state.he.explanations[i].set(match &h.explanations[i] {
             Some(t) => ExplainState::Done(t.clone()),
             None => ExplainState::Idle,
         });
     }
-    state.run.set_value(Some(RunContext {
+    state.he.run.set_value(Some(RunContext {
         input: Input {
             task: h.task,
             text: h.text,
@@ -115,38 +115,38 @@ fn show_harmonic(state: AppState, h: Harmonic, image: Option<String>, backend: B
 }
 
 fn show_fleur(state: AppState, f: fleur::reopen::Reopened, image: Option<String>, backend: Backend) {
-    state.text.set(f.input.caption.clone());
+    state.inputs.text.set(f.input.caption.clone());
     if let Some(refs) = &f.input.references {
-        state.references.set(refs.join("\n"));
+        state.inputs.references.set(refs.join("\n"));
     }
-    state.fleur.set(Progress::Done { result: f.result, cached: false });
-    state.fleur_explanation.set(f.explanation.map_or(ExplainState::Idle, ExplainState::Done));
-    state.fleur_run.set_value(Some(FleurRun {
+    state.fleur.result.set(Progress::Done { result: f.result, cached: false });
+    state.fleur.explanation.set(f.explanation.map_or(ExplainState::Idle, ExplainState::Done));
+    state.fleur.run.set_value(Some(FleurRun {
         input: fleur::Input { image_data_url: image, ..f.input },
         backend,
     }));
 }
 
 fn show_gveval(state: AppState, g: g_veval::reopen::Reopened, image: Option<String>, backend: Backend) {
-    state.text.set(g.input.caption.clone());
-    state.references.set(g.input.references.join("\n"));
+    state.inputs.text.set(g.input.caption.clone());
+    state.inputs.references.set(g.input.references.join("\n"));
     state.gv_mode.set(g.input.mode);
-    state.gv_accr.set(g.input.accr);
-    state.gveval.set(Progress::Done { result: g.result, cached: false });
-    state.gveval_run.set_value(Some(GvevalRun {
+    state.gveval.accr.set(g.input.accr);
+    state.gveval.result.set(Progress::Done { result: g.result, cached: false });
+    state.gveval.run.set_value(Some(GvevalRun {
         input: g_veval::Input { image_data_url: image, ..g.input },
         backend,
     }));
 }
 
 fn show_maev(state: AppState, m: maev::reopen::Reopened, backend: Backend) {
-    state.question.set(m.input.question.clone());
-    state.maev_caption.set(m.input.caption.clone());
-    state.maev_reference.set(m.input.reference.clone());
-    state.text.set(m.input.answer.clone());
+    state.inputs.question.set(m.input.question.clone());
+    state.maev.caption.set(m.input.caption.clone());
+    state.maev.reference.set(m.input.reference.clone());
+    state.inputs.text.set(m.input.answer.clone());
     state.maev_threshold.set(m.input.threshold);
-    state.maev_captioning.set(ExplainState::Idle);
-    state.maev_results.set(
+    state.maev.captioning.set(ExplainState::Idle);
+    state.maev.results.set(
         m.trials
             .into_iter()
             .map(|(examples, r)| {
@@ -155,7 +155,7 @@ fn show_maev(state: AppState, m: maev::reopen::Reopened, backend: Backend) {
             .collect(),
     );
     // The pool the trials point at stays with the run; the user's own pool is not touched.
-    state.maev_run.set_value(Some(MaevRun { input: m.input, backend }));
+    state.maev.run.set_value(Some(MaevRun { input: m.input, backend }));
 }
 
 /// Reads a file the user chose and shows it.

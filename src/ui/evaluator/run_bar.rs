@@ -31,8 +31,8 @@ pub fn RunBar() -> impl IntoView {
                 <input
                     type="checkbox"
                     data-testid="fresh-run-checkbox"
-                    prop:checked=move || state.fresh_run.get()
-                    on:change=move |ev| state.fresh_run.set(event_target_checked(&ev))
+                    prop:checked=move || state.provider.fresh_run.get()
+                    on:change=move |ev| state.provider.fresh_run.set(event_target_checked(&ev))
                 />
                 "Ask the model again (ignore cached answers)"
             </label>

@@ -15,7 +15,7 @@ const THUMB_SIDE: u32 = 160;
 
 /// A small JPEG of the shown image: from the loaded canvas, or the opened result's own image.
 pub(crate) fn thumbnail(state: AppState) -> Option<String> {
-    let from_canvas = state.image.with_value(|img| {
+    let from_canvas = state.inputs.image.with_value(|img| {
         let img = img.as_ref()?;
         let src = &img.canvas;
         let (w, h) = crate::geometry::fit_within(src.width(), src.height(), THUMB_SIDE);
@@ -28,7 +28,7 @@ pub(crate) fn thumbnail(state: AppState) -> Option<String> {
         canvas.to_data_url_with_type_and_encoder_options("image/jpeg", &JsValue::from_f64(0.7)).ok()
     });
     from_canvas.or_else(|| {
-        state.image_view.with_untracked(|v| v.as_ref().map(|v| v.data_url.clone()).filter(|u| u.len() < 12_000))
+        state.inputs.image_view.with_untracked(|v| v.as_ref().map(|v| v.data_url.clone()).filter(|u| u.len() < 12_000))
     })
 }
 

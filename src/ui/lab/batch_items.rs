@@ -8,11 +8,11 @@ use crate::batch::plan::{MaevSettings, Plan};
 use crate::batch::{self, Item, Method};
 use crate::metrics::Metric;
 use crate::ui::batch_state::Images;
-use crate::ui::state::AppState;
+use crate::ui::state::Settings;
 use crate::web::{files, image};
 
 /// The run's plan for an item under `metric`, with the metric settings as they are now.
-pub(crate) fn plan(state: AppState, metric: Metric) -> Plan {
+pub(crate) fn plan(state: Settings, metric: Metric) -> Plan {
     Plan {
         metric,
         fidelity: state.fidelity.get_untracked(),

@@ -14,12 +14,12 @@ use crate::ui::gamma_panel::GammaPanel;
 use crate::ui::meta_panel::MetaPanel;
 use crate::ui::metric_select::MetricSelect;
 use crate::ui::results_table::ResultsTable;
-use crate::ui::state::AppState;
+use crate::ui::state::Settings;
 use crate::ui::top_bar::{Page, TopBar};
 
 #[component]
 pub fn LabApp() -> impl IntoView {
-    let state = AppState::restore();
+    let state = Settings::restore();
     provide_context(state);
     actions::persist_settings(state);
     runner::refresh_cache_count(state);

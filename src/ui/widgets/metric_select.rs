@@ -3,12 +3,14 @@
 use leptos::prelude::*;
 
 use crate::ui::image_actions;
-use crate::ui::state::AppState;
+use crate::ui::state::{AppState, Settings};
 use crate::metrics::Metric;
 
 #[component]
 pub fn MetricSelect() -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let state = expect_context::<Settings>();
+    // The evaluator's image (the lab has none).
+    let page = use_context::<AppState>();
     let on_metric = move |ev| {
         let Some(metric) = Metric::from_id(&event_target_value(&ev)) else {
             return;
@@ -16,7 +18,9 @@ pub fn MetricSelect() -> impl IntoView {
         state.metric.set(metric);
         state.form_problems.set(Vec::new());
         // Only HarmonicEval's REG task draws the box into what is sent.
-        image_actions::refresh_encoded_image(state);
+        if let Some(page) = page {
+            image_actions::refresh_encoded_image(page);
+        }
     };
     view! {
         <div class="field">

@@ -10,6 +10,7 @@ use crate::ui::state::AppState;
 
 pub(crate) mod panel;
 pub(crate) mod run;
+pub(crate) mod state;
 
 /// FLEUR, or RefFLEUR with `references`.
 pub(crate) struct FleurUi {
@@ -43,17 +44,17 @@ impl super::MetricUi for FleurUi {
     }
 
     fn running(&self, state: AppState) -> bool {
-        state.fleur.with(|s| s.is_active()) || state.candidates.running()
+        state.fleur.result.with(|s| s.is_active()) || state.candidates.running()
     }
 
     fn has_run(&self, state: AppState) -> bool {
-        state.fleur.with(|s| s.id() != "idle")
+        state.fleur.result.with(|s| s.id() != "idle")
             || state.candidates.plain_shown(state.metric.get())
     }
 
     fn billed_model(&self, state: AppState) -> Option<String> {
         state
-            .fleur_run
+            .fleur.run
             .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
     }
 
@@ -69,7 +70,7 @@ impl super::MetricUi for FleurUi {
             caption: text.to_string(),
             references: self
                 .references
-                .then(|| fleur::references_from_lines(&state.references.get())),
+                .then(|| fleur::references_from_lines(&state.inputs.references.get())),
             image_data_url: None,
         };
         fleur::estimated_tokens(&input, image_size, protocol, detail)

@@ -8,7 +8,7 @@ use crate::metrics::{fleur, g_veval};
 
 /// The G-VEval input from the form: the medium follows the file (a video gives its composite).
 pub fn input(state: AppState) -> g_veval::Input {
-    let view = state.image_view.get_untracked();
+    let view = state.inputs.image_view.get_untracked();
     let mode = state.gv_mode.get_untracked();
     g_veval::Input {
         medium: if view.as_ref().is_some_and(|v| v.is_video) {
@@ -17,10 +17,10 @@ pub fn input(state: AppState) -> g_veval::Input {
             g_veval::Medium::Image
         },
         mode,
-        accr: state.gv_accr.get_untracked(),
-        caption: state.text.get_untracked(),
+        accr: state.gveval.accr.get_untracked(),
+        caption: state.inputs.text.get_untracked(),
         references: if mode.needs_references() {
-            fleur::references_from_lines(&state.references.get_untracked())
+            fleur::references_from_lines(&state.inputs.references.get_untracked())
         } else {
             Vec::new()
         },
@@ -38,21 +38,21 @@ pub fn evaluate(state: AppState) {
     if !problems.is_empty() {
         return;
     }
-    let backend = state.backend();
+    let backend = state.provider.backend();
     let request = match g_veval::request(&backend, &input) {
         Ok(r) => r,
         Err(e) => {
             return state
-                .gveval
+                .gveval.result
                 .set(crate::ui::state::Progress::Failed(e.to_string()))
         }
     };
     let accr = input.accr;
-    state.gveval_run.set_value(Some(GvevalRun {
+    state.gveval.run.set_value(Some(GvevalRun {
         input,
         backend: backend.clone(),
     }));
-    run_one(state, state.gveval, backend, request, move |c| {
+    run_one(state, state.gveval.result, backend, request, move |c| {
         g_veval::interpret(c, accr)
     });
 }
@@ -63,8 +63,8 @@ pub fn export(state: AppState) {
 
 /// The G-VEval result file of the last run (export, share link, history); `None` before a run.
 pub fn result_json(state: AppState) -> Option<String> {
-    let run = state.gveval_run.get_value()?;
-    let progress = state.gveval.get_untracked();
+    let run = state.gveval.run.get_value()?;
+    let progress = state.gveval.result.get_untracked();
     let error = progress.error().unwrap_or_else(|| "not finished".into());
     Some(g_veval::export_json(&g_veval::ExportInput {
         input: &run.input,

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use crate::aggregate::{overall_curve, Scored, GAMMA_MIN};
 use crate::gamma_axis::{self, GammaAxis};
 use crate::ui::gamma_events::gamma_at_click;
-use crate::ui::state::AppState;
+use crate::ui::state::{AppState, Settings};
 
 /// The paper's named settings of γ (Section 3, Appendix A).
 const NAMED_GAMMAS: [(f64, &str); 4] = [
@@ -32,12 +32,14 @@ const AXIS: GammaAxis = GammaAxis {
 /// single result, sets it (no_plot) and plots agreement against γ in its meta-evaluation.
 #[component]
 pub fn GammaPanel(#[prop(optional)] no_plot: bool) -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let state = expect_context::<Settings>();
     let gamma = state.gamma;
+    // The evaluator's result (the lab has none: it sets `no_plot`).
+    let criteria = use_context::<AppState>().map(|page| page.he.criteria);
     let curve = Memo::new(move |_| {
-        let scored: Vec<Scored> = state
-            .criteria
+        let scored: Vec<Scored> = criteria
             .iter()
+            .flatten()
             .filter_map(|c| c.with(|s| s.result().map(|r| r.scored())))
             .collect();
         overall_curve(&scored, 100)
