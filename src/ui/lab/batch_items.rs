@@ -71,15 +71,15 @@ pub(crate) async fn prepared_image(
             files::blob(&data, mime_of(name))?
         }
     };
-    let loaded = image::load(&blob, max_side)
-        .await
-        .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?;
     let red_box = if item.task.needs_box() {
         item.bbox.filter(|b| b.is_usable())
     } else {
         None
     };
-    image::encode_jpeg(&loaded, red_box).map(Some)
+    let prepared = image::prepare_image(&blob, max_side, red_box)
+        .await
+        .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?;
+    Ok(Some(prepared.sent))
 }
 
 pub(crate) fn mime_of(name: &str) -> &'static str {
