@@ -10,6 +10,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageBitmap};
 
 use crate::geometry::{box_stroke, fit_within, NormBox};
+use crate::providers::Image;
 use crate::sniff;
 
 /// Files above this are refused before decoding, so a huge upload cannot freeze the tab.
@@ -125,7 +126,7 @@ async fn load(file: &web_sys::Blob, max_side: u32) -> Result<LoadedImage, String
 /// encoded as it is sent.
 pub struct Prepared {
     pub image: LoadedImage,
-    pub sent: String,
+    pub sent: Image,
 }
 
 /// The one image pipeline of both pages: decodes `file`, scales it so its longest side is at
@@ -140,8 +141,8 @@ pub async fn prepare_image(
     Ok(Prepared { image, sent })
 }
 
-/// The image as it will be sent: a JPEG data URL, with the REG box drawn in red if given.
-pub fn encode_jpeg(image: &LoadedImage, red_box: Option<NormBox>) -> Result<String, String> {
+/// The image as it will be sent: a JPEG, with the REG box drawn in red if given.
+pub fn encode_jpeg(image: &LoadedImage, red_box: Option<NormBox>) -> Result<Image, String> {
     let (w, h) = (image.canvas.width(), image.canvas.height());
     let source = match red_box {
         None => image.canvas.clone(),
@@ -158,5 +159,7 @@ pub fn encode_jpeg(image: &LoadedImage, red_box: Option<NormBox>) -> Result<Stri
     };
     source
         .to_data_url_with_type_and_encoder_options("image/jpeg", &JsValue::from_f64(JPEG_QUALITY))
-        .map_err(|_| "The browser could not encode the image as JPEG.".to_string())
+        .ok()
+        .and_then(|url| Image::from_data_url(&url))
+        .ok_or_else(|| "The browser could not encode the image as JPEG.".to_string())
 }

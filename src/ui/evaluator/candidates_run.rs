@@ -7,7 +7,7 @@ use crate::candidates::export::{append_to_inbox, comparison_json, Judged, INBOX_
 use crate::candidates::{default_label, problems, MAX_CANDIDATES};
 use crate::criteria::Criterion;
 use crate::metrics::harmonic_eval::{self, ExportInput, Input};
-use crate::providers::Backend;
+use crate::providers::{Backend, Image};
 use crate::result_file::Comparison;
 use crate::ui::runner::{begin_run, send_one, VIDEO_NEEDS_G_VEVAL};
 use crate::ui::candidates_state::CandidatesRun;
@@ -96,7 +96,7 @@ pub fn evaluate(state: AppState) {
         task: state.inputs.task.get_untracked(),
         text: texts.first().cloned().unwrap_or_default(),
         question: state.inputs.question.get_untracked(),
-        image_data_url: state.inputs.image_view.get_untracked().map(|v| v.data_url),
+        image: state.inputs.image_view.get_untracked().and_then(|v| v.sent()),
         fidelity: state.fidelity_now(),
         criteria: state.he_criteria.get_untracked(),
     };
@@ -221,7 +221,7 @@ pub fn comparison_for_link(state: AppState, image: Option<&str>) -> Option<Strin
 
 /// Shows a comparison read from a share link or a file as if it had just run: the candidates,
 /// their criteria, the pick and γ; no request is sent.
-pub fn open(state: AppState, c: Comparison, image: Option<String>, backend: Backend) {
+pub fn open(state: AppState, c: Comparison, image: Option<Image>, backend: Backend) {
     let Some(first) = c.candidates.first() else {
         return;
     };
@@ -244,7 +244,7 @@ pub fn open(state: AppState, c: Comparison, image: Option<String>, backend: Back
                 task: first.task,
                 text: first.text.clone(),
                 question: first.question.clone(),
-                image_data_url: image,
+                image,
                 fidelity: first.fidelity.clone(),
                 criteria: first.criteria_set,
             },

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use crate::geometry::NormBox;
+use crate::providers::Image;
 use crate::task::Task;
 use crate::web::image::LoadedImage;
 
@@ -18,6 +19,13 @@ pub struct ImageView {
     pub is_video: bool,
     /// An animation's first frame, a file cut short.
     pub note: Option<&'static str>,
+}
+
+impl ImageView {
+    /// The image as a metric sends it (`None` if the shown URL is not a base64 data URL).
+    pub fn sent(&self) -> Option<Image> {
+        Image::from_data_url(&self.data_url)
+    }
 }
 
 #[derive(Clone, Copy)]

@@ -8,7 +8,7 @@ use wasm_bindgen::JsCast;
 
 use crate::metrics::harmonic_eval::Input;
 use crate::metrics::{fleur, g_veval, maev};
-use crate::providers::{Backend, Protocol};
+use crate::providers::{Backend, Image, Protocol};
 use crate::result_file::{Body, Harmonic, Opened};
 use crate::ui::state::{AppState, ExplainState, FleurRun, GvevalRun, ImageView, MaevRun, Progress, RunContext};
 
@@ -69,12 +69,14 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
         // One result opened: shown as one text, not inside an earlier comparison.
         state.candidates.reset();
     }
+    // What a run or Explain of the opened result sends, as a metric takes it.
+    let sent = opened.image.as_deref().and_then(Image::from_data_url);
     match opened.body {
-        Body::Harmonic(h) => show_harmonic(state, *h, opened.image, backend),
-        Body::Fleur(f) => show_fleur(state, *f, opened.image, backend),
-        Body::Gveval(g) => show_gveval(state, *g, opened.image, backend),
+        Body::Harmonic(h) => show_harmonic(state, *h, sent, backend),
+        Body::Fleur(f) => show_fleur(state, *f, sent, backend),
+        Body::Gveval(g) => show_gveval(state, *g, sent, backend),
         Body::Maev(m) => show_maev(state, *m, backend),
-        Body::Candidates(c) => crate::ui::candidates_run::open(state, *c, opened.image.clone(), backend),
+        Body::Candidates(c) => crate::ui::candidates_run::open(state, *c, sent, backend),
     }
     view.0.set(Some(OpenedNote {
         from: from.to_string(),
@@ -84,7 +86,7 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
     Ok(())
 }
 
-fn show_harmonic(state: AppState, h: Harmonic, image: Option<String>, backend: Backend) {
+fn show_harmonic(state: AppState, h: Harmonic, image: Option<Image>, backend: Backend) {
     state.inputs.task.set(h.task);
     state.inputs.text.set(h.text.clone());
     state.inputs.question.set(h.question.clone());
@@ -106,7 +108,7 @@ fn show_harmonic(state: AppState, h: Harmonic, image: Option<String>, backend: B
             task: h.task,
             text: h.text,
             question: h.question,
-            image_data_url: image,
+            image,
             fidelity: h.fidelity,
             criteria: h.criteria_set,
         },
@@ -114,7 +116,7 @@ fn show_harmonic(state: AppState, h: Harmonic, image: Option<String>, backend: B
     }));
 }
 
-fn show_fleur(state: AppState, f: fleur::reopen::Reopened, image: Option<String>, backend: Backend) {
+fn show_fleur(state: AppState, f: fleur::reopen::Reopened, image: Option<Image>, backend: Backend) {
     state.inputs.text.set(f.input.caption.clone());
     if let Some(refs) = &f.input.references {
         state.inputs.references.set(refs.join("\n"));
@@ -122,19 +124,19 @@ fn show_fleur(state: AppState, f: fleur::reopen::Reopened, image: Option<String>
     state.fleur.result.set(Progress::Done { result: f.result, cached: false });
     state.fleur.explanation.set(f.explanation.map_or(ExplainState::Idle, ExplainState::Done));
     state.fleur.run.set_value(Some(FleurRun {
-        input: fleur::Input { image_data_url: image, ..f.input },
+        input: fleur::Input { image, ..f.input },
         backend,
     }));
 }
 
-fn show_gveval(state: AppState, g: g_veval::reopen::Reopened, image: Option<String>, backend: Backend) {
+fn show_gveval(state: AppState, g: g_veval::reopen::Reopened, image: Option<Image>, backend: Backend) {
     state.inputs.text.set(g.input.caption.clone());
     state.inputs.references.set(g.input.references.join("\n"));
     state.gv_mode.set(g.input.mode);
     state.gveval.accr.set(g.input.accr);
     state.gveval.result.set(Progress::Done { result: g.result, cached: false });
     state.gveval.run.set_value(Some(GvevalRun {
-        input: g_veval::Input { image_data_url: image, ..g.input },
+        input: g_veval::Input { image, ..g.input },
         backend,
     }));
 }

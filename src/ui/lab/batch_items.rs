@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use crate::batch::plan::{MaevSettings, Plan};
 use crate::batch::{self, Item, Method};
 use crate::metrics::Metric;
+use crate::providers::Image;
 use crate::ui::batch_state::Images;
 use crate::ui::state::Settings;
 use crate::web::{files, image};
@@ -32,7 +33,7 @@ pub(crate) async fn prepared_image(
     images: &Images,
     item: &Item,
     max_side: u32,
-) -> Result<Option<String>, String> {
+) -> Result<Option<Image>, String> {
     let Some(name) = &item.image else {
         return Ok(None);
     };

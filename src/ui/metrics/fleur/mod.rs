@@ -71,7 +71,7 @@ impl super::MetricUi for FleurUi {
             references: self
                 .references
                 .then(|| fleur::references_from_lines(&state.inputs.references.get())),
-            image_data_url: None,
+            image: None,
         };
         fleur::estimated_tokens(&input, image_size, protocol, detail)
     }

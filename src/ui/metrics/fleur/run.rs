@@ -12,7 +12,7 @@ pub fn input(state: AppState) -> Input {
         caption: state.inputs.text.get_untracked(),
         references: (state.metric.get_untracked() == crate::metrics::Metric::RefFleur)
             .then(|| fleur::references_from_lines(&state.inputs.references.get_untracked())),
-        image_data_url: state.inputs.image_view.get_untracked().map(|v| v.data_url),
+        image: state.inputs.image_view.get_untracked().and_then(|v| v.sent()),
     }
 }
 

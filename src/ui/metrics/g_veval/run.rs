@@ -24,7 +24,7 @@ pub fn input(state: AppState) -> g_veval::Input {
         } else {
             Vec::new()
         },
-        image_data_url: view.map(|v| v.data_url),
+        image: view.and_then(|v| v.sent()),
         fidelity: state
             .fidelity
             .with_untracked(|f| f.for_metric(crate::metrics::Metric::GVeval)),

@@ -67,7 +67,7 @@ impl super::MetricUi for HarmonicEvalUi {
             task: state.inputs.task.get(),
             text: text.to_string(),
             question: state.inputs.question.get(),
-            image_data_url: None,
+            image: None,
             fidelity: state.fidelity.get(),
             criteria: state.he_criteria.get(),
         };

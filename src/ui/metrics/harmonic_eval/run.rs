@@ -11,12 +11,12 @@ use crate::ui::state::{AppState, CriterionState, ExplainState, Progress, RunCont
 /// Starts a HarmonicEval run: the criteria are requested concurrently (up to the provider's limit), and
 /// each card fills in as its answer arrives. A failed criterion does not affect the others.
 pub fn evaluate(state: AppState) {
-    let image_data_url = state.inputs.image_view.get_untracked().map(|v| v.data_url);
+    let image = state.inputs.image_view.get_untracked().and_then(|v| v.sent());
     let input = Input {
         task: state.inputs.task.get_untracked(),
         text: state.inputs.text.get_untracked(),
         question: state.inputs.question.get_untracked(),
-        image_data_url,
+        image,
         fidelity: state.fidelity_now(),
         criteria: state.he_criteria.get_untracked(),
     };

@@ -77,14 +77,14 @@ pub fn evaluate(state: AppState) {
 
 /// Asks the chosen VLM for a dense caption of the current image and fills the caption box.
 pub fn caption_image(state: AppState) {
-    let Some(view) = state.inputs.image_view.get_untracked() else {
+    let Some(image) = state.inputs.image_view.get_untracked().and_then(|v| v.sent()) else {
         state
             .maev.captioning
             .set(ExplainState::Failed("Add an image first.".into()));
         return;
     };
     let backend = state.provider.backend();
-    let request = match maev::caption_request(&backend, &view.data_url) {
+    let request = match maev::caption_request(&backend, &image) {
         Ok(r) => r,
         Err(e) => {
             return state
