@@ -14,6 +14,7 @@ mod lab;
 mod metrics;
 use metrics as metric_ui;
 mod progress;
+mod settings;
 mod state;
 mod widgets;
 
@@ -34,7 +35,7 @@ use lab::{
 use metrics::fleur::{panel as fleur_panel, run as fleur_run, state as fleur_state};
 use metrics::g_veval::{panel as gveval_panel, state as gveval_state};
 use metrics::harmonic_eval::{
-    criterion_card, gamma_panel, overall_score, run as he_run, state as he_state, weights_chart,
+    criterion_card, gamma_panel, overall_score, run as he_run, weights_chart,
 };
 use metrics::maev::{inputs as maev_inputs, panel as maev_panel, run as maev_run, state as maev_state};
 use widgets::{
