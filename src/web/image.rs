@@ -10,7 +10,6 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageBitmap};
 
 use crate::geometry::{box_stroke, fit_within, NormBox};
-use crate::providers::Image;
 use crate::sniff;
 
 /// Files above this are refused before decoding, so a huge upload cannot freeze the tab.
@@ -126,7 +125,9 @@ async fn load(file: &web_sys::Blob, max_side: u32) -> Result<LoadedImage, String
 /// encoded as it is sent.
 pub struct Prepared {
     pub image: LoadedImage,
-    pub sent: Image,
+    /// The JPEG as a `data:` URL (what the preview shows; `Image::from_data_url` gives what a
+    /// provider is sent).
+    pub sent: String,
 }
 
 /// The one image pipeline of both pages: decodes `file`, scales it so its longest side is at
@@ -141,8 +142,8 @@ pub async fn prepare_image(
     Ok(Prepared { image, sent })
 }
 
-/// The image as it will be sent: a JPEG, with the REG box drawn in red if given.
-pub fn encode_jpeg(image: &LoadedImage, red_box: Option<NormBox>) -> Result<Image, String> {
+/// The image as it will be sent: a JPEG data URL, with the REG box drawn in red if given.
+pub fn encode_jpeg(image: &LoadedImage, red_box: Option<NormBox>) -> Result<String, String> {
     let (w, h) = (image.canvas.width(), image.canvas.height());
     let source = match red_box {
         None => image.canvas.clone(),
@@ -159,7 +160,5 @@ pub fn encode_jpeg(image: &LoadedImage, red_box: Option<NormBox>) -> Result<Imag
     };
     source
         .to_data_url_with_type_and_encoder_options("image/jpeg", &JsValue::from_f64(JPEG_QUALITY))
-        .ok()
-        .and_then(|url| Image::from_data_url(&url))
-        .ok_or_else(|| "The browser could not encode the image as JPEG.".to_string())
+        .map_err(|_| "The browser could not encode the image as JPEG.".to_string())
 }

@@ -12,13 +12,13 @@ use crate::web::storage;
 pub fn evaluate_now(state: AppState) {
     // One run at a time: the button is disabled while its run is in flight, and a click that
     // slips through (a double click before the page redraws) starts nothing.
-    let metric = metric_ui::of(state.metric.get_untracked());
+    let metric = metric_ui::of(state.settings.metric.get_untracked());
     if untrack(|| metric.running(state)) {
         return;
     }
     // A provider that needs a key gets one before anything is sent (not five 401s after).
     if let Some(m) = crate::ui::guidance::missing_key(state) {
-        state.form_problems.set(vec![m]);
+        state.settings.form_problems.set(vec![m]);
         return;
     }
     if state.candidates.active() {
@@ -30,7 +30,7 @@ pub fn evaluate_now(state: AppState) {
 
 /// Saves the selected metric's result as JSON. The API key is not part of the document.
 pub fn export_now(state: AppState) {
-    let metric = metric_ui::of(state.metric.get_untracked());
+    let metric = metric_ui::of(state.settings.metric.get_untracked());
     if !metric.export_candidates(state) {
         metric.export(state);
     }

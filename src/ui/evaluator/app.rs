@@ -33,7 +33,7 @@ pub fn App() -> impl IntoView {
     runner::refresh_cache_count(state.settings);
     // A failed cache write is said with the other storage refusals (under the run bar; in the
     // lab, in the batch panel); the run keeps its answer.
-    crate::web::cache::on_write_error(move |m| state.storage_error.set(Some(m)));
+    crate::web::cache::on_write_error(move |m| state.settings.storage_error.set(Some(m)));
     crate::ui::guidance::follow_results(state);
 
     view! {

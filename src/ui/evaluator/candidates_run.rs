@@ -83,7 +83,7 @@ fn ready(state: AppState, input: &Input, labels: &[String], texts: &[String]) ->
         found.push(VIDEO_NEEDS_G_VEVAL.into());
     }
     let ok = found.is_empty();
-    state.form_problems.set(found);
+    state.settings.form_problems.set(found);
     ok
 }
 
@@ -97,14 +97,14 @@ pub fn evaluate(state: AppState) {
         text: texts.first().cloned().unwrap_or_default(),
         question: state.inputs.question.get_untracked(),
         image: state.inputs.image_view.get_untracked().and_then(|v| v.sent()),
-        fidelity: state.fidelity_now(),
-        criteria: state.he_criteria.get_untracked(),
+        fidelity: state.settings.fidelity_now(),
+        criteria: state.settings.he_criteria.get_untracked(),
     };
     if !ready(state, &input, &labels, &texts) {
         return;
     }
     let labels: Vec<String> = labels.iter().map(|l| l.trim().to_string()).collect();
-    let backend = state.provider.backend();
+    let backend = state.settings.provider.backend();
     c.run.set_value(Some(CandidatesRun {
         labels: labels.clone(),
         texts: texts.clone(),
@@ -185,7 +185,7 @@ fn with_judged<R>(
 /// The comparison as JSON: every candidate's own export, the ranking at γ, the flips, the
 /// human's pick and the agreement; compact and named as a group for the lab. No key in it.
 fn comparison(state: AppState, group: Option<&str>) -> Option<String> {
-    let gamma = state.gamma.get_untracked();
+    let gamma = state.settings.gamma.get_untracked();
     let chosen = state.candidates.preferred.get_untracked();
     with_judged(state, |run, judged| {
         let ctx = &run.context;
@@ -229,9 +229,9 @@ pub fn open(state: AppState, c: Comparison, image: Option<Image>, backend: Backe
     let texts: Vec<String> = c.candidates.iter().map(|h| h.text.clone()).collect();
     state.inputs.task.set(first.task);
     state.inputs.question.set(first.question.clone());
-    state.he_criteria.set(first.criteria_set);
+    state.settings.he_criteria.set(first.criteria_set);
     state.inputs.text.set(first.text.clone());
-    state.gamma.set(c.gamma);
+    state.settings.gamma.set(c.gamma);
     cs.clear();
     cs.lab_message.set(None);
     cs.labels.set(c.labels.clone());

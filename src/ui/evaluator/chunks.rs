@@ -25,7 +25,7 @@ pub fn evaluate(state: AppState) {
     let load = crate::ui::lazy::loading(evaluate_loaded(state));
     spawn_local(async move {
         if load.await.is_err() {
-            state.form_problems.set(vec![missing("judging")]);
+            state.settings.form_problems.set(vec![missing("judging")]);
         }
     });
 }
@@ -44,7 +44,7 @@ pub fn explain(state: AppState, criterion: Option<Criterion>) {
     let load = crate::ui::lazy::loading(explain_loaded(state, criterion));
     spawn_local(async move {
         if load.await.is_err() {
-            state.form_problems.set(vec![missing("Explain")]);
+            state.settings.form_problems.set(vec![missing("Explain")]);
         }
     });
 }

@@ -36,7 +36,7 @@ fn keep(state: AppState, h: History) {
     if state.candidates.active() {
         return; // several texts: the comparison goes to the lab, not here
     }
-    let page = crate::ui::metric_ui::of(state.metric.get_untracked());
+    let page = crate::ui::metric_ui::of(state.settings.metric.get_untracked());
     let Some(json) = page.result_json(state) else { return };
     let thumb = crate::ui::share::thumbnail(state);
     let json = crate::result_file::with_extras(&json, thumb.as_deref(), &Default::default(), None);
@@ -85,7 +85,7 @@ fn keep_soon(state: AppState, h: History) {
 /// Keeps each run as it finishes, and again when Explain adds an answer to it.
 fn follow_runs(state: AppState, h: History) {
     Effect::new(move |was_running: Option<bool>| {
-        let running = crate::ui::metric_ui::of(state.metric.get()).running(state);
+        let running = crate::ui::metric_ui::of(state.settings.metric.get()).running(state);
         if was_running == Some(true) && !running {
             keep_soon(state, h);
         }

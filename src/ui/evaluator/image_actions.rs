@@ -29,7 +29,7 @@ fn decode_image(state: AppState, file: web_sys::File, keep_box: bool) {
                 Err(e) => Err(e),
             }
         } else {
-            image::prepare_image(&file, state.max_side.get_untracked(), red_box).await
+            image::prepare_image(&file, state.settings.max_side.get_untracked(), red_box).await
         };
         match prepared {
             Ok(Prepared { image, sent }) => {
@@ -38,7 +38,7 @@ fn decode_image(state: AppState, file: web_sys::File, keep_box: bool) {
                     state.inputs.red_box.set(None);
                 }
                 state.inputs.image_error.set(None);
-                show(state, sent.data_url(), Shown::of(&image));
+                show(state, sent, Shown::of(&image));
                 state.inputs.image.set_value(Some(image));
                 timing::end("hj-image-prep");
             }
@@ -81,7 +81,7 @@ pub fn refresh_encoded_image(state: AppState) {
             .map(|img| image::encode_jpeg(img, red_box).map(|sent| (sent, Shown::of(img))))
     });
     match encoded {
-        Some(Ok((sent, shown))) => show(state, sent.data_url(), shown),
+        Some(Ok((sent, shown))) => show(state, sent, shown),
         Some(Err(message)) => state.inputs.image_error.set(Some(message)),
         None => {}
     }

@@ -21,11 +21,11 @@ pub fn InputsPanel() -> impl IntoView {
             image_actions::refresh_encoded_image(state);
         }
     };
-    let metric = move || metric_ui::of(state.metric.get());
+    let metric = move || metric_ui::of(state.settings.metric.get());
     let noun = move || metric().text_noun(state);
     let addresses_judge = move || state.inputs.text.with(|t| addresses_the_judge(t));
     view! {
-        <div class="field" class:hidden=move || !state.is_harmonic()>
+        <div class="field" class:hidden=move || !state.settings.is_harmonic()>
             <label for="task-select">"Task"</label>
             <select id="task-select" data-testid="task-select" on:change=on_task prop:value=move || task.get().id()>
                 {Task::ALL.iter().map(|t| view! { <option value=t.id()>{t.label()}</option> }).collect_view()}
@@ -54,7 +54,7 @@ pub fn InputsPanel() -> impl IntoView {
                 {INSTRUCTION_WARNING}
             </p>
         </div>
-        <Show when=move || state.metric.get() == Metric::Maev>
+        <Show when=move || state.settings.metric.get() == Metric::Maev>
             {crate::ui::lazy::chunk("MAEV inputs", maev_inputs_view)}
         </Show>
         {gveval_mode(state)}
@@ -72,15 +72,15 @@ pub fn InputsPanel() -> impl IntoView {
 /// G-VEval's mode and its ACCR switch, shown for G-VEval only.
 fn gveval_mode(state: AppState) -> impl IntoView {
     view! {
-    <div class="field" class:hidden=move || state.metric.get() != Metric::GVeval>
+    <div class="field" class:hidden=move || state.settings.metric.get() != Metric::GVeval>
         <label for="mode-select">"G-VEval mode"</label>
         <select
             id="mode-select"
             data-testid="mode-select"
-            prop:value=move || state.gv_mode.get().id()
+            prop:value=move || state.settings.gv_mode.get().id()
             on:change=move |ev| {
                 if let Some(m) = Mode::from_id(&event_target_value(&ev)) {
-                    state.gv_mode.set(m);
+                    state.settings.gv_mode.set(m);
                 }
             }
         >

@@ -34,16 +34,16 @@ fn protocol(id: &str) -> Protocol {
 
 /// Puts a read result into the page. Refused (with a sentence) while a run is in flight.
 pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Result<(), String> {
-    if untrack(|| crate::ui::metric_ui::of(state.metric.get()).running(state)) {
+    if untrack(|| crate::ui::metric_ui::of(state.settings.metric.get()).running(state)) {
         return Err("A run is in progress: cancel it or wait, then open the result.".into());
     }
     state.generation.update_value(|g| *g += 1);
-    state.form_problems.set(Vec::new());
+    state.settings.form_problems.set(Vec::new());
     state.export_error.set(None);
     let Some(metric) = crate::metrics::Metric::from_id(&opened.metric) else {
         return Err(format!("This file's metric \u{201c}{}\u{201d} is not one this page knows.", opened.metric));
     };
-    state.metric.set(metric);
+    state.settings.metric.set(metric);
     if let Some(url) = &opened.image {
         state.inputs.image.set_value(None);
         state.inputs.image_file.set_value(None);
@@ -90,8 +90,8 @@ fn show_harmonic(state: AppState, h: Harmonic, image: Option<Image>, backend: Ba
     state.inputs.task.set(h.task);
     state.inputs.text.set(h.text.clone());
     state.inputs.question.set(h.question.clone());
-    state.he_criteria.set(h.criteria_set);
-    state.gamma.set(h.gamma);
+    state.settings.he_criteria.set(h.criteria_set);
+    state.settings.gamma.set(h.gamma);
     for (i, r) in h.results.iter().enumerate() {
         state.he.criteria[i].set(match r {
             Some(Ok(result)) => Progress::Done { result: result.clone(), cached: false },
@@ -132,7 +132,7 @@ fn show_fleur(state: AppState, f: fleur::reopen::Reopened, image: Option<Image>,
 fn show_gveval(state: AppState, g: g_veval::reopen::Reopened, image: Option<Image>, backend: Backend) {
     state.inputs.text.set(g.input.caption.clone());
     state.inputs.references.set(g.input.references.join("\n"));
-    state.gv_mode.set(g.input.mode);
+    state.settings.gv_mode.set(g.input.mode);
     state.gveval.accr.set(g.input.accr);
     state.gveval.result.set(Progress::Done { result: g.result, cached: false });
     state.gveval.run.set_value(Some(GvevalRun {
@@ -146,7 +146,7 @@ fn show_maev(state: AppState, m: maev::reopen::Reopened, backend: Backend) {
     state.maev.caption.set(m.input.caption.clone());
     state.maev.reference.set(m.input.reference.clone());
     state.inputs.text.set(m.input.answer.clone());
-    state.maev_threshold.set(m.input.threshold);
+    state.settings.maev_threshold.set(m.input.threshold);
     state.maev.captioning.set(ExplainState::Idle);
     state.maev.results.set(
         m.trials
@@ -199,7 +199,7 @@ pub fn OpenResult() -> impl IntoView {
 pub fn OpenedPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     let view = expect_context::<OpenedView>();
-    let note = move || view.0.get().filter(|n| state.metric.with(|m| m.id() == n.metric));
+    let note = move || view.0.get().filter(|n| state.settings.metric.with(|m| m.id() == n.metric));
     view! {
         {move || note().map(|n| view! {
             <div class="opened-note" data-testid="opened-note">

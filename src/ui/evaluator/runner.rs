@@ -35,10 +35,10 @@ pub(crate) fn send_options<'a>(
 pub(crate) fn new_cancel(state: AppState) -> Option<web_sys::AbortSignal> {
     let controller = web_sys::AbortController::new().ok();
     let signal = controller.as_ref().map(|c| c.signal());
-    if let Some(old) = state.provider.cancel.get_value() {
+    if let Some(old) = state.settings.provider.cancel.get_value() {
         old.abort();
     }
-    state.provider.cancel.set_value(controller);
+    state.settings.provider.cancel.set_value(controller);
     signal
 }
 
@@ -159,7 +159,7 @@ pub(crate) fn run_one<T>(
 
 /// Stops every request of the current run; criteria already scored keep their scores.
 pub fn cancel(state: AppState) {
-    if let Some(c) = state.provider.cancel.get_value() {
+    if let Some(c) = state.settings.provider.cancel.get_value() {
         c.abort();
     }
 }
@@ -181,7 +181,7 @@ pub(crate) fn ask_why(
     };
     slot.set(ExplainState::Running);
     let generation = state.generation.get_value();
-    let cancel = state.provider.cancel.get_value().map(|c| c.signal());
+    let cancel = state.settings.provider.cancel.get_value().map(|c| c.signal());
     spawn_local(async move {
         let outcome = fetch_answer(
             state.settings,

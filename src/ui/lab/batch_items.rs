@@ -80,7 +80,9 @@ pub(crate) async fn prepared_image(
     let prepared = image::prepare_image(&blob, max_side, red_box)
         .await
         .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?;
-    Ok(Some(prepared.sent))
+    Image::from_data_url(&prepared.sent)
+        .map(Some)
+        .ok_or_else(|| "The browser could not encode the image as JPEG.".to_string())
 }
 
 pub(crate) fn mime_of(name: &str) -> &'static str {

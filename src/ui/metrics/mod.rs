@@ -15,8 +15,8 @@ pub(crate) mod g_veval;
 pub(crate) mod harmonic_eval;
 pub(crate) mod maev;
 
-/// The evaluator's state: the shared [`Settings`] (reached through `Deref`, so `state.metric`
-/// reads the same on both pages), its inputs, each metric's results and the current run.
+/// The evaluator's state: the shared [`Settings`] (`state.settings`, what the lab has too), its
+/// inputs, each metric's results and the current run.
 #[derive(Clone, Copy)]
 pub struct AppState {
     pub settings: Settings,
@@ -33,14 +33,6 @@ pub struct AppState {
     pub export_error: RwSignal<Option<String>>,
     /// Several candidate texts for the same image (HarmonicEval; empty: one text).
     pub candidates: crate::ui::candidates_state::Candidates,
-}
-
-impl std::ops::Deref for AppState {
-    type Target = Settings;
-
-    fn deref(&self) -> &Settings {
-        &self.settings
-    }
 }
 
 impl AppState {
@@ -68,7 +60,7 @@ impl AppState {
 
     /// The REG box is drawn into the image only for HarmonicEval's REG task.
     pub fn box_active(&self) -> bool {
-        self.is_harmonic() && self.inputs.task.get().needs_box()
+        self.settings.is_harmonic() && self.inputs.task.get().needs_box()
     }
 }
 

@@ -27,7 +27,7 @@ impl super::MetricUi for FleurUi {
     }
 
     fn export_candidates(&self, state: AppState) -> bool {
-        let metric = state.metric.get_untracked();
+        let metric = state.settings.metric.get_untracked();
         let has = untrack(|| state.candidates.plain_shown(metric));
         if has {
             crate::ui::candidates_plain_run::export(state);
@@ -49,7 +49,7 @@ impl super::MetricUi for FleurUi {
 
     fn has_run(&self, state: AppState) -> bool {
         state.fleur.result.with(|s| s.id() != "idle")
-            || state.candidates.plain_shown(state.metric.get())
+            || state.candidates.plain_shown(state.settings.metric.get())
     }
 
     fn billed_model(&self, state: AppState) -> Option<String> {

@@ -58,7 +58,7 @@ fn place_bars(d: PlaceDistribution) -> impl IntoView {
 pub fn FleurPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     // Shown for FLEUR and RefFLEUR: their name, paper and range.
-    let info = move || *state.metric.get().info();
+    let info = move || *state.settings.metric.get().info();
     let result = move || state.fleur.result.with(|s| s.result().cloned());
     let value = move |f: fn(&crate::metrics::fleur::FleurResult) -> f64| {
         result().map(|r| f(&r).to_string()).unwrap_or_default()

@@ -10,7 +10,7 @@ use crate::metrics::fleur::{self, ExportInput, Input};
 pub fn input(state: AppState) -> Input {
     Input {
         caption: state.inputs.text.get_untracked(),
-        references: (state.metric.get_untracked() == crate::metrics::Metric::RefFleur)
+        references: (state.settings.metric.get_untracked() == crate::metrics::Metric::RefFleur)
             .then(|| fleur::references_from_lines(&state.inputs.references.get_untracked())),
         image: state.inputs.image_view.get_untracked().and_then(|v| v.sent()),
     }
@@ -22,11 +22,11 @@ pub fn evaluate(state: AppState) {
     if state.has_video() {
         problems.push(crate::ui::runner::VIDEO_NEEDS_G_VEVAL.into());
     }
-    state.form_problems.set(problems.clone());
+    state.settings.form_problems.set(problems.clone());
     if !problems.is_empty() {
         return;
     }
-    let backend = state.provider.backend();
+    let backend = state.settings.provider.backend();
     let request = match fleur::score_request(&backend, &input) {
         Ok(r) => r,
         Err(e) => {

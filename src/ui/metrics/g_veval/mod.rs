@@ -63,7 +63,7 @@ impl super::MetricUi for GvevalUi {
     ) -> (u64, u64) {
         // The input is read untracked; these are what it depends on.
         state.inputs.image_view.track();
-        state.gv_mode.track();
+        state.settings.gv_mode.track();
         state.gveval.accr.track();
         state.inputs.references.track();
         let mut input = run::input(state);
@@ -80,7 +80,7 @@ impl super::MetricUi for GvevalUi {
     }
 
     fn wants_references(&self, state: AppState) -> bool {
-        state.gv_mode.get().needs_references()
+        state.settings.gv_mode.get().needs_references()
     }
 
     fn panel(&self) -> AnyView {

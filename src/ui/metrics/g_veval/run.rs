@@ -9,7 +9,7 @@ use crate::metrics::{fleur, g_veval};
 /// The G-VEval input from the form: the medium follows the file (a video gives its composite).
 pub fn input(state: AppState) -> g_veval::Input {
     let view = state.inputs.image_view.get_untracked();
-    let mode = state.gv_mode.get_untracked();
+    let mode = state.settings.gv_mode.get_untracked();
     g_veval::Input {
         medium: if view.as_ref().is_some_and(|v| v.is_video) {
             g_veval::Medium::Video
@@ -26,7 +26,7 @@ pub fn input(state: AppState) -> g_veval::Input {
         },
         image: view.and_then(|v| v.sent()),
         fidelity: state
-            .fidelity
+            .settings.fidelity
             .with_untracked(|f| f.for_metric(crate::metrics::Metric::GVeval)),
     }
 }
@@ -34,11 +34,11 @@ pub fn input(state: AppState) -> g_veval::Input {
 pub fn evaluate(state: AppState) {
     let input = input(state);
     let problems = input.problems();
-    state.form_problems.set(problems.clone());
+    state.settings.form_problems.set(problems.clone());
     if !problems.is_empty() {
         return;
     }
-    let backend = state.provider.backend();
+    let backend = state.settings.provider.backend();
     let request = match g_veval::request(&backend, &input) {
         Ok(r) => r,
         Err(e) => {

@@ -68,8 +68,8 @@ impl super::MetricUi for HarmonicEvalUi {
             text: text.to_string(),
             question: state.inputs.question.get(),
             image: None,
-            fidelity: state.fidelity.get(),
-            criteria: state.he_criteria.get(),
+            fidelity: state.settings.fidelity.get(),
+            criteria: state.settings.he_criteria.get(),
         };
         estimated_tokens(&input, image_size, protocol, detail)
     }

@@ -17,8 +17,8 @@ pub fn evaluate(state: AppState) {
         text: state.inputs.text.get_untracked(),
         question: state.inputs.question.get_untracked(),
         image,
-        fidelity: state.fidelity_now(),
-        criteria: state.he_criteria.get_untracked(),
+        fidelity: state.settings.fidelity_now(),
+        criteria: state.settings.he_criteria.get_untracked(),
     };
     let mut problems = input.problems();
     if state.inputs.task.get_untracked().needs_box()
@@ -33,11 +33,11 @@ pub fn evaluate(state: AppState) {
     if state.has_video() {
         problems.push(VIDEO_NEEDS_G_VEVAL.into());
     }
-    state.form_problems.set(problems.clone());
+    state.settings.form_problems.set(problems.clone());
     if !problems.is_empty() {
         return;
     }
-    let backend = state.provider.backend();
+    let backend = state.settings.provider.backend();
     state.he.run.set_value(Some(RunContext {
         input: input.clone(),
         backend: backend.clone(),
@@ -103,7 +103,7 @@ pub fn harmonic_json(state: AppState, image: Option<&str>) -> Option<String> {
         _ => None,
     });
     let json = harmonic_eval::export_json(&ExportInput {
-        gamma: state.gamma.get_untracked(),
+        gamma: state.settings.gamma.get_untracked(),
         task: run.input.task,
         text: &run.input.text,
         question: if run.input.task.needs_question() {

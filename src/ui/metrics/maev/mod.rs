@@ -70,9 +70,9 @@ impl super::MetricUi for MaevUi {
         state.inputs.question.track();
         state.maev.caption.track();
         state.maev.reference.track();
-        state.maev_trials.track();
-        state.maev_seed.track();
-        state.maev_pool.track();
+        state.settings.maev_trials.track();
+        state.settings.maev_seed.track();
+        state.settings.maev_pool.track();
         let mut input = run::input(state);
         input.answer = text.to_string();
         maev::estimated_tokens(&input)

@@ -12,12 +12,12 @@ pub fn input(state: AppState) -> maev::Input {
         caption: state.maev.caption.get_untracked(),
         reference: state.maev.reference.get_untracked(),
         answer: state.inputs.text.get_untracked(),
-        trials: state.maev_trials.get_untracked(),
-        threshold: state.maev_threshold.get_untracked(),
-        seed: u64::from(state.maev_seed.get_untracked()),
-        pool: state.maev_pool.get_untracked(),
+        trials: state.settings.maev_trials.get_untracked(),
+        threshold: state.settings.maev_threshold.get_untracked(),
+        seed: u64::from(state.settings.maev_seed.get_untracked()),
+        pool: state.settings.maev_pool.get_untracked(),
         fidelity: state
-            .fidelity
+            .settings.fidelity
             .with_untracked(|f| f.for_metric(crate::metrics::Metric::Maev)),
     }
 }
@@ -27,14 +27,14 @@ pub fn evaluate(state: AppState) {
     let input = input(state);
     let fidelity = input.fidelity.clone();
     let problems = input.problems();
-    state.form_problems.set(problems.clone());
+    state.settings.form_problems.set(problems.clone());
     if !problems.is_empty() {
         return;
     }
-    let backend = state.provider.backend();
+    let backend = state.settings.provider.backend();
     let trials = match maev::trial_requests(&backend, &input) {
         Ok(t) => t,
-        Err(e) => return state.form_problems.set(vec![e.to_string()]),
+        Err(e) => return state.settings.form_problems.set(vec![e.to_string()]),
     };
     state.maev.results.set(
         trials
@@ -83,7 +83,7 @@ pub fn caption_image(state: AppState) {
             .set(ExplainState::Failed("Add an image first.".into()));
         return;
     };
-    let backend = state.provider.backend();
+    let backend = state.settings.provider.backend();
     let request = match maev::caption_request(&backend, &image) {
         Ok(r) => r,
         Err(e) => {
