@@ -15,6 +15,7 @@ mod metrics;
 use metrics as metric_ui;
 mod progress;
 mod settings;
+mod signal;
 mod state;
 mod widgets;
 

@@ -66,7 +66,7 @@ impl super::MetricUi for GvevalUi {
         state.settings.gv_mode.track();
         state.gveval.accr.track();
         state.inputs.references.track();
-        let mut input = run::input(state);
+        let mut input = run::form(state);
         input.caption = text.to_string();
         g_veval::estimated_tokens(&input, image_size, protocol, detail)
     }

@@ -8,10 +8,18 @@ use crate::metrics::{fleur, g_veval};
 
 /// The G-VEval input from the form: the medium follows the file (a video gives its composite).
 pub fn input(state: AppState) -> g_veval::Input {
-    let view = state.inputs.image_view.get_untracked();
+    g_veval::Input {
+        image: state.inputs.image_view.with_untracked(|v| v.as_ref().and_then(|v| v.sent())),
+        ..form(state)
+    }
+}
+
+/// The input without the image itself, what the cost estimate needs (it is given the size).
+pub fn form(state: AppState) -> g_veval::Input {
+    let is_video = state.inputs.has_video_untracked();
     let mode = state.settings.gv_mode.get_untracked();
     g_veval::Input {
-        medium: if view.as_ref().is_some_and(|v| v.is_video) {
+        medium: if is_video {
             g_veval::Medium::Video
         } else {
             g_veval::Medium::Image
@@ -24,7 +32,7 @@ pub fn input(state: AppState) -> g_veval::Input {
         } else {
             Vec::new()
         },
-        image: view.and_then(|v| v.sent()),
+        image: None,
         fidelity: state
             .settings.fidelity
             .with_untracked(|f| f.for_metric(crate::metrics::Metric::GVeval)),

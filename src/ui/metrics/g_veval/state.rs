@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use crate::metrics::g_veval::{self, GvevalResult};
 use crate::providers::Backend;
 use crate::ui::progress::Progress;
+use crate::ui::signal::{new_signal, new_stored};
 
 /// The inputs and backend of the last G-VEval run.
 #[derive(Clone, Debug)]
@@ -25,9 +26,9 @@ pub struct GvevalState {
 impl GvevalState {
     pub fn new() -> GvevalState {
         GvevalState {
-            accr: RwSignal::new(false),
-            result: RwSignal::new(Progress::Idle),
-            run: StoredValue::new(None),
+            accr: new_signal(false),
+            result: new_signal(Progress::Idle),
+            run: new_stored(None),
         }
     }
 }

@@ -35,11 +35,10 @@ pub fn GammaPanel(#[prop(optional)] no_plot: bool) -> impl IntoView {
     let state = expect_context::<Settings>();
     let gamma = state.gamma;
     // The evaluator's result (the lab has none: it sets `no_plot`).
-    let criteria = use_context::<AppState>().map(|page| page.he.criteria);
+    let criteria = use_context::<AppState>().map_or(Vec::new(), |page| page.he.criteria.to_vec());
     let curve = Memo::new(move |_| {
         let scored: Vec<Scored> = criteria
             .iter()
-            .flatten()
             .filter_map(|c| c.with(|s| s.result().map(|r| r.scored())))
             .collect();
         overall_curve(&scored, 100)
