@@ -15,7 +15,6 @@ mod metrics;
 use metrics as metric_ui;
 mod progress;
 mod settings;
-mod signal;
 mod state;
 mod widgets;
 

@@ -12,7 +12,6 @@ use crate::metrics::{g_veval, Metric};
 use crate::providers::PRESETS;
 use crate::ui::backend_state::{load_parsed, BackendState};
 use crate::web::storage;
-use crate::ui::signal::new_signal;
 
 /// What both pages show and share: the metric and its settings, the backend, the size images
 /// are sent at, and the sentences about the form and storage.
@@ -58,19 +57,19 @@ impl Settings {
             .and_then(|m| Metric::from_id(&m))
             .unwrap_or(Metric::ALL[0]);
         Settings {
-            metric: new_signal(metric),
-            fidelity: new_signal(Fidelity::paper()),
+            metric: RwSignal::new(metric),
+            fidelity: RwSignal::new(Fidelity::paper()),
             provider: BackendState::restore(preset_id, metric),
-            max_side: new_signal(load_parsed("hj.max_side", DEFAULT_MAX_SIDE)),
-            form_problems: new_signal(Vec::new()),
-            storage_error: new_signal(None),
-            he_criteria: new_signal(CriterionSet::default()),
-            gamma: new_signal(GAMMA_DEFAULT),
-            gv_mode: new_signal(g_veval::Mode::RefFree),
-            maev_trials: new_signal(load_parsed("hj.maev.trials", maev::DEFAULT_TRIALS)),
-            maev_threshold: new_signal(load_parsed("hj.maev.threshold", maev::DEFAULT_THRESHOLD)),
-            maev_seed: new_signal(1),
-            maev_pool: new_signal(load_json("hj.maev.pool", maev::default_pool)),
+            max_side: RwSignal::new(load_parsed("hj.max_side", DEFAULT_MAX_SIDE)),
+            form_problems: RwSignal::new(Vec::new()),
+            storage_error: RwSignal::new(None),
+            he_criteria: RwSignal::new(CriterionSet::default()),
+            gamma: RwSignal::new(GAMMA_DEFAULT),
+            gv_mode: RwSignal::new(g_veval::Mode::RefFree),
+            maev_trials: RwSignal::new(load_parsed("hj.maev.trials", maev::DEFAULT_TRIALS)),
+            maev_threshold: RwSignal::new(load_parsed("hj.maev.threshold", maev::DEFAULT_THRESHOLD)),
+            maev_seed: RwSignal::new(1),
+            maev_pool: RwSignal::new(load_json("hj.maev.pool", maev::default_pool)),
         }
     }
 

@@ -9,9 +9,11 @@ use crate::ui::fields::{NumberField, TextField};
 use crate::ui::state::{AppState, Settings};
 use crate::providers::{preset, ImageDetail, Protocol, PRESETS};
 
+/// `page`: the evaluator's state, whose image is sent again at a new size limit (the lab has
+/// none).
 #[component]
-pub fn BackendPanel() -> impl IntoView {
-    let state = expect_context::<Settings>();
+pub fn BackendPanel(settings: Settings, page: Option<AppState>) -> impl IntoView {
+    let state = settings;
     let current = move || preset(&state.provider.preset.get());
     view! {
         <fieldset class="backend">
@@ -27,9 +29,9 @@ pub fn BackendPanel() -> impl IntoView {
             <Show when=move || current().id == "in_browser">
                 {crate::ui::lazy::chunk("in-browser judge's settings", in_browser_view)}
             </Show>
-            <ConnectionPanel/>
-            <OutputSettings/>
-            {limits(state)}
+            <ConnectionPanel settings=state/>
+            <OutputSettings settings=state/>
+            {limits(state, page)}
         </fieldset>
     }
 }
@@ -101,9 +103,7 @@ fn detail_select(state: Settings) -> impl IntoView {
 }
 
 /// Image size, time limit, concurrency and retries, folded away.
-fn limits(state: Settings) -> impl IntoView {
-    // The evaluator's image is sent again at the new size (the lab has none).
-    let page = use_context::<AppState>();
+fn limits(state: Settings, page: Option<AppState>) -> impl IntoView {
     view! {
         <details class="limits">
             <summary>"Limits and image size"</summary>
@@ -145,8 +145,8 @@ fn limits(state: Settings) -> impl IntoView {
 /// The chosen metric's output budget and repeatable mode: the two settings a local judge most
 /// often needs changed, kept in view rather than under "Limits".
 #[component]
-fn OutputSettings() -> impl IntoView {
-    let state = expect_context::<Settings>();
+fn OutputSettings(settings: Settings) -> impl IntoView {
+    let state = settings;
     let metric_name = move || {
         state.metric.get().info().name
     };

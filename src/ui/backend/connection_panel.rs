@@ -5,8 +5,8 @@ use leptos::prelude::*;
 use crate::ui::state::{Settings, ConnectionState};
 
 #[component]
-pub fn ConnectionPanel() -> impl IntoView {
-    let state = expect_context::<Settings>();
+pub fn ConnectionPanel(settings: Settings) -> impl IntoView {
+    let state = settings;
     let checking = move || {
         state
             .provider.connection

@@ -9,7 +9,6 @@ use crate::metrics::Metric;
 use crate::providers::{preset, Backend, ImageDetail, Tuning};
 use crate::retry::RetryPolicy;
 use crate::web::storage;
-use crate::ui::signal::new_signal;
 
 /// What "Check connection" found: one line per finding, and whether the backend is usable.
 #[derive(Clone, Debug, PartialEq)]
@@ -72,25 +71,25 @@ impl BackendState {
         let max_tokens = load_max_tokens(&preset_id, metric);
         let limit = if provider.repeatable { 1 } else { provider.concurrency as usize };
         BackendState {
-            preset: new_signal(preset_id),
-            base_url: new_signal(provider.base_url),
-            model: new_signal(provider.model),
-            api_key: new_signal(provider.api_key),
-            remember_key: new_signal(provider.remember_key),
-            image_detail: new_signal(provider.image_detail),
-            concurrency: new_signal(provider.concurrency),
-            max_tokens: new_signal(max_tokens),
-            repeatable: new_signal(provider.repeatable),
-            max_retries: new_signal(load_parsed("hj.max_retries", RetryPolicy::default().max_retries)),
+            preset: RwSignal::new(preset_id),
+            base_url: RwSignal::new(provider.base_url),
+            model: RwSignal::new(provider.model),
+            api_key: RwSignal::new(provider.api_key),
+            remember_key: RwSignal::new(provider.remember_key),
+            image_detail: RwSignal::new(provider.image_detail),
+            concurrency: RwSignal::new(provider.concurrency),
+            max_tokens: RwSignal::new(max_tokens),
+            repeatable: RwSignal::new(provider.repeatable),
+            max_retries: RwSignal::new(load_parsed("hj.max_retries", RetryPolicy::default().max_retries)),
             limiter: StoredValue::new_local(Limiter::new(limit)),
             cancel: StoredValue::new_local(None),
-            fresh_run: new_signal(false),
-            cache_count: new_signal(None),
-            cache_message: new_signal(None),
-            prices: new_signal(load_parsed("hj.prices", DEFAULT_PRICES.to_string())),
-            connection: new_signal(ConnectionState::Idle),
-            models: new_signal(Vec::new()),
-            timeout_s: new_signal(load_parsed("hj.timeout_s", DEFAULT_TIMEOUT_S)),
+            fresh_run: RwSignal::new(false),
+            cache_count: RwSignal::new(None),
+            cache_message: RwSignal::new(None),
+            prices: RwSignal::new(load_parsed("hj.prices", DEFAULT_PRICES.to_string())),
+            connection: RwSignal::new(ConnectionState::Idle),
+            models: RwSignal::new(Vec::new()),
+            timeout_s: RwSignal::new(load_parsed("hj.timeout_s", DEFAULT_TIMEOUT_S)),
         }
     }
 

@@ -24,8 +24,6 @@ use crate::ui::top_bar::{Page, TopBar};
 pub fn App() -> impl IntoView {
     let state = AppState::restore();
     provide_context(state);
-    // What the page shares with the lab, for the components both pages show.
-    provide_context(state.settings);
     let opened = crate::ui::open_result::OpenedView(RwSignal::new(None));
     provide_context(opened);
     crate::ui::share::open_from_fragment(state, opened);
@@ -43,12 +41,12 @@ pub fn App() -> impl IntoView {
             // screen the grid puts it at the top of the results column (style/main.css).
             <ExamplesGallery/>
             <section class="column inputs" aria-label="What to judge">
-                <MetricSelect/>
-                <FidelityPanel/>
+                <MetricSelect settings=state.settings page=Some(state)/>
+                <FidelityPanel settings=state.settings/>
                 <ImagePanel/>
                 <InputsPanel/>
                 <CandidatesInputs/>
-                <BackendPanel/>
+                <BackendPanel settings=state.settings page=Some(state)/>
                 <RunBar/>
                 <KeyNote/>
                 <CostPanel/>

@@ -7,7 +7,6 @@ use crate::geometry::NormBox;
 use crate::providers::Image;
 use crate::task::Task;
 use crate::web::image::LoadedImage;
-use crate::ui::signal::new_signal;
 
 /// What the shown image is: the data URL as it will be sent, and where it came from.
 #[derive(Clone, Debug, PartialEq)]
@@ -49,16 +48,16 @@ impl Inputs {
     /// An empty form.
     pub fn new() -> Inputs {
         Inputs {
-            task: new_signal(Task::Ic),
-            text: new_signal(String::new()),
-            question: new_signal(String::new()),
-            references: new_signal(String::new()),
+            task: RwSignal::new(Task::Ic),
+            text: RwSignal::new(String::new()),
+            question: RwSignal::new(String::new()),
+            references: RwSignal::new(String::new()),
             image_file: StoredValue::new_local(None),
             image: StoredValue::new_local(None),
-            image_view: new_signal(None),
-            image_error: new_signal(None),
-            image_loading: new_signal(false),
-            red_box: new_signal(None),
+            image_view: RwSignal::new(None),
+            image_error: RwSignal::new(None),
+            image_loading: RwSignal::new(false),
+            red_box: RwSignal::new(None),
         }
     }
 

@@ -36,15 +36,15 @@ pub fn LabApp() -> impl IntoView {
         <TopBar page=Page::Lab/>
         <main class="layout">
             <section class="column inputs" aria-label="What to judge">
-                <MetricSelect/>
-                <FidelityPanel/>
+                <MetricSelect settings=state page=None/>
+                <FidelityPanel settings=state/>
                 <BatchPanel/>
                 <crate::ui::stored_runs::StoredRunsPanel/>
-                <BackendPanel/>
+                <BackendPanel settings=state page=None/>
             </section>
             <section class="column results" aria-label="Results">
                 <Show when=move || state.is_harmonic()>
-                    <GammaPanel no_plot=true/>
+                    <GammaPanel settings=state criteria=None no_plot=true/>
                 </Show>
                 <MetaPanel/>
                 <ResultsTable/>

@@ -9,7 +9,6 @@ use leptos::prelude::*;
 use crate::metrics::Metric;
 use crate::providers::{ImageDetail, Protocol};
 use crate::ui::settings::Settings;
-use crate::ui::signal::{new_signal, new_stored};
 
 pub(crate) mod fleur;
 pub(crate) mod g_veval;
@@ -47,9 +46,9 @@ impl AppState {
             fleur: fleur::state::FleurState::new(),
             gveval: g_veval::state::GvevalState::new(),
             maev: maev::state::MaevState::new(),
-            generation: new_stored(0),
-            billed: new_signal(Vec::new()),
-            export_error: new_signal(None),
+            generation: StoredValue::new(0),
+            billed: RwSignal::new(Vec::new()),
+            export_error: RwSignal::new(None),
             candidates: crate::ui::candidates_state::Candidates::new(),
         }
     }

@@ -6,11 +6,11 @@ use crate::ui::image_actions;
 use crate::ui::state::{AppState, Settings};
 use crate::metrics::Metric;
 
+/// `page`: the evaluator's state, whose image is re-encoded for the new metric (the lab has
+/// none). Both are props, not context: a context lookup per type costs first-visit bytes.
 #[component]
-pub fn MetricSelect() -> impl IntoView {
-    let state = expect_context::<Settings>();
-    // The evaluator's image (the lab has none).
-    let page = use_context::<AppState>();
+pub fn MetricSelect(settings: Settings, page: Option<AppState>) -> impl IntoView {
+    let state = settings;
     let on_metric = move |ev| {
         let Some(metric) = Metric::from_id(&event_target_value(&ev)) else {
             return;

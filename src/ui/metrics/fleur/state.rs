@@ -6,7 +6,6 @@ use crate::metrics::fleur::{self, FleurResult};
 use crate::providers::Backend;
 use crate::ui::progress::Progress;
 use crate::ui::progress::ExplainState;
-use crate::ui::signal::{new_signal, new_stored};
 
 /// The inputs and backend of the last FLEUR / RefFLEUR run.
 #[derive(Clone, Debug)]
@@ -25,9 +24,9 @@ pub struct FleurState {
 impl FleurState {
     pub fn new() -> FleurState {
         FleurState {
-            result: new_signal(Progress::Idle),
-            explanation: new_signal(ExplainState::Idle),
-            run: new_stored(None),
+            result: RwSignal::new(Progress::Idle),
+            explanation: RwSignal::new(ExplainState::Idle),
+            run: StoredValue::new(None),
         }
     }
 }

@@ -6,7 +6,6 @@ use leptos::prelude::*;
 use crate::metrics::g_veval::{self, GvevalResult};
 use crate::providers::Backend;
 use crate::ui::progress::Progress;
-use crate::ui::signal::{new_signal, new_stored};
 
 /// The inputs and backend of the last G-VEval run.
 #[derive(Clone, Debug)]
@@ -26,9 +25,9 @@ pub struct GvevalState {
 impl GvevalState {
     pub fn new() -> GvevalState {
         GvevalState {
-            accr: new_signal(false),
-            result: new_signal(Progress::Idle),
-            run: new_stored(None),
+            accr: RwSignal::new(false),
+            result: RwSignal::new(Progress::Idle),
+            run: StoredValue::new(None),
         }
     }
 }

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use crate::aggregate::{overall_curve, Scored, GAMMA_MIN};
 use crate::gamma_axis::{self, GammaAxis};
 use crate::ui::gamma_events::gamma_at_click;
-use crate::ui::state::{AppState, Settings};
+use crate::ui::state::{CriterionState, Settings};
 
 /// The paper's named settings of γ (Section 3, Appendix A).
 const NAMED_GAMMAS: [(f64, &str); 4] = [
@@ -31,11 +31,14 @@ const AXIS: GammaAxis = GammaAxis {
 /// `no_plot`: the one-item page plots this result's score against γ; the lab, which has no
 /// single result, sets it (no_plot) and plots agreement against γ in its meta-evaluation.
 #[component]
-pub fn GammaPanel(#[prop(optional)] no_plot: bool) -> impl IntoView {
-    let state = expect_context::<Settings>();
-    let gamma = state.gamma;
-    // The evaluator's result (the lab has none: it sets `no_plot`).
-    let criteria = use_context::<AppState>().map_or(Vec::new(), |page| page.he.criteria.to_vec());
+pub fn GammaPanel(
+    settings: Settings,
+    /// The evaluator's criteria, whose overall score is plotted (the lab has none).
+    criteria: Option<[RwSignal<CriterionState>; 5]>,
+    #[prop(optional)] no_plot: bool,
+) -> impl IntoView {
+    let gamma = settings.gamma;
+    let criteria = criteria.map_or(Vec::new(), |c| c.to_vec());
     let curve = Memo::new(move |_| {
         let scored: Vec<Scored> = criteria
             .iter()

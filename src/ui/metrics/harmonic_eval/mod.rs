@@ -93,12 +93,12 @@ impl super::MetricUi for HarmonicEvalUi {
         let state = expect_context::<AppState>();
         view! {
             <Show when=move || state.candidates.has_run()>
-                <GammaPanel no_plot=true/>
+                <GammaPanel settings=state.settings criteria=Some(state.he.criteria) no_plot=true/>
                 {crate::ui::lazy::chunk("comparison of candidates", candidates_view)}
             </Show>
             <Show when=move || !state.candidates.has_run()>
                 <OverallScore/>
-                <GammaPanel/>
+                <GammaPanel settings=state.settings criteria=Some(state.he.criteria)/>
                 // Fetched once a criterion has a score to weigh, not on the first visit.
                 <Show when=move || state.he.criteria.iter().any(|c| c.with(|c| c.result().is_some()))>
                     {crate::ui::lazy::chunk("chart of the weights", weights_view)}

@@ -7,7 +7,6 @@ use crate::criteria::Criterion;
 use crate::metrics::harmonic_eval::CriterionResult;
 use crate::ui::progress::{CriterionState, RunContext};
 use crate::ui::progress::ExplainState;
-use crate::ui::signal::{new_signal, new_stored};
 
 /// Weights per criterion (None where it has no score) and the overall score at γ.
 pub type Weighting = (Vec<Option<f64>>, Option<f64>);
@@ -26,11 +25,11 @@ impl HarmonicEvalState {
     /// Nothing judged yet; the weighting follows `gamma`.
     pub fn new(gamma: RwSignal<f64>) -> HarmonicEvalState {
         let criteria: [RwSignal<CriterionState>; 5] =
-            std::array::from_fn(|_| new_signal(CriterionState::Idle));
+            std::array::from_fn(|_| RwSignal::new(CriterionState::Idle));
         HarmonicEvalState {
             criteria,
-            explanations: std::array::from_fn(|_| new_signal(ExplainState::Idle)),
-            run: new_stored(None),
+            explanations: std::array::from_fn(|_| RwSignal::new(ExplainState::Idle)),
+            run: StoredValue::new(None),
             weighting: weighting_memo(criteria, gamma),
         }
     }

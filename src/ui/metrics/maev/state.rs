@@ -7,7 +7,6 @@ use crate::metrics::maev;
 use crate::providers::Backend;
 use crate::ui::progress::Progress;
 use crate::ui::progress::ExplainState;
-use crate::ui::signal::{new_signal, new_stored};
 
 /// The inputs and backend of the last MAEV run.
 #[derive(Clone, Debug)]
@@ -32,11 +31,11 @@ pub struct MaevState {
 impl MaevState {
     pub fn new() -> MaevState {
         MaevState {
-            caption: new_signal(String::new()),
-            reference: new_signal(String::new()),
-            results: new_signal(Vec::new()),
-            run: new_stored(None),
-            captioning: new_signal(ExplainState::Idle),
+            caption: RwSignal::new(String::new()),
+            reference: RwSignal::new(String::new()),
+            results: RwSignal::new(Vec::new()),
+            run: StoredValue::new(None),
+            captioning: RwSignal::new(ExplainState::Idle),
         }
     }
 }
