@@ -178,7 +178,7 @@ mod tests {
             let input = fleur::Input {
                 caption: t.to_string(),
                 references: None,
-                image_data_url: None,
+                image: None,
             };
             fleur::estimated_tokens(&input, Some((512, 512)), Protocol::OpenAi, ImageDetail::Low)
         };

@@ -13,7 +13,7 @@ use crate::lab::{CriterionRecord, ItemResult};
 use crate::metrics::fidelity::Fidelity;
 use crate::metrics::harmonic_eval::{self, CriterionSet};
 use crate::metrics::{fleur, g_veval, maev, Metric};
-use crate::providers::{Backend, HttpRequest, Protocol};
+use crate::providers::{Backend, HttpRequest, Image, Protocol};
 
 /// An item's answers, each under the slot its request was made for.
 pub type Answers = Vec<(String, Result<Completion, JudgeError>)>;
@@ -55,12 +55,12 @@ impl Plan {
     }
 
     /// An item's requests, each under a slot name (a criterion id, `score`, or `trial-<i>`).
-    /// `image` is the item's image as sent (a data URL), when [`Plan::sends_image`].
+    /// `image` is the item's image as sent, when [`Plan::sends_image`].
     pub fn requests(
         &self,
         backend: &Backend,
         item: &Item,
-        image: Option<String>,
+        image: Option<Image>,
     ) -> Result<Vec<(String, HttpRequest)>, JudgeError> {
         match self.metric {
             Metric::HarmonicEval => {
@@ -68,7 +68,7 @@ impl Plan {
                     task: item.task,
                     text: item.text.clone(),
                     question: item.question.clone().unwrap_or_default(),
-                    image_data_url: image,
+                    image,
                     fidelity: self.fidelity(),
                     criteria: self.he_criteria,
                 };
@@ -89,7 +89,7 @@ impl Plan {
                     caption: item.text.clone(),
                     references: (self.metric == Metric::RefFleur)
                         .then(|| item.references.clone()),
-                    image_data_url: image,
+                    image,
                 };
                 Ok(vec![(
                     "score".into(),
@@ -103,7 +103,7 @@ impl Plan {
                     accr: false,
                     caption: item.text.clone(),
                     references: item.references.clone(),
-                    image_data_url: image,
+                    image,
                     fidelity: self.fidelity(),
                 };
                 Ok(vec![("score".into(), g_veval::request(backend, &input)?)])
@@ -374,7 +374,7 @@ mod tests {
     #[test]
     fn each_metric_asks_for_its_own_slots() {
         let he = plan(Metric::HarmonicEval)
-            .requests(&backend(), &item(), Some(IMAGE.into()))
+            .requests(&backend(), &item(), Image::from_data_url(IMAGE))
             .unwrap();
         let ids: Vec<&str> = Criterion::ALL.iter().map(|c| c.id()).collect();
         assert_eq!(slots(&he), ids);
@@ -387,7 +387,7 @@ mod tests {
         );
         for m in [Metric::Fleur, Metric::RefFleur, Metric::GVeval] {
             let r = plan(m)
-                .requests(&backend(), &item(), Some(IMAGE.into()))
+                .requests(&backend(), &item(), Image::from_data_url(IMAGE))
                 .unwrap();
             assert_eq!(slots(&r), ["score"], "{m:?}");
         }

@@ -27,7 +27,7 @@ fn fleur_base() -> Base {
     Base::Fleur(fleur::Input {
         caption: String::new(),
         references: None,
-        image_data_url: Some("data:image/jpeg;base64,/9j/".into()),
+        image: Some(crate::providers::Image::new("image/jpeg", "/9j/")),
     })
 }
 

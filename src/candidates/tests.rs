@@ -269,7 +269,7 @@ mod export_tests {
 fn problems_name_the_candidate_and_say_shared_ones_once() {
     use crate::metrics::harmonic_eval::Input;
     let base = Input {
-        image_data_url: None,
+        image: None,
         ..Input::default()
     };
     let labels: Vec<String> = vec!["A".into(), "A".into(), " ".into()];
@@ -294,7 +294,7 @@ fn problems_name_the_candidate_and_say_shared_ones_once() {
     );
     assert!(!p.iter().any(|s| s.starts_with("Candidate A")), "{p:?}");
     let ok = Input {
-        image_data_url: Some("data:image/jpeg;base64,/9j/".into()),
+        image: Some(crate::providers::Image::new("image/jpeg", "/9j/")),
         ..Input::default()
     };
     let fine: Vec<String> = vec!["A".into(), "B".into()];

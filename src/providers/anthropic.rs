@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use super::chat::{split_data_url, split_system};
+use super::chat::split_system;
 use super::{
     checked_base, checked_key, checked_model, get_request, json_headers, model_list, Backend,
     ChatParams, HttpRequest, Message, Method, ModelInfo, Part, Role,
@@ -45,11 +45,9 @@ fn message_json(message: &Message) -> Result<Value, JudgeError> {
         .iter()
         .map(|p| match p {
             Part::Text(t) => Ok(json!({ "type": "text", "text": t })),
-            Part::Image(url) => {
-                let (mime, data) = split_data_url(url).ok_or_else(|| JudgeError::Setting {
-                    message: "The image is not a base64 data URL.".into(),
-                })?;
-                let source = json!({ "type": "base64", "media_type": mime, "data": data });
+            Part::Image(image) => {
+                let source =
+                    json!({ "type": "base64", "media_type": image.mime, "data": image.base64 });
                 Ok(json!({ "type": "image", "source": source }))
             }
         })
@@ -178,6 +176,7 @@ pub fn read_response(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::providers::Image;
 
     fn backend(key: &str) -> Backend {
         Backend {
@@ -216,7 +215,7 @@ mod tests {
 
     #[test]
     fn body_has_no_logprobs_and_content_arrays() {
-        let image = Part::Image("data:image/png;base64,iVBORw0K".into());
+        let image = Part::Image(Image::new("image/png", "iVBORw0K"));
         let msgs = [
             Message::user(vec![Part::Text("rate".into()), image]),
             Message::assistant("4"),
@@ -239,9 +238,8 @@ mod tests {
         );
         let assistant = json!({"role": "assistant", "content": [{"type": "text", "text": "4"}]});
         assert_eq!(body["messages"][1], assistant);
-        let bad = [Message::user(vec![Part::Image("file:///x.png".into())])];
-        let err = chat_request(&backend("k"), &bad, ChatParams::RATING);
-        assert!(matches!(err, Err(JudgeError::Setting { .. })));
+        // Only a base64 data URL becomes an image to send (`Image::from_data_url`).
+        assert_eq!(Image::from_data_url("file:///x.png"), None);
     }
 
     #[test]

@@ -78,8 +78,7 @@ impl ChatParams {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Part {
     Text(String),
-    /// A `data:image/jpeg;base64,…` URL.
-    Image(String),
+    Image(Image),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,16 +159,39 @@ pub fn split_system(messages: &[Message]) -> (Option<String>, Vec<Message>) {
     (Some(system.join("\n\n")), rest)
 }
 
-/// Splits a `data:<mime>;base64,<data>` URL into its media type and base64 payload, as Gemini
-/// and Anthropic want them separately.
-pub fn split_data_url(url: &str) -> Option<(&str, &str)> {
-    let rest = url.strip_prefix("data:")?;
-    let (meta, data) = rest.split_once(',')?;
-    let mime = meta.strip_suffix(";base64")?;
-    if mime.is_empty() {
-        return None;
+/// An image as it is sent: its media type and its bytes in base64. Gemini and Anthropic take
+/// the two apart; OpenAI's format (and llama.cpp's) takes them as one data URL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Image {
+    /// `image/jpeg`, `image/png`, …
+    pub mime: String,
+    pub base64: String,
+}
+
+impl Image {
+    pub fn new(mime: impl Into<String>, base64: impl Into<String>) -> Image {
+        Image {
+            mime: mime.into(),
+            base64: base64.into(),
+        }
     }
-    Some((mime, data))
+
+    /// The image of a `data:<mime>;base64,<data>` URL (what a canvas gives and a result file
+    /// keeps); `None` for any other URL.
+    pub fn from_data_url(url: &str) -> Option<Image> {
+        let rest = url.strip_prefix("data:")?;
+        let (meta, data) = rest.split_once(',')?;
+        let mime = meta.strip_suffix(";base64")?;
+        if mime.is_empty() {
+            return None;
+        }
+        Some(Image::new(mime, data))
+    }
+
+    /// The image as one `data:` URL.
+    pub fn data_url(&self) -> String {
+        format!("data:{};base64,{}", self.mime, self.base64)
+    }
 }
 
 #[cfg(test)]
@@ -201,12 +223,14 @@ mod tests {
 
     #[test]
     fn data_urls_split_into_mime_and_payload() {
-        assert_eq!(
-            split_data_url("data:image/jpeg;base64,/9j/AA=="),
-            Some(("image/jpeg", "/9j/AA=="))
-        );
-        assert_eq!(split_data_url("data:image/png,raw"), None);
-        assert_eq!(split_data_url("https://x/y.jpg"), None);
+        let url = "data:image/jpeg;base64,/9j/AA==";
+        assert_eq!(Image::from_data_url(url), Some(Image::new("image/jpeg", "/9j/AA==")));
+        assert_eq!(Image::from_data_url("data:image/png,raw"), None);
+        assert_eq!(Image::from_data_url("https://x/y.jpg"), None);
+        assert_eq!(Image::from_data_url("file:///x.png"), None);
+        assert_eq!(Image::from_data_url("data:;base64,AAAA"), None);
+        // Written back as the same URL (OpenAI's and llama.cpp's format).
+        assert_eq!(Image::from_data_url(url).map(|i| i.data_url()).as_deref(), Some(url));
     }
 
     #[test]
@@ -229,7 +253,7 @@ mod tests {
     fn text_joins_only_text_parts() {
         let m = Message::user(vec![
             Part::Text("a".into()),
-            Part::Image("data:image/jpeg;base64,AA".into()),
+            Part::Image(Image::new("image/jpeg", "AA")),
             Part::Text("b".into()),
         ]);
         assert_eq!(m.text(), "ab");

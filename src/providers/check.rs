@@ -3,21 +3,21 @@
 //! logprobs, a CORS refusal and a server that is not running. The observing is wasm-only
 //! (`ui::connection`); the judging is here and tested natively.
 
-use super::chat::{ChatParams, Message, Part};
+use super::chat::{ChatParams, Image, Message, Part};
 use super::llama::LlamaProps;
 use super::{chat_request, Backend, HttpRequest, ModelInfo, Preset};
 use crate::completion::Completion;
 use crate::errors::JudgeError;
 
-/// An 8×8 red PNG: enough for the probe to find out whether the model takes images.
-pub const PROBE_IMAGE: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAgAAAAIAQMAAAD+wSzIAAAABlBMVEX/AAD///9BHTQRAAAADklEQVQI12P4z8BQDwAEgAF/QualzQAAAABJRU5ErkJggg==";
+/// An 8×8 red PNG (base64): enough for the probe to find out whether the model takes images.
+pub const PROBE_IMAGE: &str = "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAIAQMAAAD+wSzIAAAABlBMVEX/AAD///9BHTQRAAAADklEQVQI12P4z8BQDwAEgAF/QualzQAAAABJRU5ErkJggg==";
 
 /// A one-token rating-style request with an image and logprobs: the cheapest request that
 /// exercises everything an evaluation needs.
 pub fn probe_request(backend: &Backend) -> Result<HttpRequest, JudgeError> {
     let message = Message::user(vec![
         Part::Text("Rate from 1 to 5 how red this image is. Answer with one digit.".into()),
-        Part::Image(PROBE_IMAGE.into()),
+        Part::Image(Image::new("image/png", PROBE_IMAGE)),
     ]);
     let params = ChatParams {
         top_p: None,

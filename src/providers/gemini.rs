@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use super::chat::{split_data_url, split_system};
+use super::chat::split_system;
 use super::{
     checked_base, checked_key, checked_model, get_request, json_headers, model_list, Backend,
     ChatParams, HttpRequest, Message, Method, ModelInfo, Part, Role,
@@ -49,12 +49,9 @@ fn content_json(message: &Message) -> Result<Value, JudgeError> {
         .iter()
         .map(|p| match p {
             Part::Text(t) => Ok(json!({ "text": t })),
-            Part::Image(url) => {
-                let (mime, data) = split_data_url(url).ok_or_else(|| JudgeError::Setting {
-                    message: "The image is not a base64 data URL.".into(),
-                })?;
-                Ok(json!({ "inline_data": { "mime_type": mime, "data": data } }))
-            }
+            Part::Image(image) => Ok(json!({
+                "inline_data": { "mime_type": image.mime, "data": image.base64 }
+            })),
         })
         .collect::<Result<Vec<_>, JudgeError>>()?;
     Ok(json!({ "role": role, "parts": parts }))
@@ -281,6 +278,7 @@ mod tests {
         }
     }
     use super::*;
+    use crate::providers::Image;
 
     fn backend(model: &str, key: &str) -> Backend {
         Backend {
@@ -352,7 +350,7 @@ mod tests {
 
     #[test]
     fn roles_and_image_parts() {
-        let image = Part::Image("data:image/jpeg;base64,/9j/AA==".into());
+        let image = Part::Image(Image::new("image/jpeg", "/9j/AA=="));
         let msgs = [
             Message::user(vec![Part::Text("rate".into()), image]),
             Message::assistant("4"),
@@ -366,9 +364,8 @@ mod tests {
             contents[1],
             json!({"role": "model", "parts": [{"text": "4"}]})
         );
-        let bad = [Message::user(vec![Part::Image("https://x/y.jpg".into())])];
-        let err = chat_request(&backend("gemini-2.0-flash", "k"), &bad, ChatParams::RATING);
-        assert!(matches!(err, Err(JudgeError::Setting { .. })));
+        // Only a base64 data URL becomes an image to send (`Image::from_data_url`).
+        assert_eq!(Image::from_data_url("https://x/y.jpg"), None);
     }
 
     #[test]

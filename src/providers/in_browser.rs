@@ -273,7 +273,7 @@ mod tests {
         };
         let mut parts = vec![Part::Text("Rate it.".into())];
         if image {
-            parts.push(Part::Image("data:image/png;base64,iVBORw0KGgo=".into()));
+            parts.push(Part::Image(crate::providers::Image::new("image/png", "iVBORw0KGgo=")));
         }
         let messages = [Message {
             role: Role::User,

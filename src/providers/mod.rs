@@ -15,7 +15,7 @@ pub mod llama;
 pub mod openai;
 mod presets;
 
-pub use chat::{ChatParams, Message, Part, Role, Tuning, REPEATABLE_SEED};
+pub use chat::{ChatParams, Image, Message, Part, Role, Tuning, REPEATABLE_SEED};
 pub use presets::{preset, Preset, PRESETS};
 
 use std::fmt;

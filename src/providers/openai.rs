@@ -26,8 +26,8 @@ fn message_json(message: &Message, detail: ImageDetail) -> Value {
         .iter()
         .map(|p| match p {
             Part::Text(t) => json!({ "type": "text", "text": t }),
-            Part::Image(url) => {
-                let mut image = json!({ "url": url });
+            Part::Image(sent) => {
+                let mut image = json!({ "url": sent.data_url() });
                 if detail != ImageDetail::Auto {
                     image["detail"] = json!(detail.id());
                 }
@@ -173,6 +173,7 @@ pub fn read_response(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::providers::Image;
 
     fn backend(key: &str) -> Backend {
         Backend {
@@ -214,7 +215,7 @@ mod tests {
     fn image_messages_use_content_parts() {
         let msgs = [Message::user(vec![
             Part::Text("rate".into()),
-            Part::Image("data:image/jpeg;base64,AAAA".into()),
+            Part::Image(Image::new("image/jpeg", "AAAA")),
         ])];
         let req = chat_request(&backend(""), &msgs, ChatParams::RATING).unwrap();
         let body: Value = serde_json::from_str(&req.body).unwrap();

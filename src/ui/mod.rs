@@ -14,13 +14,14 @@ mod lab;
 mod metrics;
 use metrics as metric_ui;
 mod progress;
+mod settings;
 mod state;
 mod widgets;
 
-use backend::{backend_panel, connection, connection_panel, in_browser_panel};
+use backend::{backend_panel, connection, connection_panel, in_browser_panel, state as backend_state};
 use evaluator::{
     actions, app, chunks, cost_panel, examples, guidance, history, image_actions, image_panel,
-    inputs_panel, open_result, run_bar, runner, share, single_results,
+    inputs_panel, inputs_state, open_result, run_bar, runner, share, single_results,
 };
 use evaluator::{
     candidates_inputs, candidates_panel, candidates_plain_panel, candidates_plain_run,
@@ -31,12 +32,12 @@ use lab::{
     openai_batch_run, results_import, results_table, run_records, scatter_plot, stored_runs, sweep_plot,
     thumbnail,
 };
-use metrics::fleur::{panel as fleur_panel, run as fleur_run};
-use metrics::g_veval::panel as gveval_panel;
+use metrics::fleur::{panel as fleur_panel, run as fleur_run, state as fleur_state};
+use metrics::g_veval::{panel as gveval_panel, state as gveval_state};
 use metrics::harmonic_eval::{
     criterion_card, gamma_panel, overall_score, run as he_run, weights_chart,
 };
-use metrics::maev::{inputs as maev_inputs, panel as maev_panel, run as maev_run};
+use metrics::maev::{inputs as maev_inputs, panel as maev_panel, run as maev_run, state as maev_state};
 use widgets::{
     doubt_notes, fidelity_panel, fields, gamma_events, lazy, metric_select, theme_toggle, top_bar,
 };

@@ -83,3 +83,12 @@ pub struct RunContext {
     pub input: Input,
     pub backend: Backend,
 }
+
+/// Progress of an "Explain" follow-up.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExplainState {
+    Idle,
+    Running,
+    Done(String),
+    Failed(String),
+}

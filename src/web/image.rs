@@ -62,7 +62,7 @@ fn canvas_2d(
 }
 
 /// Decodes `file` and scales it so its longest side is at most `max_side`.
-pub async fn load(file: &web_sys::Blob, max_side: u32) -> Result<LoadedImage, String> {
+async fn load(file: &web_sys::Blob, max_side: u32) -> Result<LoadedImage, String> {
     let size = file.size();
     if size == 0.0 {
         return Err("The file is empty (0 bytes).".into());
@@ -119,6 +119,27 @@ pub async fn load(file: &web_sys::Blob, max_side: u32) -> Result<LoadedImage, St
         original_size,
         note: sniff::note(&sniffed),
     })
+}
+
+/// An image decoded and downscaled (kept, so the REG box can move without decoding again) and
+/// encoded as it is sent.
+pub struct Prepared {
+    pub image: LoadedImage,
+    /// The JPEG as a `data:` URL (what the preview shows; `Image::from_data_url` gives what a
+    /// provider is sent).
+    pub sent: String,
+}
+
+/// The one image pipeline of both pages: decodes `file`, scales it so its longest side is at
+/// most `max_side`, and encodes it as it is sent, with `red_box` drawn in when given (REG).
+pub async fn prepare_image(
+    file: &web_sys::Blob,
+    max_side: u32,
+    red_box: Option<NormBox>,
+) -> Result<Prepared, String> {
+    let image = load(file, max_side).await?;
+    let sent = encode_jpeg(&image, red_box)?;
+    Ok(Prepared { image, sent })
 }
 
 /// The image as it will be sent: a JPEG data URL, with the REG box drawn in red if given.

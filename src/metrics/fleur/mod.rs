@@ -16,7 +16,7 @@ use crate::cost::{image_tokens, text_tokens};
 use crate::doubt::{self, Doubt};
 use crate::errors::JudgeError;
 use crate::providers::{
-    chat_request, Backend, ChatParams, HttpRequest, ImageDetail, Message, Part, Protocol,
+    chat_request, Backend, ChatParams, HttpRequest, Image, ImageDetail, Message, Part, Protocol,
 };
 use crate::text_checks::too_long;
 
@@ -57,13 +57,13 @@ pub struct Input {
     pub caption: String,
     /// `Some` for RefFLEUR: the reference captions, one per entry.
     pub references: Option<Vec<String>>,
-    pub image_data_url: Option<String>,
+    pub image: Option<Image>,
 }
 
 impl Input {
     pub fn problems(&self) -> Vec<String> {
         let mut out = Vec::new();
-        if self.image_data_url.is_none() {
+        if self.image.is_none() {
             out.push("Add an image: drop it, paste it or choose a file.".to_string());
         }
         if self.caption.trim().is_empty() {
@@ -95,7 +95,7 @@ pub fn references_from_lines(text: &str) -> Vec<String> {
 /// The scoring turn: the image first, then the prompt, as the authors' LLaVA code orders them.
 fn score_message(input: &Input) -> Message {
     let mut parts = Vec::new();
-    if let Some(url) = &input.image_data_url {
+    if let Some(url) = &input.image {
         parts.push(Part::Image(url.clone()));
     }
     parts.push(Part::Text(prompts::prompt(
@@ -193,7 +193,7 @@ mod tests {
         Input {
             caption: "A dog runs.".into(),
             references: refs,
-            image_data_url: Some("data:image/jpeg;base64,/9j/".into()),
+            image: Some(crate::providers::Image::new("image/jpeg", "/9j/")),
         }
     }
 

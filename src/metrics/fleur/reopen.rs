@@ -52,7 +52,7 @@ pub fn reopen(obj: &Map<String, Value>) -> Result<Reopened, String> {
     });
     let references = references.filter(|_| text("metric") == Some(super::REF_FLEUR_INFO.id));
     Ok(Reopened {
-        input: Input { caption: text("caption").unwrap_or_default().to_string(), references, image_data_url: None },
+        input: Input { caption: text("caption").unwrap_or_default().to_string(), references, image: None },
         result: FleurResult {
             smoothed: Smoothed { printed: printed.to_string(), raw, score, scheme, places, after_echo: false },
             answer: text("answer").unwrap_or_default().to_string(),

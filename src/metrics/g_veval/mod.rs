@@ -19,7 +19,7 @@ use crate::cost::{image_tokens, text_tokens};
 use crate::doubt::{self, Doubt};
 use crate::errors::JudgeError;
 use crate::providers::{
-    chat_request, Backend, ChatParams, HttpRequest, ImageDetail, Message, Part, Protocol,
+    chat_request, Backend, ChatParams, HttpRequest, Image, ImageDetail, Message, Part, Protocol,
 };
 use crate::text_checks::too_long;
 
@@ -67,7 +67,7 @@ pub struct Input {
     pub caption: String,
     pub references: Vec<String>,
     /// The image, or the video's three-frame composite.
-    pub image_data_url: Option<String>,
+    pub image: Option<Image>,
     /// Paper (default) or our extensions.
     pub fidelity: Fidelity,
 }
@@ -75,7 +75,7 @@ pub struct Input {
 impl Input {
     pub fn problems(&self) -> Vec<String> {
         let mut out = Vec::new();
-        if self.mode.needs_image() && self.image_data_url.is_none() {
+        if self.mode.needs_image() && self.image.is_none() {
             out.push(match self.medium {
                 Medium::Video => "Add the video: drop it or choose a file.".to_string(),
                 Medium::Image => "Add an image or a video: drop it or choose a file.".to_string(),
@@ -112,7 +112,7 @@ impl Input {
 /// for the video composite.
 pub fn request(backend: &Backend, input: &Input) -> Result<HttpRequest, JudgeError> {
     let prompt = input.prompt();
-    let message = match (&input.image_data_url, input.mode.needs_image()) {
+    let message = match (&input.image, input.mode.needs_image()) {
         (Some(url), true) => Message::user(vec![Part::Text(prompt), Part::Image(url.clone())]),
         _ => Message::system(prompt),
     };
@@ -222,7 +222,7 @@ mod tests {
             accr,
             caption: "A man plays a guitar.".into(),
             references: vec!["A man is playing guitar.".into(), "Someone strums.".into()],
-            image_data_url: Some("data:image/jpeg;base64,/9j/".into()),
+            image: Some(crate::providers::Image::new("image/jpeg", "/9j/")),
             fidelity: Fidelity::paper(),
         }
     }
@@ -298,7 +298,7 @@ mod tests {
     fn problems_name_what_is_missing() {
         let mut i = input(Medium::Image, Mode::Combined, true);
         i.references.clear();
-        i.image_data_url = None;
+        i.image = None;
         let p = i.problems();
         assert_eq!(p.len(), 3, "{p:?}");
         assert!(input(Medium::Video, Mode::RefOnly, true)

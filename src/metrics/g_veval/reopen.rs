@@ -55,7 +55,7 @@ pub fn reopen(obj: &Map<String, Value>) -> Result<Reopened, String> {
                 .and_then(Value::as_array)
                 .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
                 .unwrap_or_default(),
-            image_data_url: None,
+            image: None,
             fidelity,
         },
         result: GvevalResult {
@@ -116,7 +116,7 @@ mod tests {
             accr,
             caption: "A cat.".into(),
             references: vec!["A cat sleeps.".into()],
-            image_data_url: None,
+            image: None,
             fidelity: Fidelity::paper(),
         }
     }

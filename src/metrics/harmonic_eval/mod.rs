@@ -19,7 +19,7 @@ use crate::criteria::Criterion;
 use crate::doubt::{self, Doubt};
 use crate::errors::JudgeError;
 use crate::providers::{
-    chat_request, Backend, ChatParams, HttpRequest, ImageDetail, Message, Part, Protocol,
+    chat_request, Backend, ChatParams, HttpRequest, Image, ImageDetail, Message, Part, Protocol,
 };
 use crate::rating::{printed_rating, rating_distribution};
 use crate::task::Task;
@@ -42,8 +42,8 @@ pub struct Input {
     pub text: String,
     /// Used by VQA and VDU only.
     pub question: String,
-    /// The prepared image (downscaled, REG box drawn in) as a `data:image/jpeg;base64,` URL.
-    pub image_data_url: Option<String>,
+    /// The prepared image (downscaled, REG box drawn in), as it is sent.
+    pub image: Option<Image>,
     /// Paper (default) or our extensions.
     pub fidelity: Fidelity,
     /// The criteria requested and aggregated (all five by default).
@@ -107,7 +107,7 @@ impl Input {
     /// Everything that stops a run before any request is sent, in one sentence each.
     pub fn problems(&self) -> Vec<String> {
         let mut out = Vec::new();
-        if self.image_data_url.is_none() {
+        if self.image.is_none() {
             out.push("Add an image: drop it, paste it or choose a file.".to_string());
         }
         if self.text.trim().is_empty() {
@@ -157,7 +157,7 @@ pub fn criterion_message(criterion: Criterion, input: &Input) -> Message {
     let text = prompts::user_prompt(criterion, input.task, &input.text, &input.question);
     let mut parts = vec![Part::Text(text)];
     if criterion.sees_image() {
-        if let Some(url) = &input.image_data_url {
+        if let Some(url) = &input.image {
             parts.push(Part::Image(url.clone()));
         }
     }
@@ -347,7 +347,7 @@ mod tests {
             task,
             text: "A dog runs.".into(),
             question: "What is the dog doing?".into(),
-            image_data_url: Some("data:image/jpeg;base64,/9j/".into()),
+            image: Some(crate::providers::Image::new("image/jpeg", "/9j/")),
             ..Input::default()
         }
     }
@@ -375,7 +375,7 @@ mod tests {
         assert!(i.problems().is_empty());
         i.question = " ".into();
         i.text.clear();
-        i.image_data_url = None;
+        i.image = None;
         let p = i.problems();
         assert_eq!(p.len(), 3, "{p:?}");
         assert!(p[1].contains("answer"));

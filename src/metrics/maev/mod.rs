@@ -18,7 +18,7 @@ use super::MetricInfo;
 use crate::completion::TokenStep;
 use crate::cost::text_tokens;
 use crate::errors::JudgeError;
-use crate::providers::{chat_request, Backend, ChatParams, HttpRequest, Message, Part};
+use crate::providers::{chat_request, Backend, ChatParams, HttpRequest, Image, Message, Part};
 use crate::text_checks::too_long;
 
 pub const INFO: MetricInfo = MetricInfo {
@@ -174,10 +174,10 @@ pub fn trial_requests(backend: &Backend, input: &Input) -> Result<Vec<TrialReque
 }
 
 /// The "caption the image first" request: the chosen VLM describes the image.
-pub fn caption_request(backend: &Backend, image_data_url: &str) -> Result<HttpRequest, JudgeError> {
+pub fn caption_request(backend: &Backend, image: &Image) -> Result<HttpRequest, JudgeError> {
     let message = Message::user(vec![
         Part::Text(prompts::CAPTION_REQUEST.into()),
-        Part::Image(image_data_url.into()),
+        Part::Image(image.clone()),
     ]);
     chat_request(backend, &[message], ChatParams::EXPLAIN)
 }

@@ -6,36 +6,38 @@ use leptos::prelude::*;
 use crate::ui::image_actions;
 use crate::ui::connection_panel::ConnectionPanel;
 use crate::ui::fields::{NumberField, TextField};
-use crate::ui::state::AppState;
+use crate::ui::state::{AppState, Settings};
 use crate::providers::{preset, ImageDetail, Protocol, PRESETS};
 
+/// `page`: the evaluator's state, whose image is sent again at a new size limit (the lab has
+/// none).
 #[component]
-pub fn BackendPanel() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let current = move || preset(&state.preset.get());
+pub fn BackendPanel(settings: Settings, page: Option<AppState>) -> impl IntoView {
+    let state = settings;
+    let current = move || preset(&state.provider.preset.get());
     view! {
         <fieldset class="backend">
             <legend>"Judge backend"</legend>
             {provider_select(state)}
-            <TextField id="base-url-input" label="Base URL" kind="url" value=state.base_url placeholder="https://api.openai.com/v1"/>
-            <TextField id="model-input" label="Model" value=state.model list="model-options"/>
+            <TextField id="base-url-input" label="Base URL" kind="url" value=state.provider.base_url placeholder="https://api.openai.com/v1"/>
+            <TextField id="model-input" label="Model" value=state.provider.model list="model-options"/>
             <datalist id="model-options">
-                {move || state.models.get().into_iter().map(|m| view! { <option value=m/> }).collect_view()}
+                {move || state.provider.models.get().into_iter().map(|m| view! { <option value=m/> }).collect_view()}
             </datalist>
             {key_field(state)}
             {detail_select(state)}
             <Show when=move || current().id == "in_browser">
                 {crate::ui::lazy::chunk("in-browser judge's settings", in_browser_view)}
             </Show>
-            <ConnectionPanel/>
-            <OutputSettings/>
-            {limits(state)}
+            <ConnectionPanel settings=state/>
+            <OutputSettings settings=state/>
+            {limits(state, page)}
         </fieldset>
     }
 }
 
 /// The provider picker; each provider keeps its own settings.
-fn provider_select(state: AppState) -> impl IntoView {
+fn provider_select(state: Settings) -> impl IntoView {
     view! {
         <div class="field">
             <label for="preset-select">"Provider"</label>
@@ -43,7 +45,7 @@ fn provider_select(state: AppState) -> impl IntoView {
                 id="preset-select"
                 data-testid="preset-select"
                 on:change=move |ev| state.switch_provider(event_target_value(&ev))
-                prop:value=move || state.preset.get()
+                prop:value=move || state.provider.preset.get()
             >
                 {PRESETS.iter().map(|p| view! { <option value=p.id>{p.label}</option> }).collect_view()}
             </select>
@@ -53,16 +55,16 @@ fn provider_select(state: AppState) -> impl IntoView {
 }
 
 /// The API key, where it goes, and whether it is remembered.
-fn key_field(state: AppState) -> impl IntoView {
+fn key_field(state: Settings) -> impl IntoView {
     let key_hint = move || {
-        if preset(&state.preset.get()).needs_key {
+        if preset(&state.provider.preset.get()).needs_key {
             "Required by this provider."
         } else {
             "Usually not needed for a local server."
         }
     };
     view! {
-        <TextField id="api-key-input" label="API key" kind="password" value=state.api_key>
+        <TextField id="api-key-input" label="API key" kind="password" value=state.provider.api_key>
             <small class="hint">
                 {key_hint} " Sent only to the base URL above; kept in this tab unless you tick:"
             </small>
@@ -70,8 +72,8 @@ fn key_field(state: AppState) -> impl IntoView {
                 <input
                     type="checkbox"
                     data-testid="remember-key-checkbox"
-                    prop:checked=move || state.remember_key.get()
-                    on:change=move |ev| state.remember_key.set(event_target_checked(&ev))
+                    prop:checked=move || state.provider.remember_key.get()
+                    on:change=move |ev| state.provider.remember_key.set(event_target_checked(&ev))
                 />
                 "Remember the key on this device"
             </label>
@@ -80,8 +82,8 @@ fn key_field(state: AppState) -> impl IntoView {
 }
 
 /// OpenAI's image detail, shown for OpenAI-format providers only.
-fn detail_select(state: AppState) -> impl IntoView {
-    let is_openai_protocol = move || preset(&state.preset.get()).protocol == Protocol::OpenAi;
+fn detail_select(state: Settings) -> impl IntoView {
+    let is_openai_protocol = move || preset(&state.provider.preset.get()).protocol == Protocol::OpenAi;
     view! {
         <Show when=is_openai_protocol>
             <div class="field">
@@ -89,8 +91,8 @@ fn detail_select(state: AppState) -> impl IntoView {
                 <select
                     id="detail-select"
                     data-testid="detail-select"
-                    prop:value=move || state.image_detail.get().id()
-                    on:change=move |ev| state.image_detail.set(ImageDetail::from_id(&event_target_value(&ev)))
+                    prop:value=move || state.provider.image_detail.get().id()
+                    on:change=move |ev| state.provider.image_detail.set(ImageDetail::from_id(&event_target_value(&ev)))
                 >
                     {ImageDetail::ALL.iter().map(|d| view! { <option value=d.id()>{d.id()}</option> }).collect_view()}
                 </select>
@@ -101,7 +103,7 @@ fn detail_select(state: AppState) -> impl IntoView {
 }
 
 /// Image size, time limit, concurrency and retries, folded away.
-fn limits(state: AppState) -> impl IntoView {
+fn limits(state: Settings, page: Option<AppState>) -> impl IntoView {
     view! {
         <details class="limits">
             <summary>"Limits and image size"</summary>
@@ -113,13 +115,17 @@ fn limits(state: AppState) -> impl IntoView {
                 max=4096
                 step=64
                 hint="The image is downscaled in the browser before it is sent."
-                on_set=Callback::new(move |_| image_actions::reload_image(state))
+                on_set=Callback::new(move |_| {
+                    if let Some(page) = page {
+                        image_actions::reload_image(page)
+                    }
+                })
             />
-            <NumberField id="timeout-input" label="Time limit per request (s)" value=state.timeout_s min=1 max=600/>
+            <NumberField id="timeout-input" label="Time limit per request (s)" value=state.provider.timeout_s min=1 max=600/>
             <NumberField
                 id="concurrency-input"
                 label="Requests at once (this provider)"
-                value=state.concurrency
+                value=state.provider.concurrency
                 min=1
                 max=32
                 hint="Lower it for a local server with few parallel slots (llama-server -np)."
@@ -127,7 +133,7 @@ fn limits(state: AppState) -> impl IntoView {
             <NumberField
                 id="retries-input"
                 label="Retries after a rate limit or server error"
-                value=state.max_retries
+                value=state.provider.max_retries
                 min=0
                 max=8
                 hint="With exponential backoff; a server's Retry-After is honoured."
@@ -139,13 +145,13 @@ fn limits(state: AppState) -> impl IntoView {
 /// The chosen metric's output budget and repeatable mode: the two settings a local judge most
 /// often needs changed, kept in view rather than under "Limits".
 #[component]
-fn OutputSettings() -> impl IntoView {
-    let state = expect_context::<AppState>();
+fn OutputSettings(settings: Settings) -> impl IntoView {
+    let state = settings;
     let metric_name = move || {
         state.metric.get().info().name
     };
     let budget_hint = move || {
-        let local = preset(&state.preset.get()).local;
+        let local = preset(&state.provider.preset.get()).local;
         let default = Some(state.metric.get().info().default_max_tokens(local));
         format!(
             "The most tokens the judge may write for one {} score (default here: {}). Raise it when \
@@ -163,10 +169,10 @@ fn OutputSettings() -> impl IntoView {
                 type="number"
                 min=1
                 max=8192
-                prop:value=move || state.max_tokens.get().to_string()
+                prop:value=move || state.provider.max_tokens.get().to_string()
                 on:change=move |ev| {
                     if let Ok(v) = event_target_value(&ev).trim().parse::<u32>() {
-                        state.max_tokens.set(v.clamp(1, 8192));
+                        state.provider.max_tokens.set(v.clamp(1, 8192));
                     }
                 }
             />
@@ -177,8 +183,8 @@ fn OutputSettings() -> impl IntoView {
                 type="checkbox"
                 data-testid="repeatable-checkbox"
                 id="repeatable-checkbox"
-                prop:checked=move || state.repeatable.get()
-                on:change=move |ev| state.repeatable.set(event_target_checked(&ev))
+                prop:checked=move || state.provider.repeatable.get()
+                on:change=move |ev| state.provider.repeatable.set(event_target_checked(&ev))
             />
             "Repeatable: one request at a time, a fixed seed where the metric samples"
         </label>

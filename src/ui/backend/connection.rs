@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::ui::state::{AppState, ConnectionState};
+use crate::ui::state::{Settings, ConnectionState};
 use crate::errors::{redact, JudgeError};
 use crate::providers::check::{probe_request, report, Observations, Reach};
 use crate::providers::llama::{props_request, read_props};
@@ -18,10 +18,10 @@ const CHECK_TIMEOUT_MS: u32 = 15_000;
 /// more to draw than it is worth; the report still counts them all).
 const MAX_SUGGESTIONS: usize = 1000;
 
-pub fn check_connection(state: AppState) {
-    let backend = state.backend();
-    let preset = preset(&state.preset.get_untracked());
-    state.connection.set(ConnectionState::Checking);
+pub fn check_connection(state: Settings) {
+    let backend = state.provider.backend();
+    let preset = preset(&state.provider.preset.get_untracked());
+    state.provider.connection.set(ConnectionState::Checking);
     spawn_local(async move {
         let mut obs = Observations {
             reach: Reach::Answered,
@@ -34,7 +34,7 @@ pub fn check_connection(state: AppState) {
             Err(e) => {
                 let lines = vec![e.to_string()];
                 state
-                    .connection
+                    .provider.connection
                     .set(ConnectionState::Done { ok: false, lines });
                 return;
             }
@@ -51,7 +51,7 @@ pub fn check_connection(state: AppState) {
             probe(&mut obs, &backend, preset.id == "llama_server").await;
         }
         if let Some(Ok(models)) = &obs.models {
-            state.models.set(
+            state.provider.models.set(
                 models[..models.len().min(MAX_SUGGESTIONS)]
                     .iter()
                     .map(|m| m.id.clone())
@@ -67,7 +67,7 @@ pub fn check_connection(state: AppState) {
                 redact(&format!("{mark} {}", f.text), &backend.api_key)
             })
             .collect();
-        state.connection.set(ConnectionState::Done { ok, lines });
+        state.provider.connection.set(ConnectionState::Done { ok, lines });
     });
 }
 

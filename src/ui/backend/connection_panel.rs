@@ -2,18 +2,18 @@
 
 use leptos::prelude::*;
 
-use crate::ui::state::{AppState, ConnectionState};
+use crate::ui::state::{Settings, ConnectionState};
 
 #[component]
-pub fn ConnectionPanel() -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn ConnectionPanel(settings: Settings) -> impl IntoView {
+    let state = settings;
     let checking = move || {
         state
-            .connection
+            .provider.connection
             .with(|c| matches!(c, ConnectionState::Checking))
     };
     let status = move || {
-        state.connection.with(|c| match c {
+        state.provider.connection.with(|c| match c {
             ConnectionState::Idle => "idle",
             ConnectionState::Checking => "checking",
             ConnectionState::Done { ok: true, .. } => "ok",
@@ -21,7 +21,7 @@ pub fn ConnectionPanel() -> impl IntoView {
         })
     };
     let lines = move || {
-        state.connection.with(|c| match c {
+        state.provider.connection.with(|c| match c {
             ConnectionState::Done { lines, .. } => lines.clone(),
             ConnectionState::Checking => vec!["Checking…".to_string()],
             ConnectionState::Idle => Vec::new(),

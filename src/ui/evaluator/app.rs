@@ -27,11 +27,11 @@ pub fn App() -> impl IntoView {
     let opened = crate::ui::open_result::OpenedView(RwSignal::new(None));
     provide_context(opened);
     crate::ui::share::open_from_fragment(state, opened);
-    actions::persist_settings(state);
-    runner::refresh_cache_count(state);
+    actions::persist_settings(state.settings);
+    runner::refresh_cache_count(state.settings);
     // A failed cache write is said with the other storage refusals (under the run bar; in the
     // lab, in the batch panel); the run keeps its answer.
-    crate::web::cache::on_write_error(move |m| state.storage_error.set(Some(m)));
+    crate::web::cache::on_write_error(move |m| state.settings.storage_error.set(Some(m)));
     crate::ui::guidance::follow_results(state);
 
     view! {
@@ -41,12 +41,12 @@ pub fn App() -> impl IntoView {
             // screen the grid puts it at the top of the results column (style/main.css).
             <ExamplesGallery/>
             <section class="column inputs" aria-label="What to judge">
-                <MetricSelect/>
-                <FidelityPanel/>
+                <MetricSelect settings=state.settings page=Some(state)/>
+                <FidelityPanel settings=state.settings/>
                 <ImagePanel/>
                 <InputsPanel/>
                 <CandidatesInputs/>
-                <BackendPanel/>
+                <BackendPanel settings=state.settings page=Some(state)/>
                 <RunBar/>
                 <KeyNote/>
                 <CostPanel/>

@@ -17,7 +17,7 @@ fn fieldset() -> impl IntoView {
     let c = state.candidates;
     // A memo: typing a label must not redraw the rows (the field would lose focus).
     let count = Memo::new(move |_| c.labels.with(Vec::len));
-    let noun = move || crate::ui::metric_ui::of(state.metric.get()).text_noun(state);
+    let noun = move || crate::ui::metric_ui::of(state.settings.metric.get()).text_noun(state);
     let row = move |i: usize| {
         let label_id = format!("candidate-label-{i}");
         let text_id = format!("candidate-text-{i}");
@@ -75,7 +75,7 @@ pub fn CandidatesInputs() -> impl IntoView {
                     type="button"
                     data-testid="add-candidate-button"
                     on:click=move |_| candidates_run::add(state)
-                    disabled=move || { count.get() >= crate::candidates::MAX_CANDIDATES || crate::ui::metric_ui::of(state.metric.get()).running(state) }
+                    disabled=move || { count.get() >= crate::candidates::MAX_CANDIDATES || crate::ui::metric_ui::of(state.settings.metric.get()).running(state) }
                 >
                     "Add a candidate"
                 </button>

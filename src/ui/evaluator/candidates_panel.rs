@@ -21,7 +21,7 @@ type Agreement = (usize, bool, Vec<(f64, f64)>);
 pub fn CandidatesPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     let c = state.candidates;
-    let gamma = state.gamma;
+    let gamma = state.settings.gamma;
     let labels = c.run_labels;
     let scored = Memo::new(move |_| c.scored());
     let flips = Memo::new(move |_| scored.with(|s| flip_points(s)));
@@ -81,7 +81,7 @@ pub fn CandidatesPanel() -> impl IntoView {
                 {move || agreement.with(|a| agreement_sentence(a.as_ref(), gamma.get(), &labels.get()))}
             </p>
             <div class="export-row">
-                <button data-testid="send-to-lab-button" on:click=move |_| candidates_run::send_to_lab(state) disabled=move || crate::ui::metric_ui::of(state.metric.get()).running(state)>
+                <button data-testid="send-to-lab-button" on:click=move |_| candidates_run::send_to_lab(state) disabled=move || crate::ui::metric_ui::of(state.settings.metric.get()).running(state)>
                     "Send to the lab"
                 </button>
                 <span role="status" data-testid="send-to-lab-message">{move || c.lab_message.get()}</span>

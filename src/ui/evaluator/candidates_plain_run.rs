@@ -23,12 +23,12 @@ pub fn evaluate(state: AppState, base: Base) {
         found.push(VIDEO_NEEDS_G_VEVAL.into());
     }
     let ok = found.is_empty();
-    state.form_problems.set(found);
+    state.settings.form_problems.set(found);
     if !ok {
         return;
     }
     let labels: Vec<String> = labels.iter().map(|l| l.trim().to_string()).collect();
-    let backend = state.backend();
+    let backend = state.settings.provider.backend();
     let requests: Vec<_> = texts
         .iter()
         .map(|t| base.with_text(t).requests(&backend))

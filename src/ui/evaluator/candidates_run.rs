@@ -7,7 +7,7 @@ use crate::candidates::export::{append_to_inbox, comparison_json, Judged, INBOX_
 use crate::candidates::{default_label, problems, MAX_CANDIDATES};
 use crate::criteria::Criterion;
 use crate::metrics::harmonic_eval::{self, ExportInput, Input};
-use crate::providers::Backend;
+use crate::providers::{Backend, Image};
 use crate::result_file::Comparison;
 use crate::ui::runner::{begin_run, send_one, VIDEO_NEEDS_G_VEVAL};
 use crate::ui::candidates_state::CandidatesRun;
@@ -22,7 +22,7 @@ pub fn add(state: AppState) {
         return;
     }
     if n == 0 {
-        c.texts.set(vec![state.text.get_untracked(), String::new()]);
+        c.texts.set(vec![state.inputs.text.get_untracked(), String::new()]);
         c.labels.set(vec![default_label(0), default_label(1)]);
     } else {
         c.texts.update(|t| t.push(String::new()));
@@ -48,7 +48,7 @@ pub fn remove(state: AppState, i: usize) {
             .texts
             .with_untracked(|t| t.first().cloned())
             .unwrap_or_default();
-        state.text.set(text);
+        state.inputs.text.set(text);
         c.labels.set(Vec::new());
         c.texts.set(Vec::new());
         c.clear();
@@ -59,7 +59,7 @@ pub fn remove(state: AppState, i: usize) {
 /// and the instruction warning read).
 pub fn set_text(state: AppState, i: usize, text: String) {
     if i == 0 {
-        state.text.set(text.clone());
+        state.inputs.text.set(text.clone());
     }
     state.candidates.texts.update(|t| {
         if let Some(slot) = t.get_mut(i) {
@@ -72,7 +72,7 @@ pub fn set_text(state: AppState, i: usize, text: String) {
 fn ready(state: AppState, input: &Input, labels: &[String], texts: &[String]) -> bool {
     let mut found = problems(input, labels, texts);
     let no_box = state
-        .red_box
+        .inputs.red_box
         .get_untracked()
         .filter(|b| b.is_usable())
         .is_none();
@@ -83,7 +83,7 @@ fn ready(state: AppState, input: &Input, labels: &[String], texts: &[String]) ->
         found.push(VIDEO_NEEDS_G_VEVAL.into());
     }
     let ok = found.is_empty();
-    state.form_problems.set(found);
+    state.settings.form_problems.set(found);
     ok
 }
 
@@ -93,18 +93,18 @@ pub fn evaluate(state: AppState) {
     let c = state.candidates;
     let (labels, texts) = (c.labels.get_untracked(), c.texts.get_untracked());
     let input = Input {
-        task: state.task.get_untracked(),
+        task: state.inputs.task.get_untracked(),
         text: texts.first().cloned().unwrap_or_default(),
-        question: state.question.get_untracked(),
-        image_data_url: state.image_view.get_untracked().map(|v| v.data_url),
-        fidelity: state.fidelity_now(),
-        criteria: state.he_criteria.get_untracked(),
+        question: state.inputs.question.get_untracked(),
+        image: state.inputs.image_view.get_untracked().and_then(|v| v.sent()),
+        fidelity: state.settings.fidelity_now(),
+        criteria: state.settings.he_criteria.get_untracked(),
     };
     if !ready(state, &input, &labels, &texts) {
         return;
     }
     let labels: Vec<String> = labels.iter().map(|l| l.trim().to_string()).collect();
-    let backend = state.backend();
+    let backend = state.settings.provider.backend();
     c.run.set_value(Some(CandidatesRun {
         labels: labels.clone(),
         texts: texts.clone(),
@@ -185,7 +185,7 @@ fn with_judged<R>(
 /// The comparison as JSON: every candidate's own export, the ranking at γ, the flips, the
 /// human's pick and the agreement; compact and named as a group for the lab. No key in it.
 fn comparison(state: AppState, group: Option<&str>) -> Option<String> {
-    let gamma = state.gamma.get_untracked();
+    let gamma = state.settings.gamma.get_untracked();
     let chosen = state.candidates.preferred.get_untracked();
     with_judged(state, |run, judged| {
         let ctx = &run.context;
@@ -221,17 +221,17 @@ pub fn comparison_for_link(state: AppState, image: Option<&str>) -> Option<Strin
 
 /// Shows a comparison read from a share link or a file as if it had just run: the candidates,
 /// their criteria, the pick and γ; no request is sent.
-pub fn open(state: AppState, c: Comparison, image: Option<String>, backend: Backend) {
+pub fn open(state: AppState, c: Comparison, image: Option<Image>, backend: Backend) {
     let Some(first) = c.candidates.first() else {
         return;
     };
     let cs = state.candidates;
     let texts: Vec<String> = c.candidates.iter().map(|h| h.text.clone()).collect();
-    state.task.set(first.task);
-    state.question.set(first.question.clone());
-    state.he_criteria.set(first.criteria_set);
-    state.text.set(first.text.clone());
-    state.gamma.set(c.gamma);
+    state.inputs.task.set(first.task);
+    state.inputs.question.set(first.question.clone());
+    state.settings.he_criteria.set(first.criteria_set);
+    state.inputs.text.set(first.text.clone());
+    state.settings.gamma.set(c.gamma);
     cs.clear();
     cs.lab_message.set(None);
     cs.labels.set(c.labels.clone());
@@ -244,7 +244,7 @@ pub fn open(state: AppState, c: Comparison, image: Option<String>, backend: Back
                 task: first.task,
                 text: first.text.clone(),
                 question: first.question.clone(),
-                image_data_url: image,
+                image,
                 fidelity: first.fidelity.clone(),
                 criteria: first.criteria_set,
             },

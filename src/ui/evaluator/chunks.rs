@@ -11,7 +11,7 @@ use leptos::task::spawn_local;
 
 use crate::criteria::Criterion;
 use crate::ui::lazy::{missing, ChunkMissing};
-use crate::ui::state::AppState;
+use crate::ui::state::{AppState, Settings};
 
 
 #[leptos::wasm_split::wasm_split(run, wasm_split_path = ::leptos::wasm_split, fallible)]
@@ -25,7 +25,7 @@ pub fn evaluate(state: AppState) {
     let load = crate::ui::lazy::loading(evaluate_loaded(state));
     spawn_local(async move {
         if load.await.is_err() {
-            state.form_problems.set(vec![missing("judging")]);
+            state.settings.form_problems.set(vec![missing("judging")]);
         }
     });
 }
@@ -44,7 +44,7 @@ pub fn explain(state: AppState, criterion: Option<Criterion>) {
     let load = crate::ui::lazy::loading(explain_loaded(state, criterion));
     spawn_local(async move {
         if load.await.is_err() {
-            state.form_problems.set(vec![missing("Explain")]);
+            state.settings.form_problems.set(vec![missing("Explain")]);
         }
     });
 }
@@ -66,13 +66,13 @@ pub fn export(state: AppState) {
 }
 
 #[leptos::wasm_split::wasm_split(connection, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn check_loaded(state: AppState) -> Result<(), ChunkMissing> {
+fn check_loaded(state: Settings) -> Result<(), ChunkMissing> {
     crate::ui::connection::check_connection(state);
     Ok(())
 }
 
 /// Check connection.
-pub fn check_connection(state: AppState) {
+pub fn check_connection(state: Settings) {
     let load = crate::ui::lazy::loading(check_loaded(state));
     spawn_local(async move {
         if load.await.is_err() {

@@ -23,28 +23,28 @@ fn usd_attr(usd: Option<f64>) -> String {
 #[component]
 pub fn CostPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let prices = Memo::new(move |_| parse_prices(&state.prices.get()));
+    let prices = Memo::new(move |_| parse_prices(&state.settings.provider.prices.get()));
     let estimate = Memo::new(move |_| {
-        let size = state.image_view.with(|v| v.as_ref().map(|v| v.sent_size));
-        let protocol = preset(&state.preset.get()).protocol;
-        let detail = state.image_detail.get();
-        let metric = metric_ui::of(state.metric.get());
+        let size = state.inputs.image_view.with(|v| v.as_ref().map(|v| v.sent_size));
+        let protocol = preset(&state.settings.provider.preset.get()).protocol;
+        let detail = state.settings.provider.image_detail.get();
+        let metric = metric_ui::of(state.settings.metric.get());
         let texts = if state.candidates.active() {
             state.candidates.texts.get()
         } else {
-            vec![state.text.get()]
+            vec![state.inputs.text.get()]
         };
         let (tokens_in, tokens_out) = estimate_for_texts(&texts, |t| {
             metric.estimate(state, t, size, protocol, detail)
         });
-        let model = state.model.get();
+        let model = state.settings.provider.model.get();
         prices.with(|(p, _)| Cost::priced(tokens_in, tokens_out, price_for(p, &model)))
     });
     // Reported usage of every answer billed in this run, readable or not (cached ones cost
     // nothing): an answer the metric could not read was still generated and paid for.
     let usage = Memo::new(move |_| {
         let billed = state.billed.get();
-        let model = metric_ui::of(state.metric.get()).billed_model(state);
+        let model = metric_ui::of(state.settings.metric.get()).billed_model(state);
         let tokens_in = billed.iter().map(|u| u.prompt_tokens).sum();
         let tokens_out = billed.iter().map(|u| u.completion_tokens).sum();
         let answers = billed.len();
@@ -120,8 +120,8 @@ fn price_table(state: AppState, prices: Memo<(Vec<Price>, Vec<String>)>) -> impl
                 data-testid="prices-input"
                 rows="6"
                 spellcheck="false"
-                prop:value=move || state.prices.get()
-                on:change=move |ev| state.prices.set(event_target_value(&ev))
+                prop:value=move || state.settings.provider.prices.get()
+                on:change=move |ev| state.settings.provider.prices.set(event_target_value(&ev))
             ></textarea>
             <ul class="problems">
                 {move || prices.with(|(_, problems)| problems.iter().map(|p| view! { <li>{p.clone()}</li> }).collect_view())}
@@ -134,16 +134,16 @@ fn price_table(state: AppState, prices: Memo<(Vec<Price>, Vec<String>)>) -> impl
 fn cache_row(state: AppState) -> impl IntoView {
     view! {
         <div class="cache-row">
-            <span data-testid="cache-count" data-value=move || state.cache_count.get().map(|n| n.to_string()).unwrap_or_default()>
-                {move || match state.cache_count.get() {
+            <span data-testid="cache-count" data-value=move || state.settings.provider.cache_count.get().map(|n| n.to_string()).unwrap_or_default()>
+                {move || match state.settings.provider.cache_count.get() {
                     Some(n) => format!("{n} cached answer(s) on this device."),
                     None => "The answer cache is unavailable in this browser.".to_string(),
                 }}
             </span>
-            <button data-testid="clear-cache-button" on:click=move |_| runner::clear_cache(state)>
+            <button data-testid="clear-cache-button" on:click=move |_| runner::clear_cache(state.settings)>
                 "Clear cache"
             </button>
-            <span class="hint" role="status">{move || state.cache_message.get()}</span>
+            <span class="hint" role="status">{move || state.settings.provider.cache_message.get()}</span>
         </div>
     }
 }

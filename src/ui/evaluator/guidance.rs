@@ -11,23 +11,23 @@ use crate::ui::state::AppState;
 
 /// Why Evaluate will not send now, if the chosen provider needs a key and has none.
 pub fn missing_key(state: AppState) -> Option<String> {
-    let p = preset(&state.preset.get());
+    let p = preset(&state.settings.provider.preset.get());
     // The provider's own host: a base URL pointed elsewhere may need no key at all.
-    let own_host = state.base_url.with(|u| crate::first_visit::is_presets_host(p.base_url, u));
+    let own_host = state.settings.provider.base_url.with(|u| crate::first_visit::is_presets_host(p.base_url, u));
     let needs_key = p.needs_key && own_host;
-    state.api_key.with(|k| key_missing(needs_key, k, p.label))
+    state.settings.provider.api_key.with(|k| key_missing(needs_key, k, p.label))
 }
 
 /// The failure every requested HarmonicEval criterion of the run shares, if any.
 pub fn shared(state: AppState) -> Option<String> {
-    if !state.is_harmonic() {
+    if !state.settings.is_harmonic() {
         return None;
     }
-    let chosen = state.he_criteria.get();
+    let chosen = state.settings.he_criteria.get();
     let errors: Vec<Option<String>> = crate::criteria::Criterion::ALL
         .into_iter()
         .filter(|c| chosen.contains(*c))
-        .map(|c| state.criterion(c).with(|s| s.error()))
+        .map(|c| state.he.criterion(c).with(|s| s.error()))
         .collect();
     let refs: Vec<Option<&str>> = errors.iter().map(|e| e.as_deref()).collect();
     shared_failure(&refs)
@@ -60,7 +60,7 @@ pub fn SharedFailure() -> impl IntoView {
 pub fn follow_results(state: AppState) {
     let was_running = StoredValue::new(false);
     Effect::new(move |_| {
-        let running = crate::ui::metric_ui::of(state.metric.get()).running(state);
+        let running = crate::ui::metric_ui::of(state.settings.metric.get()).running(state);
         let ended = was_running.get_value() && !running;
         was_running.set_value(running);
         if !ended {
@@ -69,7 +69,7 @@ pub fn follow_results(state: AppState) {
         let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
         let target = doc
             .get_element_by_id("overall-score")
-            .filter(|_| state.is_harmonic())
+            .filter(|_| state.settings.is_harmonic())
             .or_else(|| doc.get_element_by_id("results-heading"));
         if let Some(el) = target.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
             el.scroll_into_view();

@@ -36,7 +36,7 @@ fn keep(state: AppState, h: History) {
     if state.candidates.active() {
         return; // several texts: the comparison goes to the lab, not here
     }
-    let page = crate::ui::metric_ui::of(state.metric.get_untracked());
+    let page = crate::ui::metric_ui::of(state.settings.metric.get_untracked());
     let Some(json) = page.result_json(state) else { return };
     let thumb = crate::ui::share::thumbnail(state);
     let json = crate::result_file::with_extras(&json, thumb.as_deref(), &Default::default(), None);
@@ -85,7 +85,7 @@ fn keep_soon(state: AppState, h: History) {
 /// Keeps each run as it finishes, and again when Explain adds an answer to it.
 fn follow_runs(state: AppState, h: History) {
     Effect::new(move |was_running: Option<bool>| {
-        let running = crate::ui::metric_ui::of(state.metric.get()).running(state);
+        let running = crate::ui::metric_ui::of(state.settings.metric.get()).running(state);
         if was_running == Some(true) && !running {
             keep_soon(state, h);
         }
@@ -93,8 +93,8 @@ fn follow_runs(state: AppState, h: History) {
     });
     Effect::new(move |before: Option<usize>| {
         let done = |e: &ExplainState| matches!(e, ExplainState::Done(_));
-        let explained = state.explanations.iter().filter(|e| e.with(done)).count()
-            + usize::from(state.fleur_explanation.with(done));
+        let explained = state.he.explanations.iter().filter(|e| e.with(done)).count()
+            + usize::from(state.fleur.explanation.with(done));
         let this_run = h.last.with_value(|l| l.as_ref().map(|(g, _)| *g)) == Some(state.generation.get_value());
         if before.is_some_and(|b| b != explained) && explained > 0 && this_run {
             keep_soon(state, h);

@@ -5,7 +5,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::ui::state::{AppState, ImageView};
-use crate::web::{image, timing, video};
+use crate::web::image::{self, LoadedImage, Prepared};
+use crate::web::{timing, video};
 
 /// Decodes and downscales a dropped, pasted or chosen file. A file that cannot be used leaves
 /// the previous image in place and says why.
@@ -16,86 +17,105 @@ pub fn load_image(state: AppState, file: web_sys::File) {
 /// `keep_box`: the same picture at another size keeps its (normalised) REG box.
 fn decode_image(state: AppState, file: web_sys::File, keep_box: bool) {
     let name = file.name();
-    state.image_loading.set(true);
+    state.inputs.image_loading.set(true);
     timing::start("hj-image-prep");
+    // A new picture starts without a box.
+    let red_box = if keep_box { sent_box(state) } else { None };
     spawn_local(async move {
-        let loaded = if video::is_video(&file) {
+        let prepared = if video::is_video(&file) {
             // The composite keeps its 1536×512 size: G-VEval's input, not a photo to shrink.
-            video::composite(&file).await
+            match video::composite(&file).await {
+                Ok(image) => image::encode_jpeg(&image, red_box).map(|sent| Prepared { image, sent }),
+                Err(e) => Err(e),
+            }
         } else {
-            image::load(&file, state.max_side.get_untracked()).await
+            image::prepare_image(&file, state.settings.max_side.get_untracked(), red_box).await
         };
-        match loaded {
-            Ok(loaded) => {
-                state.image.set_value(Some(loaded));
-                state.image_file.set_value(Some(file));
+        match prepared {
+            Ok(Prepared { image, sent }) => {
+                state.inputs.image_file.set_value(Some(file));
                 if !keep_box {
-                    state.red_box.set(None);
+                    state.inputs.red_box.set(None);
                 }
-                state.image_error.set(None);
-                refresh_encoded_image(state);
+                state.inputs.image_error.set(None);
+                show(state, sent, Shown::of(&image));
+                state.inputs.image.set_value(Some(image));
                 timing::end("hj-image-prep");
             }
             Err(message) => {
-                let kept = if state.image_view.get_untracked().is_some() {
+                let kept = if state.inputs.image_view.get_untracked().is_some() {
                     " The previous image is kept."
                 } else {
                     ""
                 };
                 state
-                    .image_error
+                    .inputs.image_error
                     .set(Some(format!("\u{201c}{name}\u{201d}: {message}{kept}")));
             }
         }
-        state.image_loading.set(false);
+        state.inputs.image_loading.set(false);
     });
 }
 
 /// Re-processes the current image, e.g. after the size limit changed.
 pub fn reload_image(state: AppState) {
-    if let Some(file) = state.image_file.get_value() {
+    if let Some(file) = state.inputs.image_file.get_value() {
         decode_image(state, file, true);
     }
 }
 
-/// Re-encodes the image as it will be sent (REG: with the red box drawn in).
-pub fn refresh_encoded_image(state: AppState) {
-    let file_name = state
-        .image_file
-        .with_value(|f| f.as_ref().map(|f| f.name()))
-        .unwrap_or_default();
-    let red_box = if untrack(|| state.box_active()) {
-        state.red_box.get_untracked().filter(|b| b.is_usable())
+/// The box drawn into what is sent: the usable REG box, only while it applies.
+fn sent_box(state: AppState) -> Option<crate::geometry::NormBox> {
+    if untrack(|| state.box_active()) {
+        state.inputs.red_box.get_untracked().filter(|b| b.is_usable())
     } else {
         None
-    };
-    let encoded = state.image.with_value(|img| {
-        img.as_ref().map(|img| {
-            image::encode_jpeg(img, red_box).map(|url| {
-                (
-                    url,
-                    img.original_size,
-                    (img.canvas.width(), img.canvas.height()),
-                    img.note,
-                )
-            })
-        })
+    }
+}
+
+/// Re-encodes the kept image as it will be sent (REG: with the red box drawn in).
+pub fn refresh_encoded_image(state: AppState) {
+    let red_box = sent_box(state);
+    let encoded = state.inputs.image.with_value(|img| {
+        img.as_ref()
+            .map(|img| image::encode_jpeg(img, red_box).map(|sent| (sent, Shown::of(img))))
     });
     match encoded {
-        Some(Ok((data_url, original_size, sent_size, note))) => {
-            let is_video = state
-                .image_file
-                .with_value(|f| f.as_ref().is_some_and(video::is_video));
-            state.image_view.set(Some(ImageView {
-                data_url,
-                file_name,
-                original_size,
-                sent_size,
-                is_video,
-                note,
-            }));
-        }
-        Some(Err(message)) => state.image_error.set(Some(message)),
+        Some(Ok((sent, shown))) => show(state, sent, shown),
+        Some(Err(message)) => state.inputs.image_error.set(Some(message)),
         None => {}
     }
+}
+
+/// What the preview says of a kept image: its size before and as sent, and its note.
+struct Shown {
+    original_size: (u32, u32),
+    sent_size: (u32, u32),
+    note: Option<&'static str>,
+}
+
+impl Shown {
+    fn of(image: &LoadedImage) -> Shown {
+        Shown {
+            original_size: image.original_size,
+            sent_size: (image.canvas.width(), image.canvas.height()),
+            note: image.note,
+        }
+    }
+}
+
+/// Shows the image as sent (`data_url`) with where it came from.
+fn show(state: AppState, data_url: String, shown: Shown) {
+    let (file_name, is_video) = state.inputs.image_file.with_value(|f| {
+        f.as_ref()
+            .map_or((String::new(), false), |f| (f.name(), video::is_video(f)))
+    });
+    state.inputs.image_view.set(Some(ImageView {
+        data_url,
+        file_name,
+        original_size: shown.original_size,
+        sent_size: shown.sent_size,
+        is_video,
+        note: shown.note,
+    }));
 }

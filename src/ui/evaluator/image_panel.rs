@@ -15,7 +15,7 @@ fn first_file(files: Option<web_sys::FileList>) -> Option<web_sys::File> {
 
 /// Sets the REG box and re-encodes the image with it drawn.
 fn commit_box(state: AppState, b: Option<NormBox>) {
-    state.red_box.set(b);
+    state.inputs.red_box.set(b);
     image_actions::refresh_encoded_image(state);
 }
 
@@ -57,7 +57,7 @@ pub fn ImagePanel() -> impl IntoView {
             <label for="image-input">"Image"</label>
             <div
                 class="dropzone"
-                class:has-image=move || state.image_view.with(|v| v.is_some())
+                class:has-image=move || state.inputs.image_view.with(|v| v.is_some())
                 on:dragover=|e: web_sys::DragEvent| e.prevent_default()
                 on:drop=move |e: web_sys::DragEvent| {
                     e.prevent_default();
@@ -79,15 +79,15 @@ pub fn ImagePanel() -> impl IntoView {
                     }
                 />
                 <p class="hint">"Drop an image here, paste one, or choose a file."</p>
-                {move || state.image_view.get().map(|v| view! {
+                {move || state.inputs.image_view.get().map(|v| view! {
                     {preview(state, v.data_url.clone())}
                     <p class="hint" data-testid="image-info">{image_info(&v)}</p>
                     <p class="warn-text" data-testid="image-note" hidden=v.note.is_none()>{v.note}</p>
                 })}
-                <p class="hint" hidden=move || !state.image_loading.get()>"Reading the image…"</p>
+                <p class="hint" hidden=move || !state.inputs.image_loading.get()>"Reading the image…"</p>
             </div>
-            <p class="error" role="alert" data-testid="image-error" hidden=move || state.image_error.with(|e| e.is_none())>
-                {move || state.image_error.get()}
+            <p class="error" role="alert" data-testid="image-error" hidden=move || state.inputs.image_error.with(|e| e.is_none())>
+                {move || state.inputs.image_error.get()}
             </p>
             {box_edges(state)}
         </div>
@@ -169,7 +169,7 @@ fn box_edges(state: AppState) -> impl IntoView {
     let edge = move |i: usize| {
         move || {
             state
-                .red_box
+                .inputs.red_box
                 .get()
                 .map(|b| format!("{:.1}", [b.x0, b.y0, b.x1, b.y1][i] * 100.0))
                 .unwrap_or_default()
@@ -179,7 +179,7 @@ fn box_edges(state: AppState) -> impl IntoView {
         let Ok(v) = event_target_value(&ev).parse::<f64>() else {
             return;
         };
-        let b = state.red_box.get_untracked().unwrap_or(NormBox {
+        let b = state.inputs.red_box.get_untracked().unwrap_or(NormBox {
             x0: 0.25,
             y0: 0.25,
             x1: 0.75,

@@ -13,7 +13,7 @@ use crate::text_checks::{addresses_the_judge, INSTRUCTION_WARNING};
 #[component]
 pub fn InputsPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let task = state.task;
+    let task = state.inputs.task;
     let on_task = move |ev| {
         if let Some(t) = Task::from_id(&event_target_value(&ev)) {
             task.set(t);
@@ -21,11 +21,11 @@ pub fn InputsPanel() -> impl IntoView {
             image_actions::refresh_encoded_image(state);
         }
     };
-    let metric = move || metric_ui::of(state.metric.get());
+    let metric = move || metric_ui::of(state.settings.metric.get());
     let noun = move || metric().text_noun(state);
-    let addresses_judge = move || state.text.with(|t| addresses_the_judge(t));
+    let addresses_judge = move || state.inputs.text.with(|t| addresses_the_judge(t));
     view! {
-        <div class="field" class:hidden=move || !state.is_harmonic()>
+        <div class="field" class:hidden=move || !state.settings.is_harmonic()>
             <label for="task-select">"Task"</label>
             <select id="task-select" data-testid="task-select" on:change=on_task prop:value=move || task.get().id()>
                 {Task::ALL.iter().map(|t| view! { <option value=t.id()>{t.label()}</option> }).collect_view()}
@@ -34,7 +34,7 @@ pub fn InputsPanel() -> impl IntoView {
         <TextArea
             id="question-input"
             label="Question"
-            value=state.question
+            value=state.inputs.question
             rows=2
             placeholder="The question the model answered"
             hidden=Signal::derive(move || !metric().asks_question(state))
@@ -47,21 +47,21 @@ pub fn InputsPanel() -> impl IntoView {
                 dir="auto"
                 rows="4"
                 placeholder=move || format!("Paste the {} the model wrote", noun())
-                prop:value=move || state.text.get()
-                on:input=move |ev| state.text.set(event_target_value(&ev))
+                prop:value=move || state.inputs.text.get()
+                on:input=move |ev| state.inputs.text.set(event_target_value(&ev))
             ></textarea>
             <p class="warn-text" role="status" data-testid="instruction-warning" hidden=move || !addresses_judge()>
                 {INSTRUCTION_WARNING}
             </p>
         </div>
-        <Show when=move || state.metric.get() == Metric::Maev>
+        <Show when=move || state.settings.metric.get() == Metric::Maev>
             {crate::ui::lazy::chunk("MAEV inputs", maev_inputs_view)}
         </Show>
         {gveval_mode(state)}
         <TextArea
             id="references-input"
             label="Reference captions (one per line)"
-            value=state.references
+            value=state.inputs.references
             rows=4
             placeholder="A brown dog runs on the grass.\nA dog playing in a park."
             hidden=Signal::derive(move || !metric().wants_references(state))
@@ -72,15 +72,15 @@ pub fn InputsPanel() -> impl IntoView {
 /// G-VEval's mode and its ACCR switch, shown for G-VEval only.
 fn gveval_mode(state: AppState) -> impl IntoView {
     view! {
-    <div class="field" class:hidden=move || state.metric.get() != Metric::GVeval>
+    <div class="field" class:hidden=move || state.settings.metric.get() != Metric::GVeval>
         <label for="mode-select">"G-VEval mode"</label>
         <select
             id="mode-select"
             data-testid="mode-select"
-            prop:value=move || state.gv_mode.get().id()
+            prop:value=move || state.settings.gv_mode.get().id()
             on:change=move |ev| {
                 if let Some(m) = Mode::from_id(&event_target_value(&ev)) {
-                    state.gv_mode.set(m);
+                    state.settings.gv_mode.set(m);
                 }
             }
         >
@@ -92,8 +92,8 @@ fn gveval_mode(state: AppState) -> impl IntoView {
             <input
                 type="checkbox"
                 data-testid="accr-checkbox"
-                prop:checked=move || state.gv_accr.get()
-                on:change=move |ev| state.gv_accr.set(event_target_checked(&ev))
+                prop:checked=move || state.gveval.accr.get()
+                on:change=move |ev| state.gveval.accr.set(event_target_checked(&ev))
             />
             "ACCR: four scores (accuracy, completeness, conciseness, relevance) — videos"
         </label>

@@ -13,6 +13,7 @@ pub(crate) mod candidates_state;
 pub(crate) mod cost_panel;
 pub(crate) mod image_actions;
 pub(crate) mod image_panel;
+pub(crate) mod inputs_state;
 pub(crate) mod inputs_panel;
 pub(crate) mod run_bar;
 pub(crate) mod runner;

@@ -8,7 +8,7 @@ use wasm_bindgen::JsCast;
 
 use crate::metrics::harmonic_eval::Input;
 use crate::metrics::{fleur, g_veval, maev};
-use crate::providers::{Backend, Protocol};
+use crate::providers::{Backend, Image, Protocol};
 use crate::result_file::{Body, Harmonic, Opened};
 use crate::ui::state::{AppState, ExplainState, FleurRun, GvevalRun, ImageView, MaevRun, Progress, RunContext};
 
@@ -34,21 +34,21 @@ fn protocol(id: &str) -> Protocol {
 
 /// Puts a read result into the page. Refused (with a sentence) while a run is in flight.
 pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Result<(), String> {
-    if untrack(|| crate::ui::metric_ui::of(state.metric.get()).running(state)) {
+    if untrack(|| crate::ui::metric_ui::of(state.settings.metric.get()).running(state)) {
         return Err("A run is in progress: cancel it or wait, then open the result.".into());
     }
     state.generation.update_value(|g| *g += 1);
-    state.form_problems.set(Vec::new());
+    state.settings.form_problems.set(Vec::new());
     state.export_error.set(None);
     let Some(metric) = crate::metrics::Metric::from_id(&opened.metric) else {
         return Err(format!("This file's metric \u{201c}{}\u{201d} is not one this page knows.", opened.metric));
     };
-    state.metric.set(metric);
+    state.settings.metric.set(metric);
     if let Some(url) = &opened.image {
-        state.image.set_value(None);
-        state.image_file.set_value(None);
-        state.image_error.set(None);
-        state.image_view.set(Some(ImageView {
+        state.inputs.image.set_value(None);
+        state.inputs.image_file.set_value(None);
+        state.inputs.image_error.set(None);
+        state.inputs.image_view.set(Some(ImageView {
             data_url: url.clone(),
             file_name: from.to_string(),
             original_size: (0, 0),
@@ -69,12 +69,14 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
         // One result opened: shown as one text, not inside an earlier comparison.
         state.candidates.reset();
     }
+    // What a run or Explain of the opened result sends, as a metric takes it.
+    let sent = opened.image.as_deref().and_then(Image::from_data_url);
     match opened.body {
-        Body::Harmonic(h) => show_harmonic(state, *h, opened.image, backend),
-        Body::Fleur(f) => show_fleur(state, *f, opened.image, backend),
-        Body::Gveval(g) => show_gveval(state, *g, opened.image, backend),
+        Body::Harmonic(h) => show_harmonic(state, *h, sent, backend),
+        Body::Fleur(f) => show_fleur(state, *f, sent, backend),
+        Body::Gveval(g) => show_gveval(state, *g, sent, backend),
         Body::Maev(m) => show_maev(state, *m, backend),
-        Body::Candidates(c) => crate::ui::candidates_run::open(state, *c, opened.image.clone(), backend),
+        Body::Candidates(c) => crate::ui::candidates_run::open(state, *c, sent, backend),
     }
     view.0.set(Some(OpenedNote {
         from: from.to_string(),
@@ -84,29 +86,29 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
     Ok(())
 }
 
-fn show_harmonic(state: AppState, h: Harmonic, image: Option<String>, backend: Backend) {
-    state.task.set(h.task);
-    state.text.set(h.text.clone());
-    state.question.set(h.question.clone());
-    state.he_criteria.set(h.criteria_set);
-    state.gamma.set(h.gamma);
+fn show_harmonic(state: AppState, h: Harmonic, image: Option<Image>, backend: Backend) {
+    state.inputs.task.set(h.task);
+    state.inputs.text.set(h.text.clone());
+    state.inputs.question.set(h.question.clone());
+    state.settings.he_criteria.set(h.criteria_set);
+    state.settings.gamma.set(h.gamma);
     for (i, r) in h.results.iter().enumerate() {
-        state.criteria[i].set(match r {
+        state.he.criteria[i].set(match r {
             Some(Ok(result)) => Progress::Done { result: result.clone(), cached: false },
             Some(Err(m)) => Progress::Failed(m.clone()),
             None => Progress::Idle,
         });
-        state.explanations[i].set(match &h.explanations[i] {
+        state.he.explanations[i].set(match &h.explanations[i] {
             Some(t) => ExplainState::Done(t.clone()),
             None => ExplainState::Idle,
         });
     }
-    state.run.set_value(Some(RunContext {
+    state.he.run.set_value(Some(RunContext {
         input: Input {
             task: h.task,
             text: h.text,
             question: h.question,
-            image_data_url: image,
+            image,
             fidelity: h.fidelity,
             criteria: h.criteria_set,
         },
@@ -114,39 +116,39 @@ fn show_harmonic(state: AppState, h: Harmonic, image: Option<String>, backend: B
     }));
 }
 
-fn show_fleur(state: AppState, f: fleur::reopen::Reopened, image: Option<String>, backend: Backend) {
-    state.text.set(f.input.caption.clone());
+fn show_fleur(state: AppState, f: fleur::reopen::Reopened, image: Option<Image>, backend: Backend) {
+    state.inputs.text.set(f.input.caption.clone());
     if let Some(refs) = &f.input.references {
-        state.references.set(refs.join("\n"));
+        state.inputs.references.set(refs.join("\n"));
     }
-    state.fleur.set(Progress::Done { result: f.result, cached: false });
-    state.fleur_explanation.set(f.explanation.map_or(ExplainState::Idle, ExplainState::Done));
-    state.fleur_run.set_value(Some(FleurRun {
-        input: fleur::Input { image_data_url: image, ..f.input },
+    state.fleur.result.set(Progress::Done { result: f.result, cached: false });
+    state.fleur.explanation.set(f.explanation.map_or(ExplainState::Idle, ExplainState::Done));
+    state.fleur.run.set_value(Some(FleurRun {
+        input: fleur::Input { image, ..f.input },
         backend,
     }));
 }
 
-fn show_gveval(state: AppState, g: g_veval::reopen::Reopened, image: Option<String>, backend: Backend) {
-    state.text.set(g.input.caption.clone());
-    state.references.set(g.input.references.join("\n"));
-    state.gv_mode.set(g.input.mode);
-    state.gv_accr.set(g.input.accr);
-    state.gveval.set(Progress::Done { result: g.result, cached: false });
-    state.gveval_run.set_value(Some(GvevalRun {
-        input: g_veval::Input { image_data_url: image, ..g.input },
+fn show_gveval(state: AppState, g: g_veval::reopen::Reopened, image: Option<Image>, backend: Backend) {
+    state.inputs.text.set(g.input.caption.clone());
+    state.inputs.references.set(g.input.references.join("\n"));
+    state.settings.gv_mode.set(g.input.mode);
+    state.gveval.accr.set(g.input.accr);
+    state.gveval.result.set(Progress::Done { result: g.result, cached: false });
+    state.gveval.run.set_value(Some(GvevalRun {
+        input: g_veval::Input { image, ..g.input },
         backend,
     }));
 }
 
 fn show_maev(state: AppState, m: maev::reopen::Reopened, backend: Backend) {
-    state.question.set(m.input.question.clone());
-    state.maev_caption.set(m.input.caption.clone());
-    state.maev_reference.set(m.input.reference.clone());
-    state.text.set(m.input.answer.clone());
-    state.maev_threshold.set(m.input.threshold);
-    state.maev_captioning.set(ExplainState::Idle);
-    state.maev_results.set(
+    state.inputs.question.set(m.input.question.clone());
+    state.maev.caption.set(m.input.caption.clone());
+    state.maev.reference.set(m.input.reference.clone());
+    state.inputs.text.set(m.input.answer.clone());
+    state.settings.maev_threshold.set(m.input.threshold);
+    state.maev.captioning.set(ExplainState::Idle);
+    state.maev.results.set(
         m.trials
             .into_iter()
             .map(|(examples, r)| {
@@ -155,7 +157,7 @@ fn show_maev(state: AppState, m: maev::reopen::Reopened, backend: Backend) {
             .collect(),
     );
     // The pool the trials point at stays with the run; the user's own pool is not touched.
-    state.maev_run.set_value(Some(MaevRun { input: m.input, backend }));
+    state.maev.run.set_value(Some(MaevRun { input: m.input, backend }));
 }
 
 /// Reads a file the user chose and shows it.
@@ -197,7 +199,7 @@ pub fn OpenResult() -> impl IntoView {
 pub fn OpenedPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     let view = expect_context::<OpenedView>();
-    let note = move || view.0.get().filter(|n| state.metric.with(|m| m.id() == n.metric));
+    let note = move || view.0.get().filter(|n| state.settings.metric.with(|m| m.id() == n.metric));
     view! {
         {move || note().map(|n| view! {
             <div class="opened-note" data-testid="opened-note">

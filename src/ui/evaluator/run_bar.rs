@@ -8,7 +8,7 @@ use crate::ui::state::AppState;
 #[component]
 pub fn RunBar() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let running = move || crate::ui::metric_ui::of(state.metric.get()).running(state);
+    let running = move || crate::ui::metric_ui::of(state.settings.metric.get()).running(state);
     view! {
         <div class="run-bar">
             <button
@@ -31,17 +31,17 @@ pub fn RunBar() -> impl IntoView {
                 <input
                     type="checkbox"
                     data-testid="fresh-run-checkbox"
-                    prop:checked=move || state.fresh_run.get()
-                    on:change=move |ev| state.fresh_run.set(event_target_checked(&ev))
+                    prop:checked=move || state.settings.provider.fresh_run.get()
+                    on:change=move |ev| state.settings.provider.fresh_run.set(event_target_checked(&ev))
                 />
                 "Ask the model again (ignore cached answers)"
             </label>
         </div>
         <span class="error" role="alert" data-testid="storage-error">
-            {move || state.storage_error.get()}
+            {move || state.settings.storage_error.get()}
         </span>
         <ul class="problems" role="alert" data-testid="form-problems">
-            {move || state.form_problems.get().into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}
+            {move || state.settings.form_problems.get().into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}
         </ul>
     }
 }

@@ -8,25 +8,25 @@ use leptos::task::spawn_local;
 use crate::errors::redact;
 use crate::limiter::Limiter;
 use crate::retry::RetryPolicy;
-use crate::ui::state::{AppState, ExplainState, Progress};
+use crate::ui::state::{AppState, ExplainState, Progress, Settings};
 use crate::web::cache;
 use crate::web::transport::{send_chat, Answer, SendOptions};
 
 /// Options for this provider's requests, from the current settings.
 pub(crate) fn send_options<'a>(
-    state: AppState,
+    state: Settings,
     limiter: &'a Limiter,
     cancel: Option<&'a web_sys::AbortSignal>,
 ) -> SendOptions<'a> {
     SendOptions {
-        timeout_ms: state.timeout_s.get_untracked().saturating_mul(1000),
+        timeout_ms: state.provider.timeout_s.get_untracked().saturating_mul(1000),
         policy: RetryPolicy {
-            max_retries: state.max_retries.get_untracked(),
+            max_retries: state.provider.max_retries.get_untracked(),
             ..RetryPolicy::default()
         },
         limiter,
         cancel,
-        read_cache: !state.fresh_run.get_untracked(),
+        read_cache: !state.provider.fresh_run.get_untracked(),
         cache_tag: None,
     }
 }
@@ -35,10 +35,10 @@ pub(crate) fn send_options<'a>(
 pub(crate) fn new_cancel(state: AppState) -> Option<web_sys::AbortSignal> {
     let controller = web_sys::AbortController::new().ok();
     let signal = controller.as_ref().map(|c| c.signal());
-    if let Some(old) = state.cancel.get_value() {
+    if let Some(old) = state.settings.provider.cancel.get_value() {
         old.abort();
     }
-    state.cancel.set_value(controller);
+    state.settings.provider.cancel.set_value(controller);
     signal
 }
 
@@ -86,7 +86,7 @@ pub(crate) fn send_one<T: 'static>(
             }
         };
         let answer = fetch_answer(
-            state,
+            state.settings,
             cancel,
             backend.protocol,
             request,
@@ -110,7 +110,7 @@ pub(crate) fn send_one<T: 'static>(
             Ok((result, cached)) => Progress::Done { result, cached },
             Err(e) => Progress::Failed(redact(&e.to_string(), &backend.api_key)),
         });
-        refresh_cache_count(state);
+        refresh_cache_count(state.settings);
     });
 }
 
@@ -118,7 +118,7 @@ pub(crate) fn send_one<T: 'static>(
 /// one boxed future used by every caller (each metric's [`send_one`], Explain, the batch run):
 /// left generic, the whole transport was compiled once per caller, about 10 KB of wasm each.
 pub(crate) fn fetch_answer(
-    state: AppState,
+    state: Settings,
     cancel: Option<web_sys::AbortSignal>,
     protocol: crate::providers::Protocol,
     request: crate::providers::HttpRequest,
@@ -127,7 +127,7 @@ pub(crate) fn fetch_answer(
 ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<Answer, crate::errors::JudgeError>>>>
 {
     Box::pin(async move {
-        let limiter = state.limiter.get_value();
+        let limiter = state.provider.limiter.get_value();
         let mut options = send_options(state, &limiter, cancel.as_ref());
         options.cache_tag = cache_tag;
         send_chat(protocol, &request, &options, on_wait).await
@@ -159,7 +159,7 @@ pub(crate) fn run_one<T>(
 
 /// Stops every request of the current run; criteria already scored keep their scores.
 pub fn cancel(state: AppState) {
-    if let Some(c) = state.cancel.get_value() {
+    if let Some(c) = state.settings.provider.cancel.get_value() {
         c.abort();
     }
 }
@@ -181,10 +181,10 @@ pub(crate) fn ask_why(
     };
     slot.set(ExplainState::Running);
     let generation = state.generation.get_value();
-    let cancel = state.cancel.get_value().map(|c| c.signal());
+    let cancel = state.settings.provider.cancel.get_value().map(|c| c.signal());
     spawn_local(async move {
         let outcome = fetch_answer(
-            state,
+            state.settings,
             cancel,
             backend.protocol,
             request,
@@ -204,21 +204,21 @@ pub(crate) fn ask_why(
 }
 
 /// Re-reads how many answers the cache holds.
-pub fn refresh_cache_count(state: AppState) {
+pub fn refresh_cache_count(state: Settings) {
     spawn_local(async move {
-        state.cache_count.set(cache::count().await);
+        state.provider.cache_count.set(cache::count().await);
     });
 }
 
 /// Empties the answer cache.
-pub fn clear_cache(state: AppState) {
+pub fn clear_cache(state: Settings) {
     spawn_local(async move {
         let message = match cache::clear().await {
             Ok(()) => "Cache cleared: the next run asks the model again.".to_string(),
             Err(e) => e,
         };
-        state.cache_message.set(Some(message));
-        state.cache_count.set(cache::count().await);
+        state.provider.cache_message.set(Some(message));
+        state.provider.cache_count.set(cache::count().await);
     });
 }
 

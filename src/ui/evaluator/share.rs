@@ -15,7 +15,7 @@ const THUMB_SIDE: u32 = 160;
 
 /// A small JPEG of the shown image: from the loaded canvas, or the opened result's own image.
 pub(crate) fn thumbnail(state: AppState) -> Option<String> {
-    let from_canvas = state.image.with_value(|img| {
+    let from_canvas = state.inputs.image.with_value(|img| {
         let img = img.as_ref()?;
         let src = &img.canvas;
         let (w, h) = crate::geometry::fit_within(src.width(), src.height(), THUMB_SIDE);
@@ -28,7 +28,7 @@ pub(crate) fn thumbnail(state: AppState) -> Option<String> {
         canvas.to_data_url_with_type_and_encoder_options("image/jpeg", &JsValue::from_f64(0.7)).ok()
     });
     from_canvas.or_else(|| {
-        state.image_view.with_untracked(|v| v.as_ref().map(|v| v.data_url.clone()).filter(|u| u.len() < 12_000))
+        state.inputs.image_view.with_untracked(|v| v.as_ref().map(|v| v.data_url.clone()).filter(|u| u.len() < 12_000))
     })
 }
 
@@ -51,7 +51,7 @@ fn copy(text: &str) {
 fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>) {
     // A comparison by a metric without γ is not put in a link (it would share the stale single
     // result behind it): say so, and where it can be saved.
-    if untrack(|| state.candidates.plain_shown(state.metric.get())) {
+    if untrack(|| state.candidates.plain_shown(state.settings.metric.get())) {
         link.set(Some(Err("A link carries one result or a HarmonicEval comparison; save this comparison with Export JSON.".into())));
         return;
     }
@@ -59,7 +59,7 @@ fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>) {
     let json = if state.candidates.has_run() {
         crate::ui::candidates_run::comparison_for_link(state, thumbnail(state).as_deref())
     } else {
-        let page = crate::ui::metric_ui::of(state.metric.get_untracked());
+        let page = crate::ui::metric_ui::of(state.settings.metric.get_untracked());
         page.result_json(state).map(|json| {
             crate::result_file::with_extras(&json, thumbnail(state).as_deref(), &Default::default(), None)
         })
@@ -100,7 +100,7 @@ pub fn open_from_fragment(state: AppState, view: OpenedView) {
             },
             Err(e) => Err(e),
         };
-        state.form_problems.set(outcome.err().into_iter().collect());
+        state.settings.form_problems.set(outcome.err().into_iter().collect());
     });
 }
 

@@ -8,8 +8,8 @@ use crate::ui::metric_ui;
 #[component]
 pub fn SingleResults() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let has_run = move || metric_ui::of(state.metric.get()).has_run(state);
-    let shown = move || metric_ui::of(state.metric.get()).panel();
+    let has_run = move || metric_ui::of(state.settings.metric.get()).has_run(state);
+    let shown = move || metric_ui::of(state.settings.metric.get()).panel();
     view! {
     {shown}
     <div class="export-row">
@@ -22,7 +22,7 @@ pub fn SingleResults() -> impl IntoView {
         </button>
         <span class="error" role="alert">{move || state.export_error.get()}</span>
     </div>
-    <p class="cite" class:hidden=move || !state.is_harmonic()>
+    <p class="cite" class:hidden=move || !state.settings.is_harmonic()>
         "HarmonicEval: Ohi et al., " <em>"HarmonicEval: Multi-modal, Multi-task, Multi-criteria Automatic Evaluation Using a Vision Language Model"</em>
         ". Scores are the expected rating under the judge's rating-token probabilities; γ sets how strongly confident criteria count more."
     </p>

@@ -7,12 +7,13 @@ use leptos::prelude::*;
 use crate::batch::plan::{MaevSettings, Plan};
 use crate::batch::{self, Item, Method};
 use crate::metrics::Metric;
+use crate::providers::Image;
 use crate::ui::batch_state::Images;
-use crate::ui::state::AppState;
+use crate::ui::state::Settings;
 use crate::web::{files, image};
 
 /// The run's plan for an item under `metric`, with the metric settings as they are now.
-pub(crate) fn plan(state: AppState, metric: Metric) -> Plan {
+pub(crate) fn plan(state: Settings, metric: Metric) -> Plan {
     Plan {
         metric,
         fidelity: state.fidelity.get_untracked(),
@@ -32,7 +33,7 @@ pub(crate) async fn prepared_image(
     images: &Images,
     item: &Item,
     max_side: u32,
-) -> Result<Option<String>, String> {
+) -> Result<Option<Image>, String> {
     let Some(name) = &item.image else {
         return Ok(None);
     };
@@ -71,15 +72,17 @@ pub(crate) async fn prepared_image(
             files::blob(&data, mime_of(name))?
         }
     };
-    let loaded = image::load(&blob, max_side)
-        .await
-        .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?;
     let red_box = if item.task.needs_box() {
         item.bbox.filter(|b| b.is_usable())
     } else {
         None
     };
-    image::encode_jpeg(&loaded, red_box).map(Some)
+    let prepared = image::prepare_image(&blob, max_side, red_box)
+        .await
+        .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?;
+    Image::from_data_url(&prepared.sent)
+        .map(Some)
+        .ok_or_else(|| "The browser could not encode the image as JPEG.".to_string())
 }
 
 pub(crate) fn mime_of(name: &str) -> &'static str {

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::ui::batch_run;
 use crate::ui::batch_state::{BatchState, BatchStatus};
 use crate::ui::fields::NumberField;
-use crate::ui::state::AppState;
+use crate::ui::state::Settings;
 
 fn files_of(ev: &leptos::ev::Event) -> Vec<web_sys::File> {
     let input: web_sys::HtmlInputElement = event_target(ev);
@@ -29,7 +29,7 @@ fn duration(ms: f64) -> String {
 
 #[component]
 pub fn BatchPanel() -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let state = expect_context::<Settings>();
     let b = expect_context::<BatchState>();
     let status = move || b.status.get();
     view! {
@@ -98,7 +98,7 @@ pub fn BatchPanel() -> impl IntoView {
 }
 
 /// Run, pause, cancel, retry failed; and OpenAI's Batch API where the backend is OpenAI.
-fn run_buttons(state: AppState, b: BatchState) -> impl IntoView {
+fn run_buttons(state: Settings, b: BatchState) -> impl IntoView {
     let status = move || b.status.get();
     view! {
         <div class="run-bar">
@@ -113,7 +113,7 @@ fn run_buttons(state: AppState, b: BatchState) -> impl IntoView {
         </div>
         // Only OpenAI itself has the Files and Batch endpoints: llama-server, Ollama, vLLM and
         // other Chat Completions servers answer them with 404.
-        <Show when=move || state.preset.get() == "openai">
+        <Show when=move || state.provider.preset.get() == "openai">
             <div class="row openai-batch">
                 <button data-testid="submit-openai-batch-button"
                     disabled=move || matches!(status(), BatchStatus::Running | BatchStatus::Empty | BatchStatus::Watching)

@@ -15,7 +15,7 @@ use crate::lab::{io, ItemResult};
 use crate::ui::batch_items::{plan, prepared_image};
 use crate::ui::batch_state::{BatchState, BatchStatus, Images};
 use crate::ui::runner::fetch_answer;
-use crate::ui::state::AppState;
+use crate::ui::state::Settings;
 use crate::web::{batch_store, download, files, live, run_lock};
 
 fn now() -> f64 {
@@ -161,7 +161,7 @@ async fn store_inputs(
 }
 
 /// Reads the chosen files: one dataset (JSONL/CSV), plus a ZIP of images and/or image files.
-pub fn import(state: AppState, b: BatchState, chosen: Vec<web_sys::File>) {
+pub fn import(state: Settings, b: BatchState, chosen: Vec<web_sys::File>) {
     spawn_local(async move {
         let (mut report, dataset, zip, loose) = read_chosen(chosen).await;
         // A ZIP that holds the dataset file too (the sample dataset does) is enough on its own.
@@ -267,7 +267,7 @@ async fn dataset_in_zip(
 
 /// Parses the dataset, checks every item's image, and makes the run ready.
 pub(crate) fn load_dataset(
-    state: AppState,
+    state: Settings,
     b: BatchState,
     name: &str,
     text: &str,
@@ -302,7 +302,7 @@ fn has_image(images: &Images, name: &str) -> bool {
 
 /// Starts (or resumes) the run: items without a result are worked on, a few at a time, once
 /// this tab holds the device's batch lock (another tab running refuses it with a sentence).
-pub fn start(state: AppState, b: BatchState) {
+pub fn start(state: Settings, b: BatchState) {
     if b.item_count.get_untracked() == 0 {
         b.message.set(Some("Import a dataset first.".into()));
         return;
@@ -316,7 +316,7 @@ pub fn start(state: AppState, b: BatchState) {
     });
 }
 
-fn begin(state: AppState, b: BatchState) {
+fn begin(state: Settings, b: BatchState) {
     let metric = state.metric.get_untracked();
     b.metric.set_value(metric);
     b.message.set(None);
@@ -346,7 +346,7 @@ fn begin(state: AppState, b: BatchState) {
             )));
         }
     });
-    let workers = untrack(|| state.effective_concurrency()).clamp(1, 16) as usize;
+    let workers = untrack(|| state.provider.effective_concurrency()).clamp(1, 16) as usize;
     for _ in 0..workers {
         spawn_local(worker(state, b));
     }
@@ -432,7 +432,7 @@ pub fn cancel(b: BatchState) {
 }
 
 /// Forgets the failed items' results and runs them again.
-pub fn retry_failed(state: AppState, b: BatchState) {
+pub fn retry_failed(state: Settings, b: BatchState) {
     flush(b);
     b.results.update(|r| r.retain(|x| x.is_complete()));
     start(state, b);
@@ -462,7 +462,7 @@ fn next_item(b: BatchState) -> Option<Item> {
     Some(item)
 }
 
-async fn worker(state: AppState, b: BatchState) {
+async fn worker(state: Settings, b: BatchState) {
     loop {
         if b.status.get_untracked() != BatchStatus::Running {
             return;
@@ -511,9 +511,9 @@ async fn worker(state: AppState, b: BatchState) {
 }
 
 /// Runs one item; `None` when the run was cancelled meanwhile (nothing is recorded).
-async fn process(state: AppState, b: BatchState, item: &Item) -> Option<ItemResult> {
+async fn process(state: Settings, b: BatchState, item: &Item) -> Option<ItemResult> {
     let metric = b.metric.get_value();
-    let backend = state.backend();
+    let backend = state.provider.backend();
     let cancel = b.cancel.get_value().map(|c| c.signal());
     let plan = plan(state, metric);
     let mut result = plan.blank_result(item);

@@ -1,5 +1,5 @@
 //! The batch run's state: the imported dataset and images, the results as they arrive, and
-//! the run's status. Provided through context beside `AppState`.
+//! the run's status. Provided through context beside the shared `Settings`.
 
 use std::collections::HashSet;
 use std::rc::Rc;

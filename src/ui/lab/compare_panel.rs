@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use crate::ui::batch_state::BatchState;
-use crate::ui::state::AppState;
+use crate::ui::state::Settings;
 use crate::lab::compare::{compare, Comparison};
 use crate::lab::{io, ItemResult};
 use crate::web::files;
@@ -30,7 +30,7 @@ const CHANGES: usize = 20;
 
 #[component]
 pub fn ComparePanel() -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let state = expect_context::<Settings>();
     let b = expect_context::<BatchState>();
     let other = RwSignal::new(None::<(String, Vec<ItemResult>)>);
     let problems = RwSignal::new(Vec::<String>::new());

@@ -8,12 +8,12 @@ use crate::candidates::export::inbox_records;
 use crate::candidates::export::INBOX_KEY;
 use crate::ui::batch_run::replace_run;
 use crate::ui::batch_state::{BatchState, BatchStatus};
-use crate::ui::state::AppState;
+use crate::ui::state::Settings;
 use crate::web::storage;
 
 /// Loads and empties the inbox, if anything waits in it; the lab's metric becomes the
 /// comparisons' (FLEUR's scores are read as FLEUR's).
-pub fn load(state: AppState, b: BatchState) {
+pub fn load(state: Settings, b: BatchState) {
     let Some(text) = storage::take_setting(INBOX_KEY) else {
         return;
     };

@@ -14,12 +14,12 @@ use crate::ui::gamma_panel::GammaPanel;
 use crate::ui::meta_panel::MetaPanel;
 use crate::ui::metric_select::MetricSelect;
 use crate::ui::results_table::ResultsTable;
-use crate::ui::state::AppState;
+use crate::ui::state::Settings;
 use crate::ui::top_bar::{Page, TopBar};
 
 #[component]
 pub fn LabApp() -> impl IntoView {
-    let state = AppState::restore();
+    let state = Settings::restore();
     provide_context(state);
     actions::persist_settings(state);
     runner::refresh_cache_count(state);
@@ -36,15 +36,15 @@ pub fn LabApp() -> impl IntoView {
         <TopBar page=Page::Lab/>
         <main class="layout">
             <section class="column inputs" aria-label="What to judge">
-                <MetricSelect/>
-                <FidelityPanel/>
+                <MetricSelect settings=state page=None/>
+                <FidelityPanel settings=state/>
                 <BatchPanel/>
                 <crate::ui::stored_runs::StoredRunsPanel/>
-                <BackendPanel/>
+                <BackendPanel settings=state page=None/>
             </section>
             <section class="column results" aria-label="Results">
                 <Show when=move || state.is_harmonic()>
-                    <GammaPanel no_plot=true/>
+                    <GammaPanel settings=state criteria=None no_plot=true/>
                 </Show>
                 <MetaPanel/>
                 <ResultsTable/>

@@ -9,7 +9,7 @@ use crate::lab::ItemResult;
 use crate::meta::RatingProtocol;
 use crate::task::Task;
 use crate::ui::batch_state::{BatchState, Used};
-use crate::ui::state::AppState;
+use crate::ui::state::Settings;
 use crate::web::timing;
 
 /// HarmonicEval paper, Table 2: accuracy (%) on MMHE, per task REG, VQA, VDU, IC and average.
@@ -72,7 +72,7 @@ fn used(b: BatchState, all_only: RwSignal<bool>) -> Used {
 }
 
 fn analysis(
-    state: AppState,
+    state: Settings,
     b: BatchState,
     all_only: RwSignal<bool>,
     protocol: RwSignal<RatingProtocol>,
@@ -250,7 +250,7 @@ fn per_task(
 
 #[component]
 pub fn MetaPanel() -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let state = expect_context::<Settings>();
     let b = expect_context::<BatchState>();
     let all_only = RwSignal::new(true);
     // How several human ratings per item enter τ: CLIPScore's repeated ratings (default) or
@@ -305,7 +305,7 @@ pub fn MetaPanel() -> impl IntoView {
 /// τ-b and τ-c of the overall score and of each criterion, and the pairwise accuracy.
 #[component]
 fn AgreementTable(report: Memo<Option<MetaReport>>) -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let state = expect_context::<Settings>();
     view! {
     {move || match report.get() {
         None => view! { <p class="hint" data-testid="meta-empty">"No human judgments in these results (human_overall, human_<criterion>, or group + chosen)."</p> }.into_any(),

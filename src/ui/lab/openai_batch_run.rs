@@ -9,7 +9,7 @@ use leptos::task::spawn_local;
 use crate::batch::plan::{self as batch_plan, Plan, Saving};
 use crate::ui::batch_items::{plan, prepared_image};
 use crate::ui::batch_state::{BatchState, BatchStatus};
-use crate::ui::state::AppState;
+use crate::ui::state::Settings;
 use crate::batch::openai_batch::{self, BatchInfo};
 use crate::errors::{redact, JudgeError};
 use crate::lab::ItemResult;
@@ -27,7 +27,7 @@ async fn call(req: &HttpRequest) -> Result<fetch::RawResponse, JudgeError> {
 /// Builds, uploads and submits the pending items, then polls until the batch ends; only once
 /// this tab holds the stored run's lock, as a direct run does. Without it, a second tab that
 /// had the same run open could submit its items again (issue 17.2's lock, missing here).
-pub fn submit(state: AppState, b: BatchState) {
+pub fn submit(state: Settings, b: BatchState) {
     spawn_local(async move {
         if crate::ui::batch_run::take_lock(b).await {
             submit_locked(state, b);
@@ -37,10 +37,10 @@ pub fn submit(state: AppState, b: BatchState) {
     });
 }
 
-fn submit_locked(state: AppState, b: BatchState) {
+fn submit_locked(state: Settings, b: BatchState) {
     let metric = state.metric.get_untracked();
     b.metric.set_value(metric);
-    let backend = state.backend();
+    let backend = state.provider.backend();
     let plan = plan(state, metric);
     b.status.set(BatchStatus::Running);
     b.message.set(Some("Preparing the batch file…".into()));
@@ -111,8 +111,8 @@ fn submit_locked(state: AppState, b: BatchState) {
 }
 
 /// Polls the batch until it ends, then reads its output into the results.
-pub async fn poll(state: AppState, b: BatchState, batch_id: String) {
-    let backend = state.backend();
+pub async fn poll(state: Settings, b: BatchState, batch_id: String) {
+    let backend = state.provider.backend();
     let metric = b.metric.get_value();
     let Some(info) = wait_for_end(b, &backend, &batch_id).await else {
         return; // cancelled or paused: the batch id stays stored for later
@@ -134,7 +134,7 @@ pub async fn poll(state: AppState, b: BatchState, batch_id: String) {
     let items = b.items.get_value();
     let output = openai_batch::read_output(&body);
     let saving = {
-        let (prices, _) = crate::cost::parse_prices(&state.prices.get_untracked());
+        let (prices, _) = crate::cost::parse_prices(&state.provider.prices.get_untracked());
         Saving::of(&output, crate::cost::price_for(&prices, &backend.model))
     };
     let plan = plan(state, metric);
@@ -163,7 +163,7 @@ pub async fn poll(state: AppState, b: BatchState, batch_id: String) {
 /// The Batch API's input lines of the items without a result, each under its `custom_id`;
 /// items whose image or requests cannot be made get their result with the reason instead.
 async fn pending_lines(
-    state: AppState,
+    state: Settings,
     b: BatchState,
     plan: &Plan,
     backend: &Backend,

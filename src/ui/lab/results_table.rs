@@ -7,7 +7,7 @@ use crate::lab::compare::rank_gaps_by_position;
 use crate::lab::rows::first_rows;
 use crate::lab::ItemResult;
 use crate::ui::batch_state::BatchState;
-use crate::ui::state::AppState;
+use crate::ui::state::Settings;
 use crate::ui::thumbnail::Thumbnail;
 
 /// Rows drawn at once: a 10,000-item run stays responsive; sorting and filtering reach the rest.
@@ -44,7 +44,7 @@ fn key(r: &ItemResult, column: &str, gamma: f64, gap: Option<f64>) -> Option<f64
 
 /// The rows matching the filter, sorted, and how many matched before the first `SHOWN_ROWS`.
 /// Each row with its position among the results (where its rank gap is found).
-fn shown_rows(state: AppState, b: BatchState) -> Memo<(usize, Vec<(usize, ItemResult)>)> {
+fn shown_rows(state: Settings, b: BatchState) -> Memo<(usize, Vec<(usize, ItemResult)>)> {
     Memo::new(move |_| {
         crate::web::timing::start("hj-rows");
         let filter = b.filter.get().to_lowercase();
@@ -139,7 +139,7 @@ fn header(b: BatchState, column: &'static str, label: String) -> impl IntoView {
 
 /// One item's row: its open button, thumbnail, scores, human rating and rank gap.
 fn result_row(
-    state: AppState,
+    state: Settings,
     b: BatchState,
     gaps: Memo<Vec<Option<f64>>>,
     (at, r): (usize, ItemResult),
@@ -189,7 +189,7 @@ fn count_text(matching: usize, shown: usize, total: usize) -> String {
 
 #[component]
 pub fn ResultsTable() -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let state = expect_context::<Settings>();
     let b = expect_context::<BatchState>();
     let rows = shown_rows(state, b);
     let has_criteria = move || b.results.with(|r| r.iter().any(|x| !x.criteria.is_empty()));

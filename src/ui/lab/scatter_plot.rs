@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::lab::compare::{disagreements, scatter, ScatterPoint};
 use crate::ui::batch_state::BatchState;
-use crate::ui::state::AppState;
+use crate::ui::state::Settings;
 
 const W: f64 = 380.0;
 const H: f64 = 260.0;
@@ -43,7 +43,7 @@ fn dots_path(points: &[ScatterPoint], sx: impl Fn(f64) -> f64, sy: impl Fn(f64) 
 /// γ, but only once it has stopped moving for a moment: the scatter and the comparison
 /// (O(n log n) over every item) follow it, so dragging the slider re-aggregates only what the
 /// meta-evaluation needs.
-pub(crate) fn settled_gamma(state: AppState) -> RwSignal<f64> {
+pub(crate) fn settled_gamma(state: Settings) -> RwSignal<f64> {
     let settled = RwSignal::new(state.gamma.get_untracked());
     let pending = StoredValue::new(None::<leptos::leptos_dom::helpers::TimeoutHandle>);
     Effect::new(move |_| {
@@ -89,7 +89,7 @@ fn label(v: f64) -> String {
 
 #[component]
 pub fn ScatterPlot(results: crate::ui::batch_state::Used) -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let state = expect_context::<Settings>();
     let b = expect_context::<BatchState>();
     let gamma = settled_gamma(state);
     let points = Memo::new(move |_| {

@@ -14,7 +14,7 @@ use crate::ui::batch_run::{
     flush, load_dataset, maybe_flush, record, replace_run, reset_progress, start, take_lock,
 };
 use crate::ui::batch_state::{BatchState, BatchStatus, Images};
-use crate::ui::state::AppState;
+use crate::ui::state::Settings;
 use crate::web::{batch_store, download, files, live, run_lock};
 // The records' writes live in a leaf (`run_records`): the runs write through it, and this
 // module, which resumes those runs, only reads the list again.
@@ -155,7 +155,7 @@ async fn stored_images(run: &StoredRun) -> Images {
 }
 
 /// Resumes the interrupted run offered on load.
-pub fn resume(state: AppState, b: BatchState) {
+pub fn resume(state: Settings, b: BatchState) {
     if let Some((id, _)) = b.resumable.get_untracked() {
         reopen(state, b, id, true);
     }
@@ -163,7 +163,7 @@ pub fn resume(state: AppState, b: BatchState) {
 
 /// Loads stored run `id` into this tab (dataset, images, finished results). If another tab
 /// runs it, it is watched live; else, with `run`, what is left of it is run here.
-pub fn reopen(state: AppState, b: BatchState, id: String, run: bool) {
+pub fn reopen(state: Settings, b: BatchState, id: String, run: bool) {
     spawn_local(async move {
         let (Some(record), Some(dataset)) = (
             batch_store::get_run(&id).await,
@@ -270,7 +270,7 @@ pub fn delete(b: BatchState, id: String) {
 /// The list of stored runs, newest first, each with Open, Export and Delete.
 #[component]
 pub fn StoredRunsPanel() -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let state = expect_context::<Settings>();
     let b = expect_context::<BatchState>();
     view! {
         <details class="stored-runs" data-testid="stored-runs">

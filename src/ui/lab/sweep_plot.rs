@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use crate::aggregate::GAMMA_MIN;
 use crate::gamma_axis::{self, GammaAxis};
 use crate::lab::analysis::{best_gamma, SweepPoint};
-use crate::ui::state::AppState;
+use crate::ui::state::Settings;
 use crate::ui::gamma_events::{gamma_at_click, gamma_key};
 
 const W: f64 = 380.0;
@@ -51,7 +51,7 @@ fn readout(p: &SweepPoint) -> String {
 
 #[component]
 pub fn SweepPlot(points: Memo<Vec<SweepPoint>>) -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let state = expect_context::<Settings>();
     let hover = RwSignal::new(None::<f64>);
     let focused = RwSignal::new(false);
     let nearest = move |g: f64| {

@@ -1,18 +1,68 @@
-//! Each metric's result panel and runner, one folder per metric, and [`MetricUi`]: what the
-//! one-item page does per metric. [`of`] and [`Page`] are the one place that maps a [`Metric`]
-//! to its folder's implementation, so a new metric is a compile error here until its folder
-//! provides one.
+//! Each metric's result panel, runner and state, one folder per metric, and [`MetricUi`]: what
+//! the one-item page does per metric. [`of`] and [`Page`] are the one place that maps a
+//! [`Metric`] to its folder's implementation, so a new metric is a compile error here until its
+//! folder provides one; [`AppState`], the evaluator's state, holds each folder's results here
+//! too, so the field a new folder's code names is asked for in this file as well.
 
 use leptos::prelude::*;
 
 use crate::metrics::Metric;
 use crate::providers::{ImageDetail, Protocol};
-use crate::ui::state::AppState;
+use crate::ui::settings::Settings;
 
 pub(crate) mod fleur;
 pub(crate) mod g_veval;
 pub(crate) mod harmonic_eval;
 pub(crate) mod maev;
+
+/// The evaluator's state: the shared [`Settings`] (`state.settings`, what the lab has too), its
+/// inputs, each metric's results and the current run.
+#[derive(Clone, Copy)]
+pub struct AppState {
+    pub settings: Settings,
+    pub inputs: crate::ui::inputs_state::Inputs,
+    // Each metric's results, from its folder's `state.rs`.
+    pub he: harmonic_eval::state::HarmonicEvalState,
+    pub fleur: fleur::state::FleurState,
+    pub gveval: g_veval::state::GvevalState,
+    pub maev: maev::state::MaevState,
+    /// Incremented by every Evaluate, so answers from an older run are ignored.
+    pub generation: StoredValue<u64>,
+    /// The usage of every answer the provider billed in the current run, readable or not.
+    pub billed: RwSignal<Vec<crate::completion::Usage>>,
+    pub export_error: RwSignal<Option<String>>,
+    /// Several candidate texts for the same image (HarmonicEval; empty: one text).
+    pub candidates: crate::ui::candidates_state::Candidates,
+}
+
+impl AppState {
+    /// Fresh state, with the non-secret settings and the key restored from storage.
+    pub fn restore() -> AppState {
+        let settings = Settings::restore();
+        AppState {
+            settings,
+            inputs: crate::ui::inputs_state::Inputs::new(),
+            he: harmonic_eval::state::HarmonicEvalState::new(settings.gamma),
+            fleur: fleur::state::FleurState::new(),
+            gveval: g_veval::state::GvevalState::new(),
+            maev: maev::state::MaevState::new(),
+            generation: StoredValue::new(0),
+            billed: RwSignal::new(Vec::new()),
+            export_error: RwSignal::new(None),
+            candidates: crate::ui::candidates_state::Candidates::new(),
+        }
+    }
+
+    /// Whether the current file is a video.
+    pub fn has_video(&self) -> bool {
+        self.inputs.has_video()
+    }
+
+    /// The REG box is drawn into the image only for HarmonicEval's REG task.
+    pub fn box_active(&self) -> bool {
+        self.settings.is_harmonic() && self.inputs.task.get().needs_box()
+    }
+}
 
 /// What the one-item page does per metric: one implementation in each metric's folder. The
 /// methods that read signals track them, so views and memos follow the form.

@@ -8,14 +8,14 @@
 
 use leptos::prelude::*;
 
-use crate::ui::state::AppState;
+use crate::ui::state::Settings;
 use crate::criteria::Criterion;
 use crate::metrics::fidelity::Extension;
 use crate::metrics::harmonic_eval::CriterionSet;
 
 #[component]
-pub fn FidelityPanel() -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn FidelityPanel(settings: Settings) -> impl IntoView {
+    let state = settings;
     let own = move || -> Vec<Extension> {
         let metric = state.metric.get();
         Extension::SWITCHABLE
@@ -70,7 +70,7 @@ pub fn FidelityPanel() -> impl IntoView {
                 )}</small>
             </Show>
             <Show when=move || state.is_harmonic()>
-                <CriteriaSubset/>
+                <CriteriaSubset settings=state/>
             </Show>
         </fieldset>
     }
@@ -78,8 +78,8 @@ pub fn FidelityPanel() -> impl IntoView {
 
 /// Which HarmonicEval criteria are requested and aggregated.
 #[component]
-fn CriteriaSubset() -> impl IntoView {
-    let state = expect_context::<AppState>();
+fn CriteriaSubset(settings: Settings) -> impl IntoView {
+    let state = settings;
     view! {
         <div class="field" data-testid="criteria-subset" role="group" aria-label="Criteria">
             <span class="label">"Criteria requested and aggregated"</span>

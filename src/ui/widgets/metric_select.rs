@@ -3,12 +3,14 @@
 use leptos::prelude::*;
 
 use crate::ui::image_actions;
-use crate::ui::state::AppState;
+use crate::ui::state::{AppState, Settings};
 use crate::metrics::Metric;
 
+/// `page`: the evaluator's state, whose image is re-encoded for the new metric (the lab has
+/// none). Both are props, not context: a context lookup per type costs first-visit bytes.
 #[component]
-pub fn MetricSelect() -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn MetricSelect(settings: Settings, page: Option<AppState>) -> impl IntoView {
+    let state = settings;
     let on_metric = move |ev| {
         let Some(metric) = Metric::from_id(&event_target_value(&ev)) else {
             return;
@@ -16,7 +18,9 @@ pub fn MetricSelect() -> impl IntoView {
         state.metric.set(metric);
         state.form_problems.set(Vec::new());
         // Only HarmonicEval's REG task draws the box into what is sent.
-        image_actions::refresh_encoded_image(state);
+        if let Some(page) = page {
+            image_actions::refresh_encoded_image(page);
+        }
     };
     view! {
         <div class="field">

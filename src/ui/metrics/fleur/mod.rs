@@ -10,6 +10,7 @@ use crate::ui::state::AppState;
 
 pub(crate) mod panel;
 pub(crate) mod run;
+pub(crate) mod state;
 
 /// FLEUR, or RefFLEUR with `references`.
 pub(crate) struct FleurUi {
@@ -26,7 +27,7 @@ impl super::MetricUi for FleurUi {
     }
 
     fn export_candidates(&self, state: AppState) -> bool {
-        let metric = state.metric.get_untracked();
+        let metric = state.settings.metric.get_untracked();
         let has = untrack(|| state.candidates.plain_shown(metric));
         if has {
             crate::ui::candidates_plain_run::export(state);
@@ -43,17 +44,17 @@ impl super::MetricUi for FleurUi {
     }
 
     fn running(&self, state: AppState) -> bool {
-        state.fleur.with(|s| s.is_active()) || state.candidates.running()
+        state.fleur.result.with(|s| s.is_active()) || state.candidates.running()
     }
 
     fn has_run(&self, state: AppState) -> bool {
-        state.fleur.with(|s| s.id() != "idle")
-            || state.candidates.plain_shown(state.metric.get())
+        state.fleur.result.with(|s| s.id() != "idle")
+            || state.candidates.plain_shown(state.settings.metric.get())
     }
 
     fn billed_model(&self, state: AppState) -> Option<String> {
         state
-            .fleur_run
+            .fleur.run
             .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
     }
 
@@ -69,8 +70,8 @@ impl super::MetricUi for FleurUi {
             caption: text.to_string(),
             references: self
                 .references
-                .then(|| fleur::references_from_lines(&state.references.get())),
-            image_data_url: None,
+                .then(|| fleur::references_from_lines(&state.inputs.references.get())),
+            image: None,
         };
         fleur::estimated_tokens(&input, image_size, protocol, detail)
     }

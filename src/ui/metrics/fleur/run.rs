@@ -9,10 +9,10 @@ use crate::metrics::fleur::{self, ExportInput, Input};
 
 pub fn input(state: AppState) -> Input {
     Input {
-        caption: state.text.get_untracked(),
-        references: (state.metric.get_untracked() == crate::metrics::Metric::RefFleur)
-            .then(|| fleur::references_from_lines(&state.references.get_untracked())),
-        image_data_url: state.image_view.get_untracked().map(|v| v.data_url),
+        caption: state.inputs.text.get_untracked(),
+        references: (state.settings.metric.get_untracked() == crate::metrics::Metric::RefFleur)
+            .then(|| fleur::references_from_lines(&state.inputs.references.get_untracked())),
+        image: state.inputs.image_view.get_untracked().and_then(|v| v.sent()),
     }
 }
 
@@ -22,39 +22,39 @@ pub fn evaluate(state: AppState) {
     if state.has_video() {
         problems.push(crate::ui::runner::VIDEO_NEEDS_G_VEVAL.into());
     }
-    state.form_problems.set(problems.clone());
+    state.settings.form_problems.set(problems.clone());
     if !problems.is_empty() {
         return;
     }
-    let backend = state.backend();
+    let backend = state.settings.provider.backend();
     let request = match fleur::score_request(&backend, &input) {
         Ok(r) => r,
         Err(e) => {
-            state.fleur.set(Progress::Failed(e.to_string()));
+            state.fleur.result.set(Progress::Failed(e.to_string()));
             return;
         }
     };
-    state.fleur_run.set_value(Some(FleurRun {
+    state.fleur.run.set_value(Some(FleurRun {
         input,
         backend: backend.clone(),
     }));
-    state.fleur_explanation.set(ExplainState::Idle);
-    run_one(state, state.fleur, backend, request, fleur::interpret);
+    state.fleur.explanation.set(ExplainState::Idle);
+    run_one(state, state.fleur.result, backend, request, fleur::interpret);
 }
 
 /// Asks why: the smoothed score goes back as the judge's answer.
 pub fn explain(state: AppState) {
-    let Some(run) = state.fleur_run.get_value() else {
+    let Some(run) = state.fleur.run.get_value() else {
         return;
     };
     let Some(score) = state
-        .fleur
+        .fleur.result
         .with_untracked(|s| s.result().map(|r| r.smoothed.score))
     else {
         return;
     };
     let request = fleur::explain_request(&run.backend, &run.input, score);
-    ask_why(state, state.fleur_explanation, run.backend, request);
+    ask_why(state, state.fleur.explanation, run.backend, request);
 }
 
 pub fn export(state: AppState) {
@@ -64,11 +64,11 @@ pub fn export(state: AppState) {
 /// The FLEUR / RefFLEUR result file of the last run (export, share link, history), with
 /// Explain's answer; `None` before a run.
 pub fn result_json(state: AppState) -> Option<String> {
-    let run = state.fleur_run.get_value()?;
-    let progress = state.fleur.get_untracked();
+    let run = state.fleur.run.get_value()?;
+    let progress = state.fleur.result.get_untracked();
     let error = progress.error().unwrap_or_else(|| "not finished".into());
     let result = progress.result().ok_or(error.as_str());
-    let explanation = match state.fleur_explanation.get_untracked() {
+    let explanation = match state.fleur.explanation.get_untracked() {
         ExplainState::Done(t) => Some(t),
         _ => None,
     };

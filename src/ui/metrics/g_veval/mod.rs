@@ -10,6 +10,7 @@ use crate::ui::state::AppState;
 
 pub(crate) mod panel;
 pub(crate) mod run;
+pub(crate) mod state;
 
 pub(crate) struct GvevalUi;
 
@@ -39,16 +40,16 @@ impl super::MetricUi for GvevalUi {
     }
 
     fn running(&self, state: AppState) -> bool {
-        state.gveval.with(|s| s.is_active()) || state.candidates.running()
+        state.gveval.result.with(|s| s.is_active()) || state.candidates.running()
     }
 
     fn has_run(&self, state: AppState) -> bool {
-        state.gveval.with(|s| s.id() != "idle") || state.candidates.plain_shown(Metric::GVeval)
+        state.gveval.result.with(|s| s.id() != "idle") || state.candidates.plain_shown(Metric::GVeval)
     }
 
     fn billed_model(&self, state: AppState) -> Option<String> {
         state
-            .gveval_run
+            .gveval.run
             .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
     }
 
@@ -61,11 +62,11 @@ impl super::MetricUi for GvevalUi {
         detail: ImageDetail,
     ) -> (u64, u64) {
         // The input is read untracked; these are what it depends on.
-        state.image_view.track();
-        state.gv_mode.track();
-        state.gv_accr.track();
-        state.references.track();
-        let mut input = run::input(state);
+        state.inputs.image_view.track();
+        state.settings.gv_mode.track();
+        state.gveval.accr.track();
+        state.inputs.references.track();
+        let mut input = run::form(state);
         input.caption = text.to_string();
         g_veval::estimated_tokens(&input, image_size, protocol, detail)
     }
@@ -79,7 +80,7 @@ impl super::MetricUi for GvevalUi {
     }
 
     fn wants_references(&self, state: AppState) -> bool {
-        state.gv_mode.get().needs_references()
+        state.settings.gv_mode.get().needs_references()
     }
 
     fn panel(&self) -> AnyView {

@@ -8,25 +8,33 @@ use crate::metrics::{fleur, g_veval};
 
 /// The G-VEval input from the form: the medium follows the file (a video gives its composite).
 pub fn input(state: AppState) -> g_veval::Input {
-    let view = state.image_view.get_untracked();
-    let mode = state.gv_mode.get_untracked();
     g_veval::Input {
-        medium: if view.as_ref().is_some_and(|v| v.is_video) {
+        image: state.inputs.image_view.with_untracked(|v| v.as_ref().and_then(|v| v.sent())),
+        ..form(state)
+    }
+}
+
+/// The input without the image itself, what the cost estimate needs (it is given the size).
+pub fn form(state: AppState) -> g_veval::Input {
+    let is_video = state.inputs.has_video_untracked();
+    let mode = state.settings.gv_mode.get_untracked();
+    g_veval::Input {
+        medium: if is_video {
             g_veval::Medium::Video
         } else {
             g_veval::Medium::Image
         },
         mode,
-        accr: state.gv_accr.get_untracked(),
-        caption: state.text.get_untracked(),
+        accr: state.gveval.accr.get_untracked(),
+        caption: state.inputs.text.get_untracked(),
         references: if mode.needs_references() {
-            fleur::references_from_lines(&state.references.get_untracked())
+            fleur::references_from_lines(&state.inputs.references.get_untracked())
         } else {
             Vec::new()
         },
-        image_data_url: view.map(|v| v.data_url),
+        image: None,
         fidelity: state
-            .fidelity
+            .settings.fidelity
             .with_untracked(|f| f.for_metric(crate::metrics::Metric::GVeval)),
     }
 }
@@ -34,25 +42,25 @@ pub fn input(state: AppState) -> g_veval::Input {
 pub fn evaluate(state: AppState) {
     let input = input(state);
     let problems = input.problems();
-    state.form_problems.set(problems.clone());
+    state.settings.form_problems.set(problems.clone());
     if !problems.is_empty() {
         return;
     }
-    let backend = state.backend();
+    let backend = state.settings.provider.backend();
     let request = match g_veval::request(&backend, &input) {
         Ok(r) => r,
         Err(e) => {
             return state
-                .gveval
+                .gveval.result
                 .set(crate::ui::state::Progress::Failed(e.to_string()))
         }
     };
     let accr = input.accr;
-    state.gveval_run.set_value(Some(GvevalRun {
+    state.gveval.run.set_value(Some(GvevalRun {
         input,
         backend: backend.clone(),
     }));
-    run_one(state, state.gveval, backend, request, move |c| {
+    run_one(state, state.gveval.result, backend, request, move |c| {
         g_veval::interpret(c, accr)
     });
 }
@@ -63,8 +71,8 @@ pub fn export(state: AppState) {
 
 /// The G-VEval result file of the last run (export, share link, history); `None` before a run.
 pub fn result_json(state: AppState) -> Option<String> {
-    let run = state.gveval_run.get_value()?;
-    let progress = state.gveval.get_untracked();
+    let run = state.gveval.run.get_value()?;
+    let progress = state.gveval.result.get_untracked();
     let error = progress.error().unwrap_or_else(|| "not finished".into());
     Some(g_veval::export_json(&g_veval::ExportInput {
         input: &run.input,

@@ -26,13 +26,13 @@ fn full(v: Option<f64>) -> String {
 #[component]
 pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
     let state = expect_context::<AppState>();
-    let slot = state.criterion(criterion);
-    let explanation = state.explanation(criterion);
+    let slot = state.he.criterion(criterion);
+    let explanation = state.he.explanation(criterion);
     let id = criterion.id();
     let result = move || slot.with(|s| s.result().cloned());
     let weight = move || {
         state
-            .weighting
+            .he.weighting
             .with(|(w, _)| w.get(criterion.index()).copied().flatten())
     };
     let error = move || slot.with(|s| s.error());
@@ -111,7 +111,7 @@ fn bars(distribution: &[f64]) -> impl IntoView {
 fn numbers(state: AppState, criterion: Criterion, r: CriterionResult) -> impl IntoView {
     let weight = move || {
         state
-            .weighting
+            .he.weighting
             .with(|(w, _)| w.get(criterion.index()).copied().flatten())
     };
     let low = r.coverage.is_some_and(|c| c < LOW_COVERAGE);

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use crate::aggregate::{overall_curve, Scored, GAMMA_MIN};
 use crate::gamma_axis::{self, GammaAxis};
 use crate::ui::gamma_events::gamma_at_click;
-use crate::ui::state::AppState;
+use crate::ui::state::{CriterionState, Settings};
 
 /// The paper's named settings of γ (Section 3, Appendix A).
 const NAMED_GAMMAS: [(f64, &str); 4] = [
@@ -31,12 +31,16 @@ const AXIS: GammaAxis = GammaAxis {
 /// `no_plot`: the one-item page plots this result's score against γ; the lab, which has no
 /// single result, sets it (no_plot) and plots agreement against γ in its meta-evaluation.
 #[component]
-pub fn GammaPanel(#[prop(optional)] no_plot: bool) -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let gamma = state.gamma;
+pub fn GammaPanel(
+    settings: Settings,
+    /// The evaluator's criteria, whose overall score is plotted (the lab has none).
+    criteria: Option<[RwSignal<CriterionState>; 5]>,
+    #[prop(optional)] no_plot: bool,
+) -> impl IntoView {
+    let gamma = settings.gamma;
+    let criteria = criteria.map_or(Vec::new(), |c| c.to_vec());
     let curve = Memo::new(move |_| {
-        let scored: Vec<Scored> = state
-            .criteria
+        let scored: Vec<Scored> = criteria
             .iter()
             .filter_map(|c| c.with(|s| s.result().map(|r| r.scored())))
             .collect();

@@ -11,6 +11,7 @@ pub(crate) mod criterion_card;
 pub(crate) mod gamma_panel;
 pub(crate) mod overall_score;
 pub(crate) mod run;
+pub(crate) mod state;
 pub(crate) mod weights_chart;
 
 pub(crate) struct HarmonicEvalUi;
@@ -41,16 +42,16 @@ impl super::MetricUi for HarmonicEvalUi {
     }
 
     fn running(&self, state: AppState) -> bool {
-        state.criteria.iter().any(|c| c.with(|s| s.is_active())) || state.candidates.running()
+        state.he.criteria.iter().any(|c| c.with(|s| s.is_active())) || state.candidates.running()
     }
 
     fn has_run(&self, state: AppState) -> bool {
-        state.candidates.has_run() || state.criteria.iter().any(|c| c.with(|s| s.id() != "idle"))
+        state.candidates.has_run() || state.he.criteria.iter().any(|c| c.with(|s| s.id() != "idle"))
     }
 
     fn billed_model(&self, state: AppState) -> Option<String> {
         state
-            .run
+            .he.run
             .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
     }
 
@@ -63,22 +64,22 @@ impl super::MetricUi for HarmonicEvalUi {
         detail: ImageDetail,
     ) -> (u64, u64) {
         let input = Input {
-            task: state.task.get(),
+            task: state.inputs.task.get(),
             text: text.to_string(),
-            question: state.question.get(),
-            image_data_url: None,
-            fidelity: state.fidelity.get(),
-            criteria: state.he_criteria.get(),
+            question: state.inputs.question.get(),
+            image: None,
+            fidelity: state.settings.fidelity.get(),
+            criteria: state.settings.he_criteria.get(),
         };
         estimated_tokens(&input, image_size, protocol, detail)
     }
 
     fn text_noun(&self, state: AppState) -> &'static str {
-        state.task.get().text_noun()
+        state.inputs.task.get().text_noun()
     }
 
     fn asks_question(&self, state: AppState) -> bool {
-        state.task.get().needs_question()
+        state.inputs.task.get().needs_question()
     }
 
     fn wants_references(&self, _state: AppState) -> bool {
@@ -92,14 +93,14 @@ impl super::MetricUi for HarmonicEvalUi {
         let state = expect_context::<AppState>();
         view! {
             <Show when=move || state.candidates.has_run()>
-                <GammaPanel no_plot=true/>
+                <GammaPanel settings=state.settings criteria=Some(state.he.criteria) no_plot=true/>
                 {crate::ui::lazy::chunk("comparison of candidates", candidates_view)}
             </Show>
             <Show when=move || !state.candidates.has_run()>
                 <OverallScore/>
-                <GammaPanel/>
+                <GammaPanel settings=state.settings criteria=Some(state.he.criteria)/>
                 // Fetched once a criterion has a score to weigh, not on the first visit.
-                <Show when=move || state.criteria.iter().any(|c| c.with(|c| c.result().is_some()))>
+                <Show when=move || state.he.criteria.iter().any(|c| c.with(|c| c.result().is_some()))>
                     {crate::ui::lazy::chunk("chart of the weights", weights_view)}
                 </Show>
                 <div class="cards">

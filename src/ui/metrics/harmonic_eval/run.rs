@@ -11,19 +11,19 @@ use crate::ui::state::{AppState, CriterionState, ExplainState, Progress, RunCont
 /// Starts a HarmonicEval run: the criteria are requested concurrently (up to the provider's limit), and
 /// each card fills in as its answer arrives. A failed criterion does not affect the others.
 pub fn evaluate(state: AppState) {
-    let image_data_url = state.image_view.get_untracked().map(|v| v.data_url);
+    let image = state.inputs.image_view.get_untracked().and_then(|v| v.sent());
     let input = Input {
-        task: state.task.get_untracked(),
-        text: state.text.get_untracked(),
-        question: state.question.get_untracked(),
-        image_data_url,
-        fidelity: state.fidelity_now(),
-        criteria: state.he_criteria.get_untracked(),
+        task: state.inputs.task.get_untracked(),
+        text: state.inputs.text.get_untracked(),
+        question: state.inputs.question.get_untracked(),
+        image,
+        fidelity: state.settings.fidelity_now(),
+        criteria: state.settings.he_criteria.get_untracked(),
     };
     let mut problems = input.problems();
-    if state.task.get_untracked().needs_box()
+    if state.inputs.task.get_untracked().needs_box()
         && state
-            .red_box
+            .inputs.red_box
             .get_untracked()
             .filter(|b| b.is_usable())
             .is_none()
@@ -33,20 +33,20 @@ pub fn evaluate(state: AppState) {
     if state.has_video() {
         problems.push(VIDEO_NEEDS_G_VEVAL.into());
     }
-    state.form_problems.set(problems.clone());
+    state.settings.form_problems.set(problems.clone());
     if !problems.is_empty() {
         return;
     }
-    let backend = state.backend();
-    state.run.set_value(Some(RunContext {
+    let backend = state.settings.provider.backend();
+    state.he.run.set_value(Some(RunContext {
         input: input.clone(),
         backend: backend.clone(),
     }));
     let run = begin_run(state);
 
     for criterion in Criterion::ALL {
-        let slot = state.criterion(criterion);
-        state.explanation(criterion).set(ExplainState::Idle);
+        let slot = state.he.criterion(criterion);
+        state.he.explanation(criterion).set(ExplainState::Idle);
         if !input.criteria.contains(criterion) {
             // Not part of this run: not requested, and no earlier score stays to be weighed.
             slot.set(Progress::Idle);
@@ -74,17 +74,17 @@ pub fn evaluate(state: AppState) {
 
 /// Asks the judge why it gave this criterion its score.
 pub fn explain(state: AppState, criterion: Criterion) {
-    let Some(run) = state.run.get_value() else {
+    let Some(run) = state.he.run.get_value() else {
         return;
     };
     let Some(score) = state
-        .criterion(criterion)
+        .he.criterion(criterion)
         .with_untracked(|s| s.result().map(|r| r.score))
     else {
         return;
     };
     let request = harmonic_eval::explain_request(&run.backend, criterion, &run.input, score);
-    ask_why(state, state.explanation(criterion), run.backend, request);
+    ask_why(state, state.he.explanation(criterion), run.backend, request);
 }
 
 /// Saves the HarmonicEval run's criteria, weights and settings as JSON.
@@ -95,15 +95,15 @@ pub fn export(state: AppState) {
 /// The HarmonicEval result file of the last run (export, share link), with Explain's answers
 /// and, if given, an image; `None` before a run.
 pub fn harmonic_json(state: AppState, image: Option<&str>) -> Option<String> {
-    let run = state.run.get_value()?;
-    let states: Vec<CriterionState> = state.criteria.iter().map(|s| s.get_untracked()).collect();
+    let run = state.he.run.get_value()?;
+    let states: Vec<CriterionState> = state.he.criteria.iter().map(|s| s.get_untracked()).collect();
     let results = std::array::from_fn(|i| match &states[i] {
         Progress::Done { result, .. } => Some(Ok(result)),
         Progress::Failed(m) => Some(Err(m.clone())),
         _ => None,
     });
     let json = harmonic_eval::export_json(&ExportInput {
-        gamma: state.gamma.get_untracked(),
+        gamma: state.settings.gamma.get_untracked(),
         task: run.input.task,
         text: &run.input.text,
         question: if run.input.task.needs_question() {
@@ -117,7 +117,7 @@ pub fn harmonic_json(state: AppState, image: Option<&str>) -> Option<String> {
         criteria: run.input.criteria,
     });
     // Explain's answers travel with the result, so opening the file shows them again.
-    let explained = std::array::from_fn(|i| match state.explanations[i].get_untracked() {
+    let explained = std::array::from_fn(|i| match state.he.explanations[i].get_untracked() {
         crate::ui::state::ExplainState::Done(t) => Some(t),
         _ => None,
     });

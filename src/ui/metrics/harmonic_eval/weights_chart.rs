@@ -130,14 +130,14 @@ fn band_of(ev: &web_sys::Event) -> Option<Criterion> {
 pub fn WeightsChart() -> impl IntoView {
     let state = expect_context::<AppState>();
     let data = Memo::new(move |_| {
-        let results: Vec<_> = state.criteria.iter().map(|s| s.with(|s| s.result().cloned())).collect();
+        let results: Vec<_> = state.he.criteria.iter().map(|s| s.with(|s| s.result().cloned())).collect();
         let refs: Vec<_> = results.iter().map(Option::as_ref).collect();
         let sigmas: [Option<f64>; 5] = std::array::from_fn(|i| results[i].as_ref().and_then(|r| r.sigma));
         (weight_curve(&refs, POINTS), sigmas)
     });
     let focused = RwSignal::new(None::<Criterion>);
     let text = move || match focused.get() {
-        Some(c) => readout(c, state.gamma.get(), state.weighting.get().0[c.index()], data.with(|d| d.1[c.index()])),
+        Some(c) => readout(c, state.settings.gamma.get(), state.he.weighting.get().0[c.index()], data.with(|d| d.1[c.index()])),
         None => "Point at or tab to a band to read its weight.".to_string(),
     };
     let pick = move |ev: &web_sys::Event| {
@@ -151,7 +151,7 @@ pub fn WeightsChart() -> impl IntoView {
                 <h3 id="weights-heading">"How γ shares the weight among the criteria"</h3>
                 <div class="weights-chart" on:mouseover=move |ev: web_sys::MouseEvent| pick(ev.as_ref())
                     on:focusin=move |ev: web_sys::FocusEvent| pick(ev.as_ref())
-                    inner_html=move || data.with(|d| svg(&d.0, &d.1, state.gamma.get()))></div>
+                    inner_html=move || data.with(|d| svg(&d.0, &d.1, state.settings.gamma.get()))></div>
                 <p class="weights-readout" aria-live="polite" data-testid="weights-readout">{text}</p>
                 <div inner_html=move || data.with(|d| details(&d.0, &d.1))></div>
             </section>

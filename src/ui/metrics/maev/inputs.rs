@@ -11,26 +11,26 @@ use crate::metrics::maev::Example;
 #[component]
 pub fn MaevInputs() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let captioning = move || match state.maev_captioning.get() {
+    let captioning = move || match state.maev.captioning.get() {
         ExplainState::Running => Some("Asking the model to describe the image…".to_string()),
         ExplainState::Failed(m) => Some(m),
         _ => None,
     };
     view! {
-        <TextArea id="caption-input" label="Image caption (stands in for the image: the judge is text-only)" value=state.maev_caption rows=3/>
+        <TextArea id="caption-input" label="Image caption (stands in for the image: the judge is text-only)" value=state.maev.caption rows=3/>
         <div class="row">
             <button
                 data-testid="caption-image-button"
-                disabled=move || state.image_view.with(|v| v.is_none()) || matches!(state.maev_captioning.get(), ExplainState::Running)
+                disabled=move || state.inputs.image_view.with(|v| v.is_none()) || matches!(state.maev.captioning.get(), ExplainState::Running)
                 on:click=move |_| maev_run::caption_image(state)
             >
                 "Caption the image with the chosen model"
             </button>
             <span class="hint" role="status">{captioning}</span>
         </div>
-        <TextArea id="reference-answer-input" label="Reference answer (ground truth)" value=state.maev_reference rows=3/>
+        <TextArea id="reference-answer-input" label="Reference answer (ground truth)" value=state.maev.reference rows=3/>
         <div class="field-row">
-            <NumberField id="trials-input" label="Trials" value=state.maev_trials min=1 max=50/>
+            <NumberField id="trials-input" label="Trials" value=state.settings.maev_trials min=1 max=50/>
             <div class="field">
                 <label for="threshold-input">"Threshold (mean ≥ it: accurate)"</label>
                 <input
@@ -40,17 +40,17 @@ pub fn MaevInputs() -> impl IntoView {
                     min="0.05"
                     max="1.95"
                     step="0.05"
-                    prop:value=move || state.maev_threshold.get().to_string()
+                    prop:value=move || state.settings.maev_threshold.get().to_string()
                     on:change=move |ev| {
                         if let Ok(v) = event_target_value(&ev).trim().parse::<f64>() {
                             if v > 0.0 && v < 2.0 {
-                                state.maev_threshold.set(v);
+                                state.settings.maev_threshold.set(v);
                             }
                         }
                     }
                 />
             </div>
-            <NumberField id="seed-input" label="Seed (same seed, same examples)" value=state.maev_seed min=0 max=4_000_000_000/>
+            <NumberField id="seed-input" label="Seed (same seed, same examples)" value=state.settings.maev_seed min=0 max=4_000_000_000/>
         </div>
         <ExamplesEditor/>
     }
@@ -60,7 +60,7 @@ pub fn MaevInputs() -> impl IntoView {
 #[component]
 fn ExamplesEditor() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let pool = state.maev_pool;
+    let pool = state.settings.maev_pool;
     let draft: [RwSignal<String>; 5] = std::array::from_fn(|_| RwSignal::new(String::new()));
     let draft_score = RwSignal::new(0u8);
     let problem = RwSignal::new(None::<String>);

@@ -11,6 +11,7 @@ use crate::ui::state::AppState;
 pub(crate) mod inputs;
 pub(crate) mod panel;
 pub(crate) mod run;
+pub(crate) mod state;
 
 pub(crate) struct MaevUi;
 
@@ -41,18 +42,18 @@ impl super::MetricUi for MaevUi {
 
     fn running(&self, state: AppState) -> bool {
         state
-            .maev_results
+            .maev.results
             .with(|t| t.iter().any(|(_, p)| p.is_active()))
             || state.candidates.running()
     }
 
     fn has_run(&self, state: AppState) -> bool {
-        state.maev_results.with(|t| !t.is_empty()) || state.candidates.plain_shown(Metric::Maev)
+        state.maev.results.with(|t| !t.is_empty()) || state.candidates.plain_shown(Metric::Maev)
     }
 
     fn billed_model(&self, state: AppState) -> Option<String> {
         state
-            .maev_run
+            .maev.run
             .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
     }
 
@@ -66,12 +67,12 @@ impl super::MetricUi for MaevUi {
         _detail: ImageDetail,
     ) -> (u64, u64) {
         // The input is read untracked; these are what it depends on.
-        state.question.track();
-        state.maev_caption.track();
-        state.maev_reference.track();
-        state.maev_trials.track();
-        state.maev_seed.track();
-        state.maev_pool.track();
+        state.inputs.question.track();
+        state.maev.caption.track();
+        state.maev.reference.track();
+        state.settings.maev_trials.track();
+        state.settings.maev_seed.track();
+        state.settings.maev_pool.track();
         let mut input = run::input(state);
         input.answer = text.to_string();
         maev::estimated_tokens(&input)

@@ -8,16 +8,16 @@ use crate::metrics::maev;
 
 pub fn input(state: AppState) -> maev::Input {
     maev::Input {
-        question: state.question.get_untracked(),
-        caption: state.maev_caption.get_untracked(),
-        reference: state.maev_reference.get_untracked(),
-        answer: state.text.get_untracked(),
-        trials: state.maev_trials.get_untracked(),
-        threshold: state.maev_threshold.get_untracked(),
-        seed: u64::from(state.maev_seed.get_untracked()),
-        pool: state.maev_pool.get_untracked(),
+        question: state.inputs.question.get_untracked(),
+        caption: state.maev.caption.get_untracked(),
+        reference: state.maev.reference.get_untracked(),
+        answer: state.inputs.text.get_untracked(),
+        trials: state.settings.maev_trials.get_untracked(),
+        threshold: state.settings.maev_threshold.get_untracked(),
+        seed: u64::from(state.settings.maev_seed.get_untracked()),
+        pool: state.settings.maev_pool.get_untracked(),
         fidelity: state
-            .fidelity
+            .settings.fidelity
             .with_untracked(|f| f.for_metric(crate::metrics::Metric::Maev)),
     }
 }
@@ -27,27 +27,27 @@ pub fn evaluate(state: AppState) {
     let input = input(state);
     let fidelity = input.fidelity.clone();
     let problems = input.problems();
-    state.form_problems.set(problems.clone());
+    state.settings.form_problems.set(problems.clone());
     if !problems.is_empty() {
         return;
     }
-    let backend = state.backend();
+    let backend = state.settings.provider.backend();
     let trials = match maev::trial_requests(&backend, &input) {
         Ok(t) => t,
-        Err(e) => return state.form_problems.set(vec![e.to_string()]),
+        Err(e) => return state.settings.form_problems.set(vec![e.to_string()]),
     };
-    state.maev_results.set(
+    state.maev.results.set(
         trials
             .iter()
             .map(|t| (t.examples, Progress::Running))
             .collect(),
     );
-    state.maev_run.set_value(Some(MaevRun {
+    state.maev.run.set_value(Some(MaevRun {
         input,
         backend: backend.clone(),
     }));
     let run = begin_run(state);
-    let results = state.maev_results;
+    let results = state.maev.results;
     for (i, trial) in trials.into_iter().enumerate() {
         let set = move |p: Progress<maev::TrialReading>| {
             results.update(|rows| {
@@ -77,29 +77,29 @@ pub fn evaluate(state: AppState) {
 
 /// Asks the chosen VLM for a dense caption of the current image and fills the caption box.
 pub fn caption_image(state: AppState) {
-    let Some(view) = state.image_view.get_untracked() else {
+    let Some(image) = state.inputs.image_view.get_untracked().and_then(|v| v.sent()) else {
         state
-            .maev_captioning
+            .maev.captioning
             .set(ExplainState::Failed("Add an image first.".into()));
         return;
     };
-    let backend = state.backend();
-    let request = match maev::caption_request(&backend, &view.data_url) {
+    let backend = state.settings.provider.backend();
+    let request = match maev::caption_request(&backend, &image) {
         Ok(r) => r,
         Err(e) => {
             return state
-                .maev_captioning
+                .maev.captioning
                 .set(ExplainState::Failed(e.to_string()))
         }
     };
     let run = begin_run(state);
     let set = move |p: Progress<String>| match p {
         Progress::Done { result, .. } => {
-            state.maev_caption.set(result.trim().to_string());
-            state.maev_captioning.set(ExplainState::Idle);
+            state.maev.caption.set(result.trim().to_string());
+            state.maev.captioning.set(ExplainState::Idle);
         }
-        Progress::Failed(m) => state.maev_captioning.set(ExplainState::Failed(m)),
-        _ => state.maev_captioning.set(ExplainState::Running),
+        Progress::Failed(m) => state.maev.captioning.set(ExplainState::Failed(m)),
+        _ => state.maev.captioning.set(ExplainState::Running),
     };
     send_one(state, &run, backend, request, None, set, |c| {
         if c.text.trim().is_empty() {
@@ -118,8 +118,8 @@ pub fn export(state: AppState) {
 
 /// The MAEV result file of the last run (export, share link, history); `None` before a run.
 pub fn result_json(state: AppState) -> Option<String> {
-    let run = state.maev_run.get_value()?;
-    let rows = state.maev_results.get_untracked();
+    let run = state.maev.run.get_value()?;
+    let rows = state.maev.results.get_untracked();
     let errors: Vec<String> = rows
         .iter()
         .map(|(_, p)| p.error().unwrap_or_else(|| "not finished".into()))

@@ -1,0 +1,92 @@
+//! What both pages show and share: the metric and its settings, the backend, the size images
+//! are sent at, and the sentences about the form and storage. The evaluator's own state is
+//! [`crate::ui::metric_ui::AppState`]; the lab's is `BatchState`.
+
+use leptos::prelude::*;
+
+use crate::aggregate::GAMMA_DEFAULT;
+use crate::metrics::fidelity::Fidelity;
+use crate::metrics::harmonic_eval::CriterionSet;
+use crate::metrics::maev;
+use crate::metrics::{g_veval, Metric};
+use crate::providers::PRESETS;
+use crate::ui::backend_state::{load_parsed, BackendState};
+use crate::web::storage;
+
+/// What both pages show and share: the metric and its settings, the backend, the size images
+/// are sent at, and the sentences about the form and storage.
+#[derive(Clone, Copy)]
+pub struct Settings {
+    /// The selected metric (`metric-select`'s value is its id).
+    pub metric: RwSignal<Metric>,
+    /// Paper (default) or our extensions; each extension names its metric, so one value serves
+    /// every metric (a run uses [`Settings::fidelity_now`]).
+    pub fidelity: RwSignal<Fidelity>,
+    /// The provider, its settings, limiter, Cancel, cache figures and connection check.
+    pub provider: BackendState,
+    pub max_side: RwSignal<u32>,
+    /// Why a run did not start (missing inputs), one sentence per problem.
+    pub form_problems: RwSignal<Vec<String>>,
+    /// The last time the browser refused to store a setting or the key, what was not kept.
+    pub storage_error: RwSignal<Option<String>>,
+    /// HarmonicEval's criteria to request and aggregate (all five by default).
+    pub he_criteria: RwSignal<CriterionSet>,
+    pub gamma: RwSignal<f64>,
+    pub gv_mode: RwSignal<g_veval::Mode>,
+    pub maev_trials: RwSignal<u32>,
+    pub maev_threshold: RwSignal<f64>,
+    pub maev_seed: RwSignal<u32>,
+    /// The few-shot pool, editable and kept on this device.
+    pub maev_pool: RwSignal<Vec<maev::Example>>,
+}
+
+pub const DEFAULT_MAX_SIDE: u32 = 1024;
+
+/// A stored JSON setting, or `default()` when it is missing or does not parse.
+fn load_json<T: serde::de::DeserializeOwned>(key: &str, default: impl FnOnce() -> T) -> T {
+    storage::load_setting(key)
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or_else(default)
+}
+
+impl Settings {
+    /// The settings kept on this device (and the key where the user chose), or the defaults.
+    pub fn restore() -> Settings {
+        let preset_id = storage::load_setting("hj.preset").unwrap_or_else(|| PRESETS[0].id.into());
+        let metric = storage::load_setting("hj.metric")
+            .and_then(|m| Metric::from_id(&m))
+            .unwrap_or(Metric::ALL[0]);
+        Settings {
+            metric: RwSignal::new(metric),
+            fidelity: RwSignal::new(Fidelity::paper()),
+            provider: BackendState::restore(preset_id, metric),
+            max_side: RwSignal::new(load_parsed("hj.max_side", DEFAULT_MAX_SIDE)),
+            form_problems: RwSignal::new(Vec::new()),
+            storage_error: RwSignal::new(None),
+            he_criteria: RwSignal::new(CriterionSet::default()),
+            gamma: RwSignal::new(GAMMA_DEFAULT),
+            gv_mode: RwSignal::new(g_veval::Mode::RefFree),
+            maev_trials: RwSignal::new(load_parsed("hj.maev.trials", maev::DEFAULT_TRIALS)),
+            maev_threshold: RwSignal::new(load_parsed("hj.maev.threshold", maev::DEFAULT_THRESHOLD)),
+            maev_seed: RwSignal::new(1),
+            maev_pool: RwSignal::new(load_json("hj.maev.pool", maev::default_pool)),
+        }
+    }
+
+    /// The extensions of the selected metric that are switched on (untracked).
+    pub fn fidelity_now(&self) -> Fidelity {
+        let metric = self.metric.get_untracked();
+        self.fidelity.with_untracked(|f| f.for_metric(metric))
+    }
+
+    /// Whether HarmonicEval is selected (what only it shows: task, γ, criteria).
+    pub fn is_harmonic(&self) -> bool {
+        self.metric.get() == Metric::HarmonicEval
+    }
+
+    /// Switches provider, with the selected metric's output budget there.
+    pub fn switch_provider(&self, preset_id: String) {
+        self.provider
+            .switch_provider(preset_id, self.metric.get_untracked());
+    }
+}
