@@ -64,10 +64,22 @@ pub fn prepare_chat(body: &str, vision: bool) -> Result<String, (u16, String)> {
     if !vision && has_image(&req) {
         return Err((500, NO_VISION_BODY.to_string()));
     }
-    if req.get("top_logprobs").and_then(Value::as_u64).unwrap_or(0) >= 20 {
-        req["top_logprobs"] = json!(ALTERNATIVES);
+    let asked = req.get("top_logprobs").and_then(Value::as_u64);
+    if let Some(k) = asked.map(|k| u8::try_from(k).unwrap_or(u8::MAX)) {
+        req["top_logprobs"] = json!(alternatives(k));
     }
     Ok(req.to_string())
+}
+
+/// How many alternatives the engine is asked for when a metric asks for `asked`: the APIs'
+/// maximum (20) or more becomes [`ALTERNATIVES`], fewer are kept (a metric that follows a
+/// paper's 5 still gets 5). The one rule for both what is sent and what a result records.
+pub fn alternatives(asked: u8) -> u8 {
+    if asked >= 20 {
+        ALTERNATIVES
+    } else {
+        asked
+    }
 }
 
 fn has_image(req: &Value) -> bool {
