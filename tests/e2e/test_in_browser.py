@@ -11,7 +11,9 @@ model's."""
 
 import collections
 import functools
+import re
 import threading
+import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
@@ -290,32 +292,62 @@ def test_a_model_and_projector_picked_from_this_computer_judge_an_image(browser,
     assert "does not accept images" in page.card("correctness").text, page.card("correctness").text
 
 
-def fluency_alone(page, image):
-    """Judges the caption's fluency afresh (no answer cache) and returns its card's numbers."""
+def clarity_alone(page, image):
+    """Judges the caption's clarity afresh (no answer cache) and returns its card's numbers and
+    the model's answer. (SmolLM2 prints a whole rating for clarity; for fluency it writes 4.5.)"""
     harmonic_ready(page, image)
-    only_fluency(page)
+    subset = page.el("criteria-subset")
+    for c in CRITERIA:
+        box = subset.find_element("css selector", f'input[value="{c}"]')
+        if box.is_selected() != (c == "clarity"):
+            box.click()
     if not page.el("fresh-run-checkbox").is_selected():
         page.el("fresh-run-checkbox").click()
     page.evaluate()
-    page.wait_for(lambda d: page.state("fluency") in ("done", "error"), "fluency", JUDGE)
-    return cards(page)[CRITERIA.index("fluency")]
+    page.wait_for(lambda d: page.state("clarity") in ("done", "error"), "clarity", JUDGE)
+    return cards(page)[CRITERIA.index("clarity")], page.card("clarity").text
 
 
-def test_a_cross_origin_isolated_page_runs_the_engine_on_threads_with_the_same_numbers(
+def probabilities(card_text):
+    """The five ratings' probabilities (in %) as the card prints them."""
+    found = re.search(r"Probability of each rating: 1: ([\d.]+) %, 2: ([\d.]+) %, 3: ([\d.]+) %, "
+                      r"4: ([\d.]+) %, 5: ([\d.]+) %", card_text)
+    assert found, card_text
+    return [float(x) for x in found.groups()]
+
+
+def test_a_cross_origin_isolated_page_runs_the_engine_on_threads_with_nearly_the_same_numbers(
         browser, app_url, isolated_url, host, images):
+    """Served with COOP/COEP, the page runs llama.cpp on two threads (this machine's cores), and
+    repeats itself exactly there. One thread gives the same most likely rating, but not the same
+    digits: measured on this machine, clarity's probabilities move by up to 0.8 percentage points
+    (score 3.5181 on two threads against 3.5227 on one, in every run). Native llama-server with
+    the same model gives bit-identical logprobs at -t 1 and -t 2, so the difference lies in the
+    WebAssembly build's threaded kernels (the float sums are split differently), not in the app:
+    the same input and the same thread count always give the same numbers."""
     page = in_browser(browser, isolated_url)
     assert "Cross-origin isolated" in page.el("threads-info").text, page.el("threads-info").text
     assert browser.execute_script("return crossOriginIsolated") is True
     assert load_url(page, f"{host.url}/{MODEL}") == "ready", page.el("model-load-status").text
     threads = page.el("threads-info").text
     assert threads.startswith("Multi-threaded: 2 threads"), threads
-    multi = fluency_alone(page, images / "small.png")
+    start = time.monotonic()
+    multi = clarity_alone(page, images / "small.png")
+    multi_s = time.monotonic() - start
+    assert clarity_alone(page, images / "small.png") == multi, "two threads repeat themselves"
     page = in_browser(browser, app_url)  # the same build, served without COOP/COEP
     assert load_url(page, f"{host.url}/{MODEL}") == "ready"
     assert "Single-threaded" in page.el("threads-info").text
-    single = fluency_alone(page, images / "small.png")
-    assert multi[0] == "done", page.card("fluency").text
-    assert multi == single, (multi, single)
+    start = time.monotonic()
+    single = clarity_alone(page, images / "small.png")
+    single_s = time.monotonic() - start
+    assert multi[0][0] == single[0][0] == "done", (multi, single)
+    m, o = probabilities(multi[1]), probabilities(single[1])
+    assert m.index(max(m)) == o.index(max(o)), (m, o)
+    assert max(abs(a - b) for a, b in zip(m, o)) <= 1.0, (m, o)  # percentage points
+    assert abs(float(multi[0][1]) - float(single[0][1])) < 0.05, (multi[0], single[0])
+    print(f"\n[threads] clarity: {multi_s:.0f} s on 2 threads, {single_s:.0f} s on one; "
+          f"score {multi[0][1]} against {single[0][1]}; % {m} against {o}")
 
 
 def test_the_same_input_gives_identical_distributions_twice_and_cancel_stops_a_run(browser, app_url, host, images):
