@@ -323,7 +323,7 @@ def test_a_cross_origin_isolated_page_runs_the_engine_on_threads_with_nearly_the
     digits: measured on this machine, clarity's probabilities move by up to 0.8 percentage points
     (score 3.5181 on two threads against 3.5227 on one, in every run). Native llama-server with
     the same model gives bit-identical logprobs at -t 1 and -t 2, so the difference lies in the
-    WebAssembly build's threaded kernels (the float sums are split differently), not in the app:
+    WebAssembly build's threaded kernels (presumably sums split among threads), not in the app:
     the same input and the same thread count always give the same numbers."""
     page = in_browser(browser, isolated_url)
     assert "Cross-origin isolated" in page.el("threads-info").text, page.el("threads-info").text
@@ -409,6 +409,34 @@ def test_a_bad_model_url_gets_its_sentence(browser, app_url, host, images, name,
     page.evaluate()
     page.wait_for(lambda d: page.state("fluency") in ("done", "error"), "fluency", 30)
     assert "No model is loaded in this page" in page.card("fluency").text
+
+
+@pytest.mark.parametrize("pages", [
+    1600,  # 100 MB: the browser refuses the engine its memory ("could not allocate memory")
+    2500,  # 156 MB: the model's weights fit, llama.cpp's cache and compute buffers do not
+])
+def test_a_browser_short_of_memory_gets_a_sentence_not_a_dead_page(tmp_path, downloads, app_url, engine_dir, images,
+                                                                   pages):
+    """V8's cap on a WebAssembly memory (`--wasm-max-mem-pages`, 64 KiB pages) stands in for a
+    phone or a crowded tab: deterministic, and the load fails within seconds."""
+    driver = make_driver(tmp_path / "profile", downloads, extra_args=[f"--js-flags=--wasm-max-mem-pages={pages}"])
+    try:
+        page = in_browser(driver, app_url)
+        page.el("model-file-input").send_keys(str(engine_dir / MODEL))
+        page.el("load-files-button").click()
+        page.wait_for(lambda d: progress(page) in ("ready", "error"), "the load", LOAD)
+        status = page.el("model-load-status").text
+        assert progress(page) == "error", status
+        assert "ran out of memory loading this model" in status and "damaged" not in status, status
+        # The page goes on: nothing is loaded, and judging says so instead of hanging.
+        assert page.el("load-files-button").is_enabled()
+        harmonic_ready(page, images / "small.png")
+        only_fluency(page)
+        page.evaluate()
+        page.wait_for(lambda d: page.state("fluency") in ("done", "error"), "fluency", 30)
+        assert "No model is loaded in this page" in page.card("fluency").text
+    finally:
+        driver.quit()
 
 
 def test_a_picked_file_of_the_wrong_type_gets_its_sentence(browser, app_url, images):
