@@ -38,7 +38,8 @@ impl MetricInfo {
 }
 
 /// The request settings a result file records: the metric's parameters as the backend's tuning
-/// sent them (so `max_tokens` is the user's output budget, not the paper's default).
+/// sent them (so `max_tokens` is the user's output budget, not the paper's default, and
+/// `top_logprobs` the in-page judge's wider list where it asks for one).
 #[derive(serde::Serialize)]
 pub(crate) struct SentSettings {
     pub temperature: Option<f64>,
@@ -48,7 +49,7 @@ pub(crate) struct SentSettings {
 
 impl SentSettings {
     pub fn of(backend: &crate::providers::Backend, params: crate::providers::ChatParams) -> Self {
-        let sent = backend.tuning.apply(params);
+        let sent = backend.sends(params);
         SentSettings {
             temperature: sent.temperature,
             top_logprobs: sent.top_logprobs,

@@ -89,6 +89,20 @@ pub struct Backend {
     pub tuning: Tuning,
 }
 
+impl Backend {
+    /// The metric's parameters as they reach the engine: the user's tuning applied, and for the
+    /// in-page judge the wider list of alternatives it is asked for
+    /// ([`in_browser::alternatives`]). What a result file records as its settings.
+    pub fn sends(&self, params: ChatParams) -> ChatParams {
+        let sent = self.tuning.apply(params);
+        if in_browser::handles(&self.base_url) {
+            ChatParams { top_logprobs: sent.top_logprobs.map(in_browser::alternatives), ..sent }
+        } else {
+            sent
+        }
+    }
+}
+
 impl fmt::Debug for Backend {
     // Never print the key, even in a debug log.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -398,6 +412,22 @@ mod tests {
             api_key: key.into(),
             ..Backend::default()
         }
+    }
+
+    #[test]
+    fn the_in_page_judge_is_sent_and_records_its_wider_list_of_alternatives() {
+        let page = backend(Protocol::OpenAi, in_browser::BASE_URL, "");
+        let server = backend(Protocol::OpenAi, "http://127.0.0.1:8080/v1", "");
+        assert_eq!(page.sends(ChatParams::RATING).top_logprobs, Some(64));
+        assert_eq!(server.sends(ChatParams::RATING).top_logprobs, Some(20));
+        let five = ChatParams { top_logprobs: Some(5), ..ChatParams::RATING };
+        assert_eq!(page.sends(five).top_logprobs, Some(5), "a paper's 5 stays 5");
+        let none = ChatParams { top_logprobs: None, ..ChatParams::RATING };
+        assert_eq!(page.sends(none).top_logprobs, None);
+        // The tuning still applies: the user's output budget.
+        let mut tuned = page.clone();
+        tuned.tuning.max_tokens = Some(7);
+        assert_eq!(tuned.sends(ChatParams::RATING).max_tokens, 7);
     }
 
     const ALL: [Protocol; 3] = [Protocol::OpenAi, Protocol::Gemini, Protocol::Anthropic];

@@ -6,11 +6,19 @@
 import { Wllama, WllamaAbortError } from './wllama.js';
 
 const WASM = new URL('./wllama.wasm', import.meta.url).href;
-const quiet = { debug() {}, log() {}, warn() {}, error() {} };
+// llama.cpp's own log lines (its default, INFO: a few lines per load and per request), the
+// last few kept so that a load it refuses can say why; the Rust side tells "out of memory"
+// from a bad file by them.
+const engineLines = [];
+function keep(...args) {
+  engineLines.push(args.map(String).join(' ').trim());
+  if (engineLines.length > 40) engineLines.shift();
+}
+const quiet = { debug() {}, log: keep, warn: keep, error: keep };
 let judge = null; // { w, name, vision, threads, multithread }
 
 function fresh() {
-  const w = new Wllama({ default: WASM }, { logger: quiet, suppressNativeLog: true });
+  const w = new Wllama({ default: WASM }, { logger: quiet });
   w.setCompat(null); // never fetch the compatibility build from a CDN
   return w;
 }
@@ -79,12 +87,14 @@ async function load(source, progress, check) {
   }
   progress('loading', 0);
   const threads = threadsWanted();
+  engineLines.length = 0;
   await w.loadModel(blobs, { n_ctx: 4096, n_threads: threads, n_gpu_layers: 0, seed: 1 });
   // wllama does not look at the engine's own verdict; a file llama.cpp refused loads "nothing".
   const info = w.getLoadedContextInfo();
   if (!info.success || !(info.n_vocab > 0)) {
     await w.exit().catch(() => {});
-    throw new Error('llama.cpp refused the file');
+    const said = engineLines.filter((l) => /fail|alloc|memory|invalid|error/i.test(l)).slice(-4).join(' | ');
+    throw new Error('llama.cpp refused the file' + (said ? ': ' + said : ''));
   }
   judge = {
     w,

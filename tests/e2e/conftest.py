@@ -78,9 +78,10 @@ def downloads(tmp_path):
     return d
 
 
-def make_driver(profile, downloads, performance_log=False):
+def make_driver(profile, downloads, performance_log=False, extra_args=()):
     """Headless Debian Chromium through chromedriver; `performance_log` records every network
-    event (the request-recording security test reads it)."""
+    event (the request-recording security test reads it); `extra_args` are more command-line
+    switches (the in-page judge's recording test sends everything through a logging proxy)."""
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
     for arg in [
@@ -95,6 +96,7 @@ def make_driver(profile, downloads, performance_log=False):
         "--disable-dev-shm-usage",
         "--window-size=1280,1000",
         f"--user-data-dir={profile}",
+        *extra_args,
     ]:
         opts.add_argument(arg)
     opts.add_experimental_option(

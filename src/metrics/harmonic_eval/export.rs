@@ -135,10 +135,11 @@ pub fn export_json(input: &ExportInput<'_>) -> String {
                 fidelity: input.fidelity.clone(),
                 ..Input::default()
             };
+            let sent = input.backend.sends(ChatParams::RATING);
             Settings {
-                temperature: ChatParams::RATING.temperature,
-                top_logprobs: ChatParams::RATING.top_logprobs,
-                max_tokens: input.backend.tuning.apply(ChatParams::RATING).max_tokens,
+                temperature: sent.temperature,
+                top_logprobs: sent.top_logprobs,
+                max_tokens: sent.max_tokens,
                 image_detail: detail_sent(&probe, input.backend.image_detail).id(),
                 criteria: input.criteria.ids(),
             }
@@ -231,5 +232,37 @@ mod tests {
             v["settings"]["criteria"],
             serde_json::json!(["correctness", "completeness"])
         );
+    }
+
+    /// The export records the alternatives the engine was actually asked for: 64 in the page
+    /// (what `in_browser::prepare_chat` makes of the request's 20), the 20 sent elsewhere.
+    #[test]
+    fn export_records_the_alternatives_the_engine_was_sent() {
+        use crate::providers::in_browser;
+        for (base_url, expected) in [(in_browser::BASE_URL, 64), ("http://127.0.0.1:8080/v1", 20)] {
+            let backend = Backend { base_url: base_url.into(), model: "local".into(), ..Backend::default() };
+            let input = Input { text: "A dog.".into(), ..Input::default() };
+            let req = super::super::criterion_request(&backend, Criterion::Fluency, &input).unwrap();
+            let body = if in_browser::handles(&req.url) {
+                in_browser::prepare_chat(&req.body, true).unwrap()
+            } else {
+                req.body.clone()
+            };
+            let sent: serde_json::Value = serde_json::from_str(&body).unwrap();
+            let json = export_json(&ExportInput {
+                gamma: 0.75,
+                task: Task::Ic,
+                text: "A dog.",
+                question: "",
+                backend: &backend,
+                results: [None, None, None, None, None],
+                fidelity: &Fidelity::paper(),
+                criteria: CriterionSet::default(),
+            });
+            let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+            assert_eq!(sent["top_logprobs"], expected, "{base_url}");
+            assert_eq!(v["settings"]["top_logprobs"], sent["top_logprobs"], "{base_url}");
+            assert_eq!(v["settings"]["max_tokens"], sent["max_tokens"], "{base_url}");
+        }
     }
 }

@@ -123,12 +123,12 @@ pub fn export_json(e: &ExportInput<'_>) -> String {
         fidelity: e.input.fidelity.level(),
         extensions: e.input.fidelity.ids(),
         settings: {
-            let p = params(&e.input.fidelity);
+            let p = e.backend.sends(params(&e.input.fidelity));
             Settings {
                 temperature: p.temperature,
                 top_p: p.top_p,
                 top_logprobs: p.top_logprobs,
-                max_tokens: e.backend.tuning.apply(p).max_tokens,
+                max_tokens: p.max_tokens,
                 trials: e.input.trials,
                 distinct_pairs: true,
                 pool_size: pool.len(),
