@@ -33,6 +33,15 @@ pub fn request_key(protocol: Protocol, request: &HttpRequest) -> String {
     format!("{a:016x}{b:016x}")
 }
 
+/// `key` for an answer of the in-page engine, which the request alone does not decide: its
+/// model is always "local". `engine` names the loaded files and threads (`None`: nothing is
+/// loaded, so the key matches no stored answer and the request is refused as it should be).
+pub fn with_engine(key: &str, engine: Option<&str>) -> String {
+    let engine = engine.unwrap_or("\u{0}none");
+    let tag = fnv1a(0xcbf2_9ce4_8422_2325, &[engine.as_bytes()]);
+    format!("{key}:engine-{tag:016x}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,5 +85,20 @@ mod tests {
             request_key(Protocol::OpenAi, &req("ab", "k", "c")),
             request_key(Protocol::OpenAi, &req("a", "k", "bc"))
         );
+    }
+
+    #[test]
+    fn the_in_page_engine_keys_its_answers_by_what_is_loaded() {
+        let key = request_key(Protocol::OpenAi, &req("u", "", "{}"));
+        let with = |e| with_engine(&key, e);
+        let model = "url:http://h/m.gguf||threads:1";
+        let with_projector = "url:http://h/m.gguf|http://h/p.gguf|threads:1";
+        let two_threads = "url:http://h/m.gguf||threads:2";
+        assert_eq!(with(Some(model)), with(Some(model)));
+        assert!(with(Some(model)).starts_with(&key));
+        for other in [Some(with_projector), Some(two_threads), None] {
+            assert_ne!(with(Some(model)), with(other), "{other:?}");
+        }
+        assert!(!with(Some(model)).contains("h/m.gguf"), "hashed, not written out");
     }
 }

@@ -68,10 +68,15 @@ async function load(source, progress, check) {
   const w = fresh();
   let blobs;
   let name;
+  // What decides the engine's answers besides the request: which files (by URL, or by name,
+  // size and date when picked) and the number of threads (their kernels round differently).
+  let identity;
   if (source.files) {
     blobs = source.files;
     name = source.files[0].name || 'model.gguf';
+    identity = 'files:' + source.files.map((f) => `${f.name}:${f.size}:${f.lastModified}`).join('|');
   } else {
+    identity = 'url:' + source.url + '|' + (source.mmprojUrl || '');
     progress('downloading', 0);
     const src = source.mmprojUrl ? { url: source.url, mmprojUrl: source.mmprojUrl } : { url: source.url };
     const model = await w.modelManager.getModelOrDownload(src, {
@@ -99,6 +104,7 @@ async function load(source, progress, check) {
   judge = {
     w,
     name,
+    identity: identity + '|threads:' + w.getNumThreads(),
     vision: w.supportInputModality('image'),
     threads: w.getNumThreads(),
     multithread: w.isMultithread(),
@@ -151,7 +157,7 @@ function facts() {
     missing: missing(),
     isolated: !!globalThis.crossOriginIsolated,
     cores: navigator.hardwareConcurrency || 1,
-    loaded: judge ? { name: judge.name, vision: judge.vision, threads: judge.threads, multithread: judge.multithread } : null,
+    loaded: judge ? { name: judge.name, vision: judge.vision, threads: judge.threads, multithread: judge.multithread, identity: judge.identity } : null,
   };
 }
 

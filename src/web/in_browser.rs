@@ -25,6 +25,8 @@ pub struct Loaded {
     pub vision: bool,
     pub threads: u32,
     pub multithread: bool,
+    /// Which files are loaded and on how many threads: part of the answer cache's key.
+    pub identity: String,
 }
 
 /// What the page can do, and what is loaded.
@@ -57,6 +59,7 @@ fn read_loaded(v: &JsValue) -> Option<Loaded> {
         vision: get(v, "vision").is_truthy(),
         threads: num(v, "threads") as u32,
         multithread: get(v, "multithread").is_truthy(),
+        identity: text(v, "identity"),
     })
 }
 

@@ -6,7 +6,7 @@ use crate::completion::Completion;
 use crate::errors::JudgeError;
 use crate::limiter::Limiter;
 use crate::providers::{read_chat, HttpRequest, Protocol};
-use crate::request_key::request_key;
+use crate::request_key::{request_key, with_engine};
 use crate::retry::RetryPolicy;
 use crate::web::{cache, fetch};
 
@@ -38,6 +38,10 @@ pub async fn send_chat(
     on_wait: impl Fn(String),
 ) -> Result<Answer, JudgeError> {
     let mut key = request_key(protocol, request);
+    if crate::providers::in_browser::handles(&request.url) {
+        let loaded = crate::web::in_browser::facts().await.ok().and_then(|f| f.loaded);
+        key = with_engine(&key, loaded.as_ref().map(|l| l.identity.as_str()));
+    }
     if let Some(tag) = &options.cache_tag {
         key.push(':');
         key.push_str(tag);
