@@ -321,6 +321,7 @@ mod tests {
                     score: Some(scores[i]),
                     sigma: Some(sigmas[i]),
                     distribution: None,
+                    coverage: None,
                     error: None,
                     doubts: Vec::new(),
                 })

@@ -118,6 +118,7 @@ mod tests {
                         _ => Some(0.05 + rnd()),
                     },
                     distribution: None,
+                    coverage: None,
                     error: None,
                     doubts: Vec::new(),
                 })

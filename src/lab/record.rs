@@ -18,6 +18,10 @@ pub struct CriterionRecord {
     pub sigma: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub distribution: Option<[f64; 5]>,
+    /// Mass on the rating tokens before renormalising (absent when unsmoothed or failed, and
+    /// in records stored before it was kept); the evaluator's reader needs it to open the item.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// Why the score is doubtful, as codes (`truncated`, `low-coverage`, `echo`; see
@@ -59,6 +63,27 @@ pub struct ItemResult {
     /// Our extensions that were on (`crate::metrics::fidelity::Extension` ids).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extensions: Vec<String>,
+    /// What opening the item in the evaluator needs beyond the fields above (see
+    /// `crate::lab::open_doc`); absent in records stored before it was kept and in results
+    /// files without it. Boxed: 8 bytes per item when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept: Option<Box<Kept>>,
+}
+
+/// The part of an item's result only the evaluator needs: who judged it, HarmonicEval's
+/// question, and the other metrics' readings as their exports write them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Kept {
+    /// The judge's model and wire format (`Protocol::id`), as an export records them.
+    pub model: String,
+    pub provider: String,
+    /// HarmonicEval: the item's question (VQA, VDU).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
+    /// FLEUR / RefFLEUR, G-VEval, MAEV: the metric's export document, compact, without what
+    /// the record holds already (the judged text, metric, model, provider, base URL).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reading: String,
 }
 
 impl ItemResult {
@@ -155,6 +180,7 @@ mod tests {
                     score: Some(*s),
                     sigma: *sigma,
                     distribution: None,
+                    coverage: None,
                     error: None,
                     doubts: Vec::new(),
                 })
