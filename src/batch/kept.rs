@@ -4,7 +4,6 @@
 //! compact and without what the record holds already (`crate::lab::open_doc::reading_of`).
 //! HarmonicEval keeps its distributions and coverages in the record's criteria instead.
 
-use super::plan::Plan;
 use super::Item;
 use crate::lab::open_doc::reading_of;
 use crate::lab::record::Kept;
@@ -21,8 +20,8 @@ pub fn judge(backend: &Backend) -> Kept {
 }
 
 /// FLEUR's or RefFLEUR's reading of `item`.
-pub fn fleur(plan: &Plan, backend: &Backend, item: &Item, r: &fleur::FleurResult) -> String {
-    let refs = (plan.metric == Metric::RefFleur).then_some(item.references.as_slice());
+pub fn fleur(metric: Metric, backend: &Backend, item: &Item, r: &fleur::FleurResult) -> String {
+    let refs = (metric == Metric::RefFleur).then_some(item.references.as_slice());
     let doc = fleur::export_json(&fleur::ExportInput {
         caption: &item.text,
         references: refs,
@@ -30,19 +29,25 @@ pub fn fleur(plan: &Plan, backend: &Backend, item: &Item, r: &fleur::FleurResult
         result: Ok(r),
         explanation: None,
     });
-    reading_of(plan.metric, &doc)
+    reading_of(metric, &doc)
 }
 
-/// G-VEval's reading of `item`.
-pub fn gveval(plan: &Plan, backend: &Backend, item: &Item, r: &g_veval::GvevalResult) -> String {
+/// G-VEval's reading of `item` (judged in `mode` with `fidelity`).
+pub fn gveval(
+    mode: g_veval::Mode,
+    fidelity: crate::metrics::fidelity::Fidelity,
+    backend: &Backend,
+    item: &Item,
+    r: &g_veval::GvevalResult,
+) -> String {
     let input = g_veval::Input {
         medium: g_veval::Medium::Image,
-        mode: plan.gv_mode,
+        mode,
         accr: false,
         caption: item.text.clone(),
         references: item.references.clone(),
         image_data_url: None,
-        fidelity: plan.fidelity(),
+        fidelity,
     };
     let doc = g_veval::export_json(&g_veval::ExportInput {
         input: &input,

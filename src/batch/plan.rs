@@ -169,12 +169,12 @@ impl Plan {
                 mean
             }),
             Metric::GVeval => first(answers).and_then(|a| g_veval::interpret(&a, false)).map(|r| {
-                kept.reading = super::kept::gveval(self, backend, item, &r);
+                kept.reading = super::kept::gveval(self.gv_mode, self.fidelity(), backend, item, &r);
                 r.score
             }),
             Metric::Fleur | Metric::RefFleur => first(answers).and_then(|a| fleur::interpret(&a)).map(|r| {
                 result.set_fidelity(&fleur::fidelity_of(Some(&r)));
-                kept.reading = super::kept::fleur(self, backend, item, &r);
+                kept.reading = super::kept::fleur(self.metric, backend, item, &r);
                 r.smoothed.score
             }),
         };

@@ -31,7 +31,30 @@ pub fn reading_of(metric: Metric, export: &str) -> String {
     for k in HELD.iter().chain(&[text_key(metric)]) {
         o.remove(*k);
     }
+    if metric == Metric::Maev {
+        default_examples(&mut o, true);
+    }
     serde_json::to_string(&Value::Object(o)).unwrap_or_default()
+}
+
+/// MAEV: each trial's few-shot example that is one of the built-in pool's, as its index in
+/// that pool (`compact`), or back as the example itself: most runs use the built-in pool,
+/// and its text would otherwise be most of what an item keeps.
+fn default_examples(doc: &mut Map<String, Value>, compact: bool) {
+    let pool = crate::metrics::maev::default_pool();
+    let as_doc = |e: &crate::metrics::maev::Example| json!({"score": e.score, "question": e.question, "assistant": e.assistant});
+    let Some(trials) = doc.get_mut("trials").and_then(Value::as_array_mut) else { return };
+    let examples = trials.iter_mut().filter_map(|t| t.get_mut("examples")?.as_array_mut());
+    for example in examples.flat_map(|e| e.iter_mut()) {
+        let swap = if compact {
+            pool.iter().position(|e| as_doc(e) == *example).map(Value::from)
+        } else {
+            example.as_u64().and_then(|i| pool.get(i as usize)).map(as_doc)
+        };
+        if let Some(v) = swap {
+            *example = v;
+        }
+    }
 }
 
 /// The sentence of a record stored before the lab kept what the evaluator needs.
@@ -50,7 +73,10 @@ pub fn document(r: &ItemResult, gamma: f64) -> Result<String, String> {
         harmonic(r, gamma, kept.question.as_deref().unwrap_or_default())?
     } else {
         match serde_json::from_str::<Value>(&kept.reading) {
-            Ok(Value::Object(o)) => o,
+            Ok(Value::Object(mut o)) => {
+                default_examples(&mut o, false);
+                o
+            }
             _ => return Err(OLDER_RECORD.into()),
         }
     };
@@ -98,5 +124,235 @@ fn harmonic(r: &ItemResult, gamma: f64, question: &str) -> Result<Map<String, Va
 }
 
 #[cfg(test)]
-#[path = "open_doc_tests.rs"]
-mod tests;
+mod tests {
+    //! A lab record made by `Plan::read` from real wire-format answers, turned into a document
+    //! and read back by the evaluator's reader: the same score, at every named γ for HarmonicEval.
+    use super::*;
+    use crate::batch::plan::{MaevSettings, Plan};
+    use crate::batch::{Human, Item};
+    use crate::completion::parse_chat_completion;
+    use crate::gamma_axis::TICKS;
+    use crate::metrics::fidelity::Fidelity;
+    use crate::metrics::harmonic_eval::{self, CriterionSet};
+    use crate::metrics::{g_veval, maev};
+    use crate::providers::Backend;
+    use crate::result_file::{self, Body};
+    use crate::task::Task;
+
+    fn backend() -> Backend {
+        Backend {
+            base_url: "http://h/v1".into(),
+            model: "judge-m".into(),
+            api_key: "sk-secret-key".into(),
+            ..Backend::default()
+        }
+    }
+
+    fn plan(metric: Metric) -> Plan {
+        Plan {
+            metric,
+            fidelity: Fidelity::paper(),
+            he_criteria: CriterionSet::default(),
+            gv_mode: g_veval::Mode::RefFree,
+            maev: MaevSettings {
+                trials: 3,
+                threshold: 1.25,
+                seed: 7,
+                pool: maev::default_pool(),
+            },
+        }
+    }
+
+    fn item() -> Item {
+        Item {
+            line: 2,
+            id: "a".into(),
+            task: Task::Vqa,
+            text: "A dog.".into(),
+            question: Some("What is shown?".into()),
+            references: vec!["A dog on grass.".into()],
+            image: Some("a.png".into()),
+            bbox: None,
+            human: Human::default(),
+            group: None,
+            chosen: false,
+            caption: Some("A dog on grass.".into()),
+            reference_answer: Some("A dog.".into()),
+        }
+    }
+
+    /// An OpenAI answer whose tokens each carry their alternatives (`(token, p)`, the first chosen).
+    fn answer(steps: &[&[(&str, f64)]]) -> String {
+        let content: String = steps.iter().map(|s| s[0].0).collect();
+        let lp: Vec<serde_json::Value> = steps
+            .iter()
+            .map(|s| {
+                let top: Vec<_> = s.iter().map(|(t, p)| json!({"token": t, "logprob": p.ln()})).collect();
+                json!({"token": s[0].0, "logprob": s[0].1.ln(), "top_logprobs": top})
+            })
+            .collect();
+        json!({"choices": [{"message": {"content": content}, "logprobs": {"content": lp}}]}).to_string()
+    }
+
+    fn read_back(r: &ItemResult, gamma: f64) -> result_file::Opened {
+        let doc = document(r, gamma).unwrap();
+        assert!(!doc.contains("sk-secret-key"), "the key never goes into the document");
+        result_file::read(&doc).unwrap()
+    }
+
+    fn say(e: crate::errors::JudgeError) -> String {
+        e.to_string()
+    }
+
+    #[test]
+    fn a_harmonic_record_opens_with_the_same_overall_at_every_named_gamma() {
+        let p = plan(Metric::HarmonicEval);
+        let ratings: [&[(&str, f64)]; 5] = [
+            &[("4", 0.6), ("5", 0.2), ("3", 0.15)],
+            &[("5", 0.9), ("4", 0.05)],
+            &[("2", 0.5), ("3", 0.3), ("1", 0.1)],
+            &[("3", 0.4), ("4", 0.4), ("2", 0.1)],
+            &[("4", 0.7), ("5", 0.25)],
+        ];
+        let answers = crate::criteria::Criterion::ALL
+            .iter()
+            .zip(ratings)
+            .map(|(c, steps)| (c.id().to_string(), parse_chat_completion(&answer(&[steps]))))
+            .collect();
+        let r = p.read(&backend(), &item(), p.blank_result(&item()), answers, say);
+        let kept = r.kept.as_deref().unwrap();
+        assert_eq!((kept.model.as_str(), kept.provider.as_str()), ("judge-m", "openai"));
+        assert!(r.criteria.iter().all(|c| c.coverage.is_some()));
+        for gamma in TICKS {
+            let opened = read_back(&r, gamma);
+            assert_eq!((opened.model.as_str(), opened.metric.as_str()), ("judge-m", "harmonic_eval"));
+            let Body::Harmonic(h) = opened.body else { panic!("not HarmonicEval") };
+            assert_eq!((h.text.as_str(), h.question.as_str(), h.task), ("A dog.", "What is shown?", Task::Vqa));
+            assert_eq!(h.gamma, gamma);
+            let ok: Vec<Option<&harmonic_eval::CriterionResult>> =
+                h.results.iter().map(|x| x.as_ref().and_then(|x| x.as_ref().ok())).collect();
+            let (_, overall) = harmonic_eval::weigh(&ok, gamma);
+            let (lab, evaluator) = (r.overall(gamma).unwrap(), overall.unwrap());
+            assert!((lab - evaluator).abs() < 1e-12, "γ {gamma}: lab {lab} vs evaluator {evaluator}");
+        }
+    }
+
+    #[test]
+    fn a_failed_criterion_opens_as_failed_and_the_rest_still_count() {
+        let p = plan(Metric::HarmonicEval);
+        let answers = vec![
+            ("correctness".to_string(), parse_chat_completion(&answer(&[&[("4", 0.6), ("5", 0.3)]]))),
+            ("fluency".to_string(), Err(crate::errors::JudgeError::Timeout { seconds: 5 })),
+        ];
+        let r = p.read(&backend(), &item(), p.blank_result(&item()), answers, say);
+        let Body::Harmonic(h) = read_back(&r, 0.5).body else { panic!("not HarmonicEval") };
+        use crate::criteria::Criterion;
+        assert!(matches!(h.results[Criterion::Correctness.index()], Some(Ok(_))));
+        assert!(matches!(h.results[Criterion::Fluency.index()], Some(Err(_))), "fluency's error comes back");
+        assert_eq!(h.results[Criterion::Clarity.index()], None, "a criterion not run stays not run");
+    }
+
+    #[test]
+    fn fleur_gveval_and_maev_records_open_with_the_labs_score() {
+        let fleur_answer = answer(&[&[("0", 1.0)], &[(".", 1.0)], &[("8", 0.7), ("7", 0.2)], &[("5", 0.6), ("0", 0.3)]]);
+        let gveval_answer = json!({"choices": [{"message": {"content": "Looks right. The final score is $85$."}}]}).to_string();
+        let maev_answer = |n: u8| {
+            json!({"choices": [{"message": {"content": format!("Evidence: fine. Assistant Score: {n}")}}]}).to_string()
+        };
+        let cases: [(Metric, Vec<(String, String)>); 4] = [
+            (Metric::Fleur, vec![("score".into(), fleur_answer.clone())]),
+            (Metric::RefFleur, vec![("score".into(), fleur_answer)]),
+            (Metric::GVeval, vec![("score".into(), gveval_answer)]),
+            (
+                Metric::Maev,
+                vec![("trial-0".into(), maev_answer(2)), ("trial-1".into(), maev_answer(0)), ("trial-2".into(), maev_answer(2))],
+            ),
+        ];
+        for (metric, raw) in cases {
+            let p = plan(metric);
+            let answers = raw.iter().map(|(s, a)| (s.clone(), parse_chat_completion(a))).collect();
+            let r = p.read(&backend(), &item(), p.blank_result(&item()), answers, say);
+            let lab = r.score.unwrap_or_else(|| panic!("{metric:?}: {:?}", r.error));
+            let opened = read_back(&r, 0.75);
+            assert_eq!(opened.model, "judge-m", "{metric:?}");
+            let evaluator = match opened.body {
+                Body::Fleur(f) => {
+                    assert_eq!(f.input.caption, "A dog.");
+                    assert_eq!(f.input.references.is_some(), metric == Metric::RefFleur);
+                    f.result.smoothed.score
+                }
+                Body::Gveval(g) => {
+                    assert_eq!(g.input.caption, "A dog.");
+                    g.result.score
+                }
+                Body::Maev(m) => {
+                    assert_eq!((m.input.answer.as_str(), m.input.question.as_str()), ("A dog.", "What is shown?"));
+                    assert_eq!(m.trials.len(), 3);
+                    let scores: Vec<f64> = m.trials.iter().filter_map(|(_, t)| t.as_ref().ok()).map(|t| t.score).collect();
+                    maev::aggregate(&scores, m.input.threshold).unwrap().0
+                }
+                other => panic!("{metric:?} opened as {other:?}"),
+            };
+            assert!((lab - evaluator).abs() < 1e-12, "{metric:?}: lab {lab} vs evaluator {evaluator}");
+            assert!(!r.kept.as_ref().unwrap().reading.contains("\"caption\":\"A dog.\"") || metric == Metric::Maev);
+        }
+    }
+
+    #[test]
+    fn older_records_and_failed_items_get_a_sentence() {
+        let p = plan(Metric::HarmonicEval);
+        let answers = vec![("correctness".to_string(), parse_chat_completion(&answer(&[&[("4", 0.6), ("5", 0.3)]])))];
+        let mut r = p.read(&backend(), &item(), p.blank_result(&item()), answers, say);
+        // As stored before: no kept part, and no coverage.
+        let mut old = r.clone();
+        old.kept = None;
+        assert_eq!(document(&old, 0.5), Err(OLDER_RECORD.to_string()));
+        r.criteria[0].coverage = None;
+        assert_eq!(document(&r, 0.5), Err(OLDER_RECORD.to_string()));
+        let mut fleur = ItemResult { metric: "fleur".into(), score: Some(0.8), ..ItemResult::default() };
+        assert_eq!(document(&fleur, 0.5), Err(OLDER_RECORD.to_string()));
+        fleur.score = None;
+        fleur.error = Some("HTTP 500".into());
+        assert!(document(&fleur, 0.5).unwrap_err().contains("no score"));
+        let odd = ItemResult { metric: "bleu".into(), score: Some(1.0), ..ItemResult::default() };
+        assert!(document(&odd, 0.5).unwrap_err().contains("bleu"));
+        // An old record still reads from its stored JSON.
+        let json = r#"{"id":"x","metric":"fleur","score":0.5}"#;
+        let back: ItemResult = serde_json::from_str(json).unwrap();
+        assert_eq!((back.kept, back.score), (None, Some(0.5)));
+    }
+
+    /// The stored JSON of a record with and without what opening needs (IndexedDB holds it
+    /// as JSON text): printed for the report, bounded so that a change that bloats it fails.
+    #[test]
+    fn what_a_record_keeps_for_the_evaluator_is_small() {
+        let he = plan(Metric::HarmonicEval);
+        let five: Vec<(String, _)> = crate::criteria::Criterion::ALL
+            .iter()
+            .map(|c| (c.id().to_string(), parse_chat_completion(&answer(&[&[("4", 0.6), ("5", 0.2), ("3", 0.15)]]))))
+            .collect();
+        let fleur_answer = answer(&[&[("0", 1.0)], &[(".", 1.0)], &[("8", 0.7), ("7", 0.2)], &[("5", 0.6), ("0", 0.3)]]);
+        let gv = json!({"choices": [{"message": {"content": "Looks right. The final score is $85$."}}]}).to_string();
+        let trial = |n: u8| json!({"choices": [{"message": {"content": format!("Evidence: fine. Assistant Score: {n}")}}]}).to_string();
+        let runs: [(Plan, Vec<(String, String)>, usize); 4] = [
+            (he, Vec::new(), 250),
+            (plan(Metric::Fleur), vec![("score".into(), fleur_answer)], 700),
+            (plan(Metric::GVeval), vec![("score".into(), gv)], 600),
+            (plan(Metric::Maev), (0..3).map(|i| (format!("trial-{i}"), trial(2))).collect(), 900),
+        ];
+        for (p, raw, bound) in runs {
+            let answers = if raw.is_empty() {
+                five.iter().map(|(s, a)| (s.clone(), a.clone())).collect()
+            } else {
+                raw.iter().map(|(s, a)| (s.clone(), parse_chat_completion(a))).collect()
+            };
+            let r = p.read(&backend(), &item(), p.blank_result(&item()), answers, say);
+            let mut old = r.clone();
+            old.kept = None;
+            old.criteria.iter_mut().for_each(|c| c.coverage = None);
+            let (before, after) = (serde_json::to_string(&old).unwrap().len(), serde_json::to_string(&r).unwrap().len());
+            println!("{:?}: {before} B stored before, {after} B now (+{})", p.metric, after - before);
+            assert!(after - before <= bound, "{:?} keeps {} B", p.metric, after - before);
+        }
+    }
+}
