@@ -60,14 +60,64 @@ fn default_examples(doc: &mut Map<String, Value>, compact: bool) {
 /// The sentence of a record stored before the lab kept what the evaluator needs.
 pub const OLDER_RECORD: &str = "This result was stored before the lab kept what the evaluator needs to show it (each criterion's coverage, or the metric's readings), so it cannot be opened there: run the item again to open it.";
 
-/// The evaluator's export document of `r` at `gamma` (HarmonicEval's overall is weighed at
-/// it), or a sentence saying why the item cannot be opened in the evaluator.
-pub fn document(r: &ItemResult, gamma: f64) -> Result<String, String> {
+/// The hand-over from the lab to the evaluator: the lab writes the document under
+/// [`handover_key`] in `localStorage` and opens the evaluator (`../` from `lab/`) + [`FRAGMENT`] +
+/// the nonce; the evaluator reads the key once and forgets it. The key, the fragment and the
+/// document never hold the API key.
+pub const FRAGMENT: &str = "#from-lab=";
+
+/// Where the document waits for the evaluator.
+pub fn handover_key(nonce: &str) -> String {
+    format!("hj.open.{nonce}")
+}
+
+/// A nonce from a random number in [0, 1): eight hex digits.
+pub fn nonce(random: f64) -> String {
+    format!("{:08x}", (random.clamp(0.0, 1.0) * f64::from(u32::MAX)) as u32)
+}
+
+/// The nonce of an evaluator URL's fragment made by the lab (`#from-lab=<nonce>`); `None`
+/// for any other fragment, or a nonce that is not 1 to 16 lowercase hex digits.
+pub fn handover_nonce(fragment: &str) -> Option<&str> {
+    let n = fragment.strip_prefix(FRAGMENT)?;
+    (!n.is_empty() && n.len() <= 16 && n.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))).then_some(n)
+}
+
+/// The evaluator's sentence when the lab's hand-over is not there (opened twice, or storage off).
+pub const HANDOVER_GONE: &str = "The result sent from the lab is no longer here (it is read once, and this browser may not keep storage): press Open in evaluator in the lab again.";
+
+/// Whether the evaluator can open `r`, or the sentence saying why not (cheap: no document is
+/// made; [`document`] agrees with it).
+pub fn openable(r: &ItemResult) -> Result<Metric, String> {
     let metric = Metric::from_id(&r.metric)
         .ok_or_else(|| format!("This result's metric \u{201c}{}\u{201d} is not one the evaluator knows.", r.metric))?;
     if r.is_failed() {
         return Err("This item has no score, so there is nothing to open in the evaluator.".into());
     }
+    let kept = r.kept.as_deref().ok_or_else(|| OLDER_RECORD.to_string())?;
+    let complete = if metric == Metric::HarmonicEval {
+        r.criteria.iter().all(|c| c.score.is_none() || (c.distribution.is_some() && (c.sigma.is_none() || c.coverage.is_some())))
+    } else {
+        !kept.reading.is_empty()
+    };
+    complete.then_some(metric).ok_or_else(|| OLDER_RECORD.to_string())
+}
+
+/// Where an opened lab result came from, for the evaluator's note (`source`).
+pub fn source(r: &ItemResult, dataset: &str, with_image: bool) -> String {
+    let image = if with_image {
+        "the image is a thumbnail of the lab's file"
+    } else {
+        "the image is not carried (the lab holds no image file for it now)"
+    };
+    let from = if dataset.is_empty() { String::new() } else { format!(" of {dataset}") };
+    format!("Item {}{from}, judged in the lab; {image}.", r.id)
+}
+
+/// The evaluator's export document of `r` at `gamma` (HarmonicEval's overall is weighed at
+/// it), or a sentence saying why the item cannot be opened in the evaluator.
+pub fn document(r: &ItemResult, gamma: f64) -> Result<String, String> {
+    let metric = openable(r)?;
     let kept = r.kept.as_deref().ok_or_else(|| OLDER_RECORD.to_string())?;
     let mut doc = if metric == Metric::HarmonicEval {
         harmonic(r, gamma, kept.question.as_deref().unwrap_or_default())?
@@ -307,8 +357,11 @@ mod tests {
         let mut old = r.clone();
         old.kept = None;
         assert_eq!(document(&old, 0.5), Err(OLDER_RECORD.to_string()));
+        assert_eq!(openable(&old), Err(OLDER_RECORD.to_string()));
+        assert_eq!(openable(&r), Ok(Metric::HarmonicEval));
         r.criteria[0].coverage = None;
         assert_eq!(document(&r, 0.5), Err(OLDER_RECORD.to_string()));
+        assert_eq!(openable(&r), Err(OLDER_RECORD.to_string()));
         let mut fleur = ItemResult { metric: "fleur".into(), score: Some(0.8), ..ItemResult::default() };
         assert_eq!(document(&fleur, 0.5), Err(OLDER_RECORD.to_string()));
         fleur.score = None;
@@ -354,5 +407,20 @@ mod tests {
             println!("{:?}: {before} B stored before, {after} B now (+{})", p.metric, after - before);
             assert!(after - before <= bound, "{:?} keeps {} B", p.metric, after - before);
         }
+    }
+
+    #[test]
+    fn the_hand_over_names_a_nonce_and_nothing_else() {
+        let n = nonce(0.5);
+        assert_eq!(n, "7fffffff");
+        assert_eq!(nonce(2.0), "ffffffff");
+        assert_eq!(handover_nonce(&format!("{FRAGMENT}{n}")), Some(n.as_str()));
+        assert_eq!(handover_key(&n), "hj.open.7fffffff");
+        for bad in ["#from-lab=", "#from-lab=XYZ", "#from-lab=../x", "#from-lab=00000000000000000", "#s=abc", ""] {
+            assert_eq!(handover_nonce(bad), None, "{bad}");
+        }
+        let r = ItemResult { id: "a".into(), ..ItemResult::default() };
+        assert!(source(&r, "set.jsonl", true).contains("Item a of set.jsonl") && source(&r, "", true).contains("thumbnail"));
+        assert!(source(&r, "", false).contains("not carried"));
     }
 }
