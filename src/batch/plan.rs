@@ -159,7 +159,7 @@ impl Plan {
         };
         let outcome: Result<f64, JudgeError> = match self.metric {
             Metric::HarmonicEval => {
-                let mut r = criteria_result(result, backend.protocol, answers, say);
+                let mut r = criteria_result(result, backend.protocol, answers, say, &mut kept.coverage);
                 kept.question = item.question.clone();
                 r.kept = Some(Box::new(kept));
                 return r;
@@ -230,21 +230,25 @@ pub fn blank_result(metric: Metric, item: &Item) -> ItemResult {
 }
 
 /// HarmonicEval's record: one criterion per answer; failed only when every criterion failed.
+/// Each smoothed criterion's coverage goes to `coverage` (kept for the evaluator).
 fn criteria_result(
     mut result: ItemResult,
     protocol: Protocol,
     answers: Answers,
     say: impl Fn(JudgeError) -> String,
+    coverage: &mut BTreeMap<String, f64>,
 ) -> ItemResult {
     for (slot, answer) in answers {
         let read = answer.and_then(|a| harmonic_eval::interpret(&a, protocol));
+        if let Some(c) = read.as_ref().ok().and_then(|r| r.coverage) {
+            coverage.insert(slot.clone(), c);
+        }
         result.criteria.push(match read {
             Ok(r) => CriterionRecord {
                 name: slot,
                 score: Some(r.score),
                 sigma: r.sigma,
                 distribution: Some(r.distribution),
-                coverage: r.coverage,
                 error: None,
                 doubts: r.doubts.iter().map(|d| d.code().to_string()).collect(),
             },
@@ -253,7 +257,6 @@ fn criteria_result(
                 score: None,
                 sigma: None,
                 distribution: None,
-                coverage: None,
                 error: Some(say(e)),
                 doubts: Vec::new(),
             },

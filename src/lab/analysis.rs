@@ -321,7 +321,6 @@ mod tests {
                     score: Some(scores[i]),
                     sigma: Some(sigmas[i]),
                     distribution: None,
-                    coverage: None,
                     error: None,
                     doubts: Vec::new(),
                 })

@@ -274,7 +274,6 @@ impl<'a> Cells<'a> {
             score,
             sigma,
             distribution,
-            coverage: None,
             error,
             doubts,
         })
@@ -322,7 +321,6 @@ mod tests {
                     score: Some(3.95),
                     sigma: Some(0.74),
                     distribution: Some([0.0, 0.05, 0.15, 0.6, 0.2]),
-                    coverage: None,
                     error: None,
                     doubts: vec!["truncated".into(), "echo".into()],
                 },
@@ -331,7 +329,6 @@ mod tests {
                     score: None,
                     sigma: None,
                     distribution: None,
-                    coverage: None,
                     error: Some("HTTP 500".into()),
                     doubts: Vec::new(),
                 },

@@ -96,7 +96,8 @@ pub fn openable(r: &ItemResult) -> Result<Metric, String> {
     }
     let kept = r.kept.as_deref().ok_or_else(|| OLDER_RECORD.to_string())?;
     let complete = if metric == Metric::HarmonicEval {
-        r.criteria.iter().all(|c| c.score.is_none() || (c.distribution.is_some() && (c.sigma.is_none() || c.coverage.is_some())))
+        let covered = |name: &str| kept.coverage.contains_key(name);
+        r.criteria.iter().all(|c| c.score.is_none() || (c.distribution.is_some() && (c.sigma.is_none() || covered(&c.name))))
     } else {
         !kept.reading.is_empty()
     };
@@ -120,7 +121,7 @@ pub fn document(r: &ItemResult, gamma: f64) -> Result<String, String> {
     let metric = openable(r)?;
     let kept = r.kept.as_deref().ok_or_else(|| OLDER_RECORD.to_string())?;
     let mut doc = if metric == Metric::HarmonicEval {
-        harmonic(r, gamma, kept.question.as_deref().unwrap_or_default())?
+        harmonic(r, gamma, kept)?
     } else {
         match serde_json::from_str::<Value>(&kept.reading) {
             Ok(Value::Object(mut o)) => {
@@ -138,17 +139,18 @@ pub fn document(r: &ItemResult, gamma: f64) -> Result<String, String> {
 }
 
 /// HarmonicEval's document: each criterion as its export writes it, from the record.
-fn harmonic(r: &ItemResult, gamma: f64, question: &str) -> Result<Map<String, Value>, String> {
+fn harmonic(r: &ItemResult, gamma: f64, kept: &super::record::Kept) -> Result<Map<String, Value>, String> {
     let mut criteria = Vec::with_capacity(r.criteria.len());
     for c in &r.criteria {
         let entry = match (c.score, c.distribution, &c.error) {
             (Some(score), Some(p), _) => {
                 let smoothed = c.sigma.is_some();
-                if smoothed && c.coverage.is_none() {
+                let coverage = kept.coverage.get(&c.name).copied();
+                if smoothed && coverage.is_none() {
                     return Err(OLDER_RECORD.into());
                 }
                 json!({"name": c.name, "distribution": p, "score": score, "sigma": c.sigma,
-                       "coverage": c.coverage, "smoothed": smoothed, "doubts": c.doubts})
+                       "coverage": coverage, "smoothed": smoothed, "doubts": c.doubts})
             }
             (Some(_), None, _) => return Err(OLDER_RECORD.into()),
             (None, _, Some(e)) => json!({"name": c.name, "error": e}),
@@ -160,7 +162,7 @@ fn harmonic(r: &ItemResult, gamma: f64, question: &str) -> Result<Map<String, Va
     let doc = json!({
         "gamma": gamma,
         "task": r.task,
-        "question": question,
+        "question": kept.question.as_deref().unwrap_or_default(),
         "fidelity": r.fidelity.as_deref().unwrap_or("paper"),
         "extensions": r.extensions,
         "settings": {"criteria": names},
@@ -272,7 +274,7 @@ mod tests {
         let r = p.read(&backend(), &item(), p.blank_result(&item()), answers, say);
         let kept = r.kept.as_deref().unwrap();
         assert_eq!((kept.model.as_str(), kept.provider.as_str()), ("judge-m", "openai"));
-        assert!(r.criteria.iter().all(|c| c.coverage.is_some()));
+        assert!(r.criteria.iter().all(|c| kept.coverage.contains_key(&c.name)));
         for gamma in TICKS {
             let opened = read_back(&r, gamma);
             assert_eq!((opened.model.as_str(), opened.metric.as_str()), ("judge-m", "harmonic_eval"));
@@ -359,7 +361,7 @@ mod tests {
         assert_eq!(document(&old, 0.5), Err(OLDER_RECORD.to_string()));
         assert_eq!(openable(&old), Err(OLDER_RECORD.to_string()));
         assert_eq!(openable(&r), Ok(Metric::HarmonicEval));
-        r.criteria[0].coverage = None;
+        r.kept.as_mut().unwrap().coverage.clear();
         assert_eq!(document(&r, 0.5), Err(OLDER_RECORD.to_string()));
         assert_eq!(openable(&r), Err(OLDER_RECORD.to_string()));
         let mut fleur = ItemResult { metric: "fleur".into(), score: Some(0.8), ..ItemResult::default() };
@@ -402,7 +404,6 @@ mod tests {
             let r = p.read(&backend(), &item(), p.blank_result(&item()), answers, say);
             let mut old = r.clone();
             old.kept = None;
-            old.criteria.iter_mut().for_each(|c| c.coverage = None);
             let (before, after) = (serde_json::to_string(&old).unwrap().len(), serde_json::to_string(&r).unwrap().len());
             println!("{:?}: {before} B stored before, {after} B now (+{})", p.metric, after - before);
             assert!(after - before <= bound, "{:?} keeps {} B", p.metric, after - before);

@@ -118,7 +118,6 @@ mod tests {
                         _ => Some(0.05 + rnd()),
                     },
                     distribution: None,
-                    coverage: None,
                     error: None,
                     doubts: Vec::new(),
                 })

@@ -18,10 +18,6 @@ pub struct CriterionRecord {
     pub sigma: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub distribution: Option<[f64; 5]>,
-    /// Mass on the rating tokens before renormalising (absent when unsmoothed or failed, and
-    /// in records stored before it was kept); the evaluator's reader needs it to open the item.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub coverage: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// Why the score is doubtful, as codes (`truncated`, `low-coverage`, `echo`; see
@@ -71,7 +67,9 @@ pub struct ItemResult {
 }
 
 /// The part of an item's result only the evaluator needs: who judged it, HarmonicEval's
-/// question, and the other metrics' readings as their exports write them.
+/// question and coverages, and the other metrics' readings as their exports write them. Kept
+/// apart from the criteria, so that results without it (a results file of a million lines)
+/// cost nothing more in memory.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Kept {
     /// The judge's model and wire format (`Protocol::id`), as an export records them.
@@ -80,6 +78,10 @@ pub struct Kept {
     /// HarmonicEval: the item's question (VQA, VDU).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub question: Option<String>,
+    /// HarmonicEval: each smoothed criterion's mass on the rating tokens before renormalising,
+    /// by criterion id (the evaluator's reader needs it).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub coverage: BTreeMap<String, f64>,
     /// FLEUR / RefFLEUR, G-VEval, MAEV: the metric's export document, compact, without what
     /// the record holds already (the judged text, metric, model, provider, base URL).
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -180,7 +182,6 @@ mod tests {
                     score: Some(*s),
                     sigma: *sigma,
                     distribution: None,
-                    coverage: None,
                     error: None,
                     doubts: Vec::new(),
                 })

@@ -121,7 +121,7 @@ def test_a_harmonic_row_opens_in_the_evaluator_with_the_labs_overall_at_every_na
             # Recomputed from the distribution by the reader, after a trip through JSON text
             # (serde_json's default float parsing may differ in the last bit).
             assert by_name[c["name"]]["score"] == pytest.approx(c["score"], rel=1e-12, abs=0)
-            assert by_name[c["name"]]["coverage"] == pytest.approx(c["coverage"], rel=1e-12, abs=0)
+            assert by_name[c["name"]]["coverage"] == pytest.approx(stored["kept"]["coverage"][c["name"]], rel=1e-12, abs=0)
         assert evaluator.d.execute_script(
             "return Object.keys(localStorage).filter(k => k.startsWith('hj.open.')).length") == 0
         assert len(fake.requests) == sent, "opening sends nothing"
