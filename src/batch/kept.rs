@@ -68,7 +68,7 @@ pub fn maev(
     else {
         return String::new();
     };
-    let outcomes: Vec<((usize, usize), Result<&maev::TrialReading, &str>)> = trials
+    let outcomes: Vec<maev::TrialOutcome> = trials
         .iter()
         .filter_map(|(i, r)| Some((*pairs.get(*i)?, r.as_ref().map_err(String::as_str))))
         .collect();

@@ -1,7 +1,8 @@
 //! "Open in evaluator": one lab result handed to the evaluator page, which shows it as an
 //! opened result file (γ, the criteria, export). What is handed over and how is decided in
-//! `crate::lab::open_doc`; the work behind the button (the document, a thumbnail of the
-//! item's image, the hand-over) is the `lab_open` chunk, fetched on first use.
+//! `crate::lab::open_doc`. Not a wasm chunk: the lab's code is one part, and a split entry
+//! that only the lab calls would be linked, unsplit, into the evaluator's first visit (both
+//! pages' binaries export every entry of the library); it cost the evaluator 27 KB gzip.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -51,31 +52,10 @@ pub(crate) fn action(state: AppState, b: BatchState, r: &ItemResult) -> impl Int
 }
 
 fn press(state: AppState, b: BatchState, r: ItemResult, outcome: RwSignal<Option<Outcome>>) {
-    let load = crate::ui::lazy::loading(open_loaded(state, b, r, outcome));
-    spawn_local(async move {
-        if load.await.is_err() {
-            outcome.set(Some(Outcome {
-                said: crate::ui::lazy::missing("opening a result in the evaluator"),
-                error: true,
-                link: None,
-            }));
-        }
-    });
-}
-
-/// The hand-over, in the `lab_open` chunk.
-#[leptos::wasm_split::wasm_split(lab_open, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn open_loaded(
-    state: AppState,
-    b: BatchState,
-    r: ItemResult,
-    outcome: RwSignal<Option<Outcome>>,
-) -> Result<(), crate::ui::lazy::ChunkMissing> {
     spawn_local(async move {
         let said = hand_over(state, b, &r).await;
         outcome.set(Some(said));
     });
-    Ok(())
 }
 
 async fn hand_over(state: AppState, b: BatchState, r: &ItemResult) -> Outcome {
