@@ -389,7 +389,9 @@ mod tests {
         let fleur_answer = answer(&[&[("0", 1.0)], &[(".", 1.0)], &[("8", 0.7), ("7", 0.2)], &[("5", 0.6), ("0", 0.3)]]);
         let gv = json!({"choices": [{"message": {"content": "Looks right. The final score is $85$."}}]}).to_string();
         let trial = |n: u8| json!({"choices": [{"message": {"content": format!("Evidence: fine. Assistant Score: {n}")}}]}).to_string();
-        let runs: [(Plan, Vec<(String, String)>, usize); 4] = [
+        // A plan, its answers by slot (none: HarmonicEval's five), the bound in bytes.
+        type Run = (Plan, Vec<(String, String)>, usize);
+        let runs: [Run; 4] = [
             (he, Vec::new(), 250),
             (plan(Metric::Fleur), vec![("score".into(), fleur_answer)], 700),
             (plan(Metric::GVeval), vec![("score".into(), gv)], 600),
