@@ -90,12 +90,7 @@ fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>) {
 pub fn open_from_fragment(state: AppState, view: OpenedView) {
     let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
     if let Some(nonce) = crate::lab::open_doc::handover_nonce(&hash) {
-        let load = crate::ui::lazy::loading(from_lab_loaded(state, view, nonce.to_string()));
-        spawn_local(async move {
-            if load.await.is_err() {
-                state.form_problems.set(vec![crate::ui::lazy::missing("opening a result")]);
-            }
-        });
+        open_from_lab(state, view, nonce);
         return;
     }
     let Some(payload) = share::payload(&hash) else { return };
@@ -112,13 +107,6 @@ pub fn open_from_fragment(state: AppState, view: OpenedView) {
         };
         state.form_problems.set(outcome.err().into_iter().collect());
     });
-}
-
-/// The lab's hand-over, in the `open` chunk (a first visit does not carry it).
-#[leptos::wasm_split::wasm_split(open, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn from_lab_loaded(state: AppState, view: OpenedView, nonce: String) -> Result<(), crate::ui::lazy::ChunkMissing> {
-    open_from_lab(state, view, &nonce);
-    Ok(())
 }
 
 /// Reads (once) and shows the result the lab left under `nonce`; the fragment is cleared, so a
