@@ -29,7 +29,34 @@ pub struct Opened {
     pub image: Option<String>,
     pub model: String,
     pub provider: String,
+    /// The request settings the file records (`settings.max_tokens`, `settings.image_detail`),
+    /// so that exporting the opened result records them again.
+    pub sent: Sent,
     pub body: Body,
+}
+
+/// What an export's `settings` say of the backend's own settings (the rest is the metric's).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Sent {
+    pub max_tokens: Option<u32>,
+    pub image_detail: Option<crate::providers::ImageDetail>,
+}
+
+impl Sent {
+    fn of(obj: &Map<String, Value>) -> Sent {
+        let settings = obj.get("settings");
+        let get = |k: &str| settings.and_then(|s| s.get(k));
+        Sent {
+            max_tokens: get("max_tokens").and_then(Value::as_u64).and_then(|n| u32::try_from(n).ok()).filter(|n| *n > 0),
+            image_detail: get("image_detail").and_then(Value::as_str).map(crate::providers::ImageDetail::from_id),
+        }
+    }
+
+    /// The backend's output budget and image detail as the file records them.
+    pub fn apply(&self, backend: &mut crate::providers::Backend) {
+        backend.tuning.max_tokens = self.max_tokens;
+        backend.image_detail = self.image_detail.unwrap_or_default();
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -117,6 +144,7 @@ pub fn read(json: &str) -> Result<Opened, String> {
         image,
         model: str_of(named, "model"),
         provider: str_of(named, "provider"),
+        sent: Sent::of(named),
         metric,
         body,
     })

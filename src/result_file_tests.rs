@@ -234,3 +234,36 @@ fn a_comparison_that_does_not_add_up_is_refused_with_a_sentence() {
     let plain = r#"{"metric":"fleur","kind":"candidates","candidates":[]}"#;
     assert!(read(plain).unwrap_err().contains("only HarmonicEval comparisons open"));
 }
+
+#[test]
+fn the_request_settings_an_export_records_come_back_so_a_re_export_records_them_again() {
+    let a = result([0.0, 0.1, 0.2, 0.3, 0.4], Some(0.9));
+    let mut backend = Backend {
+        model: "gpt-4o".into(),
+        image_detail: crate::providers::ImageDetail::Low,
+        ..Backend::default()
+    };
+    backend.tuning.max_tokens = Some(77);
+    let export = |backend: &Backend| {
+        export_json(&ExportInput {
+            gamma: 0.5,
+            task: Task::Ic,
+            text: "A cat.",
+            question: "",
+            backend,
+            results: [Some(Ok(&a)), None, None, None, None],
+            fidelity: &Fidelity::paper(),
+            criteria: CriterionSet::default(),
+        })
+    };
+    let first = export(&backend);
+    let opened = read(&first).unwrap();
+    assert_eq!(opened.sent, Sent { max_tokens: Some(77), image_detail: Some(crate::providers::ImageDetail::Low) });
+    // The page rebuilds the backend from the file: its export records the same settings.
+    let mut again = Backend { model: opened.model.clone(), ..Backend::default() };
+    opened.sent.apply(&mut again);
+    assert_eq!(export(&again), first);
+    // A file without settings keeps the defaults.
+    let bare = read(r#"{"metric":"fleur","scheme":"units","printed":"1","places":[{"place":"units","digits":[0,1,0,0,0,0,0,0,0,0]}],"smoothed_score":1.0}"#).unwrap();
+    assert_eq!(bare.sent, Sent::default());
+}

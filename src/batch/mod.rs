@@ -16,6 +16,7 @@ use crate::geometry::NormBox;
 use crate::task::Task;
 
 pub mod dataset;
+pub mod kept;
 pub mod openai_batch;
 pub mod plan;
 pub mod ready;

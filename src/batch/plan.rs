@@ -136,16 +136,19 @@ impl Plan {
         }
     }
 
-    /// Reads an item's answers (by slot) into its result; `say` words an error for the record
-    /// (the caller redacts the key).
+    /// Reads an item's answers (by slot) into its result, keeping what the evaluator needs to
+    /// open it (`lab::record::Kept`); `say` words an error for the record (the caller redacts
+    /// the key).
     pub fn read(
         &self,
-        protocol: Protocol,
+        backend: &Backend,
+        item: &Item,
         mut result: ItemResult,
         answers: Answers,
         say: impl Fn(JudgeError) -> String,
     ) -> ItemResult {
         result.set_fidelity(&self.fidelity());
+        let mut kept = super::kept::judge(backend);
         let first = |answers: Answers| {
             answers.into_iter().next().map_or(
                 Err(JudgeError::BadResponse {
@@ -155,36 +158,59 @@ impl Plan {
             )
         };
         let outcome: Result<f64, JudgeError> = match self.metric {
-            Metric::HarmonicEval => return criteria_result(result, protocol, answers, say),
-            Metric::Maev => {
-                let fidelity = self.fidelity();
-                let scores: Vec<f64> = answers
-                    .into_iter()
-                    .filter_map(|(_, a)| a.ok())
-                    .filter_map(|c| maev::read_trial(&c.text, c.steps.as_deref(), &fidelity).ok())
-                    .map(|r| r.score)
-                    .collect();
-                maev::aggregate(&scores, self.maev.threshold)
-                    .map(|(mean, _)| mean)
-                    .ok_or(JudgeError::BadResponse {
-                        detail: "no MAEV trial could be read".into(),
-                    })
+            Metric::HarmonicEval => {
+                let mut r = criteria_result(result, backend.protocol, answers, say, &mut kept.coverage);
+                kept.question = item.question.clone();
+                r.kept = Some(Box::new(kept));
+                return r;
             }
-            Metric::GVeval => {
-                first(answers).and_then(|a| g_veval::interpret(&a, false).map(|r| r.score))
-            }
-            Metric::Fleur | Metric::RefFleur => first(answers).and_then(|a| {
-                fleur::interpret(&a).map(|r| {
-                    result.set_fidelity(&fleur::fidelity_of(Some(&r)));
-                    r.smoothed.score
-                })
+            Metric::Maev => self.read_maev(backend, item, answers, &say).map(|(mean, reading)| {
+                kept.reading = reading;
+                mean
+            }),
+            Metric::GVeval => first(answers).and_then(|a| g_veval::interpret(&a, false)).map(|r| {
+                kept.reading = super::kept::gveval(self.gv_mode, self.fidelity(), backend, item, &r);
+                r.score
+            }),
+            Metric::Fleur | Metric::RefFleur => first(answers).and_then(|a| fleur::interpret(&a)).map(|r| {
+                result.set_fidelity(&fleur::fidelity_of(Some(&r)));
+                kept.reading = super::kept::fleur(self.metric, backend, item, &r);
+                r.smoothed.score
             }),
         };
         match outcome {
-            Ok(s) => result.score = Some(s),
+            Ok(s) => {
+                result.score = Some(s);
+                result.kept = Some(Box::new(kept));
+            }
             Err(e) => result.error = Some(say(e)),
         }
         result
+    }
+
+    /// MAEV: the mean of the trials that could be read, and the reading kept for the
+    /// evaluator (every trial, each under its index from its slot `trial-<i>`).
+    fn read_maev(
+        &self,
+        backend: &Backend,
+        item: &Item,
+        answers: Answers,
+        say: &impl Fn(JudgeError) -> String,
+    ) -> Result<(f64, String), JudgeError> {
+        let fidelity = self.fidelity();
+        let trials: Vec<(usize, Result<maev::TrialReading, String>)> = answers
+            .into_iter()
+            .enumerate()
+            .map(|(at, (slot, a))| {
+                let index = slot.strip_prefix("trial-").and_then(|i| i.parse().ok()).unwrap_or(at);
+                (index, a.map_err(say).and_then(|c| maev::read_completion(&c, &fidelity)))
+            })
+            .collect();
+        let scores: Vec<f64> = trials.iter().filter_map(|(_, r)| r.as_ref().ok()).map(|r| r.score).collect();
+        let (mean, _) = maev::aggregate(&scores, self.maev.threshold).ok_or(JudgeError::BadResponse {
+            detail: "no MAEV trial could be read".into(),
+        })?;
+        Ok((mean, super::kept::maev(&self.maev_input(item), backend, &trials)))
     }
 }
 
@@ -204,14 +230,19 @@ pub fn blank_result(metric: Metric, item: &Item) -> ItemResult {
 }
 
 /// HarmonicEval's record: one criterion per answer; failed only when every criterion failed.
+/// Each smoothed criterion's coverage goes to `coverage` (kept for the evaluator).
 fn criteria_result(
     mut result: ItemResult,
     protocol: Protocol,
     answers: Answers,
     say: impl Fn(JudgeError) -> String,
+    coverage: &mut BTreeMap<String, f64>,
 ) -> ItemResult {
     for (slot, answer) in answers {
         let read = answer.and_then(|a| harmonic_eval::interpret(&a, protocol));
+        if let Some(c) = read.as_ref().ok().and_then(|r| r.coverage) {
+            coverage.insert(slot.clone(), c);
+        }
         result.criteria.push(match read {
             Ok(r) => CriterionRecord {
                 name: slot,
@@ -444,7 +475,7 @@ mod tests {
             ("correctness".to_string(), parse_chat_completion(FOUR)),
             ("fluency".to_string(), Err(JudgeError::Timeout { seconds: 5 })),
         ];
-        let r = p.read(Protocol::OpenAi, p.blank_result(&item()), answers, say);
+        let r = p.read(&backend(), &item(), p.blank_result(&item()), answers, say);
         assert_eq!(r.criteria.len(), 2);
         assert!((r.criteria[0].score.unwrap() - 3.95).abs() < 1e-12);
         assert!(r.criteria[1].error.as_deref().unwrap().starts_with("said: "));
@@ -452,7 +483,8 @@ mod tests {
         assert!(r.is_partial());
         assert_eq!(r.fidelity.as_deref(), Some("paper"));
         let failed = p.read(
-            Protocol::OpenAi,
+            &backend(),
+            &item(),
             p.blank_result(&item()),
             vec![("fluency".into(), Err(JudgeError::Timeout { seconds: 5 }))],
             say,
@@ -474,11 +506,12 @@ mod tests {
             ("trial-1".into(), maev_answer(0)),
             ("trial-2".into(), Err(JudgeError::Timeout { seconds: 5 })),
         ];
-        let r = p.read(Protocol::OpenAi, p.blank_result(&item()), answers, say);
+        let r = p.read(&backend(), &item(), p.blank_result(&item()), answers, say);
         assert_eq!(r.score, Some(1.0));
         assert_eq!(r.fidelity.as_deref(), Some("paper"));
         let none = p.read(
-            Protocol::OpenAi,
+            &backend(),
+            &item(),
             p.blank_result(&item()),
             vec![("trial-0".into(), maev_answer(1))],
             say,
@@ -490,7 +523,8 @@ mod tests {
             .with(Extension::MaevExpectedScore, true)
             .with(Extension::GvevalTop20, true);
         let ext = p.read(
-            Protocol::OpenAi,
+            &backend(),
+            &item(),
             p.blank_result(&item()),
             vec![("trial-0".into(), maev_answer(1))],
             say,
@@ -503,13 +537,14 @@ mod tests {
     fn a_single_score_metric_without_an_answer_is_an_error_not_a_number() {
         for m in [Metric::Fleur, Metric::GVeval] {
             let p = plan(m);
-            let r = p.read(Protocol::OpenAi, p.blank_result(&item()), Vec::new(), say);
+            let r = p.read(&backend(), &item(), p.blank_result(&item()), Vec::new(), say);
             assert_eq!(r.score, None);
             assert!(r.error.unwrap().contains("no answer"), "{m:?}");
         }
         let p = plan(Metric::GVeval);
         let r = p.read(
-            Protocol::OpenAi,
+            &backend(),
+            &item(),
             p.blank_result(&item()),
             vec![("score".into(), Err(JudgeError::Timeout { seconds: 9 }))],
             say,

@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod compare;
 pub mod io;
 pub mod jsonl_reader;
+pub mod open_doc;
 pub mod overall;
 pub mod pace;
 pub mod ranges;

@@ -59,6 +59,33 @@ pub struct ItemResult {
     /// Our extensions that were on (`crate::metrics::fidelity::Extension` ids).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extensions: Vec<String>,
+    /// What opening the item in the evaluator needs beyond the fields above (see
+    /// `crate::lab::open_doc`); absent in records stored before it was kept and in results
+    /// files without it. Boxed: 8 bytes per item when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept: Option<Box<Kept>>,
+}
+
+/// The part of an item's result only the evaluator needs: who judged it, HarmonicEval's
+/// question and coverages, and the other metrics' readings as their exports write them. Kept
+/// apart from the criteria, so that results without it (a results file of a million lines)
+/// cost nothing more in memory.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Kept {
+    /// The judge's model and wire format (`Protocol::id`), as an export records them.
+    pub model: String,
+    pub provider: String,
+    /// HarmonicEval: the item's question (VQA, VDU).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
+    /// HarmonicEval: each smoothed criterion's mass on the rating tokens before renormalising,
+    /// by criterion id (the evaluator's reader needs it).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub coverage: BTreeMap<String, f64>,
+    /// FLEUR / RefFLEUR, G-VEval, MAEV: the metric's export document, compact, without what
+    /// the record holds already (the judged text, metric, model, provider, base URL).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reading: String,
 }
 
 impl ItemResult {

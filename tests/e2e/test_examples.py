@@ -333,3 +333,12 @@ def test_the_gallery_is_above_the_inputs_on_a_phone_and_tops_the_results_on_a_wi
             # No empty band between the gallery and the results however tall the inputs are.
             assert results["y"] - (gallery["y"] + gallery["h"]) < 40, (gallery, results)
     browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_the_opened_note_goes_when_a_candidate_is_added(browser, app_url):
+    # "Opened from …: no request was sent" describes the opened result; once a candidate is
+    # added the page shows a comparison being set up, which the note does not describe.
+    page = AppPage(browser, app_url)
+    open_example(page, "gamma-flip-a")
+    page.add_candidate()
+    page.wait_for(lambda d: not d.find_elements("css selector", "[data-testid='opened-note']"), "the note to go")

@@ -223,13 +223,17 @@ def lab_results(tmp_path):
             mean = sum((j + 1) * q for j, q in enumerate(p))
             var = sum((j + 1 - mean) ** 2 * q for j, q in enumerate(p))
             crits.append({"name": c, "score": mean, "sigma": var ** 0.5, "distribution": p})
-        if i == 7:
-            crits[2] = {"name": "clarity", "error": "The server answered 500."}
-        lines.append(json.dumps({
+        record = {
             "id": f"an-item-with-a-rather-long-identifier-{i:02d}", "metric": "harmonic_eval", "task": "ic",
             "text": f"Caption {i}: a dog runs across the park.", "image": f"img{i:02d}.png", "criteria": crits,
             "human": {"overall": [human]}, "group": f"g{i // 4}", "chosen": i % 4 == 3,
-        }))
+        }
+        if i == 7:
+            crits[2] = {"name": "clarity", "error": "The server answered 500."}
+            # What the lab keeps to open an item in the evaluator: its details offer the button.
+            record["kept"] = {"model": "gpt-4o", "provider": "openai",
+                              "coverage": {c["name"]: 0.9 for c in crits if "score" in c}}
+        lines.append(json.dumps(record))
     path = tmp_path / "layout-results.jsonl"
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -277,6 +281,7 @@ def test_lab_layout_and_accessibility(checker_for, app_url, tmp_path, theme):
     page.wait_for(lambda d: d.find_elements(*tid("compare-changes")), "the comparison")
     driver.find_element("css selector", '[data-testid="result-an-item-with-a-rather-long-identifier-07"]').click()
     page.wait_for(lambda d: d.find_elements(*tid("result-detail")), "the detail")
+    assert driver.find_elements(*tid("open-in-evaluator-an-item-with-a-rather-long-identifier-07"))
     check.check("results")
     check.done(["before", "dataset", "results"])
 

@@ -38,6 +38,8 @@ def run_gveval(browser, app_url, images, gpt4o):
     gpt4o.script = test_g_veval.words("Accurate. The final score is") + [sure(" $"), ("85", alts), sure("$.")]
     page = test_g_veval.ready(browser, app_url, gpt4o, "openai", "gpt-4o", "ref_free", images / "photo.png")
     page.fill("api-key-input", KEY)
+    # An output budget of the user's own: an opened file's export must record it again.
+    page.set_number("max-tokens-input", 700)
     page.evaluate()
     test_g_veval.wait_score(page)
     return page
@@ -97,14 +99,16 @@ def test_an_exported_result_opens_from_its_file_and_its_link_as_if_just_run(brow
         assert fresh.el("reference-answer-input").get_attribute("value") == test_maev.REFERENCE
     if metric == "ref_fleur":
         assert fresh.el("references-input").get_attribute("value") == "\n".join(test_fleur.REFERENCES)
-    # Export again: the same document, but for the base URL and the request settings (the
-    # backend's tuning), which an opened file does not keep.
+    # Export again: the same document, request settings included (the backend's output
+    # budget and image detail come back from the file), but for the base URL, which an opened
+    # file does not keep.
     fresh.el("export-json-button").click()
     again = json.loads(fresh.wait_file(downloads, export_pattern(metric)).read_text())
     first = json.loads(exported.read_text())
+    if metric == "g_veval":
+        assert first["settings"]["max_tokens"] == 700
     for doc in (first, again):
         doc.pop("base_url")
-        doc.pop("settings")
     assert again == first
 
     # Copy link: a fresh browser opens it with no request to anyone but the page.

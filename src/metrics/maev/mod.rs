@@ -9,7 +9,7 @@ pub mod parse;
 pub mod prompts;
 pub mod sampling;
 
-pub use export::{export_json, ExportInput};
+pub use export::{export_json, ExportInput, TrialOutcome};
 pub use parse::{ScoreSource, TrialReading};
 pub use prompts::{default_pool, Example};
 

@@ -64,6 +64,9 @@ fn fieldset() -> impl IntoView {
 #[component]
 pub fn CandidatesInputs() -> impl IntoView {
     let state = expect_context::<AppState>();
+    // "Opened from …" describes the opened result; with another candidate it is no longer
+    // what the page shows.
+    let opened = use_context::<crate::ui::open_result::OpenedView>();
     let c = state.candidates;
     let count = Memo::new(move |_| c.labels.with(Vec::len));
     view! {
@@ -74,7 +77,10 @@ pub fn CandidatesInputs() -> impl IntoView {
                 <button
                     type="button"
                     data-testid="add-candidate-button"
-                    on:click=move |_| candidates_run::add(state)
+                    on:click=move |_| {
+                        if let Some(v) = opened { v.0.set(None) }
+                        candidates_run::add(state)
+                    }
                     disabled=move || { count.get() >= crate::candidates::MAX_CANDIDATES || crate::ui::metric_ui::of(state.settings.metric.get()).running(state) }
                 >
                     "Add a candidate"

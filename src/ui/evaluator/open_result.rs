@@ -57,7 +57,7 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
             note: None,
         }));
     }
-    let backend = Backend {
+    let mut backend = Backend {
         protocol: protocol(&opened.provider),
         // The file's base URL is not kept: Explain on a result without a stored answer asks
         // the backend configured now, as after any run.
@@ -65,6 +65,7 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
         model: opened.model.clone(),
         ..Backend::default()
     };
+    opened.sent.apply(&mut backend);
     if !matches!(opened.body, Body::Candidates(_)) {
         // One result opened: shown as one text, not inside an earlier comparison.
         state.candidates.reset();

@@ -85,9 +85,14 @@ fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>) {
     });
 }
 
-/// Opens the result a share link's fragment carries, if the page was opened from one.
+/// Opens the result a share link's fragment carries, if the page was opened from one, or the
+/// lab's result handed over under the fragment's nonce ("Open in evaluator").
 pub fn open_from_fragment(state: AppState, view: OpenedView) {
     let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    if let Some(nonce) = crate::lab::open_doc::handover_nonce(&hash) {
+        open_from_lab(state, view, nonce);
+        return;
+    }
     let Some(payload) = share::payload(&hash) else { return };
     spawn_local(async move {
         let outcome = match payload {
@@ -99,6 +104,23 @@ pub fn open_from_fragment(state: AppState, view: OpenedView) {
                 Err(_) => Err("This share link is damaged: it could not be read.".into()),
             },
             Err(e) => Err(e),
+        };
+        state.settings.form_problems.set(outcome.err().into_iter().collect());
+    });
+}
+
+/// Reads (once) and shows the result the lab left under `nonce`; the fragment is cleared, so a
+/// reload shows the empty page rather than a sentence about a hand-over already read.
+fn open_from_lab(state: AppState, view: OpenedView, nonce: &str) {
+    let doc = crate::web::storage::take_setting(&crate::lab::open_doc::handover_key(nonce));
+    if let Some(w) = web_sys::window() {
+        let path = w.location().pathname().unwrap_or_default();
+        let _ = w.history().and_then(|h| h.replace_state_with_url(&JsValue::NULL, "", Some(&path)));
+    }
+    spawn_local(async move {
+        let outcome = match doc {
+            Some(text) => crate::ui::open_result::open_text(state, view, text, "the lab".into()).await,
+            None => Err(crate::lab::open_doc::HANDOVER_GONE.to_string()),
         };
         state.settings.form_problems.set(outcome.err().into_iter().collect());
     });

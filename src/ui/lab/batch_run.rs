@@ -558,7 +558,7 @@ async fn process(state: Settings, b: BatchState, item: &Item) -> Option<ItemResu
         .map(|(slot, _)| slot)
         .zip(answers)
         .collect();
-    Some(plan.read(backend.protocol, result, answers, say))
+    Some(plan.read(&backend, item, result, answers, say))
 }
 
 pub fn export(b: BatchState, gamma: f64, csv: bool) {

@@ -9,6 +9,7 @@ pub(crate) mod compare_panel;
 pub(crate) mod inbox;
 pub(crate) mod lab_app;
 pub(crate) mod meta_panel;
+pub(crate) mod open_in_evaluator;
 pub(crate) mod openai_batch_run;
 pub(crate) mod results_import;
 pub(crate) mod results_table;

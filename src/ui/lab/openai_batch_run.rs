@@ -145,7 +145,8 @@ pub async fn poll(state: Settings, b: BatchState, batch_id: String) {
             let item = items.get(index)?;
             let key = key.clone();
             Some(plan.read(
-                backend.protocol,
+                &backend,
+                item,
                 plan.blank_result(item),
                 answers,
                 move |e| redact(&e.to_string(), &key),

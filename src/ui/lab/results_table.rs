@@ -265,6 +265,7 @@ fn focus_row(id: String) {
 /// The selected item: its text, image name, every criterion's distribution, errors.
 #[component]
 fn ItemDetail() -> impl IntoView {
+    let state = expect_context::<Settings>();
     let b = expect_context::<BatchState>();
     let item = move || {
         let id = b.selected.get()?;
@@ -310,6 +311,7 @@ fn ItemDetail() -> impl IntoView {
                     }).collect_view()}
                 </ul>
                 {r.score.map(|s| view! { <p>{format!("Score: {s:.4}")}</p> })}
+                {crate::ui::open_in_evaluator::action(state, b, &r)}
             </article>
         })}
     }

@@ -10,7 +10,7 @@ use crate::ui::batch_state::{BatchState, Images};
 use crate::web::files;
 
 /// The item's image file as a Blob, without decoding it.
-async fn image_blob(images: &Images, name: &str) -> Option<web_sys::Blob> {
+pub(crate) async fn image_blob(images: &Images, name: &str) -> Option<web_sys::Blob> {
     match images {
         Images::None => None,
         Images::Files(f) => f
