@@ -342,3 +342,18 @@ def test_the_opened_note_goes_when_a_candidate_is_added(browser, app_url):
     open_example(page, "gamma-flip-a")
     page.add_candidate()
     page.wait_for(lambda d: not d.find_elements("css selector", "[data-testid='opened-note']"), "the note to go")
+
+
+def test_the_opened_note_goes_when_a_run_starts(browser, app_url, fake, images):
+    # After Evaluate the page shows a run of its own, sent to a backend: "no request was sent"
+    # would be false.
+    page = AppPage(browser, app_url)
+    open_example(page, "gamma-flip-a")
+    assert page.d.find_elements("css selector", "[data-testid='opened-note']")
+    page.set_backend(fake.url, "gpt-4o", "sk-test-opened-note")
+    page.upload(images / "photo.png")
+    page.wait_image()
+    page.evaluate()
+    page.wait_settled(60)
+    assert not page.d.find_elements("css selector", "[data-testid='opened-note']")
+    assert len(fake.requests) == 5

@@ -200,6 +200,12 @@ pub fn OpenResult() -> impl IntoView {
 pub fn OpenedPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     let view = expect_context::<OpenedView>();
+    // A run started on the page replaces what was opened: the note no longer describes it.
+    Effect::new(move |_| {
+        if crate::ui::metric_ui::of(state.settings.metric.get()).running(state) {
+            view.0.set(None);
+        }
+    });
     let note = move || view.0.get().filter(|n| state.settings.metric.with(|m| m.id() == n.metric));
     view! {
         {move || note().map(|n| view! {
