@@ -11,11 +11,7 @@ use crate::metrics::Metric;
 
 /// The key under which a metric's export holds the judged text.
 fn text_key(m: Metric) -> &'static str {
-    match m {
-        Metric::HarmonicEval => "text",
-        Metric::Fleur | Metric::RefFleur | Metric::GVeval => "caption",
-        Metric::Maev => "answer",
-    }
+    m.info().text_key
 }
 
 /// Keys of every export that the record holds already (or that opening does not use).

@@ -24,6 +24,8 @@ pub struct MetricInfo {
     /// before the score ("Your task is to rate the text … Rating: 4"), which the short budget
     /// cuts off before the score.
     pub local_max_tokens: u32,
+    /// The key under which this metric's export holds the judged text.
+    pub text_key: &'static str,
 }
 
 impl MetricInfo {

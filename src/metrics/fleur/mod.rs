@@ -30,6 +30,7 @@ pub const FLEUR_INFO: MetricInfo = MetricInfo {
     range: "0–1",
     max_tokens: SCORE_PARAMS.max_tokens,
     local_max_tokens: 64,
+    text_key: "caption",
 };
 
 pub const REF_FLEUR_INFO: MetricInfo = MetricInfo {
@@ -39,6 +40,7 @@ pub const REF_FLEUR_INFO: MetricInfo = MetricInfo {
     range: "0–1",
     max_tokens: SCORE_PARAMS.max_tokens,
     local_max_tokens: 64,
+    text_key: "caption",
 };
 
 /// Greedy, with the 20 alternatives per step that cover the ten digits; `0.85` plus a stray

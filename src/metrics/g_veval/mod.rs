@@ -31,6 +31,7 @@ pub const INFO: MetricInfo = MetricInfo {
     range: "0–100",
     max_tokens: PARAMS.max_tokens,
     local_max_tokens: 1024,
+    text_key: "caption",
 };
 
 /// The authors' code (`ztangaj/gveval`): temperature 1 and `top_logprobs: 5`. The paper states

@@ -33,6 +33,7 @@ pub const INFO: MetricInfo = MetricInfo {
     range: "1–5",
     max_tokens: ChatParams::RATING.max_tokens,
     local_max_tokens: 64,
+    text_key: "text",
 };
 
 /// What is judged.

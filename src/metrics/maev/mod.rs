@@ -28,6 +28,7 @@ pub const INFO: MetricInfo = MetricInfo {
     range: "0–2",
     max_tokens: PARAMS.max_tokens,
     local_max_tokens: 400,
+    text_key: "answer",
 };
 
 pub const DEFAULT_TRIALS: u32 = 5;
