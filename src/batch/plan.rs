@@ -344,8 +344,27 @@ impl Saving {
     }
 }
 
+/// The plan the tests judge with (here and in `lab::open_doc`): the paper's settings, MAEV's
+/// three trials from its built-in pool.
+#[cfg(test)]
+pub(crate) fn test_plan(metric: Metric) -> Plan {
+    Plan {
+        metric,
+        fidelity: Fidelity::paper(),
+        he_criteria: CriterionSet::default(),
+        gv_mode: g_veval::Mode::RefFree,
+        maev: MaevSettings {
+            trials: 3,
+            threshold: 1.25,
+            seed: 7,
+            pool: maev::default_pool(),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::test_plan as plan;
     use super::*;
     use crate::batch::Human;
     use crate::completion::parse_chat_completion;
@@ -357,21 +376,6 @@ mod tests {
             base_url: "http://h/v1".into(),
             model: "m".into(),
             ..Backend::default()
-        }
-    }
-
-    fn plan(metric: Metric) -> Plan {
-        Plan {
-            metric,
-            fidelity: Fidelity::paper(),
-            he_criteria: CriterionSet::default(),
-            gv_mode: g_veval::Mode::RefFree,
-            maev: MaevSettings {
-                trials: 3,
-                threshold: 1.25,
-                seed: 7,
-                pool: maev::default_pool(),
-            },
         }
     }
 

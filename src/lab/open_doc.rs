@@ -176,13 +176,12 @@ mod tests {
     //! A lab record made by `Plan::read` from real wire-format answers, turned into a document
     //! and read back by the evaluator's reader: the same score, at every named γ for HarmonicEval.
     use super::*;
-    use crate::batch::plan::{MaevSettings, Plan};
+    use crate::batch::plan::{test_plan as plan, Plan};
     use crate::batch::{Human, Item};
     use crate::completion::parse_chat_completion;
     use crate::gamma_axis::TICKS;
-    use crate::metrics::fidelity::Fidelity;
-    use crate::metrics::harmonic_eval::{self, CriterionSet};
-    use crate::metrics::{g_veval, maev};
+    use crate::metrics::harmonic_eval;
+    use crate::metrics::maev;
     use crate::providers::Backend;
     use crate::result_file::{self, Body};
     use crate::task::Task;
@@ -193,21 +192,6 @@ mod tests {
             model: "judge-m".into(),
             api_key: "sk-secret-key".into(),
             ..Backend::default()
-        }
-    }
-
-    fn plan(metric: Metric) -> Plan {
-        Plan {
-            metric,
-            fidelity: Fidelity::paper(),
-            he_criteria: CriterionSet::default(),
-            gv_mode: g_veval::Mode::RefFree,
-            maev: MaevSettings {
-                trials: 3,
-                threshold: 1.25,
-                seed: 7,
-                pool: maev::default_pool(),
-            },
         }
     }
 
