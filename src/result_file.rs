@@ -4,19 +4,16 @@
 //! come from). The examples gallery, "open a result" and (later) share links and history all go
 //! through [`read`], so an exported file and an example are one format.
 //!
-//! Nothing here trusts a number the file could not support: a HarmonicEval criterion's score, σ
-//! and weight are recomputed from its stored distribution (FLEUR's, G-VEval's and MAEV's
-//! readers, `metrics::<m>::reopen`, check theirs the same way), and a file whose stored score
-//! disagrees with its distribution is refused with a sentence, as is anything malformed.
+//! Nothing here trusts a number the file could not support: each metric's own reader
+//! (`Metric::reopen`, in `metrics::<m>::reopen`) recomputes its numbers from what they were
+//! computed from (a HarmonicEval criterion's score, σ and weight from its stored distribution),
+//! and a file whose stored score disagrees is refused with a sentence, as is anything malformed.
 
 use serde_json::{Map, Value};
 
-use crate::aggregate::{sigma, smoothed_score};
 use crate::criteria::Criterion;
-use crate::doubt::Doubt;
-use crate::metrics::fidelity::Fidelity;
-use crate::metrics::harmonic_eval::{CriterionResult, CriterionSet};
-use crate::task::Task;
+use crate::metrics::harmonic_eval::reopen::Reopened as Harmonic;
+use crate::metrics::{Metric, Reopened};
 
 /// A result file read back.
 #[derive(Clone, Debug, PartialEq)]
@@ -61,14 +58,9 @@ impl Sent {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Body {
-    /// Everything the HarmonicEval panel needs to show it as if it had just run.
-    Harmonic(Box<Harmonic>),
-    /// FLEUR or RefFLEUR, as if it had just run (score recomputed from its digit probabilities).
-    Fleur(Box<crate::metrics::fleur::reopen::Reopened>),
-    /// G-VEval, as if it had just run (each reading checked against its method).
-    Gveval(Box<crate::metrics::g_veval::reopen::Reopened>),
-    /// MAEV, as if it had just run (its trials, their examples, the mean checked).
-    Maev(Box<crate::metrics::maev::reopen::Reopened>),
+    /// One metric's result, as if it had just run (every number checked by the metric's own
+    /// reader, `metrics::<m>::reopen`).
+    Single(Reopened),
     /// A HarmonicEval comparison of several candidates (issue 21): each candidate read as its
     /// own result, every number recomputed from its distributions.
     Candidates(Box<Comparison>),
@@ -85,21 +77,6 @@ pub struct Comparison {
     pub gamma: f64,
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct Harmonic {
-    pub task: Task,
-    pub text: String,
-    pub question: String,
-    pub gamma: f64,
-    pub criteria_set: CriterionSet,
-    /// The extensions the run used (`extensions`), so a re-export records them again.
-    pub fidelity: Fidelity,
-    /// One per criterion in [`Criterion::ALL`] order: a result, the recorded error, or not run.
-    pub results: [Option<Result<CriterionResult, String>>; 5],
-    /// Explain's stored answers, one per criterion.
-    pub explanations: [Option<String>; 5],
-}
-
 /// Reads a result file, or says in one sentence why it cannot.
 pub fn read(json: &str) -> Result<Opened, String> {
     let doc: Value = serde_json::from_str(json)
@@ -108,9 +85,9 @@ pub fn read(json: &str) -> Result<Opened, String> {
         .as_object()
         .ok_or_else(|| "This file is not a result exported by harmonic-judge.".to_string())?;
     let metric = str_of(obj, "metric");
-    if crate::metrics::info(&metric).is_none() {
+    let Some(known) = Metric::from_id(&metric) else {
         return Err("This file is not a result exported by harmonic-judge (no known metric).".into());
-    }
+    };
     let image = obj
         .get("image")
         .and_then(Value::as_str)
@@ -119,25 +96,17 @@ pub fn read(json: &str) -> Result<Opened, String> {
     // A comparison names its model and provider in each candidate's own result.
     let mut named = obj;
     let body = if obj.get("kind").and_then(Value::as_str) == Some("candidates") {
-        if crate::metrics::Metric::from_id(&metric) != Some(crate::metrics::Metric::HarmonicEval) {
+        if known != Metric::HarmonicEval {
             return Err(format!(
                 "This file compares candidates with {}; only HarmonicEval comparisons open on this page so far (its numbers are in the file).",
-                crate::metrics::info(&metric).map_or(metric.as_str(), |i| i.name)
+                known.info().name
             ));
         }
         let (comparison, first) = read_comparison(obj)?;
         named = first;
         Body::Candidates(Box::new(comparison))
     } else {
-        match crate::metrics::Metric::from_id(&metric) {
-            Some(crate::metrics::Metric::HarmonicEval) => Body::Harmonic(Box::new(read_harmonic(obj)?)),
-            Some(crate::metrics::Metric::Fleur | crate::metrics::Metric::RefFleur) => {
-                Body::Fleur(Box::new(crate::metrics::fleur::reopen::reopen(obj)?))
-            }
-            Some(crate::metrics::Metric::GVeval) => Body::Gveval(Box::new(crate::metrics::g_veval::reopen::reopen(obj)?)),
-            Some(crate::metrics::Metric::Maev) => Body::Maev(Box::new(crate::metrics::maev::reopen::reopen(obj)?)),
-            None => return Err("This file is not a result exported by harmonic-judge (no known metric).".into()),
-        }
+        Body::Single(known.reopen(obj)?)
     };
     Ok(Opened {
         source: obj.get("source").and_then(Value::as_str).map(str::to_string),
@@ -182,7 +151,7 @@ fn str_of(obj: &Map<String, Value>, key: &str) -> String {
 }
 
 /// A comparison's candidates (2 to [`crate::candidates::MAX_CANDIDATES`], labels given and
-/// distinct), each read by [`harmonic_of`]; and the first one's result (its model, provider).
+/// distinct), each read by HarmonicEval's reader (`metrics::harmonic_eval::reopen::of`); and the first one's result (its model, provider).
 fn read_comparison(obj: &Map<String, Value>) -> Result<(Comparison, &Map<String, Value>), String> {
     let bad = |why: &str| format!("This comparison cannot be opened: {why}.");
     let list = obj
@@ -206,7 +175,7 @@ fn read_comparison(obj: &Map<String, Value>) -> Result<(Comparison, &Map<String,
             .get("result")
             .and_then(Value::as_object)
             .ok_or_else(|| bad(&format!("candidate {label} has no result")))?;
-        let mut h = harmonic_of(result)?;
+        let mut h = crate::metrics::harmonic_eval::reopen::of(result)?;
         h.text = c.get("text").and_then(Value::as_str).map_or(h.text, str::to_string);
         first.get_or_insert(result);
         labels.push(label);
@@ -231,115 +200,6 @@ fn read_comparison(obj: &Map<String, Value>) -> Result<(Comparison, &Map<String,
         gamma,
     };
     Ok((comparison, first.unwrap_or(obj)))
-}
-
-fn read_harmonic(obj: &Map<String, Value>) -> Result<Harmonic, String> {
-    let h = harmonic_of(obj)?;
-    if h.results.iter().all(|r| !matches!(r, Some(Ok(_)))) {
-        return Err("This HarmonicEval file holds no criterion with a score to show.".into());
-    }
-    Ok(h)
-}
-
-/// A HarmonicEval result, every criterion rebuilt from its distribution; possibly none scored.
-fn harmonic_of(obj: &Map<String, Value>) -> Result<Harmonic, String> {
-    let task = Task::from_id(&str_of(obj, "task")).unwrap_or(Task::Ic);
-    let gamma = obj
-        .get("gamma")
-        .and_then(Value::as_f64)
-        .filter(|g| (0.0..=1.0).contains(g))
-        .unwrap_or(crate::aggregate::GAMMA_DEFAULT);
-    let listed: Vec<&Value> = obj
-        .get("criteria")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().collect())
-        .unwrap_or_default();
-    let explained = obj.get("explanations").and_then(Value::as_object);
-    let mut results: [Option<Result<CriterionResult, String>>; 5] = Default::default();
-    let mut explanations: [Option<String>; 5] = Default::default();
-    for c in Criterion::ALL {
-        let entry = listed
-            .iter()
-            .filter_map(|v| v.as_object())
-            .find(|o| o.get("name").and_then(Value::as_str) == Some(c.id()));
-        // An export lists every criterion; one that was not run has only its name.
-        let entry = entry.filter(|o| o.contains_key("distribution") || o.contains_key("error"));
-        if let Some(entry) = entry {
-            results[c.index()] = Some(read_criterion(c, entry)?);
-        }
-        explanations[c.index()] = explained
-            .and_then(|e| e.get(c.id()))
-            .and_then(Value::as_str)
-            .map(str::to_string);
-    }
-    let chosen: Vec<Criterion> = obj
-        .get("settings")
-        .and_then(|s| s.get("criteria"))
-        .and_then(Value::as_array)
-        .map(|ids| {
-            Criterion::ALL
-                .into_iter()
-                .filter(|c| ids.iter().any(|i| i.as_str() == Some(c.id())))
-                .collect()
-        })
-        .unwrap_or_else(|| Criterion::ALL.to_vec());
-    Ok(Harmonic {
-        task,
-        text: str_of(obj, "text"),
-        question: str_of(obj, "question"),
-        gamma,
-        criteria_set: CriterionSet::of(&chosen),
-        fidelity: Fidelity::from_export(obj.get("extensions")),
-        results,
-        explanations,
-    })
-}
-
-/// One criterion: its recorded error, or a result rebuilt from its distribution.
-fn read_criterion(c: Criterion, o: &Map<String, Value>) -> Result<Result<CriterionResult, String>, String> {
-    if let Some(e) = o.get("error").and_then(Value::as_str) {
-        return Ok(Err(e.to_string()));
-    }
-    let bad = |why: &str| format!("This file's {} result {why}, so it cannot be shown.", c.label());
-    let p: Vec<f64> = o
-        .get("distribution")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_f64).collect())
-        .unwrap_or_default();
-    let Ok(p) = <[f64; 5]>::try_from(p) else {
-        return Err(bad("has no five rating probabilities"));
-    };
-    let sum: f64 = p.iter().sum();
-    if p.iter().any(|x| !x.is_finite() || *x < 0.0) || (sum - 1.0).abs() > 1e-6 {
-        return Err(bad("has probabilities that do not add up to 1"));
-    }
-    let score = smoothed_score(&p);
-    if let Some(stored) = o.get("score").and_then(Value::as_f64) {
-        if (stored - score).abs() > 1e-6 {
-            return Err(bad("records a score its probabilities do not give"));
-        }
-    }
-    let smoothed = o.get("smoothed").and_then(Value::as_bool).unwrap_or(true);
-    if !smoothed && !p.contains(&1.0) {
-        return Err(bad("is marked unsmoothed but spreads its probability"));
-    }
-    let coverage = o
-        .get("coverage")
-        .and_then(Value::as_f64)
-        .filter(|x| x.is_finite() && *x > 0.0 && *x <= 1.0 + 1e-9);
-    if smoothed && coverage.is_none() {
-        return Err(bad("has no coverage between 0 and 1"));
-    }
-    let doubts = Doubt::from_export(o.get("doubts"));
-    Ok(Ok(CriterionResult {
-        distribution: p,
-        score,
-        sigma: smoothed.then(|| sigma(&p)),
-        coverage: if smoothed { coverage } else { None },
-        answer: str_of(o, "answer"),
-        usage: o.get("usage").and_then(|u| serde_json::from_value(u.clone()).ok()),
-        doubts,
-    }))
 }
 
 /// One gallery entry of `examples/manifest.json` (written by `scripts/examples_manifest.py`).

@@ -2,6 +2,10 @@ use super::*;
 use crate::metrics::fidelity::Fidelity;
 use crate::metrics::harmonic_eval::{export_json, ExportInput};
 use crate::metrics::harmonic_eval::weigh;
+use crate::aggregate::{sigma, smoothed_score};
+use crate::metrics::harmonic_eval::{CriterionResult, CriterionSet};
+use crate::metrics::Reopened;
+use crate::task::Task;
 use crate::providers::Backend;
 
 fn result(p: [f64; 5], coverage: Option<f64>) -> CriterionResult {
@@ -42,7 +46,7 @@ fn an_export_read_back_gives_the_same_overall_score_at_every_gamma() {
     let c = result([0.0, 0.0, 0.0, 0.0, 1.0], None);
     let json = exported(&[Some(Ok(&a)), Some(Ok(&b)), Some(Ok(&c)), Some(Err("HTTP 401".into())), None]);
     let opened = read(&json).unwrap();
-    let Body::Harmonic(h) = opened.body else { panic!("not HarmonicEval") };
+    let Body::Single(Reopened::HarmonicEval(h)) = opened.body else { panic!("not HarmonicEval") };
     assert_eq!((h.task, h.text.as_str(), h.question.as_str(), h.gamma), (Task::Vqa, "Two cats.", "How many cats?", 0.3));
     assert_eq!(h.results[3], Some(Err("HTTP 401".into())));
     assert_eq!(h.results[4], None);
@@ -67,7 +71,7 @@ fn extras_survive_the_round_trip_and_a_bad_image_url_is_dropped() {
     let o = read(&with).unwrap();
     assert_eq!(o.image.as_deref(), Some("data:image/jpeg;base64,AAAA"));
     assert_eq!(o.source.as_deref(), Some("constructed"));
-    let Body::Harmonic(h) = o.body else { panic!() };
+    let Body::Single(Reopened::HarmonicEval(h)) = o.body else { panic!() };
     assert_eq!(h.explanations[0].as_deref(), Some("Because."));
     let js = with_extras(&json, Some("javascript:alert(1)"), &expl, None);
     assert_eq!(read(&js).unwrap().image, None);
@@ -103,15 +107,15 @@ fn the_constructed_fleur_g_veval_and_maev_examples_open_fully_with_their_scores(
         read(&std::fs::read_to_string(path).unwrap()).unwrap().body
     };
     match open("fleur-constructed") {
-        Body::Fleur(f) => assert!((f.result.smoothed.score - 0.784).abs() < 1e-12 && f.explanation.is_some()),
+        Body::Single(Reopened::Fleur(f)) => assert!((f.result.smoothed.score - 0.784).abs() < 1e-12 && f.explanation.is_some()),
         other => panic!("{other:?}"),
     }
     match open("g-veval-constructed") {
-        Body::Gveval(g) => assert!((g.result.score - 83.5).abs() < 1e-12),
+        Body::Single(Reopened::GVeval(g)) => assert!((g.result.score - 83.5).abs() < 1e-12),
         other => panic!("{other:?}"),
     }
     match open("maev-constructed") {
-        Body::Maev(m) => assert_eq!(m.trials.len(), 2),
+        Body::Single(Reopened::Maev(m)) => assert_eq!(m.trials.len(), 2),
         other => panic!("{other:?}"),
     }
 }
@@ -130,7 +134,7 @@ fn example(name: &str) -> Harmonic {
     assert!(o.source.is_some_and(|s| !s.is_empty()), "{name} says where its numbers come from");
     assert!(o.image.is_some(), "{name} carries its image");
     match o.body {
-        Body::Harmonic(h) => *h,
+        Body::Single(Reopened::HarmonicEval(h)) => *h,
         _ => panic!("{name} is not HarmonicEval"),
     }
 }

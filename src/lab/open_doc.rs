@@ -183,6 +183,7 @@ mod tests {
     use crate::metrics::harmonic_eval;
     use crate::metrics::maev;
     use crate::providers::Backend;
+    use crate::metrics::Reopened;
     use crate::result_file::{self, Body};
     use crate::task::Task;
 
@@ -258,7 +259,7 @@ mod tests {
         for gamma in TICKS {
             let opened = read_back(&r, gamma);
             assert_eq!((opened.model.as_str(), opened.metric.as_str()), ("judge-m", "harmonic_eval"));
-            let Body::Harmonic(h) = opened.body else { panic!("not HarmonicEval") };
+            let Body::Single(Reopened::HarmonicEval(h)) = opened.body else { panic!("not HarmonicEval") };
             assert_eq!((h.text.as_str(), h.question.as_str(), h.task), ("A dog.", "What is shown?", Task::Vqa));
             assert_eq!(h.gamma, gamma);
             let ok: Vec<Option<&harmonic_eval::CriterionResult>> =
@@ -277,7 +278,7 @@ mod tests {
             ("fluency".to_string(), Err(crate::errors::JudgeError::Timeout { seconds: 5 })),
         ];
         let r = p.read(&backend(), &item(), p.blank_result(&item()), answers, say);
-        let Body::Harmonic(h) = read_back(&r, 0.5).body else { panic!("not HarmonicEval") };
+        let Body::Single(Reopened::HarmonicEval(h)) = read_back(&r, 0.5).body else { panic!("not HarmonicEval") };
         use crate::criteria::Criterion;
         assert!(matches!(h.results[Criterion::Correctness.index()], Some(Ok(_))));
         assert!(matches!(h.results[Criterion::Fluency.index()], Some(Err(_))), "fluency's error comes back");
@@ -308,16 +309,16 @@ mod tests {
             let opened = read_back(&r, 0.75);
             assert_eq!(opened.model, "judge-m", "{metric:?}");
             let evaluator = match opened.body {
-                Body::Fleur(f) => {
+                Body::Single(Reopened::Fleur(f)) => {
                     assert_eq!(f.input.caption, "A dog.");
                     assert_eq!(f.input.references.is_some(), metric == Metric::RefFleur);
                     f.result.smoothed.score
                 }
-                Body::Gveval(g) => {
+                Body::Single(Reopened::GVeval(g)) => {
                     assert_eq!(g.input.caption, "A dog.");
                     g.result.score
                 }
-                Body::Maev(m) => {
+                Body::Single(Reopened::Maev(m)) => {
                     assert_eq!((m.input.answer.as_str(), m.input.question.as_str()), ("A dog.", "What is shown?"));
                     assert_eq!(m.trials.len(), 3);
                     let scores: Vec<f64> = m.trials.iter().filter_map(|(_, t)| t.as_ref().ok()).map(|t| t.score).collect();

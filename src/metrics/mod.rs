@@ -121,6 +121,30 @@ impl Metric {
     }
 }
 
+/// A metric's result file read back by its own reader (`metrics::<m>::reopen`): what its panel
+/// needs to show the file as if it had just run, every number checked against what it was
+/// computed from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reopened {
+    HarmonicEval(Box<harmonic_eval::reopen::Reopened>),
+    /// FLEUR or RefFLEUR (the file's `references` say which).
+    Fleur(Box<fleur::reopen::Reopened>),
+    GVeval(Box<g_veval::reopen::Reopened>),
+    Maev(Box<maev::reopen::Reopened>),
+}
+
+impl Metric {
+    /// Reads this metric's export `obj`, or says in one sentence why it cannot be shown.
+    pub fn reopen(self, obj: &serde_json::Map<String, serde_json::Value>) -> Result<Reopened, String> {
+        Ok(match self {
+            Metric::HarmonicEval => Reopened::HarmonicEval(Box::new(harmonic_eval::reopen::reopen(obj)?)),
+            Metric::Fleur | Metric::RefFleur => Reopened::Fleur(Box::new(fleur::reopen::reopen(obj)?)),
+            Metric::GVeval => Reopened::GVeval(Box::new(g_veval::reopen::reopen(obj)?)),
+            Metric::Maev => Reopened::Maev(Box::new(maev::reopen::reopen(obj)?)),
+        })
+    }
+}
+
 /// The metric with this `id`.
 pub fn info(id: &str) -> Option<&'static MetricInfo> {
     Metric::from_id(id).map(Metric::info)

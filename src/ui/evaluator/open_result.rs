@@ -6,11 +6,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
-use crate::metrics::harmonic_eval::Input;
-use crate::metrics::{fleur, g_veval, maev};
 use crate::providers::{Backend, Image, Protocol};
-use crate::result_file::{Body, Harmonic, Opened};
-use crate::ui::state::{AppState, ExplainState, FleurRun, GvevalRun, ImageView, MaevRun, Progress, RunContext};
+use crate::result_file::{Body, Opened};
+use crate::ui::state::{AppState, ImageView};
 
 /// What was opened from a file, for the note above the results.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,10 +71,7 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
     // What a run or Explain of the opened result sends, as a metric takes it.
     let sent = opened.image.as_deref().and_then(Image::from_data_url);
     match opened.body {
-        Body::Harmonic(h) => show_harmonic(state, *h, sent, backend),
-        Body::Fleur(f) => show_fleur(state, *f, sent, backend),
-        Body::Gveval(g) => show_gveval(state, *g, sent, backend),
-        Body::Maev(m) => show_maev(state, *m, backend),
+        Body::Single(reopened) => crate::ui::metric_ui::show_opened(state, reopened, sent, backend),
         Body::Candidates(c) => crate::ui::candidates_run::open(state, *c, sent, backend),
     }
     view.0.set(Some(OpenedNote {
@@ -85,80 +80,6 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
         metric: opened.metric,
     }));
     Ok(())
-}
-
-fn show_harmonic(state: AppState, h: Harmonic, image: Option<Image>, backend: Backend) {
-    state.inputs.task.set(h.task);
-    state.inputs.text.set(h.text.clone());
-    state.inputs.question.set(h.question.clone());
-    state.settings.he_criteria.set(h.criteria_set);
-    state.settings.gamma.set(h.gamma);
-    for (i, r) in h.results.iter().enumerate() {
-        state.he.criteria[i].set(match r {
-            Some(Ok(result)) => Progress::Done { result: result.clone(), cached: false },
-            Some(Err(m)) => Progress::Failed(m.clone()),
-            None => Progress::Idle,
-        });
-        state.he.explanations[i].set(match &h.explanations[i] {
-            Some(t) => ExplainState::Done(t.clone()),
-            None => ExplainState::Idle,
-        });
-    }
-    state.he.run.set_value(Some(RunContext {
-        input: Input {
-            task: h.task,
-            text: h.text,
-            question: h.question,
-            image,
-            fidelity: h.fidelity,
-            criteria: h.criteria_set,
-        },
-        backend,
-    }));
-}
-
-fn show_fleur(state: AppState, f: fleur::reopen::Reopened, image: Option<Image>, backend: Backend) {
-    state.inputs.text.set(f.input.caption.clone());
-    if let Some(refs) = &f.input.references {
-        state.inputs.references.set(refs.join("\n"));
-    }
-    state.fleur.result.set(Progress::Done { result: f.result, cached: false });
-    state.fleur.explanation.set(f.explanation.map_or(ExplainState::Idle, ExplainState::Done));
-    state.fleur.run.set_value(Some(FleurRun {
-        input: fleur::Input { image, ..f.input },
-        backend,
-    }));
-}
-
-fn show_gveval(state: AppState, g: g_veval::reopen::Reopened, image: Option<Image>, backend: Backend) {
-    state.inputs.text.set(g.input.caption.clone());
-    state.inputs.references.set(g.input.references.join("\n"));
-    state.settings.gv_mode.set(g.input.mode);
-    state.gveval.accr.set(g.input.accr);
-    state.gveval.result.set(Progress::Done { result: g.result, cached: false });
-    state.gveval.run.set_value(Some(GvevalRun {
-        input: g_veval::Input { image, ..g.input },
-        backend,
-    }));
-}
-
-fn show_maev(state: AppState, m: maev::reopen::Reopened, backend: Backend) {
-    state.inputs.question.set(m.input.question.clone());
-    state.maev.caption.set(m.input.caption.clone());
-    state.maev.reference.set(m.input.reference.clone());
-    state.inputs.text.set(m.input.answer.clone());
-    state.settings.maev_threshold.set(m.input.threshold);
-    state.maev.captioning.set(ExplainState::Idle);
-    state.maev.results.set(
-        m.trials
-            .into_iter()
-            .map(|(examples, r)| {
-                (examples, r.map_or_else(Progress::Failed, |result| Progress::Done { result, cached: false }))
-            })
-            .collect(),
-    );
-    // The pool the trials point at stays with the run; the user's own pool is not touched.
-    state.maev.run.set_value(Some(MaevRun { input: m.input, backend }));
 }
 
 /// Reads a file the user chose and shows it.

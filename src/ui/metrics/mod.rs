@@ -6,8 +6,8 @@
 
 use leptos::prelude::*;
 
-use crate::metrics::Metric;
-use crate::providers::{ImageDetail, Protocol};
+use crate::metrics::{Metric, Reopened};
+use crate::providers::{Backend, Image, ImageDetail, Protocol};
 use crate::ui::settings::Settings;
 
 pub(crate) mod fleur;
@@ -111,6 +111,18 @@ pub(crate) fn of(metric: Metric) -> Page {
         Metric::RefFleur => Page::Fleur(fleur::FleurUi { references: true }),
         Metric::GVeval => Page::GVeval(g_veval::GvevalUi),
         Metric::Maev => Page::Maev(maev::MaevUi),
+    }
+}
+
+/// Shows a result file's result as if it had just run, in its metric's folder (no request is
+/// sent). `image` is the file's, as a run or Explain of it would send it; `backend` names the
+/// model, provider and output budget the file records.
+pub(crate) fn show_opened(state: AppState, reopened: Reopened, image: Option<Image>, backend: Backend) {
+    match reopened {
+        Reopened::HarmonicEval(r) => harmonic_eval::opened::show(state, *r, image, backend),
+        Reopened::Fleur(r) => fleur::opened::show(state, *r, image, backend),
+        Reopened::GVeval(r) => g_veval::opened::show(state, *r, image, backend),
+        Reopened::Maev(r) => maev::opened::show(state, *r, image, backend),
     }
 }
 

@@ -9,6 +9,7 @@ use crate::ui::state::AppState;
 
 pub(crate) mod criterion_card;
 pub(crate) mod gamma_panel;
+pub(crate) mod opened;
 pub(crate) mod overall_score;
 pub(crate) mod run;
 pub(crate) mod state;

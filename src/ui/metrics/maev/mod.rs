@@ -9,6 +9,7 @@ use crate::metrics::Metric;
 use crate::ui::state::AppState;
 
 pub(crate) mod inputs;
+pub(crate) mod opened;
 pub(crate) mod panel;
 pub(crate) mod run;
 pub(crate) mod state;

@@ -1,0 +1,22 @@
+//! FLEUR / RefFLEUR: a result file shown as if it had just run (no request is sent). The file was
+//! read and checked by the core (`metrics::fleur::reopen`); this only puts it into the signals.
+
+use leptos::prelude::*;
+
+use crate::metrics::fleur;
+use crate::providers::{Backend, Image};
+use crate::ui::state::{AppState, ExplainState, FleurRun, Progress};
+
+/// Puts the opened result into the page; `image` is what a run or Explain of it sends.
+pub(crate) fn show(state: AppState, f: fleur::reopen::Reopened, image: Option<Image>, backend: Backend) {
+    state.inputs.text.set(f.input.caption.clone());
+    if let Some(refs) = &f.input.references {
+        state.inputs.references.set(refs.join("\n"));
+    }
+    state.fleur.result.set(Progress::Done { result: f.result, cached: false });
+    state.fleur.explanation.set(f.explanation.map_or(ExplainState::Idle, ExplainState::Done));
+    state.fleur.run.set_value(Some(FleurRun {
+        input: fleur::Input { image, ..f.input },
+        backend,
+    }));
+}

@@ -1,0 +1,21 @@
+//! G-VEval: a result file shown as if it had just run (no request is sent). The file was
+//! read and checked by the core (`metrics::g_veval::reopen`); this only puts it into the signals.
+
+use leptos::prelude::*;
+
+use crate::metrics::g_veval;
+use crate::providers::{Backend, Image};
+use crate::ui::state::{AppState, GvevalRun, Progress};
+
+/// Puts the opened result into the page; `image` is what a run or Explain of it sends.
+pub(crate) fn show(state: AppState, g: g_veval::reopen::Reopened, image: Option<Image>, backend: Backend) {
+    state.inputs.text.set(g.input.caption.clone());
+    state.inputs.references.set(g.input.references.join("\n"));
+    state.settings.gv_mode.set(g.input.mode);
+    state.gveval.accr.set(g.input.accr);
+    state.gveval.result.set(Progress::Done { result: g.result, cached: false });
+    state.gveval.run.set_value(Some(GvevalRun {
+        input: g_veval::Input { image, ..g.input },
+        backend,
+    }));
+}

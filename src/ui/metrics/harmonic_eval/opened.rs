@@ -1,0 +1,40 @@
+//! HarmonicEval: a result file shown as if it had just run (no request is sent). The file was
+//! read and checked by the core (`metrics::harmonic_eval::reopen`); this only puts it into the signals.
+
+use leptos::prelude::*;
+
+use crate::metrics::harmonic_eval::reopen::Reopened;
+use crate::metrics::harmonic_eval::Input;
+use crate::providers::{Backend, Image};
+use crate::ui::state::{AppState, ExplainState, Progress, RunContext};
+
+/// Puts the opened result into the page; `image` is what a run or Explain of it sends.
+pub(crate) fn show(state: AppState, h: Reopened, image: Option<Image>, backend: Backend) {
+    state.inputs.task.set(h.task);
+    state.inputs.text.set(h.text.clone());
+    state.inputs.question.set(h.question.clone());
+    state.settings.he_criteria.set(h.criteria_set);
+    state.settings.gamma.set(h.gamma);
+    for (i, r) in h.results.iter().enumerate() {
+        state.he.criteria[i].set(match r {
+            Some(Ok(result)) => Progress::Done { result: result.clone(), cached: false },
+            Some(Err(m)) => Progress::Failed(m.clone()),
+            None => Progress::Idle,
+        });
+        state.he.explanations[i].set(match &h.explanations[i] {
+            Some(t) => ExplainState::Done(t.clone()),
+            None => ExplainState::Idle,
+        });
+    }
+    state.he.run.set_value(Some(RunContext {
+        input: Input {
+            task: h.task,
+            text: h.text,
+            question: h.question,
+            image,
+            fidelity: h.fidelity,
+            criteria: h.criteria_set,
+        },
+        backend,
+    }));
+}
