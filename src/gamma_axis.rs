@@ -7,6 +7,17 @@ use crate::aggregate::GAMMA_MIN;
 /// The γ's marked on every γ axis: the smallest offered, the quarters and 1.
 pub const TICKS: [f64; 5] = [GAMMA_MIN, 0.25, 0.5, 0.75, 1.0];
 
+/// How a tick's label at `gamma` is anchored under the axis: the smallest γ's label starts at
+/// the axis's left end, so it clears the lowest label of the y axis beside it (centred, "0.01"
+/// ran into it); the others are centred on their tick.
+pub fn tick_anchor(gamma: f64) -> &'static str {
+    if gamma <= GAMMA_MIN {
+        "start"
+    } else {
+        "middle"
+    }
+}
+
 /// A γ axis running from `left` to `width - right` in a plot `width` units wide (SVG viewBox
 /// units), γ = [`GAMMA_MIN`] at the left end and 1 at the right.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -58,6 +69,12 @@ pub fn key_step(key: &str, gamma: f64) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn only_the_smallest_gammas_label_starts_at_its_tick() {
+        let anchors: Vec<&str> = super::TICKS.iter().map(|&g| super::tick_anchor(g)).collect();
+        assert_eq!(anchors, ["start", "middle", "middle", "middle", "middle"]);
+    }
+
     use super::*;
 
     const AXIS: GammaAxis = GammaAxis {

@@ -159,6 +159,32 @@ fn y(s: f64) -> f64 {
     TOP + (5.0 - s.clamp(1.0, 5.0)) / 4.0 * (H - TOP - BOTTOM)
 }
 
+/// Vertical room a curve label needs (11 px text and a little air).
+const LABEL_GAP: f64 = 13.0;
+
+/// Positions for labels that want to sit at `wanted` (in any order): each as near its wish as
+/// the others allow, every two at least `gap` apart, all within `lo..=hi` where they fit.
+pub(crate) fn spread(wanted: &[f64], gap: f64, lo: f64, hi: f64) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..wanted.len()).collect();
+    order.sort_by(|&a, &b| wanted[a].total_cmp(&wanted[b]));
+    let mut at: Vec<f64> = order.iter().map(|&i| wanted[i].clamp(lo, hi)).collect();
+    // Push down what sits too close under the one above, then back up from the bottom.
+    for k in 1..at.len() {
+        at[k] = at[k].max(at[k - 1] + gap);
+    }
+    if let Some(last) = at.last_mut() {
+        *last = last.min(hi);
+    }
+    for k in (0..at.len().saturating_sub(1)).rev() {
+        at[k] = at[k].min(at[k + 1] - gap);
+    }
+    let mut out = vec![0.0; wanted.len()];
+    for (k, &i) in order.iter().enumerate() {
+        out[i] = at[k];
+    }
+    out
+}
+
 /// Every candidate's S(γ) (`curves[i]`: (γ, S) points; empty without a score) on one chart,
 /// the flips as solid verticals, the current γ dashed. Lines differ by dash pattern and carry
 /// their label at the right end, so nothing relies on colour.
@@ -182,7 +208,7 @@ pub fn plot_svg(
     }
     for g in [0.01, 0.25, 0.5, 0.75, 1.0] {
         let xx = x(g);
-        let _ = write!(h, "<line class=\"axis\" x1=\"{xx}\" x2=\"{xx}\" y1=\"{bottom}\" y2=\"{}\"/><text class=\"tick\" x=\"{xx}\" y=\"{}\" text-anchor=\"middle\">{g}</text>", bottom + 4.0, bottom + 16.0);
+        let _ = write!(h, "<line class=\"axis\" x1=\"{xx}\" x2=\"{xx}\" y1=\"{bottom}\" y2=\"{}\"/><text class=\"tick\" x=\"{xx}\" y=\"{}\" text-anchor=\"{}\">{g}</text>", bottom + 4.0, bottom + 16.0, crate::gamma_axis::tick_anchor(g));
     }
     let _ = write!(h, "<line class=\"axis\" x1=\"{LEFT}\" y1=\"{bottom}\" x2=\"{}\" y2=\"{bottom}\"/><line class=\"axis\" x1=\"{LEFT}\" y1=\"{TOP}\" x2=\"{LEFT}\" y2=\"{bottom}\"/>", W - RIGHT);
     let _ = write!(h, "<text class=\"axis-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">γ (weighting)</text><text class=\"axis-title\" transform=\"translate(12 {}) rotate(-90)\" text-anchor=\"middle\">Overall score (1–5)</text>", (LEFT + W - RIGHT) / 2.0, H - 6.0, (TOP + bottom) / 2.0);
@@ -193,14 +219,17 @@ pub fn plot_svg(
             "<line class=\"flip\" x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{TOP}\" y2=\"{bottom}\"/>"
         );
     }
-    for (i, c) in curves.iter().enumerate().filter(|(_, c)| !c.is_empty()) {
+    // Each label at its line's right end, moved apart where two ends (nearly) meet.
+    let drawn: Vec<(usize, &Vec<(f64, f64)>)> = curves.iter().enumerate().filter(|(_, c)| !c.is_empty()).collect();
+    let ends: Vec<f64> = drawn.iter().map(|(_, c)| y(c.last().map_or(3.0, |p| p.1)) + 4.0).collect();
+    let label_ys = spread(&ends, LABEL_GAP, TOP + 8.0, bottom + 4.0);
+    for ((i, c), ly) in drawn.into_iter().zip(label_ys) {
         let points: Vec<String> = c
             .iter()
             .map(|(g, s)| format!("{:.1},{:.1}", x(*g), y(*s)))
             .collect();
-        let end = c.last().map_or(3.0, |p| p.1);
         let label = labels.get(i).map(|l| escape(l)).unwrap_or_default();
-        let _ = write!(h, "<polyline class=\"curve\" fill=\"none\" stroke-dasharray=\"{}\" points=\"{}\"/><text class=\"curve-label\" x=\"{}\" y=\"{:.1}\">{label}</text>", DASHES[i % DASHES.len()], points.join(" "), W - RIGHT + 4.0, y(end) + 4.0);
+        let _ = write!(h, "<polyline class=\"curve\" fill=\"none\" stroke-dasharray=\"{}\" points=\"{}\"/><text class=\"curve-label\" x=\"{}\" y=\"{ly:.1}\">{label}</text>", DASHES[i % DASHES.len()], points.join(" "), W - RIGHT + 4.0);
     }
     let xx = x(gamma);
     let _ = write!(

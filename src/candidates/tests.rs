@@ -318,6 +318,20 @@ mod render_tests {
     }
 
     #[test]
+    fn labels_are_spread_a_gap_apart_near_their_wish_and_inside_the_range() {
+        use crate::candidates::render::spread;
+        // Far apart already: unmoved, in the caller's order.
+        assert_eq!(spread(&[100.0, 20.0], 13.0, 0.0, 200.0), vec![100.0, 20.0]);
+        // Two on one spot: the second pushed down a gap.
+        assert_eq!(spread(&[50.0, 50.0], 13.0, 0.0, 200.0), vec![50.0, 63.0]);
+        // Three crowding the bottom: pushed back up inside the range, a gap apart.
+        assert_eq!(spread(&[199.0, 200.0, 195.0], 13.0, 0.0, 200.0), vec![187.0, 200.0, 174.0]);
+        // Above the top: brought inside.
+        assert_eq!(spread(&[-5.0], 13.0, 10.0, 200.0), vec![10.0]);
+        assert!(spread(&[], 13.0, 0.0, 1.0).is_empty());
+    }
+
+    #[test]
     fn user_text_is_escaped_everywhere() {
         assert_eq!(
             escape("<b a=\"x\">&'"),
@@ -413,6 +427,17 @@ mod render_tests {
         assert!(svg.contains("<line class=\"flip\" x1=\"177.0\""), "{svg}");
         // Score 4 at the top quarter: y = 10 + (5 − 4)/4 · 146.
         assert!(svg.contains("310.0,46.5"), "{svg}");
+        // The two lines end 0.04 apart at γ = 1: their labels are moved apart, not drawn over
+        // each other.
+        let near = vec![vec![(0.01, 2.0), (1.0, 3.02)], vec![(0.01, 3.0), (1.0, 2.98)]];
+        let svg = plot_svg(&labels, &near, &[], 1.0);
+        let ys: Vec<f64> = svg
+            .split("class=\"curve-label\" x=\"314\" y=\"")
+            .skip(1)
+            .map(|t| t.split('"').next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(ys.len(), 2, "{svg}");
+        assert!(ys[1] - ys[0] >= 13.0 - 1e-9, "A above B, a line apart: {ys:?}");
         let tab = curves_table(&labels, &curves);
         assert_eq!(tab.matches("<tr>").count(), 12);
         assert!(

@@ -87,6 +87,20 @@ for (const c of document.querySelectorAll('th, td')) {
   if (!shown(c)) continue;
   if (c.scrollWidth > c.clientWidth + 1) problems.push(`${name(c)} spills out of its cell: ${c.scrollWidth} > ${c.clientWidth}`);
 }
+// A chart's labels: no two texts of one <svg> overlap (a label over a title, ticks run
+// together).
+for (const svg of document.querySelectorAll('svg')) {
+  if (!shown(svg)) continue;
+  const texts = Array.from(svg.querySelectorAll('text')).filter(shown);
+  for (let i = 0; i < texts.length; i++) {
+    for (let j = i + 1; j < texts.length; j++) {
+      const ra = texts[i].getBoundingClientRect(), rb = texts[j].getBoundingClientRect();
+      const w = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+      const h = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+      if (w > 1 && h > 1) problems.push(`${name(texts[i])} and ${name(texts[j])} overlap in a chart by ${Math.round(w)}x${Math.round(h)} px`);
+    }
+  }
+}
 // No two panels overlap unless one holds the other.
 const panels = Array.from(document.querySelectorAll(PANELS)).filter(shown);
 for (let i = 0; i < panels.length; i++) {
@@ -297,6 +311,39 @@ def test_the_import_report_counts_only_ready_items_in_line_order(browser, app_ur
     ready = page.el("import-ready")
     assert (ready.get_attribute("data-ready"), ready.get_attribute("data-left-out")) == (str(N_DATA - 1), "1")
     assert ready.text.startswith(f"{N_DATA - 1} items ready, 1 left out")
+
+
+def test_the_best_gamma_label_stays_clear_of_the_panel_title(browser, app_url, tmp_path):
+    """Judge and humans agree perfectly: τ-b is 100 at every γ, so the best γ's diamond sits on
+    the top edge of the τ panel, right under the panel's title. Its label goes below it."""
+    lines = []
+    for i in range(10):
+        human = i % 5 + 1
+        p = [0.05] * 5
+        p[human - 1] = 0.8
+        mean = sum((j + 1) * q for j, q in enumerate(p))
+        sd = sum((j + 1 - mean) ** 2 * q for j, q in enumerate(p)) ** 0.5
+        crits = [{"name": c, "score": mean, "sigma": sd, "distribution": p} for c in CRITERIA]
+        lines.append(json.dumps({"id": f"item-{i}", "metric": "harmonic_eval", "task": "ic", "text": f"Caption {i}.",
+                                 "image": f"img{i}.png", "criteria": crits, "human": {"overall": [human]}}))
+    path = tmp_path / "agreeing-results.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    page = open_lab(browser, app_url)
+    page.d.execute_script("arguments[0].style.display='block'", page.el("results-input"))
+    page.el("results-input").send_keys(str(path))
+    page.wait_for(lambda d: d.find_elements(*tid("sweep-best-gamma")), "the sweep")
+    for width in (390, 1280):
+        browser.set_window_size(width, 900)
+        boxes = browser.execute_script("""
+            const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+            const svg = document.querySelector('[data-testid=gamma-sweep] svg');
+            return {label: box(svg.querySelector('.best-label')), titles: [...svg.querySelectorAll('.panel-title')].map(box),
+                    mark: box(svg.querySelector('.best-mark'))};""")
+        l = boxes["label"]
+        for t in boxes["titles"]:
+            apart = l[2] <= t[0] or t[2] <= l[0] or l[3] <= t[1] or t[3] <= l[1]
+            assert apart, f"at {width} px the best-γ label {l} overlaps a panel title {t}"
+        assert l[1] >= boxes["mark"][1], f"at {width} px the label sits below the diamond: {boxes}"
 
 
 def test_the_batch_api_is_offered_only_for_openai(browser, app_url):

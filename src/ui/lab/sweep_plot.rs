@@ -163,7 +163,7 @@ fn panel(title: &'static str, top: f64, lo: f64, labels: bool) -> impl IntoView 
             let x = sx(g);
             view! {
                 <line class="axis" x1=x x2=x y1=bottom y2=bottom + 5.0/>
-                {labels.then(|| view! { <text class="tick" x=x y=bottom + 19.0 text-anchor="middle">{format!("{g}")}</text> })}
+                {labels.then(|| view! { <text class="tick" x=x y=bottom + 19.0 text-anchor=gamma_axis::tick_anchor(g)>{format!("{g}")}</text> })}
             }
         })
         .collect_view();
@@ -190,9 +190,12 @@ fn best_mark(g: f64, what: &'static str, v: f64) -> impl IntoView {
     } else {
         (cx + 8.0, "start")
     };
+    // Above the diamond, unless that would lift it out of the panel into its title (a best
+    // value near the top of the scale): then below it.
+    let ly = if cy - 20.0 < top { cy + 18.0 } else { cy - 8.0 };
     view! {
         <path class="best-mark" d=format!("M{cx:.1},{:.1} l5,5 l-5,5 l-5,-5 z", cy - 5.0)/>
-        <text class="tick best-label" x=lx y=cy - 8.0 text-anchor=anchor>{format!("best γ {g:.2}")}</text>
+        <text class="tick best-label" x=lx y=ly text-anchor=anchor>{format!("best γ {g:.2}")}</text>
     }
 }
 

@@ -122,9 +122,10 @@ fn plot_svg(curve: &[(f64, f64)], gamma: f64) -> String {
     for g in gamma_axis::TICKS {
         out += &format!(
             "<line class=\"axis\" x1=\"{gx:.1}\" x2=\"{gx:.1}\" y1=\"{bottom}\" y2=\"{}\"></line>\
-             <text class=\"tick\" x=\"{gx:.1}\" y=\"{}\" text-anchor=\"middle\">{g}</text>",
+             <text class=\"tick\" x=\"{gx:.1}\" y=\"{}\" text-anchor=\"{}\">{g}</text>",
             bottom + 4.0,
             bottom + 16.0,
+            gamma_axis::tick_anchor(g),
             gx = x(g)
         );
     }

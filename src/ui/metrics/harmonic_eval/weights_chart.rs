@@ -16,11 +16,12 @@ use crate::metrics::harmonic_eval::weights_view::{band, weight_curve, WeightsAt,
 use crate::ui::state::AppState;
 
 const W: f64 = 340.0;
-const H: f64 = 200.0;
+const H: f64 = 206.0;
 const L: f64 = 40.0;
 const R: f64 = 8.0;
 const T: f64 = 8.0;
-const B: f64 = 34.0;
+// Room under the plot for the γ ticks and, below them, the axis title.
+const B: f64 = 40.0;
 
 fn x(g: f64) -> f64 {
     L + (g - GAMMA_MIN) / (1.0 - GAMMA_MIN) * (W - L - R)
@@ -71,7 +72,12 @@ fn svg(curve: &[WeightsAt], sigmas: &[Option<f64>; 5], gamma: f64) -> String {
         );
     }
     for g in [0.01, 0.5, 0.75, 1.0] {
-        s += &format!("<text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{g}</text>", x(g), H - B + 16.0);
+        s += &format!(
+            "<text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"{}\">{g}</text>",
+            x(g),
+            H - B + 16.0,
+            crate::gamma_axis::tick_anchor(g)
+        );
     }
     for w in [0.0, 0.5, 1.0] {
         s += &format!("<text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{:.0}%</text>", L - 6.0, y(w) + 4.0, w * 100.0);
