@@ -67,9 +67,32 @@ pub fn handover_key(nonce: &str) -> String {
     format!("hj.open.{nonce}")
 }
 
-/// A nonce from a random number in [0, 1): eight hex digits.
-pub fn nonce(random: f64) -> String {
-    format!("{:08x}", (random.clamp(0.0, 1.0) * f64::from(u32::MAX)) as u32)
+/// A nonce from the time it is made (`now_secs`, Unix seconds) and a random number in [0, 1):
+/// sixteen hex digits, the time first, so a hand-over no tab ever took can be told apart as old
+/// ([`stale_handovers`]).
+pub fn nonce(now_secs: f64, random: f64) -> String {
+    let secs = now_secs.clamp(0.0, f64::from(u32::MAX)) as u32;
+    format!("{secs:08x}{:08x}", (random.clamp(0.0, 1.0) * f64::from(u32::MAX)) as u32)
+}
+
+/// How long a hand-over waits for its tab: a blocked pop-up leaves a link, which a person may
+/// follow a while later, but not days later.
+pub const HANDOVER_KEPT_SECS: u32 = 24 * 60 * 60;
+
+/// Which of `keys` (a `localStorage`'s) are hand-overs that no tab took in
+/// [`HANDOVER_KEPT_SECS`]: removed before a new one is written, so a document with its thumbnail
+/// does not stay on the device for good when its tab never opened. A nonce without its time
+/// (eight digits, written before the time was part of it) counts as old.
+pub fn stale_handovers(keys: &[String], now_secs: f64) -> Vec<String> {
+    let prefix = handover_key("");
+    keys.iter()
+        .filter(|k| {
+            let Some(n) = k.strip_prefix(&prefix) else { return false };
+            let made = (n.len() == 16).then(|| u32::from_str_radix(&n[..8], 16).ok()).flatten();
+            made.is_none_or(|t| now_secs - f64::from(t) > f64::from(HANDOVER_KEPT_SECS))
+        })
+        .cloned()
+        .collect()
 }
 
 /// The nonce of an evaluator URL's fragment made by the lab (`#from-lab=<nonce>`); `None`
@@ -394,12 +417,31 @@ mod tests {
     }
 
     #[test]
+    fn hand_overs_no_tab_took_within_a_day_are_stale_and_nothing_else_is() {
+        let now = 1_795_000_000.0;
+        let day = f64::from(HANDOVER_KEPT_SECS);
+        let key = |age: f64| handover_key(&nonce(now - age, 0.25));
+        let keys = vec![
+            key(60.0),
+            key(day - 1.0),
+            key(day + 1.0),
+            key(30.0 * day),
+            handover_key("7fffffff"),
+            "hj.gamma".to_string(),
+            "hj.openai.model".to_string(),
+        ];
+        assert_eq!(stale_handovers(&keys, now), vec![keys[2].clone(), keys[3].clone(), keys[4].clone()]);
+        assert!(stale_handovers(&[], now).is_empty());
+    }
+
+    #[test]
     fn the_hand_over_names_a_nonce_and_nothing_else() {
-        let n = nonce(0.5);
-        assert_eq!(n, "7fffffff");
-        assert_eq!(nonce(2.0), "ffffffff");
+        let now = 1_795_000_000.0;
+        let n = nonce(now, 0.5);
+        assert_eq!(n, "6afd86c07fffffff");
+        assert_eq!(nonce(now, 2.0), "6afd86c0ffffffff");
         assert_eq!(handover_nonce(&format!("{FRAGMENT}{n}")), Some(n.as_str()));
-        assert_eq!(handover_key(&n), "hj.open.7fffffff");
+        assert_eq!(handover_key(&n), "hj.open.6afd86c07fffffff");
         for bad in ["#from-lab=", "#from-lab=XYZ", "#from-lab=../x", "#from-lab=00000000000000000", "#s=abc", ""] {
             assert_eq!(handover_nonce(bad), None, "{bad}");
         }

@@ -50,6 +50,20 @@ pub fn take_setting(key: &str) -> Option<String> {
     Some(value)
 }
 
+/// The keys this device's `localStorage` holds (none where storage is off).
+pub fn setting_keys() -> Vec<String> {
+    let Some(s) = local() else { return Vec::new() };
+    let n = s.length().unwrap_or(0);
+    (0..n).filter_map(|i| s.key(i).ok().flatten()).collect()
+}
+
+/// Forgets settings (best effort: a key the browser will not remove stays).
+pub fn forget_settings(keys: &[String]) {
+    for k in keys {
+        remove(local(), k).ok();
+    }
+}
+
 /// A setting kept per provider preset, so switching providers and back restores each one's
 /// base URL, model and limits.
 pub fn load_provider_setting(preset: &str, name: &str) -> Option<String> {

@@ -11,6 +11,7 @@ score" a sharp check, and no real engine here prints them on demand."""
 import io
 import json
 import re
+import time
 import zipfile
 
 import pytest
@@ -98,6 +99,13 @@ def test_a_harmonic_row_opens_in_the_evaluator_with_the_labs_overall_at_every_na
         stored = lab_results(lab, downloads)["item-01"]
         assert KEY not in json.dumps(stored)
 
+        # Hand-overs whose tab never opened: one two days old, one from before nonces held their
+        # time, one a minute old (its link may still be followed). A new hand-over clears the
+        # first two.
+        now = int(time.time())
+        planted = {"old": f"hj.open.{now - 2 * 86400:08x}0000abcd", "undated": "hj.open.0000abcd",
+                   "recent": f"hj.open.{now - 60:08x}0000abcd"}
+        lab.d.execute_script("for (const k of arguments[0]) localStorage.setItem(k, '{}');", list(planted.values()))
         evaluator = open_in_evaluator(lab, "item-01")
         assert "the lab" in evaluator.el("opened-note").text
         assert "Item item-01 of dogs.jsonl" in evaluator.el("opened-source").text
@@ -122,8 +130,9 @@ def test_a_harmonic_row_opens_in_the_evaluator_with_the_labs_overall_at_every_na
             # (serde_json's default float parsing may differ in the last bit).
             assert by_name[c["name"]]["score"] == pytest.approx(c["score"], rel=1e-12, abs=0)
             assert by_name[c["name"]]["coverage"] == pytest.approx(stored["kept"]["coverage"][c["name"]], rel=1e-12, abs=0)
+        # The one the evaluator took is gone, as are the stale ones; the recent one waits on.
         assert evaluator.d.execute_script(
-            "return Object.keys(localStorage).filter(k => k.startsWith('hj.open.')).length") == 0
+            "return Object.keys(localStorage).filter(k => k.startsWith('hj.open.'))") == [planted["recent"]]
         assert len(fake.requests) == sent, "opening sends nothing"
     finally:
         fake.stop()
