@@ -62,7 +62,8 @@ pub fn addresses_the_judge(text: &str) -> bool {
         .any(|p| t.contains(p))
 }
 
-fn thousands(n: usize) -> String {
+/// `n` with its thousands separated by commas ("100,000"), as the page's sentences write it.
+pub fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

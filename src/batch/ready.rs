@@ -65,6 +65,16 @@ pub fn readiness(
     }
 }
 
+/// What the import says while it checks a dataset of `lines` lines (large ones hold the tab
+/// for a moment).
+pub fn checking_sentence(lines: usize) -> String {
+    format!(
+        "Checking {} line{} and their images\u{2026}",
+        crate::text_checks::thousands(lines),
+        if lines == 1 { "" } else { "s" }
+    )
+}
+
 /// The sentence under the report: how many items are ready, and how many were left out.
 pub fn ready_sentence(ready: usize, left_out: usize) -> String {
     match (ready, left_out) {
@@ -114,6 +124,12 @@ mod tests {
         assert!(r.report[1].contains("gone.png") && r.report[1].ends_with("left out."));
         assert!(r.report[3].contains("names no image"));
         assert!(r.report[4].contains("missing text"));
+    }
+
+    #[test]
+    fn the_check_says_how_many_lines_it_checks() {
+        assert_eq!(checking_sentence(100_000), "Checking 100,000 lines and their images\u{2026}");
+        assert_eq!(checking_sentence(1), "Checking 1 line and their images\u{2026}");
     }
 
     #[test]

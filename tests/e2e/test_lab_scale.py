@@ -142,3 +142,39 @@ def test_a_million_result_import_shows_progress_and_finishes(browser, app_url, m
     assert shares == sorted(shares), "the bar never goes back"
     e = page.el("batch-progress")
     assert int(e.get_attribute("data-done")) == MILLION
+
+
+def test_a_100k_line_dataset_import_says_what_it_is_doing(browser, app_url, tmp_path):
+    """Importing the largest dataset allowed holds the tab for a moment while its lines and
+    images are checked: the page says so (a status line that names the number of lines) before
+    that, and clears it once the items are ready."""
+    import io
+    import zipfile
+    d = browser
+    rows = [f'{{"id":"item-{i:06d}","task":"ic","text":"Caption {i}: a dog runs.","image":"img.png"}}'
+            for i in range(ITEMS)]
+    data = tmp_path / "big.jsonl"
+    data.write_text("\n".join(rows) + "\n")
+    images = tmp_path / "images.zip"
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("img.png", _png(16, 12, lambda x, y: (200, 80, 40)))
+    images.write_bytes(archive.getvalue())
+    page = AppPage(d, app_url + "lab/")
+    page.wait_for(lambda dd: dd.find_elements(*tid("dataset-input")), "the lab")
+    d.execute_script("""
+        window.__hjSaid = [];
+        const el = document.querySelector('[data-testid=dataset-import-progress]');
+        new MutationObserver(() => { const t = el.textContent.trim(); if (t) window.__hjSaid.push([performance.now(), t]); })
+            .observe(el, {childList: true, characterData: true, subtree: true});
+    """)
+    started = time.monotonic()
+    page.el("dataset-input").send_keys(f"{data}\n{images}")
+    page.wait_for(lambda dd: page.el("import-ready").get_attribute("data-ready") == str(ITEMS), "the dataset to load", 300)
+    wall = time.monotonic() - started
+    said = [t for _, t in d.execute_script("return window.__hjSaid")]
+    print(f"100k-line import: {wall:.1f} s; said {said}")
+    assert said and said[0] == "Reading the chosen files\u2026", said
+    assert "Checking 100,000 lines and their images\u2026" in said, said
+    page.wait_for(lambda dd: page.el("dataset-import-progress").text == "", "the status to clear", 30)
+    assert page.el("import-report").text == ""

@@ -190,20 +190,8 @@ fn first_long_line(text: &str) -> Option<usize> {
 pub(super) fn too_many_rows() -> String {
     format!(
         "The file has more than {} rows, so it is refused; split it into smaller datasets.",
-        group_digits(MAX_ROWS)
+        crate::text_checks::thousands(MAX_ROWS)
     )
-}
-
-fn group_digits(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]

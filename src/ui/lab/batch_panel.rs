@@ -51,6 +51,7 @@ pub fn BatchPanel() -> impl IntoView {
                 <small class="hint">"One item per line: id, task, text, question, references, image, human_overall, human_<criterion>, group, chosen (see README). Nothing is sent before you press Run."</small>
                 <small class="hint"><a data-testid="sample-dataset-link" href="sample-dataset.zip" download="sample-dataset.zip">"Download a sample dataset"</a>" (6 items, 3 images, human ratings; a .zip you can choose here as it is)."</small>
             </div>
+            <p class="hint" role="status" data-testid="dataset-import-progress">{move || b.importing.get()}</p>
             <ul class="problems" data-testid="import-report">
                 {move || {
                     let report = b.report.get();

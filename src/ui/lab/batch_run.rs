@@ -163,6 +163,14 @@ async fn store_inputs(
 /// Reads the chosen files: one dataset (JSONL/CSV), plus a ZIP of images and/or image files.
 pub fn import(state: Settings, b: BatchState, chosen: Vec<web_sys::File>) {
     spawn_local(async move {
+        b.importing.set(Some("Reading the chosen files\u{2026}".into()));
+        import_chosen(state, b, chosen).await;
+        b.importing.set(None);
+    });
+}
+
+async fn import_chosen(state: Settings, b: BatchState, chosen: Vec<web_sys::File>) {
+    {
         let (mut report, dataset, zip, loose) = read_chosen(chosen).await;
         // A ZIP that holds the dataset file too (the sample dataset does) is enough on its own.
         let dataset = match (dataset, &zip) {
@@ -211,9 +219,14 @@ pub fn import(state: Settings, b: BatchState, chosen: Vec<web_sys::File>) {
             files: files_to_keep.iter().map(|(n, _)| n.clone()).collect(),
             openai_batch: None,
         };
+        b.importing.set(Some("Keeping the dataset on this device, so a reload can resume the run\u{2026}".into()));
         if let Some(refused) = store_inputs(&id, &name, &text, &files_to_keep).await {
             report.insert(0, refused);
         }
+        b.importing.set(Some(crate::batch::ready::checking_sentence(text.lines().count())));
+        // Let the page show that before the check, which holds the tab for a moment on a
+        // large dataset.
+        crate::web::fetch::sleep(30, None).await;
         load_dataset(state, b, &name, &text, images, report);
         b.results.set(Vec::new());
         b.stored_run.set_value(Some(id));
@@ -230,7 +243,7 @@ pub fn import(state: Settings, b: BatchState, chosen: Vec<web_sys::File>) {
             });
         }
         crate::ui::run_records::refresh(b);
-    });
+    }
 }
 
 /// The first dataset file (.jsonl, .ndjson, .csv, .tsv) inside a ZIP, as (path, text).

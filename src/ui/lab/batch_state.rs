@@ -110,6 +110,8 @@ pub struct BatchState {
     /// The runs stored on this device, newest first, each with its number of results.
     pub runs: RwSignal<Vec<(crate::lab::stored_run::StoredRun, usize)>>,
     pub message: RwSignal<Option<String>>,
+    /// A dataset import under way: what it is doing now ("Checking 100,000 lines…").
+    pub importing: RwSignal<Option<String>>,
     /// A results file being read: the share read (0…1) and the results found so far.
     pub reading: RwSignal<Option<(f64, usize)>>,
     /// Bumped by each results import, so that a slower one still reading gives way.
@@ -155,6 +157,7 @@ impl BatchState {
             stored_run: StoredValue::new(None),
             runs: RwSignal::new(Vec::new()),
             message: RwSignal::new(None),
+            importing: RwSignal::new(None),
             reading: RwSignal::new(None),
             import_seq: StoredValue::new(0),
             sort: RwSignal::new(("id".into(), false)),
