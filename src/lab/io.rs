@@ -163,35 +163,68 @@ pub fn to_csv(results: &[ItemResult], gamma: f64) -> String {
 /// Rebuilds results from CSV records (header first), as parsed by a CSV reader. Returns the
 /// results and `row: reason` problems.
 pub fn from_csv_records(records: &[(usize, Vec<String>)]) -> (Vec<ItemResult>, Vec<String>) {
-    let Some(((_, header), rows)) = records.split_first() else {
-        return (Vec::new(), vec!["The file is empty.".into()]);
-    };
-    if !header.iter().any(|h| h.trim() == "id") {
-        return (
-            Vec::new(),
-            vec!["Line 1: no \u{201c}id\u{201d} column.".into()],
-        );
+    let mut read = CsvResults::default();
+    for (line, row) in records {
+        read.push(*line, row);
     }
-    let mut results = Vec::new();
-    let mut problems = Vec::new();
-    for (line, row) in rows {
+    read.finish()
+}
+
+/// [`from_csv_records`] one record at a time (the header first), for a caller that reads a
+/// slice of records, shows how far it is and yields to the page between slices.
+#[derive(Default)]
+pub struct CsvResults {
+    header: Option<Vec<String>>,
+    /// The header has no `id` column: every later row is ignored.
+    refused: bool,
+    results: Vec<ItemResult>,
+    problems: Vec<String>,
+}
+
+impl CsvResults {
+    /// Reads the record that starts on `line`.
+    pub fn push(&mut self, line: usize, row: &[String]) {
+        if self.refused {
+            return;
+        }
+        let Some(header) = &self.header else {
+            if row.iter().any(|h| h.trim() == "id") {
+                self.header = Some(row.to_vec());
+            } else {
+                self.refused = true;
+                self.problems.push("Line 1: no \u{201c}id\u{201d} column.".into());
+            }
+            return;
+        };
         let mut cells = Cells {
             header,
             row,
-            line: *line,
+            line,
             bad: None,
         };
         let r = cells.result();
         match cells.bad {
-            Some(p) => problems.push(p),
-            None if r.id.is_empty() => problems.push(format!("Line {line}: the result has no id.")),
+            Some(p) => self.problems.push(p),
+            None if r.id.is_empty() => self.problems.push(format!("Line {line}: the result has no id.")),
             None => match range_problem(&r) {
-                Some(why) => problems.push(format!("Line {line}: {why}.")),
-                None => results.push(r),
+                Some(why) => self.problems.push(format!("Line {line}: {why}.")),
+                None => self.results.push(r),
             },
         }
     }
-    (results, problems)
+
+    /// The results read so far.
+    pub fn found(&self) -> usize {
+        self.results.len()
+    }
+
+    /// The results and the problems, in line order.
+    pub fn finish(self) -> (Vec<ItemResult>, Vec<String>) {
+        if self.header.is_none() && !self.refused {
+            return (Vec::new(), vec!["The file is empty.".into()]);
+        }
+        (self.results, self.problems)
+    }
 }
 
 /// One row of a results CSV, read by column name; `bad` keeps the first unreadable cell.
@@ -461,6 +494,41 @@ mod tests {
             assert_eq!(b.group.as_deref(), Some("+g"));
             assert_eq!(b.human["overall"], vec![-1.0, 2.0]);
         }
+    }
+
+    #[test]
+    fn a_csv_read_a_record_at_a_time_gives_what_the_whole_read_gives_and_its_share_moves() {
+        let results: Vec<ItemResult> = (0..40)
+            .map(|i| ItemResult {
+                id: format!("r{i}"),
+                metric: "fleur".into(),
+                text: format!("line one\nline two, \"quoted\" {i}"),
+                score: Some(f64::from(i) / 40.0),
+                ..ItemResult::default()
+            })
+            .collect();
+        let mut csv = to_csv(&results, 0.75);
+        csv.push_str(",fleur,ic\r\n");
+        let whole = from_csv_records(&crate::batch::dataset::csv_records(&csv));
+        assert_eq!((whole.0.len(), whole.1.len()), (40, 1), "{:?}", whole.1);
+        let mut records = crate::batch::dataset::CsvRecords::new(&csv);
+        let mut read = CsvResults::default();
+        let mut shares = vec![records.share()];
+        while let Some((line, row)) = records.next() {
+            read.push(line, &row);
+            shares.push(records.share());
+        }
+        assert_eq!(read.found(), 40);
+        assert_eq!(shares.first(), Some(&0.0));
+        assert_eq!(shares.last(), Some(&1.0));
+        assert!(shares.windows(2).all(|w| w[0] < w[1]), "{shares:?}");
+        assert_eq!(read.finish(), whole);
+        // No id column, or nothing at all: one sentence, as from the whole read.
+        let mut none = CsvResults::default();
+        none.push(1, &["text".to_string()]);
+        none.push(2, &["a".to_string()]);
+        assert_eq!(none.finish(), (Vec::new(), vec!["Line 1: no \u{201c}id\u{201d} column.".to_string()]));
+        assert_eq!(CsvResults::default().finish().1, ["The file is empty."]);
     }
 
     #[test]

@@ -204,12 +204,44 @@ pub(super) fn detect_delimiter(text: &str) -> u8 {
 /// The non-blank records of a CSV text (separator detected as for datasets), each with the
 /// line it starts on. Used to re-import results files exported as CSV.
 pub fn csv_records(text: &str) -> Vec<(usize, Vec<String>)> {
-    let text = text.trim_start_matches('\u{feff}');
-    let delim = detect_delimiter(text.trim_start_matches(['\r', '\n']));
-    CsvReader::new(text, delim)
-        .filter(|r| !r.is_blank())
-        .map(|r| (r.line, r.fields))
-        .collect()
+    CsvRecords::new(text).collect()
+}
+
+/// [`csv_records`] one record at a time, saying how far through the text it is: a caller on
+/// the page reads a slice of records, shows the share, and yields.
+pub struct CsvRecords<'a> {
+    reader: CsvReader<'a>,
+}
+
+impl<'a> CsvRecords<'a> {
+    pub fn new(text: &'a str) -> CsvRecords<'a> {
+        let text = text.trim_start_matches('\u{feff}');
+        let delim = detect_delimiter(text.trim_start_matches(['\r', '\n']));
+        CsvRecords {
+            reader: CsvReader::new(text, delim),
+        }
+    }
+
+    /// The share of the text read so far (0 to 1; 1 for an empty text).
+    pub fn share(&self) -> f64 {
+        let len = self.reader.text.len();
+        if len == 0 {
+            1.0
+        } else {
+            self.reader.pos.min(len) as f64 / len as f64
+        }
+    }
+}
+
+impl Iterator for CsvRecords<'_> {
+    type Item = (usize, Vec<String>);
+
+    fn next(&mut self) -> Option<(usize, Vec<String>)> {
+        self.reader
+            .by_ref()
+            .find(|r| !r.is_blank())
+            .map(|r| (r.line, r.fields))
+    }
 }
 
 pub(super) fn csv(text: &str, rows: &mut Rows) {

@@ -33,7 +33,7 @@ mod fields;
 mod jsonl;
 mod rows;
 
-pub use csv::csv_records;
+pub use csv::{csv_records, CsvRecords};
 use rows::Rows;
 
 /// Most data rows a dataset may have.

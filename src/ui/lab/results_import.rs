@@ -1,6 +1,6 @@
 //! Importing a results file exported earlier: analysis without calling any model. A JSONL file
-//! is read a slice of lines at a time (`lab::jsonl_reader`), with a progress bar, yielding to
-//! the page between slices: a million results took seconds of parsing in one step, with the
+//! is read a slice of lines at a time (`lab::jsonl_reader`), a CSV file a slice of records at
+//! a time, with a progress bar, yielding to the page between slices: a million results took seconds of parsing in one step, with the
 //! tab frozen and nothing shown (issue 17.5).
 
 use std::rc::Rc;
@@ -31,9 +31,7 @@ pub fn import_results(b: BatchState, file: web_sys::File) {
         b.reading.set(Some((0.0, 0)));
         crate::web::timing::start("hj-read-results");
         let read = if name.to_lowercase().ends_with(".csv") {
-            files::text(&file)
-                .await
-                .map(|text| Some(io::from_csv_records(&batch::dataset::csv_records(&text))))
+            read_csv(b, seq, &file).await
         } else {
             read_jsonl(b, seq, &file).await
         };
@@ -103,6 +101,39 @@ async fn read_jsonl(
         consumed += bytes.len() as f64;
     }
     Ok(Some((reader.results, reader.problems)))
+}
+
+/// The results and problems of a CSV file: the text is read whole (a quoted field may hold a
+/// line end, so it is not cut in pieces), then its records a slice at a time with a progress
+/// bar, yielding to the page between slices; `None` when a later import took over.
+async fn read_csv(b: BatchState, seq: u64, file: &web_sys::File) -> Result<Option<(Vec<ItemResult>, Vec<String>)>, String> {
+    let now = || js_sys::Date::now();
+    let text = files::text(file).await?;
+    let mut records = batch::dataset::CsvRecords::new(&text);
+    let mut read = io::CsvResults::default();
+    loop {
+        let start = now();
+        let mut done = false;
+        while !done && now() - start < SLICE_MS {
+            for _ in 0..LINES {
+                match records.next() {
+                    Some((line, row)) => read.push(line, &row),
+                    None => {
+                        done = true;
+                        break;
+                    }
+                }
+            }
+        }
+        b.reading.set(Some((records.share(), read.found())));
+        crate::web::fetch::sleep(0, None).await;
+        if b.import_seq.get_value() != seq {
+            return Ok(None);
+        }
+        if done {
+            return Ok(Some(read.finish()));
+        }
+    }
 }
 
 fn show(b: BatchState, name: &str, results: Vec<ItemResult>, problems: Vec<String>) {
