@@ -87,6 +87,33 @@ for (const c of document.querySelectorAll('th, td')) {
   if (!shown(c)) continue;
   if (c.scrollWidth > c.clientWidth + 1) problems.push(`${name(c)} spills out of its cell: ${c.scrollWidth} > ${c.clientWidth}`);
 }
+// Column headers break only between words or at a soft hyphen, never inside a word
+// ("Complet|eness"): where a header's text moves to a new line, the character before is a
+// space or a soft hyphen.
+for (const th of document.querySelectorAll('thead th')) {
+  if (!shown(th)) continue;
+  const walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+  let top = null, before = null;
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    for (let i = 0; i < n.length; i++) {
+      const range = document.createRange();
+      range.setStart(n, i);
+      range.setEnd(n, i + 1);
+      // After a soft hyphen the character's range also holds the drawn hyphen: its last box
+      // is the character's own.
+      const boxes = range.getClientRects();
+      const box = boxes[boxes.length - 1];
+      if (box && box.width > 0) {
+        if (top !== null && box.top > top + 2 && !/[\s\u00ad\-–\/]/.test(before)) {
+          problems.push(`${name(th)} breaks inside a word, before "${n.data.slice(i, i + 6)}"`);
+          break;
+        }
+        top = box.top;
+      }
+      before = n.data[i];
+    }
+  }
+}
 // A chart's labels: no two texts of one <svg> overlap (a label over a title, ticks run
 // together).
 for (const svg of document.querySelectorAll('svg')) {
