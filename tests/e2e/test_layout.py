@@ -104,7 +104,7 @@ for (const th of document.querySelectorAll('thead th')) {
       const boxes = range.getClientRects();
       const box = boxes[boxes.length - 1];
       if (box && box.width > 0) {
-        if (top !== null && box.top > top + 2 && !/[\s\u00ad\-–\/]/.test(before)) {
+        if (top !== null && box.top > top + 2 && !/[\\s\\u00ad\\-–\\/]/.test(before)) {
           problems.push(`${name(th)} breaks inside a word, before "${n.data.slice(i, i + 6)}"`);
           break;
         }
