@@ -362,14 +362,36 @@ pub(crate) fn test_plan(metric: Metric) -> Plan {
     }
 }
 
+/// The item the core's tests judge: a VQA item with an image, references, a human rating and a
+/// best-of-N group (the lab's tests use it too).
+#[cfg(test)]
+pub(crate) fn test_item() -> Item {
+    Item {
+        line: 2,
+        id: "a".into(),
+        task: crate::task::Task::Vqa,
+        text: "A dog.".into(),
+        question: Some("What is shown?".into()),
+        references: vec!["A dog on grass.".into()],
+        image: Some("a.png".into()),
+        bbox: None,
+        human: crate::batch::Human {
+            overall: vec![4.0],
+            ..crate::batch::Human::default()
+        },
+        group: Some("g".into()),
+        chosen: true,
+        caption: Some("A dog on grass.".into()),
+        reference_answer: Some("A dog.".into()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::test_plan as plan;
     use super::*;
-    use crate::batch::Human;
     use crate::completion::parse_chat_completion;
     use crate::metrics::fidelity::Extension;
-    use crate::task::Task;
 
     fn backend() -> Backend {
         Backend {
@@ -379,26 +401,7 @@ mod tests {
         }
     }
 
-    fn item() -> Item {
-        Item {
-            line: 2,
-            id: "a".into(),
-            task: Task::Vqa,
-            text: "A dog.".into(),
-            question: Some("What is shown?".into()),
-            references: vec!["A dog on grass.".into()],
-            image: Some("a.png".into()),
-            bbox: None,
-            human: Human {
-                overall: vec![4.0],
-                ..Human::default()
-            },
-            group: Some("g".into()),
-            chosen: true,
-            caption: Some("A dog on grass.".into()),
-            reference_answer: Some("A dog.".into()),
-        }
-    }
+    use super::test_item as item;
 
     const IMAGE: &str = "data:image/jpeg;base64,AAAA";
 

@@ -219,21 +219,13 @@ mod tests {
         }
     }
 
+    /// The core's test item, without its human rating and group.
     fn item() -> Item {
         Item {
-            line: 2,
-            id: "a".into(),
-            task: Task::Vqa,
-            text: "A dog.".into(),
-            question: Some("What is shown?".into()),
-            references: vec!["A dog on grass.".into()],
-            image: Some("a.png".into()),
-            bbox: None,
             human: Human::default(),
             group: None,
             chosen: false,
-            caption: Some("A dog on grass.".into()),
-            reference_answer: Some("A dog.".into()),
+            ..crate::batch::plan::test_item()
         }
     }
 
