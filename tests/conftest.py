@@ -1,0 +1,172 @@
+"""Markers of the end-to-end tests, assigned here by file and test name so that the test files
+stay as they are (docs/testing.md, "Tiers and markers"; the markers are listed in pytest.ini).
+
+Every test gets: the pages it drives (`evaluator`, `lab`), the metrics that are its subject
+(`harmonic_eval`, `fleur`, `g_veval`, `maev`; not every test that runs HarmonicEval as the
+default metric on the way to something else), its engine (`real_engine`, `in_browser`, or
+`fakes`), its feature group (see FILES) and, for the quick tier, `smoke`.
+
+A file missing from FILES (a new one) still gets markers: `fakes`, the page its name suggests,
+and any metric its test names name. Add it to FILES with its feature group.
+"""
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+E2E = Path(__file__).resolve().parent / "e2e"
+SELFTEST = Path(__file__).resolve().parent / "fakes_selftest"
+
+# file -> (pages, metrics, feature groups) for every test in it.
+FILES = {
+    # Metrics, one file each.
+    "test_harmonic_eval.py": ({"evaluator"}, {"harmonic_eval"}, set()),
+    "test_fleur.py": ({"evaluator"}, {"fleur"}, set()),
+    "test_g_veval.py": ({"evaluator"}, {"g_veval"}, set()),
+    "test_maev.py": ({"evaluator"}, {"maev"}, set()),
+    # Several candidates.
+    "test_candidates.py": ({"evaluator"}, {"harmonic_eval"}, {"candidates"}),
+    "test_candidates_plain.py": ({"evaluator"}, set(), {"candidates"}),
+    # Results: examples, opening files, share links, history.
+    "test_examples.py": ({"evaluator"}, set(), {"results"}),
+    "test_open_share.py": ({"evaluator"}, set(), {"results"}),
+    "test_history.py": ({"evaluator"}, set(), {"results"}),
+    "test_lab_open.py": ({"lab", "evaluator"}, set(), {"results", "batch"}),
+    # Providers.
+    "test_providers.py": ({"evaluator"}, set(), {"providers"}),
+    # Security and bad inputs.
+    "test_security.py": ({"evaluator"}, set(), {"security"}),
+    "test_bad_inputs.py": ({"evaluator"}, set(), {"security"}),
+    "test_faults.py": ({"evaluator"}, set(), {"security", "providers"}),
+    # The lab.
+    "test_batch.py": ({"lab"}, set(), {"batch"}),
+    "test_openai_batch.py": ({"lab"}, set(), {"batch", "providers"}),
+    "test_exports.py": ({"lab"}, set(), {"batch", "security"}),
+    "test_lab_scale.py": ({"lab"}, {"fleur"}, {"batch"}),
+    # Layout and accessibility.
+    "test_layout.py": ({"lab"}, set(), {"layout"}),
+    # First visit and chunks.
+    "test_chunks.py": ({"evaluator"}, set(), {"chunks"}),
+    # Engines (their engine marker comes from ENGINES).
+    "test_real_engine.py": ({"evaluator"}, set(), set()),
+    "test_in_browser.py": ({"evaluator"}, set(), {"providers"}),
+}
+
+ENGINES = {"test_real_engine.py": "real_engine", "test_in_browser.py": "in_browser"}
+
+ALL_METRICS = {"harmonic_eval", "fleur", "g_veval", "maev"}
+
+# (file, test function) -> the pages it drives, where they are not its file's.
+PAGES = {
+    ("test_g_veval.py", "test_lab_offers_g_vevals_averaged_rating_protocol"): {"lab"},
+    ("test_bad_inputs.py", "test_malformed_dataset_rows_are_reported_by_line_and_the_rest_load"): {"lab"},
+    ("test_layout.py", "test_evaluator_layout_and_accessibility"): {"evaluator"},
+    ("test_security.py", "test_csp_is_strict_nothing_violates_it_and_injected_markup_cannot_run"): {"evaluator", "lab"},
+    ("test_security.py", "test_requests_go_only_to_the_app_and_the_chosen_endpoint_and_the_key_only_there"): {"evaluator", "lab"},
+    ("test_real_engine.py", "test_printed_rating_reader_skips_scales"): set(),
+    ("test_real_engine.py", "test_a_batch_survives_a_reload_against_the_real_engine"): {"lab"},
+}
+
+# (file, test function) -> markers added to its file's and its name's.
+TESTS = {
+    ("test_batch.py", "test_batch_survives_a_reload_and_meta_evaluates"): {"harmonic_eval"},
+    ("test_candidates.py", "test_the_cost_estimate_counts_every_candidate"): {"fleur"},
+    ("test_candidates_plain.py", "test_fleur_candidates_rank_and_weigh_differences_against_the_digit_spread"): {"lab"},
+    ("test_examples.py", "test_examples_open_with_no_key_move_gamma_explain_export_and_ask_no_one"): {"harmonic_eval"},
+    ("test_examples.py", "test_an_exported_result_opens_from_its_file_with_the_same_scores"): {"harmonic_eval"},
+    ("test_examples.py", "test_the_weights_chart_teaches_gamma_with_a_readout_a_table_and_a_glossary"): {"harmonic_eval"},
+    ("test_examples.py", "test_a_share_link_opens_the_result_in_a_fresh_context_without_key_or_base_url"): {"harmonic_eval"},
+    ("test_examples.py", "test_every_example_opens_and_says_where_its_numbers_come_from"): ALL_METRICS,
+    ("test_in_browser.py", "test_the_page_asks_only_its_own_origin_and_the_model_url_and_the_recorder_would_see_more"): {"harmonic_eval", "security"},
+    ("test_in_browser.py", "test_a_model_and_projector_picked_from_this_computer_judge_an_image"): {"harmonic_eval"},
+    ("test_in_browser.py", "test_a_cross_origin_isolated_page_runs_the_engine_on_threads_with_nearly_the_same_numbers"): {"harmonic_eval"},
+    ("test_in_browser.py", "test_the_same_input_gives_identical_distributions_twice_and_cancel_stops_a_run"): {"harmonic_eval"},
+    ("test_in_browser.py", "test_the_in_browser_panel_layout_and_accessibility"): {"layout"},
+    ("test_layout.py", "test_evaluator_layout_and_accessibility"): {"harmonic_eval", "fleur", "candidates"},
+    ("test_layout.py", "test_the_best_gamma_label_stays_clear_of_the_panel_title"): {"harmonic_eval"},
+    ("test_layout.py", "test_the_batch_api_is_offered_only_for_openai"): {"providers"},
+    ("test_real_engine.py", "test_connection_check_names_the_real_model_and_its_vision"): {"providers"},
+    ("test_real_engine.py", "test_a_text_only_server_says_no_vision_on_the_grounded_criteria"): {"harmonic_eval"},
+    ("test_real_engine.py", "test_repeatable_mode_gives_identical_numbers_for_every_metric"): ALL_METRICS,
+    ("test_real_engine.py", "test_a_batch_survives_a_reload_against_the_real_engine"): {"batch"},
+    ("test_real_engine.py", "test_candidates_against_the_real_engine"): {"harmonic_eval", "candidates"},
+    ("test_real_engine.py", "test_fleur_candidates_against_the_real_engine"): {"candidates"},
+}
+
+# The quick tier's browser smoke set (scripts/test.sh --quick): a handful of the fastest tests
+# that load both pages, run HarmonicEval end to end against the fake, open a share link and
+# check the layout and axe-core (at the widths HJ_LAYOUT_WIDTHS names; --quick sets one).
+SMOKE = {
+    ("test_harmonic_eval.py", "test_spec_vector_gamma_slider_and_request_shape"),
+    ("test_examples.py", "test_the_static_shell_shows_before_the_wasm_and_matches_the_app"),
+    ("test_examples.py", "test_a_share_link_opens_the_result_in_a_fresh_context_without_key_or_base_url"),
+    ("test_layout.py", "test_the_batch_api_is_offered_only_for_openai"),
+    ("test_layout.py", "test_evaluator_layout_and_accessibility[light]"),
+    ("test_chunks.py", "test_a_first_visit_fetches_no_chunk_and_evaluate_fetches_the_judging_code"),
+}
+
+# A `metric` parameter names the metric it runs.
+PARAM_METRIC = {"harmonic_eval": "harmonic_eval", "fleur": "fleur", "ref_fleur": "fleur",
+                "g_veval": "g_veval", "maev": "maev"}
+
+
+def _from_name(name):
+    """Metrics and pages a test's name names, for files the map does not list in full."""
+    words = set(re.split(r"[_\[\]-]+", name))
+    found = set()
+    if "fleur" in words:
+        found.add("fleur")
+    if {"g", "veval"} <= words or {"gveval", "gvevals", "vevals"} & words:
+        found.add("g_veval")
+    if "maev" in words:
+        found.add("maev")
+    if "harmonic" in words:
+        found.add("harmonic_eval")
+    if {"lab", "labs"} & words:
+        found.add("lab")
+    return found
+
+
+def markers_of(file, name, params):
+    """The markers of test `name` (its function's name) in e2e `file`, with its `params`."""
+    guess = ({"lab"} if "lab" in file else {"evaluator"}, set(), set())
+    pages, metrics, features = FILES.get(file, guess)
+    named = _from_name(name)
+    pages = PAGES.get((file, name), set(pages) | (named & {"lab"}))
+    marks = set(pages) | set(metrics) | set(features) | (named - {"lab"}) | TESTS.get((file, name), set())
+    metric = params.get("metric")
+    if metric in PARAM_METRIC:
+        marks.add(PARAM_METRIC[metric])
+    marks.add(ENGINES.get(file, "fakes"))
+    return marks
+
+
+def _layout_widths():
+    """HJ_LAYOUT_WIDTHS (e.g. "390"): check the layout at these widths only (the quick tier);
+    every width otherwise. test_layout.py's checker reads its WIDTHS list when it runs."""
+    given = os.environ.get("HJ_LAYOUT_WIDTHS")
+    layout = sys.modules.get("test_layout")
+    if given and layout is not None:
+        layout.WIDTHS[:] = [int(w) for w in given.split(",") if w.strip()]
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        path = Path(str(item.path)).resolve()
+        if path.parent == SELFTEST:
+            for m in ("fakes", "smoke"):
+                item.add_marker(getattr(pytest.mark, m))
+            continue
+        if path.parent != E2E:
+            continue
+        name = item.originalname if hasattr(item, "originalname") else item.name
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        marks = markers_of(path.name, name, params)
+        if (path.name, name) in SMOKE or (path.name, item.name) in SMOKE:
+            marks.add("smoke")
+        for m in sorted(marks):
+            item.add_marker(getattr(pytest.mark, m))
+    _layout_widths()
