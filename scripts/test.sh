@@ -1,16 +1,38 @@
 #!/usr/bin/env bash
 # Sets up everything, then runs every test: the native core tests (cargo test), a release build
 # of the site, and the end-to-end tests in headless Chromium against a real llama-server with
-# SmolLM2 (scripts/real_engine.sh) and loopback fake providers.
+# SmolLM2 (scripts/real_engine.sh) and loopback fake providers. This full run is the default and
+# what CI runs (.ci/run).
+#
+#   scripts/test.sh                  everything (about 30 minutes on 2 cores once set up)
+#   scripts/test.sh --quick          set-up check, cargo test, structure, a build only if dist/ is
+#                                    older than the sources, the fakes' self-tests and the browser
+#                                    smoke set (pytest -m smoke); a few minutes once set up
+#   scripts/test.sh -m fleur         the same steps as --quick, then the browser tests these
+#   scripts/test.sh -k share ...     pytest arguments select (instead of the smoke set)
+#
+# Markers (docs/testing.md): evaluator, lab; harmonic_eval, fleur, g_veval, maev; real_engine,
+# in_browser, fakes; smoke; feature groups. Tests on the real engine build it on first use.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+quick=false
+if [[ "${1:-}" == "--quick" ]]; then
+  quick=true
+  shift
+fi
+# Any pytest arguments choose the browser tests: the quick tier's steps, then those tests.
+[[ $# -gt 0 ]] && quick=true
+
 scripts/setup.sh --test
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
-printf '\n==> The real engine: llama-server and SmolLM2 (built once per machine, cached outside the clone)\n'
-HJ_ENGINE_DIR=$(scripts/real_engine.sh)
-export HJ_ENGINE_DIR
-echo "engine: $HJ_ENGINE_DIR"
+if ! $quick; then
+  printf '\n==> The real engine: llama-server and SmolLM2 (built once per machine, cached outside the clone)\n'
+  HJ_ENGINE_DIR=$(scripts/real_engine.sh)
+  export HJ_ENGINE_DIR
+  echo "engine: $HJ_ENGINE_DIR"
+fi
 
 printf '\n==> Native tests (cargo test)\n'
 cargo test --locked
@@ -18,11 +40,40 @@ cargo test --locked
 printf '\n==> Structure: no file over 600 lines of code, no function over 80, no import cycle\n'
 python3 scripts/structure.py --check
 
-printf '\n==> Building the site\n'
-scripts/build.sh
+# What the site is built from; a build is skipped in the quick tier only when none of it is
+# newer than the last build's final step (dist/examples/manifest.json).
+stale_dist() {
+  local stamp=dist/examples/manifest.json
+  [[ -f $stamp && -f dist/lab/index.html ]] || return 0
+  [[ -n $(find src style public index.html Cargo.toml Cargo.lock Trunk.toml .cargo \
+            scripts/build.sh scripts/finish_dist.py scripts/examples_manifest.py scripts/split \
+            -newer "$stamp" -print -quit 2>/dev/null) ]]
+}
+
+if ! $quick || stale_dist; then
+  printf '\n==> Building the site\n'
+  scripts/build.sh
+else
+  printf '\n==> The site: dist/ is newer than its sources, not rebuilt (delete dist/ to force a build)\n'
+fi
 
 printf '\n==> End-to-end tests (headless Chromium)\n'
-.venv/bin/python -m pytest tests/fakes_selftest tests/e2e -q -p no:cacheprovider "$@"
+# Test paths among the arguments replace the default ones.
+paths=(tests/fakes_selftest tests/e2e)
+for arg in "$@"; do
+  [[ $arg != -* && -e ${arg%%::*} ]] && paths=()
+done
+if ! $quick; then
+  .venv/bin/python -m pytest tests/fakes_selftest tests/e2e -q -p no:cacheprovider
+elif [[ $# -eq 0 ]]; then
+  # The smoke set checks the layout at one width (HJ_LAYOUT_WIDTHS; every width in the full run).
+  HJ_LAYOUT_WIDTHS="${HJ_LAYOUT_WIDTHS:-390}" \
+    .venv/bin/python -m pytest tests/fakes_selftest tests/e2e -q -p no:cacheprovider -m smoke
+  exit 0
+else
+  .venv/bin/python -m pytest "${paths[@]}" -q -p no:cacheprovider "$@"
+  exit 0
+fi
 
 printf '\n==> Benchmark smoke run (figures and budgets reported; timings never fail the run)\n'
 .venv/bin/python scripts/bench.py --smoke
