@@ -4,7 +4,7 @@ in the evaluator's export format plus `image`, `explanations`, `source` and `tit
 
 Constructed means: the distributions were chosen by hand to illustrate something (each file's
 `source` says so); nothing here was answered by a model. Recorded examples are exports of real
-runs, dropped into the same folder (README, "Examples"). The image is a small JPEG drawn with
+runs, dropped into the same folder (docs/user-guide.md, "Examples"). The image is a small JPEG drawn with
 ffmpeg (Debian), so the files need nothing else.
 
 Usage: scripts/make_examples.py"""

@@ -1,4 +1,4 @@
-"""A thin page object over the app's stable test ids (see README, "Test ids")."""
+"""A thin page object over the app's stable test ids (see docs/testing.md, "Test ids")."""
 
 import re
 import time
