@@ -5,8 +5,9 @@ every heading of the README as it was at REV is found in README.md, DESIGN.md or
 
     python3 scripts/check_docs_moved.py [REV]    # REV: a commit with the old README (a30eb1d)
 
-The few lines it lists were edited on purpose: in-page links ("#fidelity", "see below") now
-point at the file their section moved to."""
+The seven lines it lists were edited on purpose: six in-page links ("#fidelity", "see below")
+now point at the file their section moved to, and security's "There is no share link", written
+before share links existed, now says what a share link holds."""
 
 import subprocess
 import sys
