@@ -7,7 +7,7 @@
 #   scripts/test.sh                  everything (about 30 minutes on 2 cores once set up)
 #   scripts/test.sh --quick          set-up check, cargo test, structure, a build only if dist/ is
 #                                    older than the sources, the fakes' self-tests and the browser
-#                                    smoke set (pytest -m smoke); a few minutes once set up
+#                                    smoke set (pytest -m smoke); about 2 minutes once built
 #   scripts/test.sh -m fleur         the same steps as --quick, then the browser tests these
 #   scripts/test.sh -k share ...     pytest arguments select (instead of the smoke set)
 #
