@@ -97,7 +97,7 @@ pub fn fragment(data: &str) -> Result<(), String> {
 /// A document's size in bytes (a file's `size`, a stored text's length), checked before it is
 /// read or parsed.
 pub fn size(origin: Origin, bytes: f64) -> Result<(), String> {
-    if !(bytes <= MAX_DOC_BYTES as f64) {
+    if bytes.is_nan() || bytes > MAX_DOC_BYTES as f64 {
         return Err(format!(
             "{} is {}; a result is at most {}, so it was not read.",
             origin.noun(),

@@ -116,13 +116,6 @@ pub fn oldest_kept(ids: &[String]) -> Option<String> {
     sorted.get(MAX_ENTRIES - 1).map(|id| (*id).clone())
 }
 
-/// The keys to delete so that only the newest [`MAX_ENTRIES`] stay (any order in, oldest out).
-pub fn overflow(ids: &[String]) -> Vec<String> {
-    let mut sorted: Vec<&String> = ids.iter().collect();
-    crate::small_sort::sort_by_key(&mut sorted, |id| std::cmp::Reverse((*id).clone()));
-    sorted.into_iter().skip(MAX_ENTRIES).cloned().collect()
-}
-
 /// The list's items as markup (one `<li>` per entry, newest first, `history-item-<n>`), every
 /// user text escaped. Buttons carry `data-act` (`open`, `rename`, `delete`) and `data-id`; the
 /// name is an input the Rename button reads. One string per redraw, as the candidates' table.
@@ -165,14 +158,13 @@ mod tests {
         // Shuffled ids of 53 saves: the three oldest go, whatever the order they come in.
         let mut ids: Vec<String> = (0..53u32).map(|i| entry_id(1000.0 + f64::from(i * 7 % 53), 0)).collect();
         ids.reverse();
-        let mut dropped = overflow(&ids);
-        crate::small_sort::sort_by_key(&mut dropped, |s| s.clone());
-        assert_eq!(dropped, vec![entry_id(1000.0, 0), entry_id(1001.0, 0), entry_id(1002.0, 0)]);
-        assert!(overflow(&ids[..MAX_ENTRIES]).is_empty());
-        assert!(overflow(&[]).is_empty());
-        // The store read from the 50th newest key on; nothing to cut at 50 or fewer.
+        // The store is read from the 50th newest key on, and everything older (the three
+        // oldest) is deleted; nothing is cut at 50 or fewer.
         assert_eq!(oldest_kept(&ids), Some(entry_id(1003.0, 0)));
+        let dropped: Vec<&String> = ids.iter().filter(|id| **id < entry_id(1003.0, 0)).collect();
+        assert_eq!(dropped.len(), 3);
         assert_eq!(oldest_kept(&ids[..MAX_ENTRIES]), None);
+        assert_eq!(oldest_kept(&[]), None);
     }
 
     #[test]

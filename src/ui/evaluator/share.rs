@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::share;
+use crate::{gate, share};
 use crate::ui::open_result::OpenedView;
 use crate::ui::state::AppState;
 
@@ -95,14 +95,21 @@ pub fn open_from_fragment(state: AppState, view: OpenedView) {
     }
     let Some(payload) = share::payload(&hash) else { return };
     spawn_local(async move {
+        let damaged = || "This share link is damaged: it could not be read.".to_string();
+        // The gate: the fragment's length was checked before decoding (`share::payload`);
+        // inflating goes a slice at a time and stops at the largest result.
         let outcome = match payload {
-            Ok(deflated) => match crate::web::files::inflate_raw(&deflated, 4 << 20).await {
-                Ok(bytes) => match String::from_utf8(bytes) {
-                    Ok(t) => crate::ui::open_result::open_text(state, view, t, "a share link".into()).await,
-                    Err(_) => Err("This share link is damaged: it could not be read.".to_string()),
-                },
-                Err(_) => Err("This share link is damaged: it could not be read.".into()),
-            },
+            Ok(deflated) => {
+                let inflated = crate::web::files::inflate_sliced(&deflated, gate::INFLATE_SLICE, gate::MAX_DOC_BYTES).await;
+                match inflated {
+                    Ok(Some(bytes)) => match String::from_utf8(bytes) {
+                        Ok(t) => crate::ui::open_result::open_text(state, view, t, "a share link".into()).await,
+                        Err(_) => Err(damaged()),
+                    },
+                    Ok(None) => Err(gate::unpacked_too_far()),
+                    Err(e) => Err(e.unwrap_or_else(|| "This browser cannot open share links (no DecompressionStream).".into())),
+                }
+            }
             Err(e) => Err(e),
         };
         state.settings.form_problems.set(outcome.err().into_iter().collect());
@@ -119,7 +126,10 @@ fn open_from_lab(state: AppState, view: OpenedView, nonce: &str) {
     }
     spawn_local(async move {
         let outcome = match doc {
-            Some(text) => crate::ui::open_result::open_text(state, view, text, "the lab".into()).await,
+            Some(text) => match gate::size(gate::Origin::Lab, text.len() as f64) {
+                Ok(()) => crate::ui::open_result::open_text(state, view, text, "the lab".into()).await,
+                Err(e) => Err(e),
+            },
             None => Err(crate::lab::open_doc::HANDOVER_GONE.to_string()),
         };
         state.settings.form_problems.set(outcome.err().into_iter().collect());
