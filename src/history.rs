@@ -111,9 +111,19 @@ pub fn oldest_kept(ids: &[String]) -> Option<String> {
     if ids.len() <= MAX_ENTRIES {
         return None;
     }
-    let mut sorted: Vec<&String> = ids.iter().collect();
-    crate::small_sort::sort_by_key(&mut sorted, |id| std::cmp::Reverse((*id).clone()));
-    sorted.get(MAX_ENTRIES - 1).map(|id| (*id).clone())
+    // The newest MAX_ENTRIES, newest first, by insertion into a list that never grows past
+    // them: at most 50 comparisons per key and no copy (sorting all 5,005 keys of a flooded
+    // store with `small_sort`, an insertion sort, took 1.8 s).
+    let mut newest: Vec<&String> = Vec::with_capacity(MAX_ENTRIES + 1);
+    for id in ids {
+        if newest.len() == MAX_ENTRIES && newest.last().is_some_and(|last| id <= *last) {
+            continue;
+        }
+        let at = newest.iter().position(|n| id > *n).unwrap_or(newest.len());
+        newest.insert(at, id);
+        newest.truncate(MAX_ENTRIES);
+    }
+    newest.last().map(|id| (*id).clone())
 }
 
 /// The list's items as markup (one `<li>` per entry, newest first, `history-item-<n>`), every
@@ -165,6 +175,11 @@ mod tests {
         assert_eq!(dropped.len(), 3);
         assert_eq!(oldest_kept(&ids[..MAX_ENTRIES]), None);
         assert_eq!(oldest_kept(&[]), None);
+        // A flooded store, in the order IndexedDB gives its keys and reversed.
+        let mut flood: Vec<String> = (0..5_005).map(|i| entry_id(f64::from(i), 0)).collect();
+        assert_eq!(oldest_kept(&flood), Some(entry_id(4_955.0, 0)));
+        flood.reverse();
+        assert_eq!(oldest_kept(&flood), Some(entry_id(4_955.0, 0)));
     }
 
     #[test]

@@ -95,6 +95,9 @@ pub fn open_from_fragment(state: AppState, view: OpenedView) {
     }
     let Some(payload) = share::payload(&hash) else { return };
     spawn_local(async move {
+        // A task of its own after the page's first draw, so the page shows before any of the
+        // link's work and that work is never added to the mount's.
+        crate::web::fetch::sleep(0, None).await;
         let damaged = || "This share link is damaged: it could not be read.".to_string();
         // The gate: the fragment's length was checked before decoding (`share::payload`);
         // inflating goes a slice at a time and stops at the largest result.
@@ -125,6 +128,7 @@ fn open_from_lab(state: AppState, view: OpenedView, nonce: &str) {
         let _ = w.history().and_then(|h| h.replace_state_with_url(&JsValue::NULL, "", Some(&path)));
     }
     spawn_local(async move {
+        crate::web::fetch::sleep(0, None).await;
         let outcome = match doc {
             Some(text) => match gate::size(gate::Origin::Lab, text.len() as f64) {
                 Ok(()) => crate::ui::open_result::open_text(state, view, text, "the lab".into()).await,
