@@ -82,7 +82,12 @@ fn megabytes(bytes: f64) -> String {
 
 /// A share link's fragment data (after `#r=`), checked before it is decoded.
 pub fn fragment(data: &str) -> Result<(), String> {
-    let n = data.chars().count();
+    fragment_chars(data.chars().count())
+}
+
+/// A share link's fragment data by its length alone (`n` characters after `#r=`), so the page
+/// can refuse a long one without copying it.
+pub fn fragment_chars(n: usize) -> Result<(), String> {
     if n > MAX_FRAGMENT_CHARS {
         return Err(format!(
             "This share link is {} characters long; links made by this page stay under {}, so it \

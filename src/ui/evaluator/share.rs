@@ -88,7 +88,22 @@ fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>) {
 /// Opens the result a share link's fragment carries, if the page was opened from one, or the
 /// lab's result handed over under the fragment's nonce ("Open in evaluator").
 pub fn open_from_fragment(state: AppState, view: OpenedView) {
-    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    // The fragment's length is read before the fragment itself: a link of two million
+    // characters is refused without copying it into the page's memory.
+    let Some(hash) = web_sys::window()
+        .and_then(|w| js_sys::Reflect::get(&w.location(), &"hash".into()).ok())
+        .and_then(|h| h.dyn_into::<js_sys::JsString>().ok())
+    else {
+        return;
+    };
+    let (n, prefix) = (hash.length() as usize, share::PREFIX.len());
+    if n > prefix + gate::MAX_FRAGMENT_CHARS {
+        if hash.slice(0, prefix as u32) == share::PREFIX {
+            state.settings.form_problems.set(gate::fragment_chars(n - prefix).err().into_iter().collect());
+        }
+        return;
+    }
+    let hash = String::from(hash);
     if let Some(nonce) = crate::lab::open_doc::handover_nonce(&hash) {
         open_from_lab(state, view, nonce);
         return;
