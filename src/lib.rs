@@ -26,6 +26,7 @@ pub mod first_visit;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod gamma_axis;
+pub mod gate;
 pub mod history;
 pub mod geometry;
 pub mod lab;

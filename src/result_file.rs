@@ -79,11 +79,15 @@ pub struct Comparison {
 
 /// Reads a result file, or says in one sentence why it cannot.
 pub fn read(json: &str) -> Result<Opened, String> {
+    // The gate first: nothing larger than a result is parsed, nothing longer than a new
+    // evaluation's text or any list a result has is read further.
+    crate::gate::size(crate::gate::Origin::Any, json.len() as f64)?;
     let doc: Value = serde_json::from_str(json)
         .map_err(|_| "This file is not a result exported by harmonic-judge (it is not JSON).".to_string())?;
     let obj = doc
         .as_object()
         .ok_or_else(|| "This file is not a result exported by harmonic-judge.".to_string())?;
+    crate::gate::check(&doc)?;
     let metric = str_of(obj, "metric");
     let Some(known) = Metric::from_id(&metric) else {
         return Err("This file is not a result exported by harmonic-judge (no known metric).".into());
@@ -211,6 +215,12 @@ pub struct Example {
     pub file: String,
 }
 
+/// The most gallery entries listed (the site's own file, but a list all the same).
+pub const MAX_EXAMPLES: usize = 50;
+
+/// The longest example title shown.
+const MAX_TITLE_CHARS: usize = 120;
+
 /// Reads the gallery's manifest. Names and files that could leave `examples/` are skipped.
 pub fn read_manifest(json: &str) -> Result<Vec<Example>, String> {
     let list: Vec<Value> = serde_json::from_str(json)
@@ -225,11 +235,12 @@ pub fn read_manifest(json: &str) -> Result<Vec<Example>, String> {
             let get = |k: &str| e.get(k).and_then(Value::as_str).map(str::to_string);
             let (name, file) = (get("name")?, get("file")?);
             (safe(&name) && safe(&file) && file.ends_with(".json")).then(|| Example {
-                title: get("title").unwrap_or_else(|| name.clone()),
+                title: get("title").unwrap_or_else(|| name.clone()).chars().take(MAX_TITLE_CHARS).collect(),
                 name,
                 file,
             })
         })
+        .take(MAX_EXAMPLES)
         .collect())
 }
 

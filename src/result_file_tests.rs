@@ -271,3 +271,19 @@ fn the_request_settings_an_export_records_come_back_so_a_re_export_records_them_
     let bare = read(r#"{"metric":"fleur","scheme":"units","printed":"1","places":[{"place":"units","digits":[0,1,0,0,0,0,0,0,0,0]}],"smoothed_score":1.0}"#).unwrap();
     assert_eq!(bare.sent, Sent::default());
 }
+
+#[test]
+fn the_gate_refuses_a_result_larger_than_any_or_with_a_longer_text_than_a_new_evaluation() {
+    let a = std::fs::read_to_string(format!("{}/public/examples/gamma-flip-a.json", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(&a).unwrap();
+    // The probe's link: gamma-flip-a with a 3.9 MB text, refused before it is parsed.
+    doc["text"] = serde_json::Value::from("word ".repeat(780_000));
+    let e = read(&doc.to_string()).unwrap_err();
+    assert!(e.starts_with("This result is 3.7 MB; a result is at most 2.0 MB"), "{e}");
+    // Under the size, over the text limit: the same limit as a new evaluation.
+    doc["text"] = serde_json::Value::from("x".repeat(crate::text_checks::MAX_CHARS + 1));
+    let e = read(&doc.to_string()).unwrap_err();
+    assert!(e.contains("its text is 20,001 characters long"), "{e}");
+    doc["text"] = serde_json::Value::from("x".repeat(crate::text_checks::MAX_CHARS));
+    assert!(read(&doc.to_string()).is_ok());
+}

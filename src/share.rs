@@ -79,9 +79,13 @@ pub fn link(page_url: &str, deflated: &[u8]) -> Result<String, String> {
     Ok(url)
 }
 
-/// The deflated result a fragment carries, if it is a share link's.
+/// The deflated result a fragment carries, if it is a share link's; one longer than any link
+/// this page makes is refused before it is decoded (`crate::gate::fragment`).
 pub fn payload(fragment: &str) -> Option<Result<Vec<u8>, String>> {
     let data = fragment.strip_prefix(PREFIX)?;
+    if let Err(e) = crate::gate::fragment(data) {
+        return Some(Err(e));
+    }
     Some(decode(data).ok_or_else(|| "This share link is damaged: it could not be read.".to_string()))
 }
 
@@ -121,6 +125,8 @@ mod tests {
         assert_eq!(payload(&url[url.find('#').unwrap()..]), Some(Ok(vec![1, 2, 3])));
         assert_eq!(payload("#other"), None);
         assert!(payload("#r=%%").unwrap().is_err());
+        let bomb = format!("#r={}", "A".repeat(MAX_LINK_CHARS + 1));
+        assert!(payload(&bomb).unwrap().unwrap_err().contains("16,001 characters long"));
         let e = link("https://site/", &vec![0u8; MAX_LINK_CHARS]).unwrap_err();
         assert!(e.starts_with("This result is too large for a link") && e.ends_with('.'), "{e}");
     }

@@ -23,14 +23,29 @@ fn refused(_: JsValue) -> String {
         .to_string()
 }
 
-/// The kept evaluations, newest first.
-pub async fn list() -> Result<Vec<Entry>, String> {
+/// Every key of the store (small strings: cheap even for thousands).
+async fn all_ids() -> Result<Vec<String>, String> {
     let db = database().await.map_err(unavailable)?;
     let store = named_store(&db, HISTORY, IdbTransactionMode::Readonly).map_err(unavailable)?;
-    let keys = store.get_all_keys().map_err(unavailable)?;
-    let values = store.get_all().map_err(unavailable)?;
-    let keys: Array = done(&keys).await.map_err(unavailable)?.into();
-    let values: Array = done(&values).await.map_err(unavailable)?.into();
+    let keys: Array = done(&store.get_all_keys().map_err(unavailable)?).await.map_err(unavailable)?.into();
+    Ok(keys.iter().filter_map(|k| k.as_string()).collect())
+}
+
+/// The kept evaluations, newest first: only the newest [`history::MAX_ENTRIES`] are read from
+/// the store, however many it holds (`history::oldest_kept`).
+pub async fn list() -> Result<Vec<Entry>, String> {
+    let from = history::oldest_kept(&all_ids().await?);
+    let db = database().await.map_err(unavailable)?;
+    let store = named_store(&db, HISTORY, IdbTransactionMode::Readonly).map_err(unavailable)?;
+    let (keys, values) = match from.map(|k| web_sys::IdbKeyRange::lower_bound(&JsValue::from_str(&k))) {
+        Some(range) => {
+            let range = range.map_err(unavailable)?;
+            (store.get_all_keys_with_key(&range), store.get_all_with_key(&range))
+        }
+        None => (store.get_all_keys(), store.get_all()),
+    };
+    let keys: Array = done(&keys.map_err(unavailable)?).await.map_err(unavailable)?.into();
+    let values: Array = done(&values.map_err(unavailable)?).await.map_err(unavailable)?.into();
     let entries = keys
         .iter()
         .zip(values.iter())
@@ -57,14 +72,18 @@ pub async fn put(entry: &Entry) -> Result<(), String> {
     JsFuture::from(commit).await.map(|_| ()).map_err(refused)
 }
 
-/// Keeps `entry`, then drops the oldest past the limit.
+/// Keeps `entry`, then drops every entry older than the newest [`history::MAX_ENTRIES`] in one
+/// key range (a store of thousands is cut in one request).
 pub async fn add(entry: &Entry) -> Result<(), String> {
     put(entry).await?;
-    let ids: Vec<String> = list().await?.into_iter().map(|e| e.id).collect();
-    for id in history::overflow(&ids) {
-        delete(&id).await?;
-    }
-    Ok(())
+    let Some(oldest_kept) = history::oldest_kept(&all_ids().await?) else { return Ok(()) };
+    let fail = |_| "This browser refused to delete the oldest entries from the history.".to_string();
+    let db = database().await.map_err(unavailable)?;
+    let tx = db.transaction_with_str_and_mode(HISTORY, IdbTransactionMode::Readwrite).map_err(fail)?;
+    let commit = committed(&tx);
+    let older = web_sys::IdbKeyRange::upper_bound_with_open(&JsValue::from_str(&oldest_kept), true).map_err(fail)?;
+    tx.object_store(HISTORY).and_then(|s| s.delete(&older)).map_err(fail)?;
+    JsFuture::from(commit).await.map(|_| ()).map_err(fail)
 }
 
 /// Deletes one entry.

@@ -27,8 +27,13 @@ async fn get_text(path: &str) -> Result<String, String> {
     if !response.ok() {
         return Err(fail());
     }
-    let text = JsFuture::from(response.text().map_err(|_| fail())?).await.map_err(|_| fail())?;
-    text.as_string().ok_or_else(fail)
+    // The gate: the body's size is checked before it is read as text.
+    let blob: web_sys::Blob = JsFuture::from(response.blob().map_err(|_| fail())?)
+        .await
+        .map_err(|_| fail())?
+        .unchecked_into();
+    crate::gate::size(crate::gate::Origin::Example, blob.size())?;
+    crate::web::files::text(&blob).await.map_err(|_| fail())
 }
 
 fn open_example(state: AppState, view: OpenedView, error: RwSignal<Option<String>>, e: Example) {

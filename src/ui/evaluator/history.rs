@@ -113,6 +113,10 @@ fn act(state: AppState, view: OpenedView, h: History, target: web_sys::Element) 
     };
     match act.as_str() {
         "open" => {
+            if let Err(e) = crate::gate::size(crate::gate::Origin::History, entry.file.len() as f64) {
+                h.message.set(Some(e));
+                return;
+            }
             // Read and shown by the `open` chunk, as a file or an example is.
             spawn_local(async move {
                 let shown = open_result::open_text(state, view, entry.file, entry.name).await;

@@ -15,8 +15,17 @@ use crate::ui::state::{AppState, ImageView};
 pub struct OpenedNote {
     /// "dog-park.json" or an example's title.
     pub from: String,
-    pub source: Option<String>,
+    /// What the file says about itself: shown as its claims, apart from what the page knows.
+    pub claims: Claims,
     pub metric: String,
+}
+
+/// What an opened result says about where it comes from; nothing here can be checked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Claims {
+    pub model: String,
+    pub provider: String,
+    pub source: Option<String>,
 }
 
 /// The opened result's note, provided by the evaluator page.
@@ -42,19 +51,19 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
         return Err(format!("This file's metric \u{201c}{}\u{201d} is not one this page knows.", opened.metric));
     };
     state.settings.metric.set(metric);
-    if let Some(url) = &opened.image {
-        state.inputs.image.set_value(None);
-        state.inputs.image_file.set_value(None);
-        state.inputs.image_error.set(None);
-        state.inputs.image_view.set(Some(ImageView {
-            data_url: url.clone(),
-            file_name: from.to_string(),
-            original_size: (0, 0),
-            sent_size: (0, 0),
-            is_video: false,
-            note: None,
-        }));
-    }
+    // Nothing of the result shown before stays: a file without an image shows none (it would
+    // otherwise sit beside the new score, and Copy link would share it with that score).
+    state.inputs.image.set_value(None);
+    state.inputs.image_file.set_value(None);
+    state.inputs.image_error.set(None);
+    state.inputs.image_view.set(opened.image.as_ref().map(|url| ImageView {
+        data_url: url.clone(),
+        file_name: from.to_string(),
+        original_size: (0, 0),
+        sent_size: (0, 0),
+        is_video: false,
+        note: None,
+    }));
     let mut backend = Backend {
         protocol: protocol(&opened.provider),
         // The file's base URL is not kept: Explain on a result without a stored answer asks
@@ -76,7 +85,7 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
     }
     view.0.set(Some(OpenedNote {
         from: from.to_string(),
-        source: opened.source,
+        claims: Claims { model: opened.model, provider: opened.provider, source: opened.source },
         metric: opened.metric,
     }));
     Ok(())
@@ -85,6 +94,11 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
 /// Reads a file the user chose and shows it.
 pub fn open_file(state: AppState, view: OpenedView, error: RwSignal<Option<String>>, file: web_sys::File) {
     let name = file.name();
+    // The gate: a file larger than any result is not read at all.
+    if let Err(e) = crate::gate::size(crate::gate::Origin::File, file.size()) {
+        error.set(Some(e));
+        return;
+    }
     spawn_local(async move {
         let outcome = match crate::web::files::text(&file).await {
             Ok(text) => open_text(state, view, text, name).await,
@@ -132,10 +146,28 @@ pub fn OpenedPanel() -> impl IntoView {
         {move || note().map(|n| view! {
             <div class="opened-note" data-testid="opened-note">
                 <p>"Opened from " <strong>{n.from.clone()}</strong> ": no request was sent."</p>
-                {n.source.clone().map(|s| view! { <p data-testid="opened-source">{s}</p> })}
+                {claims_view(&n.claims)}
             </div>
         })}
     }
+}
+
+/// What the file says about itself, set apart and quoted: the page did not see the run, so it
+/// cannot vouch for the model, the provider or the source a file names.
+fn claims_view(c: &Claims) -> Option<impl IntoView> {
+    let judge = match (c.model.trim(), c.provider.trim()) {
+        ("", "") => None,
+        (m, "") => Some(format!("judged by {m}")),
+        ("", p) => Some(format!("judged through {p}")),
+        (m, p) => Some(format!("judged by {m} through {p}")),
+    };
+    (judge.is_some() || c.source.is_some()).then(|| view! {
+        <div class="opened-claims" data-testid="opened-claims">
+            <p class="claims-head">"This file says (the page cannot check it):"</p>
+            {judge.map(|j| view! { <p data-testid="opened-model">{j}</p> })}
+            {c.source.clone().map(|s| view! { <p data-testid="opened-source">{s}</p> })}
+        </div>
+    })
 }
 
 /// Reading a result file and showing it, in the `open` chunk.

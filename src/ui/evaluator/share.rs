@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::share;
+use crate::{gate, share};
 use crate::ui::open_result::OpenedView;
 use crate::ui::state::AppState;
 
@@ -88,21 +88,46 @@ fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>) {
 /// Opens the result a share link's fragment carries, if the page was opened from one, or the
 /// lab's result handed over under the fragment's nonce ("Open in evaluator").
 pub fn open_from_fragment(state: AppState, view: OpenedView) {
-    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    // The fragment's length is read before the fragment itself: a link of two million
+    // characters is refused without copying it into the page's memory.
+    let Some(hash) = web_sys::window()
+        .and_then(|w| js_sys::Reflect::get(&w.location(), &"hash".into()).ok())
+        .and_then(|h| h.dyn_into::<js_sys::JsString>().ok())
+    else {
+        return;
+    };
+    let (n, prefix) = (hash.length() as usize, share::PREFIX.len());
+    if n > prefix + gate::MAX_FRAGMENT_CHARS {
+        if hash.slice(0, prefix as u32) == share::PREFIX {
+            state.settings.form_problems.set(gate::fragment_chars(n - prefix).err().into_iter().collect());
+        }
+        return;
+    }
+    let hash = String::from(hash);
     if let Some(nonce) = crate::lab::open_doc::handover_nonce(&hash) {
         open_from_lab(state, view, nonce);
         return;
     }
     let Some(payload) = share::payload(&hash) else { return };
     spawn_local(async move {
+        // A task of its own after the page's first draw, so the page shows before any of the
+        // link's work and that work is never added to the mount's.
+        crate::web::fetch::sleep(0, None).await;
+        let damaged = || "This share link is damaged: it could not be read.".to_string();
+        // The gate: the fragment's length was checked before decoding (`share::payload`);
+        // inflating goes a slice at a time and stops at the largest result.
         let outcome = match payload {
-            Ok(deflated) => match crate::web::files::inflate_raw(&deflated, 4 << 20).await {
-                Ok(bytes) => match String::from_utf8(bytes) {
-                    Ok(t) => crate::ui::open_result::open_text(state, view, t, "a share link".into()).await,
-                    Err(_) => Err("This share link is damaged: it could not be read.".to_string()),
-                },
-                Err(_) => Err("This share link is damaged: it could not be read.".into()),
-            },
+            Ok(deflated) => {
+                let inflated = crate::web::files::inflate_sliced(&deflated, gate::INFLATE_SLICE, gate::MAX_DOC_BYTES).await;
+                match inflated {
+                    Ok(Some(bytes)) => match String::from_utf8(bytes) {
+                        Ok(t) => crate::ui::open_result::open_text(state, view, t, "a share link".into()).await,
+                        Err(_) => Err(damaged()),
+                    },
+                    Ok(None) => Err(gate::unpacked_too_far()),
+                    Err(e) => Err(e.unwrap_or_else(|| "This browser cannot open share links (no DecompressionStream).".into())),
+                }
+            }
             Err(e) => Err(e),
         };
         state.settings.form_problems.set(outcome.err().into_iter().collect());
@@ -118,8 +143,12 @@ fn open_from_lab(state: AppState, view: OpenedView, nonce: &str) {
         let _ = w.history().and_then(|h| h.replace_state_with_url(&JsValue::NULL, "", Some(&path)));
     }
     spawn_local(async move {
+        crate::web::fetch::sleep(0, None).await;
         let outcome = match doc {
-            Some(text) => crate::ui::open_result::open_text(state, view, text, "the lab".into()).await,
+            Some(text) => match gate::size(gate::Origin::Lab, text.len() as f64) {
+                Ok(()) => crate::ui::open_result::open_text(state, view, text, "the lab".into()).await,
+                Err(e) => Err(e),
+            },
             None => Err(crate::lab::open_doc::HANDOVER_GONE.to_string()),
         };
         state.settings.form_problems.set(outcome.err().into_iter().collect());

@@ -10,9 +10,8 @@ use crate::ui::state::{AppState, ExplainState, FleurRun, Progress};
 /// Puts the opened result into the page; `image` is what a run or Explain of it sends.
 pub(crate) fn show(state: AppState, f: fleur::reopen::Reopened, image: Option<Image>, backend: Backend) {
     state.inputs.text.set(f.input.caption.clone());
-    if let Some(refs) = &f.input.references {
-        state.inputs.references.set(refs.join("\n"));
-    }
+    // A FLEUR file has no references: none stay from the result shown before.
+    state.inputs.references.set(f.input.references.as_ref().map(|r| r.join("\n")).unwrap_or_default());
     state.fleur.result.set(Progress::Done { result: f.result, cached: false });
     state.fleur.explanation.set(f.explanation.map_or(ExplainState::Idle, ExplainState::Done));
     state.fleur.run.set_value(Some(FleurRun {
