@@ -240,10 +240,14 @@ pub fn unsupported(missing: &[String]) -> Option<String> {
 /// Whether the engine runs multi-threaded, and why not when it does not. `coep` is the
 /// Cross-Origin-Embedder-Policy the page was served with ("" when none): WebKit (Safari) does
 /// not support `credentialless`, so a page sent it is still not isolated there, and the
-/// sentence says so rather than blame the server.
-pub fn threads_sentence(isolated: bool, coep: &str, threads: Option<u32>, cores: u32) -> String {
+/// sentence says so rather than blame the server. Where the engine cannot run at all (`runs`
+/// false) an isolated page promises no threads.
+pub fn threads_sentence(runs: bool, isolated: bool, coep: &str, threads: Option<u32>, cores: u32) -> String {
     let coep = coep.trim().to_ascii_lowercase();
     match (isolated, threads) {
+        (true, _) if !runs => {
+            "Cross-origin isolated, but the engine cannot run in this browser (above).".into()
+        }
         (_, Some(n)) if n > 1 => format!("Multi-threaded: {n} threads ({cores} cores)."),
         (true, Some(_)) => format!(
             "Single-threaded, although the page is cross-origin isolated ({cores} cores)."
@@ -427,24 +431,29 @@ mod tests {
     #[test]
     fn the_isolation_sentence_is_true_in_each_browser() {
         // No headers at all: the server is to blame.
-        let none = threads_sentence(false, "", Some(1), 8);
+        let none = threads_sentence(true, false, "", Some(1), 8);
         assert!(none.contains("does not send the COOP and COEP"), "{none}");
         // WebKit, sent credentialless: the browser is, and Safari's way out is named.
-        let webkit = threads_sentence(false, "credentialless", None, 8);
+        let webkit = threads_sentence(true, false, "credentialless", None, 8);
         assert!(!webkit.contains("does not send"), "{webkit}");
         assert!(webkit.contains("does not support credentialless") && webkit.contains("require-corp")
             && webkit.contains("Cross-Origin-Resource-Policy") && webkit.contains("scripts/serve.sh"), "{webkit}");
-        let half = threads_sentence(false, "require-corp", None, 8);
+        let half = threads_sentence(true, false, "require-corp", None, 8);
         assert!(half.contains("Cross-Origin-Opener-Policy"), "{half}");
-        assert!(threads_sentence(true, "credentialless", None, 8).contains("up to 8 threads"));
+        assert!(threads_sentence(true, true, "credentialless", None, 8).contains("up to 8 threads"));
+        // Firefox without JSPI is isolated, but no thread will run anything there.
+        let firefox = threads_sentence(false, true, "", None, 2);
+        assert!(firefox.contains("cannot run") && !firefox.contains("will use"), "{firefox}");
+        // WebKit cannot run it either, and the isolation sentence stays true.
+        assert!(threads_sentence(false, false, "credentialless", None, 8).contains("does not support credentialless"));
     }
 
     #[test]
     fn threads_and_sizes_read_well() {
-        assert!(threads_sentence(false, "", Some(1), 8).contains("not cross-origin isolated"));
-        assert!(threads_sentence(true, "", Some(4), 8).starts_with("Multi-threaded: 4 threads"));
-        assert!(threads_sentence(true, "", Some(1), 8).starts_with("Single-threaded, although"));
-        assert!(threads_sentence(true, "", None, 8).contains("up to 8 threads"));
+        assert!(threads_sentence(true, false, "", Some(1), 8).contains("not cross-origin isolated"));
+        assert!(threads_sentence(true, true, "", Some(4), 8).starts_with("Multi-threaded: 4 threads"));
+        assert!(threads_sentence(true, true, "", Some(1), 8).starts_with("Single-threaded, although"));
+        assert!(threads_sentence(true, true, "", None, 8).contains("up to 8 threads"));
         assert_eq!(size_text(98_362_432.0), "98.4 MB");
         assert_eq!(size_text(1_951_680.0), "2.0 MB");
         assert_eq!(size_text(2.5e9), "2.50 GB");

@@ -29,13 +29,13 @@ impl Panel {
             match engine::facts().await {
                 Ok(f) => {
                     let threads = f.loaded.as_ref().map(|l| l.threads);
-                    self.threads.set(threads_sentence(f.isolated, &f.coep, threads, f.cores));
-                    if let Some(s) = unsupported(&f.missing) {
+                    let cannot = unsupported(&f.missing);
+                    let runs = cannot.is_none();
+                    self.threads.set(threads_sentence(runs, f.isolated, &f.coep, threads, f.cores));
+                    if let Some(s) = cannot {
                         self.cannot.set(true);
                         self.status.set("error");
                         self.message.set(s);
-                        // No threads to speak of where the engine cannot run at all.
-                        self.threads.set(String::new());
                     }
                     if let Some(l) = f.loaded {
                         self.ready(&l);
