@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up everything, then runs every test: the native core tests (cargo test), a release build
 # of the site, and the end-to-end tests in headless Chromium against a real llama-server with
-# SmolLM2 (scripts/real_engine.sh) and loopback fake providers.
+# SmolLM2 (scripts/real_engine.sh) and loopback fake providers; their cross-browser set
+# (tests/e2e/test_browsers.py) also runs in Firefox ESR and in WebKitGTK under Xvfb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --test
@@ -21,7 +22,7 @@ python3 scripts/structure.py --check
 printf '\n==> Building the site\n'
 scripts/build.sh
 
-printf '\n==> End-to-end tests (headless Chromium)\n'
+printf '\n==> End-to-end tests (headless Chromium; the cross-browser set also in Firefox ESR and WebKitGTK)\n'
 .venv/bin/python -m pytest tests/fakes_selftest tests/e2e -q -p no:cacheprovider "$@"
 
 printf '\n==> Benchmark smoke run (figures and budgets reported; timings never fail the run)\n'
