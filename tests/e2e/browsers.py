@@ -86,6 +86,15 @@ WATCH_JS = r"""
 
 HOOK = b'<script src="/__hj_watch.js"></script>'
 
+# A page narrower than the engine's window can be made (MiniBrowser's window is at least
+# 447 px wide): the page in an iframe of that width, its own viewport. The query gives the
+# width, the height and the path of the page.
+FRAME_HTML = """<!DOCTYPE html><html><head><meta charset="utf-8"><style>
+html, body { margin: 0; padding: 0; } iframe { border: 0; display: block; }</style></head><body>
+<iframe id="hj-frame" title="the page"></iframe><script src="/__hj_frame.js"></script></body></html>"""
+FRAME_JS = """const q = new URLSearchParams(location.search), f = document.getElementById('hj-frame');
+f.style.width = q.get('w') + 'px'; f.style.height = q.get('h') + 'px'; f.src = '/' + (q.get('src') || '');"""
+
 
 class Site:
     """dist/ on a loopback port of its own (so each test's storage starts empty: storage is per
@@ -111,6 +120,10 @@ class Site:
                 path = self.path.split("?", 1)[0].split("#", 1)[0]
                 if path == "/__hj_watch.js":
                     return WATCH_JS.encode(), "text/javascript"
+                if path == "/__hj_frame.js":
+                    return FRAME_JS.encode(), "text/javascript"
+                if path == "/__hj_frame.html":
+                    return FRAME_HTML.encode(), "text/html; charset=utf-8"
                 if path.endswith("/"):
                     path += "index.html"
                 if path.endswith(".html"):
