@@ -16,6 +16,7 @@ navigation away)."""
 import functools
 import importlib.util
 import os
+import re
 import subprocess
 import threading
 import time
@@ -96,6 +97,16 @@ FRAME_JS = """const q = new URLSearchParams(location.search), f = document.getEl
 f.style.width = q.get('w') + 'px'; f.style.height = q.get('h') + 'px'; f.src = '/' + (q.get('src') || '');"""
 
 
+def inject(html):
+    """The page with the watch first: after its charset (the built pages are minified and
+    have no <head> tag), else after <html>."""
+    for pattern in (rb"<meta charset[^>]*>", rb"<head[^>]*>", rb"<html[^>]*>"):
+        m = re.search(pattern, html, re.I)
+        if m:
+            return html[:m.end()] + HOOK + html[m.end():]
+    return HOOK + html
+
+
 class Site:
     """dist/ on a loopback port of its own (so each test's storage starts empty: storage is per
     origin), the watch script injected into HTML. `isolated` sends COOP and COEP
@@ -129,8 +140,7 @@ class Site:
                 if path.endswith(".html"):
                     f = Path(self.directory) / path.lstrip("/")
                     if f.is_file():
-                        body = f.read_bytes()
-                        return body.replace(b"<head>", b"<head>" + HOOK, 1), "text/html; charset=utf-8"
+                        return inject(f.read_bytes()), "text/html; charset=utf-8"
                 return None
 
             def _send(self, head_only):

@@ -64,7 +64,9 @@ class XB:
     def page(self, path="", driver=None):
         d = driver or self.d
         self.note(d)
-        return AppPage(d, self.url + path)
+        page = AppPage(d, self.url + path)
+        assert browsers.errors(d) is not None, "the watch is not on the page (tests/e2e/browsers.py, inject)"
+        return page
 
     def note(self, driver=None):
         """Keeps what the watch saw on the page about to be left."""
@@ -230,7 +232,7 @@ def test_a_harmonic_eval_run_the_history_and_its_result_file(xb, fake, images, t
 def test_the_lab_imports_the_sample_dataset_and_meta_evaluates_a_results_file(xb, tmp_path):
     lab = xb.page("lab/")
     lab.wait_for(lambda d: d.find_elements(*tid("dataset-input")), "the lab", 30)
-    file_input(lab, "dataset-input", DIST / "sample-dataset.zip")
+    file_input(lab, "dataset-input", DIST / "lab" / "sample-dataset.zip")
     lab.wait_for(lambda d: lab.el("batch-progress").get_attribute("data-total") == "6", "the sample to load", 30)
     assert lab.el("import-ready").get_attribute("data-left-out") == "0"
     report = lab.el("import-report").text
@@ -473,7 +475,7 @@ def test_webkit_temporary_storage_is_said_as_such(xb):
         pytest.skip("WebKit's temporary storage")
     lab = xb.page("lab/")
     lab.wait_for(lambda d: d.find_elements(*tid("dataset-input")), "the lab", 30)
-    file_input(lab, "dataset-input", DIST / "sample-dataset.zip")
+    file_input(lab, "dataset-input", DIST / "lab" / "sample-dataset.zip")
     lab.wait_for(lambda d: lab.el("import-report").text, "the import report", 30)
     report = lab.el("import-report").text
     assert "did not store" in report and "sample-dataset.zip" in report, report
