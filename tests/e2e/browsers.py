@@ -70,13 +70,18 @@ WATCH_JS = r"""
     if (r && typeof Event === 'function' && r instanceof Event) said = '[object Event] (' + r.type + ')';
     errors.push('unhandled rejection: ' + said);
   });
+  // The blobs behind object URLs, read back directly (the page's CSP allows no fetch of blob:).
+  var blobs = new Map();
+  var make = URL.createObjectURL;
+  URL.createObjectURL = function (b) { var u = make.call(URL, b); blobs.set(u, b); return u; };
   var click = HTMLAnchorElement.prototype.click;
   HTMLAnchorElement.prototype.click = function () {
     if (this.hasAttribute('download') && this.href.indexOf('blob:') === 0) {
       var name = this.getAttribute('download');
       var entry = {name: name, text: null};
       downloads.push(entry);
-      fetch(this.href).then(function (r) { return r.text(); })
+      var blob = blobs.get(this.href);
+      (blob ? blob.text() : Promise.reject(new Error('no blob behind ' + this.href)))
         .then(function (t) { entry.text = t; }, function (e) { entry.text = 'unreadable: ' + e; });
       return;
     }

@@ -180,6 +180,7 @@ def test_export_and_a_share_link_opened_in_a_fresh_session(xb):
     files = browsers.saved(xb.d, export_pattern("harmonic_eval"))
     exported = [t for n, t in files.items() if export_pattern("harmonic_eval").fullmatch(n)]
     assert exported, files.keys()
+    assert exported[0].startswith("{"), exported[0][:300]
     doc = json.loads(exported[0])
     assert doc["explanations"]["fluency"] == "Natural English."
     page.el("copy-link-button").click()
