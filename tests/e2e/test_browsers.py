@@ -160,7 +160,9 @@ def test_gamma_by_keyboard_and_pointer_and_the_weights_readout(xb):
     page.wait_for(lambda d: "20 %" in page.el("weights-readout").text, "the readout at γ = 1")
     plot = page.el("weights-plot")
     spot = xb.d.execute_script("""
-        const svg = arguments[0], r = svg.getBoundingClientRect();
+        const svg = arguments[0];
+        svg.scrollIntoView({block: 'center'});
+        const r = svg.getBoundingClientRect();
         for (let fx = 0.98; fx > 0.1; fx -= 0.02) for (let fy = 0.05; fy < 0.8; fy += 0.02) {
           const e = document.elementFromPoint(r.left + r.width * fx, r.top + r.height * fy);
           if (e && e.classList.contains('band-2')) return [Math.round((fx - 0.5) * r.width), Math.round((fy - 0.5) * r.height)];
