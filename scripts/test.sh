@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets up everything, then runs every test: the native core tests (cargo test), a release build
 # of the site, and the end-to-end tests in headless Chromium against a real llama-server with
-# SmolLM2 (scripts/real_engine.sh) and loopback fake providers. This full run is the default and
-# what CI runs (.ci/run).
+# SmolLM2 (scripts/real_engine.sh) and loopback fake providers; their cross-browser set
+# (tests/e2e/test_browsers.py) also runs in Firefox ESR and in WebKitGTK under Xvfb. This full
+# run is the default and what CI runs (.ci/run).
 #
 #   scripts/test.sh                  everything (about 30 minutes on 2 cores once set up)
 #   scripts/test.sh --quick          set-up check, cargo test, structure, a build only if dist/ is
@@ -57,7 +58,7 @@ else
   printf '\n==> The site: dist/ is newer than its sources, not rebuilt (delete dist/ to force a build)\n'
 fi
 
-printf '\n==> End-to-end tests (headless Chromium)\n'
+printf '\n==> End-to-end tests (headless Chromium; the cross-browser set also in Firefox ESR and WebKitGTK)\n'
 # Test paths among the arguments replace the default ones.
 paths=(tests/fakes_selftest tests/e2e)
 for arg in "$@"; do

@@ -42,6 +42,7 @@ pub mod retry_after;
 pub mod share;
 pub mod sniff;
 pub mod small_sort;
+pub mod storage_refusal;
 pub mod task;
 pub mod text_checks;
 

@@ -158,6 +158,12 @@ pub fn load_failure(msg: &str) -> String {
     if let Some(refusal) = msg.strip_prefix("refused:") {
         return refusal.to_string();
     }
+    if let Some(lacking) = msg.strip_prefix("unsupported:") {
+        let lacking: Vec<String> = lacking.split(',').map(str::to_string).collect();
+        if let Some(sentence) = unsupported(&lacking) {
+            return sentence;
+        }
+    }
     if msg == "abort" {
         return "Loading was cancelled.".into();
     }
@@ -226,14 +232,22 @@ pub fn unsupported(missing: &[String]) -> Option<String> {
     Some(format!(
         "This browser cannot run the judge in the page: it lacks {}. Chrome or Edge 137 or newer \
          has everything needed; in Firefox, enable javascript.options.wasm_js_promise_integration \
-         in about:config.",
+         in about:config; Safari cannot run it yet. Nothing is downloaded until it can.",
         names.join(" and ")
     ))
 }
 
-/// Whether the engine runs multi-threaded, and why not when it does not.
-pub fn threads_sentence(isolated: bool, threads: Option<u32>, cores: u32) -> String {
+/// Whether the engine runs multi-threaded, and why not when it does not. `coep` is the
+/// Cross-Origin-Embedder-Policy the page was served with ("" when none): WebKit (Safari) does
+/// not support `credentialless`, so a page sent it is still not isolated there, and the
+/// sentence says so rather than blame the server. Where the engine cannot run at all (`runs`
+/// false) an isolated page promises no threads.
+pub fn threads_sentence(runs: bool, isolated: bool, coep: &str, threads: Option<u32>, cores: u32) -> String {
+    let coep = coep.trim().to_ascii_lowercase();
     match (isolated, threads) {
+        (true, _) if !runs => {
+            "Cross-origin isolated, but the engine cannot run in this browser (above).".into()
+        }
         (_, Some(n)) if n > 1 => format!("Multi-threaded: {n} threads ({cores} cores)."),
         (true, Some(_)) => format!(
             "Single-threaded, although the page is cross-origin isolated ({cores} cores)."
@@ -241,6 +255,17 @@ pub fn threads_sentence(isolated: bool, threads: Option<u32>, cores: u32) -> Str
         (true, None) => format!(
             "Cross-origin isolated: the engine will use up to {} threads.",
             cores.clamp(1, 8)
+        ),
+        (false, _) if coep.starts_with("credentialless") => "Single-threaded: this server \
+            sends COOP and COEP: credentialless, but this browser does not support \
+            credentialless (Safari and other WebKit browsers do not), so the page is not \
+            cross-origin isolated. For them the host must send COEP: require-corp instead, and \
+            every model file Cross-Origin-Resource-Policy; COEP=require-corp scripts/serve.sh \
+            does, for models on its own origin."
+            .to_string(),
+        (false, _) if !coep.is_empty() => format!(
+            "Single-threaded: this server sends COEP: {coep}, but the page is not cross-origin \
+             isolated (it also needs Cross-Origin-Opener-Policy: same-origin)."
         ),
         (false, _) => "Single-threaded: this page is not cross-origin isolated (its server does \
                        not send the COOP and COEP headers; scripts/serve.sh does)."
@@ -387,6 +412,7 @@ mod tests {
         assert!(kv.contains("ran out of memory"), "{kv}");
         let other = load_failure("llama.cpp refused the file: common_init_: failed to create context");
         assert!(other.contains("damaged or cut short"), "{other}");
+        assert!(load_failure("unsupported:jspi").contains("lacks WebAssembly JavaScript Promise Integration"));
         let broken = load_failure("llama_model_load: tensor data is not within the file bounds");
         assert!(broken.contains("damaged or cut short") && broken.contains("file bounds"), "{broken}");
         assert_eq!(chat_failure("abort"), JudgeError::Cancelled);
@@ -399,14 +425,35 @@ mod tests {
         assert_eq!(unsupported(&[]), None);
         let s = unsupported(&["jspi".into(), "memory64".into()]).unwrap();
         assert!(s.contains("JSPI") && s.contains("Memory64") && s.contains("137"), "{s}");
+        assert!(s.contains("Safari") && s.contains("Nothing is downloaded"), "{s}");
+    }
+
+    #[test]
+    fn the_isolation_sentence_is_true_in_each_browser() {
+        // No headers at all: the server is to blame.
+        let none = threads_sentence(true, false, "", Some(1), 8);
+        assert!(none.contains("does not send the COOP and COEP"), "{none}");
+        // WebKit, sent credentialless: the browser is, and Safari's way out is named.
+        let webkit = threads_sentence(true, false, "credentialless", None, 8);
+        assert!(!webkit.contains("does not send"), "{webkit}");
+        assert!(webkit.contains("does not support credentialless") && webkit.contains("require-corp")
+            && webkit.contains("Cross-Origin-Resource-Policy") && webkit.contains("scripts/serve.sh"), "{webkit}");
+        let half = threads_sentence(true, false, "require-corp", None, 8);
+        assert!(half.contains("Cross-Origin-Opener-Policy"), "{half}");
+        assert!(threads_sentence(true, true, "credentialless", None, 8).contains("up to 8 threads"));
+        // Firefox without JSPI is isolated, but no thread will run anything there.
+        let firefox = threads_sentence(false, true, "", None, 2);
+        assert!(firefox.contains("cannot run") && !firefox.contains("will use"), "{firefox}");
+        // WebKit cannot run it either, and the isolation sentence stays true.
+        assert!(threads_sentence(false, false, "credentialless", None, 8).contains("does not support credentialless"));
     }
 
     #[test]
     fn threads_and_sizes_read_well() {
-        assert!(threads_sentence(false, Some(1), 8).contains("not cross-origin isolated"));
-        assert!(threads_sentence(true, Some(4), 8).starts_with("Multi-threaded: 4 threads"));
-        assert!(threads_sentence(true, Some(1), 8).starts_with("Single-threaded, although"));
-        assert!(threads_sentence(true, None, 8).contains("up to 8 threads"));
+        assert!(threads_sentence(true, false, "", Some(1), 8).contains("not cross-origin isolated"));
+        assert!(threads_sentence(true, true, "", Some(4), 8).starts_with("Multi-threaded: 4 threads"));
+        assert!(threads_sentence(true, true, "", Some(1), 8).starts_with("Single-threaded, although"));
+        assert!(threads_sentence(true, true, "", None, 8).contains("up to 8 threads"));
         assert_eq!(size_text(98_362_432.0), "98.4 MB");
         assert_eq!(size_text(1_951_680.0), "2.0 MB");
         assert_eq!(size_text(2.5e9), "2.50 GB");

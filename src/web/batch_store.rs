@@ -4,28 +4,42 @@
 //! description (a typed record, stored as JSON), dataset text and image files are kept beside
 //! it to resume, reopen, export or delete it.
 
-use js_sys::Array;
+use js_sys::{Array, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{IdbKeyRange, IdbTransactionMode};
 
-use wasm_bindgen_futures::JsFuture;
-
-use super::cache::{committed, database, done, named_store, BATCH_ITEMS, BATCH_META};
+use super::cache::{committed, database, done, named_store, settled, BATCH_ITEMS, BATCH_META};
 use crate::lab::stored_run::{keys, StoredDataset, StoredRun};
+use crate::storage_refusal;
 
-/// Writes one value; `Err` says why in a phrase (callers say what was not kept).
+/// Writes one value; `Err` says why in a phrase (callers say what was not kept): temporary
+/// storage, a full quota and any other refusal each in their own words (`storage_refusal`).
 async fn put(store_name: &str, key: &str, value: &JsValue) -> Result<(), String> {
     let db = database().await.map_err(|_| unavailable())?;
     let store =
         named_store(&db, store_name, IdbTransactionMode::Readwrite).map_err(|_| unavailable())?;
-    let commit = committed(&store.transaction());
+    let tx = store.transaction();
+    // Never rejects, so returning early below leaves no unhandled rejection behind.
+    let commit = committed(&tx);
     let request = store
         .put_with_key(value, &JsValue::from_str(key))
-        .map_err(|_| unavailable())?;
-    let refused = |_| "its storage is full or refused the write".to_string();
-    done(&request).await.map_err(refused)?;
+        .map_err(|e| why(&e))?;
+    if done(&request).await.is_err() {
+        return Err(why(&Reflect::get(&request, &"error".into()).unwrap_or_default()));
+    }
     // Kept only once the transaction commits: a full quota aborts it only then.
-    JsFuture::from(commit).await.map(|_| ()).map_err(refused)
+    settled(commit, &tx).await.map_err(|e| why(&e))
+}
+
+/// The phrase for a refused write, from the browser's `DOMException` (or whatever it gave).
+fn why(error: &JsValue) -> String {
+    let field = |k: &str| {
+        Reflect::get(error, &JsValue::from_str(k))
+            .ok()
+            .and_then(|v| v.as_string())
+            .unwrap_or_default()
+    };
+    storage_refusal::phrase(&field("name"), &field("message"))
 }
 
 fn unavailable() -> String {

@@ -37,16 +37,29 @@ pub async fn done(request: &IdbRequest) -> Result<JsValue, JsValue> {
     request.result()
 }
 
-/// Settles when `tx` commits (or fails). A write's request succeeds before its transaction
-/// commits, and a full quota aborts the transaction only at commit (QuotaExceededError), so a
-/// write is kept only once this resolves. Call it before awaiting anything, so the handlers are
-/// in place before the commit.
+/// Settles when `tx` commits, aborts or fails, and never rejects: a caller whose request failed
+/// returns without awaiting it, and a rejection nobody awaits is an unhandled rejection in the
+/// page. A write's request succeeds before its transaction commits, and a full quota aborts
+/// the transaction only at commit (QuotaExceededError), so a write is kept only once
+/// [`settled`] says so. Call it before awaiting anything, so the handlers are in place before
+/// the commit.
 pub fn committed(tx: &web_sys::IdbTransaction) -> Promise {
-    Promise::new(&mut |resolve, reject| {
+    Promise::new(&mut |resolve, _reject| {
         tx.set_oncomplete(Some(&resolve));
-        tx.set_onabort(Some(&reject));
-        tx.set_onerror(Some(&reject));
+        tx.set_onabort(Some(&resolve));
+        tx.set_onerror(Some(&resolve));
     })
+}
+
+/// Awaits [`committed`]: `Ok` once the transaction committed, else its error (the
+/// `DOMException`, or `undefined` when the browser gave none).
+pub async fn settled(commit: Promise, tx: &web_sys::IdbTransaction) -> Result<(), JsValue> {
+    let event = JsFuture::from(commit).await.unwrap_or_default();
+    let kind = Reflect::get(&event, &"type".into()).ok().and_then(|v| v.as_string());
+    if kind.as_deref() == Some("complete") {
+        return Ok(());
+    }
+    Err(Reflect::get(tx, &"error".into()).unwrap_or_default())
 }
 
 pub async fn database() -> Result<IdbDatabase, JsValue> {
@@ -147,7 +160,7 @@ pub async fn put(key: &str, body: &str) -> Result<(), String> {
     tx.object_store(STORE)
         .and_then(|s| s.put_with_key(&entry, &JsValue::from_str(key)))
         .map_err(refused)?;
-    JsFuture::from(commit).await.map(|_| ()).map_err(refused)
+    settled(commit, &tx).await.map_err(refused)
 }
 
 /// What the page does with a sentence about storage.

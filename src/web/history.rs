@@ -5,10 +5,9 @@
 
 use js_sys::Array;
 use wasm_bindgen::JsValue;
-use wasm_bindgen_futures::JsFuture;
 use web_sys::IdbTransactionMode;
 
-use super::cache::{committed, database, done, named_store, HISTORY};
+use super::cache::{committed, database, done, named_store, settled, HISTORY};
 use crate::history::{self, Entry};
 
 fn unavailable(_: JsValue) -> String {
@@ -69,7 +68,7 @@ pub async fn put(entry: &Entry) -> Result<(), String> {
             )
         })
         .map_err(refused)?;
-    JsFuture::from(commit).await.map(|_| ()).map_err(refused)
+    settled(commit, &tx).await.map_err(refused)
 }
 
 /// Keeps `entry`, then drops every entry older than the newest [`history::MAX_ENTRIES`] in one
@@ -97,5 +96,5 @@ pub async fn delete(id: &str) -> Result<(), String> {
     tx.object_store(HISTORY)
         .and_then(|s| s.delete(&JsValue::from_str(id)))
         .map_err(fail)?;
-    JsFuture::from(commit).await.map(|_| ()).map_err(fail)
+    settled(commit, &tx).await.map_err(fail)
 }

@@ -60,6 +60,10 @@ function message(e) {
 // `progress(phase, fraction)` hears 'downloading' and 'loading'; `check(name, head, size)`
 // returns '' or the sentence refusing a file. Resolves to the model's facts.
 async function load(source, progress, check) {
+  // Never download (and cache) a model this browser cannot run: the page checks first, and so
+  // does the bridge.
+  const lacking = missing();
+  if (lacking.length) throw new Error('unsupported:' + lacking.join(','));
   if (judge) {
     const old = judge;
     judge = null;
@@ -152,10 +156,27 @@ async function cacheClear() {
   await w.cacheManager.clear();
 }
 
-function facts() {
+// The Cross-Origin-Embedder-Policy this page was served with ('' when none or unknown), asked
+// once of its own server: a page sent COEP may still not be isolated (WebKit does not support
+// `credentialless`), and the sentence about threads says which.
+let coep = null;
+async function servedCoep() {
+  if (coep === null) {
+    try {
+      const r = await fetch(location.href, { method: 'HEAD', cache: 'no-store', credentials: 'same-origin' });
+      coep = r.headers.get('Cross-Origin-Embedder-Policy') || '';
+    } catch (e) {
+      coep = '';
+    }
+  }
+  return coep;
+}
+
+async function facts() {
   return {
     missing: missing(),
     isolated: !!globalThis.crossOriginIsolated,
+    coep: globalThis.crossOriginIsolated ? '' : await servedCoep(),
     cores: navigator.hardwareConcurrency || 1,
     loaded: judge ? { name: judge.name, vision: judge.vision, threads: judge.threads, multithread: judge.multithread, identity: judge.identity } : null,
   };
@@ -170,7 +191,7 @@ async function guard(promise) {
 }
 
 globalThis.hjInBrowser = {
-  facts,
+  facts: () => guard(facts()),
   load: (source, progress, check) => guard(load(source, progress, check)),
   chat: (body, signal) => guard(chat(body, signal)),
   cacheList: () => guard(cacheList()),

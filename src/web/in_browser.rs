@@ -34,6 +34,8 @@ pub struct Loaded {
 pub struct Facts {
     pub missing: Vec<String>,
     pub isolated: bool,
+    /// The Cross-Origin-Embedder-Policy the page was served with, "" when none (or isolated).
+    pub coep: String,
     pub cores: u32,
     pub loaded: Option<Loaded>,
 }
@@ -134,6 +136,7 @@ pub async fn facts() -> Result<Facts, String> {
     Ok(Facts {
         missing,
         isolated: get(&f, "isolated").is_truthy(),
+        coep: text(&f, "coep"),
         cores: num(&f, "cores") as u32,
         loaded: read_loaded(&get(&f, "loaded")),
     })
@@ -146,8 +149,12 @@ pub enum Source {
 }
 
 /// Downloads (or takes from the browser's cache) and loads a model; `progress` hears
-/// ("downloading" | "loading", fraction). Errors are sentences.
+/// ("downloading" | "loading", fraction). Errors are sentences. A browser that cannot run the
+/// engine is told so before anything is downloaded.
 pub async fn load(source: Source, progress: impl Fn(String, f64) + 'static) -> Result<Loaded, String> {
+    if let Some(sentence) = core::unsupported(&facts().await?.missing) {
+        return Err(sentence);
+    }
     let spec = Object::new();
     let set = |k: &str, v: &JsValue| {
         let _ = Reflect::set(&spec, &JsValue::from_str(k), v);

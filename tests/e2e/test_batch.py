@@ -206,6 +206,8 @@ def test_a_storage_quota_too_small_for_the_dataset_is_said_at_import(browser, ap
         report = page.el("import-report").text
         assert "did not store" in report and "\u201cbig.zip\u201d" in report, report
         assert "reload cannot resume" in report, report
+        # A quota, said as one: not "temporary", not a bare refusal.
+        assert "storage for this site is full" in report, report
     finally:
         browser.execute_cdp_cmd("Storage.overrideQuotaForOrigin", {"origin": origin})
 

@@ -491,3 +491,8 @@ def test_a_browser_without_jspi_is_told_what_it_lacks(browser, app_url):
     status = page.el("model-load-status").text
     assert "lacks WebAssembly JavaScript Promise Integration (JSPI)" in status, status
     assert "Memory64" not in status
+    # Nothing can be downloaded, and the reason reads as an error (issue 31: Firefox without
+    # the flag downloaded and cached models it could not run).
+    assert page.el("model-load-status").get_attribute("role") == "alert"
+    assert not page.el("load-model-button").is_enabled() and not page.el("load-files-button").is_enabled()
+    assert "will use up to" not in page.el("threads-info").text

@@ -19,6 +19,8 @@ struct Panel {
     cache: RwSignal<Vec<(String, f64)>>,
     url: RwSignal<String>,
     projector_url: RwSignal<String>,
+    /// This browser cannot run the engine: nothing may be downloaded, so the load buttons are off.
+    cannot: RwSignal<bool>,
 }
 
 impl Panel {
@@ -26,12 +28,15 @@ impl Panel {
         spawn_local(async move {
             match engine::facts().await {
                 Ok(f) => {
-                    if let Some(s) = unsupported(&f.missing) {
+                    let threads = f.loaded.as_ref().map(|l| l.threads);
+                    let cannot = unsupported(&f.missing);
+                    let runs = cannot.is_none();
+                    self.threads.set(threads_sentence(runs, f.isolated, &f.coep, threads, f.cores));
+                    if let Some(s) = cannot {
+                        self.cannot.set(true);
                         self.status.set("error");
                         self.message.set(s);
                     }
-                    let threads = f.loaded.as_ref().map(|l| l.threads);
-                    self.threads.set(threads_sentence(f.isolated, threads, f.cores));
                     if let Some(l) = f.loaded {
                         self.ready(&l);
                     }
@@ -99,9 +104,12 @@ pub fn InBrowserPanel() -> impl IntoView {
         cache: RwSignal::new(Vec::new()),
         url: RwSignal::new(String::new()),
         projector_url: RwSignal::new(String::new()),
+        cannot: RwSignal::new(false),
     };
     p.refresh();
     let busy = move || matches!(p.status.get(), "downloading" | "loading");
+    let off = move || p.cannot.get() || busy();
+    let error = move || p.status.get() == "error";
     let load_url = move |_| {
         let projector = Some(p.projector_url.get_untracked()).filter(|s| !s.trim().is_empty());
         let model = p.url.get_untracked();
@@ -134,14 +142,14 @@ pub fn InBrowserPanel() -> impl IntoView {
                  Suggested small vision models (model and projector):"
             </p>
             {url_fields(p)}
-            <button type="button" data-testid="load-model-button" on:click=load_url disabled=busy>"Load from URL"</button>
+            <button type="button" data-testid="load-model-button" on:click=load_url disabled=off>"Load from URL"</button>
             <div class="field">
                 <label for="model-file-input">"Or a model file from this computer"</label>
                 <input id="model-file-input" data-testid="model-file-input" type="file" accept=".gguf"/>
                 <label for="projector-file-input">"and its projector file (optional)"</label>
                 <input id="projector-file-input" data-testid="projector-file-input" type="file" accept=".gguf"/>
             </div>
-            <button type="button" data-testid="load-files-button" on:click=load_files disabled=busy>"Load the picked files"</button>
+            <button type="button" data-testid="load-files-button" on:click=load_files disabled=off>"Load the picked files"</button>
             <progress
                 data-testid="model-load-progress"
                 aria-label="Model download and load"
@@ -150,7 +158,11 @@ pub fn InBrowserPanel() -> impl IntoView {
                 data-value=move || format!("{:.3}", p.fraction.get())
                 data-status=move || p.status.get()
             ></progress>
-            <p class="hint" data-testid="model-load-status" role="status">{move || p.message.get()}</p>
+            <p
+                class=move || if error() { "error" } else { "hint" }
+                data-testid="model-load-status"
+                role=move || if error() { "alert" } else { "status" }
+            >{move || p.message.get()}</p>
             <p class="hint" data-testid="threads-info">{move || p.threads.get()}</p>
             {cache_list(p)}
             <button type="button" data-testid="clear-model-cache-button" on:click=clear disabled=busy>"Clear the model cache"</button>
@@ -164,7 +176,8 @@ fn url_fields(p: Panel) -> impl IntoView {
         <ul class="suggestions">
             {SUGGESTIONS.iter().map(|s| view! {
                 <li>
-                    <button type="button" on:click=move |_| { p.url.set(s.url.into()); p.projector_url.set(s.projector.into()); }>
+                    <button type="button" disabled=move || p.cannot.get()
+                        on:click=move |_| { p.url.set(s.url.into()); p.projector_url.set(s.projector.into()); }>
                         "Use " {s.label}
                     </button>
                     " " {s.size}

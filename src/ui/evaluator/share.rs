@@ -36,13 +36,19 @@ fn page_url() -> String {
     web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default()
 }
 
-/// Best effort: the link is shown in `share-link` whatever the clipboard says.
+/// Best effort: the link is shown in `share-link` whatever the clipboard says. WebKit refuses
+/// the write (NotAllowedError) where it sees no user gesture: the refusal is awaited here, so
+/// it is never an unhandled rejection.
 fn copy(text: &str) {
     if let Some(nav) = web_sys::window().map(|w| w.navigator()) {
         let clipboard = js_sys::Reflect::get(&nav, &"clipboard".into()).ok();
         if let Some(c) = clipboard.filter(|c| !c.is_undefined()) {
             if let Ok(f) = js_sys::Reflect::get(&c, &"writeText".into()).and_then(|f| f.dyn_into::<js_sys::Function>()) {
-                let _ = f.call1(&c, &JsValue::from_str(text));
+                if let Ok(p) = f.call1(&c, &JsValue::from_str(text)).and_then(|p| p.dyn_into::<js_sys::Promise>()) {
+                    spawn_local(async move {
+                        let _ = wasm_bindgen_futures::JsFuture::from(p).await;
+                    });
+                }
             }
         }
     }

@@ -153,8 +153,7 @@ async fn store_inputs(
     refusal.map(|why| {
         format!(
             "This browser did not store {} ({why}). The run works in this tab, but a \
-             reload cannot resume it: keep the tab open, or free some storage and \
-             choose the files again.",
+             reload cannot resume it: keep the tab open.",
             not_kept.join(", ")
         )
     })

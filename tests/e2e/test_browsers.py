@@ -1,0 +1,493 @@
+"""Issue 31: what a visitor does, in the three engines visitors have: Chromium, Firefox ESR and
+WebKitGTK (the Safari engine family). Not every test in three engines: this set walks the main
+paths (both pages, every gallery example, γ by keyboard and pointer, the weights readout,
+Export, a share link in a fresh session, a result file, the history, a full HarmonicEval run
+against the loopback OpenAI fake, the lab's import of the sample dataset and its
+meta-evaluation from a results file, the in-browser judge's panel, and the layout check and
+axe at 390 and 1280 px), and fails on any uncaught error or unhandled rejection in the page.
+The engines and the watch on the page are tests/e2e/browsers.py.
+
+Then one test per defect these engines exposed: Firefox without its JSPI flag downloading a
+model it cannot run, WebKit's false isolation sentence, and WebKit's temporary storage
+(refused Blobs) called "full" with an unhandled rejection behind it.
+
+Each engine starts once for the module; each test gets its own loopback origin (so its
+storage starts empty) and, where it needs one, a fresh session."""
+
+import json
+
+import pytest
+from selenium.webdriver import ActionChains
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
+
+import browsers
+from app_page import CRITERIA, AppPage, export_pattern, tid
+from conftest import DIST
+from test_layout import AXE, AXE_RUN, LAYOUT_JS, PANELS, N_RESULTS, lab_results
+
+VERSIONS = {}
+
+
+@pytest.fixture(scope="module")
+def display():
+    d = browsers.Display()
+    yield d
+    d.stop()
+
+
+@pytest.fixture(scope="module", params=browsers.ENGINES)
+def engine(request, display, tmp_path_factory):
+    name = request.param
+    try:
+        driver = browsers.start(name, tmp_path_factory.mktemp(f"profile-{name}"), display)
+    except Exception as e:  # noqa: BLE001 - say which engine and why, once
+        pytest.fail(f"{name} did not start ({e.__class__.__name__}: {e}); scripts/setup.sh --test installs it")
+    VERSIONS[name] = browsers.version(driver)
+    yield driver
+    driver.quit()
+
+
+class XB:
+    """One test in one engine: its own origin, and the watch's verdict at the end."""
+
+    def __init__(self, driver, site, display, tmp):
+        self.d = driver
+        self.engine = driver.hj_engine
+        self.site = site
+        self.url = site.url
+        self.display = display
+        self.tmp = tmp
+        self.problems = []
+        self.others = []
+
+    def page(self, path="", driver=None):
+        d = driver or self.d
+        self.note(d)
+        page = AppPage(d, self.url + path)
+        assert browsers.errors(d) is not None, "the watch is not on the page (tests/e2e/browsers.py, inject)"
+        return page
+
+    def note(self, driver=None):
+        """Keeps what the watch saw on the page about to be left."""
+        found = browsers.errors(driver or self.d)
+        if found:
+            self.problems += found
+
+    def fresh(self):
+        """A second session with a fresh profile (nothing stored, no history)."""
+        d = browsers.start(self.engine, self.tmp / f"fresh-{len(self.others)}", self.display)
+        self.others.append(d)
+        return d
+
+
+@pytest.fixture
+def xb(engine, display, tmp_path):
+    site = browsers.Site(DIST)
+    x = XB(engine, site, display, tmp_path)
+    yield x
+    x.note()
+    for d in x.others:
+        x.note(d)
+        d.quit()
+    # Leave the shared session on a blank page, its storage no one's.
+    try:
+        engine.get("about:blank")
+    finally:
+        site.stop()
+    assert not x.problems, f"{x.engine}: uncaught errors or unhandled rejections in the page:\n" + "\n".join(x.problems)
+
+
+def named_gammas(d):
+    return {b.text: b for b in d.find_elements("css selector", ".gamma-marks button")}
+
+
+def open_example(page, name):
+    page.wait_for(lambda d: d.find_elements("css selector", f"[data-testid='demo-{name}']"), f"the {name} example", 30)
+    page.el(f"demo-{name}").click()
+    page.wait_for(lambda d: page.el("opened-note").is_displayed() and page.overall() is not None, "the example's score", 30)
+
+
+def file_input(page, name, path):
+    """Chooses a file in an <input type=file>, shown first where it is hidden (WebDriver types
+    into visible inputs only)."""
+    e = page.el(name)
+    page.d.execute_script("arguments[0].style.display = 'block'; arguments[0].hidden = false;", e)
+    e.send_keys(str(path))
+
+
+# ------------------------------------------------------------------ the visitor's paths
+
+
+def test_both_pages_load_and_every_gallery_example_opens(xb):
+    page = xb.page()
+    manifest = json.loads((DIST / "examples" / "manifest.json").read_text())
+    for e in manifest:
+        name = e["name"]
+        page.wait_for(lambda d: d.find_elements("css selector", f"[data-testid='demo-{name}']"), name, 30)
+        page.el(f"demo-{name}").click()
+        page.wait_for(lambda d: e["title"] in page.el("opened-note").text, f"{name} to open", 30)
+        if name.startswith("compare-"):
+            page.wait_for(lambda d: d.find_elements("css selector", "[data-testid='ranking'][data-order*=',']"), "the ranking")
+        else:
+            page.wait_for(lambda d: page.overall() is not None, f"{name}'s score")
+    lab = xb.page("lab/")
+    lab.wait_for(lambda d: d.find_elements(*tid("dataset-input")), "the lab", 30)
+
+
+def test_gamma_by_keyboard_and_pointer_and_the_weights_readout(xb):
+    page = xb.page()
+    open_example(page, "gamma-flip-a")
+    slider = page.el("gamma-slider")
+    slider.send_keys(Keys.HOME)
+    page.wait_for(lambda d: page.el("gamma-value").text == "0.01", "γ at its minimum")
+    low = page.overall()
+    for _ in range(3):
+        slider.send_keys(Keys.RIGHT)
+    page.wait_for(lambda d: page.el("gamma-value").text == "0.04", "γ moved by the arrow key")
+    slider.send_keys(Keys.END)
+    page.wait_for(lambda d: page.el("gamma-value").text == "1.00", "γ at its maximum")
+    assert page.overall() != low
+    # The pointer: a named setting, then the readout of a focused band.
+    named_gammas(xb.d)["selective 0.01"].click()
+    page.wait_for(lambda d: page.el("gamma-value").text == "0.01", "the named γ")
+    band = page.el("weights-plot").find_elements("css selector", "polygon.band")[0]
+    xb.d.execute_script("arguments[0].focus()", band)
+    readout = page.el("weights-readout")
+    page.wait_for(lambda d: readout.text.startswith("Correctness: weight"), "the readout")
+    assert "100 %" in readout.text and "σ = 0.22" in readout.text, readout.text
+    named_gammas(xb.d)["uniform 1"].click()
+    page.wait_for(lambda d: "20 %" in page.el("weights-readout").text, "the readout at γ = 1")
+    plot = page.el("weights-plot")
+    spot = xb.d.execute_script("""
+        const svg = arguments[0];
+        svg.scrollIntoView({block: 'center'});
+        const r = svg.getBoundingClientRect();
+        for (let fx = 0.98; fx > 0.1; fx -= 0.02) for (let fy = 0.05; fy < 0.8; fy += 0.02) {
+          const e = document.elementFromPoint(r.left + r.width * fx, r.top + r.height * fy);
+          if (e && e.classList.contains('band-2')) return [Math.round((fx - 0.5) * r.width), Math.round((fy - 0.5) * r.height)];
+        }
+        return null;""", plot)
+    assert spot, "the clarity band is drawn"
+    ActionChains(xb.d).move_to_element_with_offset(plot, *spot).perform()
+    page.wait_for(lambda d: page.el("weights-readout").text.startswith("Clarity"), "the hover readout")
+
+
+def test_export_and_a_share_link_opened_in_a_fresh_session(xb):
+    page = xb.page()
+    open_example(page, "gamma-flip-b")
+    named_gammas(xb.d)["selective 0.01"].click()
+    before = page.overall()
+    page.el("export-json-button").click()
+    files = browsers.saved(xb.d, export_pattern("harmonic_eval"))
+    exported = [t for n, t in files.items() if export_pattern("harmonic_eval").fullmatch(n)]
+    assert exported, files.keys()
+    assert exported[0].startswith("{"), exported[0][:300]
+    doc = json.loads(exported[0])
+    assert doc["explanations"]["fluency"] == "Natural English."
+    page.el("copy-link-button").click()
+    page.wait_for(lambda d: "#r=" in page.el("share-link").text, "the link")
+    link = page.el("share-link").text
+    assert link.startswith(xb.url)
+    fresh = xb.fresh()
+    other = xb.page(link[len(xb.url):], driver=fresh)
+    other.wait_for(lambda d: other.overall() is not None, "the shared result", 30)
+    assert "a share link" in other.el("opened-note").text
+    named_gammas(fresh)["selective 0.01"].click()
+    assert other.overall() == pytest.approx(before, abs=1e-12)
+    assert "Natural English." in other.card("fluency").text
+
+
+def test_a_harmonic_eval_run_the_history_and_its_result_file(xb, fake, images, tmp_path):
+    page = xb.page()
+    page.set_backend(fake.url, "gpt-4o", "sk-xb-0123456789")
+    page.upload(images / "photo.png")
+    page.wait_image()
+    page.fill("text-input", "A dog runs across a grassy park.")
+    page.evaluate()
+    page.wait_settled(timeout=60)
+    assert all(page.state(c) == "done" for c in CRITERIA), [page.state(c) for c in CRITERIA]
+    score = page.overall()
+    assert score is not None
+    assert len(fake.requests) >= 5
+    # The history keeps it (IndexedDB), and reopens it after a reload.
+    page.d.execute_script("document.querySelector('[data-testid=history]').open = true;")
+    page.wait_for(lambda d: d.find_elements("css selector", "[data-testid='history-list'] > li"), "the run in the history")
+    page.el("export-json-button").click()
+    files = browsers.saved(xb.d, export_pattern("harmonic_eval", "a-dog-runs-across-a-grassy"))
+    name, text = next((n, t) for n, t in files.items() if n.startswith("harmonic_eval-a-dog"))
+    page = xb.page()
+    page.d.execute_script("document.querySelector('[data-testid=history]').open = true;")
+    page.wait_for(lambda d: d.find_elements(*tid("history-open-0")), "the history after a reload")
+    page.el("history-open-0").click()
+    page.wait_for(lambda d: page.overall() is not None, "the reopened run")
+    assert page.overall() == pytest.approx(score, abs=1e-12)
+    # The result file opens in a page that has nothing.
+    path = tmp_path / name
+    path.write_text(text)
+    page = xb.page()
+    file_input(page, "open-result-input", path)
+    page.wait_for(lambda d: page.overall() is not None, "the opened result")
+    assert page.el("opened-note").text.startswith(f"Opened from {name}")
+    assert page.overall() == pytest.approx(score, abs=1e-12)
+
+
+def test_the_lab_imports_the_sample_dataset_and_meta_evaluates_a_results_file(xb, tmp_path):
+    lab = xb.page("lab/")
+    lab.wait_for(lambda d: d.find_elements(*tid("dataset-input")), "the lab", 30)
+    file_input(lab, "dataset-input", DIST / "lab" / "sample-dataset.zip")
+    lab.wait_for(lambda d: lab.el("batch-progress").get_attribute("data-total") == "6", "the sample to load", 30)
+    assert lab.el("import-ready").get_attribute("data-left-out") == "0"
+    report = lab.el("import-report").text
+    # WebKit's automation session keeps storage only for the session, as a private window does,
+    # and refuses files there (test_webkit_temporary_storage_is_said_as_such); elsewhere it is kept.
+    if xb.engine != "webkit":
+        assert report == "", report
+    file_input(lab, "results-input", lab_results(tmp_path))
+    lab.wait_for(lambda d: lab.el("batch-progress").get_attribute("data-total") == str(N_RESULTS), "the results", 30)
+    lab.wait_for(lambda d: d.find_elements(*tid("sweep-best-gamma")), "the sweep")
+    lab.wait_for(lambda d: lab.el("meta-overall-tau-b").get_attribute("data-value"), "the meta-evaluation")
+    assert lab.el("gamma-sweep").get_attribute("data-points") == "100"
+    svg = xb.d.find_element("css selector", '[data-testid="gamma-sweep"] svg')
+    svg.send_keys(Keys.HOME)
+    lab.wait_for(lambda d: lab.el("gamma-value").text == "0.01", "γ at its minimum, by keyboard")
+
+
+def engine_can_run(driver):
+    return driver.execute_script("""
+        let m64 = true;
+        try { new WebAssembly.Memory({address: 'i64', initial: BigInt(1)}); } catch (e) { m64 = false; }
+        return typeof WebAssembly.Suspending === 'function' && m64 && typeof Worker === 'function';""")
+
+
+def in_browser_panel(page):
+    Select(page.el("preset-select")).select_by_value("in_browser")
+    page.wait_for(lambda d: page.el("threads-info").text.strip(), "the engine's facts", 30)
+
+
+def test_the_in_browser_judges_panel(xb):
+    page = xb.page()
+    in_browser_panel(page)
+    can = engine_can_run(xb.d)
+    status = page.el("model-load-status")
+    load_buttons = [page.el("load-model-button"), page.el("load-files-button")]
+    if can:
+        assert status.get_attribute("class") == "hint", status.text
+        assert all(b.is_enabled() for b in load_buttons)
+    else:
+        page.wait_for(lambda d: status.get_attribute("class") == "error", "the reason, as an error")
+        assert status.get_attribute("role") == "alert"
+        assert "cannot run the judge in the page" in status.text and "Safari" in status.text, status.text
+        assert not any(b.is_enabled() for b in load_buttons)
+    # What the suite measured, for the browser table (docs): WebKit cannot run it yet.
+    if xb.engine == "webkit":
+        assert not can
+    else:
+        assert can, f"{xb.engine} ({browsers.version(xb.d)}) lacks what the engine needs"
+    # The isolation sentence is true here: this loopback site sends no COOP or COEP.
+    assert "does not send the COOP and COEP headers" in page.el("threads-info").text
+
+
+def _resize(driver, width, height=900):
+    driver.set_window_size(width, height)
+    inner = driver.execute_script("return window.innerWidth;")
+    if inner != width:
+        driver.set_window_size(width + (width - inner), height)
+    driver.execute_script("return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));")
+    return driver.execute_script("return window.innerWidth;")
+
+
+def _measure(xb, what, width):
+    failures = []
+    d = xb.d
+    d.execute_script("return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));")
+    assert d.execute_script("return window.innerWidth;") == width
+    if not d.execute_script("return typeof window.axe === 'object';"):
+        d.execute_script(AXE.read_text())
+    layout = d.execute_script(LAYOUT_JS, PANELS)
+    assert layout["panels"] >= 3 and layout["elements"] > 20, layout
+    failures += [f"{what} {width}px: {p}" for p in layout["problems"]]
+    for v in d.execute_async_script(AXE_RUN):
+        failures.append(f"{what} {width}px axe {v['id']} ({v.get('impact')}): {v['help']}: {v['nodes']}")
+    return failures
+
+
+def _check(xb, what, path, prepare, widths=(390, 1280)):
+    """The layout check and axe on the page at `path`, brought to its state by `prepare(page)`,
+    at each width: in the window where the engine's window can be made that wide, else in an
+    iframe of that width (WebKitGTK's MiniBrowser window is at least 447 px wide)."""
+    failures = []
+    for width in widths:
+        if _resize(xb.d, width) == width:
+            page = xb.page(path)
+            prepare(page)
+            failures += _measure(xb, what, width)
+            continue
+        _resize(xb.d, 1280, 1000)
+        xb.note()
+        xb.d.get(f"{xb.url}__hj_frame.html?w={width}&h=900&src={path}")
+        xb.d.switch_to.frame("hj-frame")
+        try:
+            page = AppPage.__new__(AppPage)
+            page.d = xb.d
+            page.wait_for(lambda d: d.find_elements(*tid("metric-select")), "the page in its frame", 30)
+            prepare(page)
+            failures += [f + " (in an iframe)" for f in _measure(xb, what, width)]
+            xb.note()
+        finally:
+            xb.d.switch_to.default_content()
+    _resize(xb.d, 1280, 1000)
+    return failures
+
+
+def test_the_layout_check_and_axe_at_390_and_1280(xb, tmp_path):
+    if not AXE.exists():
+        pytest.fail(f"{AXE} is missing: run scripts/setup.sh (it installs axe-core from npm)")
+    results = lab_results(tmp_path)
+
+    def example(page):
+        open_example(page, "gamma-flip-a")
+
+    def lab(page):
+        page.wait_for(lambda d: d.find_elements(*tid("dataset-input")), "the lab", 30)
+        file_input(page, "results-input", results)
+        page.wait_for(lambda d: d.find_elements(*tid("sweep-best-gamma")), "the sweep", 30)
+
+    failures = _check(xb, "evaluator", "", example) + _check(xb, "lab", "lab/", lab)
+    # Known, not yet fixed: in WebKitGTK 2.50 the lab at 390 px scrolls sideways (scrollWidth
+    # 450) with its results table (941 px, inside its own scrolling box) loaded, though no
+    # shown element sticks out of the viewport. The rest of the check still holds in WebKit.
+    known = [f for f in failures if xb.engine == "webkit" and f.startswith("lab 390px: the page scrolls sideways")]
+    failures = [f for f in failures if f not in known]
+    assert not failures, f"{xb.engine}:\n" + "\n".join(failures)
+    if known:
+        pytest.xfail("WebKit: " + "; ".join(known))
+
+
+# ------------------------------------------------------------------ what the engines exposed
+
+
+class ModelHost:
+    """A loopback server for model files, with CORS, that logs every request it gets."""
+
+    def __init__(self, size):
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.log = []
+        host = self
+        body = b"GGUF" + bytes(size - 4)
+
+        class H(BaseHTTPRequestHandler):
+            def _head(self):
+                host.log.append((self.command, self.path))
+                self.send_response(200)
+                self.send_header("Access-Control-Allow-Origin", "*")
+                self.send_header("Access-Control-Expose-Headers", "Content-Length")
+                self.send_header("Cross-Origin-Resource-Policy", "cross-origin")
+                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Content-Type", "application/octet-stream")
+                self.end_headers()
+
+            def do_HEAD(self):
+                self._head()
+
+            def do_GET(self):
+                self._head()
+                self.wfile.write(body)
+
+            def do_OPTIONS(self):
+                host.log.append((self.command, self.path))
+                self.send_response(204)
+                self.send_header("Access-Control-Allow-Origin", "*")
+                self.send_header("Access-Control-Allow-Headers", "*")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_firefox_without_its_jspi_flag_downloads_no_model(xb, tmp_path):
+    """Firefox with javascript.options.wasm_js_promise_integration off (the flag the issue's
+    Firefox ESR 140 needed; ESR 153 has it on). Before the fix both load buttons stayed enabled
+    and "Load from URL" downloaded (HEAD, then GET of every byte) and cached the model."""
+    if xb.engine != "firefox":
+        pytest.skip("Firefox's own flag")
+    host = ModelHost(2_000_000)
+    d = browsers.start("firefox", tmp_path / "nojspi", xb.display,
+                       prefs={"javascript.options.wasm_js_promise_integration": False})
+    xb.others.append(d)
+    try:
+        page = xb.page(driver=d)
+        assert d.execute_script("return typeof WebAssembly.Suspending;") == "undefined"
+        in_browser_panel(page)
+        status = page.el("model-load-status")
+        page.wait_for(lambda _: status.get_attribute("class") == "error", "the reason, as an error")
+        assert status.get_attribute("role") == "alert"
+        assert "lacks WebAssembly JavaScript Promise Integration (JSPI)" in status.text, status.text
+        assert "will use up to" not in page.el("threads-info").text
+        suggestions = d.find_elements("css selector", ".suggestions button")
+        assert suggestions and not any(b.is_enabled() for b in suggestions)
+        for b in ("load-model-button", "load-files-button"):
+            assert not page.el(b).is_enabled(), b
+        # Pressing them anyway (as a page redrawn before the check would let one do).
+        page.fill("model-url-input", host.url + "model.gguf")
+        page.fill("projector-url-input", host.url + "mmproj.gguf")
+        model = tmp_path / "picked.gguf"
+        model.write_bytes(b"GGUF" + bytes(1000))
+        page.el("model-file-input").send_keys(str(model))
+        for b in ("load-model-button", "load-files-button"):
+            d.execute_script("arguments[0].disabled = false; arguments[0].click();", page.el(b))
+            page.wait_for(lambda _: page.el("model-load-progress").get_attribute("data-status") == "error", "the refusal")
+            assert "cannot run the judge in the page" in status.text, status.text
+        import time
+        time.sleep(1.5)
+        assert host.log == [], f"the model's server was asked: {host.log}"
+        assert not d.find_elements("css selector", "[data-testid='model-cache-list'] li")
+    finally:
+        host.stop()
+
+
+def test_webkit_isolation_sentence_is_true_and_names_safaris_way(xb, display, tmp_path):
+    """Served with COOP and COEP: credentialless (as scripts/serve.sh does), WebKit is still
+    not isolated; before the fix the sentence said the server sends neither header."""
+    if xb.engine != "webkit":
+        pytest.skip("WebKit's own gap")
+    site = browsers.Site(DIST, isolated=True)
+    try:
+        page = AppPage(xb.d, site.url)
+        assert xb.d.execute_script("return crossOriginIsolated;") is False
+        in_browser_panel(page)
+        said = page.el("threads-info").text
+        assert "does not send" not in said, said
+        assert "does not support credentialless" in said and "require-corp" in said, said
+        assert "Cross-Origin-Resource-Policy" in said and "scripts/serve.sh" in said, said
+        xb.note()
+    finally:
+        site.stop()
+
+
+def test_webkit_temporary_storage_is_said_as_such(xb):
+    """WebKit's automation session keeps its website data only for the session (an ephemeral
+    data store, as Safari's private windows have), and its IndexedDB refuses Blobs there. Before
+    the fix the lab said "its storage is full or refused the write" and the page had an
+    unhandled rejection ([object Event])."""
+    if xb.engine != "webkit":
+        pytest.skip("WebKit's temporary storage")
+    lab = xb.page("lab/")
+    lab.wait_for(lambda d: d.find_elements(*tid("dataset-input")), "the lab", 30)
+    file_input(lab, "dataset-input", DIST / "lab" / "sample-dataset.zip")
+    lab.wait_for(lambda d: lab.el("import-report").text, "the import report", 30)
+    report = lab.el("import-report").text
+    assert "did not store" in report and "sample-dataset.zip" in report, report
+    assert "temporary" in report and "private window" in report, report
+    assert "full" not in report, report
