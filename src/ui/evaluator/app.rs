@@ -50,8 +50,8 @@ pub fn App() -> impl IntoView {
                 <InputsPanel/>
                 <CandidatesInputs/>
                 <RunBar/>
-                <KeyNote/>
                 <JudgeSettings settings=state.settings page=Some(state)/>
+                <KeyNote/>
                 <CostPanel/>
             </section>
             <section class="column results" aria-labelledby="results-heading">

@@ -38,11 +38,12 @@ pub fn PresentButton(present: RwSignal<bool>) -> impl IntoView {
             type="button"
             class="present-button"
             data-testid="present-button"
-            class:hidden=move || !state.settings.is_harmonic()
+            class:hidden=move || !state.settings.is_harmonic() || !crate::ui::metric_ui::of(state.settings.metric.get()).has_run(state)
+            title="Large type for a projector: the score, γ and its charts; the arrow keys move γ"
             aria-pressed=move || present.get().to_string()
             on:click=move |_| present.update(|p| *p = !*p)
         >
-            {move || if present.get() { "Leave present mode (Esc)" } else { "Present (large type, γ on the arrow keys)" }}
+            {move || if present.get() { "Leave present mode (Esc)" } else { "Present" }}
         </button>
     }
 }
