@@ -59,11 +59,12 @@ pub fn App() -> impl IntoView {
                 <h2 id="results-heading" class="visually-hidden">"Results"</h2>
                 <PresentButton present=present/>
                 <EmptyState/>
-                <OpenResult/>
                 <OpenedPanel/>
                 <SharedFailure/>
                 <SingleResults/>
                 <SharePanel/>
+                // Below the result, so that an opened result's score sits beside what it judged.
+                <OpenResult/>
                 <HistoryPanel/>
             </section>
         </main>
