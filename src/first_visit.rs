@@ -7,7 +7,7 @@
 pub fn key_missing(needs_key: bool, key: &str, provider: &str) -> Option<String> {
     (needs_key && key.trim().is_empty()).then(|| {
         format!(
-            "{provider} needs an API key: paste it under Judge backend before Evaluate sends \
+            "{provider} needs an API key: paste it in the Judge settings before Evaluate sends \
              anything (or try an example, which needs none)."
         )
     })
@@ -29,6 +29,35 @@ pub fn is_presets_host(preset_base_url: &str, base_url: &str) -> bool {
 pub fn shared_failure(outcomes: &[Option<&str>]) -> Option<String> {
     let first = outcomes.first().copied().flatten()?;
     (outcomes.len() >= 2 && outcomes.iter().all(|o| *o == Some(first))).then(|| first.to_string())
+}
+
+/// Whether the judge has the key it needs, for the one-line summary of the judge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyState {
+    /// The provider needs a key and none is entered.
+    Needed,
+    /// A key is entered.
+    Set,
+    /// This backend needs none (a local server, the in-page judge, a proxy).
+    NotNeeded,
+}
+
+/// The judge in one line, shown above its settings while they are folded away: provider ·
+/// model · key · procedure, e.g. "OpenAI · gpt-4o · key needed · paper procedure".
+pub fn judge_summary(provider: &str, model: &str, key: KeyState, extensions: usize) -> String {
+    let model = model.trim();
+    let model = if model.is_empty() { "no model chosen" } else { model };
+    let key = match key {
+        KeyState::Needed => "key needed",
+        KeyState::Set => "key set",
+        KeyState::NotNeeded => "no key needed",
+    };
+    let procedure = match extensions {
+        0 => "paper procedure".to_string(),
+        1 => "extended (1 option)".to_string(),
+        n => format!("extended ({n} options)"),
+    };
+    format!("{provider} · {model} · {key} · {procedure}")
 }
 
 #[cfg(test)]
@@ -54,5 +83,18 @@ mod tests {
         assert_eq!(shared_failure(&[Some(e), None, Some(e)]), None, "one scored");
         assert_eq!(shared_failure(&[Some(e), Some("HTTP 404")]), None, "different reasons");
         assert_eq!(shared_failure(&[]), None);
+    }
+
+    #[test]
+    fn the_judge_in_one_line_says_what_is_missing() {
+        assert_eq!(
+            judge_summary("OpenAI", "gpt-4o", KeyState::Needed, 0),
+            "OpenAI · gpt-4o · key needed · paper procedure"
+        );
+        assert_eq!(
+            judge_summary("llama.cpp server", "  ", KeyState::NotNeeded, 2),
+            "llama.cpp server · no model chosen · no key needed · extended (2 options)"
+        );
+        assert!(judge_summary("Gemini", "g", KeyState::Set, 1).ends_with("key set · extended (1 option)"));
     }
 }

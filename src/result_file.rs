@@ -207,12 +207,33 @@ fn read_comparison(obj: &Map<String, Value>) -> Result<(Comparison, &Map<String,
 }
 
 /// One gallery entry of `examples/manifest.json` (written by `scripts/examples_manifest.py`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Example {
     /// The `demo-<name>` test id's tail and the file's stem.
     pub name: String,
     pub title: String,
     pub file: String,
+    /// Where the file says its numbers come from: "constructed", "recorded" or "file".
+    pub origin: String,
+    /// The model the file names (a claim of the file's, said as one).
+    pub model: String,
+    /// The example a first visit is pointed to.
+    pub start: bool,
+}
+
+impl Example {
+    /// The gallery's line under the title: where the numbers come from, in the file's words,
+    /// never more than it says.
+    pub fn provenance(&self) -> String {
+        let model = self.model.trim();
+        match (self.origin.as_str(), model) {
+            ("constructed", _) => "Constructed by hand, not a model's answer".into(),
+            ("recorded", "") => "Recorded from a model (the file says)".into(),
+            ("recorded", m) => format!("Recorded from {m} (the file says)"),
+            (_, "") => "A result file; it does not say where its numbers come from".into(),
+            (_, m) => format!("A result file; it says it is from {m}"),
+        }
+    }
 }
 
 /// The most gallery entries listed (the site's own file, but a list all the same).
@@ -238,6 +259,9 @@ pub fn read_manifest(json: &str) -> Result<Vec<Example>, String> {
                 title: get("title").unwrap_or_else(|| name.clone()).chars().take(MAX_TITLE_CHARS).collect(),
                 name,
                 file,
+                origin: get("origin").unwrap_or_default(),
+                model: get("model").unwrap_or_default().chars().take(80).collect(),
+                start: e.get("start").and_then(Value::as_bool).unwrap_or(false),
             })
         })
         .take(MAX_EXAMPLES)

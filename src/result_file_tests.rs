@@ -124,8 +124,44 @@ fn the_constructed_fleur_g_veval_and_maev_examples_open_fully_with_their_scores(
 fn the_manifest_skips_entries_that_could_leave_the_examples_folder() {
     let m = r#"[{"name":"dog","title":"A dog","file":"dog.json"},{"name":"x","file":"../secret.json"},{"name":"y","file":"y.txt"},{"file":"z.json"}]"#;
     let list = read_manifest(m).unwrap();
-    assert_eq!(list, vec![Example { name: "dog".into(), title: "A dog".into(), file: "dog.json".into() }]);
+    let dog = Example { name: "dog".into(), title: "A dog".into(), file: "dog.json".into(), ..Example::default() };
+    assert_eq!(list, vec![dog]);
     assert!(read_manifest("{").is_err());
+}
+
+#[test]
+fn each_example_says_where_its_numbers_come_from_and_no_more() {
+    let m = r#"[{"name":"a","file":"a.json","origin":"constructed","model":"(none: constructed)","start":true},
+               {"name":"b","file":"b.json","origin":"recorded","model":"smollm2-135m"},
+               {"name":"c","file":"c.json","origin":"file","model":"gpt-4o"},
+               {"name":"d","file":"d.json"}]"#;
+    let list = read_manifest(m).unwrap();
+    let lines: Vec<String> = list.iter().map(Example::provenance).collect();
+    assert_eq!(lines[0], "Constructed by hand, not a model's answer");
+    assert_eq!(lines[1], "Recorded from smollm2-135m (the file says)");
+    assert_eq!(lines[2], "A result file; it says it is from gpt-4o");
+    assert_eq!(lines[3], "A result file; it does not say where its numbers come from");
+    assert_eq!(list.iter().filter(|e| e.start).count(), 1);
+    assert!(list[0].start);
+}
+
+/// The gallery's manifest as the build writes it: every shipped example is labelled by where
+/// its own file says its numbers come from, and six of the seven are constructed.
+#[test]
+fn the_shipped_examples_are_labelled_by_their_own_files() {
+    let dir = format!("{}/public/examples", env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new("python3")
+        .args(["-c", "import sys, json; sys.path.insert(0, 'scripts'); import examples_manifest as m; from pathlib import Path; print(json.dumps(m.mark_start(m.manifest(Path(sys.argv[1])))))", &dir])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("python3 runs the manifest script");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let list = read_manifest(&String::from_utf8(out.stdout).unwrap()).unwrap();
+    let constructed = list.iter().filter(|e| e.origin == "constructed").count();
+    let recorded: Vec<&Example> = list.iter().filter(|e| e.origin == "recorded").collect();
+    assert_eq!((list.len(), constructed, recorded.len()), (7, 6, 1));
+    assert_eq!(recorded[0].provenance(), "Recorded from smollm2-135m (the file says)");
+    assert_eq!(list.iter().filter(|e| e.start).map(|e| e.name.as_str()).collect::<Vec<_>>(), ["gamma-flip-a"]);
 }
 
 fn example(name: &str) -> Harmonic {

@@ -50,6 +50,8 @@ FILES = {
     "test_layout.py": ({"lab"}, set(), {"layout"}),
     # First visit and chunks.
     "test_chunks.py": ({"evaluator"}, set(), {"chunks"}),
+    # The evaluator built around the task: first screen, gallery labels, Explain, present mode.
+    "test_task_first.py": ({"evaluator"}, {"harmonic_eval"}, {"layout", "results"}),
     # Engines (their engine marker comes from ENGINES).
     "test_real_engine.py": ({"evaluator"}, set(), set()),
     "test_in_browser.py": ({"evaluator"}, set(), {"providers"}),
@@ -94,6 +96,7 @@ TESTS = {
     ("test_real_engine.py", "test_a_batch_survives_a_reload_against_the_real_engine"): {"batch"},
     ("test_real_engine.py", "test_candidates_against_the_real_engine"): {"harmonic_eval", "candidates"},
     ("test_real_engine.py", "test_fleur_candidates_against_the_real_engine"): {"candidates"},
+    ("test_task_first.py", "test_explain_on_an_opened_example_keeps_the_stored_explanation"): {"fleur"},
 }
 
 # The quick tier's browser smoke set (scripts/test.sh --quick): a handful of the fastest tests
@@ -106,6 +109,7 @@ SMOKE = {
     ("test_layout.py", "test_the_batch_api_is_offered_only_for_openai"),
     ("test_layout.py", "test_evaluator_layout_and_accessibility[light]"),
     ("test_chunks.py", "test_a_first_visit_fetches_no_chunk_and_evaluate_fetches_the_judging_code"),
+    ("test_task_first.py", "test_a_fresh_visit_sees_the_task_first_and_the_judge_in_one_line"),
 }
 
 # A `metric` parameter names the metric it runs.

@@ -197,7 +197,7 @@ pub fn chat_failure(msg: &str) -> JudgeError {
     }
     if msg == "not-loaded" {
         return JudgeError::Setting {
-            message: "No model is loaded in this page: under Judge backend, load one from a URL \
+            message: "No model is loaded in this page: in the Judge settings, load one from a URL \
                       or pick its file first."
                 .into(),
         };

@@ -18,7 +18,7 @@ mod settings;
 mod state;
 mod widgets;
 
-use backend::{backend_panel, connection, connection_panel, in_browser_panel, state as backend_state};
+use backend::{connection, connection_panel, in_browser_panel, state as backend_state};
 use evaluator::{
     actions, app, chunks, cost_panel, examples, guidance, history, image_actions, image_panel,
     inputs_panel, inputs_state, open_result, run_bar, runner, share, single_results,
@@ -40,7 +40,7 @@ use metrics::harmonic_eval::{
 };
 use metrics::maev::{inputs as maev_inputs, panel as maev_panel, run as maev_run, state as maev_state};
 use widgets::{
-    doubt_notes, fidelity_panel, fields, gamma_events, lazy, metric_select, theme_toggle, top_bar,
+    doubt_notes, fields, gamma_events, lazy, metric_select, theme_toggle, top_bar,
 };
 
 /// Installs the panic hook and mounts the one-item evaluator on `<body>`.

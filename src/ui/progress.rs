@@ -91,4 +91,42 @@ pub enum ExplainState {
     Running,
     Done(String),
     Failed(String),
+    /// A stored explanation (an opened result's, or an earlier answer) that asking again could
+    /// not replace: the text stays, with the sentence that says why it was not asked again.
+    Kept(String, String),
+}
+
+impl ExplainState {
+    /// The explanation this slot holds, if any (exported, shared and kept in the history).
+    pub fn stored(&self) -> Option<&str> {
+        match self {
+            ExplainState::Done(t) | ExplainState::Kept(t, _) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// What the card shows as the explanation.
+    pub fn shown(&self) -> String {
+        match self {
+            ExplainState::Idle => String::new(),
+            ExplainState::Running => "Asking the judge why…".into(),
+            ExplainState::Done(t) | ExplainState::Failed(t) | ExplainState::Kept(t, _) => t.clone(),
+        }
+    }
+
+    /// Why a stored explanation was not asked again.
+    pub fn kept_note(&self) -> Option<String> {
+        match self {
+            ExplainState::Kept(_, why) => Some(why.clone()),
+            _ => None,
+        }
+    }
+
+    /// After a failed ask: the stored text stays (with the reason), else the failure shows.
+    pub fn after_failure(previous: Option<String>, why: String) -> ExplainState {
+        match previous {
+            Some(text) => ExplainState::Kept(text, format!("Not asked again: {why} The stored explanation is shown above.")),
+            None => ExplainState::Failed(why),
+        }
+    }
 }

@@ -27,7 +27,11 @@ class AppPage:
         ).until(cond, f"timed out waiting for {what}")
 
     def el(self, name):
-        return self.d.find_element(*tid(name))
+        e = self.d.find_element(*tid(name))
+        # The judge's settings fold under their one-line summary: open them, as a person would,
+        # to reach a field inside.
+        self.d.execute_script("const d = arguments[0].closest('details.judge-settings'); if (d && !d.open) d.open = true;", e)
+        return e
 
     def fill(self, name, text):
         e = self.el(name)

@@ -479,6 +479,10 @@ def test_evaluator_layout_and_accessibility(checker_for, app_url, tmp_path, them
         page.wait_for(lambda d: page.el("opened-note").is_displayed(), "the example")
         driver.execute_script("document.querySelectorAll('details').forEach(d => d.open = true);")
         check.check("example")
+        # Issue 29: present mode, for a projector (only the score, γ and its charts).
+        page.el("present-button").click()
+        check.check("present")
+        page.el("present-button").click()
         # A full disk: the storage sentence under the run bar (here a setting's; the cache's,
         # which needs an origin that has not written yet, is in test_faults) and the theme's
         # beside the switch (switched there and back, so the emulated theme still shows).
@@ -522,7 +526,7 @@ def test_evaluator_layout_and_accessibility(checker_for, app_url, tmp_path, them
         assert cand_attr(page, "difference-0", "data-exceeds") == "no"
         page.el("prefer-1").click()
         check.check("candidates-fleur")
-        check.done(["before", "after", "example", "storage-refused", "candidates", "candidates-fleur"])
+        check.done(["before", "after", "example", "present", "storage-refused", "candidates", "candidates-fleur"])
     finally:
         fake.stop()
 

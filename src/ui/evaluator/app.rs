@@ -3,11 +3,12 @@
 use leptos::prelude::*;
 
 use crate::ui::{actions, runner};
-use crate::ui::backend_panel::BackendPanel;
 use crate::ui::candidates_inputs::CandidatesInputs;
 use crate::ui::cost_panel::CostPanel;
 use crate::ui::examples::ExamplesGallery;
-use crate::ui::fidelity_panel::FidelityPanel;
+use crate::ui::evaluator::empty_state::EmptyState;
+use crate::ui::evaluator::judge_settings::JudgeSettings;
+use crate::ui::evaluator::present::PresentButton;
 use crate::ui::guidance::{KeyNote, SharedFailure};
 use crate::ui::history::HistoryPanel;
 use crate::ui::open_result::{OpenResult, OpenedPanel};
@@ -33,32 +34,37 @@ pub fn App() -> impl IntoView {
     // lab, in the batch panel); the run keeps its answer.
     crate::web::cache::on_write_error(move |m| state.settings.storage_error.set(Some(m)));
     crate::ui::guidance::follow_results(state);
+    let present = RwSignal::new(false);
 
     view! {
         <TopBar page=Page::Single/>
-        <main class="layout">
+        <main class="layout" class:present=move || present.get()>
             // First in the page's order, so a phone shows it above the inputs; on a wide
             // screen the grid puts it at the top of the results column (style/main.css).
             <ExamplesGallery/>
             <section class="column inputs" aria-label="What to judge">
+                // The task first: what to judge and Evaluate fit the first screen; the judge's
+                // settings, set once, fold under one line that says what they are.
                 <MetricSelect settings=state.settings page=Some(state)/>
-                <FidelityPanel settings=state.settings/>
                 <ImagePanel/>
                 <InputsPanel/>
                 <CandidatesInputs/>
-                <BackendPanel settings=state.settings page=Some(state)/>
                 <RunBar/>
+                <JudgeSettings settings=state.settings page=Some(state)/>
                 <KeyNote/>
                 <CostPanel/>
             </section>
             <section class="column results" aria-labelledby="results-heading">
                 // Headings step by one (h1, h2, then the cards' h3); screen readers list it.
                 <h2 id="results-heading" class="visually-hidden">"Results"</h2>
-                <OpenResult/>
+                <PresentButton present=present/>
+                <EmptyState/>
                 <OpenedPanel/>
                 <SharedFailure/>
                 <SingleResults/>
                 <SharePanel/>
+                // Below the result, so that an opened result's score sits beside what it judged.
+                <OpenResult/>
                 <HistoryPanel/>
             </section>
         </main>

@@ -1,4 +1,4 @@
-//! "Try an example": the gallery of recorded results in `examples/` (one file each, listed by
+//! "Try an example": the gallery of result files in `examples/` (one file each, listed by
 //! `examples/manifest.json`, which the build writes). Fetched from the page's own origin when
 //! the page has mounted, never part of the first download; an example opens exactly like a
 //! result file the user drops (`open_result::show`).
@@ -61,14 +61,17 @@ pub fn ExamplesGallery() -> impl IntoView {
     view! {
         <section class="demo-gallery" data-testid="demo-gallery" aria-labelledby="demo-heading">
             <h2 id="demo-heading">"Try an example"</h2>
-            <p class="hint">"Recorded results: move γ, read the cards, Explain and export, with no key and no request to any server."</p>
+            <p class="hint">"No key and no request to any server: move γ, read the cards, Explain, export. Each says where its numbers come from."</p>
             <div class="demo-buttons">
                 {move || examples.get().into_iter().map(|e| {
                     let id = format!("demo-{}", e.name);
-                    let title = e.title.clone();
+                    let (title, provenance, start) = (e.title.clone(), e.provenance(), e.start);
                     view! {
-                        <button type="button" data-testid=id on:click=move |_| open_example(state, view, error, e.clone())>
-                            {title}
+                        <button type="button" data-testid=id class:start=start data-origin=e.origin.clone()
+                            on:click=move |_| open_example(state, view, error, e.clone())>
+                            {start.then(|| view! { <span class="start-mark">"Start here"</span> })}
+                            <span class="demo-title">{title}</span>
+                            <span class="demo-origin">{provenance}</span>
                         </button>
                     }
                 }).collect_view()}

@@ -11,11 +11,16 @@ use crate::ui::state::AppState;
 
 /// Why Evaluate will not send now, if the chosen provider needs a key and has none.
 pub fn missing_key(state: AppState) -> Option<String> {
-    let p = preset(&state.settings.provider.preset.get());
+    missing_key_in(state.settings)
+}
+
+/// [`missing_key`] for either page's settings.
+pub fn missing_key_in(settings: crate::ui::state::Settings) -> Option<String> {
+    let p = preset(&settings.provider.preset.get());
     // The provider's own host: a base URL pointed elsewhere may need no key at all.
-    let own_host = state.settings.provider.base_url.with(|u| crate::first_visit::is_presets_host(p.base_url, u));
+    let own_host = settings.provider.base_url.with(|u| crate::first_visit::is_presets_host(p.base_url, u));
     let needs_key = p.needs_key && own_host;
-    state.settings.provider.api_key.with(|k| key_missing(needs_key, k, p.label))
+    settings.provider.api_key.with(|k| key_missing(needs_key, k, p.label))
 }
 
 /// The failure every requested HarmonicEval criterion of the run shares, if any.

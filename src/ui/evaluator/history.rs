@@ -92,7 +92,7 @@ fn follow_runs(state: AppState, h: History) {
         running
     });
     Effect::new(move |before: Option<usize>| {
-        let done = |e: &ExplainState| matches!(e, ExplainState::Done(_));
+        let done = |e: &ExplainState| e.stored().is_some();
         let explained = state.he.explanations.iter().filter(|e| e.with(done)).count()
             + usize::from(state.fleur.explanation.with(done));
         let this_run = h.last.with_value(|l| l.as_ref().map(|(g, _)| *g)) == Some(state.generation.get_value());

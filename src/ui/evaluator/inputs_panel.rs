@@ -39,7 +39,7 @@ pub fn InputsPanel() -> impl IntoView {
             placeholder="The question the model answered"
             hidden=Signal::derive(move || !metric().asks_question(state))
         />
-        <div class="field" class:hidden=move || state.candidates.active()>
+        <div class="field text-field" class:hidden=move || state.candidates.active()>
             <label for="text-input">{move || format!("The {} to judge", noun())}</label>
             <textarea
                 id="text-input"

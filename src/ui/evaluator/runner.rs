@@ -169,15 +169,30 @@ pub(crate) const VIDEO_NEEDS_G_VEVAL: &str =
     "This metric judges images; for a video, choose G-VEval (or drop an image).";
 
 /// Sends an explanation request of the current run into `slot` (any metric's Explain).
+/// The backend Explain asks: the run's own, or, for an opened result (whose file's base URL and
+/// key are never kept), the one configured now, once it is set up.
+pub(crate) fn explain_backend(state: AppState, run: &crate::providers::Backend) -> Result<crate::providers::Backend, String> {
+    if !run.base_url.trim().is_empty() {
+        return Ok(run.clone());
+    }
+    if let Some(missing) = crate::ui::guidance::missing_key(state) {
+        return Err(missing);
+    }
+    Ok(state.settings.provider.backend())
+}
+
 pub(crate) fn ask_why(
     state: AppState,
     slot: RwSignal<ExplainState>,
     backend: crate::providers::Backend,
     request: Result<crate::providers::HttpRequest, crate::errors::JudgeError>,
 ) {
+    // What is shown now (an opened result's stored explanation, an earlier answer) is never
+    // wiped by a failed ask: it stays, with the reason beside it.
+    let previous = slot.with_untracked(|s| s.stored().map(str::to_string));
     let request = match request {
         Ok(r) => r,
-        Err(e) => return slot.set(ExplainState::Failed(e.to_string())),
+        Err(e) => return slot.set(ExplainState::after_failure(previous, e.to_string())),
     };
     slot.set(ExplainState::Running);
     let generation = state.generation.get_value();
@@ -197,8 +212,8 @@ pub(crate) fn ask_why(
         }
         slot.set(match outcome {
             Ok(a) if !a.completion.text.trim().is_empty() => ExplainState::Done(a.completion.text),
-            Ok(_) => ExplainState::Failed("The model returned an empty explanation.".into()),
-            Err(e) => ExplainState::Failed(redact(&e.to_string(), &backend.api_key)),
+            Ok(_) => ExplainState::after_failure(previous, "The model returned an empty explanation.".into()),
+            Err(e) => ExplainState::after_failure(previous, redact(&e.to_string(), &backend.api_key)),
         });
     });
 }

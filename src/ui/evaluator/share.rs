@@ -36,25 +36,57 @@ fn page_url() -> String {
     web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default()
 }
 
-/// Best effort: the link is shown in `share-link` whatever the clipboard says. WebKit refuses
-/// the write (NotAllowedError) where it sees no user gesture: the refusal is awaited here, so
-/// it is never an unhandled rejection.
-fn copy(text: &str) {
-    if let Some(nav) = web_sys::window().map(|w| w.navigator()) {
-        let clipboard = js_sys::Reflect::get(&nav, &"clipboard".into()).ok();
-        if let Some(c) = clipboard.filter(|c| !c.is_undefined()) {
-            if let Ok(f) = js_sys::Reflect::get(&c, &"writeText".into()).and_then(|f| f.dyn_into::<js_sys::Function>()) {
-                if let Ok(p) = f.call1(&c, &JsValue::from_str(text)).and_then(|p| p.dyn_into::<js_sys::Promise>()) {
-                    spawn_local(async move {
-                        let _ = wasm_bindgen_futures::JsFuture::from(p).await;
-                    });
-                }
-            }
-        }
+/// Copies `text`; `true` once the clipboard took it. `false` where the browser refuses (no
+/// clipboard, no permission, not a secure context): the caller then selects the shown text.
+async fn copy(text: String) -> bool {
+    let Some(nav) = web_sys::window().map(|w| w.navigator()) else { return false };
+    let Some(c) = js_sys::Reflect::get(&nav, &"clipboard".into()).ok().filter(|c| c.is_object()) else {
+        return false;
+    };
+    let promise = js_sys::Reflect::get(&c, &"writeText".into())
+        .and_then(|f| f.dyn_into::<js_sys::Function>())
+        .and_then(|f| f.call1(&c, &JsValue::from_str(&text)))
+        .and_then(|p| p.dyn_into::<js_sys::Promise>());
+    match promise {
+        Ok(p) => wasm_bindgen_futures::JsFuture::from(p).await.is_ok(),
+        Err(_) => false,
     }
 }
 
-fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>) {
+/// Selects the text shown under this test id, so that Ctrl+C (⌘C) copies it.
+fn select_shown(testid: &str) {
+    let Some(w) = web_sys::window() else { return };
+    let Some(el) = w.document().and_then(|d| d.query_selector(&format!("[data-testid=\"{testid}\"]")).ok().flatten()) else {
+        return;
+    };
+    let call = |target: &JsValue, name: &str, arg: Option<&JsValue>| {
+        js_sys::Reflect::get(target, &name.into())
+            .and_then(|f| f.dyn_into::<js_sys::Function>())
+            .and_then(|f| match arg {
+                Some(a) => f.call1(target, a),
+                None => f.call0(target),
+            })
+    };
+    if let Ok(selection) = call(&w, "getSelection", None) {
+        let _ = call(&selection, "selectAllChildren", Some(&el));
+    }
+}
+
+/// Copies `text` and says so in `status`; where the clipboard is refused, selects the text shown
+/// under `testid` and says that instead.
+pub(crate) fn copy_and_say(text: String, testid: &'static str, what: &'static str, status: RwSignal<Option<String>>) {
+    spawn_local(async move {
+        let said = if copy(text).await {
+            format!("Copied the {what}.")
+        } else {
+            select_shown(testid);
+            format!("This browser did not let the page copy: the {what} is selected below; press Ctrl+C (⌘C on a Mac) to copy it.")
+        };
+        status.set(Some(said));
+    });
+}
+
+fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>, status: RwSignal<Option<String>>) {
     // A comparison by a metric without γ is not put in a link (it would share the stale single
     // result behind it): say so, and where it can be saved.
     if untrack(|| state.candidates.plain_shown(state.settings.metric.get())) {
@@ -81,13 +113,17 @@ fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>) {
             Err(e) => Err(e),
         };
         if let Ok(url) = &made {
-            copy(url);
             if let Some(w) = web_sys::window() {
                 let hash = &url[url.find('#').unwrap_or(url.len())..];
                 let _ = w.history().and_then(|h| h.replace_state_with_url(&JsValue::NULL, "", Some(hash)));
             }
         }
+        let copy_it = made.as_ref().ok().cloned();
         link.set(Some(made));
+        // After the link is shown, so that a refused clipboard can select it.
+        if let Some(url) = copy_it {
+            copy_and_say(url, "share-link", "link", status);
+        }
     });
 }
 
@@ -167,11 +203,19 @@ pub fn SharePanel() -> impl IntoView {
     let link = RwSignal::new(None::<Result<String, String>>);
     let url = move || link.get().and_then(Result::ok);
     let embed_copied = RwSignal::new(false);
+    let status = RwSignal::new(None::<String>);
+    let copy_embed = move || {
+        if let Some(u) = url() {
+            embed_copied.set(true);
+            copy_and_say(share::embed_code(&u), "embed-code", "embed code", status);
+        }
+    };
     view! {
         <div class="share-row">
-            <button type="button" data-testid="copy-link-button" on:click=move |_| { embed_copied.set(false); share_now(state, link) }>"Copy link"</button>
+            <button type="button" data-testid="copy-link-button" on:click=move |_| { embed_copied.set(false); status.set(None); share_now(state, link, status) }>"Copy link"</button>
             <button type="button" data-testid="copy-embed-button" disabled=move || url().is_none()
-                on:click=move |_| if let Some(u) = url() { copy(&share::embed_code(&u)); embed_copied.set(true) }>"Copy embed code"</button>
+                on:click=move |_| copy_embed()>"Copy embed code"</button>
+            <p class="copy-status" role="status" data-testid="copy-status">{move || status.get()}</p>
             <p class="share-link" data-testid="share-link" class:hidden=move || url().is_none()>{url}</p>
             <p class="hint" data-testid="embed-code" class:hidden=move || !embed_copied.get()>{move || url().map(|u| share::embed_code(&u))}</p>
             <p class="error" role="alert" data-testid="share-error">{move || link.get().and_then(Result::err)}</p>
@@ -181,14 +225,14 @@ pub fn SharePanel() -> impl IntoView {
 
 /// Making the link (compressing the result), in the `share` chunk.
 #[leptos::wasm_split::wasm_split(share, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn share_loaded(state: AppState, link: RwSignal<Option<Result<String, String>>>) -> Result<(), crate::ui::lazy::ChunkMissing> {
-    make_link(state, link);
+fn share_loaded(state: AppState, link: RwSignal<Option<Result<String, String>>>, status: RwSignal<Option<String>>) -> Result<(), crate::ui::lazy::ChunkMissing> {
+    make_link(state, link, status);
     Ok(())
 }
 
 /// Copy link.
-fn share_now(state: AppState, link: RwSignal<Option<Result<String, String>>>) {
-    let load = crate::ui::lazy::loading(share_loaded(state, link));
+fn share_now(state: AppState, link: RwSignal<Option<Result<String, String>>>, status: RwSignal<Option<String>>) {
+    let load = crate::ui::lazy::loading(share_loaded(state, link, status));
     spawn_local(async move {
         if load.await.is_err() {
             link.set(Some(Err(crate::ui::lazy::missing("the share link"))));

@@ -4,11 +4,10 @@
 use leptos::prelude::*;
 
 use crate::ui::{actions, runner};
-use crate::ui::backend_panel::BackendPanel;
 use crate::ui::batch_panel::BatchPanel;
 use crate::ui::batch_run;
 use crate::ui::batch_state::BatchState;
-use crate::ui::fidelity_panel::FidelityPanel;
+use crate::ui::evaluator::judge_settings::JudgeSettings;
 use crate::ui::compare_panel::ComparePanel;
 use crate::ui::gamma_panel::GammaPanel;
 use crate::ui::meta_panel::MetaPanel;
@@ -36,11 +35,12 @@ pub fn LabApp() -> impl IntoView {
         <TopBar page=Page::Lab/>
         <main class="layout">
             <section class="column inputs" aria-label="What to judge">
+                // The task first (the dataset, the run, the stored runs); the judge's settings
+                // fold under one line that says what they are, as on the evaluator.
                 <MetricSelect settings=state page=None/>
-                <FidelityPanel settings=state/>
                 <BatchPanel/>
                 <crate::ui::stored_runs::StoredRunsPanel/>
-                <BackendPanel settings=state page=None/>
+                <JudgeSettings settings=state page=None/>
             </section>
             <section class="column results" aria-label="Results">
                 <Show when=move || state.is_harmonic()>

@@ -63,11 +63,8 @@ pub fn FleurPanel() -> impl IntoView {
     let value = move |f: fn(&crate::metrics::fleur::FleurResult) -> f64| {
         result().map(|r| f(&r).to_string()).unwrap_or_default()
     };
-    let explanation = move || match state.fleur.explanation.get() {
-        ExplainState::Idle => String::new(),
-        ExplainState::Running => "Asking the judge why…".into(),
-        ExplainState::Done(t) | ExplainState::Failed(t) => t,
-    };
+    let explanation = move || state.fleur.explanation.with(ExplainState::shown);
+    let kept_note = move || state.fleur.explanation.with(ExplainState::kept_note);
     view! {
         <div class="overall" data-testid="overall-score" data-value=move || value(|r| r.smoothed.score)
             data-state=move || state.fleur.result.with(|s| s.id())
@@ -105,6 +102,7 @@ pub fn FleurPanel() -> impl IntoView {
                 "Explain"
             </button>
             <p class="explanation" aria-live="polite" data-testid="explanation">{explanation}</p>
+            <p class="note-text" role="status" data-testid="explain-note">{kept_note}</p>
         </section>
         <p class="cite">{move || format!("{}: {}. Range {}.", info().name, info().paper, info().range)}</p>
     }

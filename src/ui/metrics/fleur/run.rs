@@ -53,8 +53,13 @@ pub fn explain(state: AppState) {
     else {
         return;
     };
-    let request = fleur::explain_request(&run.backend, &run.input, score);
-    ask_why(state, state.fleur.explanation, run.backend, request);
+    let slot = state.fleur.explanation;
+    let backend = match crate::ui::runner::explain_backend(state, &run.backend) {
+        Ok(b) => b,
+        Err(why) => return slot.set(ExplainState::after_failure(slot.with_untracked(|s| s.stored().map(str::to_string)), why)),
+    };
+    let request = fleur::explain_request(&backend, &run.input, score);
+    ask_why(state, slot, backend, request);
 }
 
 pub fn export(state: AppState) {
@@ -68,10 +73,7 @@ pub fn result_json(state: AppState) -> Option<String> {
     let progress = state.fleur.result.get_untracked();
     let error = progress.error().unwrap_or_else(|| "not finished".into());
     let result = progress.result().ok_or(error.as_str());
-    let explanation = match state.fleur.explanation.get_untracked() {
-        ExplainState::Done(t) => Some(t),
-        _ => None,
-    };
+    let explanation = state.fleur.explanation.with_untracked(|e| e.stored().map(str::to_string));
     Some(fleur::export_json(&ExportInput {
         caption: &run.input.caption,
         references: run.input.references.as_deref(),

@@ -39,12 +39,8 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
     let note = move || slot.with(|s| s.note());
     let cached = move || slot.with(|s| s.is_cached());
     let distribution_bars = move || result().map(|r| bars(&r.distribution));
-    let explanation_text = move || match explanation.get() {
-        ExplainState::Idle => String::new(),
-        ExplainState::Running => "Asking the judge why…".into(),
-        ExplainState::Done(t) => t,
-        ExplainState::Failed(m) => m,
-    };
+    let explanation_text = move || explanation.with(ExplainState::shown);
+    let kept_note = move || explanation.with(ExplainState::kept_note);
     view! {
         <article
             class="card"
@@ -86,6 +82,7 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
                 "Explain"
             </button>
             <p class="explanation" aria-live="polite" data-testid=format!("explanation-{id}")>{explanation_text}</p>
+            <p class="note-text" role="status" data-testid=format!("explain-note-{id}")>{kept_note}</p>
         </article>
     }
 }

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::criteria::Criterion;
 use crate::metrics::harmonic_eval::{self, ExportInput, Input};
-use crate::ui::runner::{ask_why, begin_run, send_one, VIDEO_NEEDS_G_VEVAL};
+use crate::ui::runner::{ask_why, begin_run, explain_backend, send_one, VIDEO_NEEDS_G_VEVAL};
 use crate::ui::state::{AppState, CriterionState, ExplainState, Progress, RunContext};
 
 /// Starts a HarmonicEval run: the criteria are requested concurrently (up to the provider's limit), and
@@ -83,8 +83,13 @@ pub fn explain(state: AppState, criterion: Criterion) {
     else {
         return;
     };
-    let request = harmonic_eval::explain_request(&run.backend, criterion, &run.input, score);
-    ask_why(state, state.he.explanation(criterion), run.backend, request);
+    let slot = state.he.explanation(criterion);
+    let backend = match explain_backend(state, &run.backend) {
+        Ok(b) => b,
+        Err(why) => return slot.set(ExplainState::after_failure(slot.with_untracked(|s| s.stored().map(str::to_string)), why)),
+    };
+    let request = harmonic_eval::explain_request(&backend, criterion, &run.input, score);
+    ask_why(state, slot, backend, request);
 }
 
 /// Saves the HarmonicEval run's criteria, weights and settings as JSON.
@@ -117,9 +122,6 @@ pub fn harmonic_json(state: AppState, image: Option<&str>) -> Option<String> {
         criteria: run.input.criteria,
     });
     // Explain's answers travel with the result, so opening the file shows them again.
-    let explained = std::array::from_fn(|i| match state.he.explanations[i].get_untracked() {
-        crate::ui::state::ExplainState::Done(t) => Some(t),
-        _ => None,
-    });
+    let explained = std::array::from_fn(|i| state.he.explanations[i].with_untracked(|e| e.stored().map(str::to_string)));
     Some(crate::result_file::with_extras(&json, image, &explained, None))
 }
