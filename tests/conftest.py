@@ -39,6 +39,7 @@ FILES = {
     "test_providers.py": ({"evaluator"}, set(), {"providers"}),
     # Security and bad inputs.
     "test_security.py": ({"evaluator"}, set(), {"security"}),
+    "test_gate.py": ({"evaluator"}, set(), {"security", "results"}),
     "test_bad_inputs.py": ({"evaluator"}, set(), {"security"}),
     "test_faults.py": ({"evaluator"}, set(), {"security", "providers"}),
     # The lab.
@@ -52,6 +53,8 @@ FILES = {
     "test_chunks.py": ({"evaluator"}, set(), {"chunks"}),
     # The evaluator built around the task: first screen, gallery labels, Explain, present mode.
     "test_task_first.py": ({"evaluator"}, {"harmonic_eval"}, {"layout", "results"}),
+    # Every browser a visitor has: the cross-browser set, in Chromium, Firefox ESR and WebKitGTK.
+    "test_browsers.py": ({"evaluator", "lab"}, {"harmonic_eval"}, {"browsers"}),
     # Engines (their engine marker comes from ENGINES).
     "test_real_engine.py": ({"evaluator"}, set(), set()),
     "test_in_browser.py": ({"evaluator"}, set(), {"providers"}),
