@@ -5,6 +5,7 @@
 
 use js_sys::Array;
 use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::JsFuture;
 use web_sys::IdbTransactionMode;
 
 use super::cache::{committed, database, done, named_store, settled, HISTORY};
