@@ -41,18 +41,34 @@ fn open_example(state: AppState, view: OpenedView, error: RwSignal<Option<String
     });
 }
 
+/// Fetches the gallery's list into `examples`, then opens the example the address
+/// (`?example=`) or the site file (`open_example`) names, if any: only one the list holds.
+pub fn load_gallery(state: AppState, view: OpenedView, error: RwSignal<Option<String>>, examples: RwSignal<Vec<Example>>) {
+    spawn_local(async move {
+        match get_text("examples/manifest.json").await.and_then(|t| result_file::read_manifest(&t)) {
+            Ok(list) => {
+                if let Some(stem) = crate::ui::site::first_example() {
+                    match list.iter().find(|e| e.name == stem) {
+                        Some(e) => open_example(state, view, error, e.clone()),
+                        None => error.set(Some(format!(
+                            "The example \u{201c}{stem}\u{201d} this page was asked to open is not in its gallery."
+                        ))),
+                    }
+                }
+                examples.set(list)
+            }
+            Err(m) => error.set(Some(m)),
+        }
+    });
+}
+
 #[component]
 pub fn ExamplesGallery() -> impl IntoView {
     let state = expect_context::<AppState>();
     let view = expect_context::<OpenedView>();
     let examples = RwSignal::new(Vec::<Example>::new());
     let error = RwSignal::new(None::<String>);
-    spawn_local(async move {
-        match get_text("examples/manifest.json").await.and_then(|t| result_file::read_manifest(&t)) {
-            Ok(list) => examples.set(list),
-            Err(m) => error.set(Some(m)),
-        }
-    });
+    load_gallery(state, view, error, examples);
     view! {
         <section class="demo-gallery" data-testid="demo-gallery" aria-labelledby="demo-heading">
             <h2 id="demo-heading">"Try an example"</h2>

@@ -126,6 +126,11 @@ fn open_from_lab(state: AppState, view: OpenedView, nonce: &str) {
     });
 }
 
+/// An iframe of the embed (`embed.html?embed`, which any site may frame) showing the result.
+fn embed_code(link: &str) -> String {
+    share::embed_code(&crate::site::embed_url(link, None))
+}
+
 #[component]
 pub fn SharePanel() -> impl IntoView {
     let state = expect_context::<AppState>();
@@ -136,9 +141,9 @@ pub fn SharePanel() -> impl IntoView {
         <div class="share-row">
             <button type="button" data-testid="copy-link-button" on:click=move |_| { embed_copied.set(false); share_now(state, link) }>"Copy link"</button>
             <button type="button" data-testid="copy-embed-button" disabled=move || url().is_none()
-                on:click=move |_| if let Some(u) = url() { copy(&share::embed_code(&u)); embed_copied.set(true) }>"Copy embed code"</button>
+                on:click=move |_| if let Some(u) = url() { copy(&embed_code(&u)); embed_copied.set(true) }>"Copy embed code"</button>
             <p class="share-link" data-testid="share-link" class:hidden=move || url().is_none()>{url}</p>
-            <p class="hint" data-testid="embed-code" class:hidden=move || !embed_copied.get()>{move || url().map(|u| share::embed_code(&u))}</p>
+            <p class="hint" data-testid="embed-code" class:hidden=move || !embed_copied.get()>{move || url().map(|u| embed_code(&u))}</p>
             <p class="error" role="alert" data-testid="share-error">{move || link.get().and_then(Result::err)}</p>
         </div>
     }
