@@ -112,3 +112,16 @@ fn the_embed_is_recognised_and_its_urls_round_trip() {
     assert_eq!(full_url("https://s.example/app/embed.html?embed#r=AQID"), "https://s.example/app/#r=AQID");
     assert_eq!(full_url("https://s.example/app/embed.html?embed&example=a"), "https://s.example/app/?example=a");
 }
+
+#[test]
+fn the_build_time_check_knows_every_preset_and_metric() {
+    let script = include_str!("../scripts/check_site_json.py");
+    let list = |name: &str| {
+        let line = script.lines().find(|l| l.starts_with(&format!("{name} = ["))).unwrap();
+        line.split('"').skip(1).step_by(2).map(str::to_string).collect::<Vec<_>>()
+    };
+    assert_eq!(list("PRESETS"), PRESETS.iter().map(|p| p.id.to_string()).collect::<Vec<_>>());
+    assert_eq!(list("METRICS"), Metric::ALL.iter().map(|m| m.id().to_string()).collect::<Vec<_>>());
+    assert_eq!(list("FIELDS"), FIELDS.to_vec());
+    assert_eq!(list("JUDGE_FIELDS"), JUDGE_FIELDS.to_vec());
+}
