@@ -5,6 +5,8 @@
 # It sends COOP and COEP, so the page is cross-origin isolated and the in-browser judge
 # (llama.cpp in WebAssembly) runs multi-threaded. COEP is `credentialless`, not `require-corp`,
 # so model URLs and judge endpoints need CORS (they do anyway) but no CORP header.
+# It refuses other sites' frames (`frame-ancestors 'self'`: the page has a key field) except for
+# the embed (embed.html, or any page with ?embed), which is made to be framed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -20,6 +22,10 @@ class Isolated(SimpleHTTPRequestHandler):
     def end_headers(self):
         self.send_header("Cross-Origin-Opener-Policy", "same-origin")
         self.send_header("Cross-Origin-Embedder-Policy", "credentialless")
+        path, _, query = self.path.partition("?")
+        if not (path.endswith("/embed.html") or "embed" in query.split("&")):
+            self.send_header("Content-Security-Policy", "frame-ancestors 'self'")
+            self.send_header("X-Frame-Options", "SAMEORIGIN")
         super().end_headers()
 handler = functools.partial(Isolated, directory="dist")
 ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), handler).serve_forever()
