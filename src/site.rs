@@ -234,8 +234,9 @@ impl Site {
 /// Whether the page was opened as the embed (`?embed` in its query, or `embed.html`, the copy
 /// of the page that header-based hosts let any site frame).
 pub fn is_embed(search: &str, path: &str) -> bool {
+    // `/embed`: embed.html on hosts that drop `.html` (Cloudflare Pages' pretty URLs).
     path.ends_with("/embed.html")
-        || path == "embed.html"
+        || path.ends_with("/embed")
         || search.trim_start_matches('?').split('&').any(|p| p == "embed" || p.starts_with("embed="))
 }
 

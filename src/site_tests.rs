@@ -102,7 +102,7 @@ fn each_bad_field_is_named_in_one_sentence() {
 fn the_embed_is_recognised_and_its_urls_round_trip() {
     assert!(is_embed("?embed", "/app/"));
     assert!(is_embed("?x=1&embed&example=a", "/"));
-    assert!(is_embed("", "/app/embed.html"));
+    assert!(is_embed("", "/app/embed.html") && is_embed("", "/app/embed"));
     assert!(!is_embed("?embedded=1", "/"));
     assert!(!is_embed("", "/app/index.html"));
     assert_eq!(embed_example("?embed&example=gamma-flip-a").as_deref(), Some("gamma-flip-a"));
