@@ -52,10 +52,11 @@ pub const EMBED_SENDS_NOTHING: &str =
     "This embedded view sends nothing to any judge: open it in the full evaluator to judge or explain.";
 
 /// The example to open first: the address's `?example=` (a link from the embed), else the
-/// site file's `open_example`. None when the page opens a share link.
+/// site file's `open_example`. None when the page opens a share link or the lab's result.
 pub fn first_example() -> Option<String> {
     let l = location()?;
-    if crate::share::payload(&l.hash().unwrap_or_default()).is_some() {
+    let hash = l.hash().unwrap_or_default();
+    if crate::share::payload(&hash).is_some() || crate::lab::open_doc::handover_nonce(&hash).is_some() {
         return None;
     }
     crate::site::embed_example(&l.search().unwrap_or_default()).or_else(|| get().open_example.clone())
