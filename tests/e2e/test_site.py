@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -301,18 +302,24 @@ def test_check_site_passes_behind_nginx_set_up_as_the_recipe_says(tmp_path):
     run_dir.mkdir()
     (run_dir / "site.conf").write_text(recipe)
     (run_dir / "nginx.conf").write_text(
-        f"daemon off; pid {run_dir}/nginx.pid; error_log {run_dir}/error.log; worker_processes 1;\n"
+        # `user root`: the workers must read pytest's private temporary folders.
+        f"daemon off; user root; pid {run_dir}/nginx.pid; error_log {run_dir}/error.log; worker_processes 1;\n"
         f"events {{}}\nhttp {{ access_log off; client_body_temp_path {run_dir}/body; proxy_temp_path {run_dir}/proxy;\n"
         f"  fastcgi_temp_path {run_dir}/fastcgi; uwsgi_temp_path {run_dir}/uwsgi; scgi_temp_path {run_dir}/scgi;\n"
         f"  include {run_dir}/site.conf; }}\n")
-    proc = subprocess.Popen([nginx, "-p", str(run_dir), "-c", str(run_dir / "nginx.conf")],
+    proc = subprocess.Popen([nginx, "-e", str(run_dir / "error.log"), "-p", str(run_dir), "-c", str(run_dir / "nginx.conf")],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         url = f"http://127.0.0.1:{port}/"
         end = time.time() + 20
-        while time.time() < end and subprocess.run(["curl", "-s", "-o", "/dev/null", url]).returncode != 0:
+        while True:
             assert proc.poll() is None, proc.stdout.read().decode()
-            time.sleep(0.2)
+            try:
+                urllib.request.urlopen(url, timeout=2).close()
+                break
+            except OSError:
+                assert time.time() < end, "nginx did not answer"
+                time.sleep(0.2)
         rc, out = check_site(url)
         assert rc == 0, out
         assert "framing policy of /lab/: frame-ancestors 'self'" in out and "framing of /embed.html?embed: allowed" in out, out
