@@ -39,7 +39,11 @@ MIME = {
 }
 # What the page loads only on demand, by a name written inside the wasm: the in-page judge.
 ON_DEMAND = ["wllama/in_browser.js", "wllama/wllama.js", "wllama/wllama.wasm"]
-ASSET = re.compile(r"""["'`](?:\./)?([A-Za-z0-9_./-]+\.(?:js|wasm|css))["'`]""")
+# What a script really loads: its imports, the wasm the loader starts (`module_or_path`), and
+# the chunks the split loader names. (The glue also holds names it never fetches, such as the
+# wasm's import module names and wasm-bindgen's default file name.)
+ASSET = re.compile(r"""(?:\bfrom\s*|\bimport\s*\(?\s*|module_or_path\s*:\s*)["'`]([^"'`]+\.(?:js|wasm))["'`]"""
+                   r"""|["'`](\./chunk-[A-Za-z0-9_.-]+\.wasm)["'`]""")
 ATTR = re.compile(r"""(?:src|href)=["']?([^"' >]+)""")
 
 
@@ -111,8 +115,8 @@ def crawl_page(rep, page_url, seen):
         body = check_file(rep, url, seen)
         if body is None or not url.endswith(".js"):
             continue
-        for name in ASSET.findall(body.decode("utf-8", "replace")):
-            target = urljoin(url, name)
+        for groups in ASSET.findall(body.decode("utf-8", "replace")):
+            target = urljoin(url, groups[0] or groups[1])
             if target not in seen and target not in queue and urlsplit(target).netloc == urlsplit(page_url).netloc:
                 chunks += "/chunk-" in target
                 queue.append(target)
