@@ -200,14 +200,16 @@ fn metrics(v: Option<&Value>) -> Result<Option<Vec<Metric>>, String> {
     Ok(Some(out))
 }
 
+/// Whether `s` is an example's file stem (letters, digits, `-` and `_`; nothing that could
+/// leave `examples/`).
+fn is_stem(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 100 && s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
+}
+
 fn example(v: Option<&Value>) -> Result<Option<String>, String> {
     match v {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s))
-            if !s.is_empty() && s.len() <= 100 && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') =>
-        {
-            Ok(Some(s.clone()))
-        }
+        Some(Value::String(s)) if is_stem(s) => Ok(Some(s.clone())),
         Some(_) => Err(refuse(
             "\"open_example\" must be an example's file stem (letters, digits, - and _, such as gamma-flip-a for examples/gamma-flip-a.json)",
         )),
@@ -243,7 +245,7 @@ pub fn is_embed(search: &str, path: &str) -> bool {
 /// The example an embed URL names (`?embed&example=<stem>`), if a valid stem.
 pub fn embed_example(search: &str) -> Option<String> {
     let stem = search.trim_start_matches('?').split('&').find_map(|p| p.strip_prefix("example="))?;
-    example(Some(&Value::String(stem.to_string()))).ok().flatten()
+    is_stem(stem).then(|| stem.to_string())
 }
 
 /// The embed's URL for the page at `page_url` (its query dropped, its fragment kept): the page's

@@ -55,7 +55,11 @@ pub fn start() {
     wasm_bindgen_futures::spawn_local(async {
         site::load("site.json").await;
         remove_static_shell();
-        leptos::mount::mount_to_body(app::App);
+        if !site::embed() {
+            leptos::mount::mount_to_body(app::App);
+        } else if lazy::loading(embed::mount()).await.is_err() {
+            show_crash_banner();
+        }
         mark_interactive();
     });
 }

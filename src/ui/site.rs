@@ -68,14 +68,17 @@ pub fn resolve(u: &str) -> String {
     web_sys::Url::new_with_base(u, &base).map(|x| x.href()).unwrap_or_else(|_| u.to_string())
 }
 
-/// GETs `path` from this site: Some(text) on 200, None on 404 (no site file), Err otherwise.
-async fn get_site_text(path: &str) -> Result<Option<String>, ()> {
+/// GETs `path` from this site (same origin, no credentials, no redirects): Some(text) on 200,
+/// None on 404, Err otherwise. `fresh`: revalidate, never a stale copy (the site file, which
+/// the owner may have just changed).
+pub async fn get_site_text(path: &str, fresh: bool) -> Result<Option<String>, ()> {
     let window = web_sys::window().ok_or(())?;
     let init = web_sys::RequestInit::new();
     init.set_credentials(web_sys::RequestCredentials::SameOrigin);
     init.set_redirect(web_sys::RequestRedirect::Error);
-    // Always the deployed file, not a stale copy: the owner may have just changed it.
-    init.set_cache(web_sys::RequestCache::NoCache);
+    if fresh {
+        init.set_cache(web_sys::RequestCache::NoCache);
+    }
     let response: web_sys::Response =
         JsFuture::from(window.fetch_with_str_and_init(path, &init)).await.map_err(|_| ())?.dyn_into().map_err(|_| ())?;
     if response.status() == 404 {
@@ -95,7 +98,7 @@ fn parse_loaded(text: String) -> Result<Result<Site, String>, crate::ui::lazy::C
 
 /// Fetches and reads the site file at `path` (`site.json`, or `../site.json` from the lab).
 pub async fn load(path: &str) {
-    let outcome = match get_site_text(path).await {
+    let outcome = match get_site_text(path, true).await {
         Ok(None) => return,
         Ok(Some(text)) => match crate::ui::lazy::loading(parse_loaded(text)).await {
             Ok(read) => read,

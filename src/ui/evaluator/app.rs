@@ -26,9 +26,6 @@ pub fn App() -> impl IntoView {
     provide_context(state);
     let opened = crate::ui::open_result::OpenedView(RwSignal::new(None));
     provide_context(opened);
-    if crate::ui::site::embed() {
-        return crate::ui::embed::embed_page(state, opened).into_any();
-    }
     crate::ui::share::open_from_fragment(state, opened);
     actions::persist_settings(state.settings);
     runner::refresh_cache_count(state.settings);
@@ -66,5 +63,4 @@ pub fn App() -> impl IntoView {
             </section>
         </main>
     }
-    .into_any()
 }

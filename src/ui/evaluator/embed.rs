@@ -9,13 +9,25 @@ use leptos::prelude::*;
 use crate::ui::open_result::{OpenedPanel, OpenedView};
 use crate::ui::state::{AppState, Settings};
 
-/// The embed's page, in place of the full evaluator's.
-pub fn embed_page(state: AppState, opened: OpenedView) -> impl IntoView {
+/// Mounts the embed in place of the full evaluator: the whole page is in the `embed` chunk, so
+/// the evaluator's first visit carries none of it.
+#[leptos::wasm_split::wasm_split(embed, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub fn mount() -> Result<(), crate::ui::lazy::ChunkMissing> {
+    leptos::mount::mount_to_body(embed_page);
+    Ok(())
+}
+
+/// The embed's page.
+fn embed_page() -> impl IntoView {
+    let state = AppState::restore();
+    provide_context(state);
+    let opened = OpenedView(RwSignal::new(None));
+    provide_context(opened);
     // Not shown, not sent, and (no settings are persisted here) not stored over.
     state.settings.provider.api_key.set(String::new());
     use_site_judge(state.settings);
     crate::ui::share::open_from_fragment(state, opened);
-    crate::ui::lazy::chunk("embedded view", move || embed_loaded(state, opened))
+    embed_view(state, opened)
 }
 
 /// The judge an Explain here may ask: the site file's, never one the visitor set up.
@@ -27,8 +39,7 @@ fn use_site_judge(settings: Settings) {
     settings.provider.model.set(j.model.unwrap_or_else(|| p.model.into()));
 }
 
-#[leptos::wasm_split::wasm_split(embed, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn embed_loaded(state: AppState, opened: OpenedView) -> crate::ui::lazy::ChunkView {
+fn embed_view(state: AppState, opened: OpenedView) -> impl IntoView {
     let error = RwSignal::new(None::<String>);
     crate::ui::examples::load_gallery(state, opened, error, RwSignal::new(Vec::new()));
     let site = crate::ui::site::get();
@@ -40,7 +51,7 @@ fn embed_loaded(state: AppState, opened: OpenedView) -> crate::ui::lazy::ChunkVi
         all.extend(state.settings.form_problems.get());
         all.join(" ")
     };
-    Ok(view! {
+    view! {
         <main class="embed" data-testid="embed">
             <header class="embed-bar">
                 <strong data-testid="site-title">{title}</strong>
@@ -55,5 +66,4 @@ fn embed_loaded(state: AppState, opened: OpenedView) -> crate::ui::lazy::ChunkVi
             <p class="error" role="alert" data-testid="embed-error">{problems}</p>
         </main>
     }
-    .into_any())
 }

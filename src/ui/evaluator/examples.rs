@@ -5,30 +5,17 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
 use crate::result_file::{self, Example};
 use crate::ui::open_result::OpenedView;
 use crate::ui::state::AppState;
 
-/// GETs a file of this site (same origin, no credentials, no redirects) as text.
+/// GETs a file of this site as text (`ui::site::get_site_text`).
 async fn get_text(path: &str) -> Result<String, String> {
-    let fail = || "The examples could not be loaded from this site.".to_string();
-    let window = web_sys::window().ok_or_else(fail)?;
-    let init = web_sys::RequestInit::new();
-    init.set_credentials(web_sys::RequestCredentials::SameOrigin);
-    init.set_redirect(web_sys::RequestRedirect::Error);
-    let response: web_sys::Response = JsFuture::from(window.fetch_with_str_and_init(path, &init))
-        .await
-        .map_err(|_| fail())?
-        .dyn_into()
-        .map_err(|_| fail())?;
-    if !response.ok() {
-        return Err(fail());
+    match crate::ui::site::get_site_text(path, false).await {
+        Ok(Some(text)) => Ok(text),
+        _ => Err("The examples could not be loaded from this site.".to_string()),
     }
-    let text = JsFuture::from(response.text().map_err(|_| fail())?).await.map_err(|_| fail())?;
-    text.as_string().ok_or_else(fail)
 }
 
 fn open_example(state: AppState, view: OpenedView, error: RwSignal<Option<String>>, e: Example) {

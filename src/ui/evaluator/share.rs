@@ -48,7 +48,8 @@ fn copy(text: &str) {
     }
 }
 
-fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>) {
+fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>, embed: RwSignal<Option<String>>) {
+    embed.set(None);
     // A comparison by a metric without γ is not put in a link (it would share the stale single
     // result behind it): say so, and where it can be saved.
     if untrack(|| state.candidates.plain_shown(state.settings.metric.get())) {
@@ -74,6 +75,7 @@ fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>) {
             Ok(deflated) => share::link(&page_url(), &deflated),
             Err(e) => Err(e),
         };
+        embed.set(made.as_deref().ok().map(embed_code));
         if let Ok(url) = &made {
             copy(url);
             if let Some(w) = web_sys::window() {
@@ -136,14 +138,16 @@ pub fn SharePanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     let link = RwSignal::new(None::<Result<String, String>>);
     let url = move || link.get().and_then(Result::ok);
+    // The embed's code, written with the link (in the share chunk).
+    let embed = RwSignal::new(None::<String>);
     let embed_copied = RwSignal::new(false);
     view! {
         <div class="share-row">
-            <button type="button" data-testid="copy-link-button" on:click=move |_| { embed_copied.set(false); share_now(state, link) }>"Copy link"</button>
-            <button type="button" data-testid="copy-embed-button" disabled=move || url().is_none()
-                on:click=move |_| if let Some(u) = url() { copy(&embed_code(&u)); embed_copied.set(true) }>"Copy embed code"</button>
+            <button type="button" data-testid="copy-link-button" on:click=move |_| { embed_copied.set(false); share_now(state, link, embed) }>"Copy link"</button>
+            <button type="button" data-testid="copy-embed-button" disabled=move || embed.with(Option::is_none)
+                on:click=move |_| if let Some(code) = embed.get() { copy(&code); embed_copied.set(true) }>"Copy embed code"</button>
             <p class="share-link" data-testid="share-link" class:hidden=move || url().is_none()>{url}</p>
-            <p class="hint" data-testid="embed-code" class:hidden=move || !embed_copied.get()>{move || url().map(|u| embed_code(&u))}</p>
+            <p class="hint" data-testid="embed-code" class:hidden=move || !embed_copied.get()>{move || embed.get()}</p>
             <p class="error" role="alert" data-testid="share-error">{move || link.get().and_then(Result::err)}</p>
         </div>
     }
@@ -151,14 +155,14 @@ pub fn SharePanel() -> impl IntoView {
 
 /// Making the link (compressing the result), in the `share` chunk.
 #[leptos::wasm_split::wasm_split(share, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn share_loaded(state: AppState, link: RwSignal<Option<Result<String, String>>>) -> Result<(), crate::ui::lazy::ChunkMissing> {
-    make_link(state, link);
+fn share_loaded(state: AppState, link: RwSignal<Option<Result<String, String>>>, embed: RwSignal<Option<String>>) -> Result<(), crate::ui::lazy::ChunkMissing> {
+    make_link(state, link, embed);
     Ok(())
 }
 
 /// Copy link.
-fn share_now(state: AppState, link: RwSignal<Option<Result<String, String>>>) {
-    let load = crate::ui::lazy::loading(share_loaded(state, link));
+fn share_now(state: AppState, link: RwSignal<Option<Result<String, String>>>, embed: RwSignal<Option<String>>) {
+    let load = crate::ui::lazy::loading(share_loaded(state, link, embed));
     spawn_local(async move {
         if load.await.is_err() {
             link.set(Some(Err(crate::ui::lazy::missing("the share link"))));
