@@ -98,7 +98,8 @@ def sizes():
     # The wasm chunks are fetched on first use of what they hold (tests/e2e/test_chunks.py proves
     # a first visit asks for none of them); they are listed apart.
     files = [p for p in sorted(DIST.iterdir()) if p.is_file()]
-    first_visit = [p for p in files if not p.name.startswith("chunk-")]
+    # embed.html is the embed's copy of index.html (scripts/finish_dist.py): another page.
+    first_visit = [p for p in files if not p.name.startswith("chunk-") and p.name != "embed.html"]
     chunks = [p for p in files if p.name.startswith("chunk-")]
     totals = [0, 0, 0]
     print("Download (first visit = every file of dist/ except lab/, which the lab page loads, and the chunks):")

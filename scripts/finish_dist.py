@@ -18,6 +18,14 @@
    with a new main module. The loader `split-<hash>.js` is imported by the JS glue, whose import
    and integrity hash are updated to match.
 
+5. Write `embed.html` beside the evaluator's index.html: the same page, which opens as the
+   embed. Hosts that set headers per path (Netlify, Cloudflare Pages) can then let any site frame
+   the embed while `frame-ancestors 'self'` keeps the full evaluator unframed (docs/deploy/).
+
+6. The site file: `public/site.json`, if there is one, is copied into dist/; dist/site.json is
+   checked with scripts/check_site_json.py, and a refused one (a key in it, an unknown field,
+   a bad id) fails the build with its sentence.
+
 Usage: scripts/finish_dist.py [--chunks DIR] dist [dist/lab ...]"""
 
 import base64
@@ -135,6 +143,22 @@ def copy_in_browser_judge(page_dir):
     print(f"copied the in-browser judge into {out}")
 
 
+def place_site_file(page_dir):
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from check_site_json import problem
+
+    source = ROOT / "public" / "site.json"
+    if source.is_file():
+        (page_dir / "site.json").write_bytes(source.read_bytes())
+    placed = page_dir / "site.json"
+    if placed.is_file():
+        why = problem(placed.read_text(encoding="utf-8"))
+        if why:
+            placed.unlink()
+            sys.exit(f"{source if source.is_file() else placed}: {why}")
+        print(f"checked the site file {placed}")
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
     split_root = None
@@ -149,3 +173,6 @@ if __name__ == "__main__":
         html = externalise_loader(d, html)
         page.write_text(html)
         copy_in_browser_judge(d)
+        if d == Path(args[0]):
+            (d / "embed.html").write_text(html)
+            place_site_file(d)

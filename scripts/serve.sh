@@ -8,6 +8,8 @@
 # (WebKit) does not support `credentialless`: `COEP=require-corp scripts/serve.sh` sends
 # `require-corp` (and CORP on its own files) instead, which isolates the page there too, but
 # then every model URL on another origin must send `Cross-Origin-Resource-Policy: cross-origin`.
+# It refuses other sites' frames (`frame-ancestors 'self'`: the page has a key field) except for
+# the embed (embed.html, or any page with ?embed), which is made to be framed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -25,7 +27,12 @@ class Isolated(SimpleHTTPRequestHandler):
     def end_headers(self):
         self.send_header("Cross-Origin-Opener-Policy", "same-origin")
         self.send_header("Cross-Origin-Embedder-Policy", sys.argv[2])
-        self.send_header("Cross-Origin-Resource-Policy", "same-origin")
+        path, _, query = self.path.partition("?")
+        embed = path.endswith("/embed.html") or "embed" in query.split("&")
+        self.send_header("Cross-Origin-Resource-Policy", "cross-origin" if embed else "same-origin")
+        if not embed:
+            self.send_header("Content-Security-Policy", "frame-ancestors 'self'")
+            self.send_header("X-Frame-Options", "SAMEORIGIN")
         super().end_headers()
 handler = functools.partial(Isolated, directory="dist")
 ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), handler).serve_forever()

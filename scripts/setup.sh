@@ -64,10 +64,11 @@ if [[ ! -x .tools/node_modules/.bin/wasm-opt ]] || ! .tools/node_modules/.bin/wa
 fi
 
 if $want_tests; then
-  say "Chromium, chromedriver and ffmpeg (Debian; ffmpeg makes the test video)"
-  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null || ! command -v ffmpeg >/dev/null; then
+  say "Chromium, chromedriver, ffmpeg and nginx (Debian; ffmpeg makes the test video, nginx serves dist/ as docs/deploy/nginx.conf says)"
+  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null || ! command -v ffmpeg >/dev/null \
+     || ! { command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]]; }; then
     as_root apt-get update -q
-    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q chromium chromium-driver ffmpeg
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q chromium chromium-driver ffmpeg nginx-light
   fi
   say "Firefox ESR, WebKitGTK's WebDriver and Xvfb (Debian; the cross-browser set, tests/e2e/test_browsers.py)"
   if ! command -v firefox-esr >/dev/null || ! command -v WebKitWebDriver >/dev/null || ! command -v Xvfb >/dev/null; then

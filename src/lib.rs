@@ -40,6 +40,7 @@ pub mod result_file;
 pub mod retry;
 pub mod retry_after;
 pub mod share;
+pub mod site;
 pub mod sniff;
 pub mod small_sort;
 pub mod storage_refusal;

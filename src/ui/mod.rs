@@ -15,12 +15,13 @@ mod metrics;
 use metrics as metric_ui;
 mod progress;
 mod settings;
+mod site;
 mod state;
 mod widgets;
 
 use backend::{connection, connection_panel, in_browser_panel, state as backend_state};
 use evaluator::{
-    actions, app, chunks, cost_panel, examples, guidance, history, image_actions, image_panel,
+    actions, app, chunks, cost_panel, embed, examples, guidance, history, image_actions, image_panel,
     inputs_panel, inputs_state, open_result, run_bar, runner, share, single_results,
 };
 use evaluator::{
@@ -46,16 +47,34 @@ use widgets::{
 /// Installs the panic hook and mounts the one-item evaluator on `<body>`.
 pub fn start() {
     install_panic_hook();
-    remove_static_shell();
-    leptos::mount::mount_to_body(app::App);
-    mark_interactive();
+    if site::refuse_frame() {
+        return;
+    }
+    // The site file first: it chooses the defaults the page starts with. The static shell
+    // stays up meanwhile.
+    wasm_bindgen_futures::spawn_local(async {
+        site::load("site.json").await;
+        remove_static_shell();
+        if !site::embed() {
+            leptos::mount::mount_to_body(app::App);
+        } else if lazy::loading(embed::mount()).await.is_err() {
+            show_crash_banner();
+        }
+        mark_interactive();
+    });
 }
 
 /// Installs the panic hook and mounts the batch & meta-evaluation lab on `<body>`.
 pub fn start_lab() {
     install_panic_hook();
-    leptos::mount::mount_to_body(lab_app::LabApp);
-    mark_interactive();
+    if site::refuse_frame() {
+        return;
+    }
+    wasm_bindgen_futures::spawn_local(async {
+        site::load("../site.json").await;
+        leptos::mount::mount_to_body(lab_app::LabApp);
+        mark_interactive();
+    });
 }
 
 /// The evaluator's `index.html` holds a static copy of its header and panels, shown while the

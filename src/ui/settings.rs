@@ -52,10 +52,16 @@ fn load_json<T: serde::de::DeserializeOwned>(key: &str, default: impl FnOnce() -
 impl Settings {
     /// The settings kept on this device (and the key where the user chose), or the defaults.
     pub fn restore() -> Settings {
-        let preset_id = storage::load_setting("hj.preset").unwrap_or_else(|| PRESETS[0].id.into());
+        // The site file's judge and metrics are the defaults; what the visitor chose wins.
+        let site = crate::ui::site::get();
+        let preset_id = storage::load_setting("hj.preset")
+            .or_else(|| site.judge.as_ref().map(|j| j.provider.clone()))
+            .unwrap_or_else(|| PRESETS[0].id.into());
+        let offered = site.offered();
         let metric = storage::load_setting("hj.metric")
             .and_then(|m| Metric::from_id(&m))
-            .unwrap_or(Metric::ALL[0]);
+            .filter(|m| offered.contains(m))
+            .unwrap_or(offered[0]);
         Settings {
             metric: RwSignal::new(metric),
             fidelity: RwSignal::new(Fidelity::paper()),

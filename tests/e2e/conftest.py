@@ -29,8 +29,22 @@ CHROMIUM = os.environ.get("HJ_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("HJ_CHROMEDRIVER", "/usr/bin/chromedriver")
 
 
+def framing_headers(request_path):
+    """What scripts/serve.sh and the header recipes (docs/deploy/) send: other sites may not
+    frame the pages with a key field; the embed (embed.html, or ?embed) may be framed by any."""
+    path, _, query = request_path.partition("?")
+    if path.endswith("/embed.html") or "embed" in query.split("&"):
+        return []
+    return [("Content-Security-Policy", "frame-ancestors 'self'"), ("X-Frame-Options", "SAMEORIGIN")]
+
+
 class _StaticHandler(SimpleHTTPRequestHandler):
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm", ".js": "text/javascript"}
+
+    def end_headers(self):
+        for name, value in framing_headers(self.path):
+            self.send_header(name, value)
+        super().end_headers()
 
     def log_message(self, *args):
         pass

@@ -106,6 +106,12 @@ pub fn InBrowserPanel() -> impl IntoView {
         projector_url: RwSignal::new(String::new()),
         cannot: RwSignal::new(false),
     };
+    // The model the site file names for its visitors, ready to load.
+    if let Some(j) = crate::ui::site::judge_for("in_browser") {
+        let resolved = |u: Option<String>| u.map(|u| crate::ui::site::resolve(&u)).unwrap_or_default();
+        p.url.set(resolved(j.model_url));
+        p.projector_url.set(resolved(j.projector_url));
+    }
     p.refresh();
     let busy = move || matches!(p.status.get(), "downloading" | "loading");
     let off = move || p.cannot.get() || busy();

@@ -162,9 +162,11 @@ impl ProviderSettings {
         let p = preset(preset_id);
         let get = |name: &str| storage::load_provider_setting(preset_id, name);
         let (api_key, remember_key) = storage::load_api_key(preset_id);
+        // The site file's base URL and model, where it presets this provider.
+        let site = crate::ui::site::judge_for(preset_id).unwrap_or_default();
         ProviderSettings {
-            base_url: get("base_url").unwrap_or_else(|| p.base_url.into()),
-            model: get("model").unwrap_or_else(|| p.model.into()),
+            base_url: get("base_url").or(site.base_url).unwrap_or_else(|| p.base_url.into()),
+            model: get("model").or(site.model).unwrap_or_else(|| p.model.into()),
             api_key,
             remember_key,
             image_detail: ImageDetail::from_id(&get("detail").unwrap_or_default()),

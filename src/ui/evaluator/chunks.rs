@@ -22,6 +22,10 @@ fn evaluate_loaded(state: AppState) -> Result<(), ChunkMissing> {
 
 /// Evaluate.
 pub fn evaluate(state: AppState) {
+    if !crate::ui::site::may_send() {
+        state.settings.form_problems.set(vec![crate::ui::site::EMBED_SENDS_NOTHING.into()]);
+        return;
+    }
     let load = crate::ui::lazy::loading(evaluate_loaded(state));
     spawn_local(async move {
         if load.await.is_err() {
@@ -41,6 +45,10 @@ fn explain_loaded(state: AppState, criterion: Option<Criterion>) -> Result<(), C
 
 /// Explain one HarmonicEval criterion (`Some`) or FLEUR's score (`None`).
 pub fn explain(state: AppState, criterion: Option<Criterion>) {
+    if !crate::ui::site::may_send() {
+        state.settings.form_problems.set(vec![crate::ui::site::EMBED_SENDS_NOTHING.into()]);
+        return;
+    }
     let load = crate::ui::lazy::loading(explain_loaded(state, criterion));
     spawn_local(async move {
         if load.await.is_err() {

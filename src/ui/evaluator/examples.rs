@@ -5,35 +5,19 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
 use crate::result_file::{self, Example};
 use crate::ui::open_result::OpenedView;
 use crate::ui::state::AppState;
 
-/// GETs a file of this site (same origin, no credentials, no redirects) as text.
+/// GETs a file of this site as text (`ui::site::get_site_text`).
 async fn get_text(path: &str) -> Result<String, String> {
-    let fail = || "The examples could not be loaded from this site.".to_string();
-    let window = web_sys::window().ok_or_else(fail)?;
-    let init = web_sys::RequestInit::new();
-    init.set_credentials(web_sys::RequestCredentials::SameOrigin);
-    init.set_redirect(web_sys::RequestRedirect::Error);
-    let response: web_sys::Response = JsFuture::from(window.fetch_with_str_and_init(path, &init))
-        .await
-        .map_err(|_| fail())?
-        .dyn_into()
-        .map_err(|_| fail())?;
-    if !response.ok() {
-        return Err(fail());
-    }
     // The gate: the body's size is checked before it is read as text.
-    let blob: web_sys::Blob = JsFuture::from(response.blob().map_err(|_| fail())?)
-        .await
-        .map_err(|_| fail())?
-        .unchecked_into();
-    crate::gate::size(crate::gate::Origin::Example, blob.size())?;
-    crate::web::files::text(&blob).await.map_err(|_| fail())
+    match crate::ui::site::get_site_text(path, false, crate::gate::Origin::Example).await {
+        Ok(Some(text)) => Ok(text),
+        Err(Some(refused)) => Err(refused),
+        _ => Err("The examples could not be loaded from this site.".to_string()),
+    }
 }
 
 fn open_example(state: AppState, view: OpenedView, error: RwSignal<Option<String>>, e: Example) {
@@ -46,18 +30,34 @@ fn open_example(state: AppState, view: OpenedView, error: RwSignal<Option<String
     });
 }
 
+/// Fetches the gallery's list into `examples`, then opens the example the address
+/// (`?example=`) or the site file (`open_example`) names, if any: only one the list holds.
+pub fn load_gallery(state: AppState, view: OpenedView, error: RwSignal<Option<String>>, examples: RwSignal<Vec<Example>>) {
+    spawn_local(async move {
+        match get_text("examples/manifest.json").await.and_then(|t| result_file::read_manifest(&t)) {
+            Ok(list) => {
+                if let Some(stem) = crate::ui::site::first_example() {
+                    match list.iter().find(|e| e.name == stem) {
+                        Some(e) => open_example(state, view, error, e.clone()),
+                        None => error.set(Some(format!(
+                            "The example \u{201c}{stem}\u{201d} this page was asked to open is not in its gallery."
+                        ))),
+                    }
+                }
+                examples.set(list)
+            }
+            Err(m) => error.set(Some(m)),
+        }
+    });
+}
+
 #[component]
 pub fn ExamplesGallery() -> impl IntoView {
     let state = expect_context::<AppState>();
     let view = expect_context::<OpenedView>();
     let examples = RwSignal::new(Vec::<Example>::new());
     let error = RwSignal::new(None::<String>);
-    spawn_local(async move {
-        match get_text("examples/manifest.json").await.and_then(|t| result_file::read_manifest(&t)) {
-            Ok(list) => examples.set(list),
-            Err(m) => error.set(Some(m)),
-        }
-    });
+    load_gallery(state, view, error, examples);
     view! {
         <section class="demo-gallery" data-testid="demo-gallery" aria-labelledby="demo-heading">
             <h2 id="demo-heading">"Try an example"</h2>

@@ -11,6 +11,7 @@ pub(crate) mod candidates_plot;
 pub(crate) mod candidates_run;
 pub(crate) mod candidates_state;
 pub(crate) mod cost_panel;
+pub(crate) mod embed;
 pub(crate) mod image_actions;
 pub(crate) mod image_panel;
 pub(crate) mod inputs_state;

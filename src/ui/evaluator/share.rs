@@ -86,7 +86,8 @@ pub(crate) fn copy_and_say(text: String, testid: &'static str, what: &'static st
     });
 }
 
-fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>, status: RwSignal<Option<String>>) {
+fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>, status: RwSignal<Option<String>>, embed: RwSignal<Option<String>>) {
+    embed.set(None);
     // A comparison by a metric without γ is not put in a link (it would share the stale single
     // result behind it): say so, and where it can be saved.
     if untrack(|| state.candidates.plain_shown(state.settings.metric.get())) {
@@ -112,6 +113,7 @@ fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>, st
             Ok(deflated) => share::link(&page_url(), &deflated),
             Err(e) => Err(e),
         };
+        embed.set(made.as_deref().ok().map(embed_code));
         if let Ok(url) = &made {
             if let Some(w) = web_sys::window() {
                 let hash = &url[url.find('#').unwrap_or(url.len())..];
@@ -197,27 +199,34 @@ fn open_from_lab(state: AppState, view: OpenedView, nonce: &str) {
     });
 }
 
+/// An iframe of the embed (`embed.html?embed`, which any site may frame) showing the result.
+fn embed_code(link: &str) -> String {
+    share::embed_code(&crate::site::embed_url(link, None))
+}
+
 #[component]
 pub fn SharePanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     let link = RwSignal::new(None::<Result<String, String>>);
     let url = move || link.get().and_then(Result::ok);
+    // The embed's code, written with the link (in the share chunk).
+    let embed = RwSignal::new(None::<String>);
     let embed_copied = RwSignal::new(false);
     let status = RwSignal::new(None::<String>);
     let copy_embed = move || {
-        if let Some(u) = url() {
+        if let Some(code) = embed.get() {
             embed_copied.set(true);
-            copy_and_say(share::embed_code(&u), "embed-code", "embed code", status);
+            copy_and_say(code, "embed-code", "embed code", status);
         }
     };
     view! {
         <div class="share-row">
-            <button type="button" data-testid="copy-link-button" on:click=move |_| { embed_copied.set(false); status.set(None); share_now(state, link, status) }>"Copy link"</button>
-            <button type="button" data-testid="copy-embed-button" disabled=move || url().is_none()
+            <button type="button" data-testid="copy-link-button" on:click=move |_| { embed_copied.set(false); status.set(None); share_now(state, link, status, embed) }>"Copy link"</button>
+            <button type="button" data-testid="copy-embed-button" disabled=move || embed.with(Option::is_none)
                 on:click=move |_| copy_embed()>"Copy embed code"</button>
             <p class="copy-status" role="status" data-testid="copy-status">{move || status.get()}</p>
             <p class="share-link" data-testid="share-link" class:hidden=move || url().is_none()>{url}</p>
-            <p class="hint" data-testid="embed-code" class:hidden=move || !embed_copied.get()>{move || url().map(|u| share::embed_code(&u))}</p>
+            <p class="hint" data-testid="embed-code" class:hidden=move || !embed_copied.get()>{move || embed.get()}</p>
             <p class="error" role="alert" data-testid="share-error">{move || link.get().and_then(Result::err)}</p>
         </div>
     }
@@ -225,14 +234,14 @@ pub fn SharePanel() -> impl IntoView {
 
 /// Making the link (compressing the result), in the `share` chunk.
 #[leptos::wasm_split::wasm_split(share, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn share_loaded(state: AppState, link: RwSignal<Option<Result<String, String>>>, status: RwSignal<Option<String>>) -> Result<(), crate::ui::lazy::ChunkMissing> {
-    make_link(state, link, status);
+fn share_loaded(state: AppState, link: RwSignal<Option<Result<String, String>>>, status: RwSignal<Option<String>>, embed: RwSignal<Option<String>>) -> Result<(), crate::ui::lazy::ChunkMissing> {
+    make_link(state, link, status, embed);
     Ok(())
 }
 
 /// Copy link.
-fn share_now(state: AppState, link: RwSignal<Option<Result<String, String>>>, status: RwSignal<Option<String>>) {
-    let load = crate::ui::lazy::loading(share_loaded(state, link, status));
+fn share_now(state: AppState, link: RwSignal<Option<Result<String, String>>>, status: RwSignal<Option<String>>, embed: RwSignal<Option<String>>) {
+    let load = crate::ui::lazy::loading(share_loaded(state, link, status, embed));
     spawn_local(async move {
         if load.await.is_err() {
             link.set(Some(Err(crate::ui::lazy::missing("the share link"))));

@@ -26,7 +26,7 @@ pub fn MetricSelect(settings: Settings, page: Option<AppState>) -> impl IntoView
         <div class="field metric-field">
             <label for="metric-select">"Metric"</label>
             <select id="metric-select" data-testid="metric-select" on:change=on_metric prop:value=move || state.metric.get().id()>
-                {Metric::ALL.iter().map(|m| view! { <option value=m.id()>{m.info().name}</option> }).collect_view()}
+                {crate::ui::site::get().offered().into_iter().map(|m| view! { <option value=m.id()>{m.info().name}</option> }).collect_view()}
             </select>
         </div>
     }

@@ -20,15 +20,21 @@ pub fn TopBar(page: Page) -> impl IntoView {
         Page::Lab => ("../", "./"),
     };
     let current = move |p: Page| if p == page { "tab active" } else { "tab" };
+    // The site file's title and tagline, and whether it links the lab (site.json).
+    let site = crate::ui::site::get();
+    let title = site.title.clone().unwrap_or_else(|| "harmonic-judge".into());
+    let tagline = site.tagline.clone().unwrap_or_else(|| "Score what a vision-language model wrote about an image.".into());
+    let lab_linked = site.lab || page == Page::Lab;
     view! {
         <header class="topbar">
-            <h1>"harmonic-judge"</h1>
-            <p class="tagline">"Score what a vision-language model wrote about an image."</p>
+            <h1 data-testid="site-title">{title}</h1>
+            <p class="tagline" data-testid="site-tagline">{tagline}</p>
             <ThemeToggle/>
         </header>
-        <nav class="tabs" aria-label="Mode">
+        {crate::ui::site::problem().map(|m| view! { <p class="error" role="alert" data-testid="site-problem">{m}</p> })}
+        <nav class="tabs" aria-label="Mode" class:hidden=!lab_linked>
             <a data-testid="tab-single" class=current(Page::Single) href=single_href>"One item"</a>
-            <a data-testid="tab-batch" class=current(Page::Lab) href=lab_href>"Batch & meta-evaluation"</a>
+            {lab_linked.then(|| view! { <a data-testid="tab-batch" class=current(Page::Lab) href=lab_href>"Batch & meta-evaluation"</a> })}
         </nav>
     }
 }
