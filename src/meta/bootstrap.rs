@@ -217,3 +217,7 @@ impl Bootstrap {
             .collect()
     }
 }
+
+#[cfg(test)]
+#[path = "bootstrap_tests.rs"]
+mod tests;
