@@ -9,20 +9,8 @@
 //! a p-value near 0.2 (its standard error over 1,000 permutations is about 0.013, doubled).
 
 use super::*;
+use crate::meta::bootstrap_tests_data::msvd;
 use crate::meta::resample::Interval;
-
-/// MSVD-Eval (tests/fixtures/msvd_eval/ratings.tsv): per clip, annotator 1's five ratings
-/// (accuracy, completeness, conciseness, relevance, mean), then annotator 2's.
-pub(crate) fn msvd() -> Vec<[f64; 10]> {
-    include_str!("../../tests/fixtures/msvd_eval/ratings.tsv")
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(|l| {
-            let v: Vec<f64> = l.split('\t').skip(1).map(|x| x.parse().unwrap()).collect();
-            v.try_into().unwrap()
-        })
-        .collect()
-}
 
 /// (field, τ-b, τ-c, τ-b interval, τ-c interval, α, α interval): annotator 1 as the metric,
 /// annotator 2 as the human, resampling clips.

@@ -18,6 +18,8 @@
 //! user moves a slider such as HarmonicEval's γ.
 
 pub mod bootstrap;
+#[cfg(test)]
+pub mod bootstrap_tests_data;
 pub mod kendall;
 pub mod krippendorff;
 pub mod pairwise;
