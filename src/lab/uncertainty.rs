@@ -9,12 +9,13 @@
 
 use std::collections::HashMap;
 
-use super::analysis::Prepared;
+use super::analysis::{MetaReport, Prepared};
 use super::record::ItemResult;
 use crate::criteria::Criterion;
 use crate::meta::bootstrap::{Bootstrap, Estimate, Figure};
 use crate::meta::krippendorff::Alpha;
 use crate::meta::pairwise::{best_of_n_pairs, Candidate};
+use crate::meta::resample::Interval;
 use crate::meta::weighted_kendall::{PairedKendall, WeightedKendall};
 
 pub use crate::meta::bootstrap::{DEFAULT_RESAMPLES, DEFAULT_SEED};
@@ -91,6 +92,16 @@ impl MetaBootstrap {
             criteria: self.criteria.iter().copied().zip(e[2..].iter().copied()).collect(),
         }
     }
+}
+
+/// The overall score's τ at `gamma` alone, for the γ sweep's band: the same resamples as
+/// [`MetaBootstrap`] draws, so at the slider's γ the band and the table's interval agree.
+pub fn sweep_band_bootstrap(p: &Prepared, gamma: f64, resamples: usize, seed: u64) -> Bootstrap {
+    let (units, n_units) = p.units();
+    let mut scores = Vec::new();
+    p.overall_scores_at(gamma, &mut scores);
+    let obs = p.ratings(None).iter().map(|&(i, v)| (scores[i], v, units[i]));
+    Bootstrap::new(n_units, vec![Figure::Tau(WeightedKendall::new(obs))], resamples, seed)
 }
 
 /// The whole report's intervals at once (native callers, tests, the benchmark).
@@ -308,6 +319,73 @@ pub fn p_text(p: f64) -> String {
     }
 }
 
+/// A figure and its interval as the page shows them: "53.0 [51.2, 54.8]"; the figure alone
+/// while the interval is not known yet, "–" when there is no figure.
+pub fn with_interval(value: Option<f64>, interval: Option<Interval>) -> String {
+    match (value, interval) {
+        (None, _) => "–".into(),
+        (Some(v), None) => format!("{v:.1}"),
+        (Some(v), Some(i)) => format!("{v:.1} [{:.1}, {:.1}]", i.low, i.high),
+    }
+}
+
+/// The interval's ends for `data-ci-low` / `data-ci-high` (empty when unknown).
+pub fn interval_attrs(interval: Option<Interval>) -> (String, String) {
+    interval.map_or_else(Default::default, |i| (i.low.to_string(), i.high.to_string()))
+}
+
+fn estimate_json(e: &Estimate) -> serde_json::Value {
+    serde_json::json!({
+        "value": e.value,
+        "ci_low": e.interval.map(|i| i.low),
+        "ci_high": e.interval.map(|i| i.high),
+    })
+}
+
+/// The agreement figures with their intervals, as the lab's "Export agreement" file: τ-b, τ-c
+/// (×100) overall and per criterion, pairwise accuracy (%), each `{value, ci_low, ci_high}`,
+/// and how the intervals were drawn.
+pub fn agreement_json(report: &MetaReport, intervals: Option<&MetaIntervals>, gamma: f64) -> String {
+    let iv = |f: &dyn Fn(&MetaIntervals) -> Option<Estimate>, value: Option<f64>| {
+        let e = intervals.and_then(f).unwrap_or_default();
+        estimate_json(&Estimate { value, ..e })
+    };
+    let criteria: Vec<serde_json::Value> = report
+        .criteria
+        .iter()
+        .map(|(c, a)| {
+            let of = |k: usize| move |m: &MetaIntervals| m.criteria.iter().find(|x| x.0 == *c).map(|x| x.1[k]);
+            serde_json::json!({
+                "criterion": c.id(),
+                "n": a.n,
+                "tau_b": iv(&of(0), a.tau_b),
+                "tau_c": iv(&of(1), a.tau_c),
+            })
+        })
+        .collect();
+    let doc = serde_json::json!({
+        "gamma": gamma,
+        "interval": {
+            "level": 0.95,
+            "method": "percentile bootstrap",
+            "resamples": DEFAULT_RESAMPLES,
+            "seed": DEFAULT_SEED,
+            "units": "items, or whole groups where the items have groups",
+        },
+        "overall": {
+            "n": report.overall.n,
+            "tau_b": iv(&|m| Some(m.overall[0]), report.overall.tau_b),
+            "tau_c": iv(&|m| Some(m.overall[1]), report.overall.tau_c),
+        },
+        "pairwise_accuracy": {
+            "pairs": report.pairwise_counts.pairs,
+            "accuracy": iv(&|m| Some(m.pairwise), report.pairwise),
+        },
+        "criteria": criteria,
+    });
+    serde_json::to_string_pretty(&doc).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -384,6 +462,34 @@ mod tests {
         let j = &c.judges[0];
         assert!(j.alpha.value.unwrap() < 1.0 && j.tau_b.interval.is_some());
         assert_eq!(j.n, 150);
+    }
+
+    #[test]
+    fn the_export_carries_each_figure_with_its_interval() {
+        let results = msvd_results(4);
+        let report = Prepared::new(&results).report(&results, 0.75);
+        let m = meta_intervals(&results, 0.75, 100, DEFAULT_SEED);
+        let v: serde_json::Value = serde_json::from_str(&agreement_json(&report, Some(&m), 0.75)).unwrap();
+        let i = m.overall[0].interval.unwrap();
+        assert_eq!(v["overall"]["tau_b"]["value"], serde_json::json!(report.overall.tau_b.unwrap()));
+        assert_eq!(v["overall"]["tau_b"]["ci_low"], serde_json::json!(i.low));
+        assert_eq!(v["overall"]["tau_b"]["ci_high"], serde_json::json!(i.high));
+        assert_eq!(v["interval"]["resamples"], 1000);
+        // Before the intervals are known: the figures, with null ends.
+        let v: serde_json::Value = serde_json::from_str(&agreement_json(&report, None, 0.75)).unwrap();
+        assert!(v["overall"]["tau_c"]["ci_low"].is_null());
+        assert_eq!(with_interval(Some(53.04), Some(Interval { low: 51.16, high: 54.8 })), "53.0 [51.2, 54.8]");
+        assert_eq!(with_interval(Some(53.04), None), "53.0");
+        assert_eq!(with_interval(None, None), "–");
+    }
+
+    #[test]
+    fn the_sweep_band_at_the_sliders_gamma_is_the_tables_interval() {
+        let results = msvd_results(4);
+        let p = Prepared::new(&results);
+        let band = sweep_band_bootstrap(&p, 0.5, 300, DEFAULT_SEED).run();
+        let m = meta_intervals(&results, 0.5, 300, DEFAULT_SEED);
+        assert_eq!(band[0][0], m.overall[0]);
     }
 
     #[test]
