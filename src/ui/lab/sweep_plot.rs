@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use crate::aggregate::GAMMA_MIN;
 use crate::gamma_axis::{self, GammaAxis};
 use crate::lab::analysis::{best_gamma, SweepPoint};
+use crate::meta::resample::Interval;
 use crate::ui::state::Settings;
 use crate::ui::gamma_events::{gamma_at_click, gamma_key};
 
@@ -49,8 +50,22 @@ fn readout(p: &SweepPoint) -> String {
     )
 }
 
+/// The band of τ-b's 95 % intervals: along the upper ends, back along the lower ones.
+fn band_path(band: &[(f64, Interval)]) -> String {
+    let at = |g: f64, v: f64| format!("{:.1},{:.1}", sx(g), sy(v, TAU_TOP, -100.0, 100.0));
+    band.iter()
+        .map(|(g, i)| at(*g, i.high))
+        .chain(band.iter().rev().map(|(g, i)| at(*g, i.low)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[component]
-pub fn SweepPlot(points: Memo<Vec<SweepPoint>>) -> impl IntoView {
+pub fn SweepPlot(
+    points: Memo<Vec<SweepPoint>>,
+    /// τ-b's 95 % interval at a few γ's, drawn as a band behind the line.
+    band: RwSignal<Vec<(f64, Interval)>>,
+) -> impl IntoView {
     let state = expect_context::<Settings>();
     let hover = RwSignal::new(None::<f64>);
     let focused = RwSignal::new(false);
@@ -108,6 +123,8 @@ pub fn SweepPlot(points: Memo<Vec<SweepPoint>>) -> impl IntoView {
                 on:blur=move |_| focused.set(false)
                 on:keydown=on_key>
                 {panel("Kendall τ-b ×100 (overall score)", TAU_TOP, -100.0, false)}
+                <polygon class="sweep-band" data-testid="sweep-band" data-points=move || band.with(Vec::len)
+                    points=move || band.with(|b| band_path(b))/>
                 <polyline class="sweep-tau" fill="none" points=move || path(|s| s.tau_b, TAU_TOP, -100.0, 100.0)/>
                 {panel("Pairwise accuracy (%)", ACC_TOP, 0.0, true)}
                 <polyline class="sweep-acc" fill="none" points=move || path(|s| s.pairwise, ACC_TOP, 0.0, 100.0)/>
@@ -135,7 +152,7 @@ pub fn SweepPlot(points: Memo<Vec<SweepPoint>>) -> impl IntoView {
 fn caption() -> impl IntoView {
     view! {
         <figcaption id="sweep-caption">
-            "Agreement with humans against γ (small γ trusts the criteria the judge is sure of; 1 is the plain mean). Above: Kendall τ-b ×100 of the overall score (scale −100…100, solid line). Below: pairwise accuracy over best-of-N groups (0…100 %, dashed line with dots). The dashed vertical line is the current γ; "
+            "Agreement with humans against γ (small γ trusts the criteria the judge is sure of; 1 is the plain mean). Above: Kendall τ-b ×100 of the overall score (scale −100…100, solid line; the shaded band is its 95 % bootstrap interval at γ = 0.01, 0.1, …, 1). Below: pairwise accuracy over best-of-N groups (0…100 %, dashed line with dots). The dashed vertical line is the current γ; "
             <span class="best-mark-legend">"◆"</span>" marks the best γ. Click the plot, or focus it and use the arrow keys (Page Up/Down: 0.1), to set γ."
         </figcaption>
     }
