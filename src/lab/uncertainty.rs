@@ -113,7 +113,7 @@ pub fn meta_intervals(results: &[ItemResult], gamma: f64, resamples: usize, seed
 }
 
 /// Two runs on the items they share: each run's figure, and run b − run a.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Paired {
     pub a: Option<f64>,
     pub b: Option<f64>,

@@ -60,6 +60,24 @@ fn band_path(band: &[(f64, Interval)]) -> String {
         .join(" ")
 }
 
+/// "Best γ = 0.40 (τ-b 61.2)", with a button that sets it.
+fn best_line(g: f64, what: &'static str, v: f64, set_gamma: impl Fn(f64) + 'static) -> impl IntoView {
+    view! {
+        <p class="sweep-best" data-testid="sweep-best-gamma" data-value=format!("{g:.2}")>
+            {format!("Best γ = {g:.2} ({what} {v:.1}{})", if what == "accuracy" { " %" } else { "" })}
+            " "
+            <button class="link" on:click=move |_| set_gamma(g)>"Set γ to it"</button>
+        </p>
+    }
+}
+
+fn band_view(band: RwSignal<Vec<(f64, Interval)>>) -> impl IntoView {
+    view! {
+        <polygon class="sweep-band" data-testid="sweep-band" data-points=move || band.with(Vec::len)
+            points=move || band.with(|b| band_path(b))/>
+    }
+}
+
 #[component]
 pub fn SweepPlot(
     points: Memo<Vec<SweepPoint>>,
@@ -103,13 +121,7 @@ pub fn SweepPlot(
     view! {
         <figure class="sweep" data-testid="gamma-sweep" data-points=move || points.with(Vec::len)>
             {caption()}
-            {move || best_point.get().map(|(g, what, v)| view! {
-                <p class="sweep-best" data-testid="sweep-best-gamma" data-value=format!("{g:.2}")>
-                    {format!("Best γ = {g:.2} ({what} {v:.1}{})", if what == "accuracy" { " %" } else { "" })}
-                    " "
-                    <button class="link" on:click=move |_| set_gamma(g)>"Set γ to it"</button>
-                </p>
-            })}
+            {move || best_point.get().map(|(g, what, v)| best_line(g, what, v, set_gamma))}
             <svg viewBox=format!("0 0 {W} {H}") tabindex="0" role="slider"
                 aria-label="γ on the agreement sweep"
                 aria-describedby="sweep-caption"
@@ -123,8 +135,7 @@ pub fn SweepPlot(
                 on:blur=move |_| focused.set(false)
                 on:keydown=on_key>
                 {panel("Kendall τ-b ×100 (overall score)", TAU_TOP, -100.0, false)}
-                <polygon class="sweep-band" data-testid="sweep-band" data-points=move || band.with(Vec::len)
-                    points=move || band.with(|b| band_path(b))/>
+                {band_view(band)}
                 <polyline class="sweep-tau" fill="none" points=move || path(|s| s.tau_b, TAU_TOP, -100.0, 100.0)/>
                 {panel("Pairwise accuracy (%)", ACC_TOP, 0.0, true)}
                 <polyline class="sweep-acc" fill="none" points=move || path(|s| s.pairwise, ACC_TOP, 0.0, 100.0)/>
