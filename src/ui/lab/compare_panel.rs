@@ -123,23 +123,28 @@ fn paired(
     let generation = StoredValue::new(0u64);
     Effect::new(move |_| {
         let g = gamma.get();
+        other.track();
+        b.results.track();
         generation.update_value(|n| *n += 1);
         let mine = generation.get_value();
-        let boot = other.with(|o| {
-            let (_, theirs) = o.as_ref()?;
-            Some(b.results.with(|ours| {
-                crate::web::timing::measure("hj-compare-prepare", || {
-                    CompareBootstrap::new(ours, theirs, g, DEFAULT_RESAMPLES, DEFAULT_SEED)
-                })
-            }))
-        });
-        let Some(mut boot) = boot else {
-            return out.set(None);
-        };
-        out.set(Some(boot.result()));
+        let stale = move || generation.get_value() != mine;
         leptos::task::spawn_local(async move {
+            // In a task of its own, after whatever the change itself costs.
+            crate::web::fetch::sleep(0, None).await;
+            if stale() {
+                return;
+            }
             crate::web::timing::start("hj-compare");
-            let stale = move || generation.get_value() != mine;
+            let boot = other.with_untracked(|o| {
+                let (_, theirs) = o.as_ref()?;
+                Some(b.results.with_untracked(|ours| {
+                    CompareBootstrap::new(ours, theirs, g, DEFAULT_RESAMPLES, DEFAULT_SEED)
+                }))
+            });
+            let Some(mut boot) = boot else {
+                return out.set(None);
+            };
+            out.set(Some(boot.result()));
             let done = crate::ui::slices::in_slices(|| boot.step(1), stale).await;
             crate::web::timing::end("hj-compare");
             if done {

@@ -192,21 +192,22 @@ fn intervals(
         let (g, v) = (gamma.get(), version.get());
         generation.update_value(|n| *n += 1);
         let mine = generation.get_value();
-        let mut boot = None;
-        with_prepared(&mut |p, results| {
-            boot = p.has_judgments().then(|| {
-                timing::measure("hj-bootstrap-prepare", || {
-                    MetaBootstrap::new(p, results, g, DEFAULT_RESAMPLES, DEFAULT_SEED)
-                })
-            });
-            None
-        });
-        let Some(mut boot) = boot else {
-            return out.set(None);
-        };
+        let stale = move || generation.get_value() != mine;
         leptos::task::spawn_local(async move {
+            // In a task of its own, after whatever the change itself costs.
+            crate::web::fetch::sleep(0, None).await;
+            if stale() {
+                return;
+            }
             timing::start("hj-bootstrap");
-            let stale = move || generation.get_value() != mine;
+            let mut boot = None;
+            with_prepared(&mut |p, results| {
+                boot = p.has_judgments().then(|| MetaBootstrap::new(p, results, g, DEFAULT_RESAMPLES, DEFAULT_SEED));
+                None
+            });
+            let Some(mut boot) = boot else {
+                return out.set(None);
+            };
             let done = crate::ui::slices::in_slices(|| boot.step(1), stale).await;
             timing::end("hj-bootstrap");
             if done {
