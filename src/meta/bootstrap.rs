@@ -129,23 +129,37 @@ pub struct Bootstrap {
 
 impl Bootstrap {
     /// `resamples` resamples (and as many permutations when a figure is paired), seeded.
-    pub fn new(units: usize, mut figures: Vec<Figure>, resamples: usize, seed: u64) -> Bootstrap {
-        let point = figures.iter_mut().map(|f| f.eval(None, None)).collect();
-        let paired = figures.iter().any(Figure::is_paired);
-        Bootstrap {
-            samples: vec![[Vec::with_capacity(resamples), Vec::with_capacity(resamples)]; figures.len()],
-            null: vec![[Vec::new(), Vec::new()]; figures.len()],
-            figures,
-            point,
+    pub fn new(units: usize, figures: Vec<Figure>, resamples: usize, seed: u64) -> Bootstrap {
+        let mut b = Bootstrap {
+            samples: Vec::new(),
+            null: Vec::new(),
+            figures: Vec::new(),
+            point: Vec::new(),
             resampler: Resampler::new(seed, units),
             // Another stream for the permutations, so they do not repeat the resamples' draws.
             permuter: Resampler::new(seed ^ 0x9e37_79b9_7f4a_7c15, units),
             flips: Vec::new(),
             resamples: if units == 0 { 0 } else { resamples },
-            permutations: if paired && units > 0 { resamples } else { 0 },
+            permutations: 0,
             drawn: 0,
             permuted: 0,
+        };
+        figures.into_iter().for_each(|f| b.push(f));
+        b
+    }
+
+    /// Adds a figure (its point estimate computed now), so a caller can build figures one per
+    /// slice of time. Only before the first draw: every figure sees every resample.
+    pub fn push(&mut self, mut figure: Figure) {
+        assert_eq!(self.drawn + self.permuted, 0, "figures are added before drawing");
+        self.point.push(figure.eval(None, None));
+        if figure.is_paired() && self.resamples > 0 {
+            self.permutations = self.resamples;
         }
+        let n = self.resamples;
+        self.samples.push([Vec::with_capacity(n), Vec::with_capacity(n)]);
+        self.null.push([Vec::new(), Vec::new()]);
+        self.figures.push(figure);
     }
 
     /// Draws done so far and in all (resamples, then permutations).

@@ -144,8 +144,14 @@ fn paired(
             let Some(mut boot) = boot else {
                 return out.set(None);
             };
-            out.set(Some(boot.result()));
-            let done = crate::ui::slices::in_slices(|| boot.step(1), stale).await;
+            // Both runs as they were when it began: a change of either makes this one stale.
+            let mut step = || {
+                other.with_untracked(|o| {
+                    let theirs = o.as_ref().map_or(&[][..], |(_, t)| &t[..]);
+                    b.results.with_untracked(|ours| boot.step(ours, theirs, 1))
+                })
+            };
+            let done = crate::ui::slices::in_slices(&mut step, stale).await;
             crate::web::timing::end("hj-compare");
             if done {
                 out.set(Some(boot.result()));

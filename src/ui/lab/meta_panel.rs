@@ -160,7 +160,7 @@ fn analysis(
             })
         })
     });
-    let drawn = intervals(state, version, with_prepared);
+    let drawn = intervals(state, used, version, with_prepared);
     let intervals = Memo::new(move |_| {
         let (gamma, v) = (state.gamma.get(), version.get());
         drawn.with(|d| d.as_ref().filter(|(g, dv, _)| *g == gamma && *dv == v).map(|d| d.2.clone()))
@@ -180,6 +180,7 @@ fn analysis(
 /// nothing until it settles), tagged with the γ and results version they belong to.
 fn intervals(
     state: Settings,
+    used: Used,
     version: Memo<u64>,
     with_prepared: impl Fn(&mut dyn FnMut(&mut Prepared, &[ItemResult]) -> Option<MetaReport>) -> Option<MetaReport>
         + Copy
@@ -208,7 +209,7 @@ fn intervals(
             let Some(mut boot) = boot else {
                 return out.set(None);
             };
-            let done = crate::ui::slices::in_slices(|| boot.step(1), stale).await;
+            let done = crate::ui::slices::in_slices(|| used.with(|r| boot.step(r, 1)), stale).await;
             timing::end("hj-bootstrap");
             if done {
                 out.set(Some((g, v, boot.intervals())));
