@@ -239,6 +239,8 @@ fn band(version: Memo<u64>, prepared: Snapshot) -> RwSignal<Vec<(f64, Interval)>
             let mut points = Vec::with_capacity(BAND_POINTS);
             timing::start("hj-band");
             for k in 0..BAND_POINTS {
+                // Each γ's figure is built in a task of its own, not after the last slice.
+                crate::web::fetch::sleep(0, None).await;
                 let g = if k == 0 { 0.01 } else { k as f64 / (BAND_POINTS - 1) as f64 };
                 let mut boot = sweep_band_bootstrap(&p, g, DEFAULT_RESAMPLES, DEFAULT_SEED);
                 let stale = move || generation.get_value() != mine;

@@ -2,13 +2,18 @@
 //! whenever a slice of main-thread time is spent, so no task grows past the 50 ms a long task
 //! starts at. A newer request makes an older run give up at its next draw.
 
-/// At most this long between yields (ms); one draw at 10,000 items takes a few ms.
-const SLICE_MS: f64 = 30.0;
+/// At most this long between yields (ms): a step (one draw, or building one figure) takes a
+/// few ms at 10,000 items, so a task stays well under 50 ms, and a γ change waits at most this
+/// long behind the work.
+const SLICE_MS: f64 = 20.0;
 
-/// Calls `step` (one draw; true once done) until it is done, yielding between slices. Returns
-/// false, without finishing, as soon as `stale()` says a newer request replaced this one.
+/// Calls `step` (one draw; true once done) until it is done, yielding between slices, and
+/// first of all, so that whatever the caller did before (building the figures) is a task of its
+/// own. Returns false, without finishing, as soon as `stale()` says a newer request replaced
+/// this one.
 pub(crate) async fn in_slices(mut step: impl FnMut() -> bool, stale: impl Fn() -> bool) -> bool {
     let now = js_sys::Date::now;
+    crate::web::fetch::sleep(0, None).await;
     let mut start = now();
     loop {
         if stale() {
