@@ -428,6 +428,8 @@ def ten_thousand(d, app_url, tmp, gamma_runs):
     page.el("results-input").send_keys(str(path))
     page.wait_for(lambda dd: page.el("meta-overall-tau-b").get_attribute("data-value"), "the analysis", 180)
     load_s = time.time() - t0
+    # The intervals and the sweep's band first: the γ changes are then timed on a settled page.
+    intervals(d, page)
     g = gamma_changes(d, gamma_runs)
     inner = d.execute_script("return performance.getEntriesByName('hj-reaggregate').map(e => e.duration)")
     sweep = d.execute_script("return performance.getEntriesByName('hj-sweep').map(e => e.duration)")
@@ -437,7 +439,6 @@ def ten_thousand(d, app_url, tmp, gamma_runs):
     Row("γ sweep, 100 points over 10,000 items", sweep[-1] if sweep else None, "ms",
         budget="< 300 ms", ok=bool(sweep) and sweep[-1] < 300)
     print(f"10,000 results: import and first analysis {load_s:.2f} s; γ changes {[round(x, 1) for x in g]} ms")
-    intervals(d, page)
 
 
 # ---------------------------------------------------------------- the lab at scale

@@ -166,13 +166,14 @@ fn analysis(
         drawn.with(|d| d.as_ref().filter(|(g, dv, _)| *g == gamma && *dv == v).map(|d| d.2.clone()))
     });
     let snapshot = snapshot(with_prepared);
+    let sweep = sweep(b, version, snapshot);
     Analysis {
         used,
         report,
-        sweep: sweep(b, version, snapshot),
+        sweep,
         per_task: per_task(report, prepared),
         intervals,
-        band: band(version, snapshot),
+        band: band(sweep, snapshot),
     }
 }
 
@@ -222,13 +223,14 @@ fn intervals(
 /// γ's at which the sweep's τ-b gets its interval: 0.01, then every 0.1 up to 1.
 const BAND_POINTS: usize = 11;
 
-/// The sweep's band: τ-b's interval at [`BAND_POINTS`] γ's, drawn a slice at a time after each
-/// change of the results (the band does not depend on the slider).
-fn band(version: Memo<u64>, prepared: Snapshot) -> RwSignal<Vec<(f64, Interval)>> {
+/// The sweep's band: τ-b's interval at [`BAND_POINTS`] γ's, drawn a slice at a time once the
+/// sweep of new results is done (so the two do not share the main thread; the band does not
+/// depend on the slider).
+fn band(sweep: Memo<Vec<SweepPoint>>, prepared: Snapshot) -> RwSignal<Vec<(f64, Interval)>> {
     let out = RwSignal::new(Vec::new());
     let generation = StoredValue::new(0u64);
     Effect::new(move |_| {
-        version.track();
+        sweep.track();
         generation.update_value(|n| *n += 1);
         let mine = generation.get_value();
         out.set(Vec::new());
