@@ -121,13 +121,21 @@ fn paired(
 ) -> RwSignal<Option<PairedComparison>> {
     let out = RwSignal::new(None);
     let generation = StoredValue::new(0u64);
+    // This page's results at rest: not restarted at every new result of a running batch.
+    let changes = Memo::new(move |n: Option<&u64>| {
+        b.results.track();
+        n.map_or(0, |n| n + 1)
+    });
+    let rested = crate::ui::slices::settled_version(changes, crate::ui::meta_panel::RESULTS_REST_MS);
     Effect::new(move |_| {
         let g = gamma.get();
         other.track();
-        b.results.track();
+        let c0 = rested.get();
         generation.update_value(|n| *n += 1);
         let mine = generation.get_value();
-        let stale = move || generation.get_value() != mine;
+        // New results since (a running batch): positions may have moved; the next rest starts
+        // again.
+        let stale = move || generation.get_value() != mine || changes.get_untracked() != c0;
         leptos::task::spawn_local(async move {
             // In a task of its own, after whatever the change itself costs.
             crate::web::fetch::sleep(0, None).await;

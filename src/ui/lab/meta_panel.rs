@@ -160,11 +160,7 @@ fn analysis(
             })
         })
     });
-    let drawn = intervals(state, used, version, with_prepared);
-    let intervals = Memo::new(move |_| {
-        let (gamma, v) = (state.gamma.get(), version.get());
-        drawn.with(|d| d.as_ref().filter(|(g, dv, _)| *g == gamma && *dv == v).map(|d| d.2.clone()))
-    });
+    let intervals = intervals(state, used, version, with_prepared);
     let snapshot = snapshot(with_prepared);
     let sweep = sweep(b, version, snapshot);
     Analysis {
@@ -173,7 +169,7 @@ fn analysis(
         sweep,
         per_task: per_task(report, prepared),
         intervals,
-        band: band(sweep, snapshot),
+        band: band(sweep, version, snapshot),
     }
 }
 
@@ -186,15 +182,18 @@ fn intervals(
     with_prepared: impl Fn(&mut dyn FnMut(&mut Prepared, &[ItemResult]) -> Option<MetaReport>) -> Option<MetaReport>
         + Copy
         + 'static,
-) -> RwSignal<Option<(f64, u64, MetaIntervals)>> {
-    let out = RwSignal::new(None);
+) -> Memo<Option<MetaIntervals>> {
+    let out = RwSignal::new(None::<(f64, u64, MetaIntervals)>);
     let gamma = crate::ui::scatter_plot::settled_gamma(state);
+    let rested = crate::ui::slices::settled_version(version, RESULTS_REST_MS);
     let generation = StoredValue::new(0u64);
     Effect::new(move |_| {
-        let (g, v) = (gamma.get(), version.get());
+        let (g, v) = (gamma.get(), rested.get());
         generation.update_value(|n| *n += 1);
         let mine = generation.get_value();
-        let stale = move || generation.get_value() != mine;
+        // New results since (a running batch): the figures' items are gone; the next rest
+        // starts again.
+        let stale = move || generation.get_value() != mine || version.get_untracked() != v;
         leptos::task::spawn_local(async move {
             // In a task of its own, after whatever the change itself costs.
             crate::web::fetch::sleep(0, None).await;
@@ -217,23 +216,41 @@ fn intervals(
             }
         });
     });
-    out
+    // Shown only beside the γ and results they were drawn for.
+    Memo::new(move |_| {
+        let (gamma, v) = (state.gamma.get(), version.get());
+        out.with(|d| d.as_ref().filter(|(g, dv, _)| *g == gamma && *dv == v).map(|d| d.2.clone()))
+    })
 }
+
+/// Intervals are drawn once the results have not changed for this long (ms): during a batch
+/// run the figures follow every new result, their intervals wait for the run to rest.
+pub(crate) const RESULTS_REST_MS: u64 = 1000;
 
 /// γ's at which the sweep's τ-b gets its interval: 0.01, then every 0.1 up to 1.
 const BAND_POINTS: usize = 11;
 
 /// The sweep's band: τ-b's interval at [`BAND_POINTS`] γ's, drawn a slice at a time once the
-/// sweep of new results is done (so the two do not share the main thread; the band does not
-/// depend on the slider).
-fn band(sweep: Memo<Vec<SweepPoint>>, prepared: Snapshot) -> RwSignal<Vec<(f64, Interval)>> {
+/// results have rested and their sweep is done (so the two do not share the main thread; the
+/// band does not depend on the slider).
+fn band(
+    sweep: Memo<Vec<SweepPoint>>,
+    version: Memo<u64>,
+    prepared: Snapshot,
+) -> RwSignal<Vec<(f64, Interval)>> {
     let out = RwSignal::new(Vec::new());
     let generation = StoredValue::new(0u64);
+    let rested = crate::ui::slices::settled_version(version, RESULTS_REST_MS);
     Effect::new(move |_| {
         sweep.track();
+        let v = rested.get();
         generation.update_value(|n| *n += 1);
         let mine = generation.get_value();
         out.set(Vec::new());
+        // Only for results at rest (not during a run), once their sweep is done.
+        if v != version.get_untracked() {
+            return;
+        }
         leptos::task::spawn_local(async move {
             // After the report's own intervals: yield once first.
             crate::web::fetch::sleep(0, None).await;
@@ -245,7 +262,7 @@ fn band(sweep: Memo<Vec<SweepPoint>>, prepared: Snapshot) -> RwSignal<Vec<(f64, 
                 crate::web::fetch::sleep(0, None).await;
                 let g = if k == 0 { 0.01 } else { k as f64 / (BAND_POINTS - 1) as f64 };
                 let mut boot = sweep_band_bootstrap(&p, g, DEFAULT_RESAMPLES, DEFAULT_SEED);
-                let stale = move || generation.get_value() != mine;
+                let stale = move || generation.get_value() != mine || version.get_untracked() != v;
                 if !crate::ui::slices::in_slices(|| boot.step(1), stale).await {
                     return;
                 }
