@@ -421,7 +421,9 @@ def test_two_tabs_two_datasets_keep_both_runs_listed_reopenable_exportable(brows
         page.wait_for(lambda d: d.find_elements(*tid("compare-table")), "the comparison with a stored run")
         assert page.el("compare-changes").get_attribute("data-changed") == "0"
         # Issue 33: a run against itself differs by exactly 0, with p = 1, on every shared item.
-        page.wait_for(lambda d: page.el("compare-tau-b").get_attribute("data-p"), "the permutation test")
+        # (It starts once this page's results have rested for a second.)
+        page.wait_for(lambda d: d.find_elements(*tid("compare-tau-b")) and page.el("compare-tau-b").get_attribute("data-p"),
+                      "the permutation test")
         row = page.el("compare-tau-b")
         tau = [c.text for c in row.find_elements("css selector", "td")]
         assert tau[0] == tau[1] != "–"
