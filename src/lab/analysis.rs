@@ -61,6 +61,8 @@ pub struct Prepared {
     x: Vec<f64>,
     y: Vec<f64>,
     scores: Vec<f64>,
+    /// Each item's resampling unit (its group, or the item alone), and how many units.
+    units: (Vec<u32>, usize),
 }
 
 fn flatten(results: &[ItemResult], key: &str, protocol: RatingProtocol) -> Vec<(usize, f64)> {
@@ -130,7 +132,31 @@ impl Prepared {
             x: Vec::with_capacity(n * 3),
             y: Vec::with_capacity(n * 3),
             scores: Vec::with_capacity(n),
+            units: resampling_units(results),
         }
+    }
+
+    /// Each item's resampling unit and the number of units (see [`resampling_units`]).
+    pub fn units(&self) -> (&[u32], usize) {
+        (&self.units.0, self.units.1)
+    }
+
+    /// (item, rating) pairs of the overall score's τ, or of a criterion's.
+    pub fn ratings(&self, of: Option<Criterion>) -> &[(usize, f64)] {
+        match of {
+            None => &self.overall_ratings,
+            Some(c) => &self.criterion_ratings[c.index()].1,
+        }
+    }
+
+    /// The best-of-N pairs of the pairwise accuracy.
+    pub fn pairs(&self) -> &[Pair] {
+        &self.pairs
+    }
+
+    /// Every item's overall score at `gamma` (NaN where none), as the report uses them.
+    pub fn overall_scores_at(&self, gamma: f64, out: &mut Vec<f64>) {
+        self.overall.scores_at(gamma, out);
     }
 
     /// Groups that gave no pairs (no choice, several chosen, a single item).
@@ -256,6 +282,15 @@ impl Prepared {
             pairwise: acc.map(|v| 100.0 * v),
         }
     }
+}
+
+/// Resampling units: the items of one group form one unit (a best-of-N set is drawn whole);
+/// an item without a group is a unit of its own.
+pub fn resampling_units(results: &[ItemResult]) -> (Vec<u32>, usize) {
+    crate::meta::resample::dense_units(results.iter().enumerate().map(|(i, r)| match &r.group {
+        Some(g) => (g.as_str(), usize::MAX),
+        None => ("", i),
+    }))
 }
 
 /// The sweep's best γ: the highest τ-b (the first of equals), else, with no τ-b anywhere, the

@@ -12,5 +12,6 @@ pub mod ranges;
 pub mod record;
 pub mod rows;
 pub mod stored_run;
+pub mod uncertainty;
 
 pub use record::{CriterionRecord, ItemResult};

@@ -259,7 +259,7 @@ impl Kendall {
 
 /// An integer that orders like the (non-NaN) float: flip all bits of negatives, set the sign
 /// bit of positives. −0.0 is first turned into 0.0 so the two tie, as they do in numpy.
-fn key(v: f64) -> u64 {
+pub(super) fn key(v: f64) -> u64 {
     let bits = (v + 0.0).to_bits();
     if bits >> 63 == 1 {
         !bits
@@ -268,7 +268,7 @@ fn key(v: f64) -> u64 {
     }
 }
 
-fn choose2(t: u64) -> u64 {
+pub(super) fn choose2(t: u64) -> u64 {
     t * t.saturating_sub(1) / 2
 }
 

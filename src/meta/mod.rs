@@ -8,13 +8,24 @@
 //! * [`protocol`]: the Flickr8k-Expert protocol of CLIPScore, τ of one score per candidate
 //!   against each of its several human ratings, and G-VEval's, against their mean.
 //!
+//! * [`bootstrap`]: percentile intervals on every figure (resampling items, or whole groups),
+//!   two runs compared on the same items (paired bootstrap and permutation test), and two
+//!   judges compared with each other (τ-b and [`krippendorff`]'s α); [`resample`] draws the
+//!   seeded resamples, [`weighted_kendall`] gives each resample's τ without re-sorting.
+//!
 //! Everything here is pure and allocation-light (O(n) buffers at most, reusable through
 //! [`Kendall`]), since the browser recomputes these statistics on ~10,000 items whenever the
 //! user moves a slider such as HarmonicEval's γ.
 
+pub mod bootstrap;
+#[cfg(test)]
+pub mod bootstrap_tests_data;
 pub mod kendall;
+pub mod krippendorff;
 pub mod pairwise;
 pub mod protocol;
+pub mod resample;
+pub mod weighted_kendall;
 
 pub use kendall::{kendall_tau, tau_b, tau_c, Kendall, KendallCounts, KendallTau};
 pub use pairwise::{

@@ -31,7 +31,7 @@ use evaluator::{
 use lab::{
     batch_items, batch_panel, batch_run, batch_state, compare_panel, lab_app, meta_panel,
     open_in_evaluator, openai_batch_run, results_import, results_table, run_records, scatter_plot,
-    stored_runs, sweep_plot,
+    slices, stored_runs, sweep_plot,
     thumbnail,
 };
 use metrics::fleur::{panel as fleur_panel, run as fleur_run, state as fleur_state};

@@ -115,6 +115,24 @@ def test_batch_survives_a_reload_and_meta_evaluates(browser, app_url, dataset, d
         assert float(page.el("meta-correctness-tau-b").get_attribute("data-value")) > 90
         assert page.el("meta-pairwise-accuracy").get_attribute("data-value") != ""
         assert page.el("gamma-sweep").get_attribute("data-points") == "100"
+        # Issue 33: every figure gets its 95 % bootstrap interval around it, and the export too.
+        for id_ in ("meta-overall-tau-b", "meta-overall-tau-c", "meta-pairwise-accuracy"):
+            page.wait_for(lambda d: page.el(id_).get_attribute("data-ci-low"), f"{id_}'s interval")
+            el = page.el(id_)
+            low, value, high = (float(el.get_attribute(a)) for a in ("data-ci-low", "data-value", "data-ci-high"))
+            assert low <= value <= high, (id_, low, value, high)
+            assert f"[{low:.1f}, {high:.1f}]" in el.text
+        assert "95 % bootstrap interval" in page.el("meta-interval-meaning").text
+        # The band is set whole once drawn: one point per γ of 0.01, 0.1, …, 1 where τ-b exists
+        # (at γ = 0.01 these scores leave it undefined).
+        page.wait_for(lambda d: page.el("sweep-band").get_attribute("data-points") != "0", "the sweep's band")
+        assert page.el("sweep-band").get_attribute("data-points") == "10"
+        assert page.d.execute_script(
+            "return document.querySelector('[data-testid=sweep-table] tbody td:nth-child(2)').textContent") == "–"
+        page.el("export-agreement").click()
+        agreement = json.loads(page.wait_file(downloads, "agreement.json").read_text())
+        assert agreement["overall"]["tau_b"]["ci_low"] == pytest.approx(float(page.el("meta-overall-tau-b").get_attribute("data-ci-low")))
+        assert agreement["interval"]["resamples"] == 1000
         # The Table-2 row: every item is IC, so only the IC column and the average are filled.
         cells = [c.text for c in page.el("meta-this-run").find_elements("css selector", "td")]
         assert cells[:3] == ["–", "–", "–"] and cells[3] == cells[4] != "–"
@@ -404,8 +422,17 @@ def test_two_tabs_two_datasets_keep_both_runs_listed_reopenable_exportable(brows
         page.el("compare-run-button").click()
         page.wait_for(lambda d: d.find_elements(*tid("compare-table")), "the comparison with a stored run")
         assert page.el("compare-changes").get_attribute("data-changed") == "0"
-        tau = [c.text for c in page.el("compare-tau-b").find_elements("css selector", "td")]
-        assert tau[0] == tau[1] != "–" and float(tau[2]) == 0
+        # Issue 33: a run against itself differs by exactly 0, with p = 1, on every shared item.
+        # (It starts once this page's results have rested for a second.)
+        page.wait_for(lambda d: d.find_elements(*tid("compare-tau-b")) and page.el("compare-tau-b").get_attribute("data-p"),
+                      "the permutation test")
+        row = page.el("compare-tau-b")
+        tau = [c.text for c in row.find_elements("css selector", "td")]
+        assert tau[0] == tau[1] != "–"
+        assert (row.get_attribute("data-diff"), row.get_attribute("data-p")) == ("0", "1")
+        assert (row.get_attribute("data-ci-low"), row.get_attribute("data-ci-high")) == ("0", "0")
+        assert page.el("compare-shared").get_attribute("data-common") == str(n1)
+        assert "within noise" in page.el("compare-verdict").text
 
         beta = page.d.find_element("css selector", f'[data-run="{runs["beta.jsonl"]["run"]}"]')
         beta.find_element(*tid("delete-run-button")).click()

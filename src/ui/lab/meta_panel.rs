@@ -5,7 +5,13 @@
 use leptos::prelude::*;
 
 use crate::lab::analysis::{Agreement, MetaReport, Prepared, SweepPoint};
+use crate::lab::uncertainty::{
+    agreement_json, interval_attrs, sweep_band_bootstrap, with_interval, MetaBootstrap,
+    MetaIntervals, DEFAULT_RESAMPLES, DEFAULT_SEED, INTERVAL_MEANING,
+};
 use crate::lab::ItemResult;
+use crate::meta::bootstrap::Estimate;
+use crate::meta::resample::Interval;
 use crate::meta::RatingProtocol;
 use crate::task::Task;
 use crate::ui::batch_state::{BatchState, Used};
@@ -28,10 +34,19 @@ fn attr(v: Option<f64>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
 }
 
-fn agreement_cells(id: String, a: Agreement) -> impl IntoView {
+/// A figure's cell: "53.0 [51.2, 54.8]", the interval's ends in `data-ci-low` / `-high`.
+fn figure_cell(testid: String, value: Option<f64>, e: Option<Estimate>) -> impl IntoView {
+    let interval = e.and_then(|e| e.interval);
+    let (low, high) = interval_attrs(interval);
     view! {
-        <td data-testid=format!("meta-{id}-tau-b") data-value=attr(a.tau_b)>{pct(a.tau_b)}</td>
-        <td data-testid=format!("meta-{id}-tau-c") data-value=attr(a.tau_c)>{pct(a.tau_c)}</td>
+        <td data-testid=testid data-value=attr(value) data-ci-low=low data-ci-high=high>{with_interval(value, interval)}</td>
+    }
+}
+
+fn agreement_cells(id: String, a: Agreement, ci: Option<[Estimate; 2]>) -> impl IntoView {
+    view! {
+        {figure_cell(format!("meta-{id}-tau-b"), a.tau_b, ci.map(|c| c[0]))}
+        {figure_cell(format!("meta-{id}-tau-c"), a.tau_c, ci.map(|c| c[1]))}
         <td>{a.n}</td>
     }
 }
@@ -45,6 +60,10 @@ struct Analysis {
     sweep: Memo<Vec<SweepPoint>>,
     /// Table 2's row: accuracy per task in [`TABLE_TASKS`] order, and their mean.
     per_task: Memo<(Vec<Option<f64>>, Option<f64>)>,
+    /// The report's intervals, for the γ and results they were drawn at (only once γ rests).
+    intervals: Memo<Option<MetaIntervals>>,
+    /// τ-b's interval across γ, at [`BAND_POINTS`] γ's.
+    band: RwSignal<Vec<(f64, Interval)>>,
 }
 
 /// Items scored on fewer than all their criteria are left out unless the user keeps them
@@ -141,12 +160,119 @@ fn analysis(
             })
         })
     });
+    let intervals = intervals(state, used, version, with_prepared);
+    let snapshot = snapshot(with_prepared);
+    let sweep = sweep(b, version, snapshot);
     Analysis {
         used,
         report,
-        sweep: sweep(b, version, snapshot(with_prepared)),
+        sweep,
         per_task: per_task(report, prepared),
+        intervals,
+        band: band(sweep, version, snapshot),
     }
+}
+
+/// The report's intervals, drawn a slice at a time once γ has rested (moving γ redraws
+/// nothing until it settles), tagged with the γ and results version they belong to.
+fn intervals(
+    state: Settings,
+    used: Used,
+    version: Memo<u64>,
+    with_prepared: impl Fn(&mut dyn FnMut(&mut Prepared, &[ItemResult]) -> Option<MetaReport>) -> Option<MetaReport>
+        + Copy
+        + 'static,
+) -> Memo<Option<MetaIntervals>> {
+    let out = RwSignal::new(None::<(f64, u64, MetaIntervals)>);
+    let gamma = crate::ui::scatter_plot::settled_gamma(state);
+    let rested = crate::ui::slices::settled_version(version, RESULTS_REST_MS);
+    let generation = StoredValue::new(0u64);
+    Effect::new(move |_| {
+        let (g, v) = (gamma.get(), rested.get());
+        generation.update_value(|n| *n += 1);
+        let mine = generation.get_value();
+        // New results since (a running batch): the figures' items are gone; the next rest
+        // starts again.
+        let stale = move || generation.get_value() != mine || version.get_untracked() != v;
+        leptos::task::spawn_local(async move {
+            // In a task of its own, after whatever the change itself costs.
+            crate::web::fetch::sleep(0, None).await;
+            if stale() {
+                return;
+            }
+            timing::start("hj-bootstrap");
+            let mut boot = None;
+            with_prepared(&mut |p, results| {
+                boot = p.has_judgments().then(|| MetaBootstrap::new(p, results, g, DEFAULT_RESAMPLES, DEFAULT_SEED));
+                None
+            });
+            let Some(mut boot) = boot else {
+                return out.set(None);
+            };
+            let done = crate::ui::slices::in_slices(|| used.with(|r| boot.step(r, 1)), stale).await;
+            timing::end("hj-bootstrap");
+            if done {
+                out.set(Some((g, v, boot.intervals())));
+            }
+        });
+    });
+    // Shown only beside the γ and results they were drawn for.
+    Memo::new(move |_| {
+        let (gamma, v) = (state.gamma.get(), version.get());
+        out.with(|d| d.as_ref().filter(|(g, dv, _)| *g == gamma && *dv == v).map(|d| d.2.clone()))
+    })
+}
+
+/// Intervals are drawn once the results have not changed for this long (ms): during a batch
+/// run the figures follow every new result, their intervals wait for the run to rest.
+pub(crate) const RESULTS_REST_MS: u64 = 1000;
+
+/// γ's at which the sweep's τ-b gets its interval: 0.01, then every 0.1 up to 1.
+const BAND_POINTS: usize = 11;
+
+/// The sweep's band: τ-b's interval at [`BAND_POINTS`] γ's, drawn a slice at a time once the
+/// results have rested and their sweep is done (so the two do not share the main thread; the
+/// band does not depend on the slider).
+fn band(
+    sweep: Memo<Vec<SweepPoint>>,
+    version: Memo<u64>,
+    prepared: Snapshot,
+) -> RwSignal<Vec<(f64, Interval)>> {
+    let out = RwSignal::new(Vec::new());
+    let generation = StoredValue::new(0u64);
+    let rested = crate::ui::slices::settled_version(version, RESULTS_REST_MS);
+    Effect::new(move |_| {
+        sweep.track();
+        let v = rested.get();
+        generation.update_value(|n| *n += 1);
+        let mine = generation.get_value();
+        out.set(Vec::new());
+        // Only for results at rest (not during a run), once their sweep is done.
+        if v != version.get_untracked() {
+            return;
+        }
+        leptos::task::spawn_local(async move {
+            // After the report's own intervals: yield once first.
+            crate::web::fetch::sleep(0, None).await;
+            let Some(p) = prepared.run(()) else { return };
+            let mut points = Vec::with_capacity(BAND_POINTS);
+            timing::start("hj-band");
+            for k in 0..BAND_POINTS {
+                // Each γ's figure is built in a task of its own, not after the last slice.
+                crate::web::fetch::sleep(0, None).await;
+                let g = if k == 0 { 0.01 } else { k as f64 / (BAND_POINTS - 1) as f64 };
+                let mut boot = sweep_band_bootstrap(&p, g, DEFAULT_RESAMPLES, DEFAULT_SEED);
+                let stale = move || generation.get_value() != mine || version.get_untracked() != v;
+                if !crate::ui::slices::in_slices(|| boot.step(1), stale).await {
+                    return;
+                }
+                points.extend(boot.run()[0][0].interval.map(|i| (g, i)));
+            }
+            timing::end("hj-band");
+            out.set(points);
+        });
+    });
+    out
 }
 
 /// τ and accuracy across γ for the results the analysis uses. At 100k results the 100 points
@@ -292,19 +418,32 @@ pub fn MetaPanel() -> impl IntoView {
                 </select>
                 <small class="hint">"FLEUR's Flickr8k-Expert figures use the first, G-VEval's (61.5 / 59.7) the second."</small>
             </div>
-            <AgreementTable report=a.report/>
+            <AgreementTable report=a.report intervals=a.intervals gamma=state.gamma.into()/>
             <Table2 per_task=a.per_task/>
             <h3>"Agreement against γ"</h3>
-            <crate::ui::sweep_plot::SweepPlot points=a.sweep/>
+            <crate::ui::sweep_plot::SweepPlot points=a.sweep band=a.band/>
             <h3>"Metric against humans, item by item"</h3>
             <crate::ui::scatter_plot::ScatterPlot results=a.used/>
         </section>
     }
 }
 
-/// τ-b and τ-c of the overall score and of each criterion, and the pairwise accuracy.
+/// Saves the figures with their intervals (`agreement_json`).
+fn export_agreement(report: &MetaReport, intervals: Option<&MetaIntervals>, gamma: f64) {
+    let text = agreement_json(report, intervals, gamma);
+    if let Err(e) = crate::web::download::download_text("agreement.json", "application/json", &text) {
+        leptos::logging::warn!("{e}");
+    }
+}
+
+/// τ-b and τ-c of the overall score and of each criterion, and the pairwise accuracy, each
+/// with its interval once drawn.
 #[component]
-fn AgreementTable(report: Memo<Option<MetaReport>>) -> impl IntoView {
+fn AgreementTable(
+    report: Memo<Option<MetaReport>>,
+    intervals: Memo<Option<MetaIntervals>>,
+    gamma: Signal<f64>,
+) -> impl IntoView {
     let state = expect_context::<Settings>();
     view! {
     {move || match report.get() {
@@ -314,15 +453,26 @@ fn AgreementTable(report: Memo<Option<MetaReport>>) -> impl IntoView {
             <table class="meta-table">
                 <thead><tr><th scope="col">"Score"</th><th scope="col">"τ-b ×100"</th><th scope="col">"τ-c ×100"</th><th scope="col">"n"</th></tr></thead>
                 <tbody>
-                    <tr><th>{move || format!("Overall (γ = {:.2})", state.gamma.get())}</th>{agreement_cells("overall".into(), r.overall)}</tr>
-                    {r.criteria.iter().map(|(c, a)| view! { <tr><th>{c.label()}</th>{agreement_cells(c.id().into(), *a)}</tr> }).collect_view()}
+                    <tr><th>{move || format!("Overall (γ = {:.2})", state.gamma.get())}</th>{move || agreement_cells("overall".into(), r.overall, intervals.get().map(|i| i.overall))}</tr>
+                    {r.criteria.iter().map(|(c, a)| {
+                        let (c, a) = (*c, *a);
+                        let ci = move || intervals.get().and_then(|i| i.criteria.iter().find(|x| x.0 == c).map(|x| x.1));
+                        view! { <tr><th>{c.label()}</th>{move || agreement_cells(c.id().into(), a, ci())}</tr> }
+                    }).collect_view()}
                 </tbody>
             </table>
             </div>
-            <p data-testid="meta-pairwise-accuracy" data-value=attr(r.pairwise)>
+            <p class="hint" data-testid="meta-interval-meaning">
+                {move || if intervals.with(Option::is_some) { INTERVAL_MEANING } else { "Drawing the 95 % intervals (1,000 resamples)…" }}
+            </p>
+            {move || {
+                let ci = intervals.get().and_then(|i| i.pairwise.interval);
+                let (low, high) = interval_attrs(ci);
+                view! {
+            <p data-testid="meta-pairwise-accuracy" data-value=attr(r.pairwise) data-ci-low=low data-ci-high=high>
                 {format!(
                     "Pairwise accuracy: {} % over {} pairs from best-of-N groups ({} ties, counted wrong){}",
-                    pct(r.pairwise), r.pairwise_counts.pairs, r.pairwise_counts.ties,
+                    with_interval(r.pairwise, ci), r.pairwise_counts.pairs, r.pairwise_counts.ties,
                     if r.skipped_groups > 0 {
                         format!("; {} groups without a single choice left out", r.skipped_groups)
                     } else {
@@ -330,6 +480,13 @@ fn AgreementTable(report: Memo<Option<MetaReport>>) -> impl IntoView {
                     }
                 )}
             </p>
+                }
+            }}
+            <button data-testid="export-agreement" on:click=move |_| {
+                if let Some(r) = report.get_untracked() {
+                    export_agreement(&r, intervals.get_untracked().as_ref(), gamma.get_untracked());
+                }
+            }>"Export agreement (JSON)"</button>
         }.into_any(),
     }}
     }

@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use crate::aggregate::GAMMA_MIN;
 use crate::gamma_axis::{self, GammaAxis};
 use crate::lab::analysis::{best_gamma, SweepPoint};
+use crate::meta::resample::Interval;
 use crate::ui::state::Settings;
 use crate::ui::gamma_events::{gamma_at_click, gamma_key};
 
@@ -49,8 +50,40 @@ fn readout(p: &SweepPoint) -> String {
     )
 }
 
+/// The band of τ-b's 95 % intervals: along the upper ends, back along the lower ones.
+fn band_path(band: &[(f64, Interval)]) -> String {
+    let at = |g: f64, v: f64| format!("{:.1},{:.1}", sx(g), sy(v, TAU_TOP, -100.0, 100.0));
+    band.iter()
+        .map(|(g, i)| at(*g, i.high))
+        .chain(band.iter().rev().map(|(g, i)| at(*g, i.low)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// "Best γ = 0.40 (τ-b 61.2)", with a button that sets it.
+fn best_line(g: f64, what: &'static str, v: f64, set_gamma: impl Fn(f64) + 'static) -> impl IntoView {
+    view! {
+        <p class="sweep-best" data-testid="sweep-best-gamma" data-value=format!("{g:.2}")>
+            {format!("Best γ = {g:.2} ({what} {v:.1}{})", if what == "accuracy" { " %" } else { "" })}
+            " "
+            <button class="link" on:click=move |_| set_gamma(g)>"Set γ to it"</button>
+        </p>
+    }
+}
+
+fn band_view(band: RwSignal<Vec<(f64, Interval)>>) -> impl IntoView {
+    view! {
+        <polygon class="sweep-band" data-testid="sweep-band" data-points=move || band.with(Vec::len)
+            points=move || band.with(|b| band_path(b))/>
+    }
+}
+
 #[component]
-pub fn SweepPlot(points: Memo<Vec<SweepPoint>>) -> impl IntoView {
+pub fn SweepPlot(
+    points: Memo<Vec<SweepPoint>>,
+    /// τ-b's 95 % interval at a few γ's, drawn as a band behind the line.
+    band: RwSignal<Vec<(f64, Interval)>>,
+) -> impl IntoView {
     let state = expect_context::<Settings>();
     let hover = RwSignal::new(None::<f64>);
     let focused = RwSignal::new(false);
@@ -88,13 +121,7 @@ pub fn SweepPlot(points: Memo<Vec<SweepPoint>>) -> impl IntoView {
     view! {
         <figure class="sweep" data-testid="gamma-sweep" data-points=move || points.with(Vec::len)>
             {caption()}
-            {move || best_point.get().map(|(g, what, v)| view! {
-                <p class="sweep-best" data-testid="sweep-best-gamma" data-value=format!("{g:.2}")>
-                    {format!("Best γ = {g:.2} ({what} {v:.1}{})", if what == "accuracy" { " %" } else { "" })}
-                    " "
-                    <button class="link" on:click=move |_| set_gamma(g)>"Set γ to it"</button>
-                </p>
-            })}
+            {move || best_point.get().map(|(g, what, v)| best_line(g, what, v, set_gamma))}
             <svg viewBox=format!("0 0 {W} {H}") tabindex="0" role="slider"
                 aria-label="γ on the agreement sweep"
                 aria-describedby="sweep-caption"
@@ -108,6 +135,7 @@ pub fn SweepPlot(points: Memo<Vec<SweepPoint>>) -> impl IntoView {
                 on:blur=move |_| focused.set(false)
                 on:keydown=on_key>
                 {panel("Kendall τ-b ×100 (overall score)", TAU_TOP, -100.0, false)}
+                {band_view(band)}
                 <polyline class="sweep-tau" fill="none" points=move || path(|s| s.tau_b, TAU_TOP, -100.0, 100.0)/>
                 {panel("Pairwise accuracy (%)", ACC_TOP, 0.0, true)}
                 <polyline class="sweep-acc" fill="none" points=move || path(|s| s.pairwise, ACC_TOP, 0.0, 100.0)/>
@@ -135,7 +163,7 @@ pub fn SweepPlot(points: Memo<Vec<SweepPoint>>) -> impl IntoView {
 fn caption() -> impl IntoView {
     view! {
         <figcaption id="sweep-caption">
-            "Agreement with humans against γ (small γ trusts the criteria the judge is sure of; 1 is the plain mean). Above: Kendall τ-b ×100 of the overall score (scale −100…100, solid line). Below: pairwise accuracy over best-of-N groups (0…100 %, dashed line with dots). The dashed vertical line is the current γ; "
+            "Agreement with humans against γ (small γ trusts the criteria the judge is sure of; 1 is the plain mean). Above: Kendall τ-b ×100 of the overall score (scale −100…100, solid line; the shaded band is its 95 % bootstrap interval at γ = 0.01, 0.1, …, 1). Below: pairwise accuracy over best-of-N groups (0…100 %, dashed line with dots). The dashed vertical line is the current γ; "
             <span class="best-mark-legend">"◆"</span>" marks the best γ. Click the plot, or focus it and use the arrow keys (Page Up/Down: 0.1), to set γ."
         </figcaption>
     }
