@@ -53,6 +53,8 @@ FILES = {
     "test_chunks.py": ({"evaluator"}, set(), {"chunks"}),
     # The evaluator built around the task: first screen, gallery labels, Explain, present mode.
     "test_task_first.py": ({"evaluator"}, {"harmonic_eval"}, {"layout", "results"}),
+    # A demo site: site.json, the embed, framing, the deploy recipes and check_site.py.
+    "test_site.py": ({"evaluator"}, set(), {"site"}),
     # Every browser a visitor has: the cross-browser set, in Chromium, Firefox ESR and WebKitGTK.
     "test_browsers.py": ({"evaluator", "lab"}, {"harmonic_eval"}, {"browsers"}),
     # Engines (their engine marker comes from ENGINES).
@@ -100,6 +102,7 @@ TESTS = {
     ("test_real_engine.py", "test_candidates_against_the_real_engine"): {"harmonic_eval", "candidates"},
     ("test_real_engine.py", "test_fleur_candidates_against_the_real_engine"): {"candidates"},
     ("test_task_first.py", "test_explain_on_an_opened_example_keeps_the_stored_explanation"): {"fleur"},
+    ("test_site.py", "test_a_fresh_visitor_judges_inside_the_page_with_the_sites_model"): {"in_browser", "harmonic_eval"},
 }
 
 # The quick tier's browser smoke set (scripts/test.sh --quick): a handful of the fastest tests
