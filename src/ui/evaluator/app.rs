@@ -57,12 +57,12 @@ pub fn App() -> impl IntoView {
             <section class="column results" aria-labelledby="results-heading">
                 // Headings step by one (h1, h2, then the cards' h3); screen readers list it.
                 <h2 id="results-heading" class="visually-hidden">"Results"</h2>
-                <PresentButton present=present/>
                 <EmptyState/>
                 <OpenedPanel/>
                 <SharedFailure/>
                 <SingleResults/>
                 <SharePanel/>
+                <PresentButton present=present/>
                 // Below the result, so that an opened result's score sits beside what it judged.
                 <OpenResult/>
                 <HistoryPanel/>

@@ -61,7 +61,7 @@ pub fn ExamplesGallery() -> impl IntoView {
     view! {
         <section class="demo-gallery" data-testid="demo-gallery" aria-labelledby="demo-heading">
             <h2 id="demo-heading">"Try an example"</h2>
-            <p class="hint">"No key and no request to any server: move γ, read the cards, Explain, export. Each says where its numbers come from."</p>
+            <p class="hint">"No key, no request to any server; each says where its numbers come from."</p>
             <div class="demo-buttons">
                 {move || examples.get().into_iter().map(|e| {
                     let id = format!("demo-{}", e.name);
