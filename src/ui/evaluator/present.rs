@@ -41,7 +41,15 @@ pub fn PresentButton(present: RwSignal<bool>) -> impl IntoView {
             class:hidden=move || !state.settings.is_harmonic() || !crate::ui::metric_ui::of(state.settings.metric.get()).has_run(state)
             title="Large type for a projector: the score, γ and its charts; the arrow keys move γ"
             aria-pressed=move || present.get().to_string()
-            on:click=move |_| present.update(|p| *p = !*p)
+            on:click=move |_| {
+                present.update(|p| *p = !*p);
+                // The presented view is one screen: it starts at the top, wherever the button was.
+                if present.get_untracked() {
+                    if let Some(w) = web_sys::window() {
+                        w.scroll_to_with_x_and_y(0.0, 0.0);
+                    }
+                }
+            }
         >
             {move || if present.get() { "Leave present mode (Esc)" } else { "Present" }}
         </button>
