@@ -30,7 +30,9 @@ class AppPage:
         e = self.d.find_element(*tid(name))
         # The judge's settings fold under their one-line summary: open them, as a person would,
         # to reach a field inside.
-        self.d.execute_script("const d = arguments[0].closest('details.judge-settings'); if (d && !d.open) d.open = true;", e)
+        self.d.execute_script(
+            "const s = arguments[0].closest('.judge-settings');"
+            "if (s && !s.classList.contains('open')) s.querySelector('[data-testid=judge-summary]').click();", e)
         return e
 
     def fill(self, name, text):

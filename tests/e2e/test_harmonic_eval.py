@@ -295,6 +295,8 @@ def test_reg_box_is_drawn_in_red_into_the_sent_pixels(browser, app_url, fake, im
     assert "Drag a box" in page.el("form-problems").text
     # Drag a box over the middle of the preview with the mouse.
     preview = page.el("image-preview")
+    # In view, as a person would scroll to it before dragging.
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", preview)
     w, h = preview.size["width"], preview.size["height"]
     ActionChains(browser).move_to_element_with_offset(preview, -w // 4, -h // 4).click_and_hold().move_by_offset(
         w // 2, h // 2

@@ -29,20 +29,31 @@ fn summary(settings: Settings) -> String {
 }
 
 /// `page`: the evaluator's state (the lab has none), as `BackendPanel` takes it.
+///
+/// A button and a region, not `<details>`: Chromium left a checkbox that appeared inside a
+/// closed `<details>` (an extension of a newly chosen metric) with no size once opened.
 #[component]
 pub fn JudgeSettings(settings: Settings, page: Option<AppState>) -> impl IntoView {
     let needs_key = move || missing_key_in(settings).is_some();
+    let open = RwSignal::new(false);
     view! {
-        <details class="judge-settings" data-testid="judge-settings">
-            <summary data-testid="judge-summary">
+        <section class="judge-settings" class:open=move || open.get() data-testid="judge-settings" aria-label="The judge">
+            <button
+                type="button"
+                class="judge-summary"
+                data-testid="judge-summary"
+                aria-expanded=move || open.get().to_string()
+                aria-controls="judge-body"
+                on:click=move |_| open.update(|o| *o = !*o)
+            >
                 <span class="judge-title">"Judge"</span>
                 <span class="judge-line" class:warn=needs_key>{move || summary(settings)}</span>
-                <span class="judge-open">"settings"</span>
-            </summary>
-            <div class="judge-body">
+                <span class="judge-open">{move || if open.get() { "hide settings" } else { "settings" }}</span>
+            </button>
+            <div class="judge-body" id="judge-body" class:hidden=move || !open.get()>
                 <FidelityPanel settings=settings/>
                 <BackendPanel settings=settings page=page/>
             </div>
-        </details>
+        </section>
     }
 }
