@@ -29,6 +29,8 @@ pub struct Opened {
     /// The request settings the file records (`settings.max_tokens`, `settings.image_detail`),
     /// so that exporting the opened result records them again.
     pub sent: Sent,
+    /// The in-page judge's backend and threads, if the file records them (`engine`).
+    pub engine: Option<crate::providers::in_browser::gpu::Engine>,
     pub body: Body,
 }
 
@@ -118,9 +120,20 @@ pub fn read(json: &str) -> Result<Opened, String> {
         model: str_of(named, "model"),
         provider: str_of(named, "provider"),
         sent: Sent::of(named),
+        engine: engine_of(named),
         metric,
         body,
     })
+}
+
+/// The `engine` a file records (`{"backend": "webgpu" | "cpu", "threads": n}`); anything
+/// else recorded there is not shown.
+fn engine_of(obj: &Map<String, Value>) -> Option<crate::providers::in_browser::gpu::Engine> {
+    use crate::providers::in_browser::gpu::{Compute, Engine};
+    let e = obj.get("engine")?;
+    let backend = Compute::from_id(e.get("backend")?.as_str()?)?;
+    let threads = u32::try_from(e.get("threads")?.as_u64()?).ok().filter(|n| (1..=1024).contains(n))?;
+    Some(Engine { backend, threads })
 }
 
 /// Adds an example's or a history entry's extras to an exported document.

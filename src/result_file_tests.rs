@@ -62,6 +62,36 @@ fn an_export_read_back_gives_the_same_overall_score_at_every_gamma() {
 }
 
 #[test]
+fn the_in_page_judges_backend_and_threads_are_recorded_and_read_back() {
+    use crate::providers::in_browser::{gpu::{Compute, Engine}, BASE_URL};
+    let a = result([0.0, 0.1, 0.2, 0.3, 0.4], Some(0.9));
+    let results = [Some(Ok(&a)), None, None, None, None];
+    let plain = exported(&results);
+    assert!(!plain.contains("\"engine\""), "another provider records no engine");
+    assert_eq!(read(&plain).unwrap().engine, None);
+    for engine in [Engine { backend: Compute::Cpu, threads: 1 }, Engine { backend: Compute::WebGpu, threads: 4 }] {
+        let backend = Backend { base_url: BASE_URL.into(), model: "smollm2".into(), engine: Some(engine), ..Backend::default() };
+        let json = export_json(&ExportInput {
+            gamma: 0.5,
+            task: Task::Ic,
+            text: "A dog.",
+            question: "",
+            backend: &backend,
+            results: results.clone(),
+            fidelity: &Fidelity::paper(),
+            criteria: CriterionSet::default(),
+        });
+        let v: Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["engine"]["backend"], engine.backend.id());
+        assert_eq!(v["engine"]["threads"], engine.threads);
+        assert_eq!(read(&json).unwrap().engine, Some(engine));
+        // What the page cannot read is not shown: an unknown backend or no threads.
+        let odd = json.replace(&format!("\"{}\"", engine.backend.id()), "\"metal\"");
+        assert_eq!(read(&odd).unwrap().engine, None);
+    }
+}
+
+#[test]
 fn extras_survive_the_round_trip_and_a_bad_image_url_is_dropped() {
     let a = result([0.0, 0.0, 0.5, 0.5, 0.0], Some(0.8));
     let json = exported(&[Some(Ok(&a)), None, None, None, None]);

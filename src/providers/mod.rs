@@ -87,6 +87,9 @@ pub struct Backend {
     pub image_detail: ImageDetail,
     /// Output budget, llama.cpp's prompt cache and repeatable mode.
     pub tuning: Tuning,
+    /// The in-page judge's backend (WebGPU or CPU) and threads when it answers: recorded in
+    /// exports, the history and share links. `None` for every other provider.
+    pub engine: Option<in_browser::gpu::Engine>,
 }
 
 impl Backend {
@@ -116,6 +119,7 @@ impl fmt::Debug for Backend {
             )
             .field("image_detail", &self.image_detail)
             .field("tuning", &self.tuning)
+            .field("engine", &self.engine)
             .finish()
     }
 }

@@ -26,6 +26,9 @@ struct Doc<'a> {
     provider: &'static str,
     model: &'a str,
     base_url: String,
+    /// The in-page judge's backend and threads (absent for every other provider).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    engine: Option<crate::providers::in_browser::gpu::Engine>,
     /// `"fidelity"` and `"extensions"`: `["fleur-multi-digit"]` when the score needed our
     /// multi-digit reading, else the paper's procedure.
     fidelity: &'static str,
@@ -117,6 +120,7 @@ pub fn export_json(input: &ExportInput<'_>) -> String {
         provider: input.backend.protocol.id(),
         model: &input.backend.model,
         base_url: crate::providers::without_credentials(&input.backend.base_url),
+        engine: input.backend.engine,
         fidelity: fidelity_of(ok).level(),
         extensions: fidelity_of(ok).ids(),
         settings: SentSettings::of(input.backend, SCORE_PARAMS),

@@ -25,6 +25,9 @@ struct Doc<'a> {
     provider: &'static str,
     model: &'a str,
     base_url: String,
+    /// The in-page judge's backend and threads (absent for every other provider).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    engine: Option<crate::providers::in_browser::gpu::Engine>,
     /// `"fidelity"` and `"extensions"`: how this result was made.
     fidelity: &'static str,
     extensions: Vec<&'static str>,
@@ -86,6 +89,7 @@ pub fn export_json(e: &ExportInput<'_>) -> String {
         provider: e.backend.protocol.id(),
         model: &e.backend.model,
         base_url: crate::providers::without_credentials(&e.backend.base_url),
+        engine: e.backend.engine,
         fidelity: e.input.fidelity.level(),
         extensions: e.input.fidelity.ids(),
         settings: SentSettings::of(e.backend, params(&e.input.fidelity)),

@@ -35,6 +35,9 @@ struct Doc<'a> {
     provider: &'static str,
     model: &'a str,
     base_url: String,
+    /// The in-page judge's backend and threads (absent for every other provider).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    engine: Option<crate::providers::in_browser::gpu::Engine>,
     /// `"fidelity"` and `"extensions"`: how this result was made.
     fidelity: &'static str,
     extensions: Vec<&'static str>,
@@ -127,6 +130,7 @@ pub fn export_json(input: &ExportInput<'_>) -> String {
         provider: input.backend.protocol.id(),
         model: &input.backend.model,
         base_url: crate::providers::without_credentials(&input.backend.base_url),
+        engine: input.backend.engine,
         fidelity: input.fidelity.level(),
         extensions: input.fidelity.ids(),
         settings: {

@@ -26,6 +26,9 @@ struct Doc<'a> {
     provider: &'static str,
     model: &'a str,
     base_url: String,
+    /// The in-page judge's backend and threads (absent for every other provider).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    engine: Option<crate::providers::in_browser::gpu::Engine>,
     seed: u64,
     threshold: f64,
     /// `"fidelity"` and `"extensions"`: how this result was made.
@@ -118,6 +121,7 @@ pub fn export_json(e: &ExportInput<'_>) -> String {
         provider: e.backend.protocol.id(),
         model: &e.backend.model,
         base_url: crate::providers::without_credentials(&e.backend.base_url),
+        engine: e.backend.engine,
         seed: e.input.seed,
         threshold: e.input.threshold,
         fidelity: e.input.fidelity.level(),

@@ -10,6 +10,10 @@ use serde_json::{json, Value};
 use crate::errors::JudgeError;
 use crate::sniff::{sniff, Kind};
 
+pub mod gguf;
+pub mod gpu;
+pub mod meter;
+
 /// The preset's base URL: requests built for it never reach the network. `.invalid` is
 /// reserved (RFC 2606) and never resolves, so a stray request could go nowhere.
 pub const BASE_URL: &str = "http://in-browser.invalid/v1";

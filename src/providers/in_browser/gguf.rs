@@ -1,0 +1,174 @@
+//! The one fact the panel reads from a model's GGUF header before loading it: its
+//! quantization (`general.file_type`), because llama.cpp's WebAssembly build has SIMD kernels
+//! for some quantizations and not others, and that decides how fast the judge runs in the page.
+//!
+//! GGUF (llama.cpp's file format): the magic `GGUF`, a u32 version, a u64 tensor count, a u64
+//! key count, then each key as a u64-length string, a u32 value type and the value; little
+//! endian. The `general.*` keys come first, so the first few KB are enough; a header cut short
+//! gives `None`, never a guess.
+
+/// `general.file_type` of the header in `head`, or `None` when the bytes do not reach it.
+pub fn file_type(head: &[u8]) -> Option<u32> {
+    let mut r = Reader { bytes: head, at: 0 };
+    if r.take(4)? != b"GGUF" {
+        return None;
+    }
+    let version = r.u32()?;
+    if version < 2 {
+        return None;
+    }
+    let _tensors = r.u64()?;
+    let keys = r.u64()?;
+    for _ in 0..keys {
+        let key = r.string()?;
+        let kind = r.u32()?;
+        if key == b"general.file_type" && kind == 4 {
+            return r.u32();
+        }
+        r.skip_value(kind)?;
+    }
+    None
+}
+
+/// llama.cpp's name for a file type (`LLAMA_FTYPE_MOSTLY_*`), for the ones a judge is likely
+/// to be quantized in.
+pub fn type_name(file_type: u32) -> Option<&'static str> {
+    Some(match file_type {
+        0 => "F32",
+        1 => "F16",
+        2 => "Q4_0",
+        3 => "Q4_1",
+        7 => "Q8_0",
+        8 => "Q5_0",
+        9 => "Q5_1",
+        10 => "Q2_K",
+        11..=13 => "Q3_K",
+        14..=15 => "Q4_K",
+        16..=17 => "Q5_K",
+        18 => "Q6_K",
+        32 => "BF16",
+        _ => return None,
+    })
+}
+
+/// The note for a quantization that runs slowly in the page, or `None`. llama.cpp's
+/// WebAssembly kernels (`ggml-cpu/arch/wasm/quants.c`) cover Q4_0, Q5_0, Q5_1, Q8_0 and the
+/// K-quants with SIMD, but Q4_1 falls back to plain scalar code.
+pub fn slow_note(file_type: Option<u32>) -> Option<String> {
+    (file_type == Some(3)).then(|| {
+        "This model is quantized Q4_1, which llama.cpp's WebAssembly build runs without SIMD: \
+         here it is about ten times slower than native. The same model in Q8_0, Q4_0 or a K-quant \
+         (Q4_K_M) runs several times faster in the page."
+            .to_string()
+    })
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let end = self.at.checked_add(n)?;
+        let out = self.bytes.get(self.at..end)?;
+        self.at = end;
+        Some(out)
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+
+    fn string(&mut self) -> Option<&'a [u8]> {
+        let n = usize::try_from(self.u64()?).ok()?;
+        self.take(n)
+    }
+
+    /// Skips one value of GGUF type `kind` (arrays element by element).
+    fn skip_value(&mut self, kind: u32) -> Option<()> {
+        match kind {
+            0 | 1 | 7 => self.take(1).map(drop),
+            2 | 3 => self.take(2).map(drop),
+            4..=6 => self.take(4).map(drop),
+            10..=12 => self.take(8).map(drop),
+            8 => self.string().map(drop),
+            9 => {
+                let inner = self.u32()?;
+                let n = self.u64()?;
+                for _ in 0..n {
+                    self.skip_value(inner)?;
+                }
+                Some(())
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A GGUF header with the given keys, each written as (name, type, value bytes).
+    fn header(keys: &[(&str, u32, Vec<u8>)]) -> Vec<u8> {
+        let mut out = b"GGUF".to_vec();
+        out.extend(3u32.to_le_bytes());
+        out.extend(0u64.to_le_bytes());
+        out.extend((keys.len() as u64).to_le_bytes());
+        for (k, t, v) in keys {
+            out.extend((k.len() as u64).to_le_bytes());
+            out.extend(k.as_bytes());
+            out.extend(t.to_le_bytes());
+            out.extend(v);
+        }
+        out
+    }
+
+    fn string(s: &str) -> Vec<u8> {
+        let mut v = (s.len() as u64).to_le_bytes().to_vec();
+        v.extend(s.as_bytes());
+        v
+    }
+
+    #[test]
+    fn the_file_type_is_found_past_strings_numbers_and_arrays() {
+        let mut names = 9u32.to_le_bytes().to_vec(); // an array of strings
+        names.extend(8u32.to_le_bytes());
+        names.extend(2u64.to_le_bytes());
+        names.extend(string("en"));
+        names.extend(string("fr"));
+        let h = header(&[
+            ("general.architecture", 8, string("llama")),
+            ("general.languages", 9, names[4..].to_vec()),
+            ("llama.block_count", 4, 30u32.to_le_bytes().to_vec()),
+            ("llama.rope.freq_base", 6, 1e5f32.to_le_bytes().to_vec()),
+            ("general.file_type", 4, 3u32.to_le_bytes().to_vec()),
+        ]);
+        assert_eq!(file_type(&h), Some(3));
+        assert_eq!(type_name(3), Some("Q4_1"));
+        assert!(slow_note(file_type(&h)).unwrap().contains("Q4_1"));
+        assert_eq!(slow_note(Some(7)), None, "Q8_0 has SIMD kernels");
+        assert_eq!(slow_note(None), None);
+    }
+
+    #[test]
+    fn a_header_cut_short_or_not_gguf_gives_nothing() {
+        let h = header(&[("general.architecture", 8, string("llama")), ("general.file_type", 4, 7u32.to_le_bytes().to_vec())]);
+        assert_eq!(file_type(&h), Some(7));
+        for cut in 0..h.len() - 1 {
+            assert_eq!(file_type(&h[..cut]), None, "cut at {cut}");
+        }
+        assert_eq!(file_type(b"\x89PNG\r\n\x1a\n"), None);
+        // A length beyond the bytes, and an unknown type, end the search.
+        let mut bad = header(&[("x", 99, vec![])]);
+        assert_eq!(file_type(&bad), None);
+        bad.truncate(24);
+        bad.extend(u64::MAX.to_le_bytes());
+        assert_eq!(file_type(&bad), None);
+    }
+}

@@ -1,0 +1,386 @@
+//! Where the in-page engine computes: the GPU setting (`auto`, `gpu`, `cpu`), what to ask the
+//! engine for, which backend it then used (read from llama.cpp's own log lines), and the one
+//! sentence that says so, with the reason when the GPU was asked for and not used.
+//!
+//! The browser's facts come from the bridge (`navigator.gpu`, the adapter and its features);
+//! llama.cpp's WebGPU backend needs the adapter's `shader-f16` feature, so an adapter without
+//! it (Chromium's SwiftShader, the software adapter of a machine with no GPU) is not offered
+//! to the engine at all.
+
+use serde::Serialize;
+
+/// The GPU setting of the in-page judge.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GpuChoice {
+    /// The GPU only where this project has seen it give the CPU's ratings ([`GPU_VERIFIED`]).
+    #[default]
+    Auto,
+    /// The GPU whenever the browser offers one that the engine can use (experimental).
+    Gpu,
+    /// The CPU always.
+    Cpu,
+}
+
+/// Whether a real GPU has been seen to give, criterion by criterion, the CPU path's most likely
+/// ratings. Until one has, `auto` means the CPU and `gpu` is labelled experimental.
+pub const GPU_VERIFIED: bool = false;
+
+/// The adapter feature llama.cpp's WebGPU backend requires.
+pub const NEEDED_FEATURE: &str = "shader-f16";
+
+impl GpuChoice {
+    pub const ALL: [GpuChoice; 3] = [GpuChoice::Auto, GpuChoice::Gpu, GpuChoice::Cpu];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            GpuChoice::Auto => "auto",
+            GpuChoice::Gpu => "gpu",
+            GpuChoice::Cpu => "cpu",
+        }
+    }
+
+    /// Unknown or empty text is the default, `auto`.
+    pub fn from_id(id: &str) -> GpuChoice {
+        match id.trim() {
+            "gpu" => GpuChoice::Gpu,
+            "cpu" => GpuChoice::Cpu,
+            _ => GpuChoice::Auto,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            GpuChoice::Auto if GPU_VERIFIED => "Automatic (the GPU where it runs)",
+            GpuChoice::Auto => "Automatic (the CPU until a GPU is verified)",
+            GpuChoice::Gpu if GPU_VERIFIED => "The GPU (WebGPU)",
+            GpuChoice::Gpu => "The GPU (WebGPU), experimental",
+            GpuChoice::Cpu => "The CPU",
+        }
+    }
+
+    /// Whether the GPU is asked for at all.
+    pub fn wants_gpu(self) -> bool {
+        match self {
+            GpuChoice::Gpu => true,
+            GpuChoice::Auto => GPU_VERIFIED,
+            GpuChoice::Cpu => false,
+        }
+    }
+}
+
+/// Where the engine computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Compute {
+    #[serde(rename = "webgpu")]
+    WebGpu,
+    Cpu,
+}
+
+impl Compute {
+    pub fn id(self) -> &'static str {
+        match self {
+            Compute::WebGpu => "webgpu",
+            Compute::Cpu => "cpu",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Compute> {
+        match id {
+            "webgpu" => Some(Compute::WebGpu),
+            "cpu" => Some(Compute::Cpu),
+            _ => None,
+        }
+    }
+}
+
+/// How a result was computed by the in-page judge: recorded in exports, the history and share
+/// links, and part of the answer cache's key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Engine {
+    pub backend: Compute,
+    pub threads: u32,
+}
+
+/// What the browser offers, as the bridge read it before loading.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Probe {
+    /// `navigator.gpu` exists (in a worker too).
+    pub api: bool,
+    /// `requestAdapter()` gave an adapter.
+    pub adapter: bool,
+    pub features: Vec<String>,
+    /// The adapter's own words: vendor and architecture ("google", "swiftshader").
+    pub vendor: String,
+    pub architecture: String,
+}
+
+impl Probe {
+    fn has(&self, feature: &str) -> bool {
+        self.features.iter().any(|f| f == feature)
+    }
+
+    /// "google swiftshader", or "" when the adapter says nothing of itself.
+    fn named(&self) -> String {
+        [self.vendor.trim(), self.architecture.trim()]
+            .iter()
+            .filter(|s| !s.is_empty())
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Why the GPU is not used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NoGpu {
+    /// The setting is `cpu`.
+    Chosen,
+    /// `auto`, and no GPU has been verified yet.
+    NotVerified,
+    /// The browser has no WebGPU.
+    NoApi,
+    /// WebGPU, but no adapter.
+    NoAdapter,
+    /// An adapter that lacks a feature the engine needs (named, with the adapter's name).
+    MissingFeature { feature: &'static str, adapter: String },
+    /// Asked for, and llama.cpp still put every layer on the CPU (its log line, if any).
+    EngineDeclined(String),
+    /// The GPU ran out of memory loading the model; the CPU took over.
+    OutOfMemory,
+    /// Loading on the GPU failed otherwise; the CPU took over (the engine's words).
+    Failed(String),
+}
+
+/// What to ask the engine for: `Ok(())` = offload every layer to WebGPU (the engine's default),
+/// `Err(why)` = CPU only (`n_gpu_layers: 0`, which also keeps the engine from touching WebGPU).
+pub fn plan(choice: GpuChoice, probe: &Probe) -> Result<(), NoGpu> {
+    match choice {
+        GpuChoice::Cpu => return Err(NoGpu::Chosen),
+        GpuChoice::Auto if !GPU_VERIFIED => return Err(NoGpu::NotVerified),
+        _ => {}
+    }
+    if !probe.api {
+        Err(NoGpu::NoApi)
+    } else if !probe.adapter {
+        Err(NoGpu::NoAdapter)
+    } else if !probe.has(NEEDED_FEATURE) {
+        Err(NoGpu::MissingFeature { feature: NEEDED_FEATURE, adapter: probe.named() })
+    } else {
+        Ok(())
+    }
+}
+
+/// The engine's layers per buffer as llama.cpp logged them while loading: the backend whose
+/// buffer holds the model. A line such as `load_tensors:   CPU_Mapped model buffer size = 80 MiB`
+/// or `load_tensors:       WebGPU model buffer size = 80 MiB`; any model buffer that is not the
+/// CPU's means the GPU holds (some of) the weights.
+pub fn used(engine_lines: &[String]) -> Compute {
+    let gpu = engine_lines.iter().any(|l| {
+        let l = l.trim();
+        let Some(at) = l.find("model buffer size") else {
+            return false;
+        };
+        let name = l[..at].rsplit(':').next().unwrap_or("").trim();
+        !name.is_empty() && !name.to_ascii_uppercase().starts_with("CPU")
+    });
+    if gpu {
+        Compute::WebGpu
+    } else {
+        Compute::Cpu
+    }
+}
+
+/// The engine's own line about offloading, if it wrote one ("offloaded 0/31 layers to GPU").
+pub fn offload_line(engine_lines: &[String]) -> Option<String> {
+    engine_lines
+        .iter()
+        .find(|l| l.contains("layers to GPU"))
+        .map(|l| l.trim().to_string())
+}
+
+/// The reason for a GPU load that failed, from what the engine threw.
+pub fn failed(msg: &str) -> NoGpu {
+    if super::about_memory(msg) {
+        NoGpu::OutOfMemory
+    } else {
+        NoGpu::Failed(msg.chars().take(200).collect())
+    }
+}
+
+/// The `gpu-status` sentence: which backend runs, and when the GPU was asked for and is not
+/// used, why.
+pub fn status(engine: Engine, why: Option<&NoGpu>) -> String {
+    let threads = match engine.threads {
+        1 => "1 thread".to_string(),
+        n => format!("{n} threads"),
+    };
+    match (engine.backend, why) {
+        (Compute::WebGpu, _) => {
+            format!("Runs on the GPU (WebGPU){}; the CPU uses {threads}.", if GPU_VERIFIED { "" } else { ", experimental" })
+        }
+        (Compute::Cpu, None) | (Compute::Cpu, Some(NoGpu::Chosen)) => format!("Runs on the CPU ({threads})."),
+        (Compute::Cpu, Some(why)) => format!("Runs on the CPU ({threads}): {}", reason(why)),
+    }
+}
+
+/// How an opened result says it was computed: "computed in the page on the CPU (1 thread)".
+pub fn computed(engine: Engine) -> String {
+    let threads = match engine.threads {
+        1 => "1 thread".to_string(),
+        n => format!("{n} threads"),
+    };
+    match engine.backend {
+        Compute::WebGpu => format!("computed in the page on the GPU (WebGPU; {threads} on the CPU)"),
+        Compute::Cpu => format!("computed in the page on the CPU ({threads})"),
+    }
+}
+
+/// The answer cache's part of a loaded model's identity: the bridge's (files and threads) and
+/// where it computes, so an answer from one backend is never returned for the other.
+pub fn identity(bridge: &str, backend: Compute) -> String {
+    format!("{bridge}|backend:{}", backend.id())
+}
+
+/// What the setting will do, before a model is loaded.
+pub fn expect(choice: GpuChoice, probe: &Probe) -> String {
+    match plan(choice, probe) {
+        Ok(()) => format!(
+            "Will try the GPU ({}); if it fails to start, the CPU takes over and this line says why.",
+            probe.named()
+        ),
+        Err(NoGpu::Chosen) => "Will run on the CPU.".into(),
+        Err(why) => format!("Will run on the CPU: {}", reason(&why)),
+    }
+}
+
+/// Why the GPU is not used, as a sentence.
+pub fn reason(why: &NoGpu) -> String {
+    match why {
+        NoGpu::Chosen => "the CPU was chosen.".into(),
+        NoGpu::NotVerified => "Automatic uses the GPU only once this project has seen a GPU give \
+            the CPU's ratings, and none has yet. Choose the GPU (experimental) to try it."
+            .into(),
+        NoGpu::NoApi => "this browser has no WebGPU (navigator.gpu is missing).".into(),
+        NoGpu::NoAdapter => "this browser has WebGPU but offered no GPU adapter (none, or it is \
+            blocked; Chrome's chrome://gpu says why)."
+            .into(),
+        NoGpu::MissingFeature { feature, adapter } => format!(
+            "the GPU adapter{} lacks the {feature} feature, which llama.cpp's WebGPU backend needs.",
+            if adapter.is_empty() { String::new() } else { format!(" ({adapter})") }
+        ),
+        NoGpu::EngineDeclined(line) => format!(
+            "llama.cpp was asked for the GPU but kept every layer on the CPU{}.",
+            if line.is_empty() { String::new() } else { format!(" (it said: {line})") }
+        ),
+        NoGpu::OutOfMemory => "the GPU ran out of memory loading this model, so the CPU took over.".into(),
+        NoGpu::Failed(msg) => format!("the GPU failed to start ({msg}), so the CPU took over."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn probe(features: &[&str]) -> Probe {
+        Probe {
+            api: true,
+            adapter: true,
+            features: features.iter().map(|s| s.to_string()).collect(),
+            vendor: "google".into(),
+            architecture: "swiftshader".into(),
+        }
+    }
+
+    #[test]
+    fn the_setting_round_trips_and_defaults_to_auto() {
+        for c in GpuChoice::ALL {
+            assert_eq!(GpuChoice::from_id(c.id()), c);
+        }
+        assert_eq!(GpuChoice::from_id(""), GpuChoice::Auto);
+        assert_eq!(GpuChoice::from_id("metal"), GpuChoice::Auto);
+        assert_eq!(GpuChoice::default(), GpuChoice::Auto);
+    }
+
+    #[test]
+    fn auto_means_the_cpu_until_a_gpu_is_verified_and_gpu_is_labelled_experimental() {
+        // No real GPU has been seen to give the CPU's ratings yet (GPU_VERIFIED is false).
+        assert_eq!(plan(GpuChoice::Auto, &probe(&[NEEDED_FEATURE])), Err(NoGpu::NotVerified));
+        assert!(GpuChoice::Gpu.label().contains("experimental"));
+        assert!(!GpuChoice::Auto.wants_gpu());
+        assert!(GpuChoice::Gpu.wants_gpu());
+        assert_eq!(plan(GpuChoice::Cpu, &probe(&[NEEDED_FEATURE])), Err(NoGpu::Chosen));
+    }
+
+    #[test]
+    fn the_gpu_is_asked_for_only_where_the_engine_can_use_it() {
+        assert_eq!(plan(GpuChoice::Gpu, &probe(&[NEEDED_FEATURE, "timestamp-query"])), Ok(()));
+        assert_eq!(plan(GpuChoice::Gpu, &Probe::default()), Err(NoGpu::NoApi));
+        let no_adapter = Probe { api: true, ..Probe::default() };
+        assert_eq!(plan(GpuChoice::Gpu, &no_adapter), Err(NoGpu::NoAdapter));
+        // Chromium's SwiftShader adapter, as seen on this project's test machine.
+        let why = plan(GpuChoice::Gpu, &probe(&["float32-filterable"])).unwrap_err();
+        assert_eq!(
+            why,
+            NoGpu::MissingFeature { feature: "shader-f16", adapter: "google swiftshader".into() }
+        );
+        assert!(reason(&why).contains("(google swiftshader) lacks the shader-f16 feature"), "{}", reason(&why));
+    }
+
+    #[test]
+    fn the_backend_used_is_read_from_the_engines_buffer_lines() {
+        let lines = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let cpu = lines(&[
+            "load_tensors: offloaded 0/31 layers to GPU",
+            "load_tensors:   CPU_Mapped model buffer size =    81.00 MiB",
+            "llama_kv_cache:        CPU KV buffer size =    90.00 MiB",
+        ]);
+        assert_eq!(used(&cpu), Compute::Cpu);
+        assert_eq!(offload_line(&cpu).as_deref(), Some("load_tensors: offloaded 0/31 layers to GPU"));
+        let gpu = lines(&[
+            "load_tensors: offloaded 31/31 layers to GPU",
+            "load_tensors:   CPU_Mapped model buffer size =    21.00 MiB",
+            "load_tensors:       WebGPU model buffer size =    60.00 MiB",
+        ]);
+        assert_eq!(used(&gpu), Compute::WebGpu);
+        assert_eq!(used(&[]), Compute::Cpu);
+        // A KV or compute buffer alone is not the model's weights.
+        assert_eq!(used(&lines(&["llama_kv_cache: WebGPU KV buffer size = 9 MiB"])), Compute::Cpu);
+    }
+
+    #[test]
+    fn the_status_says_which_backend_runs_and_why_not_the_gpu() {
+        let cpu1 = Engine { backend: Compute::Cpu, threads: 1 };
+        assert_eq!(status(cpu1, Some(&NoGpu::Chosen)), "Runs on the CPU (1 thread).");
+        let s = status(cpu1, Some(&NoGpu::OutOfMemory));
+        assert!(s.starts_with("Runs on the CPU (1 thread): the GPU ran out of memory"), "{s}");
+        let gpu = Engine { backend: Compute::WebGpu, threads: 4 };
+        assert_eq!(status(gpu, None), "Runs on the GPU (WebGPU), experimental; the CPU uses 4 threads.");
+        assert!(reason(&failed("failed to allocate buffer")).contains("out of memory"));
+        assert!(reason(&failed("device lost")).contains("(device lost)"));
+        assert!(expect(GpuChoice::Gpu, &probe(&[NEEDED_FEATURE])).starts_with("Will try the GPU (google swiftshader)"));
+        assert_eq!(expect(GpuChoice::Cpu, &probe(&[])), "Will run on the CPU.");
+    }
+
+    #[test]
+    fn an_answer_from_one_backend_is_never_the_cached_answer_for_the_other() {
+        use crate::request_key::with_engine;
+        let bridge = "url:http://h/m.gguf|http://h/p.gguf|threads:1";
+        let (cpu, gpu) = (identity(bridge, Compute::Cpu), identity(bridge, Compute::WebGpu));
+        assert_ne!(with_engine("k", Some(&cpu)), with_engine("k", Some(&gpu)));
+        assert_eq!(with_engine("k", Some(&cpu)), with_engine("k", Some(&identity(bridge, Compute::Cpu))));
+        assert_eq!(computed(Engine { backend: Compute::Cpu, threads: 1 }), "computed in the page on the CPU (1 thread)");
+        assert_eq!(
+            computed(Engine { backend: Compute::WebGpu, threads: 2 }),
+            "computed in the page on the GPU (WebGPU; 2 threads on the CPU)"
+        );
+    }
+
+    #[test]
+    fn the_engine_is_recorded_as_backend_and_threads() {
+        let v = serde_json::to_value(Engine { backend: Compute::WebGpu, threads: 2 }).unwrap();
+        assert_eq!(v, serde_json::json!({"backend": "webgpu", "threads": 2}));
+        assert_eq!(Compute::from_id("cpu"), Some(Compute::Cpu));
+        assert_eq!(Compute::from_id("metal"), None);
+    }
+}
