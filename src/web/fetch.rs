@@ -197,6 +197,30 @@ pub async fn reachable_without_cors(url: &str, timeout_ms: u32) -> bool {
     !matches!(answered, Err(Failed::Other))
 }
 
+/// The size a server gives for a public file (a model's GGUF), asked with a HEAD request that
+/// carries no header, no credentials and no key, so following its redirects (Hugging Face's
+/// `resolve` URLs redirect to their CDN) sends nothing secret anywhere. `None` when the server
+/// does not say, refuses this origin, or takes over 10 s.
+pub async fn content_length(url: &str) -> Option<f64> {
+    let deadline = Deadline::new(10_000, None);
+    let init = web_sys::RequestInit::new();
+    init.set_method("HEAD");
+    init.set_mode(web_sys::RequestMode::Cors);
+    init.set_credentials(web_sys::RequestCredentials::Omit);
+    init.set_referrer_policy(web_sys::ReferrerPolicy::NoReferrer);
+    init.set_signal(deadline.signal().as_ref());
+    let window = web_sys::window()?;
+    let response: web_sys::Response = JsFuture::from(window.fetch_with_str_and_init(url, &init))
+        .await
+        .ok()?
+        .unchecked_into();
+    if !response.ok() {
+        return None;
+    }
+    let length = response.headers().get("content-length").ok()??;
+    length.trim().parse::<f64>().ok().filter(|n| *n > 0.0)
+}
+
 /// POSTs a multipart form (a file upload) with the given headers; the browser writes the
 /// multipart body and its boundary.
 pub async fn send_form(

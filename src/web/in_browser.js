@@ -10,12 +10,44 @@ const WASM = new URL('./wllama.wasm', import.meta.url).href;
 // last few kept so that a load it refuses can say why; the Rust side tells "out of memory"
 // from a bad file by them.
 const engineLines = [];
+// llama.cpp's lines that say where the weights went (the Rust side reads them), kept whole
+// for the load in progress.
+const placement = /buffer size|layers to GPU|ggml_webgpu|using .* backend/i;
+const placed = [];
 function keep(...args) {
-  engineLines.push(args.map(String).join(' ').trim());
+  const line = args.map(String).join(' ').trim();
+  engineLines.push(line);
   if (engineLines.length > 40) engineLines.shift();
+  if (placement.test(line) && placed.length < 100) placed.push(line);
 }
 const quiet = { debug() {}, log: keep, warn: keep, error: keep };
-let judge = null; // { w, name, vision, threads, multithread }
+let judge = null; // { w, name, vision, threads, multithread, backend, gpuError, lines }
+
+// What the browser offers for the GPU path, read once: WebGPU, its adapter, the adapter's
+// features and its own name (the Rust side decides what to ask the engine for).
+let gpuSeen = null;
+async function gpuProbe() {
+  if (gpuSeen) return gpuSeen;
+  const out = { api: false, adapter: false, features: [], vendor: '', architecture: '' };
+  try {
+    if (navigator.gpu) {
+      out.api = true;
+      const a = await navigator.gpu.requestAdapter();
+      if (a) {
+        out.adapter = true;
+        out.features = [...a.features];
+        const info = a.info || {};
+        out.vendor = String(info.vendor || '');
+        out.architecture = String(info.architecture || '');
+      }
+    }
+  } catch (e) {
+    // requestAdapter may throw where WebGPU is blocked: no adapter.
+  }
+  gpuSeen = out;
+  return out;
+}
+
 
 function fresh() {
   const w = new Wllama({ default: WASM }, { logger: quiet });
@@ -46,8 +78,9 @@ function threadsWanted() {
   return Math.max(1, Math.min(8, navigator.hardwareConcurrency || 1));
 }
 
+// The file's first bytes: its magic, and the GGUF header's first keys (the quantization).
 async function head(blob) {
-  return new Uint8Array(await blob.slice(0, 8).arrayBuffer());
+  return new Uint8Array(await blob.slice(0, 262144).arrayBuffer());
 }
 
 function message(e) {
@@ -58,8 +91,11 @@ function message(e) {
 
 // Loads a model. `source` is { url, mmprojUrl } or { files: [model, projector?] };
 // `progress(phase, fraction)` hears 'downloading' and 'loading'; `check(name, head, size)`
-// returns '' or the sentence refusing a file. Resolves to the model's facts.
-async function load(source, progress, check) {
+// returns '' or the sentence refusing a file; `gpu` says whether to offer the engine WebGPU
+// (the engine's default, every layer) or keep it on the CPU (`n_gpu_layers: 0`). A GPU load
+// that fails is tried again on the CPU, and the failure is kept for the status line.
+// Resolves to the model's facts.
+async function load(source, progress, check, gpu) {
   // Never download (and cache) a model this browser cannot run: the page checks first, and so
   // does the bridge.
   const lacking = missing();
@@ -91,13 +127,37 @@ async function load(source, progress, check) {
   }
   for (const [i, blob] of blobs.entries()) {
     const label = source.files ? (i === 0 ? 'model' : 'projector') : 'downloaded';
-    const refusal = check(label, await head(blob), blob.size);
+    const refusal = check(label, await head(blob), blob.size, i);
     if (refusal) throw new Error('refused:' + refusal);
   }
   progress('loading', 0);
   const threads = threadsWanted();
-  engineLines.length = 0;
-  await w.loadModel(blobs, { n_ctx: 4096, n_threads: threads, n_gpu_layers: 0, seed: 1 });
+  let gpuError = '';
+  let lines = [];
+  const start = async (engine, onGpu) => {
+    engineLines.length = 0;
+    placed.length = 0;
+    const params = { n_ctx: 4096, n_threads: threads, seed: 1 };
+    if (!onGpu) params.n_gpu_layers = 0;
+    await engine.loadModel(blobs, params);
+    lines = placed.slice();
+  };
+  let w2 = w;
+  if (gpu) {
+    try {
+      await start(w2, true);
+      if (!w2.getLoadedContextInfo().success) throw new Error('the engine loaded nothing on the GPU');
+    } catch (e) {
+      gpuError = message(e);
+      await w2.exit().catch(() => {});
+      w2 = fresh();
+    }
+  }
+  if (!gpu || gpuError) await start(w2, false);
+  return finish(w2, { name, identity, gpuError, lines });
+}
+
+async function finish(w, { name, identity, gpuError, lines }) {
   // wllama does not look at the engine's own verdict; a file llama.cpp refused loads "nothing".
   const info = w.getLoadedContextInfo();
   if (!info.success || !(info.n_vocab > 0)) {
@@ -108,13 +168,22 @@ async function load(source, progress, check) {
   judge = {
     w,
     name,
+    // What decides the answers: the files and the threads (and where it computes, which the
+    // Rust side reads from `lines` and adds).
     identity: identity + '|threads:' + w.getNumThreads(),
     vision: w.supportInputModality('image'),
     threads: w.getNumThreads(),
     multithread: w.isMultithread(),
+    gpuError,
+    lines,
   };
-  progress('loading', 1);
-  return { name, vision: judge.vision, threads: judge.threads, multithread: judge.multithread };
+  return loadedFacts();
+}
+
+function loadedFacts() {
+  if (!judge) return null;
+  const { name, vision, threads, multithread, identity, gpuError, lines } = judge;
+  return { name, vision, threads, multithread, identity, gpuError, lines };
 }
 
 function dataUrlBytes(url) {
@@ -178,7 +247,8 @@ async function facts() {
     isolated: !!globalThis.crossOriginIsolated,
     coep: globalThis.crossOriginIsolated ? '' : await servedCoep(),
     cores: navigator.hardwareConcurrency || 1,
-    loaded: judge ? { name: judge.name, vision: judge.vision, threads: judge.threads, multithread: judge.multithread, identity: judge.identity } : null,
+    gpu: await gpuProbe(),
+    loaded: loadedFacts(),
   };
 }
 
@@ -192,7 +262,7 @@ async function guard(promise) {
 
 globalThis.hjInBrowser = {
   facts: () => guard(facts()),
-  load: (source, progress, check) => guard(load(source, progress, check)),
+  load: (source, progress, check, gpu) => guard(load(source, progress, check, gpu).then((r) => { progress('loading', 1); return r; })),
   chat: (body, signal) => guard(chat(body, signal)),
   cacheList: () => guard(cacheList()),
   cacheClear: () => guard(cacheClear()),

@@ -10,7 +10,11 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
+use std::cell::RefCell;
+
 use crate::errors::JudgeError;
+use crate::providers::in_browser::gpu::{self, Compute, Engine, GpuChoice, NoGpu, Probe};
+use crate::providers::in_browser::meter::Meter;
 use crate::providers::in_browser::{self as core, Route};
 use crate::providers::HttpRequest;
 use crate::web::response::RawResponse;
@@ -25,8 +29,48 @@ pub struct Loaded {
     pub vision: bool,
     pub threads: u32,
     pub multithread: bool,
-    /// Which files are loaded and on how many threads: part of the answer cache's key.
+    /// Which files are loaded, on how many threads and on which backend: part of the answer
+    /// cache's key.
     pub identity: String,
+    /// Where it computes, read from llama.cpp's own lines about its buffers.
+    pub backend: Compute,
+    /// Why not the GPU (when it is not used), as decided at load time.
+    pub why: Option<NoGpu>,
+    /// The model's quantization (`general.file_type` of its GGUF header), when read.
+    pub file_type: Option<u32>,
+}
+
+impl Loaded {
+    pub fn engine(&self) -> Engine {
+        Engine { backend: self.backend, threads: self.threads.max(1) }
+    }
+}
+
+thread_local! {
+    /// Why the GPU is not used by the model loaded last (kept here: the bridge knows only
+    /// what the engine did, not what was asked).
+    static WHY: RefCell<Option<NoGpu>> = const { RefCell::new(None) };
+    /// The model loaded, as last read, for the synchronous [`loaded_now`].
+    static LOADED: RefCell<Option<Loaded>> = const { RefCell::new(None) };
+    /// The quantization of the model file being loaded (its header, read by the file check).
+    static FILE_TYPE: std::cell::Cell<Option<u32>> = const { std::cell::Cell::new(None) };
+    /// The requests of the current burst, for the time per answer and the time left.
+    static METER: RefCell<Meter> = RefCell::new(Meter::default());
+}
+
+/// The model loaded, as last read (no call to the bridge): what a run records.
+pub fn loaded_now() -> Option<Loaded> {
+    LOADED.with(|l| l.borrow().clone())
+}
+
+/// The `judge-timing` line now: each answer's time and about how long the rest will take.
+pub fn timing_sentence() -> String {
+    METER.with(|m| m.borrow().sentence(js_sys::Date::now()))
+}
+
+/// Whether the in-page engine has requests waiting.
+pub fn busy() -> bool {
+    METER.with(|m| m.borrow().waiting() > 0)
 }
 
 /// What the page can do, and what is loaded.
@@ -37,6 +81,8 @@ pub struct Facts {
     /// The Cross-Origin-Embedder-Policy the page was served with, "" when none (or isolated).
     pub coep: String,
     pub cores: u32,
+    /// What the browser offers for the GPU path.
+    pub gpu: Probe,
     pub loaded: Option<Loaded>,
 }
 
@@ -56,13 +102,40 @@ fn read_loaded(v: &JsValue) -> Option<Loaded> {
     if !v.is_object() {
         return None;
     }
-    Some(Loaded {
+    let lines = strings(&get(v, "lines"));
+    let backend = gpu::used(&lines);
+    let loaded = Loaded {
         name: text(v, "name"),
         vision: get(v, "vision").is_truthy(),
         threads: num(v, "threads") as u32,
         multithread: get(v, "multithread").is_truthy(),
-        identity: text(v, "identity"),
-    })
+        identity: gpu::identity(&text(v, "identity"), backend),
+        backend,
+        why: match backend {
+            Compute::WebGpu => None,
+            Compute::Cpu => WHY.with(|w| w.borrow().clone()),
+        },
+        file_type: FILE_TYPE.with(std::cell::Cell::get),
+    };
+    LOADED.with(|l| *l.borrow_mut() = Some(loaded.clone()));
+    Some(loaded)
+}
+
+fn strings(v: &JsValue) -> Vec<String> {
+    if !js_sys::Array::is_array(v) {
+        return Vec::new();
+    }
+    js_sys::Array::from(v).iter().filter_map(|s| s.as_string()).collect()
+}
+
+fn read_probe(v: &JsValue) -> Probe {
+    Probe {
+        api: get(v, "api").is_truthy(),
+        adapter: get(v, "adapter").is_truthy(),
+        features: strings(&get(v, "features")),
+        vendor: text(v, "vendor"),
+        architecture: text(v, "architecture"),
+    }
 }
 
 fn error_text(e: &JsValue) -> String {
@@ -138,7 +211,14 @@ pub async fn facts() -> Result<Facts, String> {
         isolated: get(&f, "isolated").is_truthy(),
         coep: text(&f, "coep"),
         cores: num(&f, "cores") as u32,
-        loaded: read_loaded(&get(&f, "loaded")),
+        gpu: read_probe(&get(&f, "gpu")),
+        loaded: {
+            let loaded = read_loaded(&get(&f, "loaded"));
+            if loaded.is_none() {
+                LOADED.with(|l| *l.borrow_mut() = None);
+            }
+            loaded
+        },
     })
 }
 
@@ -150,11 +230,16 @@ pub enum Source {
 
 /// Downloads (or takes from the browser's cache) and loads a model; `progress` hears
 /// ("downloading" | "loading", fraction). Errors are sentences. A browser that cannot run the
-/// engine is told so before anything is downloaded.
-pub async fn load(source: Source, progress: impl Fn(String, f64) + 'static) -> Result<Loaded, String> {
-    if let Some(sentence) = core::unsupported(&facts().await?.missing) {
+/// engine is told so before anything is downloaded. `choice` is the GPU setting: the GPU is
+/// offered to the engine only where [`gpu::plan`] allows, and a GPU load that fails is done
+/// again on the CPU, with the reason kept for the status line.
+pub async fn load(source: Source, choice: GpuChoice, progress: impl Fn(String, f64) + 'static) -> Result<Loaded, String> {
+    let facts = facts().await?;
+    if let Some(sentence) = core::unsupported(&facts.missing) {
         return Err(sentence);
     }
+    let planned = gpu::plan(choice, &facts.gpu);
+    FILE_TYPE.with(|t| t.set(None));
     let spec = Object::new();
     let set = |k: &str, v: &JsValue| {
         let _ = Reflect::set(&spec, &JsValue::from_str(k), v);
@@ -174,18 +259,30 @@ pub async fn load(source: Source, progress: impl Fn(String, f64) + 'static) -> R
         }
     }
     let on_progress = Closure::<dyn Fn(String, f64)>::new(progress);
-    let check = Closure::<dyn Fn(String, Uint8Array, f64) -> JsValue>::new(
-        |label: String, head: Uint8Array, size: f64| {
-            JsValue::from_str(&core::check_file(&label, &head.to_vec(), size).unwrap_or_default())
+    let check = Closure::<dyn Fn(String, Uint8Array, f64, u32) -> JsValue>::new(
+        |label: String, head: Uint8Array, size: f64, index: u32| {
+            let head = head.to_vec();
+            if index == 0 {
+                FILE_TYPE.with(|t| t.set(core::gguf::file_type(&head)));
+            }
+            JsValue::from_str(&core::check_file(&label, &head, size).unwrap_or_default())
         },
     );
     let out = call(
         "load",
-        &[spec.into(), on_progress.as_ref().clone(), check.as_ref().clone()],
+        &[spec.into(), on_progress.as_ref().clone(), check.as_ref().clone(), JsValue::from_bool(planned.is_ok())],
     )
     .await;
     drop((on_progress, check));
     let loaded = out.map_err(|e| core::load_failure(&e))?;
+    let failed = text(&loaded, "gpuError");
+    let lines = strings(&get(&loaded, "lines"));
+    let why = match planned {
+        Err(why) => Some(why),
+        Ok(()) if !failed.is_empty() => Some(gpu::failed(&failed)),
+        Ok(()) => Some(NoGpu::EngineDeclined(gpu::offload_line(&lines).unwrap_or_default())),
+    };
+    WHY.with(|w| *w.borrow_mut() = why);
     read_loaded(&loaded).ok_or_else(|| "the in-page engine gave no model facts".into())
 }
 
@@ -210,8 +307,39 @@ fn answer(status: u16, body: String) -> RawResponse {
     }
 }
 
-/// Answers one request built for the in-browser preset as llama-server would.
+/// Answers one request built for the in-browser preset as llama-server would. The engine's
+/// transport lives in the provider's own chunk (with its settings panel), fetched on the first
+/// request, so the first visit carries none of it.
 pub async fn send(
+    req: &HttpRequest,
+    signal: Option<&web_sys::AbortSignal>,
+) -> Result<RawResponse, JudgeError> {
+    match send_in_chunk(req.clone(), signal.cloned()).await {
+        Ok(answer) => answer.await,
+        Err(_) => Err(JudgeError::Setting {
+            message: "The in-page judge could not be loaded from this site. Check the connection and reload the page."
+                .into(),
+        }),
+    }
+}
+
+type Answering = std::pin::Pin<Box<dyn std::future::Future<Output = Result<RawResponse, JudgeError>>>>;
+
+/// The provider's chunk could not be fetched (offline, a half-deployed site).
+struct NotFetched;
+
+impl From<leptos::wasm_split::SplitLoaderError> for NotFetched {
+    fn from(_: leptos::wasm_split::SplitLoaderError) -> Self {
+        NotFetched
+    }
+}
+
+#[leptos::wasm_split::wasm_split(in_browser, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn send_in_chunk(req: HttpRequest, signal: Option<web_sys::AbortSignal>) -> Result<Answering, NotFetched> {
+    Ok(Box::pin(async move { answer_request(&req, signal.as_ref()).await }))
+}
+
+async fn answer_request(
     req: &HttpRequest,
     signal: Option<&web_sys::AbortSignal>,
 ) -> Result<RawResponse, JudgeError> {
@@ -236,9 +364,10 @@ pub async fn send(
                 Err((status, refusal)) => return Ok(answer(status, refusal)),
             };
             let signal = signal.map_or(JsValue::UNDEFINED, |s| s.clone().into());
-            let out = call("chat", &[JsValue::from_str(&body), signal])
-                .await
-                .map_err(|e| core::chat_failure(&e))?;
+            METER.with(|m| m.borrow_mut().sent(js_sys::Date::now()));
+            let out = call("chat", &[JsValue::from_str(&body), signal]).await;
+            METER.with(|m| m.borrow_mut().answered(js_sys::Date::now()));
+            let out = out.map_err(|e| core::chat_failure(&e))?;
             Ok(answer(200, out.as_string().unwrap_or_default()))
         }
     }

@@ -39,7 +39,8 @@ pub async fn send_chat(
 ) -> Result<Answer, JudgeError> {
     let mut key = request_key(protocol, request);
     if crate::providers::in_browser::handles(&request.url) {
-        let loaded = crate::web::in_browser::facts().await.ok().and_then(|f| f.loaded);
+        // What is loaded, as the engine last said (no call to it: that lives in its chunk).
+        let loaded = crate::web::in_browser::loaded_now();
         key = with_engine(&key, loaded.as_ref().map(|l| l.identity.as_str()));
     }
     if let Some(tag) = &options.cache_tag {

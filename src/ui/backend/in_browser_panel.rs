@@ -7,8 +7,13 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
+use crate::providers::in_browser::gpu::{self, GpuChoice, Probe};
+use crate::providers::in_browser::meter;
 use crate::providers::in_browser::{size_text, threads_sentence, unsupported, SUGGESTIONS};
 use crate::web::in_browser::{self as engine, Loaded, Source};
+
+/// The GPU setting's key in the settings storage.
+const GPU_KEY: &str = "hj.in_browser.gpu";
 
 #[derive(Clone, Copy)]
 struct Panel {
@@ -21,6 +26,14 @@ struct Panel {
     projector_url: RwSignal<String>,
     /// This browser cannot run the engine: nothing may be downloaded, so the load buttons are off.
     cannot: RwSignal<bool>,
+    /// The GPU setting, what the browser offers, and the status line (`gpu-status`) with its
+    /// backend (`data-backend`: `webgpu`, `cpu`, or "" before a model is loaded).
+    gpu: RwSignal<GpuChoice>,
+    probe: RwSignal<Probe>,
+    gpu_status: RwSignal<String>,
+    backend: RwSignal<&'static str>,
+    /// What loading the model in the URL fields will download and need (`model-size-info`).
+    size_info: RwSignal<String>,
 }
 
 impl Panel {
@@ -37,8 +50,10 @@ impl Panel {
                         self.status.set("error");
                         self.message.set(s);
                     }
-                    if let Some(l) = f.loaded {
-                        self.ready(&l);
+                    self.probe.set(f.gpu);
+                    match f.loaded {
+                        Some(l) => self.ready(&l),
+                        None => self.expect(),
                     }
                 }
                 Err(e) => {
@@ -52,13 +67,23 @@ impl Panel {
         });
     }
 
+    /// The status line before a model is loaded: what the setting will do here.
+    fn expect(self) {
+        self.backend.set("");
+        self.gpu_status.set(gpu::expect(self.gpu.get_untracked(), &self.probe.get_untracked()));
+    }
+
     fn ready(self, l: &Loaded) {
+        self.backend.set(l.backend.id());
+        self.gpu_status.set(gpu::status(l.engine(), l.why.as_ref()));
         self.status.set("ready");
         self.fraction.set(1.0);
+        let slow = crate::providers::in_browser::gguf::slow_note(l.file_type);
         self.message.set(format!(
-            "Loaded {} ({}). Evaluate as with any provider.",
+            "Loaded {} ({}). Evaluate as with any provider.{}",
             l.name,
-            if l.vision { "with a vision projector: images are judged" } else { "no projector: text only" }
+            if l.vision { "with a vision projector: images are judged" } else { "no projector: text only" },
+            slow.map(|s| format!(" {s}")).unwrap_or_default()
         ));
     }
 
@@ -77,7 +102,7 @@ impl Panel {
                     format!("Downloading… {:.0} %", value * 100.0)
                 });
             };
-            match engine::load(source, progress).await {
+            match engine::load(source, self.gpu.get_untracked(), progress).await {
                 Ok(l) => self.ready(&l),
                 Err(e) => {
                     self.status.set("error");
@@ -105,6 +130,11 @@ pub fn InBrowserPanel() -> impl IntoView {
         url: RwSignal::new(String::new()),
         projector_url: RwSignal::new(String::new()),
         cannot: RwSignal::new(false),
+        gpu: RwSignal::new(GpuChoice::from_id(&crate::web::storage::load_setting(GPU_KEY).unwrap_or_default())),
+        probe: RwSignal::new(Probe::default()),
+        gpu_status: RwSignal::new(String::new()),
+        backend: RwSignal::new(""),
+        size_info: RwSignal::new(String::new()),
     };
     // The model the site file names for its visitors, ready to load.
     if let Some(j) = crate::ui::site::judge_for("in_browser") {
@@ -113,6 +143,7 @@ pub fn InBrowserPanel() -> impl IntoView {
         p.projector_url.set(resolved(j.projector_url));
     }
     p.refresh();
+    size_watch(p);
     let busy = move || matches!(p.status.get(), "downloading" | "loading");
     let off = move || p.cannot.get() || busy();
     let error = move || p.status.get() == "error";
@@ -148,6 +179,7 @@ pub fn InBrowserPanel() -> impl IntoView {
                  Suggested small vision models (model and projector):"
             </p>
             {url_fields(p)}
+            <p class="hint" data-testid="model-size-info">{move || p.size_info.get()}</p>
             <button type="button" data-testid="load-model-button" on:click=load_url disabled=off>"Load from URL"</button>
             <div class="field">
                 <label for="model-file-input">"Or a model file from this computer"</label>
@@ -170,6 +202,7 @@ pub fn InBrowserPanel() -> impl IntoView {
                 role=move || if error() { "alert" } else { "status" }
             >{move || p.message.get()}</p>
             <p class="hint" data-testid="threads-info">{move || p.threads.get()}</p>
+            {gpu_fields(p)}
             {cache_list(p)}
             <button type="button" data-testid="clear-model-cache-button" on:click=clear disabled=busy>"Clear the model cache"</button>
         </div>
@@ -212,5 +245,91 @@ fn cache_list(p: Panel) -> impl IntoView {
                 <li data-url=url.clone()>{url.clone()} " · " {size_text(size)}</li>
             }).collect_view()}
         </ul>
+    }
+}
+
+/// The GPU setting and the status line: which backend runs, and why not the GPU.
+fn gpu_fields(p: Panel) -> impl IntoView {
+    let busy = move || matches!(p.status.get(), "downloading" | "loading");
+    let choose = move |ev| {
+        let choice = GpuChoice::from_id(&event_target_value(&ev));
+        p.gpu.set(choice);
+        let _ = crate::web::storage::save_setting(GPU_KEY, choice.id());
+        if p.status.get_untracked() == "ready" {
+            // The loaded model keeps its backend until it is loaded again.
+            p.gpu_status.update(|s| {
+                if !s.contains("Load the model again") {
+                    s.push_str(" Load the model again to apply the new setting.");
+                }
+            });
+        } else {
+            p.expect();
+        }
+    };
+    view! {
+        <div class="field">
+            <label for="gpu-select">"Compute on"</label>
+            <select id="gpu-select" data-testid="gpu-select" on:change=choose disabled=busy
+                prop:value=move || p.gpu.get().id()>
+                {GpuChoice::ALL.iter().map(|c| view! { <option value=c.id()>{c.label()}</option> }).collect_view()}
+            </select>
+        </div>
+        <p class="hint" data-testid="gpu-status" role="status" data-backend=move || p.backend.get()>
+            {move || p.gpu_status.get()}
+        </p>
+    }
+}
+
+/// What the model in the URL fields will download and need, asked of its server (a HEAD
+/// request, no credentials) or found in the browser's cache; "" while nothing is entered.
+fn size_watch(p: Panel) {
+    Effect::new(move |_| {
+        let model = p.url.get();
+        let projector = p.projector_url.get();
+        let cache = p.cache.get();
+        if model.trim().is_empty() {
+            p.size_info.set(String::new());
+            return;
+        }
+        spawn_local(async move {
+            let urls: Vec<String> = [model, projector].into_iter().map(|u| u.trim().to_string()).filter(|u| !u.is_empty()).collect();
+            let cached = urls.iter().all(|u| cache.iter().any(|(c, _)| c == u));
+            let mut sizes = Vec::new();
+            for u in &urls {
+                let known = cache.iter().find(|(c, _)| c == u).map(|(_, n)| *n);
+                sizes.push(match known {
+                    Some(n) => Some(n),
+                    None => crate::web::fetch::content_length(u).await,
+                });
+            }
+            // The fields may have changed meanwhile: only the current URLs' sizes are shown.
+            if p.url.get_untracked().trim() == urls[0] {
+                p.size_info.set(meter::before_loading(&sizes, cached));
+            }
+        });
+    });
+}
+
+/// "Each answer took 41 s, 39 s. About 1 min 58 s left for the 3 still waiting." (`judge-timing`),
+/// refreshed every second while the in-page judge has requests waiting.
+#[component]
+pub fn InPageTiming() -> impl IntoView {
+    let line = RwSignal::new(engine::timing_sentence());
+    let tick = leptos::prelude::set_interval_with_handle(
+        move || {
+            let now = engine::timing_sentence();
+            if line.get_untracked() != now {
+                line.set(now);
+            }
+        },
+        std::time::Duration::from_millis(1000),
+    );
+    on_cleanup(move || {
+        if let Ok(t) = tick {
+            t.clear();
+        }
+    });
+    view! {
+        <p class="hint" data-testid="judge-timing" role="status" aria-live="polite">{move || line.get()}</p>
     }
 }

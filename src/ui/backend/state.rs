@@ -95,9 +95,16 @@ impl BackendState {
 
     pub fn backend(&self) -> Backend {
         let p = preset(&self.preset.get_untracked());
+        let base_url = self.base_url.get_untracked();
+        // The in-page judge's backend and threads, recorded with what it answers.
+        let engine = crate::providers::in_browser::handles(&base_url)
+            .then(crate::web::in_browser::loaded_now)
+            .flatten()
+            .map(|l| l.engine());
         Backend {
             protocol: p.protocol,
-            base_url: self.base_url.get_untracked(),
+            base_url,
+            engine,
             model: self.model.get_untracked(),
             api_key: self.api_key.get_untracked(),
             image_detail: self.image_detail.get_untracked(),

@@ -26,6 +26,8 @@ pub struct Claims {
     pub model: String,
     pub provider: String,
     pub source: Option<String>,
+    /// The in-page judge's backend and threads, as the file records them.
+    pub engine: Option<crate::providers::in_browser::gpu::Engine>,
 }
 
 /// The opened result's note, provided by the evaluator page.
@@ -70,6 +72,8 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
         // the backend configured now, as after any run.
         base_url: String::new(),
         model: opened.model.clone(),
+        // Exported again, the result still says how it was computed.
+        engine: opened.engine,
         ..Backend::default()
     };
     opened.sent.apply(&mut backend);
@@ -85,7 +89,7 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
     }
     view.0.set(Some(OpenedNote {
         from: from.to_string(),
-        claims: Claims { model: opened.model, provider: opened.provider, source: opened.source },
+        claims: Claims { model: opened.model, provider: opened.provider, source: opened.source, engine: opened.engine },
         metric: opened.metric,
     }));
     Ok(())
@@ -161,10 +165,12 @@ fn claims_view(c: &Claims) -> Option<impl IntoView> {
         ("", p) => Some(format!("judged through {p}")),
         (m, p) => Some(format!("judged by {m} through {p}")),
     };
-    (judge.is_some() || c.source.is_some()).then(|| view! {
+    let engine = c.engine.map(crate::providers::in_browser::gpu::computed);
+    (judge.is_some() || c.source.is_some() || engine.is_some()).then(|| view! {
         <div class="opened-claims" data-testid="opened-claims">
             <p class="claims-head">"This file says (the page cannot check it):"</p>
             {judge.map(|j| view! { <p data-testid="opened-model">{j}</p> })}
+            {engine.map(|e| view! { <p data-testid="opened-engine">{e}</p> })}
             {c.source.clone().map(|s| view! { <p data-testid="opened-source">{s}</p> })}
         </div>
     })

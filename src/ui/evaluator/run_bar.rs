@@ -37,6 +37,9 @@ pub fn RunBar() -> impl IntoView {
                 "Ask the model again (ignore cached answers)"
             </label>
         </div>
+        <Show when=move || state.settings.provider.preset.get() == "in_browser">
+            {crate::ui::lazy::chunk("in-browser judge's timing", crate::ui::backend::backend_panel::in_browser_timing)}
+        </Show>
         <span class="error" role="alert" data-testid="storage-error">
             {move || state.settings.storage_error.get()}
         </span>
