@@ -60,9 +60,13 @@ FILES = {
     # Engines (their engine marker comes from ENGINES).
     "test_real_engine.py": ({"evaluator"}, set(), set()),
     "test_in_browser.py": ({"evaluator"}, set(), {"providers"}),
+    # The in-page judge's GPU setting, its numbers before and during the wait, and the backend
+    # a result records (Chromium with --enable-unsafe-webgpu).
+    "test_in_page_gpu.py": ({"evaluator"}, {"harmonic_eval"}, {"providers"}),
 }
 
-ENGINES = {"test_real_engine.py": "real_engine", "test_in_browser.py": "in_browser"}
+ENGINES = {"test_real_engine.py": "real_engine", "test_in_browser.py": "in_browser",
+           "test_in_page_gpu.py": "in_browser"}
 
 ALL_METRICS = {"harmonic_eval", "fleur", "g_veval", "maev"}
 

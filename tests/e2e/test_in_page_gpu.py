@@ -1,0 +1,120 @@
+"""End-to-end: the in-page judge's GPU setting (`gpu-select`) and status line (`gpu-status`), its
+numbers before the wait (`model-size-info`) and during it (`judge-timing`), and the backend it
+records in the export and the share link. Headless Chromium here is started with
+`--enable-unsafe-webgpu`: it then offers a WebGPU adapter, SwiftShader (vendor `google`,
+architecture `swiftshader`, the CPU behind it), without the `shader-f16` feature that
+llama.cpp's WebGPU backend needs. So on this machine the GPU asked for is not used, and the
+page must say so, run on the CPU, and record `cpu`. The real SmolLM2 weights and projector are
+served from loopback as in test_in_browser.py; nothing in the page is stubbed."""
+
+import json
+import re
+
+import pytest
+from selenium.webdriver.support.ui import Select
+
+from app_page import AppPage, export_pattern
+from conftest import make_driver
+from test_in_browser import MODEL, host, in_browser, load_url, only_fluency, settle  # noqa: F401 (host: a fixture)
+from test_examples import _shared_doc
+from test_real_engine import CAPTION, export
+
+WEBGPU = ["--enable-unsafe-webgpu"]
+
+
+@pytest.fixture
+def gpu_browser(tmp_path, downloads):
+    driver = make_driver(tmp_path / "profile", downloads, extra_args=WEBGPU)
+    driver.set_script_timeout(60)
+    yield driver
+    driver.quit()
+
+
+def adapter(driver):
+    """What this Chromium offers: None, or (features, vendor, architecture)."""
+    return driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        (async () => {
+          if (!navigator.gpu) return done(null);
+          const a = await navigator.gpu.requestAdapter();
+          if (!a) return done(null);
+          done([[...a.features], (a.info || {}).vendor || '', (a.info || {}).architecture || '']);
+        })().catch(() => done(null));
+    """)
+
+
+def test_auto_means_the_cpu_until_a_gpu_is_verified_and_says_so_before_loading(gpu_browser, app_url, host):
+    page = in_browser(gpu_browser, app_url)
+    select = Select(page.el("gpu-select"))
+    assert select.first_selected_option.get_attribute("value") == "auto"
+    labels = {o.get_attribute("value"): o.text for o in select.options}
+    assert set(labels) == {"auto", "gpu", "cpu"} and "experimental" in labels["gpu"], labels
+    status = page.el("gpu-status")
+    assert status.get_attribute("data-backend") == ""
+    assert status.text.startswith("Will run on the CPU: Automatic uses the GPU only once"), status.text
+    select.select_by_value("cpu")
+    page.wait_for(lambda d: page.el("gpu-status").text == "Will run on the CPU.", "the CPU sentence")
+    # The numbers before the wait: the server's sizes for the model and the projector.
+    page.fill("model-url-input", f"{host.url}/{MODEL}")
+    page.fill("projector-url-input", f"{host.url}/projector.gguf")
+    size = (host_dir_size(host, MODEL) + host_dir_size(host, "projector.gguf")) / 1e6
+    page.wait_for(lambda d: "Downloads" in page.el("model-size-info").text, "the download size")
+    info = page.el("model-size-info").text
+    assert f"Downloads {size:.1f} MB once" in info and "Needs about" in info, (info, size)
+    assert host.gets[f"/{MODEL}"] == 0, "a size is asked with HEAD: nothing is downloaded"
+    # The setting is kept for the next visit.
+    gpu_browser.refresh()
+    page = in_browser(gpu_browser, app_url)
+    assert Select(page.el("gpu-select")).first_selected_option.get_attribute("value") == "cpu"
+
+
+def host_dir_size(host, name):
+    import os
+
+    return os.path.getsize(os.path.join(host.httpd.RequestHandlerClass.keywords["directory"], name))
+
+
+def test_the_gpu_asked_for_on_swiftshader_falls_back_to_the_cpu_says_why_and_the_result_records_cpu(
+        gpu_browser, app_url, host, images, downloads):
+    page = in_browser(gpu_browser, app_url)
+    seen = adapter(gpu_browser)
+    assert seen is not None, "--enable-unsafe-webgpu gives this Chromium a WebGPU adapter"
+    features, vendor, arch = seen
+    assert "shader-f16" not in features, f"{vendor} {arch} has shader-f16: the GPU path may run here; test it"
+    Select(page.el("gpu-select")).select_by_value("gpu")
+    page.wait_for(lambda d: "shader-f16" in page.el("gpu-status").text, "the reason before loading")
+    assert page.el("gpu-status").text.startswith(
+        f"Will run on the CPU: the GPU adapter ({vendor} {arch}) lacks the shader-f16 feature"), page.el("gpu-status").text
+    assert load_url(page, f"{host.url}/{MODEL}", f"{host.url}/projector.gguf") == "ready", \
+        page.el("model-load-status").text
+    status = page.el("gpu-status")
+    assert status.get_attribute("data-backend") == "cpu"
+    assert status.text == (f"Runs on the CPU (1 thread): the GPU adapter ({vendor} {arch}) lacks the "
+                           "shader-f16 feature, which llama.cpp's WebGPU backend needs."), status.text
+    assert "In this browser's cache" in page.el("model-size-info").text
+    # A run: one criterion (text only), timed.
+    Select(page.el("metric-select")).select_by_value("harmonic_eval")
+    page.upload(images / "small.png")
+    page.wait_image()
+    page.fill("text-input", CAPTION)
+    only_fluency(page)
+    page.evaluate()
+    page.wait_for(lambda d: page.el("judge-timing").text, "the timing line", 60)
+    settle(page)
+    page.wait_for(lambda d: page.el("judge-timing").text.startswith("Each answer took"), "the answer's time", 5)
+    assert re.fullmatch(r"Each answer took \d+ s\.|Each answer took \d+ min \d\d s\.",
+                        page.el("judge-timing").text), page.el("judge-timing").text
+    doc = export(page, downloads, export_pattern("harmonic_eval"))
+    assert doc["engine"] == {"backend": "cpu", "threads": 1}, doc.get("engine")
+    # The share link carries it, and the page that opens it shows it and exports it again.
+    page.el("copy-link-button").click()
+    page.wait_for(lambda d: "#r=" in page.el("share-link").text, "the link")
+    link = page.el("share-link").text
+    assert json.loads(_shared_doc(link))["engine"] == {"backend": "cpu", "threads": 1}
+    gpu_browser.get("about:blank")
+    fresh = AppPage(gpu_browser, link)
+    fresh.wait_for(lambda d: d.find_elements("css selector", '[data-testid="opened-engine"]'), "the opened result")
+    assert fresh.el("opened-engine").text == "computed in the page on the CPU (1 thread)"
+    fresh.el("export-json-button").click()
+    again = json.loads(fresh.wait_file(downloads, export_pattern("harmonic_eval")).read_text())
+    assert again["engine"] == {"backend": "cpu", "threads": 1}
