@@ -1,6 +1,6 @@
 //! What both pages show and share: the metric and its settings, the backend, the size images
 //! are sent at, and the sentences about the form and storage. The evaluator's own state is
-//! [`crate::ui::metric_ui::AppState`]; the lab's is `BatchState`.
+//! [`crate::ui::metrics::AppState`]; the lab's is `BatchState`.
 
 use leptos::prelude::*;
 
@@ -10,7 +10,7 @@ use crate::metrics::harmonic_eval::CriterionSet;
 use crate::metrics::maev;
 use crate::metrics::{g_veval, Metric};
 use crate::providers::PRESETS;
-use crate::ui::backend_state::{load_parsed, BackendState};
+use crate::ui::backend::state::{load_parsed, BackendState};
 use crate::web::storage;
 
 /// What both pages show and share: the metric and its settings, the backend, the size images

@@ -6,11 +6,11 @@
 //! and the current run. Both are `Copy` and provided through context; the lab provides only
 //! [`Settings`] (its own state is `BatchState`).
 
-pub use crate::ui::backend_state::{load_max_tokens, ConnectionState};
-pub use crate::ui::fleur_state::FleurRun;
-pub use crate::ui::gveval_state::GvevalRun;
-pub use crate::ui::inputs_state::ImageView;
-pub use crate::ui::maev_state::MaevRun;
-pub use crate::ui::metric_ui::AppState;
+pub use crate::ui::backend::state::{load_max_tokens, ConnectionState};
+pub use crate::ui::metrics::fleur::state::FleurRun;
+pub use crate::ui::metrics::g_veval::state::GvevalRun;
+pub use crate::ui::evaluator::inputs_state::ImageView;
+pub use crate::ui::metrics::maev::state::MaevRun;
+pub use crate::ui::metrics::AppState;
 pub use crate::ui::progress::{CriterionState, ExplainState, Progress, RunContext};
 pub use crate::ui::settings::Settings;

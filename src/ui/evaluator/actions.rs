@@ -1,10 +1,10 @@
 //! What the evaluator's Evaluate and Export buttons do: each hands the selected metric to its
-//! folder's [`crate::ui::metric_ui::MetricUi`]; and the settings kept across visits. The request
+//! folder's [`crate::ui::metrics::MetricUi`]; and the settings kept across visits. The request
 //! runner is `runner.rs`, the image handlers `image_actions.rs`.
 
 use leptos::prelude::*;
 
-use crate::ui::metric_ui;
+use crate::ui::metrics as metric_ui;
 use crate::ui::state::{AppState, Settings};
 use crate::web::storage;
 
@@ -17,7 +17,7 @@ pub fn evaluate_now(state: AppState) {
         return;
     }
     // A provider that needs a key gets one before anything is sent (not five 401s after).
-    if let Some(m) = crate::ui::guidance::missing_key(state) {
+    if let Some(m) = crate::ui::evaluator::guidance::missing_key(state) {
         state.settings.form_problems.set(vec![m]);
         return;
     }

@@ -18,7 +18,7 @@ fn what_appears(metric: Metric) -> &'static str {
 #[component]
 pub fn EmptyState() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let metric_ui = move || crate::ui::metric_ui::of(state.settings.metric.get());
+    let metric_ui = move || crate::ui::metrics::of(state.settings.metric.get());
     let idle = move || !metric_ui().has_run(state) && !metric_ui().running(state);
     view! {
         <section class="empty-state" data-testid="empty-state" class:hidden=move || !idle() aria-labelledby="empty-heading">

@@ -2,8 +2,9 @@
 
 use leptos::prelude::*;
 
-use crate::ui::{image_actions, metric_ui};
-use crate::ui::fields::TextArea;
+use crate::ui::evaluator::image_actions;
+use crate::ui::metrics as metric_ui;
+use crate::ui::widgets::fields::TextArea;
 use crate::ui::state::AppState;
 use crate::metrics::g_veval::Mode;
 use crate::metrics::Metric;
@@ -55,7 +56,7 @@ pub fn InputsPanel() -> impl IntoView {
             </p>
         </div>
         <Show when=move || state.settings.metric.get() == Metric::Maev>
-            {crate::ui::lazy::chunk("MAEV inputs", maev_inputs_view)}
+            {crate::ui::widgets::lazy::chunk("MAEV inputs", maev_inputs_view)}
         </Show>
         {gveval_mode(state)}
         <TextArea
@@ -103,7 +104,7 @@ fn gveval_mode(state: AppState) -> impl IntoView {
 
 /// MAEV's own inputs, in MAEV's chunk.
 #[leptos::wasm_split::wasm_split(maev, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn maev_inputs_view() -> crate::ui::lazy::ChunkView {
-    use crate::ui::maev_inputs::MaevInputs;
+fn maev_inputs_view() -> crate::ui::widgets::lazy::ChunkView {
+    use crate::ui::metrics::maev::inputs::MaevInputs;
     Ok(view! { <MaevInputs/> }.into_any())
 }

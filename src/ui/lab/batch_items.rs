@@ -8,7 +8,7 @@ use crate::batch::plan::{MaevSettings, Plan};
 use crate::batch::{self, Item, Method};
 use crate::metrics::Metric;
 use crate::providers::Image;
-use crate::ui::batch_state::Images;
+use crate::ui::lab::batch_state::Images;
 use crate::ui::state::Settings;
 use crate::web::{files, image};
 
