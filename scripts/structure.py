@@ -18,7 +18,9 @@ reported at each level.
 
 Real paths (--check exits 1 otherwise): ui/mod.rs declares its submodules and re-exports none of
 them under flat names (no `use evaluator::{runner, ...};`, no `use metrics as metric_ui;`), so a
-path in ui/ says where the thing it names lives.
+path in ui/ says where the thing it names lives. A page folder (ui/evaluator/, ui/lab/) is
+named only from inside it and by ui/mod.rs: what the metrics' folders or the other page share
+with it lives in ui/run/ or ui/widgets/.
 Standard library only.
 """
 
@@ -236,6 +238,14 @@ def main():
             if target and target != me:
                 ui_edges.setdefault(me, set()).add(target)
     aliases = flat_aliases(SRC / "ui" / "mod.rs")
+    # A page folder (evaluator/, lab/) is named only from inside it (and by ui/mod.rs, which
+    # mounts it): what a metric's folder, the other page or a shared part needs from it goes
+    # into ui/run/ (the runner, the actions, the inputs' and candidates' state) or widgets/.
+    pages = ("evaluator", "lab")
+    into_page = sorted(
+        f"ui/{me}.rs -> ui/{t}" for me, ts in ui_edges.items() for t in ts
+        if t.split("/")[0] in pages and me.split("/")[0] != t.split("/")[0] and me != "mod"
+    )
     files.sort(reverse=True)
     fns.sort(reverse=True)
     print(f"files over {MAX_FILE} lines of code (of {len(files)}):")
@@ -256,10 +266,13 @@ def main():
     print(f"import cycles: {len(found)}")
     for scope, c in found:
         print(f"  {scope}: {' -> '.join(c)}")
+    print(f"files outside a page folder naming it: {len(into_page)}")
+    for e in into_page:
+        print(f"  {e}")
     print(f"flat aliases re-exported by ui/mod.rs: {len(aliases)}")
     for a in aliases:
         print(f"  {a}")
-    if check and (big or long or found or aliases):
+    if check and (big or long or found or aliases or into_page):
         sys.exit(1)
 
 

@@ -7,13 +7,14 @@
 //! but layout in `view!`.
 
 // Grouped by page and by metric. A component names another by its real path
-// (`crate::ui::evaluator::runner`, `crate::ui::metrics::fleur::panel`): no flat aliases here
+// (`crate::ui::run::runner`, `crate::ui::metrics::fleur::panel`): no flat aliases here
 // (`scripts/structure.py --check` refuses them), so a path says where a thing lives.
 pub(crate) mod backend;
 pub(crate) mod evaluator;
 pub(crate) mod lab;
 pub(crate) mod metrics;
 pub(crate) mod progress;
+pub(crate) mod run;
 pub(crate) mod settings;
 pub(crate) mod site;
 pub(crate) mod state;

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::evaluator::image_actions;
+use crate::ui::run::image_actions;
 use crate::ui::backend::connection_panel::ConnectionPanel;
 use crate::ui::widgets::fields::{NumberField, TextField};
 use crate::ui::state::{AppState, Settings};

@@ -2,15 +2,14 @@
 
 use leptos::prelude::*;
 
-use crate::ui::evaluator::actions;
-use crate::ui::evaluator::runner;
+use crate::ui::run::runner;
 use crate::ui::evaluator::candidates_inputs::CandidatesInputs;
 use crate::ui::evaluator::cost_panel::CostPanel;
 use crate::ui::evaluator::examples::ExamplesGallery;
 use crate::ui::evaluator::empty_state::EmptyState;
-use crate::ui::evaluator::judge_settings::JudgeSettings;
+use crate::ui::widgets::judge_settings::JudgeSettings;
 use crate::ui::evaluator::present::PresentButton;
-use crate::ui::evaluator::guidance::{KeyNote, SharedFailure};
+use crate::ui::run::guidance::{KeyNote, SharedFailure};
 use crate::ui::evaluator::history::HistoryPanel;
 use crate::ui::evaluator::open_result::{OpenResult, OpenedPanel};
 use crate::ui::evaluator::image_panel::ImagePanel;
@@ -29,12 +28,12 @@ pub fn App() -> impl IntoView {
     let opened = crate::ui::evaluator::open_result::OpenedView(RwSignal::new(None));
     provide_context(opened);
     crate::ui::evaluator::share::open_from_fragment(state, opened);
-    actions::persist_settings(state.settings);
+    crate::ui::settings::persist_settings(state.settings);
     runner::refresh_cache_count(state.settings);
     // A failed cache write is said with the other storage refusals (under the run bar; in the
     // lab, in the batch panel); the run keeps its answer.
     crate::web::cache::on_write_error(move |m| state.settings.storage_error.set(Some(m)));
-    crate::ui::evaluator::guidance::follow_results(state);
+    crate::ui::run::guidance::follow_results(state);
     let present = RwSignal::new(false);
 
     view! {

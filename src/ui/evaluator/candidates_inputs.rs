@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::evaluator::candidates_run;
+use crate::ui::run::candidates_run;
 use crate::ui::state::AppState;
 
 /// The labelled texts, in the candidates' chunk: fetched when a second text is added.

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::evaluator::image_actions;
+use crate::ui::run::image_actions;
 use crate::ui::metrics as metric_ui;
 use crate::ui::widgets::fields::TextArea;
 use crate::ui::state::AppState;

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::evaluator::runner;
+use crate::ui::run::runner;
 use crate::ui::state::AppState;
 
 #[component]
@@ -14,7 +14,7 @@ pub fn RunBar() -> impl IntoView {
             <button
                 class="primary evaluate"
                 data-testid="evaluate-button"
-                on:click=move |_| crate::ui::evaluator::chunks::evaluate(state)
+                on:click=move |_| crate::ui::run::chunks::evaluate(state)
                 disabled=running
                 aria-busy=move || running().to_string()
             >

@@ -14,7 +14,7 @@ use crate::lab::stored_run::{new_run_id, LiveMessage, StoredDataset, StoredRun};
 use crate::lab::{io, ItemResult};
 use crate::ui::lab::batch_items::{plan, prepared_image};
 use crate::ui::lab::batch_state::{BatchState, BatchStatus, Images};
-use crate::ui::evaluator::runner::fetch_answer;
+use crate::ui::run::runner::fetch_answer;
 use crate::ui::state::Settings;
 use crate::web::{batch_store, download, files, live, run_lock};
 

@@ -3,12 +3,11 @@
 
 use leptos::prelude::*;
 
-use crate::ui::evaluator::actions;
-use crate::ui::evaluator::runner;
+use crate::ui::run::runner;
 use crate::ui::lab::batch_panel::BatchPanel;
 use crate::ui::lab::batch_run;
 use crate::ui::lab::batch_state::BatchState;
-use crate::ui::evaluator::judge_settings::JudgeSettings;
+use crate::ui::widgets::judge_settings::JudgeSettings;
 use crate::ui::lab::compare_panel::ComparePanel;
 use crate::ui::metrics::harmonic_eval::gamma_panel::GammaPanel;
 use crate::ui::lab::meta_panel::MetaPanel;
@@ -21,7 +20,7 @@ use crate::ui::widgets::top_bar::{Page, TopBar};
 pub fn LabApp() -> impl IntoView {
     let state = Settings::restore();
     provide_context(state);
-    actions::persist_settings(state);
+    crate::ui::settings::persist_settings(state);
     runner::refresh_cache_count(state);
     // A failed cache write is said with the other storage refusals (under the run bar; in the
     // lab, in the batch panel); the run keeps its answer.

@@ -20,7 +20,7 @@ pub(crate) mod maev;
 #[derive(Clone, Copy)]
 pub struct AppState {
     pub settings: Settings,
-    pub inputs: crate::ui::evaluator::inputs_state::Inputs,
+    pub inputs: crate::ui::run::inputs_state::Inputs,
     // Each metric's results, from its folder's `state.rs`.
     pub he: harmonic_eval::state::HarmonicEvalState,
     pub fleur: fleur::state::FleurState,
@@ -32,7 +32,7 @@ pub struct AppState {
     pub billed: RwSignal<Vec<crate::completion::Usage>>,
     pub export_error: RwSignal<Option<String>>,
     /// Several candidate texts for the same image (HarmonicEval; empty: one text).
-    pub candidates: crate::ui::evaluator::candidates_state::Candidates,
+    pub candidates: crate::ui::run::candidates_state::Candidates,
 }
 
 impl AppState {
@@ -41,7 +41,7 @@ impl AppState {
         let settings = Settings::restore();
         AppState {
             settings,
-            inputs: crate::ui::evaluator::inputs_state::Inputs::new(),
+            inputs: crate::ui::run::inputs_state::Inputs::new(),
             he: harmonic_eval::state::HarmonicEvalState::new(settings.gamma),
             fleur: fleur::state::FleurState::new(),
             gveval: g_veval::state::GvevalState::new(),
@@ -49,7 +49,7 @@ impl AppState {
             generation: StoredValue::new(0),
             billed: RwSignal::new(Vec::new()),
             export_error: RwSignal::new(None),
-            candidates: crate::ui::evaluator::candidates_state::Candidates::new(),
+            candidates: crate::ui::run::candidates_state::Candidates::new(),
         }
     }
 

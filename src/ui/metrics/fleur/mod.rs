@@ -24,14 +24,14 @@ impl super::MetricUi for FleurUi {
     }
 
     fn evaluate_candidates(&self, state: AppState) {
-        crate::ui::evaluator::candidates_plain_run::evaluate(state, Base::Fleur(run::input(state)))
+        crate::ui::run::candidates_plain_run::evaluate(state, Base::Fleur(run::input(state)))
     }
 
     fn export_candidates(&self, state: AppState) -> bool {
         let metric = state.settings.metric.get_untracked();
         let has = untrack(|| state.candidates.plain_shown(metric));
         if has {
-            crate::ui::evaluator::candidates_plain_run::export(state);
+            crate::ui::run::candidates_plain_run::export(state);
         }
         has
     }
@@ -102,7 +102,7 @@ fn panel_view(metric: Metric) -> crate::ui::widgets::lazy::ChunkView {
     let state = expect_context::<AppState>();
     Ok(view! {
         <Show when=move || state.candidates.plain_shown(metric) fallback=|| view! { <crate::ui::metrics::fleur::panel::FleurPanel/> }>
-            <crate::ui::evaluator::candidates_plain_panel::PlainCandidatesPanel/>
+            <crate::ui::run::candidates_plain_panel::PlainCandidatesPanel/>
         </Show>
     }
     .into_any())

@@ -97,7 +97,7 @@ pub fn FleurPanel() -> impl IntoView {
             <button
                 data-testid="explain-button"
                 disabled=move || result().is_none() || matches!(state.fleur.explanation.get(), ExplainState::Running)
-                on:click=move |_| crate::ui::evaluator::chunks::explain(state, None)
+                on:click=move |_| crate::ui::run::chunks::explain(state, None)
             >
                 "Explain"
             </button>

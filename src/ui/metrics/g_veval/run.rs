@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::evaluator::runner::run_one;
+use crate::ui::run::runner::run_one;
 use crate::ui::state::{AppState, GvevalRun};
 use crate::metrics::{fleur, g_veval};
 
@@ -66,7 +66,7 @@ pub fn evaluate(state: AppState) {
 }
 
 pub fn export(state: AppState) {
-    crate::ui::evaluator::runner::save_result(state, result_json(state));
+    crate::ui::run::runner::save_result(state, result_json(state));
 }
 
 /// The G-VEval result file of the last run (export, share link, history); `None` before a run.

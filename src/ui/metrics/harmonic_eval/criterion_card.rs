@@ -71,13 +71,13 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
             </p>
             <p class="note-text" aria-live="polite">{note}</p>
             // A failure every criterion shares is announced once, above the cards.
-            <p class="error" role=move || crate::ui::evaluator::guidance::shared(state).is_none().then_some("alert")>{error}</p>
+            <p class="error" role=move || crate::ui::run::guidance::shared(state).is_none().then_some("alert")>{error}</p>
             <button
                 class="explain"
                 data-testid=format!("explain-{id}")
                 aria-label=format!("Explain the {} score", criterion.label())
                 disabled=move || result().is_none() || matches!(explanation.get(), ExplainState::Running)
-                on:click=move |_| crate::ui::evaluator::chunks::explain(state, Some(criterion))
+                on:click=move |_| crate::ui::run::chunks::explain(state, Some(criterion))
             >
                 "Explain"
             </button>

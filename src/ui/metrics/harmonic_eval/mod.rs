@@ -23,13 +23,13 @@ impl super::MetricUi for HarmonicEvalUi {
     }
 
     fn evaluate_candidates(&self, state: AppState) {
-        crate::ui::evaluator::candidates_run::evaluate(state)
+        crate::ui::run::candidates_run::evaluate(state)
     }
 
     fn export_candidates(&self, state: AppState) -> bool {
         let has = state.candidates.has_run();
         if has {
-            crate::ui::evaluator::candidates_run::export(state);
+            crate::ui::run::candidates_run::export(state);
         }
         has
     }
@@ -116,7 +116,7 @@ impl super::MetricUi for HarmonicEvalUi {
 /// The comparison of candidates, in its own chunk: most visits judge one text.
 #[leptos::wasm_split::wasm_split(candidates, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn candidates_view() -> crate::ui::widgets::lazy::ChunkView {
-    use crate::ui::evaluator::candidates_panel::CandidatesPanel;
+    use crate::ui::run::candidates_panel::CandidatesPanel;
     Ok(view! { <CandidatesPanel/> }.into_any())
 }
 

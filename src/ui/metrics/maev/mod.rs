@@ -22,13 +22,13 @@ impl super::MetricUi for MaevUi {
     }
 
     fn evaluate_candidates(&self, state: AppState) {
-        crate::ui::evaluator::candidates_plain_run::evaluate(state, Base::Maev(run::input(state)))
+        crate::ui::run::candidates_plain_run::evaluate(state, Base::Maev(run::input(state)))
     }
 
     fn export_candidates(&self, state: AppState) -> bool {
         let has = untrack(|| state.candidates.plain_shown(Metric::Maev));
         if has {
-            crate::ui::evaluator::candidates_plain_run::export(state);
+            crate::ui::run::candidates_plain_run::export(state);
         }
         has
     }
@@ -104,7 +104,7 @@ fn panel_view(metric: Metric) -> crate::ui::widgets::lazy::ChunkView {
     let state = expect_context::<AppState>();
     Ok(view! {
         <Show when=move || state.candidates.plain_shown(metric) fallback=|| view! { <crate::ui::metrics::maev::panel::MaevPanel/> }>
-            <crate::ui::evaluator::candidates_plain_panel::PlainCandidatesPanel/>
+            <crate::ui::run::candidates_plain_panel::PlainCandidatesPanel/>
         </Show>
     }
     .into_any())

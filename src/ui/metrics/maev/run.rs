@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::evaluator::runner::{begin_run, send_one};
+use crate::ui::run::runner::{begin_run, send_one};
 use crate::ui::state::{AppState, ExplainState, MaevRun, Progress};
 use crate::metrics::maev;
 
@@ -113,7 +113,7 @@ pub fn caption_image(state: AppState) {
 }
 
 pub fn export(state: AppState) {
-    crate::ui::evaluator::runner::save_result(state, result_json(state));
+    crate::ui::run::runner::save_result(state, result_json(state));
 }
 
 /// The MAEV result file of the last run (export, share link, history); `None` before a run.

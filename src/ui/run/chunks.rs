@@ -16,7 +16,7 @@ use crate::ui::state::{AppState, Settings};
 
 #[leptos::wasm_split::wasm_split(run, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn evaluate_loaded(state: AppState) -> Result<(), ChunkMissing> {
-    crate::ui::evaluator::actions::evaluate_now(state);
+    crate::ui::run::actions::evaluate_now(state);
     Ok(())
 }
 
@@ -59,7 +59,7 @@ pub fn explain(state: AppState, criterion: Option<Criterion>) {
 
 #[leptos::wasm_split::wasm_split(export, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn export_loaded(state: AppState) -> Result<(), ChunkMissing> {
-    crate::ui::evaluator::actions::export_now(state);
+    crate::ui::run::actions::export_now(state);
     Ok(())
 }
 

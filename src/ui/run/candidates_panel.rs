@@ -10,8 +10,8 @@ use crate::candidates::render::{
 };
 use crate::candidates::{agreement_ranges, agrees, flip_points, ranges_text, scores_at};
 use crate::criteria::Criterion;
-use crate::ui::evaluator::candidates_plot::CandidatesPlot;
-use crate::ui::evaluator::candidates_run;
+use crate::ui::run::candidates_plot::CandidatesPlot;
+use crate::ui::run::candidates_run;
 use crate::ui::state::AppState;
 
 /// The pick, whether the metric agrees at the current γ, and the γ ranges where it does.

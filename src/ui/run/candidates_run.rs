@@ -9,8 +9,8 @@ use crate::criteria::Criterion;
 use crate::metrics::harmonic_eval::{self, ExportInput, Input};
 use crate::providers::{Backend, Image};
 use crate::result_file::Comparison;
-use crate::ui::evaluator::runner::{begin_run, send_one, VIDEO_NEEDS_G_VEVAL};
-use crate::ui::evaluator::candidates_state::CandidatesRun;
+use crate::ui::run::runner::{begin_run, send_one, VIDEO_NEEDS_G_VEVAL};
+use crate::ui::run::candidates_state::CandidatesRun;
 use crate::ui::state::{AppState, CriterionState, Progress, RunContext};
 use crate::web::{download, storage};
 

@@ -8,8 +8,8 @@ use leptos::prelude::*;
 use crate::candidates::export::{plain_comparison_json, PlainJudged};
 use crate::candidates::plain::{summary, Base, Part};
 use crate::candidates::problems_with;
-use crate::ui::evaluator::candidates_state::PlainRun;
-use crate::ui::evaluator::runner::{begin_run, send_one, VIDEO_NEEDS_G_VEVAL};
+use crate::ui::run::candidates_state::PlainRun;
+use crate::ui::run::runner::{begin_run, send_one, VIDEO_NEEDS_G_VEVAL};
 use crate::ui::state::{AppState, Progress};
 use crate::web::download;
 
@@ -146,5 +146,5 @@ pub fn export(state: AppState) {
 
 /// Adds the comparison to the lab's inbox as one best-of-N group.
 pub fn send_to_lab(state: AppState) {
-    crate::ui::evaluator::candidates_run::send_to_lab_with(state, |group| comparison(state, Some(group)))
+    crate::ui::run::candidates_run::send_to_lab_with(state, |group| comparison(state, Some(group)))
 }
