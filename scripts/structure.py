@@ -225,22 +225,15 @@ NAMING_ALLOWED = {
     "ui/run/candidates_state.rs": {"harmonic_eval"},
     "ui/progress.rs": {"harmonic_eval"},
     # Per-metric settings and inputs both pages show (the fidelity panel's criteria, G-VEval's
-    # mode, MAEV's trials and examples) and the state that names each metric's run.
+    # mode, MAEV's trials and examples).
     "metrics/fidelity.rs": {"fleur", "g_veval", "harmonic_eval", "maev"},
     "ui/settings.rs": {"g_veval", "harmonic_eval", "maev"},
-    "ui/state.rs": {"fleur", "g_veval", "maev"},
     "ui/widgets/fidelity_panel.rs": {"harmonic_eval"},
     "ui/evaluator/inputs_panel.rs": {"g_veval", "maev"},
     "ui/evaluator/empty_state.rs": {"harmonic_eval"},
     "ui/lab/lab_app.rs": {"harmonic_eval"},
     # One fuzz harness per reader, by name.
     "fuzzing.rs": {"fleur", "g_veval", "maev"},
-    # Smaller leftovers: a shared helper or a dispatch that still names its metric.
-    "export_name.rs": {"maev"},
-    "ui/metrics/fleur/panel.rs": {"harmonic_eval"},
-    "ui/metrics/g_veval/run.rs": {"fleur"},
-    "ui/run/candidates_plain_run.rs": {"g_veval"},
-    "ui/run/chunks.rs": {"fleur", "harmonic_eval"},
 }
 
 

@@ -12,6 +12,7 @@ pub mod harmonic_eval;
 pub mod maev;
 pub mod room;
 
+pub use fleur::references_from_lines;
 pub use harmonic_eval::CriterionSet;
 pub use maev::RunSettings as MaevSettings;
 
@@ -221,6 +222,11 @@ impl Metric {
             Metric::GVeval => gv_mode.needs_image(),
             Metric::Maev => false,
         }
+    }
+
+    /// Whether it can judge a video (G-VEval's video medium); the others refuse one.
+    pub fn judges_video(self) -> bool {
+        matches!(self, Metric::GVeval)
     }
 
     /// Whether a dataset item needs an image file at all (MAEV's items never do).

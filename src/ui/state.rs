@@ -7,10 +7,7 @@
 //! [`Settings`] (its own state is `BatchState`).
 
 pub use crate::ui::backend::state::ConnectionState;
-pub use crate::ui::metrics::fleur::state::FleurRun;
-pub use crate::ui::metrics::g_veval::state::GvevalRun;
 pub use crate::ui::run::inputs_state::ImageView;
-pub use crate::ui::metrics::maev::state::MaevRun;
 pub use crate::ui::metrics::AppState;
 pub use crate::ui::progress::{CriterionState, ExplainState, Progress, RunContext};
 pub use crate::ui::settings::Settings;

@@ -126,6 +126,15 @@ pub(crate) fn show_opened(state: AppState, reopened: Reopened, image: Option<Ima
     }
 }
 
+/// Explain: one HarmonicEval criterion (`Some`) or FLEUR's score (`None`), the two metrics
+/// whose panels offer it (called from inside the `run` chunk's entry, `ui::run::chunks`).
+pub(crate) fn explain(state: AppState, criterion: Option<crate::criteria::Criterion>) {
+    match criterion {
+        Some(c) => harmonic_eval::run::explain(state, c),
+        None => fleur::run::explain(state),
+    }
+}
+
 /// One metric's [`MetricUi`], dispatched statically (a `dyn MetricUi` cost about 2.4 KB of
 /// gzipped wasm on the evaluator's first visit).
 pub(crate) enum Page {

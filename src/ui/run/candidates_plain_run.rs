@@ -19,7 +19,7 @@ pub fn evaluate(state: AppState, base: Base) {
     let c = state.candidates;
     let (labels, texts) = (c.labels.get_untracked(), c.texts.get_untracked());
     let mut found = problems_with(&labels, &texts, |t| base.with_text(t).problems());
-    if state.has_video() && !matches!(base, Base::Gveval(_)) {
+    if state.has_video() && !base.metric().judges_video() {
         found.push(VIDEO_NEEDS_G_VEVAL.into());
     }
     let ok = found.is_empty();

@@ -36,10 +36,7 @@ pub fn evaluate(state: AppState) {
 
 #[leptos::wasm_split::wasm_split(run, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn explain_loaded(state: AppState, criterion: Option<Criterion>) -> Result<(), ChunkMissing> {
-    match criterion {
-        Some(c) => crate::ui::metrics::harmonic_eval::run::explain(state, c),
-        None => crate::ui::metrics::fleur::run::explain(state),
-    }
+    crate::ui::metrics::explain(state, criterion);
     Ok(())
 }
 

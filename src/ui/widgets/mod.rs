@@ -8,5 +8,6 @@ pub(crate) mod gamma_events;
 pub(crate) mod judge_settings;
 pub(crate) mod lazy;
 pub(crate) mod metric_select;
+pub(crate) mod spoken;
 pub(crate) mod theme_toggle;
 pub(crate) mod top_bar;

@@ -48,7 +48,7 @@ fn place_bars(d: PlaceDistribution) -> impl IntoView {
         <figure class="digits">
             // The bars are for the eye; a screen reader reads the same numbers as a table.
             <div class="bars" aria-hidden="true">{bars}</div>
-            <p class="visually-hidden">{crate::ui::metrics::harmonic_eval::criterion_card::spoken(&d.digits, 0).replace("rating", "digit")}</p>
+            <p class="visually-hidden">{crate::ui::widgets::spoken::spoken(&d.digits, 0).replace("rating", "digit")}</p>
             <figcaption>{label}</figcaption>
         </figure>
     }

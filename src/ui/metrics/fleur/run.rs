@@ -4,7 +4,8 @@
 use leptos::prelude::*;
 
 use crate::ui::run::runner::{ask_why, run_one};
-use crate::ui::state::{AppState, ExplainState, FleurRun, Progress};
+use crate::ui::state::{AppState, ExplainState, Progress};
+use super::state::FleurRun;
 use crate::metrics::fleur::{self, ExportInput, Input};
 
 pub fn input(state: AppState) -> Input {

@@ -3,8 +3,9 @@
 use leptos::prelude::*;
 
 use crate::ui::run::runner::run_one;
-use crate::ui::state::{AppState, GvevalRun};
-use crate::metrics::{fleur, g_veval};
+use crate::ui::state::AppState;
+use super::state::GvevalRun;
+use crate::metrics::{g_veval, references_from_lines};
 
 /// The G-VEval input from the form: the medium follows the file (a video gives its composite).
 pub fn input(state: AppState) -> g_veval::Input {
@@ -28,7 +29,7 @@ pub fn form(state: AppState) -> g_veval::Input {
         accr: state.gveval.accr.get_untracked(),
         caption: state.inputs.text.get_untracked(),
         references: if mode.needs_references() {
-            fleur::references_from_lines(&state.inputs.references.get_untracked())
+            references_from_lines(&state.inputs.references.get_untracked())
         } else {
             Vec::new()
         },

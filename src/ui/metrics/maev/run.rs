@@ -3,7 +3,8 @@
 use leptos::prelude::*;
 
 use crate::ui::run::runner::{begin_run, send_one};
-use crate::ui::state::{AppState, ExplainState, MaevRun, Progress};
+use crate::ui::state::{AppState, ExplainState, Progress};
+use super::state::MaevRun;
 use crate::metrics::maev;
 
 pub fn input(state: AppState) -> maev::Input {
