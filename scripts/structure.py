@@ -224,14 +224,10 @@ NAMING_ALLOWED = {
     "ui/run/candidates_run.rs": {"harmonic_eval"},
     "ui/run/candidates_state.rs": {"harmonic_eval"},
     "ui/progress.rs": {"harmonic_eval"},
-    # Per-metric settings and inputs both pages show (the fidelity panel's criteria, G-VEval's
-    # mode, MAEV's trials and examples).
-    "metrics/fidelity.rs": {"fleur", "g_veval", "harmonic_eval", "maev"},
-    "ui/settings.rs": {"g_veval", "harmonic_eval", "maev"},
-    "ui/widgets/fidelity_panel.rs": {"harmonic_eval"},
+    # Per-metric settings and inputs the pages show (G-VEval's mode, MAEV's trials, threshold
+    # and examples, and their fields on the evaluator's form).
+    "ui/settings.rs": {"g_veval", "maev"},
     "ui/evaluator/inputs_panel.rs": {"g_veval", "maev"},
-    "ui/evaluator/empty_state.rs": {"harmonic_eval"},
-    "ui/lab/lab_app.rs": {"harmonic_eval"},
     # One fuzz harness per reader, by name.
     "fuzzing.rs": {"fleur", "g_veval", "maev"},
 }

@@ -224,6 +224,12 @@ impl Metric {
         }
     }
 
+    /// Whether its score weighs criteria by γ (HarmonicEval): the γ slider, the weights chart
+    /// and the criterion cards apply.
+    pub fn weighs_criteria(self) -> bool {
+        matches!(self, Metric::HarmonicEval)
+    }
+
     /// Whether it can judge a video (G-VEval's video medium); the others refuse one.
     pub fn judges_video(self) -> bool {
         matches!(self, Metric::GVeval)
@@ -234,6 +240,18 @@ impl Metric {
         match self {
             Metric::HarmonicEval | Metric::Fleur | Metric::RefFleur | Metric::GVeval => true,
             Metric::Maev => false,
+        }
+    }
+}
+
+impl fidelity::Extension {
+    /// Whether this extension belongs to the metric (each extension is one metric's own).
+    pub fn applies_to(self, metric: Metric) -> bool {
+        match self {
+            fidelity::Extension::MaevExpectedScore => metric == Metric::Maev,
+            fidelity::Extension::GvevalTop20 => metric == Metric::GVeval,
+            fidelity::Extension::HeLowDetail => metric == Metric::HarmonicEval,
+            fidelity::Extension::FleurMultiDigit => matches!(metric, Metric::Fleur | Metric::RefFleur),
         }
     }
 }

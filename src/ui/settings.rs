@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use crate::aggregate::GAMMA_DEFAULT;
 use crate::metrics::fidelity::Fidelity;
-use crate::metrics::harmonic_eval::CriterionSet;
+use crate::metrics::CriterionSet;
 use crate::metrics::maev;
 use crate::metrics::{g_veval, Metric};
 use crate::providers::PRESETS;
@@ -87,7 +87,7 @@ impl Settings {
 
     /// Whether HarmonicEval is selected (what only it shows: task, γ, criteria).
     pub fn is_harmonic(&self) -> bool {
-        self.metric.get() == Metric::HarmonicEval
+        self.metric.get().weighs_criteria()
     }
 
     /// Switches provider, with the selected metric's output budget there.

@@ -9,7 +9,7 @@ use crate::ui::lab::batch_run;
 use crate::ui::lab::batch_state::BatchState;
 use crate::ui::widgets::judge_settings::JudgeSettings;
 use crate::ui::lab::compare_panel::ComparePanel;
-use crate::ui::metrics::harmonic_eval::gamma_panel::GammaPanel;
+use crate::ui::widgets::gamma_panel::GammaPanel;
 use crate::ui::lab::meta_panel::MetaPanel;
 use crate::ui::widgets::metric_select::MetricSelect;
 use crate::ui::lab::results_table::ResultsTable;

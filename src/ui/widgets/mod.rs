@@ -5,6 +5,7 @@ pub(crate) mod doubt_notes;
 pub(crate) mod fidelity_panel;
 pub(crate) mod fields;
 pub(crate) mod gamma_events;
+pub(crate) mod gamma_panel;
 pub(crate) mod judge_settings;
 pub(crate) mod lazy;
 pub(crate) mod metric_select;

@@ -8,7 +8,6 @@ use crate::providers::{ImageDetail, Protocol};
 use crate::ui::state::AppState;
 
 pub(crate) mod criterion_card;
-pub(crate) mod gamma_panel;
 pub(crate) mod opened;
 pub(crate) mod overall_score;
 pub(crate) mod run;
@@ -89,7 +88,7 @@ impl super::MetricUi for HarmonicEvalUi {
 
     fn panel(&self) -> AnyView {
         use crate::ui::metrics::harmonic_eval::criterion_card::CriterionCard;
-        use crate::ui::metrics::harmonic_eval::gamma_panel::GammaPanel;
+        use crate::ui::widgets::gamma_panel::GammaPanel;
         use crate::ui::metrics::harmonic_eval::overall_score::OverallScore;
         let state = expect_context::<AppState>();
         view! {
