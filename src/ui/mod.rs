@@ -1,10 +1,10 @@
 //! The Leptos user interface, grouped by page and by metric: `evaluator/` (the one-item page),
 //! `lab/` (the batch & meta-evaluation page), `metrics/<metric>/` (each metric's result panel
-//! and runner), `backend/` (provider, key, connection check; both pages), `widgets/` (fields,
-//! top bar, metric picker). One component per file, state in [`state::AppState`], the code that
-//! does things in `evaluator/actions.rs` (dispatch per metric), `evaluator/runner.rs` (sending,
-//! retry, cancel, explain), `evaluator/image_actions.rs` and each metric's `run.rs`; nothing
-//! but layout in `view!`.
+//! and runner; `metrics/mod.rs` the UI registry), `run/` (what the pages and the metrics share:
+//! sending, retry, cancel, explain in `run/runner.rs`, the buttons' actions, the inputs and
+//! the candidates), `backend/` (provider, key, connection check; both pages), `widgets/`
+//! (fields, top bar, metric picker, judge line, γ panel). One component per file, state in
+//! [`state::AppState`], nothing but layout in `view!`.
 
 // Grouped by page and by metric. A component names another by its real path
 // (`crate::ui::run::runner`, `crate::ui::metrics::fleur::panel`): no flat aliases here

@@ -2,7 +2,7 @@
 //! pages show (`ui/settings.rs`: the metric, its settings, the backend of
 //! `ui/backend/state.rs`); [`AppState`] is the evaluator's page (`ui/metrics/mod.rs`, beside
 //! the metric dispatch, so a new metric's state is asked for there): those settings, its
-//! inputs (`ui/evaluator/inputs_state.rs`), each metric's results (`ui/metrics/<m>/state.rs`)
+//! inputs (`ui/run/inputs_state.rs`), each metric's results (`ui/metrics/<m>/state.rs`)
 //! and the current run. Both are `Copy` and provided through context; the lab provides only
 //! [`Settings`] (its own state is `BatchState`).
 
