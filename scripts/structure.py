@@ -224,10 +224,9 @@ NAMING_ALLOWED = {
     "ui/run/candidates_run.rs": {"harmonic_eval"},
     "ui/run/candidates_state.rs": {"harmonic_eval"},
     "ui/progress.rs": {"harmonic_eval"},
-    # Per-metric settings and inputs the pages show (G-VEval's mode, MAEV's trials, threshold
-    # and examples, and their fields on the evaluator's form).
+    # Per-metric settings both pages keep (G-VEval's mode, MAEV's trials, threshold and
+    # examples), stored and restored with the others.
     "ui/settings.rs": {"g_veval", "maev"},
-    "ui/evaluator/inputs_panel.rs": {"g_veval", "maev"},
     # One fuzz harness per reader, by name.
     "fuzzing.rs": {"fleur", "g_veval", "maev"},
 }

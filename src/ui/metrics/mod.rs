@@ -126,6 +126,17 @@ pub(crate) fn show_opened(state: AppState, reopened: Reopened, image: Option<Ima
     }
 }
 
+/// The fields only one metric has, each shown while its metric is chosen: MAEV's (question,
+/// caption, reference answer, trials; in MAEV's chunk) and G-VEval's mode and ACCR switch.
+pub(crate) fn own_inputs(state: AppState) -> impl IntoView {
+    view! {
+        <Show when=move || state.settings.metric.get() == Metric::Maev>
+            {crate::ui::widgets::lazy::chunk("MAEV inputs", maev::inputs_view)}
+        </Show>
+        {g_veval::inputs::mode_field(state)}
+    }
+}
+
 /// Explain: one HarmonicEval criterion (`Some`) or FLEUR's score (`None`), the two metrics
 /// whose panels offer it (called from inside the `run` chunk's entry, `ui::run::chunks`).
 pub(crate) fn explain(state: AppState, criterion: Option<crate::criteria::Criterion>) {

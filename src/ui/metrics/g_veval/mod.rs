@@ -8,6 +8,7 @@ use crate::candidates::plain::Base;
 use crate::metrics::Metric;
 use crate::ui::state::AppState;
 
+pub(crate) mod inputs;
 pub(crate) mod opened;
 pub(crate) mod panel;
 pub(crate) mod run;

@@ -109,3 +109,10 @@ fn panel_view(metric: Metric) -> crate::ui::widgets::lazy::ChunkView {
     }
     .into_any())
 }
+
+/// MAEV's own inputs, in MAEV's chunk.
+#[leptos::wasm_split::wasm_split(maev, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(crate) fn inputs_view() -> crate::ui::widgets::lazy::ChunkView {
+    use inputs::MaevInputs;
+    Ok(view! { <MaevInputs/> }.into_any())
+}
