@@ -221,7 +221,6 @@ NAMING_ALLOWED = {
     "candidates.rs": {"harmonic_eval"},
     "candidates/export.rs": {"harmonic_eval"},
     "result_file.rs": {"harmonic_eval"},
-    "ui/run/candidates_run.rs": {"harmonic_eval"},
     "ui/run/candidates_state.rs": {"harmonic_eval"},
     "ui/progress.rs": {"harmonic_eval"},
     # Per-metric settings both pages keep (G-VEval's mode, MAEV's trials, threshold and

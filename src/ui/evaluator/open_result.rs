@@ -81,7 +81,7 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
     let sent = opened.image.as_deref().and_then(Image::from_data_url);
     match opened.body {
         Body::Single(reopened) => crate::ui::metrics::show_opened(state, reopened, sent, backend),
-        Body::Candidates(c) => crate::ui::run::candidates_run::open(state, *c, sent, backend),
+        Body::Candidates(c) => crate::ui::metrics::show_opened_comparison(state, *c, sent, backend),
     }
     view.0.set(Some(OpenedNote {
         from: from.to_string(),

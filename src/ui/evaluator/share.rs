@@ -96,7 +96,7 @@ fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>, st
     }
     // Several candidates compared: the comparison is what is shown, so it is what is shared.
     let json = if state.candidates.has_run() {
-        crate::ui::run::candidates_run::comparison_for_link(state, thumbnail(state).as_deref())
+        crate::ui::metrics::comparison_for_link(state, thumbnail(state).as_deref())
     } else {
         let page = crate::ui::metrics::of(state.settings.metric.get_untracked());
         page.result_json(state).map(|json| {

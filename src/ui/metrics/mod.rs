@@ -126,6 +126,17 @@ pub(crate) fn show_opened(state: AppState, reopened: Reopened, image: Option<Ima
     }
 }
 
+/// Shows a comparison of several candidates read from a file or link (HarmonicEval's, the
+/// only one a file opens so far) as if it had just run.
+pub(crate) fn show_opened_comparison(state: AppState, c: crate::result_file::Comparison, image: Option<Image>, backend: Backend) {
+    harmonic_eval::candidates::open(state, c, image, backend)
+}
+
+/// The comparison of several candidates a share link carries (HarmonicEval's), with `image`.
+pub(crate) fn comparison_for_link(state: AppState, image: Option<&str>) -> Option<String> {
+    harmonic_eval::candidates::comparison_for_link(state, image)
+}
+
 /// The fields only one metric has, each shown while its metric is chosen: MAEV's (question,
 /// caption, reference answer, trials; in MAEV's chunk) and G-VEval's mode and ACCR switch.
 pub(crate) fn own_inputs(state: AppState) -> impl IntoView {

@@ -7,6 +7,9 @@ use crate::metrics::harmonic_eval::{estimated_tokens, Input};
 use crate::providers::{ImageDetail, Protocol};
 use crate::ui::state::AppState;
 
+pub(crate) mod candidates;
+pub(crate) mod candidates_panel;
+pub(crate) mod candidates_plot;
 pub(crate) mod criterion_card;
 pub(crate) mod opened;
 pub(crate) mod overall_score;
@@ -22,13 +25,13 @@ impl super::MetricUi for HarmonicEvalUi {
     }
 
     fn evaluate_candidates(&self, state: AppState) {
-        crate::ui::run::candidates_run::evaluate(state)
+        candidates::evaluate(state)
     }
 
     fn export_candidates(&self, state: AppState) -> bool {
         let has = state.candidates.has_run();
         if has {
-            crate::ui::run::candidates_run::export(state);
+            candidates::export(state);
         }
         has
     }
@@ -115,7 +118,7 @@ impl super::MetricUi for HarmonicEvalUi {
 /// The comparison of candidates, in its own chunk: most visits judge one text.
 #[leptos::wasm_split::wasm_split(candidates, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn candidates_view() -> crate::ui::widgets::lazy::ChunkView {
-    use crate::ui::run::candidates_panel::CandidatesPanel;
+    use candidates_panel::CandidatesPanel;
     Ok(view! { <CandidatesPanel/> }.into_any())
 }
 
