@@ -15,7 +15,6 @@ use crate::metrics::{with_room, Metric, RunSettings};
 use crate::providers::{Backend, HttpRequest, Image};
 
 pub use crate::metrics::room::Answers;
-pub use crate::metrics::MaevSettings;
 
 /// What a batch run fixes when it starts: the metric and its settings (every metric's: the
 /// plan uses only its metric's own; `Deref` reads them as `plan.fidelity`, `plan.he_criteria`).
@@ -227,7 +226,7 @@ impl Saving {
 /// three trials from its built-in pool.
 #[cfg(test)]
 pub(crate) fn test_plan(metric: Metric) -> Plan {
-    use crate::metrics::{g_veval, maev, CriterionSet};
+    use crate::metrics::{g_veval, maev, CriterionSet, MaevSettings};
     Plan {
         metric,
         settings: RunSettings {

@@ -4,8 +4,8 @@
 
 use leptos::prelude::*;
 
-use crate::batch::plan::{MaevSettings, Plan};
-use crate::metrics::RunSettings;
+use crate::batch::plan::Plan;
+use crate::metrics::{MaevSettings, RunSettings};
 use crate::batch::{self, Item, Method};
 use crate::metrics::Metric;
 use crate::providers::Image;
