@@ -95,11 +95,16 @@ pub fn for_result(json: &str, time: LocalTime) -> String {
     export_name(if metric.is_empty() { "result" } else { metric }, judged_text(&doc), time)
 }
 
-/// The text a result file judged: MAEV's `answer` (its `caption` describes the image), else
-/// `text` (HarmonicEval) or `caption` (FLEUR, G-VEval; FLEUR's `answer` is the judge's).
+/// The text a result file judged: what its metric's `MetricInfo::text_key` names (MAEV's
+/// `answer`, whose `caption` describes the image; HarmonicEval's `text`; FLEUR's and G-VEval's
+/// `caption`, where FLEUR's `answer` is the judge's), else `text` or `caption`.
 pub fn judged_text(doc: &serde_json::Value) -> &str {
     let field = |k: &str| doc.get(k).and_then(serde_json::Value::as_str).unwrap_or_default();
-    let keys: &[&str] = if field("metric") == "maev" { &["answer"] } else { &["text", "caption"] };
+    let key = crate::metrics::Metric::from_id(field("metric")).map(|m| m.info().text_key);
+    let keys: &[&str] = match &key {
+        Some(k) => std::slice::from_ref(k),
+        None => &["text", "caption"],
+    };
     keys.iter().map(|k| field(k)).find(|t| !t.is_empty()).unwrap_or_default()
 }
 

@@ -6,36 +6,49 @@
 use std::collections::BTreeMap;
 
 use super::Item;
-use crate::completion::Completion;
 use crate::criteria::Criterion;
 use crate::errors::JudgeError;
-use crate::lab::{CriterionRecord, ItemResult};
+use crate::lab::ItemResult;
 use crate::metrics::fidelity::Fidelity;
-use crate::metrics::harmonic_eval::{self, CriterionSet};
-use crate::metrics::{fleur, g_veval, maev, Metric};
-use crate::providers::{Backend, HttpRequest, Image, Protocol};
+use crate::metrics::room::{ItemReading, Run, Subject};
+use crate::metrics::{with_room, Metric, RunSettings};
+use crate::providers::{Backend, HttpRequest, Image};
 
-/// An item's answers, each under the slot its request was made for.
-pub type Answers = Vec<(String, Result<Completion, JudgeError>)>;
+pub use crate::metrics::room::Answers;
 
-/// MAEV's run settings (the item brings the question, caption, reference and answer).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct MaevSettings {
-    pub trials: u32,
-    pub threshold: f64,
-    pub seed: u64,
-    pub pool: Vec<maev::Example>,
-}
-
-/// What a batch run fixes when it starts: the metric and its settings.
+/// What a batch run fixes when it starts: the metric and its settings (every metric's: the
+/// plan uses only its metric's own; `Deref` reads them as `plan.fidelity`, `plan.he_criteria`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
     pub metric: Metric,
-    /// Every extension switched on; the plan uses only the metric's own.
-    pub fidelity: Fidelity,
-    pub he_criteria: CriterionSet,
-    pub gv_mode: g_veval::Mode,
-    pub maev: MaevSettings,
+    pub settings: RunSettings,
+}
+
+impl std::ops::Deref for Plan {
+    type Target = RunSettings;
+    fn deref(&self) -> &RunSettings {
+        &self.settings
+    }
+}
+
+impl std::ops::DerefMut for Plan {
+    fn deref_mut(&mut self) -> &mut RunSettings {
+        &mut self.settings
+    }
+}
+
+impl Item {
+    /// What a metric reads of this item.
+    pub fn subject(&self) -> Subject<'_> {
+        Subject {
+            task: self.task,
+            text: &self.text,
+            question: self.question.as_deref(),
+            references: &self.references,
+            caption: self.caption.as_deref(),
+            reference_answer: self.reference_answer.as_deref(),
+        }
+    }
 }
 
 impl Plan {
@@ -46,7 +59,7 @@ impl Plan {
 
     /// The extensions this run's metric uses.
     pub fn fidelity(&self) -> Fidelity {
-        self.fidelity.for_metric(self.metric)
+        self.settings.fidelity.for_metric(self.metric)
     }
 
     /// The result record of an item before any score: its identity and human judgments.
@@ -54,91 +67,31 @@ impl Plan {
         blank_result(self.metric, item)
     }
 
-    /// An item's requests, each under a slot name (a criterion id, `score`, or `trial-<i>`).
-    /// `image` is the item's image as sent, when [`Plan::sends_image`].
+    fn run<'a>(&'a self, backend: &'a Backend) -> Run<'a> {
+        Run {
+            metric: self.metric,
+            settings: &self.settings,
+            fidelity: self.fidelity(),
+            backend,
+        }
+    }
+
+    /// An item's requests, each under a slot name (a criterion id, `score`, or `trial-<i>`):
+    /// the metric's room says which (`MetricCore::item_requests`). `image` is the item's image
+    /// as sent, when [`Plan::sends_image`].
     pub fn requests(
         &self,
         backend: &Backend,
         item: &Item,
         image: Option<Image>,
     ) -> Result<Vec<(String, HttpRequest)>, JudgeError> {
-        match self.metric {
-            Metric::HarmonicEval => {
-                let input = harmonic_eval::Input {
-                    task: item.task,
-                    text: item.text.clone(),
-                    question: item.question.clone().unwrap_or_default(),
-                    image,
-                    fidelity: self.fidelity(),
-                    criteria: self.he_criteria,
-                };
-                input
-                    .criteria
-                    .chosen()
-                    .iter()
-                    .map(|&c| {
-                        Ok((
-                            c.id().to_string(),
-                            harmonic_eval::criterion_request(backend, c, &input)?,
-                        ))
-                    })
-                    .collect()
-            }
-            Metric::Fleur | Metric::RefFleur => {
-                let input = fleur::Input {
-                    caption: item.text.clone(),
-                    references: (self.metric == Metric::RefFleur)
-                        .then(|| item.references.clone()),
-                    image,
-                };
-                Ok(vec![(
-                    "score".into(),
-                    fleur::score_request(backend, &input)?,
-                )])
-            }
-            Metric::GVeval => {
-                let input = g_veval::Input {
-                    medium: g_veval::Medium::Image,
-                    mode: self.gv_mode,
-                    accr: false,
-                    caption: item.text.clone(),
-                    references: item.references.clone(),
-                    image,
-                    fidelity: self.fidelity(),
-                };
-                Ok(vec![("score".into(), g_veval::request(backend, &input)?)])
-            }
-            Metric::Maev => {
-                let input = self.maev_input(item);
-                if let Some(p) = input.problems().into_iter().next() {
-                    return Err(JudgeError::Setting { message: p });
-                }
-                Ok(maev::trial_requests(backend, &input)?
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, t)| (format!("trial-{i}"), t.request))
-                    .collect())
-            }
-        }
-    }
-
-    fn maev_input(&self, item: &Item) -> maev::Input {
-        maev::Input {
-            question: item.question.clone().unwrap_or_default(),
-            caption: item.caption.clone().unwrap_or_default(),
-            reference: item.reference_answer.clone().unwrap_or_default(),
-            answer: item.text.clone(),
-            trials: self.maev.trials,
-            threshold: self.maev.threshold,
-            seed: self.maev.seed,
-            pool: self.maev.pool.clone(),
-            fidelity: self.fidelity(),
-        }
+        let (run, subject) = (self.run(backend), item.subject());
+        with_room!(self.metric, M => M::item_requests(&run, subject, image))
     }
 
     /// Reads an item's answers (by slot) into its result, keeping what the evaluator needs to
     /// open it (`lab::record::Kept`); `say` words an error for the record (the caller redacts
-    /// the key).
+    /// the key). The metric's room reads them (`MetricCore::read_item`).
     pub fn read(
         &self,
         backend: &Backend,
@@ -149,68 +102,32 @@ impl Plan {
     ) -> ItemResult {
         result.set_fidelity(&self.fidelity());
         let mut kept = super::kept::judge(backend);
-        let first = |answers: Answers| {
-            answers.into_iter().next().map_or(
-                Err(JudgeError::BadResponse {
-                    detail: "no answer".into(),
-                }),
-                |(_, a)| a,
-            )
-        };
-        let outcome: Result<f64, JudgeError> = match self.metric {
-            Metric::HarmonicEval => {
-                let mut r = criteria_result(result, backend.protocol, answers, say, &mut kept.coverage);
-                kept.question = item.question.clone();
-                r.kept = Some(Box::new(kept));
-                return r;
-            }
-            Metric::Maev => self.read_maev(backend, item, answers, &say).map(|(mean, reading)| {
-                kept.reading = reading;
-                mean
-            }),
-            Metric::GVeval => first(answers).and_then(|a| g_veval::interpret(&a, false)).map(|r| {
-                kept.reading = super::kept::gveval(self.gv_mode, self.fidelity(), backend, item, &r);
-                r.score
-            }),
-            Metric::Fleur | Metric::RefFleur => first(answers).and_then(|a| fleur::interpret(&a)).map(|r| {
-                result.set_fidelity(&fleur::fidelity_of(Some(&r)));
-                kept.reading = super::kept::fleur(self.metric, backend, item, &r);
-                r.smoothed.score
-            }),
-        };
-        match outcome {
-            Ok(s) => {
-                result.score = Some(s);
+        let (run, subject) = (self.run(backend), item.subject());
+        let reading = with_room!(self.metric, M => M::read_item(&run, subject, answers, &say));
+        match reading {
+            // One record per criterion; failed only when every criterion failed.
+            ItemReading::Criteria { criteria, coverage, question } => {
+                result.criteria.extend(criteria);
+                if result.is_failed() {
+                    result.error = result.criteria.iter().find_map(|c| c.error.clone());
+                }
+                kept.coverage = coverage;
+                kept.question = question;
                 result.kept = Some(Box::new(kept));
             }
-            Err(e) => result.error = Some(say(e)),
+            ItemReading::Score { outcome, fidelity } => match outcome {
+                Ok((score, reading)) => {
+                    if let Some(f) = fidelity {
+                        result.set_fidelity(&f);
+                    }
+                    kept.reading = reading;
+                    result.score = Some(score);
+                    result.kept = Some(Box::new(kept));
+                }
+                Err(e) => result.error = Some(say(e)),
+            },
         }
         result
-    }
-
-    /// MAEV: the mean of the trials that could be read, and the reading kept for the
-    /// evaluator (every trial, each under its index from its slot `trial-<i>`).
-    fn read_maev(
-        &self,
-        backend: &Backend,
-        item: &Item,
-        answers: Answers,
-        say: &impl Fn(JudgeError) -> String,
-    ) -> Result<(f64, String), JudgeError> {
-        let fidelity = self.fidelity();
-        let trials: Vec<(usize, Result<maev::TrialReading, String>)> = answers
-            .into_iter()
-            .enumerate()
-            .map(|(at, (slot, a))| {
-                let index = slot.strip_prefix("trial-").and_then(|i| i.parse().ok()).unwrap_or(at);
-                (index, a.map_err(say).and_then(|c| maev::read_completion(&c, &fidelity)))
-            })
-            .collect();
-        let scores: Vec<f64> = trials.iter().filter_map(|(_, r)| r.as_ref().ok()).map(|r| r.score).collect();
-        let (mean, _) = maev::aggregate(&scores, self.maev.threshold).ok_or(JudgeError::BadResponse {
-            detail: "no MAEV trial could be read".into(),
-        })?;
-        Ok((mean, super::kept::maev(&self.maev_input(item), backend, &trials)))
     }
 }
 
@@ -227,45 +144,6 @@ pub fn blank_result(metric: Metric, item: &Item) -> ItemResult {
         chosen: item.chosen,
         ..ItemResult::default()
     }
-}
-
-/// HarmonicEval's record: one criterion per answer; failed only when every criterion failed.
-/// Each smoothed criterion's coverage goes to `coverage` (kept for the evaluator).
-fn criteria_result(
-    mut result: ItemResult,
-    protocol: Protocol,
-    answers: Answers,
-    say: impl Fn(JudgeError) -> String,
-    coverage: &mut BTreeMap<String, f64>,
-) -> ItemResult {
-    for (slot, answer) in answers {
-        let read = answer.and_then(|a| harmonic_eval::interpret(&a, protocol));
-        if let Some(c) = read.as_ref().ok().and_then(|r| r.coverage) {
-            coverage.insert(slot.clone(), c);
-        }
-        result.criteria.push(match read {
-            Ok(r) => CriterionRecord {
-                name: slot,
-                score: Some(r.score),
-                sigma: r.sigma,
-                distribution: Some(r.distribution),
-                error: None,
-                doubts: r.doubts.iter().map(|d| d.code().to_string()).collect(),
-            },
-            Err(e) => CriterionRecord {
-                name: slot,
-                score: None,
-                sigma: None,
-                distribution: None,
-                error: Some(say(e)),
-                doubts: Vec::new(),
-            },
-        });
-    }
-    if result.is_failed() {
-        result.error = result.criteria.iter().find_map(|c| c.error.clone());
-    }
-    result
 }
 
 /// The Batch API's `custom_id` of an item's request: `"<index>:<slot>"`, the item's index in
@@ -348,16 +226,19 @@ impl Saving {
 /// three trials from its built-in pool.
 #[cfg(test)]
 pub(crate) fn test_plan(metric: Metric) -> Plan {
+    use crate::metrics::{g_veval, maev, CriterionSet, MaevSettings};
     Plan {
         metric,
-        fidelity: Fidelity::paper(),
-        he_criteria: CriterionSet::default(),
-        gv_mode: g_veval::Mode::RefFree,
-        maev: MaevSettings {
-            trials: 3,
-            threshold: 1.25,
-            seed: 7,
-            pool: maev::default_pool(),
+        settings: RunSettings {
+            fidelity: Fidelity::paper(),
+            he_criteria: CriterionSet::default(),
+            gv_mode: g_veval::Mode::RefFree,
+            maev: MaevSettings {
+                trials: 3,
+                threshold: 1.25,
+                seed: 7,
+                pool: maev::default_pool(),
+            },
         },
     }
 }
@@ -390,6 +271,9 @@ pub(crate) fn test_item() -> Item {
 mod tests {
     use super::test_plan as plan;
     use super::*;
+    use crate::metrics::CriterionSet;
+    use crate::metrics::g_veval;
+    use crate::completion::Completion;
     use crate::completion::parse_chat_completion;
     use crate::metrics::fidelity::Extension;
 

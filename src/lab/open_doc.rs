@@ -4,57 +4,18 @@
 //! where every number is recomputed from the stored distributions and checked). Records
 //! stored before the lab kept what that needs get a sentence saying so instead.
 
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use super::ItemResult;
-use crate::metrics::Metric;
+use crate::metrics::room::Stored;
+use crate::metrics::{with_room, Metric};
+
+pub use crate::metrics::room::{reading_of, OLDER_RECORD};
 
 /// The key under which a metric's export holds the judged text.
 fn text_key(m: Metric) -> &'static str {
     m.info().text_key
 }
-
-/// Keys of every export that the record holds already (or that opening does not use).
-const HELD: [&str; 5] = ["metric", "paper", "model", "provider", "base_url"];
-
-/// What an item keeps of its metric's export document (`Kept::reading`): the document,
-/// compact, less the keys the record holds already (the judged text, metric, model, provider)
-/// and the base URL, which opening does not use.
-pub fn reading_of(metric: Metric, export: &str) -> String {
-    let Ok(Value::Object(mut o)) = serde_json::from_str::<Value>(export) else {
-        return String::new();
-    };
-    for k in HELD.iter().chain(&[text_key(metric)]) {
-        o.remove(*k);
-    }
-    if metric == Metric::Maev {
-        default_examples(&mut o, true);
-    }
-    serde_json::to_string(&Value::Object(o)).unwrap_or_default()
-}
-
-/// MAEV: each trial's few-shot example that is one of the built-in pool's, as its index in
-/// that pool (`compact`), or back as the example itself: most runs use the built-in pool,
-/// and its text would otherwise be most of what an item keeps.
-fn default_examples(doc: &mut Map<String, Value>, compact: bool) {
-    let pool = crate::metrics::maev::default_pool();
-    let as_doc = |e: &crate::metrics::maev::Example| json!({"score": e.score, "question": e.question, "assistant": e.assistant});
-    let Some(trials) = doc.get_mut("trials").and_then(Value::as_array_mut) else { return };
-    let examples = trials.iter_mut().filter_map(|t| t.get_mut("examples")?.as_array_mut());
-    for example in examples.flat_map(|e| e.iter_mut()) {
-        let swap = if compact {
-            pool.iter().position(|e| as_doc(e) == *example).map(Value::from)
-        } else {
-            example.as_u64().and_then(|i| pool.get(i as usize)).map(as_doc)
-        };
-        if let Some(v) = swap {
-            *example = v;
-        }
-    }
-}
-
-/// The sentence of a record stored before the lab kept what the evaluator needs.
-pub const OLDER_RECORD: &str = "This result was stored before the lab kept what the evaluator needs to show it (each criterion's coverage, or the metric's readings), so it cannot be opened there: run the item again to open it.";
 
 /// The hand-over from the lab to the evaluator: the lab writes the document under
 /// [`handover_key`] in `localStorage` and opens the evaluator (`../` from `lab/`) + [`FRAGMENT`] +
@@ -114,13 +75,22 @@ pub fn openable(r: &ItemResult) -> Result<Metric, String> {
         return Err("This item has no score, so there is nothing to open in the evaluator.".into());
     }
     let kept = r.kept.as_deref().ok_or_else(|| OLDER_RECORD.to_string())?;
-    let complete = if metric == Metric::HarmonicEval {
-        let covered = |name: &str| kept.coverage.contains_key(name);
-        r.criteria.iter().all(|c| c.score.is_none() || (c.distribution.is_some() && (c.sigma.is_none() || covered(&c.name))))
-    } else {
-        !kept.reading.is_empty()
-    };
+    let complete = with_room!(metric, M => M::openable(&stored(r, kept, None)));
     complete.then_some(metric).ok_or_else(|| OLDER_RECORD.to_string())
+}
+
+/// What opening `r` reads of its record (`overall`: its overall score at the γ it is opened at).
+fn stored<'a>(r: &'a ItemResult, kept: &'a super::record::Kept, overall: Option<f64>) -> Stored<'a> {
+    Stored {
+        task: &r.task,
+        criteria: &r.criteria,
+        fidelity: r.fidelity.as_deref(),
+        extensions: &r.extensions,
+        overall,
+        question: kept.question.as_deref(),
+        coverage: &kept.coverage,
+        reading: &kept.reading,
+    }
 }
 
 /// Where an opened lab result came from, for the evaluator's note (`source`).
@@ -139,17 +109,7 @@ pub fn source(r: &ItemResult, dataset: &str, with_image: bool) -> String {
 pub fn document(r: &ItemResult, gamma: f64) -> Result<String, String> {
     let metric = openable(r)?;
     let kept = r.kept.as_deref().ok_or_else(|| OLDER_RECORD.to_string())?;
-    let mut doc = if metric == Metric::HarmonicEval {
-        harmonic(r, gamma, kept)?
-    } else {
-        match serde_json::from_str::<Value>(&kept.reading) {
-            Ok(Value::Object(mut o)) => {
-                default_examples(&mut o, false);
-                o
-            }
-            _ => return Err(OLDER_RECORD.into()),
-        }
-    };
+    let mut doc = with_room!(metric, M => M::document(&stored(r, kept, r.overall(gamma)), gamma))?;
     doc.insert("metric".into(), Value::from(metric.id()));
     doc.insert("model".into(), Value::from(kept.model.as_str()));
     doc.insert("provider".into(), Value::from(kept.provider.as_str()));
@@ -157,48 +117,12 @@ pub fn document(r: &ItemResult, gamma: f64) -> Result<String, String> {
     serde_json::to_string(&Value::Object(doc)).map_err(|_| OLDER_RECORD.to_string())
 }
 
-/// HarmonicEval's document: each criterion as its export writes it, from the record.
-fn harmonic(r: &ItemResult, gamma: f64, kept: &super::record::Kept) -> Result<Map<String, Value>, String> {
-    let mut criteria = Vec::with_capacity(r.criteria.len());
-    for c in &r.criteria {
-        let entry = match (c.score, c.distribution, &c.error) {
-            (Some(score), Some(p), _) => {
-                let smoothed = c.sigma.is_some();
-                let coverage = kept.coverage.get(&c.name).copied();
-                if smoothed && coverage.is_none() {
-                    return Err(OLDER_RECORD.into());
-                }
-                json!({"name": c.name, "distribution": p, "score": score, "sigma": c.sigma,
-                       "coverage": coverage, "smoothed": smoothed, "doubts": c.doubts})
-            }
-            (Some(_), None, _) => return Err(OLDER_RECORD.into()),
-            (None, _, Some(e)) => json!({"name": c.name, "error": e}),
-            (None, _, None) => json!({"name": c.name}),
-        };
-        criteria.push(entry);
-    }
-    let names: Vec<&str> = r.criteria.iter().map(|c| c.name.as_str()).collect();
-    let doc = json!({
-        "gamma": gamma,
-        "task": r.task,
-        "question": kept.question.as_deref().unwrap_or_default(),
-        "fidelity": r.fidelity.as_deref().unwrap_or("paper"),
-        "extensions": r.extensions,
-        "settings": {"criteria": names},
-        "criteria": criteria,
-        "overall": r.overall(gamma),
-    });
-    match doc {
-        Value::Object(o) => Ok(o),
-        _ => Err(OLDER_RECORD.into()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     //! A lab record made by `Plan::read` from real wire-format answers, turned into a document
     //! and read back by the evaluator's reader: the same score, at every named γ for HarmonicEval.
     use super::*;
+    use serde_json::json;
     use crate::batch::plan::{test_plan as plan, Plan};
     use crate::batch::{Human, Item};
     use crate::completion::parse_chat_completion;

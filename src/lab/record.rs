@@ -7,24 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::aggregate::{overall_score, Scored};
 
-/// One HarmonicEval criterion of one item.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CriterionRecord {
-    pub name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub score: Option<f64>,
-    /// `None` when unsmoothed (printed rating) or failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sigma: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub distribution: Option<[f64; 5]>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// Why the score is doubtful, as codes (`truncated`, `low-coverage`, `echo`; see
-    /// `crate::doubt`); empty when nothing is in doubt.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub doubts: Vec<String>,
-}
+pub use crate::metrics::room::CriterionRecord;
 
 /// An item's result under one metric.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

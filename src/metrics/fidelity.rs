@@ -57,16 +57,6 @@ impl Extension {
         format!("ext-{}", self.id())
     }
 
-    /// Whether this extension belongs to the metric.
-    pub fn applies_to(self, metric: Metric) -> bool {
-        match self {
-            Extension::MaevExpectedScore => metric == Metric::Maev,
-            Extension::GvevalTop20 => metric == Metric::GVeval,
-            Extension::HeLowDetail => metric == Metric::HarmonicEval,
-            Extension::FleurMultiDigit => matches!(metric, Metric::Fleur | Metric::RefFleur),
-        }
-    }
-
     pub fn label(self) -> &'static str {
         match self {
             Extension::MaevExpectedScore => "Expected score from token probabilities",

@@ -1,11 +1,123 @@
-//! The metrics the app offers. Each lives in its own module; this registry is the one place
-//! that lists them for the metric selector.
+//! The metrics the app offers. Each lives in its own room, `metrics/<m>/` (its core) and
+//! `ui/metrics/<m>/` (its page part); this registry is the one core file besides them that
+//! names a metric (`scripts/structure.py --check` holds every other file to that): the
+//! [`Metric`] variants and their [`MetricInfo`], the [`Reopened`] results, the settings a batch
+//! run fixes per metric ([`RunSettings`]), and [`with_room!`], the one `match` that turns a
+//! [`Metric`] into its room's [`room::MetricCore`] type for code that runs every metric alike.
 
 pub mod fidelity;
 pub mod fleur;
 pub mod g_veval;
 pub mod harmonic_eval;
 pub mod maev;
+pub mod room;
+
+pub use fleur::references_from_lines;
+pub use harmonic_eval::CriterionSet;
+pub use maev::RunSettings as MaevSettings;
+
+/// Runs `$body` with `$M` the room type ([`room::MetricCore`]) of `$metric`: the one `match`
+/// that dispatches per metric, each arm a call of the same generic code with one metric's type
+/// (static dispatch; a new metric is one more arm here).
+macro_rules! with_room {
+    ($metric:expr, $M:ident => $body:expr) => {{
+        #[allow(unused_imports)]
+        use $crate::metrics::room::MetricCore as _;
+        match $metric {
+            $crate::metrics::Metric::HarmonicEval => {
+                type $M = $crate::metrics::harmonic_eval::room::Room;
+                $body
+            }
+            $crate::metrics::Metric::Fleur | $crate::metrics::Metric::RefFleur => {
+                type $M = $crate::metrics::fleur::room::Room;
+                $body
+            }
+            $crate::metrics::Metric::GVeval => {
+                type $M = $crate::metrics::g_veval::room::Room;
+                $body
+            }
+            $crate::metrics::Metric::Maev => {
+                type $M = $crate::metrics::maev::room::Room;
+                $body
+            }
+        }
+    }};
+}
+pub(crate) use with_room;
+
+/// What every candidate shares (image, references, question, trials…) for a metric without γ
+/// (`candidates::plain::Base`); the text is each candidate's own. Each input implements
+/// [`room::Candidate`] in its room.
+#[derive(Clone, Debug)]
+pub enum CandidateBase {
+    Fleur(fleur::Input),
+    Gveval(g_veval::Input),
+    Maev(maev::Input),
+}
+
+/// One answer of a candidate, read (`candidates::plain::Part`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum CandidatePart {
+    Fleur(fleur::FleurResult),
+    /// Boxed: the reading is the largest of the three (360 bytes against 144).
+    Gveval(Box<g_veval::GvevalResult>),
+    Maev(maev::TrialReading),
+}
+
+/// Runs `$body` with `$i` the metric's input inside a [`CandidateBase`] (`$I` its type, a
+/// [`room::Candidate`]): the one `match` on the candidates' inputs.
+macro_rules! with_candidate {
+    ($base:expr, $I:ident, $i:ident => $body:expr) => {{
+        #[allow(unused_imports)]
+        use $crate::metrics::room::Candidate as _;
+        match $base {
+            $crate::metrics::CandidateBase::Fleur($i) => {
+                #[allow(dead_code)]
+                type $I = $crate::metrics::fleur::Input;
+                $body
+            }
+            $crate::metrics::CandidateBase::Gveval($i) => {
+                #[allow(dead_code)]
+                type $I = $crate::metrics::g_veval::Input;
+                $body
+            }
+            $crate::metrics::CandidateBase::Maev($i) => {
+                #[allow(dead_code)]
+                type $I = $crate::metrics::maev::Input;
+                $body
+            }
+        }
+    }};
+}
+pub(crate) use with_candidate;
+
+impl CandidatePart {
+    /// A candidate's score and uncertainty from its answers read so far, read by the metric
+    /// of the first (`None` where none was read; MAEV's mean is over the trials read).
+    pub fn summary(parts: &[&CandidatePart]) -> (Option<f64>, Option<f64>) {
+        fn of<I: room::Candidate>(parts: &[&CandidatePart]) -> (Option<f64>, Option<f64>) {
+            let mine: Vec<&I::Part> = parts.iter().filter_map(|p| I::part(p)).collect();
+            I::summary(&mine)
+        }
+        match parts.first() {
+            None => (None, None),
+            Some(CandidatePart::Fleur(_)) => of::<fleur::Input>(parts),
+            Some(CandidatePart::Gveval(_)) => of::<g_veval::Input>(parts),
+            Some(CandidatePart::Maev(_)) => of::<maev::Input>(parts),
+        }
+    }
+}
+
+/// What a batch run fixes for every metric (`batch::Plan`): the extensions switched on (each
+/// metric uses only its own) and each metric's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunSettings {
+    /// Every extension switched on; a run uses only its metric's own.
+    pub fidelity: fidelity::Fidelity,
+    pub he_criteria: CriterionSet,
+    pub gv_mode: g_veval::Mode,
+    pub maev: MaevSettings,
+}
 
 /// A metric's identity as shown to users and written in exports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,11 +224,34 @@ impl Metric {
         }
     }
 
+    /// Whether its score weighs criteria by γ (HarmonicEval): the γ slider, the weights chart
+    /// and the criterion cards apply.
+    pub fn weighs_criteria(self) -> bool {
+        matches!(self, Metric::HarmonicEval)
+    }
+
+    /// Whether it can judge a video (G-VEval's video medium); the others refuse one.
+    pub fn judges_video(self) -> bool {
+        matches!(self, Metric::GVeval)
+    }
+
     /// Whether a dataset item needs an image file at all (MAEV's items never do).
     pub fn needs_image_file(self) -> bool {
         match self {
             Metric::HarmonicEval | Metric::Fleur | Metric::RefFleur | Metric::GVeval => true,
             Metric::Maev => false,
+        }
+    }
+}
+
+impl fidelity::Extension {
+    /// Whether this extension belongs to the metric (each extension is one metric's own).
+    pub fn applies_to(self, metric: Metric) -> bool {
+        match self {
+            fidelity::Extension::MaevExpectedScore => metric == Metric::Maev,
+            fidelity::Extension::GvevalTop20 => metric == Metric::GVeval,
+            fidelity::Extension::HeLowDetail => metric == Metric::HarmonicEval,
+            fidelity::Extension::FleurMultiDigit => matches!(metric, Metric::Fleur | Metric::RefFleur),
         }
     }
 }

@@ -1,16 +1,16 @@
 //! What both pages show and share: the metric and its settings, the backend, the size images
 //! are sent at, and the sentences about the form and storage. The evaluator's own state is
-//! [`crate::ui::metric_ui::AppState`]; the lab's is `BatchState`.
+//! [`crate::ui::metrics::AppState`]; the lab's is `BatchState`.
 
 use leptos::prelude::*;
 
 use crate::aggregate::GAMMA_DEFAULT;
 use crate::metrics::fidelity::Fidelity;
-use crate::metrics::harmonic_eval::CriterionSet;
+use crate::metrics::CriterionSet;
 use crate::metrics::maev;
 use crate::metrics::{g_veval, Metric};
 use crate::providers::PRESETS;
-use crate::ui::backend_state::{load_parsed, BackendState};
+use crate::ui::backend::state::{load_parsed, BackendState};
 use crate::web::storage;
 
 /// What both pages show and share: the metric and its settings, the backend, the size images
@@ -87,7 +87,7 @@ impl Settings {
 
     /// Whether HarmonicEval is selected (what only it shows: task, γ, criteria).
     pub fn is_harmonic(&self) -> bool {
-        self.metric.get() == Metric::HarmonicEval
+        self.metric.get().weighs_criteria()
     }
 
     /// Switches provider, with the selected metric's output budget there.
@@ -95,4 +95,82 @@ impl Settings {
         self.provider
             .switch_provider(preset_id, self.metric.get_untracked());
     }
+}
+
+/// Stores setting `key` whenever `value` changes; a refused write is said at once.
+fn persist(state: Settings, key: &'static str, value: impl Fn() -> String + 'static) {
+    Effect::new(move |_| {
+        if let Err(e) = crate::web::storage::save_setting(key, &value()) {
+            state.storage_error.set(Some(e));
+        }
+    });
+}
+
+/// Keeps the non-secret settings across visits and the key where the user chose.
+/// Provider settings are saved under the current preset, so each provider keeps its own.
+pub fn persist_settings(state: Settings) {
+    // A refused write is said at once (what was not kept), not dropped.
+    let kept = move |outcome: Result<(), String>| {
+        if let Err(e) = outcome {
+            state.storage_error.set(Some(e));
+        }
+    };
+    let per_provider = move |name: &'static str, value: String| {
+        kept(crate::web::storage::save_provider_setting(
+            &state.provider.preset.get_untracked(),
+            name,
+            &value,
+        ))
+    };
+    Effect::new(move |_| kept(crate::web::storage::save_setting("hj.preset", &state.provider.preset.get())));
+    Effect::new(move |_| kept(crate::web::storage::save_setting("hj.metric", state.metric.get().id())));
+    // A user:password@ typed into the base URL is refused when sending and never stored.
+    Effect::new(move |_| {
+        let url = crate::providers::without_credentials(&state.provider.base_url.get());
+        per_provider("base_url", url)
+    });
+    Effect::new(move |_| per_provider("model", state.provider.model.get()));
+    Effect::new(move |_| per_provider("detail", state.provider.image_detail.get().id().into()));
+    Effect::new(move |_| per_provider("concurrency", state.provider.concurrency.get().to_string()));
+    Effect::new(move |_| per_provider("repeatable", state.provider.repeatable.get().to_string()));
+    // The budget shown is the chosen metric's on this provider: reload it when either changes,
+    // and keep what the user types under both.
+    Effect::new(move |_| {
+        let (preset, metric) = (state.provider.preset.get(), state.metric.get());
+        state
+            .provider.max_tokens
+            .set(crate::ui::backend::state::load_max_tokens(&preset, metric));
+    });
+    Effect::new(move |_| {
+        let n = state.provider.max_tokens.get();
+        let name = format!("max_tokens.{}", state.metric.get_untracked().id());
+        kept(crate::web::storage::save_provider_setting(
+            &state.provider.preset.get_untracked(),
+            &name,
+            &n.to_string(),
+        ))
+    });
+    persist(state, "hj.max_side", move || state.max_side.get().to_string());
+    persist(state, "hj.timeout_s", move || state.provider.timeout_s.get().to_string());
+    persist(state, "hj.max_retries", move || state.provider.max_retries.get().to_string());
+    persist(state, "hj.prices", move || state.provider.prices.get());
+    persist(state, "hj.maev.trials", move || state.maev_trials.get().to_string());
+    persist(state, "hj.maev.threshold", move || state.maev_threshold.get().to_string());
+    persist(state, "hj.maev.pool", move || {
+        state
+            .maev_pool
+            .with(|p| serde_json::to_string(p).unwrap_or_default())
+    });
+    Effect::new(move |_| {
+        let (key, remember) = (state.provider.api_key.get(), state.provider.remember_key.get());
+        kept(crate::web::storage::save_api_key(
+            &state.provider.preset.get_untracked(),
+            &key,
+            remember,
+        ))
+    });
+    Effect::new(move |_| {
+        let n = state.provider.effective_concurrency() as usize;
+        state.provider.limiter.with_value(|l| l.set_limit(n));
+    });
 }

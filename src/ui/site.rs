@@ -94,7 +94,7 @@ pub async fn get_site_text(path: &str, fresh: bool, origin: crate::gate::Origin)
 }
 
 #[leptos::wasm_split::wasm_split(site, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn parse_loaded(text: String) -> Result<Result<Site, String>, crate::ui::lazy::ChunkMissing> {
+fn parse_loaded(text: String) -> Result<Result<Site, String>, crate::ui::widgets::lazy::ChunkMissing> {
     Ok(crate::site::parse(&text))
 }
 
@@ -102,9 +102,9 @@ fn parse_loaded(text: String) -> Result<Result<Site, String>, crate::ui::lazy::C
 pub async fn load(path: &str) {
     let outcome = match get_site_text(path, true, crate::gate::Origin::Any).await {
         Ok(None) => return,
-        Ok(Some(text)) => match crate::ui::lazy::loading(parse_loaded(text)).await {
+        Ok(Some(text)) => match crate::ui::widgets::lazy::loading(parse_loaded(text)).await {
             Ok(read) => read,
-            Err(_) => Err(crate::ui::lazy::missing("reading this site's site.json")),
+            Err(_) => Err(crate::ui::widgets::lazy::missing("reading this site's site.json")),
         },
         Err(refused) => Err(refused.unwrap_or_else(|| "This site's site.json could not be fetched; the page keeps its defaults.".to_string())),
     };

@@ -2,15 +2,12 @@
 //! pages show (`ui/settings.rs`: the metric, its settings, the backend of
 //! `ui/backend/state.rs`); [`AppState`] is the evaluator's page (`ui/metrics/mod.rs`, beside
 //! the metric dispatch, so a new metric's state is asked for there): those settings, its
-//! inputs (`ui/evaluator/inputs_state.rs`), each metric's results (`ui/metrics/<m>/state.rs`)
+//! inputs (`ui/run/inputs_state.rs`), each metric's results (`ui/metrics/<m>/state.rs`)
 //! and the current run. Both are `Copy` and provided through context; the lab provides only
 //! [`Settings`] (its own state is `BatchState`).
 
-pub use crate::ui::backend_state::{load_max_tokens, ConnectionState};
-pub use crate::ui::fleur_state::FleurRun;
-pub use crate::ui::gveval_state::GvevalRun;
-pub use crate::ui::inputs_state::ImageView;
-pub use crate::ui::maev_state::MaevRun;
-pub use crate::ui::metric_ui::AppState;
+pub use crate::ui::backend::state::ConnectionState;
+pub use crate::ui::run::inputs_state::ImageView;
+pub use crate::ui::metrics::AppState;
 pub use crate::ui::progress::{CriterionState, ExplainState, Progress, RunContext};
 pub use crate::ui::settings::Settings;

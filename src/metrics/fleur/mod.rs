@@ -3,7 +3,9 @@
 //! tokens' probabilities (`smoothing`). The explanation is a follow-up turn.
 
 mod export;
+pub mod candidate;
 pub mod reopen;
+pub mod room;
 pub mod prompts;
 pub mod smoothing;
 

@@ -4,7 +4,9 @@
 //! the ACCR variant asks for four scores (accuracy, completeness, conciseness, relevance).
 
 mod export;
+pub mod candidate;
 pub mod reopen;
+pub mod room;
 pub mod extract;
 pub mod prompts;
 

@@ -7,6 +7,7 @@
 mod export;
 pub mod prompts;
 pub mod reopen;
+pub mod room;
 pub mod weights_view;
 
 pub use export::{export_json, ExportInput};

@@ -4,7 +4,9 @@
 //! examples are averaged; the mean against a threshold (1.25) gives the verdict.
 
 mod export;
+pub mod candidate;
 pub mod reopen;
+pub mod room;
 pub mod parse;
 pub mod prompts;
 pub mod sampling;
@@ -12,6 +14,7 @@ pub mod sampling;
 pub use export::{export_json, ExportInput, TrialOutcome};
 pub use parse::{ScoreSource, TrialReading};
 pub use prompts::{default_pool, Example};
+pub use room::RunSettings;
 
 use super::fidelity::{Extension, Fidelity};
 use super::MetricInfo;

@@ -3,9 +3,9 @@
 
 use leptos::prelude::*;
 
-use crate::ui::image_actions;
-use crate::ui::connection_panel::ConnectionPanel;
-use crate::ui::fields::{NumberField, TextField};
+use crate::ui::run::image_actions;
+use crate::ui::backend::connection_panel::ConnectionPanel;
+use crate::ui::widgets::fields::{NumberField, TextField};
 use crate::ui::state::{AppState, Settings};
 use crate::providers::{preset, ImageDetail, Protocol, PRESETS};
 
@@ -27,7 +27,7 @@ pub fn BackendPanel(settings: Settings, page: Option<AppState>) -> impl IntoView
             {key_field(state)}
             {detail_select(state)}
             <Show when=move || current().id == "in_browser">
-                {crate::ui::lazy::chunk("in-browser judge's settings", in_browser_view)}
+                {crate::ui::widgets::lazy::chunk("in-browser judge's settings", in_browser_view)}
             </Show>
             <ConnectionPanel settings=state/>
             <OutputSettings settings=state/>
@@ -198,8 +198,8 @@ fn OutputSettings(settings: Settings) -> impl IntoView {
 
 /// The in-browser judge's settings, in their own chunk: fetched when that provider is chosen.
 #[leptos::wasm_split::wasm_split(in_browser, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn in_browser_view() -> crate::ui::lazy::ChunkView {
-    Ok(view! { <crate::ui::in_browser_panel::InBrowserPanel/> }.into_any())
+fn in_browser_view() -> crate::ui::widgets::lazy::ChunkView {
+    Ok(view! { <crate::ui::backend::in_browser_panel::InBrowserPanel/> }.into_any())
 }
 
 /// The in-page judge's time per answer and time left, beside Evaluate, in the same chunk as

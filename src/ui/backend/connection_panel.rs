@@ -31,7 +31,7 @@ pub fn ConnectionPanel(settings: Settings) -> impl IntoView {
         <div class="connection">
             <button
                 data-testid="check-connection-button"
-                on:click=move |_| crate::ui::chunks::check_connection(state)
+                on:click=move |_| crate::ui::run::chunks::check_connection(state)
                 disabled=checking
             >
                 "Check connection"

@@ -2,38 +2,38 @@
 
 use leptos::prelude::*;
 
-use crate::ui::{actions, runner};
-use crate::ui::candidates_inputs::CandidatesInputs;
-use crate::ui::cost_panel::CostPanel;
-use crate::ui::examples::ExamplesGallery;
+use crate::ui::run::runner;
+use crate::ui::evaluator::candidates_inputs::CandidatesInputs;
+use crate::ui::evaluator::cost_panel::CostPanel;
+use crate::ui::evaluator::examples::ExamplesGallery;
 use crate::ui::evaluator::empty_state::EmptyState;
-use crate::ui::evaluator::judge_settings::JudgeSettings;
+use crate::ui::widgets::judge_settings::JudgeSettings;
 use crate::ui::evaluator::present::PresentButton;
-use crate::ui::guidance::{KeyNote, SharedFailure};
-use crate::ui::history::HistoryPanel;
-use crate::ui::open_result::{OpenResult, OpenedPanel};
-use crate::ui::image_panel::ImagePanel;
-use crate::ui::inputs_panel::InputsPanel;
-use crate::ui::metric_select::MetricSelect;
-use crate::ui::run_bar::RunBar;
-use crate::ui::share::SharePanel;
-use crate::ui::single_results::SingleResults;
+use crate::ui::run::guidance::{KeyNote, SharedFailure};
+use crate::ui::evaluator::history::HistoryPanel;
+use crate::ui::evaluator::open_result::{OpenResult, OpenedPanel};
+use crate::ui::evaluator::image_panel::ImagePanel;
+use crate::ui::evaluator::inputs_panel::InputsPanel;
+use crate::ui::widgets::metric_select::MetricSelect;
+use crate::ui::evaluator::run_bar::RunBar;
+use crate::ui::evaluator::share::SharePanel;
+use crate::ui::evaluator::single_results::SingleResults;
 use crate::ui::state::AppState;
-use crate::ui::top_bar::{Page, TopBar};
+use crate::ui::widgets::top_bar::{Page, TopBar};
 
 #[component]
 pub fn App() -> impl IntoView {
     let state = AppState::restore();
     provide_context(state);
-    let opened = crate::ui::open_result::OpenedView(RwSignal::new(None));
+    let opened = crate::ui::evaluator::open_result::OpenedView(RwSignal::new(None));
     provide_context(opened);
-    crate::ui::share::open_from_fragment(state, opened);
-    actions::persist_settings(state.settings);
+    crate::ui::evaluator::share::open_from_fragment(state, opened);
+    crate::ui::settings::persist_settings(state.settings);
     runner::refresh_cache_count(state.settings);
     // A failed cache write is said with the other storage refusals (under the run bar; in the
     // lab, in the batch panel); the run keeps its answer.
     crate::web::cache::on_write_error(move |m| state.settings.storage_error.set(Some(m)));
-    crate::ui::guidance::follow_results(state);
+    crate::ui::run::guidance::follow_results(state);
     let present = RwSignal::new(false);
 
     view! {

@@ -3,12 +3,12 @@
 
 use leptos::prelude::*;
 
-use crate::ui::candidates_run;
+use crate::ui::run::candidates_run;
 use crate::ui::state::AppState;
 
 /// The labelled texts, in the candidates' chunk: fetched when a second text is added.
 #[leptos::wasm_split::wasm_split(candidates, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn fieldset_view() -> crate::ui::lazy::ChunkView {
+fn fieldset_view() -> crate::ui::widgets::lazy::ChunkView {
     Ok(fieldset().into_any())
 }
 
@@ -17,7 +17,7 @@ fn fieldset() -> impl IntoView {
     let c = state.candidates;
     // A memo: typing a label must not redraw the rows (the field would lose focus).
     let count = Memo::new(move |_| c.labels.with(Vec::len));
-    let noun = move || crate::ui::metric_ui::of(state.settings.metric.get()).text_noun(state);
+    let noun = move || crate::ui::metrics::of(state.settings.metric.get()).text_noun(state);
     let row = move |i: usize| {
         let label_id = format!("candidate-label-{i}");
         let text_id = format!("candidate-text-{i}");
@@ -66,13 +66,13 @@ pub fn CandidatesInputs() -> impl IntoView {
     let state = expect_context::<AppState>();
     // "Opened from …" describes the opened result; with another candidate it is no longer
     // what the page shows.
-    let opened = use_context::<crate::ui::open_result::OpenedView>();
+    let opened = use_context::<crate::ui::evaluator::open_result::OpenedView>();
     let c = state.candidates;
     let count = Memo::new(move |_| c.labels.with(Vec::len));
     view! {
             <div class="candidates-inputs">
                 <Show when=move || c.active()>
-                    {crate::ui::lazy::chunk("candidates' texts", fieldset_view)}
+                    {crate::ui::widgets::lazy::chunk("candidates' texts", fieldset_view)}
                 </Show>
                 <button
                     type="button"
@@ -81,7 +81,7 @@ pub fn CandidatesInputs() -> impl IntoView {
                         if let Some(v) = opened { v.0.set(None) }
                         candidates_run::add(state)
                     }
-                    disabled=move || { count.get() >= crate::candidates::MAX_CANDIDATES || crate::ui::metric_ui::of(state.settings.metric.get()).running(state) }
+                    disabled=move || { count.get() >= crate::candidates::MAX_CANDIDATES || crate::ui::metrics::of(state.settings.metric.get()).running(state) }
                 >
                     "Add a candidate"
                 </button>

@@ -6,13 +6,13 @@
 
 use leptos::prelude::*;
 
-use crate::ui::open_result::{OpenedPanel, OpenedView};
+use crate::ui::evaluator::open_result::{OpenedPanel, OpenedView};
 use crate::ui::state::{AppState, Settings};
 
 /// Mounts the embed in place of the full evaluator: the whole page is in the `embed` chunk, so
 /// the evaluator's first visit carries none of it.
 #[leptos::wasm_split::wasm_split(embed, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub fn mount() -> Result<(), crate::ui::lazy::ChunkMissing> {
+pub fn mount() -> Result<(), crate::ui::widgets::lazy::ChunkMissing> {
     leptos::mount::mount_to_body(embed_page);
     Ok(())
 }
@@ -26,7 +26,7 @@ fn embed_page() -> impl IntoView {
     // Not shown, not sent, and (no settings are persisted here) not stored over.
     state.settings.provider.api_key.set(String::new());
     use_site_judge(state.settings);
-    crate::ui::share::open_from_fragment(state, opened);
+    crate::ui::evaluator::share::open_from_fragment(state, opened);
     embed_view(state, opened)
 }
 
@@ -41,7 +41,7 @@ fn use_site_judge(settings: Settings) {
 
 fn embed_view(state: AppState, opened: OpenedView) -> impl IntoView {
     let error = RwSignal::new(None::<String>);
-    crate::ui::examples::load_gallery(state, opened, error, RwSignal::new(Vec::new()));
+    crate::ui::evaluator::examples::load_gallery(state, opened, error, RwSignal::new(Vec::new()));
     let site = crate::ui::site::get();
     let title = site.title.clone().unwrap_or_else(|| "harmonic-judge".into());
     let href = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
@@ -62,7 +62,7 @@ fn embed_view(state: AppState, opened: OpenedView) -> impl IntoView {
                 "Nothing to show yet: this address names no example and carries no result."
             </p>
             <OpenedPanel/>
-            {move || crate::ui::metric_ui::of(state.settings.metric.get()).panel()}
+            {move || crate::ui::metrics::of(state.settings.metric.get()).panel()}
             <p class="error" role="alert" data-testid="embed-error">{problems}</p>
         </main>
     }

@@ -9,16 +9,17 @@ use crate::ui::state::AppState;
 
 /// What a result of this metric shows, in a line.
 fn what_appears(metric: Metric) -> &'static str {
-    match metric {
-        Metric::HarmonicEval => "an overall score from 1 to 5; one card per criterion with the judge's rating and how sure it was; and γ, a slider that gives the criteria the judge is surest of more weight, with the plot of the score against γ and the chart of the weights.",
-        _ => "the score on the metric's own scale, how sure the judge was of it, and any doubt about the answer, said in words.",
+    if metric.weighs_criteria() {
+        "an overall score from 1 to 5; one card per criterion with the judge's rating and how sure it was; and γ, a slider that gives the criteria the judge is surest of more weight, with the plot of the score against γ and the chart of the weights."
+    } else {
+        "the score on the metric's own scale, how sure the judge was of it, and any doubt about the answer, said in words."
     }
 }
 
 #[component]
 pub fn EmptyState() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let metric_ui = move || crate::ui::metric_ui::of(state.settings.metric.get());
+    let metric_ui = move || crate::ui::metrics::of(state.settings.metric.get());
     let idle = move || !metric_ui().has_run(state) && !metric_ui().running(state);
     view! {
         <section class="empty-state" data-testid="empty-state" class:hidden=move || !idle() aria-labelledby="empty-heading">

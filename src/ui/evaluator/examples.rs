@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::result_file::{self, Example};
-use crate::ui::open_result::OpenedView;
+use crate::ui::evaluator::open_result::OpenedView;
 use crate::ui::state::AppState;
 
 /// GETs a file of this site as text (`ui::site::get_site_text`).
@@ -23,7 +23,7 @@ async fn get_text(path: &str) -> Result<String, String> {
 fn open_example(state: AppState, view: OpenedView, error: RwSignal<Option<String>>, e: Example) {
     spawn_local(async move {
         let outcome = match get_text(&format!("examples/{}", e.file)).await {
-            Ok(text) => crate::ui::open_result::open_text(state, view, text, e.title.clone()).await,
+            Ok(text) => crate::ui::evaluator::open_result::open_text(state, view, text, e.title.clone()).await,
             Err(m) => Err(m),
         };
         error.set(outcome.err());

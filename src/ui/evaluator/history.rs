@@ -9,7 +9,7 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
 use crate::history::{self, Entry};
-use crate::ui::open_result::{self, OpenedView};
+use crate::ui::evaluator::open_result::{self, OpenedView};
 use crate::ui::state::{AppState, ExplainState};
 use crate::web::history as store;
 
@@ -36,9 +36,9 @@ fn keep(state: AppState, h: History) {
     if state.candidates.active() {
         return; // several texts: the comparison goes to the lab, not here
     }
-    let page = crate::ui::metric_ui::of(state.settings.metric.get_untracked());
+    let page = crate::ui::metrics::of(state.settings.metric.get_untracked());
     let Some(json) = page.result_json(state) else { return };
-    let thumb = crate::ui::share::thumbnail(state);
+    let thumb = crate::ui::evaluator::share::thumbnail(state);
     let json = crate::result_file::with_extras(&json, thumb.as_deref(), &Default::default(), None);
     let generation = state.generation.get_value();
     let earlier = h.last.get_value().filter(|(g, _)| *g == generation).and_then(|(_, id)| {
@@ -68,16 +68,16 @@ fn keep(state: AppState, h: History) {
 /// Writing the entry (the result's document, its checks, the thumbnail) is in the `history`
 /// chunk: it runs only after a run, never on a first visit.
 #[leptos::wasm_split::wasm_split(history, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn keep_loaded(state: AppState, h: History) -> Result<(), crate::ui::lazy::ChunkMissing> {
+fn keep_loaded(state: AppState, h: History) -> Result<(), crate::ui::widgets::lazy::ChunkMissing> {
     keep(state, h);
     Ok(())
 }
 
 fn keep_soon(state: AppState, h: History) {
-    let load = crate::ui::lazy::loading(keep_loaded(state, h));
+    let load = crate::ui::widgets::lazy::loading(keep_loaded(state, h));
     spawn_local(async move {
         if load.await.is_err() {
-            h.message.set(Some(crate::ui::lazy::missing("keeping this run in the history")));
+            h.message.set(Some(crate::ui::widgets::lazy::missing("keeping this run in the history")));
         }
     });
 }
@@ -85,7 +85,7 @@ fn keep_soon(state: AppState, h: History) {
 /// Keeps each run as it finishes, and again when Explain adds an answer to it.
 fn follow_runs(state: AppState, h: History) {
     Effect::new(move |was_running: Option<bool>| {
-        let running = crate::ui::metric_ui::of(state.settings.metric.get()).running(state);
+        let running = crate::ui::metrics::of(state.settings.metric.get()).running(state);
         if was_running == Some(true) && !running {
             keep_soon(state, h);
         }

@@ -5,7 +5,7 @@ use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::ui::image_actions;
+use crate::ui::run::image_actions;
 use crate::ui::state::{AppState, ImageView};
 use crate::geometry::NormBox;
 

@@ -2,11 +2,10 @@
 
 use leptos::prelude::*;
 
-use crate::ui::{image_actions, metric_ui};
-use crate::ui::fields::TextArea;
+use crate::ui::run::image_actions;
+use crate::ui::metrics as metric_ui;
+use crate::ui::widgets::fields::TextArea;
 use crate::ui::state::AppState;
-use crate::metrics::g_veval::Mode;
-use crate::metrics::Metric;
 use crate::task::Task;
 use crate::text_checks::{addresses_the_judge, INSTRUCTION_WARNING};
 
@@ -54,10 +53,7 @@ pub fn InputsPanel() -> impl IntoView {
                 {INSTRUCTION_WARNING}
             </p>
         </div>
-        <Show when=move || state.settings.metric.get() == Metric::Maev>
-            {crate::ui::lazy::chunk("MAEV inputs", maev_inputs_view)}
-        </Show>
-        {gveval_mode(state)}
+        {crate::ui::metrics::own_inputs(state)}
         <TextArea
             id="references-input"
             label="Reference captions (one per line)"
@@ -67,43 +63,4 @@ pub fn InputsPanel() -> impl IntoView {
             hidden=Signal::derive(move || !metric().wants_references(state))
         />
     }
-}
-
-/// G-VEval's mode and its ACCR switch, shown for G-VEval only.
-fn gveval_mode(state: AppState) -> impl IntoView {
-    view! {
-    <div class="field" class:hidden=move || state.settings.metric.get() != Metric::GVeval>
-        <label for="mode-select">"G-VEval mode"</label>
-        <select
-            id="mode-select"
-            data-testid="mode-select"
-            prop:value=move || state.settings.gv_mode.get().id()
-            on:change=move |ev| {
-                if let Some(m) = Mode::from_id(&event_target_value(&ev)) {
-                    state.settings.gv_mode.set(m);
-                }
-            }
-        >
-            <option value="ref_free">"Reference-free (image or video)"</option>
-            <option value="ref_only">"Reference-only (text, no image sent)"</option>
-            <option value="combined">"Combined (image or video + references)"</option>
-        </select>
-        <label class="check">
-            <input
-                type="checkbox"
-                data-testid="accr-checkbox"
-                prop:checked=move || state.gveval.accr.get()
-                on:change=move |ev| state.gveval.accr.set(event_target_checked(&ev))
-            />
-            "ACCR: four scores (accuracy, completeness, conciseness, relevance) — videos"
-        </label>
-    </div>
-    }
-}
-
-/// MAEV's own inputs, in MAEV's chunk.
-#[leptos::wasm_split::wasm_split(maev, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn maev_inputs_view() -> crate::ui::lazy::ChunkView {
-    use crate::ui::maev_inputs::MaevInputs;
-    Ok(view! { <MaevInputs/> }.into_any())
 }

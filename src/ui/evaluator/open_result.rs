@@ -43,7 +43,7 @@ fn protocol(id: &str) -> Protocol {
 
 /// Puts a read result into the page. Refused (with a sentence) while a run is in flight.
 pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Result<(), String> {
-    if untrack(|| crate::ui::metric_ui::of(state.settings.metric.get()).running(state)) {
+    if untrack(|| crate::ui::metrics::of(state.settings.metric.get()).running(state)) {
         return Err("A run is in progress: cancel it or wait, then open the result.".into());
     }
     state.generation.update_value(|g| *g += 1);
@@ -84,8 +84,8 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
     // What a run or Explain of the opened result sends, as a metric takes it.
     let sent = opened.image.as_deref().and_then(Image::from_data_url);
     match opened.body {
-        Body::Single(reopened) => crate::ui::metric_ui::show_opened(state, reopened, sent, backend),
-        Body::Candidates(c) => crate::ui::candidates_run::open(state, *c, sent, backend),
+        Body::Single(reopened) => crate::ui::metrics::show_opened(state, reopened, sent, backend),
+        Body::Candidates(c) => crate::ui::metrics::show_opened_comparison(state, *c, sent, backend),
     }
     view.0.set(Some(OpenedNote {
         from: from.to_string(),
@@ -141,7 +141,7 @@ pub fn OpenedPanel() -> impl IntoView {
     let view = expect_context::<OpenedView>();
     // A run started on the page replaces what was opened: the note no longer describes it.
     Effect::new(move |_| {
-        if crate::ui::metric_ui::of(state.settings.metric.get()).running(state) {
+        if crate::ui::metrics::of(state.settings.metric.get()).running(state) {
             view.0.set(None);
         }
     });
@@ -178,11 +178,11 @@ fn claims_view(c: &Claims) -> Option<impl IntoView> {
 
 /// Reading a result file and showing it, in the `open` chunk.
 #[leptos::wasm_split::wasm_split(open, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn open_loaded(state: AppState, view: OpenedView, text: String, from: String) -> Result<Result<(), String>, crate::ui::lazy::ChunkMissing> {
+fn open_loaded(state: AppState, view: OpenedView, text: String, from: String) -> Result<Result<(), String>, crate::ui::widgets::lazy::ChunkMissing> {
     Ok(crate::result_file::read(&text).and_then(|o| show(state, view, o, &from)))
 }
 
 /// Shows the result file `text` came from (`from`: its name, "a share link", an example).
 pub async fn open_text(state: AppState, view: OpenedView, text: String, from: String) -> Result<(), String> {
-    crate::ui::lazy::loading(open_loaded(state, view, text, from)).await.unwrap_or_else(|crate::ui::lazy::ChunkMissing| Err(crate::ui::lazy::missing("opening a result")))
+    crate::ui::widgets::lazy::loading(open_loaded(state, view, text, from)).await.unwrap_or_else(|crate::ui::widgets::lazy::ChunkMissing| Err(crate::ui::widgets::lazy::missing("opening a result")))
 }

@@ -2,19 +2,19 @@
 
 use leptos::prelude::*;
 
-use crate::ui::runner;
+use crate::ui::run::runner;
 use crate::ui::state::AppState;
 
 #[component]
 pub fn RunBar() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let running = move || crate::ui::metric_ui::of(state.settings.metric.get()).running(state);
+    let running = move || crate::ui::metrics::of(state.settings.metric.get()).running(state);
     view! {
         <div class="run-bar">
             <button
                 class="primary evaluate"
                 data-testid="evaluate-button"
-                on:click=move |_| crate::ui::chunks::evaluate(state)
+                on:click=move |_| crate::ui::run::chunks::evaluate(state)
                 disabled=running
                 aria-busy=move || running().to_string()
             >

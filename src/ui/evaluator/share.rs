@@ -7,7 +7,7 @@ use leptos::task::spawn_local;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::{gate, share};
-use crate::ui::open_result::OpenedView;
+use crate::ui::evaluator::open_result::OpenedView;
 use crate::ui::state::AppState;
 
 /// The longest side of the image carried in a link.
@@ -96,9 +96,9 @@ fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>, st
     }
     // Several candidates compared: the comparison is what is shown, so it is what is shared.
     let json = if state.candidates.has_run() {
-        crate::ui::candidates_run::comparison_for_link(state, thumbnail(state).as_deref())
+        crate::ui::metrics::comparison_for_link(state, thumbnail(state).as_deref())
     } else {
-        let page = crate::ui::metric_ui::of(state.settings.metric.get_untracked());
+        let page = crate::ui::metrics::of(state.settings.metric.get_untracked());
         page.result_json(state).map(|json| {
             crate::result_file::with_extras(&json, thumbnail(state).as_deref(), &Default::default(), None)
         })
@@ -165,7 +165,7 @@ pub fn open_from_fragment(state: AppState, view: OpenedView) {
                 let inflated = crate::web::files::inflate_sliced(&deflated, gate::INFLATE_SLICE, gate::MAX_DOC_BYTES).await;
                 match inflated {
                     Ok(Some(bytes)) => match String::from_utf8(bytes) {
-                        Ok(t) => crate::ui::open_result::open_text(state, view, t, "a share link".into()).await,
+                        Ok(t) => crate::ui::evaluator::open_result::open_text(state, view, t, "a share link".into()).await,
                         Err(_) => Err(damaged()),
                     },
                     Ok(None) => Err(gate::unpacked_too_far()),
@@ -190,7 +190,7 @@ fn open_from_lab(state: AppState, view: OpenedView, nonce: &str) {
         crate::web::fetch::sleep(0, None).await;
         let outcome = match doc {
             Some(text) => match gate::size(gate::Origin::Lab, text.len() as f64) {
-                Ok(()) => crate::ui::open_result::open_text(state, view, text, "the lab".into()).await,
+                Ok(()) => crate::ui::evaluator::open_result::open_text(state, view, text, "the lab".into()).await,
                 Err(e) => Err(e),
             },
             None => Err(crate::lab::open_doc::HANDOVER_GONE.to_string()),
@@ -234,17 +234,17 @@ pub fn SharePanel() -> impl IntoView {
 
 /// Making the link (compressing the result), in the `share` chunk.
 #[leptos::wasm_split::wasm_split(share, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn share_loaded(state: AppState, link: RwSignal<Option<Result<String, String>>>, status: RwSignal<Option<String>>, embed: RwSignal<Option<String>>) -> Result<(), crate::ui::lazy::ChunkMissing> {
+fn share_loaded(state: AppState, link: RwSignal<Option<Result<String, String>>>, status: RwSignal<Option<String>>, embed: RwSignal<Option<String>>) -> Result<(), crate::ui::widgets::lazy::ChunkMissing> {
     make_link(state, link, status, embed);
     Ok(())
 }
 
 /// Copy link.
 fn share_now(state: AppState, link: RwSignal<Option<Result<String, String>>>, status: RwSignal<Option<String>>, embed: RwSignal<Option<String>>) {
-    let load = crate::ui::lazy::loading(share_loaded(state, link, status, embed));
+    let load = crate::ui::widgets::lazy::loading(share_loaded(state, link, status, embed));
     spawn_local(async move {
         if load.await.is_err() {
-            link.set(Some(Err(crate::ui::lazy::missing("the share link"))));
+            link.set(Some(Err(crate::ui::widgets::lazy::missing("the share link"))));
         }
     });
 }

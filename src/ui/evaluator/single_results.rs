@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use crate::ui::state::AppState;
-use crate::ui::metric_ui;
+use crate::ui::metrics as metric_ui;
 
 #[component]
 pub fn SingleResults() -> impl IntoView {
@@ -15,7 +15,7 @@ pub fn SingleResults() -> impl IntoView {
     <div class="export-row">
         <button
             data-testid="export-json-button"
-            on:click=move |_| crate::ui::chunks::export(state)
+            on:click=move |_| crate::ui::run::chunks::export(state)
             disabled=move || !has_run()
         >
             "Export JSON"

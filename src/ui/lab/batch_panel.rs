@@ -3,9 +3,9 @@
 
 use leptos::prelude::*;
 
-use crate::ui::batch_run;
-use crate::ui::batch_state::{BatchState, BatchStatus};
-use crate::ui::fields::NumberField;
+use crate::ui::lab::batch_run;
+use crate::ui::lab::batch_state::{BatchState, BatchStatus};
+use crate::ui::widgets::fields::NumberField;
 use crate::ui::state::Settings;
 
 fn files_of(ev: &leptos::ev::Event) -> Vec<web_sys::File> {
@@ -38,7 +38,7 @@ pub fn BatchPanel() -> impl IntoView {
             {move || b.resumable.get().map(|(_, text)| view! {
                 <div class="resume-banner" role="alert">
                     <span>{text}</span>
-                    <button class="primary" data-testid="resume-run-button" on:click=move |_| crate::ui::stored_runs::resume(state, b)>
+                    <button class="primary" data-testid="resume-run-button" on:click=move |_| crate::ui::lab::stored_runs::resume(state, b)>
                         {move || if b.resumable_elsewhere.get() { "Watch it live" } else { "Resume" }}
                     </button>
                 </div>
@@ -91,7 +91,7 @@ pub fn BatchPanel() -> impl IntoView {
                     on:click=move |_| batch_run::export(b, state.gamma.get_untracked(), true)>"Export CSV"</button>
                 <label class="file-button">"Import results"
                     <input data-testid="results-input" type="file" accept=".jsonl,.csv"
-                        on:change=move |ev| { if let Some(f) = files_of(&ev).into_iter().next() { crate::ui::results_import::import_results(b, f) } }/>
+                        on:change=move |ev| { if let Some(f) = files_of(&ev).into_iter().next() { crate::ui::lab::results_import::import_results(b, f) } }/>
                 </label>
             </div>
         </fieldset>
@@ -118,7 +118,7 @@ fn run_buttons(state: Settings, b: BatchState) -> impl IntoView {
             <div class="row openai-batch">
                 <button data-testid="submit-openai-batch-button"
                     disabled=move || matches!(status(), BatchStatus::Running | BatchStatus::Empty | BatchStatus::Watching)
-                    on:click=move |_| crate::ui::openai_batch_run::submit(state, b)>
+                    on:click=move |_| crate::ui::lab::openai_batch_run::submit(state, b)>
                     "Submit through OpenAI's Batch API (half price, within 24 h)"
                 </button>
                 <NumberField id="batch-poll-input" label="Check every (s)" value=b.poll_s min=1 max=3600/>

@@ -12,9 +12,9 @@ use crate::batch::{self, Item, Method, ZipArchive};
 use crate::errors::{redact, JudgeError};
 use crate::lab::stored_run::{new_run_id, LiveMessage, StoredDataset, StoredRun};
 use crate::lab::{io, ItemResult};
-use crate::ui::batch_items::{plan, prepared_image};
-use crate::ui::batch_state::{BatchState, BatchStatus, Images};
-use crate::ui::runner::fetch_answer;
+use crate::ui::lab::batch_items::{plan, prepared_image};
+use crate::ui::lab::batch_state::{BatchState, BatchStatus, Images};
+use crate::ui::run::runner::fetch_answer;
 use crate::ui::state::Settings;
 use crate::web::{batch_store, download, files, live, run_lock};
 
@@ -37,7 +37,7 @@ pub fn release_lock_when_stopped(b: BatchState) {
                         status: now.id().into(),
                     });
                 }
-                crate::ui::run_records::refresh(b);
+                crate::ui::lab::run_records::refresh(b);
             }
         }
         (now, b.stored_run.get_value())
@@ -241,7 +241,7 @@ async fn import_chosen(state: Settings, b: BatchState, chosen: Vec<web_sys::File
                 )
             });
         }
-        crate::ui::run_records::refresh(b);
+        crate::ui::lab::run_records::refresh(b);
     }
 }
 

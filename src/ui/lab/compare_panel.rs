@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::batch_state::BatchState;
+use crate::ui::lab::batch_state::BatchState;
 use crate::ui::state::Settings;
 use crate::lab::compare::{compare, Comparison};
 use crate::lab::uncertainty::{
@@ -39,7 +39,7 @@ pub fn ComparePanel() -> impl IntoView {
     let other = RwSignal::new(None::<(String, Vec<ItemResult>)>);
     let problems = RwSignal::new(Vec::<String>::new());
     // Two runs are re-prepared for each γ: only once γ has settled.
-    let gamma = crate::ui::scatter_plot::settled_gamma(state);
+    let gamma = crate::ui::lab::scatter_plot::settled_gamma(state);
     let comparison = Memo::new(move |_| {
         let gamma = gamma.get();
         other.with(|o| {
@@ -81,7 +81,7 @@ pub fn ComparePanel() -> impl IntoView {
             return problems.set(vec!["Choose a stored run to compare with.".into()]);
         };
         leptos::task::spawn_local(async move {
-            let results = crate::ui::stored_runs::stored_results(&id).await;
+            let results = crate::ui::lab::stored_runs::stored_results(&id).await;
             problems.set(Vec::new());
             other.set(Some((name, results)));
         });
@@ -126,7 +126,7 @@ fn paired(
         b.results.track();
         n.map_or(0, |n| n + 1)
     });
-    let rested = crate::ui::slices::settled_version(changes, crate::ui::meta_panel::RESULTS_REST_MS);
+    let rested = crate::ui::lab::slices::settled_version(changes, crate::ui::lab::meta_panel::RESULTS_REST_MS);
     Effect::new(move |_| {
         let g = gamma.get();
         other.track();
@@ -159,7 +159,7 @@ fn paired(
                     b.results.with_untracked(|ours| boot.step(ours, theirs, 1))
                 })
             };
-            let done = crate::ui::slices::in_slices(&mut step, stale).await;
+            let done = crate::ui::lab::slices::in_slices(&mut step, stale).await;
             crate::web::timing::end("hj-compare");
             if done {
                 out.set(Some(boot.result()));

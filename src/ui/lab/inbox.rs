@@ -6,8 +6,8 @@ use leptos::prelude::*;
 
 use crate::candidates::export::inbox_records;
 use crate::candidates::export::INBOX_KEY;
-use crate::ui::batch_run::replace_run;
-use crate::ui::batch_state::{BatchState, BatchStatus};
+use crate::ui::lab::batch_run::replace_run;
+use crate::ui::lab::batch_state::{BatchState, BatchStatus};
 use crate::ui::state::Settings;
 use crate::web::storage;
 

@@ -3,31 +3,31 @@
 
 use leptos::prelude::*;
 
-use crate::ui::{actions, runner};
-use crate::ui::batch_panel::BatchPanel;
-use crate::ui::batch_run;
-use crate::ui::batch_state::BatchState;
-use crate::ui::evaluator::judge_settings::JudgeSettings;
-use crate::ui::compare_panel::ComparePanel;
-use crate::ui::gamma_panel::GammaPanel;
-use crate::ui::meta_panel::MetaPanel;
-use crate::ui::metric_select::MetricSelect;
-use crate::ui::results_table::ResultsTable;
+use crate::ui::run::runner;
+use crate::ui::lab::batch_panel::BatchPanel;
+use crate::ui::lab::batch_run;
+use crate::ui::lab::batch_state::BatchState;
+use crate::ui::widgets::judge_settings::JudgeSettings;
+use crate::ui::lab::compare_panel::ComparePanel;
+use crate::ui::widgets::gamma_panel::GammaPanel;
+use crate::ui::lab::meta_panel::MetaPanel;
+use crate::ui::widgets::metric_select::MetricSelect;
+use crate::ui::lab::results_table::ResultsTable;
 use crate::ui::state::Settings;
-use crate::ui::top_bar::{Page, TopBar};
+use crate::ui::widgets::top_bar::{Page, TopBar};
 
 #[component]
 pub fn LabApp() -> impl IntoView {
     let state = Settings::restore();
     provide_context(state);
-    actions::persist_settings(state);
+    crate::ui::settings::persist_settings(state);
     runner::refresh_cache_count(state);
     // A failed cache write is said with the other storage refusals (under the run bar; in the
     // lab, in the batch panel); the run keeps its answer.
     crate::web::cache::on_write_error(move |m| state.storage_error.set(Some(m)));
     let batch = BatchState::new();
     provide_context(batch);
-    crate::ui::stored_runs::on_load(batch);
+    crate::ui::lab::stored_runs::on_load(batch);
     batch_run::release_lock_when_stopped(batch);
     crate::ui::lab::inbox::load(state, batch);
 
@@ -39,7 +39,7 @@ pub fn LabApp() -> impl IntoView {
                 // fold under one line that says what they are, as on the evaluator.
                 <MetricSelect settings=state page=None/>
                 <BatchPanel/>
-                <crate::ui::stored_runs::StoredRunsPanel/>
+                <crate::ui::lab::stored_runs::StoredRunsPanel/>
                 <JudgeSettings settings=state page=None/>
             </section>
             <section class="column results" aria-label="Results">

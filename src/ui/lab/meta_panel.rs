@@ -14,7 +14,7 @@ use crate::meta::bootstrap::Estimate;
 use crate::meta::resample::Interval;
 use crate::meta::RatingProtocol;
 use crate::task::Task;
-use crate::ui::batch_state::{BatchState, Used};
+use crate::ui::lab::batch_state::{BatchState, Used};
 use crate::ui::state::Settings;
 use crate::web::timing;
 
@@ -184,8 +184,8 @@ fn intervals(
         + 'static,
 ) -> Memo<Option<MetaIntervals>> {
     let out = RwSignal::new(None::<(f64, u64, MetaIntervals)>);
-    let gamma = crate::ui::scatter_plot::settled_gamma(state);
-    let rested = crate::ui::slices::settled_version(version, RESULTS_REST_MS);
+    let gamma = crate::ui::lab::scatter_plot::settled_gamma(state);
+    let rested = crate::ui::lab::slices::settled_version(version, RESULTS_REST_MS);
     let generation = StoredValue::new(0u64);
     Effect::new(move |_| {
         let (g, v) = (gamma.get(), rested.get());
@@ -209,7 +209,7 @@ fn intervals(
             let Some(mut boot) = boot else {
                 return out.set(None);
             };
-            let done = crate::ui::slices::in_slices(|| used.with(|r| boot.step(r, 1)), stale).await;
+            let done = crate::ui::lab::slices::in_slices(|| used.with(|r| boot.step(r, 1)), stale).await;
             timing::end("hj-bootstrap");
             if done {
                 out.set(Some((g, v, boot.intervals())));
@@ -240,7 +240,7 @@ fn band(
 ) -> RwSignal<Vec<(f64, Interval)>> {
     let out = RwSignal::new(Vec::new());
     let generation = StoredValue::new(0u64);
-    let rested = crate::ui::slices::settled_version(version, RESULTS_REST_MS);
+    let rested = crate::ui::lab::slices::settled_version(version, RESULTS_REST_MS);
     Effect::new(move |_| {
         sweep.track();
         let v = rested.get();
@@ -263,7 +263,7 @@ fn band(
                 let g = if k == 0 { 0.01 } else { k as f64 / (BAND_POINTS - 1) as f64 };
                 let mut boot = sweep_band_bootstrap(&p, g, DEFAULT_RESAMPLES, DEFAULT_SEED);
                 let stale = move || generation.get_value() != mine || version.get_untracked() != v;
-                if !crate::ui::slices::in_slices(|| boot.step(1), stale).await {
+                if !crate::ui::lab::slices::in_slices(|| boot.step(1), stale).await {
                     return;
                 }
                 points.extend(boot.run()[0][0].interval.map(|i| (g, i)));
@@ -421,9 +421,9 @@ pub fn MetaPanel() -> impl IntoView {
             <AgreementTable report=a.report intervals=a.intervals gamma=state.gamma.into()/>
             <Table2 per_task=a.per_task/>
             <h3>"Agreement against γ"</h3>
-            <crate::ui::sweep_plot::SweepPlot points=a.sweep band=a.band/>
+            <crate::ui::lab::sweep_plot::SweepPlot points=a.sweep band=a.band/>
             <h3>"Metric against humans, item by item"</h3>
-            <crate::ui::scatter_plot::ScatterPlot results=a.used/>
+            <crate::ui::lab::scatter_plot::ScatterPlot results=a.used/>
         </section>
     }
 }

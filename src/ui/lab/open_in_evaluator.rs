@@ -9,7 +9,7 @@ use leptos::task::spawn_local;
 
 use crate::lab::open_doc;
 use crate::lab::ItemResult;
-use crate::ui::batch_state::BatchState;
+use crate::ui::lab::batch_state::BatchState;
 use crate::ui::state::Settings;
 
 /// The longest side of the thumbnail carried, as a share link's.
@@ -94,7 +94,7 @@ async fn hand_over(state: Settings, b: BatchState, r: &ItemResult) -> Outcome {
 async fn thumbnail(b: BatchState, r: &ItemResult) -> Option<String> {
     let name = r.image.clone()?;
     let images = b.images.get_value();
-    let blob = crate::ui::thumbnail::image_blob(&images, &name).await?;
+    let blob = crate::ui::lab::thumbnail::image_blob(&images, &name).await?;
     let red_box = b.items.with_value(|items| {
         let item = items.iter().find(|i| i.id == r.id)?;
         item.bbox.filter(|x| item.task.needs_box() && x.is_usable())

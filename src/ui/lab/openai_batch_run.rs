@@ -7,14 +7,14 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::batch::plan::{self as batch_plan, Plan, Saving};
-use crate::ui::batch_items::{plan, prepared_image};
-use crate::ui::batch_state::{BatchState, BatchStatus};
+use crate::ui::lab::batch_items::{plan, prepared_image};
+use crate::ui::lab::batch_state::{BatchState, BatchStatus};
 use crate::ui::state::Settings;
 use crate::batch::openai_batch::{self, BatchInfo};
 use crate::errors::{redact, JudgeError};
 use crate::lab::ItemResult;
 use crate::providers::{Backend, HttpRequest};
-use crate::ui::run_records;
+use crate::ui::lab::run_records;
 use crate::web::{fetch, files};
 
 const CALL_TIMEOUT_MS: u32 = 120_000;
@@ -29,7 +29,7 @@ async fn call(req: &HttpRequest) -> Result<fetch::RawResponse, JudgeError> {
 /// had the same run open could submit its items again (issue 17.2's lock, missing here).
 pub fn submit(state: Settings, b: BatchState) {
     spawn_local(async move {
-        if crate::ui::batch_run::take_lock(b).await {
+        if crate::ui::lab::batch_run::take_lock(b).await {
             submit_locked(state, b);
         } else {
             b.message.set(Some(crate::web::run_lock::BUSY.into()));

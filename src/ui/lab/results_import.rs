@@ -11,8 +11,8 @@ use leptos::task::spawn_local;
 use crate::batch;
 use crate::lab::jsonl_reader::JsonlReader;
 use crate::lab::{io, ItemResult};
-use crate::ui::batch_run::replace_run;
-use crate::ui::batch_state::{BatchState, BatchStatus};
+use crate::ui::lab::batch_run::replace_run;
+use crate::ui::lab::batch_state::{BatchState, BatchStatus};
 use crate::web::files;
 
 /// The longest the reading holds the main thread before it yields.

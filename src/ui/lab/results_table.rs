@@ -6,9 +6,9 @@ use crate::criteria::Criterion;
 use crate::lab::compare::rank_gaps_by_position;
 use crate::lab::rows::first_rows;
 use crate::lab::ItemResult;
-use crate::ui::batch_state::BatchState;
+use crate::ui::lab::batch_state::BatchState;
 use crate::ui::state::Settings;
-use crate::ui::thumbnail::Thumbnail;
+use crate::ui::lab::thumbnail::Thumbnail;
 
 /// Rows drawn at once: a 10,000-item run stays responsive; sorting and filtering reach the rest.
 const SHOWN_ROWS: usize = 100;
@@ -194,7 +194,7 @@ pub fn ResultsTable() -> impl IntoView {
     let rows = shown_rows(state, b);
     let has_criteria = move || b.results.with(|r| r.iter().any(|x| !x.criteria.is_empty()));
     // Each item's metric–human rank gap, shown in its row; γ only once it has settled.
-    let settled = crate::ui::scatter_plot::settled_gamma(state);
+    let settled = crate::ui::lab::scatter_plot::settled_gamma(state);
     let gaps = Memo::new(move |_| {
         let gamma = settled.get();
         b.results.with(|r| rank_gaps_by_position(r, gamma))
@@ -311,7 +311,7 @@ fn ItemDetail() -> impl IntoView {
                     }).collect_view()}
                 </ul>
                 {r.score.map(|s| view! { <p>{format!("Score: {s:.4}")}</p> })}
-                {crate::ui::open_in_evaluator::action(state, b, &r)}
+                {crate::ui::lab::open_in_evaluator::action(state, b, &r)}
             </article>
         })}
     }

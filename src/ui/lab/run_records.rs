@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::lab::stored_run;
-use crate::ui::batch_state::BatchState;
+use crate::ui::lab::batch_state::BatchState;
 use crate::web::batch_store;
 
 /// Stores one result of this tab's run (a results file is not stored: nothing to do).

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::lab::compare::{disagreements, scatter, ScatterPoint};
-use crate::ui::batch_state::BatchState;
+use crate::ui::lab::batch_state::BatchState;
 use crate::ui::state::Settings;
 
 const W: f64 = 380.0;
@@ -90,7 +90,7 @@ fn label(v: f64) -> String {
 }
 
 #[component]
-pub fn ScatterPlot(results: crate::ui::batch_state::Used) -> impl IntoView {
+pub fn ScatterPlot(results: crate::ui::lab::batch_state::Used) -> impl IntoView {
     let state = expect_context::<Settings>();
     let b = expect_context::<BatchState>();
     let gamma = settled_gamma(state);

@@ -10,15 +10,15 @@ use leptos::task::spawn_local;
 use crate::batch::ZipArchive;
 use crate::lab::stored_run::{self, merge_stored, LiveMessage, StoredRun};
 use crate::lab::{io, ItemResult};
-use crate::ui::batch_run::{
+use crate::ui::lab::batch_run::{
     flush, load_dataset, maybe_flush, record, replace_run, reset_progress, start, take_lock,
 };
-use crate::ui::batch_state::{BatchState, BatchStatus, Images};
+use crate::ui::lab::batch_state::{BatchState, BatchStatus, Images};
 use crate::ui::state::Settings;
 use crate::web::{batch_store, download, files, live, run_lock};
 // The records' writes live in a leaf (`run_records`): the runs write through it, and this
 // module, which resumes those runs, only reads the list again.
-use crate::ui::run_records::refresh;
+use crate::ui::lab::run_records::refresh;
 
 /// On page load: the stored runs are listed, the newest one a reload interrupted is offered for
 /// resuming, and results other tabs post are followed.
@@ -196,7 +196,7 @@ pub fn reopen(state: Settings, b: BatchState, id: String, run: bool) {
         // A run handed to OpenAI's Batch API is polled again, not resent.
         if let Some(batch_id) = record.openai_batch {
             b.status.set(BatchStatus::Running);
-            crate::ui::openai_batch_run::poll(state, b, batch_id).await;
+            crate::ui::lab::openai_batch_run::poll(state, b, batch_id).await;
             return;
         }
         if run && record.unfinished(done) {

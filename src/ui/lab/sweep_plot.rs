@@ -10,7 +10,7 @@ use crate::gamma_axis::{self, GammaAxis};
 use crate::lab::analysis::{best_gamma, SweepPoint};
 use crate::meta::resample::Interval;
 use crate::ui::state::Settings;
-use crate::ui::gamma_events::{gamma_at_click, gamma_key};
+use crate::ui::widgets::gamma_events::{gamma_at_click, gamma_key};
 
 const W: f64 = 380.0;
 const AXIS: GammaAxis = GammaAxis {

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::batch::{self, Method};
-use crate::ui::batch_state::{BatchState, Images};
+use crate::ui::lab::batch_state::{BatchState, Images};
 use crate::web::files;
 
 /// The item's image file as a Blob, without decoding it.
@@ -28,7 +28,7 @@ pub(crate) async fn image_blob(images: &Images, name: &str) -> Option<web_sys::B
                 _ => raw.to_vec(),
             };
             entry.verify(&data).ok()?;
-            files::blob(&data, crate::ui::batch_items::mime_of(name)).ok()
+            files::blob(&data, crate::ui::lab::batch_items::mime_of(name)).ok()
         }
     }
 }

@@ -20,7 +20,7 @@ pub(crate) mod maev;
 #[derive(Clone, Copy)]
 pub struct AppState {
     pub settings: Settings,
-    pub inputs: crate::ui::inputs_state::Inputs,
+    pub inputs: crate::ui::run::inputs_state::Inputs,
     // Each metric's results, from its folder's `state.rs`.
     pub he: harmonic_eval::state::HarmonicEvalState,
     pub fleur: fleur::state::FleurState,
@@ -32,7 +32,7 @@ pub struct AppState {
     pub billed: RwSignal<Vec<crate::completion::Usage>>,
     pub export_error: RwSignal<Option<String>>,
     /// Several candidate texts for the same image (HarmonicEval; empty: one text).
-    pub candidates: crate::ui::candidates_state::Candidates,
+    pub candidates: crate::ui::run::candidates_state::Candidates,
 }
 
 impl AppState {
@@ -41,7 +41,7 @@ impl AppState {
         let settings = Settings::restore();
         AppState {
             settings,
-            inputs: crate::ui::inputs_state::Inputs::new(),
+            inputs: crate::ui::run::inputs_state::Inputs::new(),
             he: harmonic_eval::state::HarmonicEvalState::new(settings.gamma),
             fleur: fleur::state::FleurState::new(),
             gveval: g_veval::state::GvevalState::new(),
@@ -49,7 +49,7 @@ impl AppState {
             generation: StoredValue::new(0),
             billed: RwSignal::new(Vec::new()),
             export_error: RwSignal::new(None),
-            candidates: crate::ui::candidates_state::Candidates::new(),
+            candidates: crate::ui::run::candidates_state::Candidates::new(),
         }
     }
 
@@ -123,6 +123,37 @@ pub(crate) fn show_opened(state: AppState, reopened: Reopened, image: Option<Ima
         Reopened::Fleur(r) => fleur::opened::show(state, *r, image, backend),
         Reopened::GVeval(r) => g_veval::opened::show(state, *r, image, backend),
         Reopened::Maev(r) => maev::opened::show(state, *r, image, backend),
+    }
+}
+
+/// Shows a comparison of several candidates read from a file or link (HarmonicEval's, the
+/// only one a file opens so far) as if it had just run.
+pub(crate) fn show_opened_comparison(state: AppState, c: crate::result_file::Comparison, image: Option<Image>, backend: Backend) {
+    harmonic_eval::candidates::open(state, c, image, backend)
+}
+
+/// The comparison of several candidates a share link carries (HarmonicEval's), with `image`.
+pub(crate) fn comparison_for_link(state: AppState, image: Option<&str>) -> Option<String> {
+    harmonic_eval::candidates::comparison_for_link(state, image)
+}
+
+/// The fields only one metric has, each shown while its metric is chosen: MAEV's (question,
+/// caption, reference answer, trials; in MAEV's chunk) and G-VEval's mode and ACCR switch.
+pub(crate) fn own_inputs(state: AppState) -> impl IntoView {
+    view! {
+        <Show when=move || state.settings.metric.get() == Metric::Maev>
+            {crate::ui::widgets::lazy::chunk("MAEV inputs", maev::inputs_view)}
+        </Show>
+        {g_veval::inputs::mode_field(state)}
+    }
+}
+
+/// Explain: one HarmonicEval criterion (`Some`) or FLEUR's score (`None`), the two metrics
+/// whose panels offer it (called from inside the `run` chunk's entry, `ui::run::chunks`).
+pub(crate) fn explain(state: AppState, criterion: Option<crate::criteria::Criterion>) {
+    match criterion {
+        Some(c) => harmonic_eval::run::explain(state, c),
+        None => fleur::run::explain(state),
     }
 }
 

@@ -11,7 +11,7 @@ use leptos::prelude::*;
 use crate::ui::state::Settings;
 use crate::criteria::Criterion;
 use crate::metrics::fidelity::Extension;
-use crate::metrics::harmonic_eval::CriterionSet;
+use crate::metrics::CriterionSet;
 
 #[component]
 pub fn FidelityPanel(settings: Settings) -> impl IntoView {

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::image_actions;
+use crate::ui::run::image_actions;
 use crate::ui::state::{AppState, Settings};
 use crate::metrics::Metric;
 

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::theme_toggle::ThemeToggle;
+use crate::ui::widgets::theme_toggle::ThemeToggle;
 
 /// Which page is showing; the other one is a link.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -24,14 +24,14 @@ impl super::MetricUi for FleurUi {
     }
 
     fn evaluate_candidates(&self, state: AppState) {
-        crate::ui::candidates_plain_run::evaluate(state, Base::Fleur(run::input(state)))
+        crate::ui::run::candidates_plain_run::evaluate(state, Base::Fleur(run::input(state)))
     }
 
     fn export_candidates(&self, state: AppState) -> bool {
         let metric = state.settings.metric.get_untracked();
         let has = untrack(|| state.candidates.plain_shown(metric));
         if has {
-            crate::ui::candidates_plain_run::export(state);
+            crate::ui::run::candidates_plain_run::export(state);
         }
         has
     }
@@ -91,18 +91,18 @@ impl super::MetricUi for FleurUi {
 
     fn panel(&self) -> AnyView {
         let metric = if self.references { Metric::RefFleur } else { Metric::Fleur };
-        crate::ui::lazy::chunk("FLEUR results", move || panel_view(metric)).into_any()
+        crate::ui::widgets::lazy::chunk("FLEUR results", move || panel_view(metric)).into_any()
     }
 }
 
 /// The results panel (one text's, or the candidates' comparison), in its own chunk: fetched
 /// when this metric is first chosen.
 #[leptos::wasm_split::wasm_split(fleur, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn panel_view(metric: Metric) -> crate::ui::lazy::ChunkView {
+fn panel_view(metric: Metric) -> crate::ui::widgets::lazy::ChunkView {
     let state = expect_context::<AppState>();
     Ok(view! {
-        <Show when=move || state.candidates.plain_shown(metric) fallback=|| view! { <crate::ui::fleur_panel::FleurPanel/> }>
-            <crate::ui::candidates_plain_panel::PlainCandidatesPanel/>
+        <Show when=move || state.candidates.plain_shown(metric) fallback=|| view! { <crate::ui::metrics::fleur::panel::FleurPanel/> }>
+            <crate::ui::run::candidates_plain_panel::PlainCandidatesPanel/>
         </Show>
     }
     .into_any())

@@ -5,7 +5,8 @@ use leptos::prelude::*;
 
 use crate::metrics::fleur;
 use crate::providers::{Backend, Image};
-use crate::ui::state::{AppState, ExplainState, FleurRun, Progress};
+use crate::ui::state::{AppState, ExplainState, Progress};
+use super::state::FleurRun;
 
 /// Puts the opened result into the page; `image` is what a run or Explain of it sends.
 pub(crate) fn show(state: AppState, f: fleur::reopen::Reopened, image: Option<Image>, backend: Backend) {

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::doubt_notes::doubt_notes;
+use crate::ui::widgets::doubt_notes::doubt_notes;
 
 use crate::ui::state::{AppState, ExplainState};
 use crate::metrics::fleur::{PlaceDistribution, Scheme};
@@ -48,7 +48,7 @@ fn place_bars(d: PlaceDistribution) -> impl IntoView {
         <figure class="digits">
             // The bars are for the eye; a screen reader reads the same numbers as a table.
             <div class="bars" aria-hidden="true">{bars}</div>
-            <p class="visually-hidden">{crate::ui::criterion_card::spoken(&d.digits, 0).replace("rating", "digit")}</p>
+            <p class="visually-hidden">{crate::ui::widgets::spoken::spoken(&d.digits, 0).replace("rating", "digit")}</p>
             <figcaption>{label}</figcaption>
         </figure>
     }
@@ -97,7 +97,7 @@ pub fn FleurPanel() -> impl IntoView {
             <button
                 data-testid="explain-button"
                 disabled=move || result().is_none() || matches!(state.fleur.explanation.get(), ExplainState::Running)
-                on:click=move |_| crate::ui::chunks::explain(state, None)
+                on:click=move |_| crate::ui::run::chunks::explain(state, None)
             >
                 "Explain"
             </button>

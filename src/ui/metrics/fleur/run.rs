@@ -3,8 +3,9 @@
 
 use leptos::prelude::*;
 
-use crate::ui::runner::{ask_why, run_one};
-use crate::ui::state::{AppState, ExplainState, FleurRun, Progress};
+use crate::ui::run::runner::{ask_why, run_one};
+use crate::ui::state::{AppState, ExplainState, Progress};
+use super::state::FleurRun;
 use crate::metrics::fleur::{self, ExportInput, Input};
 
 pub fn input(state: AppState) -> Input {
@@ -20,7 +21,7 @@ pub fn evaluate(state: AppState) {
     let input = input(state);
     let mut problems = input.problems();
     if state.has_video() {
-        problems.push(crate::ui::runner::VIDEO_NEEDS_G_VEVAL.into());
+        problems.push(crate::ui::run::runner::VIDEO_NEEDS_G_VEVAL.into());
     }
     state.settings.form_problems.set(problems.clone());
     if !problems.is_empty() {
@@ -54,7 +55,7 @@ pub fn explain(state: AppState) {
         return;
     };
     let slot = state.fleur.explanation;
-    let backend = match crate::ui::runner::explain_backend(state, &run.backend) {
+    let backend = match crate::ui::run::runner::explain_backend(state, &run.backend) {
         Ok(b) => b,
         Err(why) => return slot.set(ExplainState::after_failure(slot.with_untracked(|s| s.stored().map(str::to_string)), why)),
     };
@@ -63,7 +64,7 @@ pub fn explain(state: AppState) {
 }
 
 pub fn export(state: AppState) {
-    crate::ui::runner::save_result(state, result_json(state));
+    crate::ui::run::runner::save_result(state, result_json(state));
 }
 
 /// The FLEUR / RefFLEUR result file of the last run (export, share link, history), with

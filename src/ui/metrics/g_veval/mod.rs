@@ -8,6 +8,7 @@ use crate::candidates::plain::Base;
 use crate::metrics::Metric;
 use crate::ui::state::AppState;
 
+pub(crate) mod inputs;
 pub(crate) mod opened;
 pub(crate) mod panel;
 pub(crate) mod run;
@@ -21,13 +22,13 @@ impl super::MetricUi for GvevalUi {
     }
 
     fn evaluate_candidates(&self, state: AppState) {
-        crate::ui::candidates_plain_run::evaluate(state, Base::Gveval(run::input(state)))
+        crate::ui::run::candidates_plain_run::evaluate(state, Base::Gveval(run::input(state)))
     }
 
     fn export_candidates(&self, state: AppState) -> bool {
         let has = untrack(|| state.candidates.plain_shown(Metric::GVeval));
         if has {
-            crate::ui::candidates_plain_run::export(state);
+            crate::ui::run::candidates_plain_run::export(state);
         }
         has
     }
@@ -86,18 +87,18 @@ impl super::MetricUi for GvevalUi {
 
     fn panel(&self) -> AnyView {
         let metric = Metric::GVeval;
-        crate::ui::lazy::chunk("G-VEval results", move || panel_view(metric)).into_any()
+        crate::ui::widgets::lazy::chunk("G-VEval results", move || panel_view(metric)).into_any()
     }
 }
 
 /// The results panel (one text's, or the candidates' comparison), in its own chunk: fetched
 /// when this metric is first chosen.
 #[leptos::wasm_split::wasm_split(gveval, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn panel_view(metric: Metric) -> crate::ui::lazy::ChunkView {
+fn panel_view(metric: Metric) -> crate::ui::widgets::lazy::ChunkView {
     let state = expect_context::<AppState>();
     Ok(view! {
-        <Show when=move || state.candidates.plain_shown(metric) fallback=|| view! { <crate::ui::gveval_panel::GvevalPanel/> }>
-            <crate::ui::candidates_plain_panel::PlainCandidatesPanel/>
+        <Show when=move || state.candidates.plain_shown(metric) fallback=|| view! { <crate::ui::metrics::g_veval::panel::GvevalPanel/> }>
+            <crate::ui::run::candidates_plain_panel::PlainCandidatesPanel/>
         </Show>
     }
     .into_any())

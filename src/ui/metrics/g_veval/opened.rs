@@ -5,7 +5,8 @@ use leptos::prelude::*;
 
 use crate::metrics::g_veval;
 use crate::providers::{Backend, Image};
-use crate::ui::state::{AppState, GvevalRun, Progress};
+use crate::ui::state::{AppState, Progress};
+use super::state::GvevalRun;
 
 /// Puts the opened result into the page; `image` is what a run or Explain of it sends.
 pub(crate) fn show(state: AppState, g: g_veval::reopen::Reopened, image: Option<Image>, backend: Backend) {

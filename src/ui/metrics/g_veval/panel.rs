@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::doubt_notes::doubt_notes;
+use crate::ui::widgets::doubt_notes::doubt_notes;
 
 use crate::ui::state::AppState;
 use crate::metrics::g_veval::{GvevalResult, Method, ACCR, INFO};

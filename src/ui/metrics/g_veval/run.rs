@@ -2,9 +2,10 @@
 
 use leptos::prelude::*;
 
-use crate::ui::runner::run_one;
-use crate::ui::state::{AppState, GvevalRun};
-use crate::metrics::{fleur, g_veval};
+use crate::ui::run::runner::run_one;
+use crate::ui::state::AppState;
+use super::state::GvevalRun;
+use crate::metrics::{g_veval, references_from_lines};
 
 /// The G-VEval input from the form: the medium follows the file (a video gives its composite).
 pub fn input(state: AppState) -> g_veval::Input {
@@ -28,7 +29,7 @@ pub fn form(state: AppState) -> g_veval::Input {
         accr: state.gveval.accr.get_untracked(),
         caption: state.inputs.text.get_untracked(),
         references: if mode.needs_references() {
-            fleur::references_from_lines(&state.inputs.references.get_untracked())
+            references_from_lines(&state.inputs.references.get_untracked())
         } else {
             Vec::new()
         },
@@ -66,7 +67,7 @@ pub fn evaluate(state: AppState) {
 }
 
 pub fn export(state: AppState) {
-    crate::ui::runner::save_result(state, result_json(state));
+    crate::ui::run::runner::save_result(state, result_json(state));
 }
 
 /// The G-VEval result file of the last run (export, share link, history); `None` before a run.

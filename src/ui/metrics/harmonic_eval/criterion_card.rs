@@ -2,22 +2,11 @@
 
 use leptos::prelude::*;
 
-use crate::ui::doubt_notes::doubt_notes;
+use crate::ui::widgets::doubt_notes::doubt_notes;
 use crate::ui::state::{AppState, ExplainState};
 use crate::criteria::Criterion;
 use crate::metrics::harmonic_eval::CriterionResult;
 use crate::doubt::{self, LOW_COVERAGE};
-
-/// The bars' numbers as one sentence for screen readers (the bars themselves are hidden from
-/// them): "Probability of each rating: 1: 0.0 %, 2: 5.0 %, …". `first` is the first bar's value.
-pub(crate) fn spoken(p: &[f64], first: usize) -> String {
-    let parts: Vec<String> = p
-        .iter()
-        .enumerate()
-        .map(|(i, x)| format!("{}: {:.1} %", i + first, x * 100.0))
-        .collect();
-    format!("Probability of each rating: {}.", parts.join(", "))
-}
 
 fn full(v: Option<f64>) -> String {
     v.map(|v| v.to_string()).unwrap_or_default()
@@ -67,17 +56,17 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
             // The bars are for the eye; a screen reader reads the same numbers as a table.
             <div class="bars" aria-hidden="true">{distribution_bars}</div>
             <p class="visually-hidden" data-testid=format!("distribution-text-{}", criterion.id())>
-                {move || result().map(|r| spoken(&r.distribution, 1))}
+                {move || result().map(|r| crate::ui::widgets::spoken::spoken(&r.distribution, 1))}
             </p>
             <p class="note-text" aria-live="polite">{note}</p>
             // A failure every criterion shares is announced once, above the cards.
-            <p class="error" role=move || crate::ui::guidance::shared(state).is_none().then_some("alert")>{error}</p>
+            <p class="error" role=move || crate::ui::run::guidance::shared(state).is_none().then_some("alert")>{error}</p>
             <button
                 class="explain"
                 data-testid=format!("explain-{id}")
                 aria-label=format!("Explain the {} score", criterion.label())
                 disabled=move || result().is_none() || matches!(explanation.get(), ExplainState::Running)
-                on:click=move |_| crate::ui::chunks::explain(state, Some(criterion))
+                on:click=move |_| crate::ui::run::chunks::explain(state, Some(criterion))
             >
                 "Explain"
             </button>

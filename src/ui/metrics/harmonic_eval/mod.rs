@@ -7,8 +7,10 @@ use crate::metrics::harmonic_eval::{estimated_tokens, Input};
 use crate::providers::{ImageDetail, Protocol};
 use crate::ui::state::AppState;
 
+pub(crate) mod candidates;
+pub(crate) mod candidates_panel;
+pub(crate) mod candidates_plot;
 pub(crate) mod criterion_card;
-pub(crate) mod gamma_panel;
 pub(crate) mod opened;
 pub(crate) mod overall_score;
 pub(crate) mod run;
@@ -23,13 +25,13 @@ impl super::MetricUi for HarmonicEvalUi {
     }
 
     fn evaluate_candidates(&self, state: AppState) {
-        crate::ui::candidates_run::evaluate(state)
+        candidates::evaluate(state)
     }
 
     fn export_candidates(&self, state: AppState) -> bool {
         let has = state.candidates.has_run();
         if has {
-            crate::ui::candidates_run::export(state);
+            candidates::export(state);
         }
         has
     }
@@ -88,21 +90,21 @@ impl super::MetricUi for HarmonicEvalUi {
     }
 
     fn panel(&self) -> AnyView {
-        use crate::ui::criterion_card::CriterionCard;
-        use crate::ui::gamma_panel::GammaPanel;
-        use crate::ui::overall_score::OverallScore;
+        use crate::ui::metrics::harmonic_eval::criterion_card::CriterionCard;
+        use crate::ui::widgets::gamma_panel::GammaPanel;
+        use crate::ui::metrics::harmonic_eval::overall_score::OverallScore;
         let state = expect_context::<AppState>();
         view! {
             <Show when=move || state.candidates.has_run()>
                 <GammaPanel settings=state.settings criteria=Some(state.he.criteria) no_plot=true/>
-                {crate::ui::lazy::chunk("comparison of candidates", candidates_view)}
+                {crate::ui::widgets::lazy::chunk("comparison of candidates", candidates_view)}
             </Show>
             <Show when=move || !state.candidates.has_run()>
                 <OverallScore/>
                 <GammaPanel settings=state.settings criteria=Some(state.he.criteria)/>
                 // Fetched once a criterion has a score to weigh, not on the first visit.
                 <Show when=move || state.he.criteria.iter().any(|c| c.with(|c| c.result().is_some()))>
-                    {crate::ui::lazy::chunk("chart of the weights", weights_view)}
+                    {crate::ui::widgets::lazy::chunk("chart of the weights", weights_view)}
                 </Show>
                 <div class="cards">
                     {Criterion::ALL.into_iter().map(|c| view! { <CriterionCard criterion=c/> }).collect_view()}
@@ -115,13 +117,13 @@ impl super::MetricUi for HarmonicEvalUi {
 
 /// The comparison of candidates, in its own chunk: most visits judge one text.
 #[leptos::wasm_split::wasm_split(candidates, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn candidates_view() -> crate::ui::lazy::ChunkView {
-    use crate::ui::candidates_panel::CandidatesPanel;
+fn candidates_view() -> crate::ui::widgets::lazy::ChunkView {
+    use candidates_panel::CandidatesPanel;
     Ok(view! { <CandidatesPanel/> }.into_any())
 }
 
 /// The weights against γ, in their own chunk.
 #[leptos::wasm_split::wasm_split(weights, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn weights_view() -> crate::ui::lazy::ChunkView {
-    Ok(view! { <crate::ui::weights_chart::WeightsChart/> }.into_any())
+fn weights_view() -> crate::ui::widgets::lazy::ChunkView {
+    Ok(view! { <crate::ui::metrics::harmonic_eval::weights_chart::WeightsChart/> }.into_any())
 }

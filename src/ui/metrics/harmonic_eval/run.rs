@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::criteria::Criterion;
 use crate::metrics::harmonic_eval::{self, ExportInput, Input};
-use crate::ui::runner::{ask_why, begin_run, explain_backend, send_one, VIDEO_NEEDS_G_VEVAL};
+use crate::ui::run::runner::{ask_why, begin_run, explain_backend, send_one, VIDEO_NEEDS_G_VEVAL};
 use crate::ui::state::{AppState, CriterionState, ExplainState, Progress, RunContext};
 
 /// Starts a HarmonicEval run: the criteria are requested concurrently (up to the provider's limit), and
@@ -94,7 +94,7 @@ pub fn explain(state: AppState, criterion: Criterion) {
 
 /// Saves the HarmonicEval run's criteria, weights and settings as JSON.
 pub fn export(state: AppState) {
-    crate::ui::runner::save_result(state, harmonic_json(state, None));
+    crate::ui::run::runner::save_result(state, harmonic_json(state, None));
 }
 
 /// The HarmonicEval result file of the last run (export, share link), with Explain's answers

@@ -3,8 +3,8 @@
 
 use leptos::prelude::*;
 
-use crate::ui::fields::{NumberField, TextArea};
-use crate::ui::maev_run;
+use crate::ui::widgets::fields::{NumberField, TextArea};
+use crate::ui::metrics::maev::run as maev_run;
 use crate::ui::state::{AppState, ExplainState};
 use crate::metrics::maev::Example;
 

@@ -22,13 +22,13 @@ impl super::MetricUi for MaevUi {
     }
 
     fn evaluate_candidates(&self, state: AppState) {
-        crate::ui::candidates_plain_run::evaluate(state, Base::Maev(run::input(state)))
+        crate::ui::run::candidates_plain_run::evaluate(state, Base::Maev(run::input(state)))
     }
 
     fn export_candidates(&self, state: AppState) -> bool {
         let has = untrack(|| state.candidates.plain_shown(Metric::Maev));
         if has {
-            crate::ui::candidates_plain_run::export(state);
+            crate::ui::run::candidates_plain_run::export(state);
         }
         has
     }
@@ -93,19 +93,26 @@ impl super::MetricUi for MaevUi {
 
     fn panel(&self) -> AnyView {
         let metric = Metric::Maev;
-        crate::ui::lazy::chunk("MAEV results", move || panel_view(metric)).into_any()
+        crate::ui::widgets::lazy::chunk("MAEV results", move || panel_view(metric)).into_any()
     }
 }
 
 /// The results panel (one text's, or the candidates' comparison), in its own chunk: fetched
 /// when this metric is first chosen.
 #[leptos::wasm_split::wasm_split(maev, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn panel_view(metric: Metric) -> crate::ui::lazy::ChunkView {
+fn panel_view(metric: Metric) -> crate::ui::widgets::lazy::ChunkView {
     let state = expect_context::<AppState>();
     Ok(view! {
-        <Show when=move || state.candidates.plain_shown(metric) fallback=|| view! { <crate::ui::maev_panel::MaevPanel/> }>
-            <crate::ui::candidates_plain_panel::PlainCandidatesPanel/>
+        <Show when=move || state.candidates.plain_shown(metric) fallback=|| view! { <crate::ui::metrics::maev::panel::MaevPanel/> }>
+            <crate::ui::run::candidates_plain_panel::PlainCandidatesPanel/>
         </Show>
     }
     .into_any())
+}
+
+/// MAEV's own inputs, in MAEV's chunk.
+#[leptos::wasm_split::wasm_split(maev, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(crate) fn inputs_view() -> crate::ui::widgets::lazy::ChunkView {
+    use inputs::MaevInputs;
+    Ok(view! { <MaevInputs/> }.into_any())
 }

@@ -5,7 +5,8 @@ use leptos::prelude::*;
 
 use crate::metrics::maev;
 use crate::providers::{Backend, Image};
-use crate::ui::state::{AppState, ExplainState, MaevRun, Progress};
+use crate::ui::state::{AppState, ExplainState, Progress};
+use super::state::MaevRun;
 
 /// Puts the opened result into the page; MAEV judges text only, so the file's image is not sent.
 pub(crate) fn show(state: AppState, m: maev::reopen::Reopened, _image: Option<Image>, backend: Backend) {

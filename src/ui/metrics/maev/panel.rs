@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::doubt_notes::doubt_notes;
+use crate::ui::widgets::doubt_notes::doubt_notes;
 
 use crate::ui::state::AppState;
 use crate::metrics::maev::{aggregate, ScoreSource, INFO};

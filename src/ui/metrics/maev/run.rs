@@ -2,8 +2,9 @@
 
 use leptos::prelude::*;
 
-use crate::ui::runner::{begin_run, send_one};
-use crate::ui::state::{AppState, ExplainState, MaevRun, Progress};
+use crate::ui::run::runner::{begin_run, send_one};
+use crate::ui::state::{AppState, ExplainState, Progress};
+use super::state::MaevRun;
 use crate::metrics::maev;
 
 pub fn input(state: AppState) -> maev::Input {
@@ -113,7 +114,7 @@ pub fn caption_image(state: AppState) {
 }
 
 pub fn export(state: AppState) {
-    crate::ui::runner::save_result(state, result_json(state));
+    crate::ui::run::runner::save_result(state, result_json(state));
 }
 
 /// The MAEV result file of the last run (export, share link, history); `None` before a run.

@@ -65,7 +65,7 @@ pub fn SharedFailure() -> impl IntoView {
 pub fn follow_results(state: AppState) {
     let was_running = StoredValue::new(false);
     Effect::new(move |_| {
-        let running = crate::ui::metric_ui::of(state.settings.metric.get()).running(state);
+        let running = crate::ui::metrics::of(state.settings.metric.get()).running(state);
         let ended = was_running.get_value() && !running;
         was_running.set_value(running);
         if !ended {

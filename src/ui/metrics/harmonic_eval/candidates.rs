@@ -1,72 +1,20 @@
-//! What the candidates' buttons do (issue 21): add and remove a candidate, judge them all in
-//! one run, export the comparison, and hand it to the lab as one best-of-N group.
+//! HarmonicEval's several candidates (issue 21): judge them all in one run on the chosen
+//! criteria, export the comparison, open one from a file or link, and hand it to the lab as
+//! one best-of-N group (through `ui::run::candidates_run::send_to_lab_with`).
 
 use leptos::prelude::*;
 
-use crate::candidates::export::{append_to_inbox, comparison_json, Judged, INBOX_KEY};
-use crate::candidates::{default_label, problems, MAX_CANDIDATES};
+use crate::candidates::export::{comparison_json, Judged};
+use crate::candidates::problems;
 use crate::criteria::Criterion;
 use crate::metrics::harmonic_eval::{self, ExportInput, Input};
 use crate::providers::{Backend, Image};
 use crate::result_file::Comparison;
-use crate::ui::runner::{begin_run, send_one, VIDEO_NEEDS_G_VEVAL};
-use crate::ui::candidates_state::CandidatesRun;
+use crate::ui::run::runner::{begin_run, send_one, VIDEO_NEEDS_G_VEVAL};
+use crate::ui::run::candidates_run::send_to_lab_with;
+use crate::ui::run::candidates_state::CandidatesRun;
 use crate::ui::state::{AppState, CriterionState, Progress, RunContext};
-use crate::web::{download, storage};
-
-/// Adds a candidate; the first click turns the one text into candidates A and B.
-pub fn add(state: AppState) {
-    let c = state.candidates;
-    let n = c.labels.with_untracked(Vec::len);
-    if n >= MAX_CANDIDATES {
-        return;
-    }
-    if n == 0 {
-        c.texts.set(vec![state.inputs.text.get_untracked(), String::new()]);
-        c.labels.set(vec![default_label(0), default_label(1)]);
-    } else {
-        c.texts.update(|t| t.push(String::new()));
-        c.labels.update(|l| l.push(default_label(n)));
-    }
-}
-
-/// Removes candidate `i`; with one left the page is the one-text page again, with its text.
-pub fn remove(state: AppState, i: usize) {
-    let c = state.candidates;
-    c.texts.update(|t| {
-        if i < t.len() {
-            t.remove(i);
-        }
-    });
-    c.labels.update(|l| {
-        if i < l.len() {
-            l.remove(i);
-        }
-    });
-    if c.labels.with_untracked(Vec::len) <= 1 {
-        let text = c
-            .texts
-            .with_untracked(|t| t.first().cloned())
-            .unwrap_or_default();
-        state.inputs.text.set(text);
-        c.labels.set(Vec::new());
-        c.texts.set(Vec::new());
-        c.clear();
-    }
-}
-
-/// Sets candidate `i`'s text (candidate A's is also the page's text, which the cost estimate
-/// and the instruction warning read).
-pub fn set_text(state: AppState, i: usize, text: String) {
-    if i == 0 {
-        state.inputs.text.set(text.clone());
-    }
-    state.candidates.texts.update(|t| {
-        if let Some(slot) = t.get_mut(i) {
-            *slot = text;
-        }
-    });
-}
+use crate::web::download;
 
 /// Says what stops the run, if anything (the form's problems); true when it can start.
 fn ready(state: AppState, input: &Input, labels: &[String], texts: &[String]) -> bool {
@@ -293,26 +241,3 @@ pub fn send_to_lab(state: AppState) {
     send_to_lab_with(state, |group| comparison(state, Some(group)))
 }
 
-/// [`send_to_lab`] with the comparison made by `make` (given the group's name).
-pub fn send_to_lab_with(state: AppState, make: impl FnOnce(&str) -> Option<String>) {
-    let c = state.candidates;
-    let group = format!("cmp-{}", js_sys::Date::now() as u64);
-    let Some(line) = make(&group) else {
-        return c
-            .lab_message
-            .set(Some("Evaluate first: there is nothing to send yet.".into()));
-    };
-    let inbox = append_to_inbox(storage::load_setting(INBOX_KEY).as_deref(), &line);
-    let n = c.run_labels.with_untracked(Vec::len);
-    let pick = if c.preferred.get_untracked().is_some() {
-        ", with your pick"
-    } else {
-        ", no pick marked: the lab counts no pairs for it"
-    };
-    c.lab_message.set(Some(match storage::save_setting(INBOX_KEY, &inbox) {
-        Ok(()) => format!(
-            "Sent to the lab as group \u{201c}{group}\u{201d} ({n} candidates{pick}). Open the lab to see it."
-        ),
-        Err(e) => e,
-    }));
-}

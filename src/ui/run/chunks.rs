@@ -4,19 +4,19 @@
 //! when already there) and then runs the action, or says in words that the chunk could not be
 //! fetched. The `#[wasm_split]` entries are cut out of the first-visit wasm by
 //! `scripts/split/wasm-bindgen` at build time; views in chunks go through
-//! [`crate::ui::lazy::chunk`].
+//! [`crate::ui::widgets::lazy::chunk`].
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::criteria::Criterion;
-use crate::ui::lazy::{missing, ChunkMissing};
+use crate::ui::widgets::lazy::{missing, ChunkMissing};
 use crate::ui::state::{AppState, Settings};
 
 
 #[leptos::wasm_split::wasm_split(run, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn evaluate_loaded(state: AppState) -> Result<(), ChunkMissing> {
-    crate::ui::actions::evaluate_now(state);
+    crate::ui::run::actions::evaluate_now(state);
     Ok(())
 }
 
@@ -26,7 +26,7 @@ pub fn evaluate(state: AppState) {
         state.settings.form_problems.set(vec![crate::ui::site::EMBED_SENDS_NOTHING.into()]);
         return;
     }
-    let load = crate::ui::lazy::loading(evaluate_loaded(state));
+    let load = crate::ui::widgets::lazy::loading(evaluate_loaded(state));
     spawn_local(async move {
         if load.await.is_err() {
             state.settings.form_problems.set(vec![missing("judging")]);
@@ -36,10 +36,7 @@ pub fn evaluate(state: AppState) {
 
 #[leptos::wasm_split::wasm_split(run, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn explain_loaded(state: AppState, criterion: Option<Criterion>) -> Result<(), ChunkMissing> {
-    match criterion {
-        Some(c) => crate::ui::he_run::explain(state, c),
-        None => crate::ui::fleur_run::explain(state),
-    }
+    crate::ui::metrics::explain(state, criterion);
     Ok(())
 }
 
@@ -49,7 +46,7 @@ pub fn explain(state: AppState, criterion: Option<Criterion>) {
         state.settings.form_problems.set(vec![crate::ui::site::EMBED_SENDS_NOTHING.into()]);
         return;
     }
-    let load = crate::ui::lazy::loading(explain_loaded(state, criterion));
+    let load = crate::ui::widgets::lazy::loading(explain_loaded(state, criterion));
     spawn_local(async move {
         if load.await.is_err() {
             state.settings.form_problems.set(vec![missing("Explain")]);
@@ -59,13 +56,13 @@ pub fn explain(state: AppState, criterion: Option<Criterion>) {
 
 #[leptos::wasm_split::wasm_split(export, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn export_loaded(state: AppState) -> Result<(), ChunkMissing> {
-    crate::ui::actions::export_now(state);
+    crate::ui::run::actions::export_now(state);
     Ok(())
 }
 
 /// Export JSON.
 pub fn export(state: AppState) {
-    let load = crate::ui::lazy::loading(export_loaded(state));
+    let load = crate::ui::widgets::lazy::loading(export_loaded(state));
     spawn_local(async move {
         if load.await.is_err() {
             state.export_error.set(Some(missing("the export")));
@@ -75,13 +72,13 @@ pub fn export(state: AppState) {
 
 #[leptos::wasm_split::wasm_split(connection, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn check_loaded(state: Settings) -> Result<(), ChunkMissing> {
-    crate::ui::connection::check_connection(state);
+    crate::ui::backend::connection::check_connection(state);
     Ok(())
 }
 
 /// Check connection.
 pub fn check_connection(state: Settings) {
-    let load = crate::ui::lazy::loading(check_loaded(state));
+    let load = crate::ui::widgets::lazy::loading(check_loaded(state));
     spawn_local(async move {
         if load.await.is_err() {
             state.form_problems.set(vec![missing("the connection check")]);

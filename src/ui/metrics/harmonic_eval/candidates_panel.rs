@@ -10,8 +10,8 @@ use crate::candidates::render::{
 };
 use crate::candidates::{agreement_ranges, agrees, flip_points, ranges_text, scores_at};
 use crate::criteria::Criterion;
-use crate::ui::candidates_plot::CandidatesPlot;
-use crate::ui::candidates_run;
+use super::candidates_plot::CandidatesPlot;
+use super::candidates;
 use crate::ui::state::AppState;
 
 /// The pick, whether the metric agrees at the current γ, and the γ ranges where it does.
@@ -81,7 +81,7 @@ pub fn CandidatesPanel() -> impl IntoView {
                 {move || agreement.with(|a| agreement_sentence(a.as_ref(), gamma.get(), &labels.get()))}
             </p>
             <div class="export-row">
-                <button data-testid="send-to-lab-button" on:click=move |_| candidates_run::send_to_lab(state) disabled=move || crate::ui::metric_ui::of(state.settings.metric.get()).running(state)>
+                <button data-testid="send-to-lab-button" on:click=move |_| candidates::send_to_lab(state) disabled=move || crate::ui::metrics::of(state.settings.metric.get()).running(state)>
                     "Send to the lab"
                 </button>
                 <span role="status" data-testid="send-to-lab-message">{move || c.lab_message.get()}</span>

@@ -4,7 +4,7 @@ use leptos::prelude::*;
 
 use crate::aggregate::{overall_curve, Scored, GAMMA_MIN};
 use crate::gamma_axis::{self, GammaAxis};
-use crate::ui::gamma_events::gamma_at_click;
+use crate::ui::widgets::gamma_events::gamma_at_click;
 use crate::ui::state::{CriterionState, Settings};
 
 /// The paper's named settings of γ (Section 3, Appendix A).

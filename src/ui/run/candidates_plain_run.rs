@@ -8,8 +8,8 @@ use leptos::prelude::*;
 use crate::candidates::export::{plain_comparison_json, PlainJudged};
 use crate::candidates::plain::{summary, Base, Part};
 use crate::candidates::problems_with;
-use crate::ui::candidates_state::PlainRun;
-use crate::ui::runner::{begin_run, send_one, VIDEO_NEEDS_G_VEVAL};
+use crate::ui::run::candidates_state::PlainRun;
+use crate::ui::run::runner::{begin_run, send_one, VIDEO_NEEDS_G_VEVAL};
 use crate::ui::state::{AppState, Progress};
 use crate::web::download;
 
@@ -19,7 +19,7 @@ pub fn evaluate(state: AppState, base: Base) {
     let c = state.candidates;
     let (labels, texts) = (c.labels.get_untracked(), c.texts.get_untracked());
     let mut found = problems_with(&labels, &texts, |t| base.with_text(t).problems());
-    if state.has_video() && !matches!(base, Base::Gveval(_)) {
+    if state.has_video() && !base.metric().judges_video() {
         found.push(VIDEO_NEEDS_G_VEVAL.into());
     }
     let ok = found.is_empty();
@@ -146,5 +146,5 @@ pub fn export(state: AppState) {
 
 /// Adds the comparison to the lab's inbox as one best-of-N group.
 pub fn send_to_lab(state: AppState) {
-    crate::ui::candidates_run::send_to_lab_with(state, |group| comparison(state, Some(group)))
+    crate::ui::run::candidates_run::send_to_lab_with(state, |group| comparison(state, Some(group)))
 }

@@ -9,7 +9,7 @@ use crate::first_visit::{judge_summary, KeyState};
 use crate::providers::preset;
 use crate::ui::backend::backend_panel::BackendPanel;
 use crate::ui::widgets::fidelity_panel::FidelityPanel;
-use crate::ui::evaluator::guidance::missing_key_in;
+use crate::ui::run::guidance::missing_key_in;
 use crate::ui::state::{AppState, Settings};
 
 /// The summary line's words, from the settings now.

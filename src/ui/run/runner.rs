@@ -175,7 +175,7 @@ pub(crate) fn explain_backend(state: AppState, run: &crate::providers::Backend) 
     if !run.base_url.trim().is_empty() {
         return Ok(run.clone());
     }
-    if let Some(missing) = crate::ui::guidance::missing_key(state) {
+    if let Some(missing) = crate::ui::run::guidance::missing_key(state) {
         return Err(missing);
     }
     Ok(state.settings.provider.backend())

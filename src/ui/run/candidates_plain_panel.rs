@@ -108,7 +108,7 @@ pub fn PlainCandidatesPanel() -> impl IntoView {
                 {move || labels.with(|l| agreement_sentence(c.preferred.get(), agreement.get(), l))}
             </p>
             <div class="export-row">
-                <button data-testid="send-to-lab-button" on:click=move |_| crate::ui::candidates_plain_run::send_to_lab(state) disabled=move || c.running()>
+                <button data-testid="send-to-lab-button" on:click=move |_| crate::ui::run::candidates_plain_run::send_to_lab(state) disabled=move || c.running()>
                     "Send to the lab"
                 </button>
                 <span role="status" data-testid="send-to-lab-message">{move || c.lab_message.get()}</span>

@@ -1,0 +1,50 @@
+//! FLEUR's and RefFLEUR's part in the code every metric shares ([`MetricCore`]): one `score`
+//! request (RefFLEUR with the item's references), its answer read, and the export document a
+//! lab item keeps so the evaluator can open it.
+
+use super::{export_json, fidelity_of, interpret, score_request, ExportInput, FleurResult, Input};
+use crate::errors::JudgeError;
+use crate::metrics::room::{first_answer, reading_of, Answers, ItemReading, MetricCore, Run, Subject};
+use crate::metrics::Metric;
+use crate::providers::{Backend, HttpRequest, Image};
+
+/// FLEUR's (and RefFLEUR's) room type.
+pub struct Room;
+
+/// Whether `metric` is RefFLEUR (judged against the references).
+fn with_references(metric: Metric) -> bool {
+    metric == Metric::RefFleur
+}
+
+impl MetricCore for Room {
+    fn item_requests(run: &Run, item: Subject, image: Option<Image>) -> Result<Vec<(String, HttpRequest)>, JudgeError> {
+        let input = Input {
+            caption: item.text.to_string(),
+            references: with_references(run.metric).then(|| item.references.to_vec()),
+            image,
+        };
+        Ok(vec![("score".into(), score_request(run.backend, &input)?)])
+    }
+
+    fn read_item<F: Fn(JudgeError) -> String>(run: &Run, item: Subject, answers: Answers, _say: &F) -> ItemReading {
+        let mut fidelity = None;
+        let outcome = first_answer(answers).and_then(|a| interpret(&a)).map(|r| {
+            fidelity = Some(fidelity_of(Some(&r)));
+            (r.smoothed.score, kept(run.metric, run.backend, item, &r))
+        });
+        ItemReading::Score { outcome, fidelity }
+    }
+}
+
+/// FLEUR's or RefFLEUR's reading of `item`, kept for the evaluator.
+pub fn kept(metric: Metric, backend: &Backend, item: Subject, r: &FleurResult) -> String {
+    let refs = with_references(metric).then_some(item.references);
+    let doc = export_json(&ExportInput {
+        caption: item.text,
+        references: refs,
+        backend,
+        result: Ok(r),
+        explanation: None,
+    });
+    reading_of(metric, &doc)
+}
