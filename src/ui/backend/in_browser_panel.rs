@@ -114,6 +114,38 @@ impl Panel {
     }
 }
 
+impl Panel {
+    fn load_url(self) {
+        let projector = Some(self.projector_url.get_untracked()).filter(|s| !s.trim().is_empty());
+        let model = self.url.get_untracked();
+        if model.trim().is_empty() {
+            self.status.set("error");
+            self.message.set("Enter the model's GGUF URL, or pick its file below.".into());
+            return;
+        }
+        self.load(Source::Url { model, projector });
+    }
+
+    fn load_files(self) {
+        match picked("model-file-input") {
+            Some(model) => self.load(Source::Files { model, projector: picked("projector-file-input") }),
+            None => {
+                self.status.set("error");
+                self.message.set("Pick the model's .gguf file first.".into());
+            }
+        }
+    }
+
+    fn clear(self) {
+        spawn_local(async move {
+            if let Err(e) = engine::cache_clear().await {
+                self.message.set(format!("The model cache could not be cleared: {e}."));
+            }
+            self.refresh();
+        });
+    }
+}
+
 fn picked(id: &str) -> Option<web_sys::File> {
     let input: web_sys::HtmlInputElement = document().get_element_by_id(id)?.dyn_into().ok()?;
     input.files()?.get(0)
@@ -147,31 +179,6 @@ pub fn InBrowserPanel() -> impl IntoView {
     let busy = move || matches!(p.status.get(), "downloading" | "loading");
     let off = move || p.cannot.get() || busy();
     let error = move || p.status.get() == "error";
-    let load_url = move |_| {
-        let projector = Some(p.projector_url.get_untracked()).filter(|s| !s.trim().is_empty());
-        let model = p.url.get_untracked();
-        if model.trim().is_empty() {
-            p.status.set("error");
-            p.message.set("Enter the model's GGUF URL, or pick its file below.".into());
-            return;
-        }
-        p.load(Source::Url { model, projector });
-    };
-    let load_files = move |_| match picked("model-file-input") {
-        Some(model) => p.load(Source::Files { model, projector: picked("projector-file-input") }),
-        None => {
-            p.status.set("error");
-            p.message.set("Pick the model's .gguf file first.".into());
-        }
-    };
-    let clear = move |_| {
-        spawn_local(async move {
-            if let Err(e) = engine::cache_clear().await {
-                p.message.set(format!("The model cache could not be cleared: {e}."));
-            }
-            p.refresh();
-        });
-    };
     view! {
         <div class="in-browser">
             <p class="hint">
@@ -180,14 +187,14 @@ pub fn InBrowserPanel() -> impl IntoView {
             </p>
             {url_fields(p)}
             <p class="hint" data-testid="model-size-info">{move || p.size_info.get()}</p>
-            <button type="button" data-testid="load-model-button" on:click=load_url disabled=off>"Load from URL"</button>
+            <button type="button" data-testid="load-model-button" on:click=move |_| p.load_url() disabled=off>"Load from URL"</button>
             <div class="field">
                 <label for="model-file-input">"Or a model file from this computer"</label>
                 <input id="model-file-input" data-testid="model-file-input" type="file" accept=".gguf"/>
                 <label for="projector-file-input">"and its projector file (optional)"</label>
                 <input id="projector-file-input" data-testid="projector-file-input" type="file" accept=".gguf"/>
             </div>
-            <button type="button" data-testid="load-files-button" on:click=load_files disabled=off>"Load the picked files"</button>
+            <button type="button" data-testid="load-files-button" on:click=move |_| p.load_files() disabled=off>"Load the picked files"</button>
             <progress
                 data-testid="model-load-progress"
                 aria-label="Model download and load"
@@ -204,7 +211,7 @@ pub fn InBrowserPanel() -> impl IntoView {
             <p class="hint" data-testid="threads-info">{move || p.threads.get()}</p>
             {gpu_fields(p)}
             {cache_list(p)}
-            <button type="button" data-testid="clear-model-cache-button" on:click=clear disabled=busy>"Clear the model cache"</button>
+            <button type="button" data-testid="clear-model-cache-button" on:click=move |_| p.clear() disabled=busy>"Clear the model cache"</button>
         </div>
     }
 }

@@ -38,7 +38,7 @@ pub fn RunBar() -> impl IntoView {
             </label>
         </div>
         <Show when=move || state.settings.provider.preset.get() == "in_browser">
-            {crate::ui::lazy::chunk("in-browser judge's timing", crate::ui::backend::backend_panel::in_browser_timing)}
+            {crate::ui::widgets::lazy::chunk("in-browser judge's timing", crate::ui::backend::backend_panel::in_browser_timing)}
         </Show>
         <span class="error" role="alert" data-testid="storage-error">
             {move || state.settings.storage_error.get()}
