@@ -119,7 +119,6 @@ impl fmt::Debug for Backend {
             )
             .field("image_detail", &self.image_detail)
             .field("tuning", &self.tuning)
-            .field("engine", &self.engine)
             .finish()
     }
 }

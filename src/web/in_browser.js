@@ -127,7 +127,7 @@ async function load(source, progress, check, gpu) {
   }
   for (const [i, blob] of blobs.entries()) {
     const label = source.files ? (i === 0 ? 'model' : 'projector') : 'downloaded';
-    const refusal = check(label, await head(blob), blob.size, i);
+    const refusal = check(label, await head(blob), blob.size);
     if (refusal) throw new Error('refused:' + refusal);
   }
   progress('loading', 0);

@@ -46,31 +46,80 @@ impl Loaded {
     }
 }
 
+type Hearer = Box<dyn Fn(String)>;
+/// The interval's id and its callback (kept alive while it runs).
+type Ticker = (i32, Closure<dyn FnMut()>);
+
 thread_local! {
     /// Why the GPU is not used by the model loaded last (kept here: the bridge knows only
     /// what the engine did, not what was asked).
     static WHY: RefCell<Option<NoGpu>> = const { RefCell::new(None) };
-    /// The model loaded, as last read, for the synchronous [`loaded_now`].
-    static LOADED: RefCell<Option<Loaded>> = const { RefCell::new(None) };
+    /// The model loaded, as last read, for the synchronous [`loaded_now`]: its identity and
+    /// engine only, so the first visit's code carries nothing more of this provider.
+    static LOADED: RefCell<Option<(String, Engine)>> = const { RefCell::new(None) };
+    /// Who hears the `judge-timing` line (the run bar), and the timer that refreshes it while
+    /// the engine has requests waiting.
+    static ON_TIMING: RefCell<Option<Hearer>> = const { RefCell::new(None) };
+    static TICKER: RefCell<Option<Ticker>> = const { RefCell::new(None) };
     /// The quantization of the model file being loaded (its header, read by the file check).
     static FILE_TYPE: std::cell::Cell<Option<u32>> = const { std::cell::Cell::new(None) };
     /// The requests of the current burst, for the time per answer and the time left.
     static METER: RefCell<Meter> = RefCell::new(Meter::default());
 }
 
-/// The model loaded, as last read (no call to the bridge): what a run records.
-pub fn loaded_now() -> Option<Loaded> {
+/// The model loaded, as last read (no call to the bridge): its identity (for the answer
+/// cache's key) and its backend and threads (what a run records).
+pub fn loaded_now() -> Option<(String, Engine)> {
     LOADED.with(|l| l.borrow().clone())
 }
 
-/// The `judge-timing` line now: each answer's time and about how long the rest will take.
-pub fn timing_sentence() -> String {
-    METER.with(|m| m.borrow().sentence(js_sys::Date::now()))
+/// `hear` gets the `judge-timing` line (each answer's time and about how long the rest will
+/// take) every second while the engine has requests waiting, and once more after the last.
+pub fn on_timing(hear: impl Fn(String) + 'static) {
+    ON_TIMING.with(|h| *h.borrow_mut() = Some(Box::new(hear)));
 }
 
-/// Whether the in-page engine has requests waiting.
-pub fn busy() -> bool {
-    METER.with(|m| m.borrow().waiting() > 0)
+fn tell_timing() {
+    let line = METER.with(|m| m.borrow().sentence(js_sys::Date::now()));
+    ON_TIMING.with(|h| {
+        if let Some(hear) = h.borrow().as_ref() {
+            hear(line);
+        }
+    });
+}
+
+/// A request goes to the engine: timed, and the line refreshed every second meanwhile.
+fn timing_sent() {
+    METER.with(|m| m.borrow_mut().sent(js_sys::Date::now()));
+    tell_timing();
+    TICKER.with(|t| {
+        let mut t = t.borrow_mut();
+        if t.is_none() {
+            let tick = Closure::<dyn FnMut()>::new(tell_timing);
+            if let Some(id) = web_sys::window().and_then(|w| {
+                w.set_interval_with_callback_and_timeout_and_arguments_0(tick.as_ref().unchecked_ref(), 1000).ok()
+            }) {
+                *t = Some((id, tick));
+            }
+        }
+    });
+}
+
+/// A request came back: the line says its time; the timer stops when none waits.
+fn timing_answered() {
+    let idle = METER.with(|m| {
+        let mut m = m.borrow_mut();
+        m.answered(js_sys::Date::now());
+        m.waiting() == 0
+    });
+    if idle {
+        if let Some((id, _tick)) = TICKER.with(|t| t.borrow_mut().take()) {
+            if let Some(w) = web_sys::window() {
+                w.clear_interval_with_handle(id);
+            }
+        }
+    }
+    tell_timing();
 }
 
 /// What the page can do, and what is loaded.
@@ -117,7 +166,7 @@ fn read_loaded(v: &JsValue) -> Option<Loaded> {
         },
         file_type: FILE_TYPE.with(std::cell::Cell::get),
     };
-    LOADED.with(|l| *l.borrow_mut() = Some(loaded.clone()));
+    LOADED.with(|l| *l.borrow_mut() = Some((loaded.identity.clone(), loaded.engine())));
     Some(loaded)
 }
 
@@ -259,11 +308,12 @@ pub async fn load(source: Source, choice: GpuChoice, progress: impl Fn(String, f
         }
     }
     let on_progress = Closure::<dyn Fn(String, f64)>::new(progress);
-    let check = Closure::<dyn Fn(String, Uint8Array, f64, u32) -> JsValue>::new(
-        |label: String, head: Uint8Array, size: f64, index: u32| {
+    let check = Closure::<dyn Fn(String, Uint8Array, f64) -> JsValue>::new(
+        |label: String, head: Uint8Array, size: f64| {
             let head = head.to_vec();
-            if index == 0 {
-                FILE_TYPE.with(|t| t.set(core::gguf::file_type(&head)));
+            // The model's header, not a projector's (which gives `None`).
+            if let Some(t) = core::gguf::file_type(&head) {
+                FILE_TYPE.with(|f| f.set(Some(t)));
             }
             JsValue::from_str(&core::check_file(&label, &head, size).unwrap_or_default())
         },
@@ -364,9 +414,9 @@ async fn answer_request(
                 Err((status, refusal)) => return Ok(answer(status, refusal)),
             };
             let signal = signal.map_or(JsValue::UNDEFINED, |s| s.clone().into());
-            METER.with(|m| m.borrow_mut().sent(js_sys::Date::now()));
+            timing_sent();
             let out = call("chat", &[JsValue::from_str(&body), signal]).await;
-            METER.with(|m| m.borrow_mut().answered(js_sys::Date::now()));
+            timing_answered();
             let out = out.map_err(|e| core::chat_failure(&e))?;
             Ok(answer(200, out.as_string().unwrap_or_default()))
         }

@@ -41,7 +41,7 @@ pub async fn send_chat(
     if crate::providers::in_browser::handles(&request.url) {
         // What is loaded, as the engine last said (no call to it: that lives in its chunk).
         let loaded = crate::web::in_browser::loaded_now();
-        key = with_engine(&key, loaded.as_ref().map(|l| l.identity.as_str()));
+        key = with_engine(&key, loaded.as_ref().map(|(identity, _)| identity.as_str()));
     }
     if let Some(tag) = &options.cache_tag {
         key.push(':');

@@ -7,7 +7,8 @@
 //! endian. The `general.*` keys come first, so the first few KB are enough; a header cut short
 //! gives `None`, never a guess.
 
-/// `general.file_type` of the header in `head`, or `None` when the bytes do not reach it.
+/// `general.file_type` of a model's header in `head`; `None` when the bytes do not reach it,
+/// or for a projector (`general.architecture` = `clip`), whose quantization is not the judge's.
 pub fn file_type(head: &[u8]) -> Option<u32> {
     let mut r = Reader { bytes: head, at: 0 };
     if r.take(4)? != b"GGUF" {
@@ -24,6 +25,12 @@ pub fn file_type(head: &[u8]) -> Option<u32> {
         let kind = r.u32()?;
         if key == b"general.file_type" && kind == 4 {
             return r.u32();
+        }
+        if key == b"general.architecture" && kind == 8 {
+            if r.string()? == b"clip" {
+                return None;
+            }
+            continue;
         }
         r.skip_value(kind)?;
     }
@@ -164,6 +171,9 @@ mod tests {
             assert_eq!(file_type(&h[..cut]), None, "cut at {cut}");
         }
         assert_eq!(file_type(b"\x89PNG\r\n\x1a\n"), None);
+        // A projector's quantization is not the judge's.
+        let clip = header(&[("general.architecture", 8, string("clip")), ("general.file_type", 4, 1u32.to_le_bytes().to_vec())]);
+        assert_eq!(file_type(&clip), None);
         // A length beyond the bytes, and an unknown type, end the search.
         let mut bad = header(&[("x", 99, vec![])]);
         assert_eq!(file_type(&bad), None);

@@ -226,14 +226,12 @@ pub fn status(engine: Engine, why: Option<&NoGpu>) -> String {
 
 /// How an opened result says it was computed: "computed in the page on the CPU (1 thread)".
 pub fn computed(engine: Engine) -> String {
-    let threads = match engine.threads {
-        1 => "1 thread".to_string(),
-        n => format!("{n} threads"),
+    let on = match engine.backend {
+        Compute::WebGpu => "the GPU (WebGPU)",
+        Compute::Cpu => "the CPU",
     };
-    match engine.backend {
-        Compute::WebGpu => format!("computed in the page on the GPU (WebGPU; {threads} on the CPU)"),
-        Compute::Cpu => format!("computed in the page on the CPU ({threads})"),
-    }
+    let plural = if engine.threads == 1 { "" } else { "s" };
+    format!("computed in the page on {on} ({} thread{plural})", engine.threads)
 }
 
 /// The answer cache's part of a loaded model's identity: the bridge's (files and threads) and
@@ -372,7 +370,7 @@ mod tests {
         assert_eq!(computed(Engine { backend: Compute::Cpu, threads: 1 }), "computed in the page on the CPU (1 thread)");
         assert_eq!(
             computed(Engine { backend: Compute::WebGpu, threads: 2 }),
-            "computed in the page on the GPU (WebGPU; 2 threads on the CPU)"
+            "computed in the page on the GPU (WebGPU) (2 threads)"
         );
     }
 

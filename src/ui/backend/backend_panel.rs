@@ -202,9 +202,3 @@ fn in_browser_view() -> crate::ui::widgets::lazy::ChunkView {
     Ok(view! { <crate::ui::backend::in_browser_panel::InBrowserPanel/> }.into_any())
 }
 
-/// The in-page judge's time per answer and time left, beside Evaluate, in the same chunk as
-/// its settings.
-#[leptos::wasm_split::wasm_split(in_browser, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(crate) fn in_browser_timing() -> crate::ui::widgets::lazy::ChunkView {
-    Ok(view! { <crate::ui::backend::in_browser_panel::InPageTiming/> }.into_any())
-}

@@ -299,6 +299,11 @@ fn size_watch(p: Panel) {
             return;
         }
         spawn_local(async move {
+            // Asked once typing pauses, not for every keystroke's half-written URL.
+            crate::web::fetch::sleep(600, None).await;
+            if p.url.get_untracked() != model || p.projector_url.get_untracked() != projector {
+                return;
+            }
             let urls: Vec<String> = [model, projector].into_iter().map(|u| u.trim().to_string()).filter(|u| !u.is_empty()).collect();
             let cached = urls.iter().all(|u| cache.iter().any(|(c, _)| c == u));
             let mut sizes = Vec::new();
@@ -317,26 +322,3 @@ fn size_watch(p: Panel) {
     });
 }
 
-/// "Each answer took 41 s, 39 s. About 1 min 58 s left for the 3 still waiting." (`judge-timing`),
-/// refreshed every second while the in-page judge has requests waiting.
-#[component]
-pub fn InPageTiming() -> impl IntoView {
-    let line = RwSignal::new(engine::timing_sentence());
-    let tick = leptos::prelude::set_interval_with_handle(
-        move || {
-            let now = engine::timing_sentence();
-            if line.get_untracked() != now {
-                line.set(now);
-            }
-        },
-        std::time::Duration::from_millis(1000),
-    );
-    on_cleanup(move || {
-        if let Ok(t) = tick {
-            t.clear();
-        }
-    });
-    view! {
-        <p class="hint" data-testid="judge-timing" role="status" aria-live="polite">{move || line.get()}</p>
-    }
-}

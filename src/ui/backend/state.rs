@@ -100,7 +100,7 @@ impl BackendState {
         let engine = crate::providers::in_browser::handles(&base_url)
             .then(crate::web::in_browser::loaded_now)
             .flatten()
-            .map(|l| l.engine());
+            .map(|(_, engine)| engine);
         Backend {
             protocol: p.protocol,
             base_url,

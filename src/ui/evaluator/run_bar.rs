@@ -8,6 +8,11 @@ use crate::ui::state::AppState;
 #[component]
 pub fn RunBar() -> impl IntoView {
     let state = expect_context::<AppState>();
+    // The in-page judge's time per answer and time left, told by its transport.
+    let timing = RwSignal::new(String::new());
+    crate::web::in_browser::on_timing(move |line| {
+        let _ = timing.try_set(line);
+    });
     let running = move || crate::ui::metrics::of(state.settings.metric.get()).running(state);
     view! {
         <div class="run-bar">
@@ -37,9 +42,10 @@ pub fn RunBar() -> impl IntoView {
                 "Ask the model again (ignore cached answers)"
             </label>
         </div>
-        <Show when=move || state.settings.provider.preset.get() == "in_browser">
-            {crate::ui::widgets::lazy::chunk("in-browser judge's timing", crate::ui::backend::backend_panel::in_browser_timing)}
-        </Show>
+        <p class="hint" data-testid="judge-timing" role="status"
+            hidden=move || timing.get().is_empty() || state.settings.provider.preset.get() != "in_browser">
+            {move || timing.get()}
+        </p>
         <span class="error" role="alert" data-testid="storage-error">
             {move || state.settings.storage_error.get()}
         </span>
