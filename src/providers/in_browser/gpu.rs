@@ -224,16 +224,6 @@ pub fn status(engine: Engine, why: Option<&NoGpu>) -> String {
     }
 }
 
-/// How an opened result says it was computed: "computed in the page on the CPU (1 thread)".
-pub fn computed(engine: Engine) -> String {
-    let on = match engine.backend {
-        Compute::WebGpu => "the GPU (WebGPU)",
-        Compute::Cpu => "the CPU",
-    };
-    let plural = if engine.threads == 1 { "" } else { "s" };
-    format!("computed in the page on {on} ({} thread{plural})", engine.threads)
-}
-
 /// The answer cache's part of a loaded model's identity: the bridge's (files and threads) and
 /// where it computes, so an answer from one backend is never returned for the other.
 pub fn identity(bridge: &str, backend: Compute) -> String {
@@ -367,11 +357,6 @@ mod tests {
         let (cpu, gpu) = (identity(bridge, Compute::Cpu), identity(bridge, Compute::WebGpu));
         assert_ne!(with_engine("k", Some(&cpu)), with_engine("k", Some(&gpu)));
         assert_eq!(with_engine("k", Some(&cpu)), with_engine("k", Some(&identity(bridge, Compute::Cpu))));
-        assert_eq!(computed(Engine { backend: Compute::Cpu, threads: 1 }), "computed in the page on the CPU (1 thread)");
-        assert_eq!(
-            computed(Engine { backend: Compute::WebGpu, threads: 2 }),
-            "computed in the page on the GPU (WebGPU) (2 threads)"
-        );
     }
 
     #[test]

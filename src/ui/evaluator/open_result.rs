@@ -26,8 +26,6 @@ pub struct Claims {
     pub model: String,
     pub provider: String,
     pub source: Option<String>,
-    /// The in-page judge's backend and threads, as the file records them.
-    pub engine: Option<crate::providers::in_browser::gpu::Engine>,
 }
 
 /// The opened result's note, provided by the evaluator page.
@@ -89,7 +87,7 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
     }
     view.0.set(Some(OpenedNote {
         from: from.to_string(),
-        claims: Claims { model: opened.model, provider: opened.provider, source: opened.source, engine: opened.engine },
+        claims: Claims { model: opened.model, provider: opened.provider, source: opened.source },
         metric: opened.metric,
     }));
     Ok(())
@@ -165,12 +163,10 @@ fn claims_view(c: &Claims) -> Option<impl IntoView> {
         ("", p) => Some(format!("judged through {p}")),
         (m, p) => Some(format!("judged by {m} through {p}")),
     };
-    let engine = c.engine.map(crate::providers::in_browser::gpu::computed);
-    (judge.is_some() || c.source.is_some() || engine.is_some()).then(|| view! {
+    (judge.is_some() || c.source.is_some()).then(|| view! {
         <div class="opened-claims" data-testid="opened-claims">
             <p class="claims-head">"This file says (the page cannot check it):"</p>
             {judge.map(|j| view! { <p data-testid="opened-model">{j}</p> })}
-            {engine.map(|e| view! { <p data-testid="opened-engine">{e}</p> })}
             {c.source.clone().map(|s| view! { <p data-testid="opened-source">{s}</p> })}
         </div>
     })
