@@ -339,6 +339,12 @@ def main():
     print(f"files outside a page folder naming it: {len(into_page)}")
     for e in into_page:
         print(f"  {e}")
+    # Every metric room (a folder of src/metrics/) must be listed in METRICS, or the check
+    # above would not hold it to its room.
+    rooms = sorted(d.name for d in (SRC / "metrics").iterdir() if d.is_dir())
+    unlisted = [r for r in rooms if r not in METRICS]
+    for r in unlisted:
+        print(f"metric room src/metrics/{r}/ is not in structure.py's METRICS: add its variants and ids")
     per_metric = {m: sorted(f for f, ms in naming.items() if m in ms) for m in METRICS}
     print("files naming a metric outside its room: " + ", ".join(f"{m} {len(fs)}" for m, fs in per_metric.items()))
     for f, ms in sorted(naming.items()):
@@ -350,7 +356,7 @@ def main():
     print(f"flat aliases re-exported by ui/mod.rs: {len(aliases)}")
     for a in aliases:
         print(f"  {a}")
-    if check and (big or long or found or aliases or into_page or naming_bad or naming_stale):
+    if check and (big or long or found or aliases or into_page or naming_bad or naming_stale or unlisted):
         sys.exit(1)
 
 
