@@ -294,14 +294,15 @@ fn size_watch(p: Panel) {
         let model = p.url.get();
         let projector = p.projector_url.get();
         let cache = p.cache.get();
-        if model.trim().is_empty() {
+        // A browser that cannot run the engine asks nothing of the model's server.
+        if model.trim().is_empty() || p.cannot.get() {
             p.size_info.set(String::new());
             return;
         }
         spawn_local(async move {
             // Asked once typing pauses, not for every keystroke's half-written URL.
             crate::web::fetch::sleep(600, None).await;
-            if p.url.get_untracked() != model || p.projector_url.get_untracked() != projector {
+            if p.url.get_untracked() != model || p.projector_url.get_untracked() != projector || p.cannot.get_untracked() {
                 return;
             }
             let urls: Vec<String> = [model, projector].into_iter().map(|u| u.trim().to_string()).filter(|u| !u.is_empty()).collect();
