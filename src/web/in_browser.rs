@@ -88,38 +88,47 @@ fn tell_timing() {
     });
 }
 
-/// A request goes to the engine: timed, and the line refreshed every second meanwhile.
-fn timing_sent() {
+/// Marks one request for the engine as queued (its answer was not in the cache) until it is
+/// dropped: the transport holds it around the limiter, the retries and the engine, so the
+/// meter sees every request of a run, also those waiting their turn one at a time.
+pub struct Queued;
+
+pub fn queued() -> Queued {
     METER.with(|m| m.borrow_mut().sent(js_sys::Date::now()));
+    Queued
+}
+
+impl Drop for Queued {
+    fn drop(&mut self) {
+        METER.with(|m| m.borrow_mut().answered(js_sys::Date::now()));
+    }
+}
+
+/// Refreshes the `judge-timing` line every second while requests wait, and once more after
+/// the last (the timer stops itself then).
+fn keep_timing() {
     tell_timing();
     TICKER.with(|t| {
         let mut t = t.borrow_mut();
-        if t.is_none() {
-            let tick = Closure::<dyn FnMut()>::new(tell_timing);
-            if let Some(id) = web_sys::window().and_then(|w| {
-                w.set_interval_with_callback_and_timeout_and_arguments_0(tick.as_ref().unchecked_ref(), 1000).ok()
-            }) {
-                *t = Some((id, tick));
+        if t.is_some() {
+            return;
+        }
+        let tick = Closure::<dyn FnMut()>::new(|| {
+            tell_timing();
+            if METER.with(|m| m.borrow().waiting()) == 0 {
+                if let Some((id, _tick)) = TICKER.with(|t| t.borrow_mut().take()) {
+                    if let Some(w) = web_sys::window() {
+                        w.clear_interval_with_handle(id);
+                    }
+                }
             }
+        });
+        if let Some(id) = web_sys::window().and_then(|w| {
+            w.set_interval_with_callback_and_timeout_and_arguments_0(tick.as_ref().unchecked_ref(), 1000).ok()
+        }) {
+            *t = Some((id, tick));
         }
     });
-}
-
-/// A request came back: the line says its time; the timer stops when none waits.
-fn timing_answered() {
-    let idle = METER.with(|m| {
-        let mut m = m.borrow_mut();
-        m.answered(js_sys::Date::now());
-        m.waiting() == 0
-    });
-    if idle {
-        if let Some((id, _tick)) = TICKER.with(|t| t.borrow_mut().take()) {
-            if let Some(w) = web_sys::window() {
-                w.clear_interval_with_handle(id);
-            }
-        }
-    }
-    tell_timing();
 }
 
 /// What the page can do, and what is loaded.
@@ -414,9 +423,8 @@ async fn answer_request(
                 Err((status, refusal)) => return Ok(answer(status, refusal)),
             };
             let signal = signal.map_or(JsValue::UNDEFINED, |s| s.clone().into());
-            timing_sent();
+            keep_timing();
             let out = call("chat", &[JsValue::from_str(&body), signal]).await;
-            timing_answered();
             let out = out.map_err(|e| core::chat_failure(&e))?;
             Ok(answer(200, out.as_string().unwrap_or_default()))
         }

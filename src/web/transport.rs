@@ -57,6 +57,8 @@ pub async fn send_chat(
             }
         }
     }
+    // The in-page judge times its requests from here, queue included (`judge-timing`).
+    let _queued = crate::providers::in_browser::handles(&request.url).then(crate::web::in_browser::queued);
     let cancelled = || options.cancel.is_some_and(|c| c.aborted());
     let mut retries = 0;
     loop {

@@ -15,7 +15,7 @@ from selenium.webdriver.support.ui import Select
 
 from app_page import AppPage, export_pattern
 from conftest import make_driver
-from test_in_browser import JUDGE, MODEL, host, in_browser, load_url, only_fluency  # noqa: F401 (host: a fixture)
+from test_in_browser import JUDGE, MODEL, host, in_browser, load_url  # noqa: F401 (host: a fixture)
 from test_examples import _shared_doc
 from test_real_engine import export
 
@@ -94,21 +94,29 @@ def test_the_gpu_asked_for_on_swiftshader_falls_back_to_the_cpu_says_why_and_the
                            "shader-f16 feature, which llama.cpp's WebGPU backend needs."), status.text
     page.wait_for(lambda d: "In this browser's cache" in page.el("model-size-info").text, "the cached sizes", 10)
     assert "quantized Q4_1" in page.el("model-load-status").text, "the slow quantization is named"
-    # A run: one criterion (text only), timed.
+    # A run of two criteria, one request at a time (repeatable mode, the local judge's default),
+    # timed: after the first answer the line gives its time and the time left for the other.
     Select(page.el("metric-select")).select_by_value("harmonic_eval")
     page.upload(images / "small.png")
     page.wait_image()
     page.fill("text-input", TEXT)
-    only_fluency(page)
+    subset = page.el("criteria-subset")
+    for c in ("correctness", "completeness", "clarity"):
+        subset.find_element("css selector", f'input[value="{c}"]').click()
+    assert page.el("repeatable-checkbox").is_selected()
     page.evaluate()
-    page.wait_for(lambda d: page.el("judge-timing").text, "the timing line", 60)
-    page.wait_for(lambda d: page.state("fluency") in ("done", "error"), "fluency", JUDGE)
+    page.wait_for(lambda d: "(2 waiting" in page.el("judge-timing").text, "both requests counted", 60)
+    page.wait_for(lambda d: "left for the 1 still waiting" in page.el("judge-timing").text, "the time left", JUDGE)
+    assert re.fullmatch(r"Each answer took \d+ s\. About (\d+ s|\d+ min \d\d s) left for the 1 still waiting\.",
+                        page.el("judge-timing").text), page.el("judge-timing").text
+    for c in ("fluency", "conciseness"):
+        page.wait_for(lambda d: page.state(c) in ("done", "error"), c, JUDGE)
     # For this text SmolLM2-135M prints a rating the page reads (it does not for every caption),
     # so the result can be shared and opened again.
     assert page.state("fluency") == "done", page.card("fluency").text
-    page.wait_for(lambda d: page.el("judge-timing").text.startswith("Each answer took"), "the answer's time", 5)
-    assert re.fullmatch(r"Each answer took \d+ s\.|Each answer took \d+ min \d\d s\.",
-                        page.el("judge-timing").text), page.el("judge-timing").text
+    # The line is refreshed every second: within one, it gives both answers' times and no more.
+    page.wait_for(lambda d: re.fullmatch(r"Each answer took \d+ s, \d+ s\.", page.el("judge-timing").text),
+                  "both answers' times", 5)
     doc = export(page, downloads, export_pattern("harmonic_eval"))
     assert doc["engine"] == {"backend": "cpu", "threads": 1}, doc.get("engine")
     # The share link carries it, and the page that opens it exports it again.
