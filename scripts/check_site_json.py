@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Checks a site file (site.json) at build time with the rules the page applies when it loads
-one (src/site.rs, `site::parse`): one JSON object with only the known fields, a preset provider,
+one (src/files/site.rs, `site::parse`): one JSON object with only the known fields, a preset provider,
 http(s) URLs, known metric ids, an example's file stem, and never a key. A key-like field name
 (`key`, `api_key`, `apiKey`, `authorization`, `token`, `secret`, `password`, ...) anywhere in it,
 or a key-like value (`sk-...`, `Bearer ...`, a URL with a user name or a `key=` parameter),
-refuses it. src/site.rs's tests check that this file names every preset and metric id.
+refuses it. src/files/site.rs's tests check that this file names every preset and metric id.
 
 Usage: scripts/check_site_json.py FILE...   (exit 1 with one sentence per refused file)
 As a module: `problem(text)` returns that sentence, or None when the file is valid."""

@@ -4,12 +4,12 @@
 //! The same functions back the cargo-fuzz targets in `fuzz/` (coverage-guided, nightly) and
 //! the short deterministic property runs of `tests/fuzz_smoke.rs` (stable, in CI).
 
-use crate::completion::{parse_chat_completion, TokenStep};
+use crate::answers::completion::{parse_chat_completion, TokenStep};
 use crate::metrics::fleur::smoothing::smooth;
 use crate::metrics::g_veval::extract::{accr_scores, final_score};
 use crate::metrics::maev::parse::read_trial;
 use crate::providers::{read_chat, read_models, Protocol};
-use crate::rating::{rating_distribution, rating_in_text};
+use crate::answers::rating::{rating_distribution, rating_in_text};
 
 /// A harness: takes any bytes, must not panic.
 pub type Harness = fn(&[u8]);
@@ -153,7 +153,7 @@ pub fn dataset_import(data: &[u8]) {
 
 /// The image header sniffer.
 pub fn image_sniff(data: &[u8]) {
-    let s = crate::sniff::sniff(data);
-    let _ = (crate::sniff::refusal(&s), crate::sniff::note(&s));
-    let _ = crate::sniff::is_cut_short(&s, data);
+    let s = crate::inputs::sniff::sniff(data);
+    let _ = (crate::inputs::sniff::refusal(&s), crate::inputs::sniff::note(&s));
+    let _ = crate::inputs::sniff::is_cut_short(&s, data);
 }

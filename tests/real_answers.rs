@@ -7,9 +7,9 @@
 //! echoed scale or range ("…on a scale of 1 to ", "4.5 out of 5", "…scale of 0."), and that a
 //! score found at the end of a cut-off answer is marked doubtful.
 
-use harmonic_judge::completion::parse_chat_completion;
-use harmonic_judge::doubt::Doubt;
-use harmonic_judge::errors::JudgeError;
+use harmonic_judge::answers::completion::parse_chat_completion;
+use harmonic_judge::answers::doubt::Doubt;
+use harmonic_judge::answers::errors::JudgeError;
 use harmonic_judge::metrics::{fleur, harmonic_eval};
 use harmonic_judge::providers::Protocol;
 

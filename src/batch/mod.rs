@@ -11,9 +11,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::criteria::Criterion;
-use crate::geometry::NormBox;
-use crate::task::Task;
+use crate::scoring::criteria::Criterion;
+use crate::inputs::geometry::NormBox;
+use crate::scoring::task::Task;
 
 pub mod dataset;
 pub mod kept;

@@ -20,8 +20,8 @@ use std::fmt;
 
 use serde_json::{json, Value};
 
-use crate::completion::Completion;
-use crate::errors::{error_body_message, JudgeError};
+use crate::answers::completion::Completion;
+use crate::answers::errors::{error_body_message, JudgeError};
 use crate::providers::{
     get_request, json_headers, openai, openai::bearer, openai_base, Backend, BaseUrl, HttpRequest,
     Method, Protocol,

@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 
 use super::Item;
-use crate::criteria::Criterion;
-use crate::errors::JudgeError;
+use crate::scoring::criteria::Criterion;
+use crate::answers::errors::JudgeError;
 use crate::lab::ItemResult;
 use crate::metrics::fidelity::Fidelity;
 use crate::metrics::room::{ItemReading, Run, Subject};
@@ -192,7 +192,7 @@ pub struct Saving {
 
 impl Saving {
     /// Adds up the reported usage of every answer; `price` is the model's live price.
-    pub fn of(output: &Answers, price: Option<&crate::cost::Price>) -> Saving {
+    pub fn of(output: &Answers, price: Option<&crate::transport::cost::Price>) -> Saving {
         let (tokens_in, tokens_out) = output
             .iter()
             .filter_map(|(_, a)| a.as_ref().ok().and_then(|c| c.usage))
@@ -202,7 +202,7 @@ impl Saving {
         Saving {
             tokens_in,
             tokens_out,
-            live_usd: crate::cost::Cost::priced(tokens_in, tokens_out, price).usd,
+            live_usd: crate::transport::cost::Cost::priced(tokens_in, tokens_out, price).usd,
         }
     }
 
@@ -250,7 +250,7 @@ pub(crate) fn test_item() -> Item {
     Item {
         line: 2,
         id: "a".into(),
-        task: crate::task::Task::Vqa,
+        task: crate::scoring::task::Task::Vqa,
         text: "A dog.".into(),
         question: Some("What is shown?".into()),
         references: vec!["A dog on grass.".into()],
@@ -273,8 +273,8 @@ mod tests {
     use super::*;
     use crate::metrics::CriterionSet;
     use crate::metrics::g_veval;
-    use crate::completion::Completion;
-    use crate::completion::parse_chat_completion;
+    use crate::answers::completion::Completion;
+    use crate::answers::completion::parse_chat_completion;
     use crate::metrics::fidelity::Extension;
 
     fn backend() -> Backend {
@@ -479,7 +479,7 @@ mod tests {
             ("1:score".into(), ok()),
             ("2:score".into(), Err(JudgeError::Timeout { seconds: 1 })),
         ];
-        let price = crate::cost::Price {
+        let price = crate::transport::cost::Price {
             model_prefix: "m".into(),
             input_per_million: 2.0,
             output_per_million: 10.0,

@@ -70,7 +70,7 @@ pub fn readiness(
 pub fn checking_sentence(lines: usize) -> String {
     format!(
         "Checking {} line{} and their images\u{2026}",
-        crate::text_checks::thousands(lines),
+        crate::inputs::text_checks::thousands(lines),
         if lines == 1 { "" } else { "s" }
     )
 }

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::{
     agreement_ranges, agrees, differences, flip_points, order, ranges_text, ranks, scores_at,
 };
-use crate::aggregate::Scored;
+use crate::scoring::aggregate::Scored;
 use crate::lab::record::{CriterionRecord, ItemResult};
 use crate::metrics::harmonic_eval::{CriterionResult, INFO};
 

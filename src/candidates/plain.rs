@@ -9,8 +9,8 @@
 //! reading, named as ours in the README and documented there), reached through the registry's
 //! one `match` (`with_candidate!`).
 
-use crate::completion::Completion;
-use crate::errors::JudgeError;
+use crate::answers::completion::Completion;
+use crate::answers::errors::JudgeError;
 use crate::metrics::room::Candidate;
 use crate::metrics::{with_candidate, Metric};
 use crate::providers::Backend;

@@ -5,7 +5,7 @@ use super::export::{inbox_records, plain_comparison_json, PlainJudged};
 use super::plain::{summary, Base, Part};
 use super::plain_render::{differences_html, plain_table, PlainCell};
 use super::{differences, Difference};
-use crate::completion::parse_chat_completion;
+use crate::answers::completion::parse_chat_completion;
 use crate::metrics::fidelity::Fidelity;
 use crate::metrics::g_veval::{self, GvevalResult, Method, Reading};
 use crate::metrics::maev::{self, ScoreSource, TrialReading};

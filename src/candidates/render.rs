@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::{ranks, winner, Flip};
-use crate::aggregate::GAMMA_MIN;
+use crate::scoring::aggregate::GAMMA_MIN;
 
 /// `s` safe inside HTML text and double-quoted attributes.
 pub fn escape(s: &str) -> String {
@@ -128,11 +128,11 @@ const BOTTOM: f64 = 44.0;
 const DASHES: [&str; 5] = ["none", "6 3", "2 3", "8 3 2 3", "1 2"];
 
 /// The chart's γ axis in its viewBox units, for the γ under the pointer.
-pub const AXIS: crate::gamma_axis::GammaAxis = crate::gamma_axis::GammaAxis { width: W, left: LEFT, right: RIGHT };
+pub const AXIS: crate::scoring::gamma_axis::GammaAxis = crate::scoring::gamma_axis::GammaAxis { width: W, left: LEFT, right: RIGHT };
 
 /// The chart's readout at `gamma` (the γ under the pointer, or moved with the keys): every
 /// candidate's overall score there, best first; a candidate with no score says so.
-pub fn readout(labels: &[String], candidates: &[Vec<crate::aggregate::Scored>], gamma: f64) -> String {
+pub fn readout(labels: &[String], candidates: &[Vec<crate::scoring::aggregate::Scored>], gamma: f64) -> String {
     let scores = super::scores_at(candidates, gamma);
     let mut parts: Vec<String> = super::order(&scores)
         .into_iter()
@@ -208,7 +208,7 @@ pub fn plot_svg(
     }
     for g in [0.01, 0.25, 0.5, 0.75, 1.0] {
         let xx = x(g);
-        let _ = write!(h, "<line class=\"axis\" x1=\"{xx}\" x2=\"{xx}\" y1=\"{bottom}\" y2=\"{}\"/><text class=\"tick\" x=\"{xx}\" y=\"{}\" text-anchor=\"{}\">{g}</text>", bottom + 4.0, bottom + 16.0, crate::gamma_axis::tick_anchor(g));
+        let _ = write!(h, "<line class=\"axis\" x1=\"{xx}\" x2=\"{xx}\" y1=\"{bottom}\" y2=\"{}\"/><text class=\"tick\" x=\"{xx}\" y=\"{}\" text-anchor=\"{}\">{g}</text>", bottom + 4.0, bottom + 16.0, crate::scoring::gamma_axis::tick_anchor(g));
     }
     let _ = write!(h, "<line class=\"axis\" x1=\"{LEFT}\" y1=\"{bottom}\" x2=\"{}\" y2=\"{bottom}\"/><line class=\"axis\" x1=\"{LEFT}\" y1=\"{TOP}\" x2=\"{LEFT}\" y2=\"{bottom}\"/>", W - RIGHT);
     let _ = write!(h, "<text class=\"axis-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">γ (weighting)</text><text class=\"axis-title\" transform=\"translate(12 {}) rotate(-90)\" text-anchor=\"middle\">Overall score (1–5)</text>", (LEFT + W - RIGHT) / 2.0, H - 6.0, (TOP + bottom) / 2.0);

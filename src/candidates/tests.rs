@@ -1,5 +1,5 @@
 use super::*;
-use crate::aggregate::{sigma, smoothed_score};
+use crate::scoring::aggregate::{sigma, smoothed_score};
 
 fn scored(p: [f64; 5]) -> Scored {
     Scored {

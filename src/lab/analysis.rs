@@ -6,7 +6,7 @@
 //! score is paired with each rating. Items without a score (failed) are left out of τ; in pairs
 //! they count as wrong (a missing score is never "strictly higher").
 
-use crate::criteria::Criterion;
+use crate::scoring::criteria::Criterion;
 use crate::meta::kendall::Kendall;
 use crate::meta::pairwise::{
     best_of_n_pairs, pairwise_accuracy_indexed, Candidate, Pair, PairwiseAccuracy,

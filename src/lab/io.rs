@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::record::{CriterionRecord, ItemResult};
-use crate::criteria::Criterion;
+use crate::scoring::criteria::Criterion;
 
 /// Results as JSONL. `overall` is added per line (at `gamma`) and ignored on import.
 pub fn to_jsonl(results: &[ItemResult], gamma: f64) -> String {

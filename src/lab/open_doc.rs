@@ -125,14 +125,14 @@ mod tests {
     use serde_json::json;
     use crate::batch::plan::{test_plan as plan, Plan};
     use crate::batch::{Human, Item};
-    use crate::completion::parse_chat_completion;
-    use crate::gamma_axis::TICKS;
+    use crate::answers::completion::parse_chat_completion;
+    use crate::scoring::gamma_axis::TICKS;
     use crate::metrics::harmonic_eval;
     use crate::metrics::maev;
     use crate::providers::Backend;
     use crate::metrics::Reopened;
-    use crate::result_file::{self, Body};
-    use crate::task::Task;
+    use crate::files::result_file::{self, Body};
+    use crate::scoring::task::Task;
 
     fn backend() -> Backend {
         Backend {
@@ -172,7 +172,7 @@ mod tests {
         result_file::read(&doc).unwrap()
     }
 
-    fn say(e: crate::errors::JudgeError) -> String {
+    fn say(e: crate::answers::errors::JudgeError) -> String {
         e.to_string()
     }
 
@@ -186,7 +186,7 @@ mod tests {
             &[("3", 0.4), ("4", 0.4), ("2", 0.1)],
             &[("4", 0.7), ("5", 0.25)],
         ];
-        let answers = crate::criteria::Criterion::ALL
+        let answers = crate::scoring::criteria::Criterion::ALL
             .iter()
             .zip(ratings)
             .map(|(c, steps)| (c.id().to_string(), parse_chat_completion(&answer(&[steps]))))
@@ -214,11 +214,11 @@ mod tests {
         let p = plan(Metric::HarmonicEval);
         let answers = vec![
             ("correctness".to_string(), parse_chat_completion(&answer(&[&[("4", 0.6), ("5", 0.3)]]))),
-            ("fluency".to_string(), Err(crate::errors::JudgeError::Timeout { seconds: 5 })),
+            ("fluency".to_string(), Err(crate::answers::errors::JudgeError::Timeout { seconds: 5 })),
         ];
         let r = p.read(&backend(), &item(), p.blank_result(&item()), answers, say);
         let Body::Single(Reopened::HarmonicEval(h)) = read_back(&r, 0.5).body else { panic!("not HarmonicEval") };
-        use crate::criteria::Criterion;
+        use crate::scoring::criteria::Criterion;
         assert!(matches!(h.results[Criterion::Correctness.index()], Some(Ok(_))));
         assert!(matches!(h.results[Criterion::Fluency.index()], Some(Err(_))), "fluency's error comes back");
         assert_eq!(h.results[Criterion::Clarity.index()], None, "a criterion not run stays not run");
@@ -302,7 +302,7 @@ mod tests {
     #[test]
     fn what_a_record_keeps_for_the_evaluator_is_small() {
         let he = plan(Metric::HarmonicEval);
-        let five: Vec<(String, _)> = crate::criteria::Criterion::ALL
+        let five: Vec<(String, _)> = crate::scoring::criteria::Criterion::ALL
             .iter()
             .map(|c| (c.id().to_string(), parse_chat_completion(&answer(&[&[("4", 0.6), ("5", 0.2), ("3", 0.15)]]))))
             .collect();

@@ -1,12 +1,12 @@
 //! The overall scores of many items at many γ's, for the lab's slider and sweep.
 //!
-//! [`crate::aggregate::overall_score`] takes `ln(σ/σ_min)` of every criterion on every call;
+//! [`crate::scoring::aggregate::overall_score`] takes `ln(σ/σ_min)` of every criterion on every call;
 //! none of that depends on γ. This table keeps each result's [`Split`] and logarithms, so a γ
 //! costs one `exp` per criterion. Both go through [`Split::at`], so the scores are bit-for-bit
 //! those of [`ItemResult::overall`] (tested below).
 
 use super::record::ItemResult;
-use crate::aggregate::{split, Split};
+use crate::scoring::aggregate::{split, Split};
 
 /// One item's γ-independent part.
 #[derive(Clone)]

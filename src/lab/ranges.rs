@@ -37,7 +37,7 @@ pub fn range_problem(r: &ItemResult) -> Option<String> {
     let (clo, chi) = if r.criteria.is_empty() || range.is_none() {
         (f64::NEG_INFINITY, f64::INFINITY)
     } else {
-        (1.0, crate::rating::RATING_LEVELS as f64)
+        (1.0, crate::answers::rating::RATING_LEVELS as f64)
     };
     for c in &r.criteria {
         let name = &c.name;

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::aggregate::{overall_score, Scored};
+use crate::scoring::aggregate::{overall_score, Scored};
 
 pub use crate::metrics::room::CriterionRecord;
 

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use super::analysis::{MetaReport, Prepared};
 use super::record::ItemResult;
-use crate::criteria::Criterion;
+use crate::scoring::criteria::Criterion;
 use crate::meta::bootstrap::{Bootstrap, Estimate, Figure};
 use crate::meta::krippendorff::Alpha;
 use crate::meta::pairwise::{best_of_n_pairs, Candidate, Pair};

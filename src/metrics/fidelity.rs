@@ -132,7 +132,7 @@ impl Fidelity {
         self.on.retain(|&x| x != e);
         if on {
             self.on.push(e);
-            crate::small_sort::sort_by_key(&mut self.on, |x| x.id());
+            crate::scoring::small_sort::sort_by_key(&mut self.on, |x| x.id());
         }
         self
     }

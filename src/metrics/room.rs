@@ -13,10 +13,10 @@ use serde_json::{Map, Value};
 
 use super::fidelity::Fidelity;
 use super::{Metric, RunSettings};
-use crate::completion::Completion;
-use crate::errors::JudgeError;
+use crate::answers::completion::Completion;
+use crate::answers::errors::JudgeError;
 use crate::providers::{Backend, HttpRequest, Image};
-use crate::task::Task;
+use crate::scoring::task::Task;
 
 /// An item's answers, each under the slot its request was made for.
 pub type Answers = Vec<(String, Result<Completion, JudgeError>)>;
@@ -36,7 +36,7 @@ pub struct CriterionRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// Why the score is doubtful, as codes (`truncated`, `low-coverage`, `echo`; see
-    /// `crate::doubt`); empty when nothing is in doubt.
+    /// `crate::answers::doubt`); empty when nothing is in doubt.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub doubts: Vec<String>,
 }

@@ -10,8 +10,8 @@ use super::{
     checked_base, checked_key, checked_model, get_request, json_headers, model_list, Backend,
     ChatParams, HttpRequest, Message, Method, ModelInfo, Part, Role,
 };
-use crate::completion::{Completion, Usage};
-use crate::errors::{error_body_message, JudgeError};
+use crate::answers::completion::{Completion, Usage};
+use crate::answers::errors::{error_body_message, JudgeError};
 
 const API_VERSION: &str = "2023-06-01";
 

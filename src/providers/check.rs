@@ -6,8 +6,8 @@
 use super::chat::{ChatParams, Image, Message, Part};
 use super::llama::LlamaProps;
 use super::{chat_request, Backend, HttpRequest, ModelInfo, Preset};
-use crate::completion::Completion;
-use crate::errors::JudgeError;
+use crate::answers::completion::Completion;
+use crate::answers::errors::JudgeError;
 
 /// An 8×8 red PNG (base64): enough for the probe to find out whether the model takes images.
 pub const PROBE_IMAGE: &str = "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAIAQMAAAD+wSzIAAAABlBMVEX/AAD///9BHTQRAAAADklEQVQI12P4z8BQDwAEgAF/QualzQAAAABJRU5ErkJggg==";
@@ -194,7 +194,7 @@ fn probe_findings(out: &mut Vec<Finding>, c: &Completion, backend: &Backend) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::completion::TokenStep;
+    use crate::answers::completion::TokenStep;
     use crate::providers::{preset, Protocol};
 
     fn backend(protocol: Protocol) -> Backend {

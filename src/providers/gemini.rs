@@ -9,8 +9,8 @@ use super::{
     checked_base, checked_key, checked_model, get_request, json_headers, model_list, Backend,
     ChatParams, HttpRequest, Message, Method, ModelInfo, Part, Role,
 };
-use crate::completion::{check_steps, Completion, RawLogprob, TokenStep, Usage};
-use crate::errors::{error_body_message, JudgeError};
+use crate::answers::completion::{check_steps, Completion, RawLogprob, TokenStep, Usage};
+use crate::answers::errors::{error_body_message, JudgeError};
 
 /// Gemini returns at most this many alternatives per step.
 const MAX_LOGPROBS: u8 = 20;
@@ -418,7 +418,7 @@ mod tests {
         let top: Vec<(&str, f64)> = steps[4].top.iter().map(|(t, p)| (t.as_str(), *p)).collect();
         assert_eq!(top[..3], [("4", -0.51), ("5", -1.61), ("3", -1.90)]);
         assert!(steps[5].top.is_empty());
-        assert_eq!(crate::rating::find_rating_step(&steps), Some(4));
+        assert_eq!(crate::answers::rating::find_rating_step(&steps), Some(4));
     }
 
     #[test]

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::openai::bearer;
 use super::{get_request, openai_base, Backend, HttpRequest};
-use crate::errors::JudgeError;
+use crate::answers::errors::JudgeError;
 
 /// What `/props` tells about the running server.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -20,8 +20,8 @@ pub use presets::{preset, Preset, PRESETS};
 
 use std::fmt;
 
-use crate::completion::Completion;
-use crate::errors::JudgeError;
+use crate::answers::completion::Completion;
+use crate::answers::errors::JudgeError;
 
 /// The wire format a backend speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -163,7 +163,7 @@ pub fn secrets(headers: &[(String, String)]) -> impl Iterator<Item = &str> {
 }
 
 /// A successful answer's body with every key the request carried replaced by `[API key]`
-/// (as [`crate::errors::redact`] does for error messages): a server that echoes the key, in
+/// (as [`crate::answers::errors::redact`] does for error messages): a server that echoes the key, in
 /// a model list or in the text it writes, must not put it on the screen, in an export or in
 /// the answer cache. Applied where every answer arrives (`web::fetch`), before anything reads
 /// the body.
@@ -171,7 +171,7 @@ pub fn redact_answer(body: String, headers: &[(String, String)]) -> String {
     let mut body = body;
     for secret in secrets(headers) {
         if secret.len() >= 4 && body.contains(secret) {
-            body = crate::errors::redact(&body, secret);
+            body = crate::answers::errors::redact(&body, secret);
         }
     }
     body
@@ -549,7 +549,7 @@ mod redaction_tests {
             assert!(!clean.contains("SECRET"), "{clean}");
             assert_eq!(clean.matches("[API key]").count(), 2);
             // Still JSON, and what the answer says is kept around the key.
-            let c = crate::completion::parse_chat_completion(&clean).unwrap();
+            let c = crate::answers::completion::parse_chat_completion(&clean).unwrap();
             assert_eq!(c.text, "Your key [API key] is 4");
         }
         // No key, or a body without it: untouched.

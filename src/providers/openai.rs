@@ -7,8 +7,8 @@ use super::{
     checked_key, checked_model, get_request, json_headers, model_list, openai_base, Backend,
     ChatParams, HttpRequest, ImageDetail, Message, Method, ModelInfo, Part, Role,
 };
-use crate::completion::{parse_chat_completion, Completion};
-use crate::errors::{error_body_message, JudgeError};
+use crate::answers::completion::{parse_chat_completion, Completion};
+use crate::answers::errors::{error_body_message, JudgeError};
 
 fn message_json(message: &Message, detail: ImageDetail) -> Value {
     let role = match message.role {

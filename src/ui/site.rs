@@ -1,5 +1,5 @@
 //! The site file in the page: `site.json` fetched from the page's own origin before the app
-//! mounts (a 404 means there is none: today's defaults), read by the core (`crate::site`, in the
+//! mounts (a 404 means there is none: today's defaults), read by the core (`crate::files::site`, in the
 //! `site` chunk, so a site without one never downloads the reader), and kept for the settings,
 //! the top bar, the metric picker and the in-page judge to read. Also: whether the page is the
 //! embed, and the refusal to run inside another site's frame.
@@ -9,7 +9,7 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::site::{Site, SiteJudge};
+use crate::files::site::{Site, SiteJudge};
 
 thread_local! {
     static SITE: std::cell::RefCell<Rc<Site>> = std::cell::RefCell::new(Rc::new(Site::default()));
@@ -38,7 +38,7 @@ fn location() -> Option<web_sys::Location> {
 /// Whether this page is the embed (`?embed`, or `embed.html`).
 pub fn embed() -> bool {
     let Some(l) = location() else { return false };
-    crate::site::is_embed(&l.search().unwrap_or_default(), &l.pathname().unwrap_or_default())
+    crate::files::site::is_embed(&l.search().unwrap_or_default(), &l.pathname().unwrap_or_default())
 }
 
 /// Whether this page may send a request to a judge: always, except in the embed, which sends
@@ -56,10 +56,10 @@ pub const EMBED_SENDS_NOTHING: &str =
 pub fn first_example() -> Option<String> {
     let l = location()?;
     let hash = l.hash().unwrap_or_default();
-    if crate::share::payload(&hash).is_some() || crate::lab::open_doc::handover_nonce(&hash).is_some() {
+    if crate::files::share::payload(&hash).is_some() || crate::lab::open_doc::handover_nonce(&hash).is_some() {
         return None;
     }
-    crate::site::embed_example(&l.search().unwrap_or_default()).or_else(|| get().open_example.clone())
+    crate::files::site::embed_example(&l.search().unwrap_or_default()).or_else(|| get().open_example.clone())
 }
 
 /// `u` resolved against the page's address (a model on the site itself may be named by path).
@@ -70,9 +70,9 @@ pub fn resolve(u: &str) -> String {
 
 /// GETs `path` from this site (same origin, no credentials, no redirects): Some(text) on 200,
 /// None on 404, Err otherwise: `Err(Some(sentence))` where the gate refuses the body's size
-/// (checked before it is read as text, `crate::gate::size`), `Err(None)` for any other failure.
+/// (checked before it is read as text, `crate::files::gate::size`), `Err(None)` for any other failure.
 /// `fresh`: revalidate, never a stale copy (the site file, which the owner may have just changed).
-pub async fn get_site_text(path: &str, fresh: bool, origin: crate::gate::Origin) -> Result<Option<String>, Option<String>> {
+pub async fn get_site_text(path: &str, fresh: bool, origin: crate::files::gate::Origin) -> Result<Option<String>, Option<String>> {
     let window = web_sys::window().ok_or(None)?;
     let init = web_sys::RequestInit::new();
     init.set_credentials(web_sys::RequestCredentials::SameOrigin);
@@ -89,18 +89,18 @@ pub async fn get_site_text(path: &str, fresh: bool, origin: crate::gate::Origin)
         return Err(None);
     }
     let blob: web_sys::Blob = JsFuture::from(response.blob().map_err(|_| None)?).await.map_err(|_| None)?.unchecked_into();
-    crate::gate::size(origin, blob.size()).map_err(Some)?;
+    crate::files::gate::size(origin, blob.size()).map_err(Some)?;
     crate::web::files::text(&blob).await.map(Some).map_err(|_| None)
 }
 
 #[leptos::wasm_split::wasm_split(site, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn parse_loaded(text: String) -> Result<Result<Site, String>, crate::ui::widgets::lazy::ChunkMissing> {
-    Ok(crate::site::parse(&text))
+    Ok(crate::files::site::parse(&text))
 }
 
 /// Fetches and reads the site file at `path` (`site.json`, or `../site.json` from the lab).
 pub async fn load(path: &str) {
-    let outcome = match get_site_text(path, true, crate::gate::Origin::Any).await {
+    let outcome = match get_site_text(path, true, crate::files::gate::Origin::Any).await {
         Ok(None) => return,
         Ok(Some(text)) => match crate::ui::widgets::lazy::loading(parse_loaded(text)).await {
             Ok(read) => read,
@@ -144,7 +144,7 @@ pub fn refuse_frame() -> bool {
         let a = doc.create_element("a").ok();
         if let (Some(p), Some(a)) = (p, a) {
             p.set_attribute("data-testid", "framed-refusal").ok();
-            p.set_text_content(Some(crate::site::FRAMED));
+            p.set_text_content(Some(crate::files::site::FRAMED));
             a.set_attribute("href", &href).ok();
             a.set_attribute("target", "_blank").ok();
             a.set_attribute("rel", "noopener noreferrer").ok();

@@ -10,7 +10,7 @@ use web_sys::{IdbKeyRange, IdbTransactionMode};
 
 use super::cache::{committed, database, done, named_store, settled, BATCH_ITEMS, BATCH_META};
 use crate::lab::stored_run::{keys, StoredDataset, StoredRun};
-use crate::storage_refusal;
+use crate::files::storage_refusal;
 
 /// Writes one value; `Err` says why in a phrase (callers say what was not kept): temporary
 /// storage, a full quota and any other refusal each in their own words (`storage_refusal`).

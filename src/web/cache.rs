@@ -1,5 +1,5 @@
 //! The answer cache in IndexedDB: response bodies of successful provider requests, keyed by
-//! `crate::request_key` (which never includes the API key). Re-evaluating the same inputs, or
+//! `crate::transport::request_key` (which never includes the API key). Re-evaluating the same inputs, or
 //! a batch item already done, is answered from here instead of re-billing the user.
 //!
 //! Every function degrades to "no cache" rather than failing a run: private windows and some

@@ -32,9 +32,9 @@ pub fn download_text(file_name: &str, mime: &str, text: &str) -> Result<(), Stri
 }
 
 /// The local time now, to the minute, for export names.
-pub fn local_now() -> crate::export_name::LocalTime {
+pub fn local_now() -> crate::files::export_name::LocalTime {
     let d = js_sys::Date::new_0();
-    crate::export_name::LocalTime {
+    crate::files::export_name::LocalTime {
         year: d.get_full_year() as i32,
         month: d.get_month() + 1,
         day: d.get_date(),

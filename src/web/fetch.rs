@@ -4,7 +4,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-use crate::errors::JudgeError;
+use crate::answers::errors::JudgeError;
 use crate::providers::{HttpRequest, Method};
 
 pub use crate::web::response::RawResponse;

@@ -1,7 +1,7 @@
 //! The evaluator's history in IndexedDB: the `history` store of the app's database, one record
-//! (`crate::history::to_record`, JSON text) per kept evaluation under its `entry_id`. What is
+//! (`crate::files::history::to_record`, JSON text) per kept evaluation under its `entry_id`. What is
 //! kept, its name, its order and which entries fall out past the limit are decided in
-//! `crate::history`; this only moves records. Every failure is a sentence for the page.
+//! `crate::files::history`; this only moves records. Every failure is a sentence for the page.
 
 use js_sys::Array;
 use wasm_bindgen::JsValue;
@@ -9,7 +9,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::IdbTransactionMode;
 
 use super::cache::{committed, database, done, named_store, settled, HISTORY};
-use crate::history::{self, Entry};
+use crate::files::history::{self, Entry};
 
 fn unavailable(_: JsValue) -> String {
     "This browser refused access to its storage (IndexedDB), so no history is kept here \

@@ -9,8 +9,8 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageBitmap};
 
-use crate::geometry::{box_stroke, fit_within, NormBox};
-use crate::sniff;
+use crate::inputs::geometry::{box_stroke, fit_within, NormBox};
+use crate::inputs::sniff;
 
 /// Files above this are refused before decoding, so a huge upload cannot freeze the tab.
 pub const MAX_FILE_BYTES: f64 = 50.0 * 1024.0 * 1024.0;

@@ -12,7 +12,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use std::cell::RefCell;
 
-use crate::errors::JudgeError;
+use crate::answers::errors::JudgeError;
 use crate::providers::in_browser::gpu::{self, Compute, Engine, GpuChoice, NoGpu, Probe};
 use crate::providers::in_browser::meter::Meter;
 use crate::providers::in_browser::{self as core, Route};

@@ -2,12 +2,12 @@
 //! concurrency limit, retries with backoff for rate limits and server failures, the time limit
 //! and the run's Cancel. Every metric sends through here.
 
-use crate::completion::Completion;
-use crate::errors::JudgeError;
-use crate::limiter::Limiter;
+use crate::answers::completion::Completion;
+use crate::answers::errors::JudgeError;
+use crate::transport::limiter::Limiter;
 use crate::providers::{read_chat, HttpRequest, Protocol};
-use crate::request_key::{request_key, with_engine};
-use crate::retry::RetryPolicy;
+use crate::transport::request_key::{request_key, with_engine};
+use crate::transport::retry::RetryPolicy;
 use crate::web::{cache, fetch};
 
 pub struct SendOptions<'a> {

@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
-use crate::criteria::Criterion;
-use crate::geometry::NormBox;
+use crate::scoring::criteria::Criterion;
+use crate::inputs::geometry::NormBox;
 
 /// A known column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

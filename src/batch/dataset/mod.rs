@@ -190,16 +190,16 @@ fn first_long_line(text: &str) -> Option<usize> {
 pub(super) fn too_many_rows() -> String {
     format!(
         "The file has more than {} rows, so it is refused; split it into smaller datasets.",
-        crate::text_checks::thousands(MAX_ROWS)
+        crate::inputs::text_checks::thousands(MAX_ROWS)
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::criteria::Criterion;
-    use crate::geometry::NormBox;
-    use crate::task::Task;
+    use crate::scoring::criteria::Criterion;
+    use crate::inputs::geometry::NormBox;
+    use crate::scoring::task::Task;
 
     fn csv_ds(text: &str) -> Dataset {
         parse("data.csv", text)

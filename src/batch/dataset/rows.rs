@@ -9,9 +9,9 @@ use serde_json::Value;
 use super::fields::*;
 use super::{Dataset, Format, RowProblem};
 use crate::batch::{normalize_path, Human, Item};
-use crate::criteria::Criterion;
-use crate::geometry::NormBox;
-use crate::task::Task;
+use crate::scoring::criteria::Criterion;
+use crate::inputs::geometry::NormBox;
+use crate::scoring::task::Task;
 
 /// The state of an import: items so far, problems, ids seen, ignored names.
 pub(super) struct Rows {

@@ -5,8 +5,8 @@
 //! (`1.0`, `0`) has none. Our reading, named as ours in the README.
 
 use super::{export_json, interpret, score_request, ExportInput, FleurResult, Input, Place, Scheme};
-use crate::completion::Completion;
-use crate::errors::JudgeError;
+use crate::answers::completion::Completion;
+use crate::answers::errors::JudgeError;
 use crate::metrics::room::{spread, Candidate, CandidateRequest};
 use crate::metrics::{CandidatePart, Metric};
 use crate::providers::Backend;

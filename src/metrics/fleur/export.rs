@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::{FleurResult, Scheme, FLEUR_INFO, REF_FLEUR_INFO, SCORE_PARAMS};
-use crate::completion::Usage;
+use crate::answers::completion::Usage;
 use crate::metrics::fidelity::{Extension, Fidelity};
 use crate::metrics::SentSettings;
 use crate::providers::Backend;
@@ -172,7 +172,7 @@ mod tests {
             },
             answer: "0.85".into(),
             usage: None,
-            doubts: vec![crate::doubt::Doubt::Echo],
+            doubts: vec![crate::answers::doubt::Doubt::Echo],
         };
         let refs = vec!["A dog.".to_string()];
         let json = export_json(&ExportInput {

@@ -13,14 +13,14 @@ pub use export::{export_json, fidelity_of, ExportInput};
 pub use smoothing::{Place, PlaceDistribution, Scheme, Smoothed};
 
 use super::MetricInfo;
-use crate::completion::{Completion, Usage};
-use crate::cost::{image_tokens, text_tokens};
-use crate::doubt::{self, Doubt};
-use crate::errors::JudgeError;
+use crate::answers::completion::{Completion, Usage};
+use crate::transport::cost::{image_tokens, text_tokens};
+use crate::answers::doubt::{self, Doubt};
+use crate::answers::errors::JudgeError;
 use crate::providers::{
     chat_request, Backend, ChatParams, HttpRequest, Image, ImageDetail, Message, Part, Protocol,
 };
-use crate::text_checks::too_long;
+use crate::inputs::text_checks::too_long;
 
 const PAPER: &str = "Lee et al., FLEUR: An Explainable Reference-Free Evaluation Metric for \
                      Image Captioning Using a Large Multimodal Model (ACL 2024)";
@@ -191,7 +191,7 @@ pub fn interpret(completion: &Completion) -> Result<FleurResult, JudgeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::completion::parse_chat_completion;
+    use crate::answers::completion::parse_chat_completion;
 
     fn input(refs: Option<Vec<String>>) -> Input {
         Input {

@@ -57,7 +57,7 @@ pub fn reopen(obj: &Map<String, Value>) -> Result<Reopened, String> {
             smoothed: Smoothed { printed: printed.to_string(), raw, score, scheme, places, after_echo: false },
             answer: text("answer").unwrap_or_default().to_string(),
             usage: obj.get("usage").and_then(|u| serde_json::from_value(u.clone()).ok()),
-            doubts: crate::doubt::Doubt::from_export(obj.get("doubts")),
+            doubts: crate::answers::doubt::Doubt::from_export(obj.get("doubts")),
         },
         explanation: text("explanation").map(str::to_string),
     })
@@ -137,8 +137,8 @@ pub fn score_of(scheme: Scheme, printed: &str, places: &[PlaceDistribution]) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::doubt::Doubt;
-    use crate::completion::TokenStep;
+    use crate::answers::doubt::Doubt;
+    use crate::answers::completion::TokenStep;
     use crate::metrics::fleur::{export_json, ExportInput};
     use crate::providers::Backend;
 

@@ -3,7 +3,7 @@
 //! lab item keeps so the evaluator can open it.
 
 use super::{export_json, fidelity_of, interpret, score_request, ExportInput, FleurResult, Input};
-use crate::errors::JudgeError;
+use crate::answers::errors::JudgeError;
 use crate::metrics::room::{first_answer, reading_of, Answers, ItemReading, MetricCore, Run, Subject};
 use crate::metrics::Metric;
 use crate::providers::{Backend, HttpRequest, Image};

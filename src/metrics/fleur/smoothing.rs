@@ -23,8 +23,8 @@
 //! where the tokenizer needs it; the result then says so (`Scheme::MultiDigit`, exported as the
 //! extension `fleur-multi-digit`). For one-digit tokens the paper's formula applies unchanged.
 
-use crate::completion::TokenStep;
-use crate::errors::JudgeError;
+use crate::answers::completion::TokenStep;
+use crate::answers::errors::JudgeError;
 
 /// Which digit of the printed number a step produced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,14 +113,14 @@ fn first_number(s: &str) -> Option<(usize, usize, bool)> {
 }
 
 /// The first number of `s` that is not part of an echoed scale or range
-/// ([`crate::echo::is_scale_number`]: the `0.0` of "on a scale of 0.0 to 1.0", or the `0` of an
+/// ([`crate::answers::echo::is_scale_number`]: the `0.0` of "on a scale of 0.0 to 1.0", or the `0` of an
 /// answer cut off at "…scale of 0."), and whether such an echo came before it.
 fn score_number(s: &str) -> Option<((usize, usize, bool), bool)> {
     let mut from = 0;
     let mut after_echo = false;
     while let Some((start, end, negative)) = first_number(&s[from..]) {
         let (start, end) = (from + start, from + end);
-        if !crate::echo::is_scale_number(s, start, end) {
+        if !crate::answers::echo::is_scale_number(s, start, end) {
             return Some(((start, end, negative), after_echo));
         }
         after_echo = true;

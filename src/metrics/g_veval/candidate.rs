@@ -4,8 +4,8 @@
 //! four. Our reading, named as ours in the README.
 
 use super::{export_json, interpret, request, ExportInput, GvevalResult, Input, Method};
-use crate::completion::Completion;
-use crate::errors::JudgeError;
+use crate::answers::completion::Completion;
+use crate::answers::errors::JudgeError;
 use crate::metrics::room::{spread, Candidate, CandidateRequest};
 use crate::metrics::{CandidatePart, Metric};
 use crate::providers::Backend;

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::{params, GvevalResult, Input, Reading, ACCR, INFO};
-use crate::completion::Usage;
+use crate::answers::completion::Usage;
 use crate::metrics::SentSettings;
 use crate::providers::Backend;
 

@@ -15,8 +15,8 @@
 //! The final score is the *last* "final score is $…$" in the answer, so `$` signs in the
 //! reasoning ("costs $5") are never mistaken for it; without that sentence, the last `$n$`.
 
-use crate::completion::TokenStep;
-use crate::errors::JudgeError;
+use crate::answers::completion::TokenStep;
+use crate::answers::errors::JudgeError;
 
 /// How a score was obtained.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,7 +87,7 @@ fn last_wrapped(s: &str, open: char, close: char, lead: Option<&str>) -> Option<
             let end = digits_start + digits;
             // "$0$ to $100$" echoed from a scale is not a score.
             let wrapped_end = end + (s.len() - end - rest.len()) + close.len_utf8();
-            if crate::echo::is_scale_number(s, i, wrapped_end) {
+            if crate::answers::echo::is_scale_number(s, i, wrapped_end) {
                 continue;
             }
             found = Some((digits_start, end));
@@ -153,7 +153,7 @@ fn smooth_at(steps: &[TokenStep], starts: &[usize], span: (usize, usize), printe
         let total: f64 = dist.iter().map(|(_, p)| p).sum();
         if total > 0.0 {
             dist.iter_mut().for_each(|(_, p)| *p /= total);
-            crate::small_sort::sort_by_key(&mut dist, |(v, _)| *v);
+            crate::scoring::small_sort::sort_by_key(&mut dist, |(v, _)| *v);
             let score = dist.iter().map(|(v, p)| f64::from(*v) * p).sum();
             return Reading {
                 printed,
@@ -223,14 +223,14 @@ fn read(
     let find = |s: &str| {
         last_wrapped(s, open, close, lead).or_else(|| lead.and(last_wrapped(s, open, close, None)))
     };
-    let echoed = |s: &str, span: (usize, usize)| crate::echo::has_scale_echo(&s[..span.0]);
+    let echoed = |s: &str, span: (usize, usize)| crate::answers::echo::has_scale_echo(&s[..span.0]);
     if let Some(steps) = steps.filter(|s| !s.is_empty()) {
         let (joined, starts) = join(steps);
         if let Some(span) = find(&joined) {
             let printed = printed_at(&joined, span)?;
             let mut reading = smooth_at(steps, &starts, span, printed);
             let last = starts.partition_point(|&s| s < span.1).saturating_sub(1);
-            reading.near_end = crate::doubt::near_end_of_steps(steps, last);
+            reading.near_end = crate::answers::doubt::near_end_of_steps(steps, last);
             reading.after_echo = echoed(&joined, span);
             return Ok(reading);
         }
@@ -240,7 +240,7 @@ fn read(
         truncated,
     })?;
     let mut reading = parsed(printed_at(text, span)?);
-    reading.near_end = crate::doubt::near_end_of_text(text, span.1);
+    reading.near_end = crate::answers::doubt::near_end_of_text(text, span.1);
     reading.after_echo = echoed(text, span);
     Ok(reading)
 }

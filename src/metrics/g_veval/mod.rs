@@ -16,14 +16,14 @@ pub use prompts::{Medium, Mode};
 
 use super::fidelity::{Extension, Fidelity};
 use super::MetricInfo;
-use crate::completion::{Completion, Usage};
-use crate::cost::{image_tokens, text_tokens};
-use crate::doubt::{self, Doubt};
-use crate::errors::JudgeError;
+use crate::answers::completion::{Completion, Usage};
+use crate::transport::cost::{image_tokens, text_tokens};
+use crate::answers::doubt::{self, Doubt};
+use crate::answers::errors::JudgeError;
 use crate::providers::{
     chat_request, Backend, ChatParams, HttpRequest, Image, ImageDetail, Message, Part, Protocol,
 };
-use crate::text_checks::too_long;
+use crate::inputs::text_checks::too_long;
 
 pub const INFO: MetricInfo = MetricInfo {
     id: "g_veval",
@@ -216,7 +216,7 @@ pub fn estimated_tokens(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::completion::parse_chat_completion;
+    use crate::answers::completion::parse_chat_completion;
 
     fn input(medium: Medium, mode: Mode, accr: bool) -> Input {
         Input {

@@ -64,7 +64,7 @@ pub fn reopen(obj: &Map<String, Value>) -> Result<Reopened, String> {
             accr: accr_readings,
             reasoning: text("reasoning").to_string(),
             usage: obj.get("usage").and_then(|u| serde_json::from_value(u.clone()).ok()),
-            doubts: crate::doubt::Doubt::from_export(obj.get("doubts")),
+            doubts: crate::answers::doubt::Doubt::from_export(obj.get("doubts")),
         },
     })
 }
@@ -100,7 +100,7 @@ fn reading(v: &Value) -> Option<Reading> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::doubt::Doubt;
+    use crate::answers::doubt::Doubt;
     use crate::metrics::fidelity::Fidelity;
     use crate::metrics::g_veval::{export_json, ExportInput};
     use crate::providers::Backend;

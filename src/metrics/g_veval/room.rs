@@ -3,7 +3,7 @@
 //! so the evaluator can open it.
 
 use super::{export_json, interpret, request, ExportInput, GvevalResult, Input, Medium, Mode};
-use crate::errors::JudgeError;
+use crate::answers::errors::JudgeError;
 use crate::metrics::fidelity::Fidelity;
 use crate::metrics::room::{first_answer, reading_of, Answers, ItemReading, MetricCore, Run, Subject};
 use crate::metrics::Metric;

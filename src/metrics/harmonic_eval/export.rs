@@ -4,11 +4,11 @@
 use serde::Serialize;
 
 use super::{detail_sent, weigh, CriterionResult, CriterionSet, Input, INFO};
-use crate::completion::Usage;
-use crate::criteria::Criterion;
+use crate::answers::completion::Usage;
+use crate::scoring::criteria::Criterion;
 use crate::metrics::fidelity::Fidelity;
 use crate::providers::{Backend, ChatParams};
-use crate::task::Task;
+use crate::scoring::task::Task;
 
 /// Everything the export needs, borrowed from the app state.
 pub struct ExportInput<'a> {
@@ -167,7 +167,7 @@ mod tests {
             coverage: Some(0.9),
             answer: "5".into(),
             usage: None,
-            doubts: vec![crate::doubt::Doubt::Truncated],
+            doubts: vec![crate::answers::doubt::Doubt::Truncated],
         };
         let backend = Backend {
             base_url: "https://user:hunter2@api.openai.com/v1".into(),

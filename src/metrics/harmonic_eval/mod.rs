@@ -2,7 +2,7 @@
 //! probabilities, combined with harmonic weighting controlled by γ.
 //!
 //! This module builds the five requests, reads each answer into a [`CriterionResult`], and
-//! assembles the export. The math lives in `crate::aggregate`, token reading in `crate::rating`.
+//! assembles the export. The math lives in `crate::scoring::aggregate`, token reading in `crate::answers::rating`.
 
 mod export;
 pub mod prompts;
@@ -14,18 +14,18 @@ pub use export::{export_json, ExportInput};
 
 use super::fidelity::{Extension, Fidelity};
 use super::MetricInfo;
-use crate::aggregate::{aggregate, sigma, smoothed_score, Scored};
-use crate::completion::{Completion, Usage};
-use crate::cost::{image_tokens, text_tokens};
-use crate::criteria::Criterion;
-use crate::doubt::{self, Doubt};
-use crate::errors::JudgeError;
+use crate::scoring::aggregate::{aggregate, sigma, smoothed_score, Scored};
+use crate::answers::completion::{Completion, Usage};
+use crate::transport::cost::{image_tokens, text_tokens};
+use crate::scoring::criteria::Criterion;
+use crate::answers::doubt::{self, Doubt};
+use crate::answers::errors::JudgeError;
 use crate::providers::{
     chat_request, Backend, ChatParams, HttpRequest, Image, ImageDetail, Message, Part, Protocol,
 };
-use crate::rating::{printed_rating, rating_distribution};
-use crate::task::Task;
-use crate::text_checks::too_long;
+use crate::answers::rating::{printed_rating, rating_distribution};
+use crate::scoring::task::Task;
+use crate::inputs::text_checks::too_long;
 
 pub const INFO: MetricInfo = MetricInfo {
     id: "harmonic_eval",
@@ -135,7 +135,7 @@ pub struct CriterionResult {
     pub distribution: [f64; 5],
     pub score: f64,
     /// `None` when unsmoothed: the backend gave no probabilities, the score is the printed
-    /// rating, and its uncertainty is unknown (see `crate::aggregate`).
+    /// rating, and its uncertainty is unknown (see `crate::scoring::aggregate`).
     pub sigma: Option<f64>,
     /// Mass on rating tokens before renormalising; `None` when unsmoothed.
     pub coverage: Option<f64>,
@@ -343,7 +343,7 @@ pub fn weigh(results: &[Option<&CriterionResult>], gamma: f64) -> (Vec<Option<f6
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::completion::parse_chat_completion;
+    use crate::answers::completion::parse_chat_completion;
 
     fn input(task: Task) -> Input {
         Input {

@@ -12,10 +12,10 @@
 //! The paper does not print how the inputs follow the rubric. We append them as labelled lines
 //! (`Question:`, `Candidate {noun}:` or `Text:`) and end with `Rating:`, so that a model which
 //! obeys "output the evaluation score first" produces the rating as its first token. The rating
-//! extractor does not rely on that (see `crate::rating`).
+//! extractor does not rely on that (see `crate::answers::rating`).
 
-use crate::criteria::Criterion;
-use crate::task::Task;
+use crate::scoring::criteria::Criterion;
+use crate::scoring::task::Task;
 
 const CORRECTNESS: &str = "\
 Your task is to rate the candidate {noun} for the given {source} on a scale of 1 to 5 on the following criterion and rating scale.

@@ -6,11 +6,11 @@
 use serde_json::{Map, Value};
 
 use super::{CriterionResult, CriterionSet};
-use crate::aggregate::{sigma, smoothed_score};
-use crate::criteria::Criterion;
-use crate::doubt::Doubt;
+use crate::scoring::aggregate::{sigma, smoothed_score};
+use crate::scoring::criteria::Criterion;
+use crate::answers::doubt::Doubt;
 use crate::metrics::fidelity::Fidelity;
-use crate::task::Task;
+use crate::scoring::task::Task;
 
 /// What the HarmonicEval panel needs to show a file as if it had just run.
 #[derive(Clone, Debug, PartialEq)]
@@ -45,7 +45,7 @@ pub(crate) fn of(obj: &Map<String, Value>) -> Result<Reopened, String> {
         .get("gamma")
         .and_then(Value::as_f64)
         .filter(|g| (0.0..=1.0).contains(g))
-        .unwrap_or(crate::aggregate::GAMMA_DEFAULT);
+        .unwrap_or(crate::scoring::aggregate::GAMMA_DEFAULT);
     let listed: Vec<&Value> = obj
         .get("criteria")
         .and_then(Value::as_array)

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 use super::{criterion_request, interpret, Input};
-use crate::errors::JudgeError;
+use crate::answers::errors::JudgeError;
 use crate::metrics::room::{Answers, CriterionRecord, ItemReading, MetricCore, Run, Stored, Subject, OLDER_RECORD};
 use crate::providers::{HttpRequest, Image};
 

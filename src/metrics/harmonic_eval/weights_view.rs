@@ -2,7 +2,7 @@
 //! stacked into bands that fill [0, 1] (the chart), and the plain-language sentences beside it.
 
 use super::{weigh, CriterionResult};
-use crate::aggregate::GAMMA_MIN;
+use crate::scoring::aggregate::GAMMA_MIN;
 
 /// Points of the weights chart (and rows of its table).
 pub const POINTS: usize = 21;
@@ -52,7 +52,7 @@ pub const GLOSSARY: [(&str, &str); 5] = [
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aggregate::{sigma, smoothed_score};
+    use crate::scoring::aggregate::{sigma, smoothed_score};
 
     fn r(p: [f64; 5]) -> CriterionResult {
         CriterionResult {

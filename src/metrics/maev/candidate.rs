@@ -4,8 +4,8 @@
 //! ours in the README.
 
 use super::{export_json, read_completion, sampling, trial_requests, ExportInput, Input, TrialReading};
-use crate::completion::Completion;
-use crate::errors::JudgeError;
+use crate::answers::completion::Completion;
+use crate::answers::errors::JudgeError;
 use crate::metrics::room::{Candidate, CandidateRequest};
 use crate::metrics::{CandidatePart, Metric};
 use crate::providers::Backend;

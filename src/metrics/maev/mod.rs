@@ -18,11 +18,11 @@ pub use room::RunSettings;
 
 use super::fidelity::{Extension, Fidelity};
 use super::MetricInfo;
-use crate::completion::TokenStep;
-use crate::cost::text_tokens;
-use crate::errors::JudgeError;
+use crate::answers::completion::TokenStep;
+use crate::transport::cost::text_tokens;
+use crate::answers::errors::JudgeError;
 use crate::providers::{chat_request, Backend, ChatParams, HttpRequest, Image, Message, Part};
-use crate::text_checks::too_long;
+use crate::inputs::text_checks::too_long;
 
 pub const INFO: MetricInfo = MetricInfo {
     id: "maev",
@@ -83,7 +83,7 @@ pub fn read_trial(
 
 /// [`read_trial`] of a whole completion, with its usage and the doubts about its score.
 pub fn read_completion(
-    c: &crate::completion::Completion,
+    c: &crate::answers::completion::Completion,
     fidelity: &Fidelity,
 ) -> Result<TrialReading, String> {
     let mut r = read_trial(&c.text, c.steps.as_deref(), fidelity)?;

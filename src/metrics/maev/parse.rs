@@ -7,7 +7,7 @@
 //! are our extension (`ext-maev-expected-score`); the paper's reading is in
 //! `maev::read_trial`, which calls this without steps and refuses a 1.
 
-use crate::completion::TokenStep;
+use crate::answers::completion::TokenStep;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScoreSource {
@@ -32,9 +32,9 @@ pub struct TrialReading {
     pub score: f64,
     pub source: ScoreSource,
     /// Filled in by [`read_completion`] from the completion.
-    pub usage: Option<crate::completion::Usage>,
+    pub usage: Option<crate::answers::completion::Usage>,
     /// Why the score may not mean what it says; filled in by [`read_completion`].
-    pub doubts: Vec<crate::doubt::Doubt>,
+    pub doubts: Vec<crate::answers::doubt::Doubt>,
 }
 
 const SCORE_LABEL: &str = "assistant score";
@@ -60,7 +60,7 @@ fn score_digit(text: &str) -> Option<(usize, u8)> {
         return None;
     }
     // The instruction's "0 or 2" (or a cut-off "0 or "), echoed: not a score.
-    if crate::echo::is_scale_number(text, at + skip, at + skip + 1) {
+    if crate::answers::echo::is_scale_number(text, at + skip, at + skip + 1) {
         return None;
     }
     let value = digit - b'0';
@@ -103,13 +103,13 @@ pub fn read_trial(text: &str, steps: Option<&[TokenStep]>) -> Result<TrialReadin
 
 /// The doubts about a trial's score in a whole completion: cut off right after it, or after an
 /// echoed scale.
-pub fn doubts_of(c: &crate::completion::Completion) -> Vec<crate::doubt::Doubt> {
+pub fn doubts_of(c: &crate::answers::completion::Completion) -> Vec<crate::answers::doubt::Doubt> {
     let at = score_digit(&c.text).map_or(0, |(at, _)| at);
-    crate::doubt::assess(
+    crate::answers::doubt::assess(
         c.truncated,
-        crate::doubt::near_end_of_text(&c.text, at + 1),
+        crate::answers::doubt::near_end_of_text(&c.text, at + 1),
         None,
-        crate::echo::has_scale_echo(&c.text[..at]),
+        crate::answers::echo::has_scale_echo(&c.text[..at]),
     )
 }
 
@@ -187,15 +187,15 @@ mod tests {
 
     #[test]
     fn a_cut_off_answer_is_doubtful() {
-        let c = crate::completion::Completion {
+        let c = crate::answers::completion::Completion {
             text: "Evaluation Evidence: fine.\nAssistant Score: 2".into(),
             steps: None,
             usage: None,
             model: None,
             truncated: true,
         };
-        assert_eq!(doubts_of(&c), [crate::doubt::Doubt::Truncated]);
-        let whole = crate::completion::Completion { truncated: false, ..c };
+        assert_eq!(doubts_of(&c), [crate::answers::doubt::Doubt::Truncated]);
+        let whole = crate::answers::completion::Completion { truncated: false, ..c };
         assert!(doubts_of(&whole).is_empty());
     }
 

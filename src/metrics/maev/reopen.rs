@@ -98,7 +98,7 @@ fn trial(t: &Value) -> Option<TrialReading> {
         score,
         source,
         usage: None,
-        doubts: crate::doubt::Doubt::from_export(t.get("doubts")),
+        doubts: crate::answers::doubt::Doubt::from_export(t.get("doubts")),
     })
 }
 

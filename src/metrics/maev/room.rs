@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::{aggregate, default_pool, export_json, read_completion, sampling, trial_requests};
 use super::{Example, ExportInput, Input, TrialOutcome, TrialReading};
-use crate::errors::JudgeError;
+use crate::answers::errors::JudgeError;
 use crate::metrics::fidelity::Fidelity;
 use crate::metrics::room::{reading_of, Answers, ItemReading, MetricCore, Run, Subject};
 use crate::metrics::Metric;

@@ -352,7 +352,7 @@ mod tests {
 
     #[test]
     fn an_answer_from_one_backend_is_never_the_cached_answer_for_the_other() {
-        use crate::request_key::with_engine;
+        use crate::transport::request_key::with_engine;
         let bridge = "url:http://h/m.gguf|http://h/p.gguf|threads:1";
         let (cpu, gpu) = (identity(bridge, Compute::Cpu), identity(bridge, Compute::WebGpu));
         assert_ne!(with_engine("k", Some(&cpu)), with_engine("k", Some(&gpu)));

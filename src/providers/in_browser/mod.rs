@@ -7,8 +7,8 @@
 
 use serde_json::{json, Value};
 
-use crate::errors::JudgeError;
-use crate::sniff::{sniff, Kind};
+use crate::answers::errors::JudgeError;
+use crate::inputs::sniff::{sniff, Kind};
 
 pub mod gguf;
 pub mod gpu;

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::ui::state::{Settings, ConnectionState};
-use crate::errors::{redact, JudgeError};
+use crate::answers::errors::{redact, JudgeError};
 use crate::providers::check::{probe_request, report, Observations, Reach};
 use crate::providers::llama::{props_request, read_props};
 use crate::providers::{models_request, preset, read_chat, read_models, Backend, HttpRequest};
@@ -87,7 +87,7 @@ async fn observe_models(obs: &mut Observations, backend: &Backend, listing: &Htt
             obs.models = Some(read_models(backend.protocol, &raw.body));
         }
         Ok(raw) => {
-            let message = crate::errors::error_body_message(&raw.body);
+            let message = crate::answers::errors::error_body_message(&raw.body);
             obs.models = Some(Err(JudgeError::from_http(
                 raw.status,
                 message,

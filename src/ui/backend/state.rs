@@ -3,11 +3,11 @@
 
 use leptos::prelude::*;
 
-use crate::cost::DEFAULT_PRICES;
-use crate::limiter::Limiter;
+use crate::transport::cost::DEFAULT_PRICES;
+use crate::transport::limiter::Limiter;
 use crate::metrics::Metric;
 use crate::providers::{preset, Backend, ImageDetail, Tuning};
-use crate::retry::RetryPolicy;
+use crate::transport::retry::RetryPolicy;
 use crate::web::storage;
 
 /// What "Check connection" found: one line per finding, and whether the backend is usable.
@@ -57,7 +57,7 @@ pub struct BackendState {
     /// Cached answers on this device; `None` when the browser refuses IndexedDB.
     pub cache_count: RwSignal<Option<u32>>,
     pub cache_message: RwSignal<Option<String>>,
-    /// The editable price table (see `crate::cost`).
+    /// The editable price table (see `crate::transport::cost`).
     pub prices: RwSignal<String>,
     pub connection: RwSignal<ConnectionState>,
     /// Model ids the last connection check listed, offered as suggestions.

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::ui::metrics as metric_ui;
 use crate::ui::run::runner;
 use crate::ui::state::AppState;
-use crate::cost::{estimate_for_texts, parse_prices, price_for, Cost, Price};
+use crate::transport::cost::{estimate_for_texts, parse_prices, price_for, Cost, Price};
 use crate::providers::preset;
 
 fn dollars(usd: Option<f64>) -> String {

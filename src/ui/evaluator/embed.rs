@@ -45,7 +45,7 @@ fn embed_view(state: AppState, opened: OpenedView) -> impl IntoView {
     let site = crate::ui::site::get();
     let title = site.title.clone().unwrap_or_else(|| "harmonic-judge".into());
     let href = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
-    let full = crate::site::full_url(&href);
+    let full = crate::files::site::full_url(&href);
     let problems = move || {
         let mut all: Vec<String> = error.get().into_iter().collect();
         all.extend(state.settings.form_problems.get());

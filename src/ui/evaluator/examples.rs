@@ -6,14 +6,14 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::result_file::{self, Example};
+use crate::files::result_file::{self, Example};
 use crate::ui::evaluator::open_result::OpenedView;
 use crate::ui::state::AppState;
 
 /// GETs a file of this site as text (`ui::site::get_site_text`).
 async fn get_text(path: &str) -> Result<String, String> {
     // The gate: the body's size is checked before it is read as text.
-    match crate::ui::site::get_site_text(path, false, crate::gate::Origin::Example).await {
+    match crate::ui::site::get_site_text(path, false, crate::files::gate::Origin::Example).await {
         Ok(Some(text)) => Ok(text),
         Err(Some(refused)) => Err(refused),
         _ => Err("The examples could not be loaded from this site.".to_string()),

@@ -1,14 +1,14 @@
 //! The evaluator's history (issue 19, item 4): each single evaluation that finishes is kept in
 //! IndexedDB as its result file (the export's document, with a thumbnail and Explain's
 //! answers), the last 50 listed newest first, each reopened exactly as "Open a result" opens a
-//! file, renamed or deleted. What is kept and how it is listed is `crate::history`; the
+//! file, renamed or deleted. What is kept and how it is listed is `crate::files::history`; the
 //! records move through `web::history`. Entered only through [`HistoryPanel`].
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
-use crate::history::{self, Entry};
+use crate::files::history::{self, Entry};
 use crate::ui::evaluator::open_result::{self, OpenedView};
 use crate::ui::state::{AppState, ExplainState};
 use crate::web::history as store;
@@ -39,7 +39,7 @@ fn keep(state: AppState, h: History) {
     let page = crate::ui::metrics::of(state.settings.metric.get_untracked());
     let Some(json) = page.result_json(state) else { return };
     let thumb = crate::ui::evaluator::share::thumbnail(state);
-    let json = crate::result_file::with_extras(&json, thumb.as_deref(), &Default::default(), None);
+    let json = crate::files::result_file::with_extras(&json, thumb.as_deref(), &Default::default(), None);
     let generation = state.generation.get_value();
     let earlier = h.last.get_value().filter(|(g, _)| *g == generation).and_then(|(_, id)| {
         h.entries.with_untracked(|l| l.iter().find(|e| e.id == id).cloned())
@@ -113,7 +113,7 @@ fn act(state: AppState, view: OpenedView, h: History, target: web_sys::Element) 
     };
     match act.as_str() {
         "open" => {
-            if let Err(e) = crate::gate::size(crate::gate::Origin::History, entry.file.len() as f64) {
+            if let Err(e) = crate::files::gate::size(crate::files::gate::Origin::History, entry.file.len() as f64) {
                 h.message.set(Some(e));
                 return;
             }

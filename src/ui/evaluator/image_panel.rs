@@ -7,7 +7,7 @@ use wasm_bindgen::JsCast;
 
 use crate::ui::run::image_actions;
 use crate::ui::state::{AppState, ImageView};
-use crate::geometry::NormBox;
+use crate::inputs::geometry::NormBox;
 
 fn first_file(files: Option<web_sys::FileList>) -> Option<web_sys::File> {
     files.and_then(|f| f.get(0))

@@ -1,5 +1,5 @@
 //! Showing a result file (an export, a gallery example) as if it had just run, and the
-//! "Open a result" file box. The file is read by the core (`crate::result_file`); this module
+//! "Open a result" file box. The file is read by the core (`crate::files::result_file`); this module
 //! only puts what it read into the signals.
 
 use leptos::prelude::*;
@@ -7,7 +7,7 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
 use crate::providers::{Backend, Image, Protocol};
-use crate::result_file::{Body, Opened};
+use crate::files::result_file::{Body, Opened};
 use crate::ui::state::{AppState, ImageView};
 
 /// What was opened from a file, for the note above the results.
@@ -97,7 +97,7 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
 pub fn open_file(state: AppState, view: OpenedView, error: RwSignal<Option<String>>, file: web_sys::File) {
     let name = file.name();
     // The gate: a file larger than any result is not read at all.
-    if let Err(e) = crate::gate::size(crate::gate::Origin::File, file.size()) {
+    if let Err(e) = crate::files::gate::size(crate::files::gate::Origin::File, file.size()) {
         error.set(Some(e));
         return;
     }
@@ -175,7 +175,7 @@ fn claims_view(c: &Claims) -> Option<impl IntoView> {
 /// Reading a result file and showing it, in the `open` chunk.
 #[leptos::wasm_split::wasm_split(open, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn open_loaded(state: AppState, view: OpenedView, text: String, from: String) -> Result<Result<(), String>, crate::ui::widgets::lazy::ChunkMissing> {
-    Ok(crate::result_file::read(&text).and_then(|o| show(state, view, o, &from)))
+    Ok(crate::files::result_file::read(&text).and_then(|o| show(state, view, o, &from)))
 }
 
 /// Shows the result file `text` came from (`from`: its name, "a share link", an example).

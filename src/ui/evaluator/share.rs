@@ -1,12 +1,12 @@
 //! "Copy link" and "Copy embed code": the result of any metric in the URL fragment, deflated by
 //! the browser, with a downscaled thumbnail; and opening such a link with no request. What goes
-//! in the link and how it is written is decided in `crate::share`.
+//! in the link and how it is written is decided in `crate::files::share`.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::{gate, share};
+use crate::files::{gate, share};
 use crate::ui::evaluator::open_result::OpenedView;
 use crate::ui::state::AppState;
 
@@ -18,7 +18,7 @@ pub(crate) fn thumbnail(state: AppState) -> Option<String> {
     let from_canvas = state.inputs.image.with_value(|img| {
         let img = img.as_ref()?;
         let src = &img.canvas;
-        let (w, h) = crate::geometry::fit_within(src.width(), src.height(), THUMB_SIDE);
+        let (w, h) = crate::inputs::geometry::fit_within(src.width(), src.height(), THUMB_SIDE);
         let doc = web_sys::window()?.document()?;
         let canvas: web_sys::HtmlCanvasElement = doc.create_element("canvas").ok()?.unchecked_into();
         canvas.set_width(w);
@@ -100,7 +100,7 @@ fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>, st
     } else {
         let page = crate::ui::metrics::of(state.settings.metric.get_untracked());
         page.result_json(state).map(|json| {
-            crate::result_file::with_extras(&json, thumbnail(state).as_deref(), &Default::default(), None)
+            crate::files::result_file::with_extras(&json, thumbnail(state).as_deref(), &Default::default(), None)
         })
     };
     let Some(json) = json else {
@@ -201,7 +201,7 @@ fn open_from_lab(state: AppState, view: OpenedView, nonce: &str) {
 
 /// An iframe of the embed (`embed.html?embed`, which any site may frame) showing the result.
 fn embed_code(link: &str) -> String {
-    share::embed_code(&crate::site::embed_url(link, None))
+    share::embed_code(&crate::files::site::embed_url(link, None))
 }
 
 #[component]

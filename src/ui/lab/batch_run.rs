@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::batch::{self, Item, Method, ZipArchive};
-use crate::errors::{redact, JudgeError};
+use crate::answers::errors::{redact, JudgeError};
 use crate::lab::stored_run::{new_run_id, LiveMessage, StoredDataset, StoredRun};
 use crate::lab::{io, ItemResult};
 use crate::ui::lab::batch_items::{plan, prepared_image};

@@ -13,7 +13,7 @@ use crate::lab::ItemResult;
 use crate::meta::bootstrap::Estimate;
 use crate::meta::resample::Interval;
 use crate::meta::RatingProtocol;
-use crate::task::Task;
+use crate::scoring::task::Task;
 use crate::ui::lab::batch_state::{BatchState, Used};
 use crate::ui::state::Settings;
 use crate::web::timing;

@@ -67,7 +67,7 @@ async fn hand_over(state: Settings, b: BatchState, r: &ItemResult) -> Outcome {
     let image = thumbnail(b, r).await;
     let dataset = b.dataset_file.with_value(|d| d.as_ref().map(|(n, _)| n.clone())).unwrap_or_default();
     let source = open_doc::source(r, &dataset, image.is_some());
-    let doc = crate::result_file::with_extras(&doc, image.as_deref(), &Default::default(), Some(&source));
+    let doc = crate::files::result_file::with_extras(&doc, image.as_deref(), &Default::default(), Some(&source));
     let now = js_sys::Date::now() / 1000.0;
     let storage = crate::web::storage::setting_keys();
     crate::web::storage::forget_settings(&open_doc::stale_handovers(&storage, now));

@@ -11,7 +11,7 @@ use crate::ui::lab::batch_items::{plan, prepared_image};
 use crate::ui::lab::batch_state::{BatchState, BatchStatus};
 use crate::ui::state::Settings;
 use crate::batch::openai_batch::{self, BatchInfo};
-use crate::errors::{redact, JudgeError};
+use crate::answers::errors::{redact, JudgeError};
 use crate::lab::ItemResult;
 use crate::providers::{Backend, HttpRequest};
 use crate::ui::lab::run_records;
@@ -134,8 +134,8 @@ pub async fn poll(state: Settings, b: BatchState, batch_id: String) {
     let items = b.items.get_value();
     let output = openai_batch::read_output(&body);
     let saving = {
-        let (prices, _) = crate::cost::parse_prices(&state.provider.prices.get_untracked());
-        Saving::of(&output, crate::cost::price_for(&prices, &backend.model))
+        let (prices, _) = crate::transport::cost::parse_prices(&state.provider.prices.get_untracked());
+        Saving::of(&output, crate::transport::cost::price_for(&prices, &backend.model))
     };
     let plan = plan(state, metric);
     let key = backend.api_key.clone();

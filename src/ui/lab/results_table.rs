@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::criteria::Criterion;
+use crate::scoring::criteria::Criterion;
 use crate::lab::compare::rank_gaps_by_position;
 use crate::lab::rows::first_rows;
 use crate::lab::ItemResult;

@@ -5,8 +5,8 @@
 
 use leptos::prelude::*;
 
-use crate::aggregate::GAMMA_MIN;
-use crate::gamma_axis::{self, GammaAxis};
+use crate::scoring::aggregate::GAMMA_MIN;
+use crate::scoring::gamma_axis::{self, GammaAxis};
 use crate::lab::analysis::{best_gamma, SweepPoint};
 use crate::meta::resample::Interval;
 use crate::ui::state::Settings;

@@ -29,7 +29,7 @@ pub struct AppState {
     /// Incremented by every Evaluate, so answers from an older run are ignored.
     pub generation: StoredValue<u64>,
     /// The usage of every answer the provider billed in the current run, readable or not.
-    pub billed: RwSignal<Vec<crate::completion::Usage>>,
+    pub billed: RwSignal<Vec<crate::answers::completion::Usage>>,
     pub export_error: RwSignal<Option<String>>,
     /// Several candidate texts for the same image (HarmonicEval; empty: one text).
     pub candidates: crate::ui::run::candidates_state::Candidates,
@@ -128,7 +128,7 @@ pub(crate) fn show_opened(state: AppState, reopened: Reopened, image: Option<Ima
 
 /// Shows a comparison of several candidates read from a file or link (HarmonicEval's, the
 /// only one a file opens so far) as if it had just run.
-pub(crate) fn show_opened_comparison(state: AppState, c: crate::result_file::Comparison, image: Option<Image>, backend: Backend) {
+pub(crate) fn show_opened_comparison(state: AppState, c: crate::files::result_file::Comparison, image: Option<Image>, backend: Backend) {
     harmonic_eval::candidates::open(state, c, image, backend)
 }
 
@@ -150,7 +150,7 @@ pub(crate) fn own_inputs(state: AppState) -> impl IntoView {
 
 /// Explain: one HarmonicEval criterion (`Some`) or FLEUR's score (`None`), the two metrics
 /// whose panels offer it (called from inside the `run` chunk's entry, `ui::run::chunks`).
-pub(crate) fn explain(state: AppState, criterion: Option<crate::criteria::Criterion>) {
+pub(crate) fn explain(state: AppState, criterion: Option<crate::scoring::criteria::Criterion>) {
     match criterion {
         Some(c) => harmonic_eval::run::explain(state, c),
         None => fleur::run::explain(state),

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::aggregate::Scored;
+use crate::scoring::aggregate::Scored;
 use crate::candidates::plain::{Base, Part};
 use crate::metrics::harmonic_eval::CriterionResult;
 use crate::metrics::Metric;

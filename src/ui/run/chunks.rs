@@ -9,7 +9,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::criteria::Criterion;
+use crate::scoring::criteria::Criterion;
 use crate::ui::widgets::lazy::{missing, ChunkMissing};
 use crate::ui::state::{AppState, Settings};
 

@@ -1,11 +1,11 @@
 //! No dead ends: the key a provider needs, said next to Evaluate before anything is sent; one
 //! failure shared by every criterion, shown (and announced) once; the result brought into view
-//! with focus on the score when a run ends. The decisions are in `crate::first_visit`.
+//! with focus on the score when a run ends. The decisions are in `crate::inputs::first_visit`.
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::first_visit::{key_missing, shared_failure};
+use crate::inputs::first_visit::{key_missing, shared_failure};
 use crate::providers::preset;
 use crate::ui::state::AppState;
 
@@ -18,7 +18,7 @@ pub fn missing_key(state: AppState) -> Option<String> {
 pub fn missing_key_in(settings: crate::ui::state::Settings) -> Option<String> {
     let p = preset(&settings.provider.preset.get());
     // The provider's own host: a base URL pointed elsewhere may need no key at all.
-    let own_host = settings.provider.base_url.with(|u| crate::first_visit::is_presets_host(p.base_url, u));
+    let own_host = settings.provider.base_url.with(|u| crate::inputs::first_visit::is_presets_host(p.base_url, u));
     let needs_key = p.needs_key && own_host;
     settings.provider.api_key.with(|k| key_missing(needs_key, k, p.label))
 }
@@ -29,7 +29,7 @@ pub fn shared(state: AppState) -> Option<String> {
         return None;
     }
     let chosen = state.settings.he_criteria.get();
-    let errors: Vec<Option<String>> = crate::criteria::Criterion::ALL
+    let errors: Vec<Option<String>> = crate::scoring::criteria::Criterion::ALL
         .into_iter()
         .filter(|c| chosen.contains(*c))
         .map(|c| state.he.criterion(c).with(|s| s.error()))

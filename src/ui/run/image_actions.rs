@@ -65,7 +65,7 @@ pub fn reload_image(state: AppState) {
 }
 
 /// The box drawn into what is sent: the usable REG box, only while it applies.
-fn sent_box(state: AppState) -> Option<crate::geometry::NormBox> {
+fn sent_box(state: AppState) -> Option<crate::inputs::geometry::NormBox> {
     if untrack(|| state.box_active()) {
         state.inputs.red_box.get_untracked().filter(|b| b.is_usable())
     } else {

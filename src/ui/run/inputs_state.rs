@@ -3,9 +3,9 @@
 
 use leptos::prelude::*;
 
-use crate::geometry::NormBox;
+use crate::inputs::geometry::NormBox;
 use crate::providers::Image;
-use crate::task::Task;
+use crate::scoring::task::Task;
 use crate::web::image::LoadedImage;
 
 /// What the shown image is: the data URL as it will be sent, and where it came from.

@@ -5,9 +5,9 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::errors::redact;
-use crate::limiter::Limiter;
-use crate::retry::RetryPolicy;
+use crate::answers::errors::redact;
+use crate::transport::limiter::Limiter;
+use crate::transport::retry::RetryPolicy;
 use crate::ui::state::{AppState, ExplainState, Progress, Settings};
 use crate::web::cache;
 use crate::web::transport::{send_chat, Answer, SendOptions};
@@ -69,7 +69,7 @@ pub(crate) fn send_one<T: 'static>(
     request: crate::providers::HttpRequest,
     cache_tag: Option<String>,
     set: impl Fn(Progress<T>) + Clone + 'static,
-    interpret: impl FnOnce(&crate::completion::Completion) -> Result<T, crate::errors::JudgeError>
+    interpret: impl FnOnce(&crate::answers::completion::Completion) -> Result<T, crate::answers::errors::JudgeError>
         + 'static,
 ) {
     let generation = run.generation;
@@ -124,7 +124,7 @@ pub(crate) fn fetch_answer(
     request: crate::providers::HttpRequest,
     cache_tag: Option<String>,
     on_wait: Box<dyn Fn(String)>,
-) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<Answer, crate::errors::JudgeError>>>>
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<Answer, crate::answers::errors::JudgeError>>>>
 {
     Box::pin(async move {
         let limiter = state.provider.limiter.get_value();
@@ -140,7 +140,7 @@ pub(crate) fn run_one<T>(
     slot: RwSignal<Progress<T>>,
     backend: crate::providers::Backend,
     request: crate::providers::HttpRequest,
-    interpret: impl FnOnce(&crate::completion::Completion) -> Result<T, crate::errors::JudgeError>
+    interpret: impl FnOnce(&crate::answers::completion::Completion) -> Result<T, crate::answers::errors::JudgeError>
         + 'static,
 ) where
     T: Clone + Send + Sync + 'static,
@@ -185,7 +185,7 @@ pub(crate) fn ask_why(
     state: AppState,
     slot: RwSignal<ExplainState>,
     backend: crate::providers::Backend,
-    request: Result<crate::providers::HttpRequest, crate::errors::JudgeError>,
+    request: Result<crate::providers::HttpRequest, crate::answers::errors::JudgeError>,
 ) {
     // What is shown now (an opened result's stored explanation, an earlier answer) is never
     // wiped by a failed ask: it stays, with the reason beside it.
@@ -245,7 +245,7 @@ pub(crate) fn save_result(state: AppState, json: Option<String>) {
             .export_error
             .set(Some("Evaluate first: there is nothing to export yet.".into()));
     };
-    let name = crate::export_name::for_result(&json, crate::web::download::local_now());
+    let name = crate::files::export_name::for_result(&json, crate::web::download::local_now());
     let outcome = crate::web::download::download_text(&name, "application/json", &json);
     state.export_error.set(outcome.err());
 }

@@ -1,8 +1,8 @@
-//! The sentences that say why a score is doubtful, shown beside it (see `crate::doubt`).
+//! The sentences that say why a score is doubtful, shown beside it (see `crate::answers::doubt`).
 
 use leptos::prelude::*;
 
-use crate::doubt::Doubt;
+use crate::answers::doubt::Doubt;
 
 /// One warning line per doubt; nothing when there is none.
 pub fn doubt_notes(doubts: &[Doubt]) -> impl IntoView {

@@ -9,7 +9,7 @@
 use leptos::prelude::*;
 
 use crate::ui::state::Settings;
-use crate::criteria::Criterion;
+use crate::scoring::criteria::Criterion;
 use crate::metrics::fidelity::Extension;
 use crate::metrics::CriterionSet;
 

@@ -1,11 +1,11 @@
-//! The events on a γ axis (`crate::gamma_axis` holds the arithmetic): which γ a click or a
+//! The events on a γ axis (`crate::scoring::gamma_axis` holds the arithmetic): which γ a click or a
 //! hover on a plot points at, and the keys that move γ when the plot has focus. Every plot
 //! against γ (the evaluator's score curve, the lab's agreement sweep) uses these.
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::gamma_axis::{key_step, GammaAxis};
+use crate::scoring::gamma_axis::{key_step, GammaAxis};
 
 /// The γ under the pointer, for a handler on the plot's `<svg>` drawn with `axis` in its
 /// viewBox; `None` when the event has no element.

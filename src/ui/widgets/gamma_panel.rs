@@ -2,8 +2,8 @@
 
 use leptos::prelude::*;
 
-use crate::aggregate::{overall_curve, Scored, GAMMA_MIN};
-use crate::gamma_axis::{self, GammaAxis};
+use crate::scoring::aggregate::{overall_curve, Scored, GAMMA_MIN};
+use crate::scoring::gamma_axis::{self, GammaAxis};
 use crate::ui::widgets::gamma_events::gamma_at_click;
 use crate::ui::state::{CriterionState, Settings};
 

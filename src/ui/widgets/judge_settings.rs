@@ -1,11 +1,11 @@
 //! The judge in one line (provider · model · key · procedure) that opens its full settings, the
 //! fidelity and the backend, in place. The task (image, text, Evaluate) comes first on the page;
 //! the settings, set once, stay folded under this line (the decision of the words is
-//! `crate::first_visit::judge_summary`).
+//! `crate::inputs::first_visit::judge_summary`).
 
 use leptos::prelude::*;
 
-use crate::first_visit::{judge_summary, KeyState};
+use crate::inputs::first_visit::{judge_summary, KeyState};
 use crate::providers::preset;
 use crate::ui::backend::backend_panel::BackendPanel;
 use crate::ui::widgets::fidelity_panel::FidelityPanel;

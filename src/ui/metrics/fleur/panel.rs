@@ -68,7 +68,7 @@ pub fn FleurPanel() -> impl IntoView {
     view! {
         <div class="overall" data-testid="overall-score" data-value=move || value(|r| r.smoothed.score)
             data-state=move || state.fleur.result.with(|s| s.id())
-            data-doubt=move || result().map(|r| crate::doubt::codes(&r.doubts)).unwrap_or_default()>
+            data-doubt=move || result().map(|r| crate::answers::doubt::codes(&r.doubts)).unwrap_or_default()>
             <span class="overall-label">{move || format!("{} score", info().name)}</span>
             <span class="overall-value" aria-live="polite">
                 {move || result().map(|r| format!("{:.4}", r.smoothed.score)).unwrap_or_else(|| "–".into())}

@@ -45,7 +45,7 @@ pub fn GvevalPanel() -> impl IntoView {
         <div class="overall" data-testid="overall-score"
             data-value=move || result().map(|r| r.score.to_string()).unwrap_or_default()
             data-state=move || state.gveval.result.with(|s| s.id())
-            data-doubt=move || result().map(|r| crate::doubt::codes(&r.doubts)).unwrap_or_default()>
+            data-doubt=move || result().map(|r| crate::answers::doubt::codes(&r.doubts)).unwrap_or_default()>
             <span class="overall-label">
                 {move || if result().is_some_and(|r| r.accr.is_some()) { "G-VEval ACCR mean" } else { "G-VEval score" }}
             </span>

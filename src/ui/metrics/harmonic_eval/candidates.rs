@@ -6,10 +6,10 @@ use leptos::prelude::*;
 
 use crate::candidates::export::{comparison_json, Judged};
 use crate::candidates::problems;
-use crate::criteria::Criterion;
+use crate::scoring::criteria::Criterion;
 use crate::metrics::harmonic_eval::{self, ExportInput, Input};
 use crate::providers::{Backend, Image};
-use crate::result_file::Comparison;
+use crate::files::result_file::Comparison;
 use crate::ui::run::runner::{begin_run, send_one, VIDEO_NEEDS_G_VEVAL};
 use crate::ui::run::candidates_run::send_to_lab_with;
 use crate::ui::run::candidates_state::CandidatesRun;
@@ -164,7 +164,7 @@ fn comparison(state: AppState, group: Option<&str>) -> Option<String> {
 /// The comparison as a share link carries it: with the image's thumbnail; `None` before a run.
 pub fn comparison_for_link(state: AppState, image: Option<&str>) -> Option<String> {
     let json = comparison(state, None)?;
-    Some(crate::result_file::with_extras(&json, image, &Default::default(), None))
+    Some(crate::files::result_file::with_extras(&json, image, &Default::default(), None))
 }
 
 /// Shows a comparison read from a share link or a file as if it had just run: the candidates,
@@ -223,7 +223,7 @@ pub fn export(state: AppState) {
     let outcome = match comparison(state, None) {
         Some(json) => {
             let first = state.candidates.run.with_value(|r| r.as_ref().and_then(|r| r.texts.first().cloned()));
-            let name = crate::export_name::export_name(
+            let name = crate::files::export_name::export_name(
                 "harmonic_eval-candidates",
                 &first.unwrap_or_default(),
                 download::local_now(),

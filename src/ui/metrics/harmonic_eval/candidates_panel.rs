@@ -9,7 +9,7 @@ use crate::candidates::render::{
     comparison_table, flips_html, radios_html, ranking_html, Cell, Row,
 };
 use crate::candidates::{agreement_ranges, agrees, flip_points, ranges_text, scores_at};
-use crate::criteria::Criterion;
+use crate::scoring::criteria::Criterion;
 use super::candidates_plot::CandidatesPlot;
 use super::candidates;
 use crate::ui::state::AppState;

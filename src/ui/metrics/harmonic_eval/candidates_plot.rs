@@ -4,9 +4,9 @@
 
 use leptos::prelude::*;
 
-use crate::aggregate::{overall_curve, Scored};
+use crate::scoring::aggregate::{overall_curve, Scored};
 use crate::candidates::render::{curves_table, plot_svg, readout, AXIS};
-use crate::gamma_axis::key_step;
+use crate::scoring::gamma_axis::key_step;
 use crate::ui::widgets::gamma_events::gamma_at_click;
 use crate::candidates::Flip;
 

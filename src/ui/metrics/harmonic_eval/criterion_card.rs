@@ -4,9 +4,9 @@ use leptos::prelude::*;
 
 use crate::ui::widgets::doubt_notes::doubt_notes;
 use crate::ui::state::{AppState, ExplainState};
-use crate::criteria::Criterion;
+use crate::scoring::criteria::Criterion;
 use crate::metrics::harmonic_eval::CriterionResult;
-use crate::doubt::{self, LOW_COVERAGE};
+use crate::answers::doubt::{self, LOW_COVERAGE};
 
 fn full(v: Option<f64>) -> String {
     v.map(|v| v.to_string()).unwrap_or_default()

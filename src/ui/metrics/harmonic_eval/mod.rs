@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::criteria::Criterion;
+use crate::scoring::criteria::Criterion;
 use crate::metrics::harmonic_eval::{estimated_tokens, Input};
 use crate::providers::{ImageDetail, Protocol};
 use crate::ui::state::AppState;

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::criteria::Criterion;
+use crate::scoring::criteria::Criterion;
 use crate::metrics::harmonic_eval::{self, ExportInput, Input};
 use crate::ui::run::runner::{ask_why, begin_run, explain_backend, send_one, VIDEO_NEEDS_G_VEVAL};
 use crate::ui::state::{AppState, CriterionState, ExplainState, Progress, RunContext};
@@ -123,5 +123,5 @@ pub fn harmonic_json(state: AppState, image: Option<&str>) -> Option<String> {
     });
     // Explain's answers travel with the result, so opening the file shows them again.
     let explained = std::array::from_fn(|i| state.he.explanations[i].with_untracked(|e| e.stored().map(str::to_string)));
-    Some(crate::result_file::with_extras(&json, image, &explained, None))
+    Some(crate::files::result_file::with_extras(&json, image, &explained, None))
 }

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::criteria::Criterion;
+use crate::scoring::criteria::Criterion;
 use crate::metrics::harmonic_eval::CriterionResult;
 use crate::ui::progress::{CriterionState, RunContext};
 use crate::ui::progress::ExplainState;

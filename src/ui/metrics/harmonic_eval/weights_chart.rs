@@ -10,8 +10,8 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::aggregate::GAMMA_MIN;
-use crate::criteria::Criterion;
+use crate::scoring::aggregate::GAMMA_MIN;
+use crate::scoring::criteria::Criterion;
 use crate::metrics::harmonic_eval::weights_view::{band, weight_curve, WeightsAt, GLOSSARY, POINTS};
 use crate::ui::state::AppState;
 
@@ -76,7 +76,7 @@ fn svg(curve: &[WeightsAt], sigmas: &[Option<f64>; 5], gamma: f64) -> String {
             "<text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"{}\">{g}</text>",
             x(g),
             H - B + 16.0,
-            crate::gamma_axis::tick_anchor(g)
+            crate::scoring::gamma_axis::tick_anchor(g)
         );
     }
     for w in [0.0, 0.5, 1.0] {

@@ -41,7 +41,7 @@ pub fn MaevPanel() -> impl IntoView {
             });
             view! {
                 <li class="trial" data-testid=format!("trial-{i}") data-state=p.id() data-score=score
-                    data-doubt=p.result().map(|r| crate::doubt::codes(&r.doubts)).unwrap_or_default()>
+                    data-doubt=p.result().map(|r| crate::answers::doubt::codes(&r.doubts)).unwrap_or_default()>
                     <div><strong>{format!("Trial {}", i + 1)}</strong> " · " {p.label()}
                         {p.result().map(|r| format!(" · score {:.3} (printed {})", r.score, r.printed))}</div>
                     <div class="hint">{format!("Examples: {} (score 0), {} (score 2)", name(zero), name(two))}</div>
@@ -57,12 +57,12 @@ pub fn MaevPanel() -> impl IntoView {
     view! {
         <div class="overall" data-testid="overall-score" data-value=move || summary.get().map(|s| s.0.to_string()).unwrap_or_default()
             data-doubt=move || {
-                let mut all: Vec<crate::doubt::Doubt> = state.maev.results.with(|rows| {
+                let mut all: Vec<crate::answers::doubt::Doubt> = state.maev.results.with(|rows| {
                     rows.iter().filter_map(|(_, p)| p.result()).flat_map(|r| r.doubts.clone()).collect()
                 });
-                crate::small_sort::sort_by_key(&mut all, |d| *d);
+                crate::scoring::small_sort::sort_by_key(&mut all, |d| *d);
                 all.dedup();
-                crate::doubt::codes(&all)
+                crate::answers::doubt::codes(&all)
             }>
             <span class="overall-label">"MAEV mean accuracy score"</span>
             <span class="overall-value" aria-live="polite">

@@ -68,7 +68,7 @@ pub fn evaluate(state: AppState) {
                 let fidelity = fidelity.clone();
                 move |c| {
                     maev::read_completion(c, &fidelity).map_err(|message| {
-                        crate::errors::JudgeError::BadResponse { detail: message }
+                        crate::answers::errors::JudgeError::BadResponse { detail: message }
                     })
                 }
             },
@@ -104,7 +104,7 @@ pub fn caption_image(state: AppState) {
     };
     send_one(state, &run, backend, request, None, set, |c| {
         if c.text.trim().is_empty() {
-            Err(crate::errors::JudgeError::BadResponse {
+            Err(crate::answers::errors::JudgeError::BadResponse {
                 detail: "the model returned an empty caption".into(),
             })
         } else {

@@ -2,8 +2,8 @@
 //! with exponential backoff and jitter; a `Retry-After` from the server is honoured as the
 //! least wait. Everything else (a bad key, an unknown model) would fail the same way again.
 
-use crate::errors::JudgeError;
-pub use crate::retry_after::{http_date, parse_retry_after, retry_after_secs};
+use crate::answers::errors::JudgeError;
+pub use crate::answers::retry_after::{http_date, parse_retry_after, retry_after_secs};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RetryPolicy {

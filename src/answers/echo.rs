@@ -8,7 +8,7 @@
 //! GPT-4o's `" 1"`, SmolLM2's `" "`, `"1"` and an answer cut off right after `"to "`.
 //!
 //! ```
-//! use harmonic_judge::echo::is_scale_number;
+//! use harmonic_judge::answers::echo::is_scale_number;
 //!
 //! let text = "Your task is to rate the text on a scale of 1 to 5. Rating: 4";
 //! let at = |needle: &str| {

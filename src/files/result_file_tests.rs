@@ -2,10 +2,10 @@ use super::*;
 use crate::metrics::fidelity::Fidelity;
 use crate::metrics::harmonic_eval::{export_json, ExportInput};
 use crate::metrics::harmonic_eval::weigh;
-use crate::aggregate::{sigma, smoothed_score};
+use crate::scoring::aggregate::{sigma, smoothed_score};
 use crate::metrics::harmonic_eval::{CriterionResult, CriterionSet};
 use crate::metrics::Reopened;
-use crate::task::Task;
+use crate::scoring::task::Task;
 use crate::providers::Backend;
 
 fn result(p: [f64; 5], coverage: Option<f64>) -> CriterionResult {
@@ -260,7 +260,7 @@ fn comparison_doc(chosen: Option<usize>) -> (String, Vec<[CriterionResult; 5]>) 
 #[test]
 fn a_comparison_reads_back_with_its_labels_pick_gamma_and_every_score() {
     let (json, all) = comparison_doc(Some(0));
-    let shared = crate::share::for_link(&with_extras(&json, Some("data:image/jpeg;base64,/9j/"), &Default::default(), None));
+    let shared = crate::files::share::for_link(&with_extras(&json, Some("data:image/jpeg;base64,/9j/"), &Default::default(), None));
     assert!(!shared.contains("hunter2") && !shared.contains("judge.example") && !shared.contains("sk-very-secret"));
     let opened = read(&shared).unwrap();
     assert_eq!((opened.model.as_str(), opened.image.as_deref()), ("gpt-4o", Some("data:image/jpeg;base64,/9j/")));
@@ -269,12 +269,12 @@ fn a_comparison_reads_back_with_its_labels_pick_gamma_and_every_score() {
     assert_eq!((c.chosen, c.gamma), (Some(0), 0.9));
     assert_eq!(c.candidates[1].text, "Some animal.");
     // Every number rebuilt from the distributions: the ranking at γ is the one exported.
-    let scored: Vec<Vec<crate::aggregate::Scored>> = c
+    let scored: Vec<Vec<crate::scoring::aggregate::Scored>> = c
         .candidates
         .iter()
         .map(|h| h.results.iter().flatten().flatten().map(CriterionResult::scored).collect())
         .collect();
-    let before: Vec<Vec<crate::aggregate::Scored>> =
+    let before: Vec<Vec<crate::scoring::aggregate::Scored>> =
         all.iter().map(|rs| rs.iter().map(CriterionResult::scored).collect()).collect();
     for g in [0.5, 0.75, 0.9] {
         assert_eq!(
@@ -347,9 +347,9 @@ fn the_gate_refuses_a_result_larger_than_any_or_with_a_longer_text_than_a_new_ev
     let e = read(&doc.to_string()).unwrap_err();
     assert!(e.starts_with("This result is 3.7 MB; a result is at most 2.0 MB"), "{e}");
     // Under the size, over the text limit: the same limit as a new evaluation.
-    doc["text"] = serde_json::Value::from("x".repeat(crate::text_checks::MAX_CHARS + 1));
+    doc["text"] = serde_json::Value::from("x".repeat(crate::inputs::text_checks::MAX_CHARS + 1));
     let e = read(&doc.to_string()).unwrap_err();
     assert!(e.contains("its text is 20,001 characters long"), "{e}");
-    doc["text"] = serde_json::Value::from("x".repeat(crate::text_checks::MAX_CHARS));
+    doc["text"] = serde_json::Value::from("x".repeat(crate::inputs::text_checks::MAX_CHARS));
     assert!(read(&doc.to_string()).is_ok());
 }

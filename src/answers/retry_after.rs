@@ -1,5 +1,5 @@
 //! Reading a `Retry-After` header, in either of its forms. A leaf: both the retry policy
-//! ([`crate::retry`]) and the error sentences ([`crate::errors`]) read it.
+//! ([`crate::transport::retry`]) and the error sentences ([`crate::answers::errors`]) read it.
 
 /// Seconds from a `Retry-After` header in its delta-seconds form (`"7"`, or `"1.5"` as some
 /// proxies send).

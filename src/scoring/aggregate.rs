@@ -118,7 +118,7 @@ pub struct Scored {
 /// and the overall score at γ = 0.75 (the paper's default), 0.5 and 1.
 ///
 /// ```
-/// use harmonic_judge::aggregate::{aggregate, sigma, smoothed_score, Scored};
+/// use harmonic_judge::scoring::aggregate::{aggregate, sigma, smoothed_score, Scored};
 ///
 /// let p = [
 ///     [0.0, 0.05, 0.15, 0.6, 0.2], // Correctness
@@ -242,7 +242,7 @@ impl Split {
 /// goes almost all to the most certain criterion (Fluency, 4.95) without overflowing.
 ///
 /// ```
-/// use harmonic_judge::aggregate::{overall_score, sigma, smoothed_score, Scored, GAMMA_MIN};
+/// use harmonic_judge::scoring::aggregate::{overall_score, sigma, smoothed_score, Scored, GAMMA_MIN};
 ///
 /// let items: Vec<Scored> = [
 ///     [0.0, 0.05, 0.15, 0.6, 0.2],

@@ -11,8 +11,8 @@
 //! kept as the **coverage**: near 1 the distribution is trustworthy, low coverage means the
 //! model was mostly considering something else at that step.
 
-use crate::completion::TokenStep;
-use crate::errors::JudgeError;
+use crate::answers::completion::TokenStep;
+use crate::answers::errors::JudgeError;
 
 /// Ratings live in 1..=RATING_LEVELS.
 pub const RATING_LEVELS: usize = 5;
@@ -88,7 +88,7 @@ fn stands_alone(text: &str, at: usize) -> bool {
 
 /// The step that produced the rating: the first token that is a rating on its own
 /// ([`rating_of_token`]), stands alone as a number, and is not part of an echoed scale, range
-/// or rating list ([`crate::echo::is_scale_number`]). The decision is made on the answer's text,
+/// or rating list ([`crate::answers::echo::is_scale_number`]). The decision is made on the answer's text,
 /// so it is the same whether the tokenizer writes `" 1"` or `" "`, `"1"`.
 pub fn locate_rating(steps: &[TokenStep]) -> Option<RatingStep> {
     let (text, starts) = joined(steps);
@@ -102,7 +102,7 @@ pub fn locate_rating(steps: &[TokenStep]) -> Option<RatingStep> {
         if !stands_alone(&text, at) {
             continue;
         }
-        if crate::echo::is_scale_number(&text, at, at + 1) {
+        if crate::answers::echo::is_scale_number(&text, at, at + 1) {
             after_echo = true;
             continue;
         }
@@ -140,9 +140,9 @@ fn rating_masses(step: &TokenStep) -> [f64; RATING_LEVELS] {
 /// renormalised over 1..=5 and the 97 % kept as its coverage; its mean and σ are SPEC's.
 ///
 /// ```
-/// use harmonic_judge::aggregate::{sigma, smoothed_score};
-/// use harmonic_judge::completion::TokenStep;
-/// use harmonic_judge::rating::rating_distribution;
+/// use harmonic_judge::scoring::aggregate::{sigma, smoothed_score};
+/// use harmonic_judge::answers::completion::TokenStep;
+/// use harmonic_judge::answers::rating::rating_distribution;
 ///
 /// let ln = |p: f64| (0.97 * p).ln();
 /// let steps = [

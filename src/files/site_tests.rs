@@ -115,7 +115,7 @@ fn the_embed_is_recognised_and_its_urls_round_trip() {
 
 #[test]
 fn the_build_time_check_knows_every_preset_and_metric() {
-    let script = include_str!("../scripts/check_site_json.py");
+    let script = include_str!("../../scripts/check_site_json.py");
     let list = |name: &str| {
         let line = script.lines().find(|l| l.starts_with(&format!("{name} = ["))).unwrap();
         line.split('"').skip(1).step_by(2).map(str::to_string).collect::<Vec<_>>()

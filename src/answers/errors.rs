@@ -130,7 +130,7 @@ fn http_lead(status: u16, retry_after: Option<&str>) -> String {
         408 | 504 => format!("The server timed out (HTTP {status}). Try again"),
         413 => "The request is too large (HTTP 413). Lower the image size".to_string(),
         429 => match retry_after {
-            Some(after) if crate::retry_after::parse_retry_after(after).is_some() => {
+            Some(after) if crate::answers::retry_after::parse_retry_after(after).is_some() => {
                 format!(
                     "Rate limited or out of quota (HTTP 429). The server asks to \
                      retry after {after} s"

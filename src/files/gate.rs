@@ -12,7 +12,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::text_checks::thousands;
+use crate::inputs::text_checks::thousands;
 
 /// Where a result comes from, for the sentence that refuses it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,7 +40,7 @@ impl Origin {
 }
 
 /// The longest share-link fragment read: no link the page makes is longer
-/// ([`crate::share::MAX_LINK_CHARS`] covers the whole URL), so a longer one is not ours and is
+/// ([`crate::files::share::MAX_LINK_CHARS`] covers the whole URL), so a longer one is not ours and is
 /// refused before it is decoded or inflated.
 pub const MAX_FRAGMENT_CHARS: usize = 16_000;
 
@@ -61,7 +61,7 @@ pub const MAX_FIELD_CHARS: usize = 50_000;
 /// probabilities); no result the page writes comes near it.
 pub const MAX_LIST_ITEMS: usize = 1_000;
 
-/// The texts a new evaluation limits to [`crate::text_checks::MAX_CHARS`], by their key in a
+/// The texts a new evaluation limits to [`crate::inputs::text_checks::MAX_CHARS`], by their key in a
 /// result (any metric's) and what a sentence calls them.
 const USER_TEXTS: [(&str, &str); 5] = [
     ("text", "text"),
@@ -176,7 +176,7 @@ pub fn check(doc: &Value) -> Result<(), String> {
 /// The user texts of one result (or candidate): each within a new evaluation's limit, and the
 /// references together, as the references box sends them.
 fn user_texts(obj: &Map<String, Value>) -> Result<(), String> {
-    let max = crate::text_checks::MAX_CHARS;
+    let max = crate::inputs::text_checks::MAX_CHARS;
     let over = |what: &str, text: &str| {
         let n = text.chars().count();
         (n > max).then(|| {
@@ -210,7 +210,7 @@ mod tests {
 
     #[test]
     fn a_fragment_longer_than_any_link_of_ours_is_refused_before_decoding() {
-        assert_eq!(MAX_FRAGMENT_CHARS, crate::share::MAX_LINK_CHARS);
+        assert_eq!(MAX_FRAGMENT_CHARS, crate::files::share::MAX_LINK_CHARS);
         assert!(fragment(&"A".repeat(MAX_FRAGMENT_CHARS)).is_ok());
         let e = fragment(&"A".repeat(2_079_185)).unwrap_err();
         assert_eq!(e, "This share link is 2,079,185 characters long; links made by this page stay under 16,000, so it was not opened.");
@@ -229,7 +229,7 @@ mod tests {
 
     #[test]
     fn user_texts_get_a_new_evaluations_limit_in_every_metric_and_candidate() {
-        let max = crate::text_checks::MAX_CHARS;
+        let max = crate::inputs::text_checks::MAX_CHARS;
         let ok = json!({"metric": "harmonic_eval", "text": "x".repeat(max), "question": "q"});
         assert!(check(&ok).is_ok());
         for key in ["text", "caption", "answer", "question", "reference_answer"] {

@@ -2,7 +2,7 @@
 //! click picks, and how the keys move γ. Pure, so tested natively; `ui::widgets::gamma_axis`
 //! reads the click's position from the DOM and hands it here.
 
-use crate::aggregate::GAMMA_MIN;
+use crate::scoring::aggregate::GAMMA_MIN;
 
 /// The γ's marked on every γ axis: the smallest offered, the quarters and 1.
 pub const TICKS: [f64; 5] = [GAMMA_MIN, 0.25, 0.5, 0.75, 1.0];

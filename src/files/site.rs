@@ -228,7 +228,7 @@ impl Site {
         self.judge.as_ref().is_some_and(|j| {
             let p = crate::providers::preset(&j.provider);
             !p.needs_key
-                || j.base_url.as_deref().is_some_and(|u| !crate::first_visit::is_presets_host(p.base_url, u))
+                || j.base_url.as_deref().is_some_and(|u| !crate::inputs::first_visit::is_presets_host(p.base_url, u))
         })
     }
 }

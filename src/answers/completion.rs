@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::errors::JudgeError;
+use crate::answers::errors::JudgeError;
 
 /// One generated token with the alternatives the server reported at that step.
 #[derive(Clone, Debug, PartialEq)]
@@ -236,7 +236,7 @@ pub fn parse_chat_completion(body: &str) -> Result<Completion, JudgeError> {
     })?;
     let Some(choice) = wire.choices.into_iter().next() else {
         // Some proxies answer 200 with an error object instead of an error status.
-        let detail = crate::errors::error_body_message(body)
+        let detail = crate::answers::errors::error_body_message(body)
             .map(|m| format!("no choices; the server said: {m}"))
             .unwrap_or_else(|| "the response has no choices".into());
         return Err(JudgeError::BadResponse { detail });
@@ -453,7 +453,7 @@ mod tests {
             "model":"smolvlm","object":"chat.completion"}"#;
         let steps = parse_chat_completion(body).unwrap().steps.unwrap();
         assert_eq!(steps[0].alternatives().len(), 5);
-        let d = crate::rating::rating_distribution(&steps, "4").unwrap();
+        let d = crate::answers::rating::rating_distribution(&steps, "4").unwrap();
         let (p4, p5) = ((-0.4f64).exp(), (-3.0f64).exp());
         assert!((d.p[3] - p4 / (p4 + p5)).abs() < 1e-12);
         assert!((d.coverage - (p4 + p5)).abs() < 1e-12);
@@ -481,7 +481,7 @@ mod tests {
             .steps
             .unwrap();
         assert_eq!(steps[0].alternatives().len(), MAX_ALTERNATIVES);
-        let d = crate::rating::rating_distribution(&steps, "4").unwrap();
+        let d = crate::answers::rating::rating_distribution(&steps, "4").unwrap();
         assert_eq!(d.p[3], 1.0);
         // Generous for a debug build on a loaded machine (well under 1 s idle); comparing
         // every pair of 100k alternatives would be 5 * 10^9 string comparisons.

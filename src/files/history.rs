@@ -1,5 +1,5 @@
 //! The evaluator's history: the last [`MAX_ENTRIES`] single evaluations, each kept as its result
-//! file (the same document as the export, read back by `crate::result_file`), with a name the
+//! file (the same document as the export, read back by `crate::files::result_file`), with a name the
 //! user may change. What is kept, how an entry is written and read, which entries fall out past
 //! the limit and in what order they are listed is decided here; `web::history` only moves the
 //! records in and out of IndexedDB.
@@ -39,14 +39,14 @@ pub fn entry_id(epoch_ms: f64, n: u32) -> String {
 /// A new entry for the result file `result_json`, or the sentence saying why it is not kept (a
 /// run with no result to show, such as one whose every criterion failed, is not worth a row).
 pub fn new_entry(id: String, saved: String, result_json: &str) -> Result<Entry, String> {
-    let opened = crate::result_file::read(result_json)?;
+    let opened = crate::files::result_file::read(result_json)?;
     let Ok(Value::Object(mut doc)) = serde_json::from_str::<Value>(result_json) else {
         return Err("This result could not be kept in the history.".into());
     };
     doc.remove("base_url");
     doc.remove("api_key");
     let doc = Value::Object(doc);
-    let name = default_name(&opened.metric, crate::export_name::judged_text(&doc));
+    let name = default_name(&opened.metric, crate::files::export_name::judged_text(&doc));
     let file = serde_json::to_string(&doc).unwrap_or_default();
     Ok(Entry { id, name, metric: opened.metric, saved, file })
 }
@@ -87,9 +87,9 @@ pub fn to_record(entry: &Entry) -> String {
 }
 
 /// An entry read back from its key and record; `None` if the record is not one, or is larger
-/// than any result (`crate::gate::MAX_DOC_BYTES`, with room for the name and time).
+/// than any result (`crate::files::gate::MAX_DOC_BYTES`, with room for the name and time).
 pub fn from_record(id: &str, record: &str) -> Option<Entry> {
-    if record.len() > crate::gate::MAX_DOC_BYTES + 4096 || id.len() > 64 {
+    if record.len() > crate::files::gate::MAX_DOC_BYTES + 4096 || id.len() > 64 {
         return None;
     }
     let v: Value = serde_json::from_str(record).ok()?;
@@ -100,7 +100,7 @@ pub fn from_record(id: &str, record: &str) -> Option<Entry> {
 /// The entries as the list shows them: newest first, at most [`MAX_ENTRIES`] of them, whatever
 /// the store holds (another tab, an older version or a hand-edited store may hold thousands).
 pub fn newest_first(mut entries: Vec<Entry>) -> Vec<Entry> {
-    crate::small_sort::sort_by_key(&mut entries, |e| std::cmp::Reverse(e.id.clone()));
+    crate::scoring::small_sort::sort_by_key(&mut entries, |e| std::cmp::Reverse(e.id.clone()));
     entries.truncate(MAX_ENTRIES);
     entries
 }
@@ -189,7 +189,7 @@ mod tests {
         let listed = newest_first(many);
         assert_eq!(listed.len(), MAX_ENTRIES);
         assert_eq!(listed[0].id, entry_id(5_004.0, 0));
-        let huge = Entry { file: "x".repeat(crate::gate::MAX_DOC_BYTES + 8192), ..e.clone() };
+        let huge = Entry { file: "x".repeat(crate::files::gate::MAX_DOC_BYTES + 8192), ..e.clone() };
         assert!(from_record("1", &to_record(&huge)).is_none(), "a record larger than any result");
         assert_eq!(from_record("1", &to_record(&e)), Some(e));
     }
@@ -206,7 +206,7 @@ mod tests {
         // Reopened, it is the same result as the file it came from.
         let back = from_record(&e.id, &to_record(&e)).unwrap();
         assert_eq!(back, e);
-        assert_eq!(crate::result_file::read(&back.file).unwrap().body, crate::result_file::read(&doc.to_string()).unwrap().body);
+        assert_eq!(crate::files::result_file::read(&back.file).unwrap().body, crate::files::result_file::read(&doc.to_string()).unwrap().body);
         assert_eq!(from_record("x", "{\"name\":1}"), None);
         assert_eq!(from_record("x", "not json"), None);
     }

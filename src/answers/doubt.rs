@@ -2,7 +2,7 @@
 //! sentence for a person.
 //!
 //! A score is shown only when it was read from the judge's answer to the question asked (see
-//! [`crate::echo`]). Even then three things make it doubtful, and the card says so beside the
+//! [`crate::answers::echo`]). Even then three things make it doubtful, and the card says so beside the
 //! number:
 //!
 //! * the answer was cut off at the output limit and the score came only at its very end, so the
@@ -12,7 +12,7 @@
 //! * the answer repeated the instruction's scale before its score: a weak judge that echoes its
 //!   prompt may be echoing the score's place too.
 
-use crate::completion::TokenStep;
+use crate::answers::completion::TokenStep;
 
 /// Coverage below this is reported as low. Half the mass elsewhere means the distribution over
 /// ratings describes the lesser part of what the model was about to write.

@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::criteria::Criterion;
+use crate::scoring::criteria::Criterion;
 use crate::metrics::harmonic_eval::reopen::Reopened as Harmonic;
 use crate::metrics::{Metric, Reopened};
 
@@ -83,13 +83,13 @@ pub struct Comparison {
 pub fn read(json: &str) -> Result<Opened, String> {
     // The gate first: nothing larger than a result is parsed, nothing longer than a new
     // evaluation's text or any list a result has is read further.
-    crate::gate::size(crate::gate::Origin::Any, json.len() as f64)?;
+    crate::files::gate::size(crate::files::gate::Origin::Any, json.len() as f64)?;
     let doc: Value = serde_json::from_str(json)
         .map_err(|_| "This file is not a result exported by harmonic-judge (it is not JSON).".to_string())?;
     let obj = doc
         .as_object()
         .ok_or_else(|| "This file is not a result exported by harmonic-judge.".to_string())?;
-    crate::gate::check(&doc)?;
+    crate::files::gate::check(&doc)?;
     let metric = str_of(obj, "metric");
     let Some(known) = Metric::from_id(&metric) else {
         return Err("This file is not a result exported by harmonic-judge (no known metric).".into());
@@ -208,8 +208,8 @@ fn read_comparison(obj: &Map<String, Value>) -> Result<(Comparison, &Map<String,
     let gamma = obj
         .get("gamma")
         .and_then(Value::as_f64)
-        .filter(|g| (crate::aggregate::GAMMA_MIN..=1.0).contains(g))
-        .unwrap_or(crate::aggregate::GAMMA_DEFAULT);
+        .filter(|g| (crate::scoring::aggregate::GAMMA_MIN..=1.0).contains(g))
+        .unwrap_or(crate::scoring::aggregate::GAMMA_DEFAULT);
     let comparison = Comparison {
         labels,
         candidates,

@@ -1,4 +1,4 @@
-//! Share links: a result file (`crate::result_file`) carried in the URL fragment, deflated by
+//! Share links: a result file (`crate::files::result_file`) carried in the URL fragment, deflated by
 //! the browser (`CompressionStream("deflate-raw")`, in `web::compress`) and written here as
 //! base64url. The fragment never reaches a server. What goes in is decided here: never the key
 //! (exports never hold it) and never the base URL (not even without its credentials).
@@ -80,10 +80,10 @@ pub fn link(page_url: &str, deflated: &[u8]) -> Result<String, String> {
 }
 
 /// The deflated result a fragment carries, if it is a share link's; one longer than any link
-/// this page makes is refused before it is decoded (`crate::gate::fragment`).
+/// this page makes is refused before it is decoded (`crate::files::gate::fragment`).
 pub fn payload(fragment: &str) -> Option<Result<Vec<u8>, String>> {
     let data = fragment.strip_prefix(PREFIX)?;
-    if let Err(e) = crate::gate::fragment(data) {
+    if let Err(e) = crate::files::gate::fragment(data) {
         return Some(Err(e));
     }
     Some(decode(data).ok_or_else(|| "This share link is damaged: it could not be read.".to_string()))

@@ -1,0 +1,9 @@
+//! Turning read scores into a result: HarmonicEval's criteria and tasks ([`criteria`],
+//! [`task`]), the harmonic weighting at γ ([`aggregate`]), the γ axis every plot shares
+//! ([`gamma_axis`]) and a small stable sort for short lists ([`small_sort`]).
+
+pub mod aggregate;
+pub mod criteria;
+pub mod gamma_axis;
+pub mod small_sort;
+pub mod task;
