@@ -226,8 +226,6 @@ NAMING_ALLOWED = {
     # Per-metric settings both pages keep (G-VEval's mode, MAEV's trials, threshold and
     # examples), stored and restored with the others.
     "ui/settings.rs": {"g_veval", "maev"},
-    # One fuzz harness per reader, by name.
-    "fuzzing.rs": {"fleur", "g_veval", "maev"},
 }
 
 

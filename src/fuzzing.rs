@@ -5,25 +5,67 @@
 //! the short deterministic property runs of `tests/fuzz_smoke.rs` (stable, in CI).
 
 use crate::answers::completion::{parse_chat_completion, TokenStep};
-use crate::metrics::fleur::smoothing::smooth;
-use crate::metrics::g_veval::extract::{accr_scores, final_score};
-use crate::metrics::maev::parse::read_trial;
 use crate::providers::{read_chat, read_models, Protocol};
 use crate::answers::rating::{rating_distribution, rating_in_text};
 
 /// A harness: takes any bytes, must not panic.
 pub type Harness = fn(&[u8]);
 
-/// Every harness, by the name of its cargo-fuzz target.
-pub const TARGETS: [(&str, Harness); 7] = [
+/// The harnesses of shared readers, by the name of their cargo-fuzz target; each metric's
+/// own (its answer readers) are its room's `MetricCore::FUZZ`, see [`targets`].
+pub const SHARED: [(&str, Harness); 4] = [
     ("response_parsers", response_parsers),
     ("rating", rating),
-    ("fleur_smoothing", fleur_smoothing),
-    ("g_veval_extract", g_veval_extract),
-    ("maev_trial", maev_trial),
     ("dataset_import", dataset_import),
     ("image_sniff", image_sniff),
 ];
+
+/// A fuzz target: a harness over bytes, or a metric's harness over an answer (its bytes read
+/// as token steps by [`steps_from`]).
+#[derive(Clone, Copy)]
+pub enum Target {
+    Bytes(Harness),
+    Answer(crate::metrics::room::StepsHarness),
+}
+
+impl Target {
+    /// Runs the harness on `data`.
+    pub fn run(self, data: &[u8]) {
+        match self {
+            Target::Bytes(h) => h(data),
+            Target::Answer(h) => {
+                let (steps, text) = steps_from(data);
+                h(&steps, &text)
+            }
+        }
+    }
+}
+
+/// Every fuzz target by name: the shared ones, then each metric room's (once per room).
+pub fn targets() -> Vec<(&'static str, Target)> {
+    let mut all: Vec<(&'static str, Target)> = SHARED.iter().map(|&(n, h)| (n, Target::Bytes(h))).collect();
+    for metric in crate::metrics::Metric::ALL {
+        let own = crate::metrics::with_room!(metric, M => M::FUZZ);
+        for &(name, h) in own {
+            if !all.iter().any(|(n, _)| *n == name) {
+                all.push((name, Target::Answer(h)));
+            }
+        }
+    }
+    all
+}
+
+/// Runs the target called `name` on `data` (what each cargo-fuzz target in `fuzz/` calls).
+///
+/// # Panics
+/// When no target has that name, and wherever the harness finds a broken property.
+pub fn run(name: &str, data: &[u8]) {
+    let target = targets().into_iter().find(|(n, _)| *n == name);
+    match target {
+        Some((_, t)) => t.run(data),
+        None => panic!("no fuzz target called {name}"),
+    }
+}
 
 /// Bytes as tokens with top-k alternatives: pieces separated by `\n` are steps; within a
 /// step, `\t` separates the token and its alternatives; a byte after `\x01` sets a logprob.
@@ -88,42 +130,6 @@ pub fn rating(data: &[u8]) {
     }
     if let Some(r) = rating_in_text(&text) {
         assert!((1..=5).contains(&r));
-    }
-}
-
-/// FLEUR's digit smoothing: a score is always in [0, 1].
-pub fn fleur_smoothing(data: &[u8]) {
-    let (steps, text) = steps_from(data);
-    for truncated in [false, true] {
-        if let Ok(s) = smooth(&steps, &text, truncated) {
-            assert!(
-                (0.0..=1.0 + 1e-9).contains(&s.score) && (0.0..=1.0).contains(&s.raw),
-                "{s:?}"
-            );
-        }
-    }
-}
-
-/// G-VEval's `$score$` and ACCR extraction: 0..=100 and 1..=5 (as the prompts ask).
-pub fn g_veval_extract(data: &[u8]) {
-    let (steps, text) = steps_from(data);
-    for s in [Some(steps.as_slice()), None] {
-        if let Ok(r) = final_score(s, &text, false) {
-            assert!(r.score.is_finite() && r.distribution.iter().all(|&(_, p)| probability(p)));
-        }
-        if let Ok(rs) = accr_scores(s, &text, false) {
-            assert!(rs.iter().all(|r| r.score.is_finite()));
-        }
-    }
-}
-
-/// MAEV's trial reading: a score in [0, 2].
-pub fn maev_trial(data: &[u8]) {
-    let (steps, text) = steps_from(data);
-    for s in [Some(steps.as_slice()), None] {
-        if let Ok(t) = read_trial(&text, s) {
-            assert!((0.0..=2.0 + 1e-9).contains(&t.score), "{}", t.score);
-        }
     }
 }
 

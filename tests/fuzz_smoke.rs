@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use harmonic_judge::fuzzing::TARGETS;
+use harmonic_judge::fuzzing::targets;
 
 /// xorshift64*: reproducible without a dependency.
 struct Rng(u64);
@@ -111,17 +111,19 @@ fn every_harness_survives_its_corpus_and_random_mutations() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(3_000);
-    for (name, harness) in TARGETS {
+    let all = targets();
+    assert_eq!(all.len(), std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/fuzz_targets")).map_or(0, Iterator::count), "one cargo-fuzz target in fuzz/fuzz_targets/ per harness");
+    for (name, target) in all {
         let seeds = corpus(name);
         assert!(!seeds.is_empty(), "fuzz/corpus/{name} is empty");
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ name.len() as u64);
         for s in &seeds {
-            harness(s);
+            target.run(s);
         }
         for _ in 0..iters {
             let seed = &seeds[rng.below(seeds.len())];
             let input = mutate(&mut rng, seed, &seeds);
-            let outcome = std::panic::catch_unwind(|| harness(&input));
+            let outcome = std::panic::catch_unwind(|| target.run(&input));
             assert!(
                 outcome.is_ok(),
                 "{name} panicked on {:?}",

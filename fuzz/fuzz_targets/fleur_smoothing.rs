@@ -1,5 +1,5 @@
 #![no_main]
-//! See `harmonic_judge::fuzzing::fleur_smoothing`.
+//! The metric room's harness called `fleur_smoothing` (`MetricCore::FUZZ`), through `harmonic_judge::fuzzing::run`.
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| harmonic_judge::fuzzing::fleur_smoothing(data));
+fuzz_target!(|data: &[u8]| harmonic_judge::fuzzing::run("fleur_smoothing", data));

@@ -1,5 +1,5 @@
 #![no_main]
-//! See `harmonic_judge::fuzzing::g_veval_extract`.
+//! The metric room's harness called `g_veval_extract` (`MetricCore::FUZZ`), through `harmonic_judge::fuzzing::run`.
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| harmonic_judge::fuzzing::g_veval_extract(data));
+fuzz_target!(|data: &[u8]| harmonic_judge::fuzzing::run("g_veval_extract", data));

@@ -1,5 +1,5 @@
 #![no_main]
-//! See `harmonic_judge::fuzzing::maev_trial`.
+//! The metric room's harness called `maev_trial` (`MetricCore::FUZZ`), through `harmonic_judge::fuzzing::run`.
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| harmonic_judge::fuzzing::maev_trial(data));
+fuzz_target!(|data: &[u8]| harmonic_judge::fuzzing::run("maev_trial", data));

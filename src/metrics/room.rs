@@ -18,6 +18,10 @@ use crate::answers::errors::JudgeError;
 use crate::providers::{Backend, HttpRequest, Image};
 use crate::scoring::task::Task;
 
+/// A fuzz harness over an answer: its token steps and their text (native only).
+#[cfg(not(target_arch = "wasm32"))]
+pub type StepsHarness = fn(&[crate::answers::completion::TokenStep], &str);
+
 /// An item's answers, each under the slot its request was made for.
 pub type Answers = Vec<(String, Result<Completion, JudgeError>)>;
 
@@ -103,6 +107,12 @@ pub const OLDER_RECORD: &str = "This result was stored before the lab kept what 
 /// answers read (`batch::plan`), what a lab record keeps and how it opens again in the
 /// evaluator (`batch::kept`, `lab::open_doc`). Implemented once per metric, in its room.
 pub trait MetricCore {
+    /// The fuzz harnesses of this metric's readers of untrusted answers, by cargo-fuzz target
+    /// name (`crate::fuzzing` runs them; native only). Each takes an answer as token steps
+    /// and their text, and asserts what must hold for any answer.
+    #[cfg(not(target_arch = "wasm32"))]
+    const FUZZ: &'static [(&'static str, StepsHarness)] = &[];
+
     /// An item's requests, each under a slot name (a criterion id, `score`, or `trial-<i>`).
     /// `image` is the item's image as sent, when the metric sends one.
     fn item_requests(

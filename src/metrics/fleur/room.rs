@@ -17,6 +17,10 @@ fn with_references(metric: Metric) -> bool {
 }
 
 impl MetricCore for Room {
+    #[cfg(not(target_arch = "wasm32"))]
+    const FUZZ: &'static [(&'static str, crate::metrics::room::StepsHarness)] =
+        &[("fleur_smoothing", super::smoothing::fuzz)];
+
     fn item_requests(run: &Run, item: Subject, image: Option<Image>) -> Result<Vec<(String, HttpRequest)>, JudgeError> {
         let input = Input {
             caption: item.text.to_string(),

@@ -320,6 +320,20 @@ fn decimals_rule(
     Ok((Scheme::PerDigit, score, places))
 }
 
+/// Fuzz harness (`fleur_smoothing`, run by `crate::fuzzing`): for any answer, a score is
+/// always in [0, 1].
+#[cfg(not(target_arch = "wasm32"))]
+pub fn fuzz(steps: &[TokenStep], text: &str) {
+    for truncated in [false, true] {
+        if let Ok(s) = smooth(steps, text, truncated) {
+            assert!(
+                (0.0..=1.0 + 1e-9).contains(&s.score) && (0.0..=1.0).contains(&s.raw),
+                "{s:?}"
+            );
+        }
+    }
+}
+
 /// SPEC §2's test vector, shared by the tests that need it (here and in `candidates`).
 #[cfg(test)]
 pub(crate) mod spec_vector {

@@ -283,6 +283,21 @@ pub fn accr_scores(
     Ok(out.try_into().expect("four dimensions"))
 }
 
+/// Fuzz harness (`g_veval_extract`, run by `crate::fuzzing`): for any answer, `$score$` and
+/// the ACCR scores are finite and every probability is in [0, 1].
+#[cfg(not(target_arch = "wasm32"))]
+pub fn fuzz(steps: &[TokenStep], text: &str) {
+    let probability = |p: f64| (-1e-9..=1.0 + 1e-9).contains(&p);
+    for s in [Some(steps), None] {
+        if let Ok(r) = final_score(s, text, false) {
+            assert!(r.score.is_finite() && r.distribution.iter().all(|&(_, p)| probability(p)));
+        }
+        if let Ok(rs) = accr_scores(s, text, false) {
+            assert!(rs.iter().all(|r| r.score.is_finite()));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

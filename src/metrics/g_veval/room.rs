@@ -26,6 +26,10 @@ fn input(mode: Mode, fidelity: Fidelity, item: Subject, image: Option<Image>) ->
 }
 
 impl MetricCore for Room {
+    #[cfg(not(target_arch = "wasm32"))]
+    const FUZZ: &'static [(&'static str, crate::metrics::room::StepsHarness)] =
+        &[("g_veval_extract", super::extract::fuzz)];
+
     fn item_requests(run: &Run, item: Subject, image: Option<Image>) -> Result<Vec<(String, HttpRequest)>, JudgeError> {
         let input = input(run.settings.gv_mode, run.fidelity.clone(), item, image);
         Ok(vec![("score".into(), request(run.backend, &input)?)])

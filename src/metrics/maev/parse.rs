@@ -143,6 +143,17 @@ fn expected_score(steps: &[TokenStep]) -> Option<f64> {
     (total > 0.0).then(|| mass / total)
 }
 
+/// Fuzz harness (`maev_trial`, run by `crate::fuzzing`): for any answer, a trial's score is
+/// in [0, 2].
+#[cfg(not(target_arch = "wasm32"))]
+pub fn fuzz(steps: &[TokenStep], text: &str) {
+    for s in [Some(steps), None] {
+        if let Ok(t) = read_trial(text, s) {
+            assert!((0.0..=2.0 + 1e-9).contains(&t.score), "{}", t.score);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

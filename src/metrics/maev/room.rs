@@ -40,6 +40,10 @@ pub fn input(settings: &RunSettings, fidelity: Fidelity, item: Subject) -> Input
 }
 
 impl MetricCore for Room {
+    #[cfg(not(target_arch = "wasm32"))]
+    const FUZZ: &'static [(&'static str, crate::metrics::room::StepsHarness)] =
+        &[("maev_trial", super::parse::fuzz)];
+
     fn item_requests(run: &Run, item: Subject, _image: Option<Image>) -> Result<Vec<(String, HttpRequest)>, JudgeError> {
         let input = input(&run.settings.maev, run.fidelity.clone(), item);
         if let Some(p) = input.problems().into_iter().next() {
