@@ -223,9 +223,6 @@ NAMING_ALLOWED = {
     "files/result_file.rs": {"harmonic_eval"},
     "ui/run/candidates_state.rs": {"harmonic_eval"},
     "ui/progress.rs": {"harmonic_eval"},
-    # Per-metric settings both pages keep (G-VEval's mode, MAEV's trials, threshold and
-    # examples), stored and restored with the others.
-    "ui/settings.rs": {"g_veval", "maev"},
 }
 
 

@@ -7,8 +7,7 @@ use leptos::prelude::*;
 use crate::scoring::aggregate::GAMMA_DEFAULT;
 use crate::metrics::fidelity::Fidelity;
 use crate::metrics::CriterionSet;
-use crate::metrics::maev;
-use crate::metrics::{g_veval, Metric};
+use crate::metrics::Metric;
 use crate::providers::PRESETS;
 use crate::ui::backend::state::{load_parsed, BackendState};
 use crate::web::storage;
@@ -32,22 +31,9 @@ pub struct Settings {
     /// HarmonicEval's criteria to request and aggregate (all five by default).
     pub he_criteria: RwSignal<CriterionSet>,
     pub gamma: RwSignal<f64>,
-    pub gv_mode: RwSignal<g_veval::Mode>,
-    pub maev_trials: RwSignal<u32>,
-    pub maev_threshold: RwSignal<f64>,
-    pub maev_seed: RwSignal<u32>,
-    /// The few-shot pool, editable and kept on this device.
-    pub maev_pool: RwSignal<Vec<maev::Example>>,
 }
 
 pub const DEFAULT_MAX_SIDE: u32 = 1024;
-
-/// A stored JSON setting, or `default()` when it is missing or does not parse.
-fn load_json<T: serde::de::DeserializeOwned>(key: &str, default: impl FnOnce() -> T) -> T {
-    storage::load_setting(key)
-        .and_then(|s| serde_json::from_str(&s).ok())
-        .unwrap_or_else(default)
-}
 
 impl Settings {
     /// The settings kept on this device (and the key where the user chose), or the defaults.
@@ -71,11 +57,6 @@ impl Settings {
             storage_error: RwSignal::new(None),
             he_criteria: RwSignal::new(CriterionSet::default()),
             gamma: RwSignal::new(GAMMA_DEFAULT),
-            gv_mode: RwSignal::new(g_veval::Mode::RefFree),
-            maev_trials: RwSignal::new(load_parsed("hj.maev.trials", maev::DEFAULT_TRIALS)),
-            maev_threshold: RwSignal::new(load_parsed("hj.maev.threshold", maev::DEFAULT_THRESHOLD)),
-            maev_seed: RwSignal::new(1),
-            maev_pool: RwSignal::new(load_json("hj.maev.pool", maev::default_pool)),
         }
     }
 
@@ -154,13 +135,6 @@ pub fn persist_settings(state: Settings) {
     persist(state, "hj.timeout_s", move || state.provider.timeout_s.get().to_string());
     persist(state, "hj.max_retries", move || state.provider.max_retries.get().to_string());
     persist(state, "hj.prices", move || state.provider.prices.get());
-    persist(state, "hj.maev.trials", move || state.maev_trials.get().to_string());
-    persist(state, "hj.maev.threshold", move || state.maev_threshold.get().to_string());
-    persist(state, "hj.maev.pool", move || {
-        state
-            .maev_pool
-            .with(|p| serde_json::to_string(p).unwrap_or_default())
-    });
     Effect::new(move |_| {
         let (key, remember) = (state.provider.api_key.get(), state.provider.remember_key.get());
         kept(crate::web::storage::save_api_key(

@@ -29,6 +29,7 @@ pub fn App() -> impl IntoView {
     provide_context(opened);
     crate::ui::evaluator::share::open_from_fragment(state, opened);
     crate::ui::settings::persist_settings(state.settings);
+    state.metric_settings.persist(state.settings.storage_error);
     runner::refresh_cache_count(state.settings);
     // A failed cache write is said with the other storage refusals (under the run bar; in the
     // lab, in the batch panel); the run keeps its answer.

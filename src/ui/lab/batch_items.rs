@@ -5,7 +5,6 @@
 use leptos::prelude::*;
 
 use crate::batch::plan::Plan;
-use crate::metrics::{MaevSettings, RunSettings};
 use crate::batch::{self, Item, Method};
 use crate::metrics::Metric;
 use crate::providers::Image;
@@ -17,17 +16,10 @@ use crate::web::{files, image};
 pub(crate) fn plan(state: Settings, metric: Metric) -> Plan {
     Plan {
         metric,
-        settings: RunSettings {
-            fidelity: state.fidelity.get_untracked(),
-            he_criteria: state.he_criteria.get_untracked(),
-            gv_mode: state.gv_mode.get_untracked(),
-            maev: MaevSettings {
-                trials: state.maev_trials.get_untracked(),
-                threshold: state.maev_threshold.get_untracked(),
-                seed: u64::from(state.maev_seed.get_untracked()),
-                pool: state.maev_pool.get_untracked(),
-            },
-        },
+        settings: crate::ui::metrics::stored_run_settings(
+            state.fidelity.get_untracked(),
+            state.he_criteria.get_untracked(),
+        ),
     }
 }
 

@@ -15,11 +15,52 @@ pub(crate) mod g_veval;
 pub(crate) mod harmonic_eval;
 pub(crate) mod maev;
 
+/// The settings of each metric the evaluator's form shows and keeps (`AppState::metric_settings`),
+/// each from its folder's `settings.rs`; the lab's runs read what is kept
+/// ([`stored_run_settings`]).
+#[derive(Clone, Copy)]
+pub struct MetricSettings {
+    pub gveval: g_veval::settings::Kept,
+    pub maev: maev::settings::Kept,
+}
+
+impl MetricSettings {
+    /// Each metric's settings kept on this device, or its defaults.
+    pub fn restore() -> MetricSettings {
+        MetricSettings {
+            gveval: g_veval::settings::Kept::restore(),
+            maev: maev::settings::Kept::restore(),
+        }
+    }
+
+    /// Keeps each metric's settings across visits; a refused write is said in `storage_error`.
+    pub fn persist(self, storage_error: RwSignal<Option<String>>) {
+        self.maev.persist(storage_error);
+    }
+
+}
+
+/// What a lab run fixes for every metric: each metric's settings as kept on this device (or
+/// its defaults), with the lab's extensions and HarmonicEval's criteria.
+pub fn stored_run_settings(
+    fidelity: crate::metrics::fidelity::Fidelity,
+    he_criteria: crate::metrics::CriterionSet,
+) -> crate::metrics::RunSettings {
+    crate::metrics::RunSettings {
+        fidelity,
+        he_criteria,
+        gv_mode: g_veval::settings::STORED_MODE,
+        maev: maev::settings::stored(),
+    }
+}
+
 /// The evaluator's state: the shared [`Settings`] (`state.settings`, what the lab has too), its
 /// inputs, each metric's results and the current run.
 #[derive(Clone, Copy)]
 pub struct AppState {
     pub settings: Settings,
+    /// Each metric's own settings on the form (G-VEval's mode, MAEV's trials…).
+    pub metric_settings: MetricSettings,
     pub inputs: crate::ui::run::inputs_state::Inputs,
     // Each metric's results, from its folder's `state.rs`.
     pub he: harmonic_eval::state::HarmonicEvalState,
@@ -41,6 +82,7 @@ impl AppState {
         let settings = Settings::restore();
         AppState {
             settings,
+            metric_settings: MetricSettings::restore(),
             inputs: crate::ui::run::inputs_state::Inputs::new(),
             he: harmonic_eval::state::HarmonicEvalState::new(settings.gamma),
             fleur: fleur::state::FleurState::new(),

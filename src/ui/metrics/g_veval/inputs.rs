@@ -14,10 +14,10 @@ pub(crate) fn mode_field(state: AppState) -> impl IntoView {
         <select
             id="mode-select"
             data-testid="mode-select"
-            prop:value=move || state.settings.gv_mode.get().id()
+            prop:value=move || state.metric_settings.gveval.mode.get().id()
             on:change=move |ev| {
                 if let Some(m) = Mode::from_id(&event_target_value(&ev)) {
-                    state.settings.gv_mode.set(m);
+                    state.metric_settings.gveval.mode.set(m);
                 }
             }
         >

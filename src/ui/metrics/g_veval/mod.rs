@@ -12,6 +12,7 @@ pub(crate) mod inputs;
 pub(crate) mod opened;
 pub(crate) mod panel;
 pub(crate) mod run;
+pub(crate) mod settings;
 pub(crate) mod state;
 
 pub(crate) struct GvevalUi;
@@ -65,7 +66,7 @@ impl super::MetricUi for GvevalUi {
     ) -> (u64, u64) {
         // The input is read untracked; these are what it depends on.
         state.inputs.image_view.track();
-        state.settings.gv_mode.track();
+        state.metric_settings.gveval.mode.track();
         state.gveval.accr.track();
         state.inputs.references.track();
         let mut input = run::form(state);
@@ -82,7 +83,7 @@ impl super::MetricUi for GvevalUi {
     }
 
     fn wants_references(&self, state: AppState) -> bool {
-        state.settings.gv_mode.get().needs_references()
+        state.metric_settings.gveval.mode.get().needs_references()
     }
 
     fn panel(&self) -> AnyView {

@@ -12,7 +12,7 @@ use super::state::GvevalRun;
 pub(crate) fn show(state: AppState, g: g_veval::reopen::Reopened, image: Option<Image>, backend: Backend) {
     state.inputs.text.set(g.input.caption.clone());
     state.inputs.references.set(g.input.references.join("\n"));
-    state.settings.gv_mode.set(g.input.mode);
+    state.metric_settings.gveval.mode.set(g.input.mode);
     state.gveval.accr.set(g.input.accr);
     state.gveval.result.set(Progress::Done { result: g.result, cached: false });
     state.gveval.run.set_value(Some(GvevalRun {

@@ -18,7 +18,7 @@ pub fn input(state: AppState) -> g_veval::Input {
 /// The input without the image itself, what the cost estimate needs (it is given the size).
 pub fn form(state: AppState) -> g_veval::Input {
     let is_video = state.inputs.has_video_untracked();
-    let mode = state.settings.gv_mode.get_untracked();
+    let mode = state.metric_settings.gveval.mode.get_untracked();
     g_veval::Input {
         medium: if is_video {
             g_veval::Medium::Video

@@ -30,7 +30,7 @@ pub fn MaevInputs() -> impl IntoView {
         </div>
         <TextArea id="reference-answer-input" label="Reference answer (ground truth)" value=state.maev.reference rows=3/>
         <div class="field-row">
-            <NumberField id="trials-input" label="Trials" value=state.settings.maev_trials min=1 max=50/>
+            <NumberField id="trials-input" label="Trials" value=state.metric_settings.maev.trials min=1 max=50/>
             <div class="field">
                 <label for="threshold-input">"Threshold (mean ≥ it: accurate)"</label>
                 <input
@@ -40,17 +40,17 @@ pub fn MaevInputs() -> impl IntoView {
                     min="0.05"
                     max="1.95"
                     step="0.05"
-                    prop:value=move || state.settings.maev_threshold.get().to_string()
+                    prop:value=move || state.metric_settings.maev.threshold.get().to_string()
                     on:change=move |ev| {
                         if let Ok(v) = event_target_value(&ev).trim().parse::<f64>() {
                             if v > 0.0 && v < 2.0 {
-                                state.settings.maev_threshold.set(v);
+                                state.metric_settings.maev.threshold.set(v);
                             }
                         }
                     }
                 />
             </div>
-            <NumberField id="seed-input" label="Seed (same seed, same examples)" value=state.settings.maev_seed min=0 max=4_000_000_000/>
+            <NumberField id="seed-input" label="Seed (same seed, same examples)" value=state.metric_settings.maev.seed min=0 max=4_000_000_000/>
         </div>
         <ExamplesEditor/>
     }
@@ -60,7 +60,7 @@ pub fn MaevInputs() -> impl IntoView {
 #[component]
 fn ExamplesEditor() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let pool = state.settings.maev_pool;
+    let pool = state.metric_settings.maev.pool;
     let draft: [RwSignal<String>; 5] = std::array::from_fn(|_| RwSignal::new(String::new()));
     let draft_score = RwSignal::new(0u8);
     let problem = RwSignal::new(None::<String>);

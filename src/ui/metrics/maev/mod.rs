@@ -12,6 +12,7 @@ pub(crate) mod inputs;
 pub(crate) mod opened;
 pub(crate) mod panel;
 pub(crate) mod run;
+pub(crate) mod settings;
 pub(crate) mod state;
 
 pub(crate) struct MaevUi;
@@ -71,9 +72,9 @@ impl super::MetricUi for MaevUi {
         state.inputs.question.track();
         state.maev.caption.track();
         state.maev.reference.track();
-        state.settings.maev_trials.track();
-        state.settings.maev_seed.track();
-        state.settings.maev_pool.track();
+        state.metric_settings.maev.trials.track();
+        state.metric_settings.maev.seed.track();
+        state.metric_settings.maev.pool.track();
         let mut input = run::input(state);
         input.answer = text.to_string();
         maev::estimated_tokens(&input)

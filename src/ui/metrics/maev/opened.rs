@@ -14,7 +14,7 @@ pub(crate) fn show(state: AppState, m: maev::reopen::Reopened, _image: Option<Im
     state.maev.caption.set(m.input.caption.clone());
     state.maev.reference.set(m.input.reference.clone());
     state.inputs.text.set(m.input.answer.clone());
-    state.settings.maev_threshold.set(m.input.threshold);
+    state.metric_settings.maev.threshold.set(m.input.threshold);
     state.maev.captioning.set(ExplainState::Idle);
     state.maev.results.set(
         m.trials

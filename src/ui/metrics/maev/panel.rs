@@ -17,7 +17,7 @@ pub fn MaevPanel() -> impl IntoView {
                 .filter_map(|(_, p)| p.result().map(|r| r.score))
                 .collect()
         });
-        aggregate(&scores, state.settings.maev_threshold.get())
+        aggregate(&scores, state.metric_settings.maev.threshold.get())
     });
     let counts = move || {
         state.maev.results.with(|rows| {
@@ -27,7 +27,7 @@ pub fn MaevPanel() -> impl IntoView {
         })
     };
     let rows = move || {
-        let pool = state.settings.maev_pool.get();
+        let pool = state.metric_settings.maev.pool.get();
         let run_pool = state
             .maev.run
             .with_value(|r| r.as_ref().map(|r| r.input.pool.clone()))
@@ -78,7 +78,7 @@ pub fn MaevPanel() -> impl IntoView {
             {move || summary.get().map(|(_, v)| format!(
                 "Verdict: {} (threshold {})",
                 match v { crate::metrics::maev::Verdict::Accurate => "accurate", _ => "hallucination" },
-                state.settings.maev_threshold.get()
+                state.metric_settings.maev.threshold.get()
             ))}
         </p>
         <ol class="trials">{rows}</ol>

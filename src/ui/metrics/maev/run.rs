@@ -13,10 +13,10 @@ pub fn input(state: AppState) -> maev::Input {
         caption: state.maev.caption.get_untracked(),
         reference: state.maev.reference.get_untracked(),
         answer: state.inputs.text.get_untracked(),
-        trials: state.settings.maev_trials.get_untracked(),
-        threshold: state.settings.maev_threshold.get_untracked(),
-        seed: u64::from(state.settings.maev_seed.get_untracked()),
-        pool: state.settings.maev_pool.get_untracked(),
+        trials: state.metric_settings.maev.trials.get_untracked(),
+        threshold: state.metric_settings.maev.threshold.get_untracked(),
+        seed: u64::from(state.metric_settings.maev.seed.get_untracked()),
+        pool: state.metric_settings.maev.pool.get_untracked(),
         fidelity: state
             .settings.fidelity
             .with_untracked(|f| f.for_metric(crate::metrics::Metric::Maev)),
