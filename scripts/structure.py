@@ -34,7 +34,7 @@ src/ui/metrics/mod.rs). Its names are its module as a path segment (`maev::`,
 comments, other strings, identifiers that merely contain one (`MaevSettings`, a field
 `maev`), and test code (`#[cfg(test)]` items and `*tests.rs` files, which may build any
 metric's input). Shared math several metrics use (scoring/aggregate.rs, criteria.rs, task.rs) names
-none. NAMING_ALLOWED lists the files that still do, with what they name; it may only shrink.
+none. No file outside them names a metric (--check fails on one); there is no allowlist.
 Standard library only.
 """
 
@@ -212,20 +212,6 @@ METRICS = {
     "maev": (["Maev"], ["maev"]),
 }
 REGISTRIES = {"metrics/mod.rs", "ui/metrics/mod.rs"}
-# Files that still name a metric outside its room (issue 28), each with the names it still
-# uses. It may only shrink: --check fails on a file not listed here, and on a listed file that
-# no longer names a metric (take it off the list).
-NAMING_ALLOWED = {
-    # HarmonicEval's several candidates, ranked at γ (issue 21): its own math and page part,
-    # not yet behind its room.
-    "candidates.rs": {"harmonic_eval"},
-    "candidates/export.rs": {"harmonic_eval"},
-    "files/result_file.rs": {"harmonic_eval"},
-    "ui/run/candidates_state.rs": {"harmonic_eval"},
-    "ui/progress.rs": {"harmonic_eval"},
-}
-
-
 def metric_names(rel, text, code):
     """The metrics whose names `rel` uses outside their rooms (code only: comments, string
     literals other than the ids, and test code are left out; so are files of tests,
@@ -343,15 +329,12 @@ def main():
     per_metric = {m: sorted(f for f, ms in naming.items() if m in ms) for m in METRICS}
     print("files naming a metric outside its room: " + ", ".join(f"{m} {len(fs)}" for m, fs in per_metric.items()))
     for f, ms in sorted(naming.items()):
-        print(f"  {f}: {', '.join(sorted(ms))}{'' if NAMING_ALLOWED.get(f, set()) >= ms else '  <-- not allowed'}")
-    naming_bad = [f for f, ms in naming.items() if not NAMING_ALLOWED.get(f, set()) >= ms]
-    naming_stale = sorted(f for f in NAMING_ALLOWED if not naming.get(f))
-    for f in naming_stale:
-        print(f"  {f}: allowed but names none now: take it off NAMING_ALLOWED")
+        print(f"  {f}: {', '.join(sorted(ms))}  <-- outside its room and the registries")
+    naming_bad = sorted(naming)
     print(f"flat aliases re-exported by ui/mod.rs: {len(aliases)}")
     for a in aliases:
         print(f"  {a}")
-    if check and (big or long or found or aliases or into_page or naming_bad or naming_stale or unlisted):
+    if check and (big or long or found or aliases or into_page or naming_bad or unlisted):
         sys.exit(1)
 
 

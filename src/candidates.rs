@@ -246,23 +246,9 @@ pub fn default_label(i: usize) -> String {
 pub const MAX_CANDIDATES: usize = 5;
 
 /// Why the candidates cannot be judged, one sentence per problem: each candidate's own
-/// (the image, its text, the question…, said once when all share it), and labels that are
-/// empty or repeated (the ranking names candidates by label).
-pub fn problems(
-    base: &crate::metrics::harmonic_eval::Input,
-    labels: &[String],
-    texts: &[String],
-) -> Vec<String> {
-    problems_with(labels, texts, |text| {
-        crate::metrics::harmonic_eval::Input {
-            text: text.to_string(),
-            ..base.clone()
-        }
-        .problems()
-    })
-}
-
-/// [`problems`] for any metric: `own(text)` is the problems of the input with that text.
+/// (the image, its text, the question…, said once when all share it; `own(text)` is the
+/// problems of the metric's input with that text), and labels that are empty or repeated (the
+/// ranking names candidates by label).
 pub fn problems_with(
     labels: &[String],
     texts: &[String],

@@ -7,18 +7,19 @@ use serde_json::Value;
 use super::{
     agreement_ranges, agrees, differences, flip_points, order, ranges_text, ranks, scores_at,
 };
-use crate::scoring::aggregate::Scored;
 use crate::lab::record::{CriterionRecord, ItemResult};
-use crate::metrics::harmonic_eval::{CriterionResult, INFO};
+use crate::metrics::Metric;
+use crate::scoring::aggregate::{Scored, Weighed};
 
-/// One candidate as judged: its label, text, and each criterion's outcome (`None`: not run).
-pub struct Judged<'a> {
+/// One candidate as judged by a metric with γ: its label, text, and each criterion's outcome
+/// (`None`: not run).
+pub struct Judged<'a, C> {
     pub label: &'a str,
     pub text: &'a str,
-    pub criteria: [Option<Result<&'a CriterionResult, String>>; 5],
+    pub criteria: [Option<Result<&'a C, String>>; 5],
 }
 
-impl Judged<'_> {
+impl<C: Weighed> Judged<'_, C> {
     /// The scored criteria, as the aggregation wants them.
     pub fn scored(&self) -> Vec<Scored> {
         self.criteria
@@ -65,12 +66,14 @@ struct Doc<'a> {
     agreement: Option<AgreementDoc>,
 }
 
-/// The comparison as one JSON document (the export file, and an entry of the lab's inbox).
-/// `singles[i]` is candidate i's own HarmonicEval export (settings, fidelity, every criterion;
-/// never the key), kept whole under `result`; `group` names it as a best-of-N group.
-pub fn comparison_json(
+/// The comparison of a metric with γ (`metric`, its id) as one JSON document (the export
+/// file, and an entry of the lab's inbox). `singles[i]` is candidate i's own export (settings,
+/// fidelity, every criterion; never the key), kept whole under `result`; `group` names it as
+/// a best-of-N group.
+pub fn comparison_json<C: Weighed>(
+    metric: &'static str,
     gamma: f64,
-    judged: &[Judged<'_>],
+    judged: &[Judged<'_, C>],
     singles: &[String],
     chosen: Option<usize>,
     group: Option<&str>,
@@ -82,7 +85,7 @@ pub fn comparison_json(
     let flips = flip_points(&scored);
     let chosen = chosen.filter(|&c| c < judged.len());
     let doc = Doc {
-        metric: INFO.id,
+        metric,
         kind: "candidates",
         group,
         gamma,
@@ -282,8 +285,8 @@ pub fn inbox_records(inbox: &str) -> (Vec<ItemResult>, Vec<String>) {
 /// pick; HarmonicEval's criteria with their σ and distributions, another metric's one score),
 /// or why it cannot be one.
 fn group_records(doc: InDoc) -> Result<Vec<ItemResult>, String> {
-    let metric = doc.metric.unwrap_or_else(|| INFO.id.to_string());
-    let harmonic = metric == INFO.id;
+    let metric = doc.metric.unwrap_or_else(|| Metric::COMPARED_BY_DEFAULT.id().to_string());
+    let harmonic = Metric::from_id(&metric).is_some_and(Metric::weighs_criteria);
     let records: Vec<ItemResult> = doc
         .candidates
         .into_iter()

@@ -160,7 +160,7 @@ mod export_tests {
         }
     }
 
-    fn judged<'a>(label: &'a str, text: &'a str, r: &'a [CriterionResult; 5]) -> Judged<'a> {
+    fn judged<'a>(label: &'a str, text: &'a str, r: &'a [CriterionResult; 5]) -> Judged<'a, CriterionResult> {
         Judged {
             label,
             text,
@@ -186,7 +186,7 @@ mod export_tests {
         ];
         let singles = vec!["{\"metric\":\"harmonic_eval\"}".to_string()];
         let doc: serde_json::Value =
-            serde_json::from_str(&comparison_json(0.75, &j, &singles, Some(0), None)).unwrap();
+            serde_json::from_str(&comparison_json("harmonic_eval", 0.75, &j, &singles, Some(0), None)).unwrap();
         assert_eq!(doc["kind"], "candidates");
         assert_eq!(doc["ranking"], serde_json::json!(["B", "A", "C"]));
         assert_eq!(doc["chosen"], "A");
@@ -201,7 +201,7 @@ mod export_tests {
         assert_eq!(doc["flip_points"][0]["over"], "A");
         // Without a choice there is no agreement to report.
         let none: serde_json::Value =
-            serde_json::from_str(&comparison_json(0.75, &j, &[], None, None)).unwrap();
+            serde_json::from_str(&comparison_json("harmonic_eval", 0.75, &j, &[], None, None)).unwrap();
         assert!(none["agreement"].is_null() && none["chosen"].is_null());
     }
 
@@ -223,7 +223,7 @@ mod export_tests {
             serde_json::json!({"metric": "harmonic_eval", "task": "ic", "fidelity": "paper", "criteria": crit}).to_string()
         };
         let singles: Vec<String> = (0..3).map(single).collect();
-        let line = comparison_json(0.75, &j, &singles, Some(0), Some("cmp-1"));
+        let line = comparison_json("harmonic_eval", 0.75, &j, &singles, Some(0), Some("cmp-1"));
         let inbox = append_to_inbox(None, &line);
         let inbox = append_to_inbox(Some(&inbox), &line.replace("cmp-1", "cmp-2"));
         let (all, problems) = inbox_records(&inbox);
@@ -274,6 +274,9 @@ fn problems_name_the_candidate_and_say_shared_ones_once() {
     };
     let labels: Vec<String> = vec!["A".into(), "A".into(), " ".into()];
     let texts: Vec<String> = vec!["a dog".into(), "".into(), "a cat".into()];
+    let problems = |base: &Input, labels: &[String], texts: &[String]| {
+        problems_with(labels, texts, |t| Input { text: t.into(), ..base.clone() }.problems())
+    };
     let p = problems(&base, &labels, &texts);
     assert_eq!(
         p.iter().filter(|s| s.starts_with("Add an image")).count(),

@@ -12,8 +12,7 @@
 use serde_json::{Map, Value};
 
 use crate::scoring::criteria::Criterion;
-use crate::metrics::harmonic_eval::reopen::Reopened as Harmonic;
-use crate::metrics::{Metric, Reopened};
+use crate::metrics::{ComparedResult, Metric, Reopened};
 
 /// A result file read back.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,7 +72,7 @@ pub enum Body {
 pub struct Comparison {
     pub labels: Vec<String>,
     /// One per label, in order (its `text` is the candidate's).
-    pub candidates: Vec<Harmonic>,
+    pub candidates: Vec<ComparedResult>,
     /// The human's pick, an index into `labels`.
     pub chosen: Option<usize>,
     pub gamma: f64,
@@ -102,7 +101,7 @@ pub fn read(json: &str) -> Result<Opened, String> {
     // A comparison names its model and provider in each candidate's own result.
     let mut named = obj;
     let body = if obj.get("kind").and_then(Value::as_str) == Some("candidates") {
-        if known != Metric::HarmonicEval {
+        if !known.weighs_criteria() {
             return Err(format!(
                 "This file compares candidates with {}; only HarmonicEval comparisons open on this page so far (its numbers are in the file).",
                 known.info().name
@@ -168,7 +167,7 @@ fn str_of(obj: &Map<String, Value>, key: &str) -> String {
 }
 
 /// A comparison's candidates (2 to [`crate::candidates::MAX_CANDIDATES`], labels given and
-/// distinct), each read by HarmonicEval's reader (`metrics::harmonic_eval::reopen::of`); and the first one's result (its model, provider).
+/// distinct), each read by the reader of the metric with γ (`metrics::reopen_compared`); and the first one's result (its model, provider).
 fn read_comparison(obj: &Map<String, Value>) -> Result<(Comparison, &Map<String, Value>), String> {
     let bad = |why: &str| format!("This comparison cannot be opened: {why}.");
     let list = obj
@@ -192,7 +191,7 @@ fn read_comparison(obj: &Map<String, Value>) -> Result<(Comparison, &Map<String,
             .get("result")
             .and_then(Value::as_object)
             .ok_or_else(|| bad(&format!("candidate {label} has no result")))?;
-        let mut h = crate::metrics::harmonic_eval::reopen::of(result)?;
+        let mut h = crate::metrics::reopen_compared(result)?;
         h.text = c.get("text").and_then(Value::as_str).map_or(h.text, str::to_string);
         first.get_or_insert(result);
         labels.push(label);

@@ -5,6 +5,7 @@ use crate::metrics::harmonic_eval::weigh;
 use crate::scoring::aggregate::{sigma, smoothed_score};
 use crate::metrics::harmonic_eval::{CriterionResult, CriterionSet};
 use crate::metrics::Reopened;
+use crate::metrics::harmonic_eval::reopen::Reopened as Harmonic;
 use crate::scoring::task::Task;
 use crate::providers::Backend;
 
@@ -248,13 +249,13 @@ fn comparison_doc(chosen: Option<usize>) -> (String, Vec<[CriterionResult; 5]>) 
             json.replace("\"Two cats.\"", &format!("{t:?}"))
         })
         .collect();
-    let judged: Vec<Judged<'_>> = all
+    let judged: Vec<Judged<'_, CriterionResult>> = all
         .iter()
         .zip(["A", "B", "C"])
         .zip(texts)
         .map(|((rs, label), text)| Judged { label, text, criteria: std::array::from_fn(|k| Some(Ok(&rs[k]))) })
         .collect();
-    (comparison_json(0.9, &judged, &singles, chosen, None), all)
+    (comparison_json("harmonic_eval", 0.9, &judged, &singles, chosen, None), all)
 }
 
 #[test]

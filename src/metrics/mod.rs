@@ -45,6 +45,15 @@ macro_rules! with_room {
 }
 pub(crate) use with_room;
 
+/// One candidate of a comparison with γ, read back from a file or link (HarmonicEval's: the
+/// comparisons that open on the page, `files::result_file::Comparison`).
+pub type ComparedResult = harmonic_eval::reopen::Reopened;
+
+/// Reads one candidate's result of a comparison with γ (its own export), or says why not.
+pub fn reopen_compared(obj: &serde_json::Map<String, serde_json::Value>) -> Result<ComparedResult, String> {
+    harmonic_eval::reopen::of(obj)
+}
+
 /// What every candidate shares (image, references, question, trials…) for a metric without γ
 /// (`candidates::plain::Base`); the text is each candidate's own. Each input implements
 /// [`room::Candidate`] in its room.
@@ -223,6 +232,10 @@ impl Metric {
             Metric::Maev => false,
         }
     }
+
+    /// The metric a comparison of candidates names when it names none: the first comparisons
+    /// (issue 21) were HarmonicEval's and did not say.
+    pub const COMPARED_BY_DEFAULT: Metric = Metric::HarmonicEval;
 
     /// Whether its score weighs criteria by γ (HarmonicEval): the γ slider, the weights chart
     /// and the criterion cards apply.

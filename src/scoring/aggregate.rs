@@ -109,6 +109,12 @@ pub struct Scored {
     pub sigma: Option<f64>,
 }
 
+/// A criterion's outcome that weighs in at γ: its score and σ as [`Scored`] (HarmonicEval's
+/// `CriterionResult`); what a comparison with γ ranks.
+pub trait Weighed {
+    fn scored(&self) -> Scored;
+}
+
 /// Weights and overall score over the criteria that have a score. `None` when none has.
 /// Unsmoothed criteria are weighted as the module documentation says.
 ///

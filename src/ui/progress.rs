@@ -1,8 +1,6 @@
 //! A request-backed result's progress and the last run's inputs: a leaf that both the app's
 //! state and the candidates' state use.
 
-use crate::metrics::harmonic_eval::{CriterionResult, Input};
-use crate::providers::Backend;
 
 /// Progress of one request-backed result (a criterion, a FLEUR score) in the current run.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,8 +16,6 @@ pub enum Progress<T> {
     },
     Failed(String),
 }
-
-pub type CriterionState = Progress<CriterionResult>;
 
 impl<T> Progress<T> {
     /// The `data-state` value of the result's element.
@@ -74,14 +70,6 @@ impl<T> Progress<T> {
             _ => None,
         }
     }
-}
-
-/// The inputs and backend of the last run, so Explain and Export describe what was scored even
-/// if the form was edited since.
-#[derive(Clone, Debug)]
-pub struct RunContext {
-    pub input: Input,
-    pub backend: Backend,
 }
 
 /// Progress of an "Explain" follow-up.

@@ -9,5 +9,5 @@
 pub use crate::ui::backend::state::ConnectionState;
 pub use crate::ui::run::inputs_state::ImageView;
 pub use crate::ui::metrics::AppState;
-pub use crate::ui::progress::{CriterionState, ExplainState, Progress, RunContext};
+pub use crate::ui::progress::{ExplainState, Progress};
 pub use crate::ui::settings::Settings;

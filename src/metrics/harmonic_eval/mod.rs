@@ -146,6 +146,12 @@ pub struct CriterionResult {
     pub doubts: Vec<Doubt>,
 }
 
+impl crate::scoring::aggregate::Weighed for CriterionResult {
+    fn scored(&self) -> Scored {
+        CriterionResult::scored(self)
+    }
+}
+
 impl CriterionResult {
     pub fn scored(&self) -> Scored {
         Scored {

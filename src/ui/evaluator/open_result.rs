@@ -77,7 +77,7 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
     opened.sent.apply(&mut backend);
     if !matches!(opened.body, Body::Candidates(_)) {
         // One result opened: shown as one text, not inside an earlier comparison.
-        state.candidates.reset();
+        state.reset_candidates();
     }
     // What a run or Explain of the opened result sends, as a metric takes it.
     let sent = opened.image.as_deref().and_then(Image::from_data_url);

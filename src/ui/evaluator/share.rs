@@ -95,7 +95,7 @@ fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>, st
         return;
     }
     // Several candidates compared: the comparison is what is shown, so it is what is shared.
-    let json = if state.candidates.has_run() {
+    let json = if state.comparison_shown() {
         crate::ui::metrics::comparison_for_link(state, thumbnail(state).as_deref())
     } else {
         let page = crate::ui::metrics::of(state.settings.metric.get_untracked());

@@ -100,6 +100,32 @@ impl AppState {
         self.inputs.has_video()
     }
 
+    /// Whether any candidate's request is in flight (HarmonicEval's comparison, or another
+    /// metric's).
+    pub fn comparison_running(&self) -> bool {
+        self.he.compared.running() || self.candidates.running()
+    }
+
+    /// Whether a comparison with γ (HarmonicEval's) is what the page shows: a share link
+    /// carries it instead of the one result.
+    pub fn comparison_shown(&self) -> bool {
+        self.he.compared.has_run()
+    }
+
+    /// Forgets every comparison and the pick (back to one text, or another kind of run).
+    pub fn clear_comparisons(&self) {
+        self.he.compared.clear();
+        self.candidates.clear();
+    }
+
+    /// Back to the one-text page (a single result opened): no candidates, no comparison.
+    pub fn reset_candidates(&self) {
+        if self.he.compared.results.with_untracked(|r| !r.is_empty()) {
+            self.clear_comparisons();
+        }
+        self.candidates.reset();
+    }
+
     /// The REG box is drawn into the image only for HarmonicEval's REG task.
     pub fn box_active(&self) -> bool {
         self.settings.is_harmonic() && self.inputs.task.get().needs_box()

@@ -33,7 +33,7 @@ pub fn evaluate(state: AppState, base: Base) {
         .iter()
         .map(|t| base.with_text(t).requests(&backend))
         .collect();
-    c.clear();
+    state.clear_comparisons();
     c.run_labels.set(labels.clone());
     c.lab_message.set(None);
     c.plain.set(

@@ -48,7 +48,7 @@ pub fn remove(state: AppState, i: usize) {
         state.inputs.text.set(text);
         c.labels.set(Vec::new());
         c.texts.set(Vec::new());
-        c.clear();
+        state.clear_comparisons();
     }
 }
 

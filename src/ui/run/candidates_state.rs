@@ -1,23 +1,13 @@
-//! The candidates' signals (issue 21): their labels and texts, each one's five criteria, the
-//! human's pick. Empty `labels` means one text: today's page, untouched.
+//! The candidates' signals (issue 21): their labels and texts, the human's pick, and the
+//! comparison of a metric without γ. Empty `labels` means one text: today's page, untouched.
+//! HarmonicEval's comparison (each candidate's five criteria) is its folder's `Compared`.
 
 use leptos::prelude::*;
 
-use crate::scoring::aggregate::Scored;
 use crate::candidates::plain::{Base, Part};
-use crate::metrics::harmonic_eval::CriterionResult;
 use crate::metrics::Metric;
 use crate::providers::Backend;
-use crate::ui::progress::{CriterionState, Progress, RunContext};
-
-/// What the last candidates run sent: the labels and texts as judged, and the shared input
-/// and backend (the text of `context.input` is candidate A's).
-#[derive(Clone, Debug)]
-pub struct CandidatesRun {
-    pub labels: Vec<String>,
-    pub texts: Vec<String>,
-    pub context: RunContext,
-}
+use crate::ui::progress::Progress;
 
 /// What the last candidates run of a metric without γ sent: the labels and texts as judged,
 /// the shared input (its text is each candidate's own when sent) and the backend.
@@ -34,9 +24,6 @@ pub struct Candidates {
     /// One per candidate; empty while there is a single text.
     pub labels: RwSignal<Vec<String>>,
     pub texts: RwSignal<Vec<String>>,
-    /// The last run's criteria, per candidate, in `Criterion::ALL` order.
-    pub results: RwSignal<Vec<[CriterionState; 5]>>,
-    pub run: StoredValue<Option<CandidatesRun>>,
     /// The labels of the last run, best read reactively (the results are named by them).
     pub run_labels: RwSignal<Vec<String>>,
     /// The candidate the human prefers (an index into the last run's candidates).
@@ -55,8 +42,6 @@ impl Candidates {
         Candidates {
             labels: RwSignal::new(Vec::new()),
             texts: RwSignal::new(Vec::new()),
-            results: RwSignal::new(Vec::new()),
-            run: StoredValue::new(None),
             run_labels: RwSignal::new(Vec::new()),
             preferred: RwSignal::new(None),
             lab_message: RwSignal::new(None),
@@ -71,11 +56,10 @@ impl Candidates {
         self.labels.with(|l| l.len() > 1)
     }
 
-    /// Whether any candidate's request is in flight.
+    /// Whether any candidate's request of a metric without γ is in flight (with
+    /// HarmonicEval's: `AppState::comparison_running`).
     pub fn running(&self) -> bool {
-        self.results
-            .with(|r| r.iter().flatten().any(|s| s.is_active()))
-            || self.plain.with(|r| r.iter().flatten().any(|s| s.is_active()))
+        self.plain.with(|r| r.iter().flatten().any(|s| s.is_active()))
     }
 
     /// Whether `metric` (one without γ) has a candidates run to show and export.
@@ -83,11 +67,11 @@ impl Candidates {
         self.plain_metric.get() == Some(metric) && self.plain.with(|p| !p.is_empty())
     }
 
-    /// Back to the one-text page (a single result opened): no candidates, no comparison.
+    /// Back to the one-text page (a single result opened): no candidates, no comparison of a
+    /// metric without γ (`AppState::reset_candidates` also forgets HarmonicEval's).
     pub fn reset(&self) {
         // Nothing to undo (the usual case): no signal is touched, nothing redraws.
         let idle = self.labels.with_untracked(Vec::is_empty)
-            && self.results.with_untracked(Vec::is_empty)
             && self.plain.with_untracked(Vec::is_empty);
         if !idle {
             self.labels.set(Vec::new());
@@ -96,30 +80,12 @@ impl Candidates {
         }
     }
 
-    /// Forgets every comparison (back to one text, or another kind of run starting).
+    /// Forgets the comparison of a metric without γ and the pick (`AppState::clear_comparisons`
+    /// forgets HarmonicEval's too).
     pub fn clear(&self) {
-        self.results.set(Vec::new());
         self.plain.set(Vec::new());
         self.plain_metric.set(None);
         self.preferred.set(None);
-    }
-
-    /// Whether a candidates run has started (its results show instead of the single cards).
-    pub fn has_run(&self) -> bool {
-        self.results.with(|r| !r.is_empty())
-    }
-
-    /// Each candidate's scored criteria, for the core's ranking.
-    pub fn scored(&self) -> Vec<Vec<Scored>> {
-        self.results.with(|r| {
-            r.iter()
-                .map(|c| {
-                    c.iter()
-                        .filter_map(|s| s.result().map(CriterionResult::scored))
-                        .collect()
-                })
-                .collect()
-        })
     }
 }
 

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use crate::scoring::aggregate::{overall_curve, Scored, GAMMA_MIN};
 use crate::scoring::gamma_axis::{self, GammaAxis};
 use crate::ui::widgets::gamma_events::gamma_at_click;
-use crate::ui::state::{CriterionState, Settings};
+use crate::ui::state::Settings;
 
 /// The paper's named settings of γ (Section 3, Appendix A).
 const NAMED_GAMMAS: [(f64, &str); 4] = [
@@ -33,19 +33,12 @@ const AXIS: GammaAxis = GammaAxis {
 #[component]
 pub fn GammaPanel(
     settings: Settings,
-    /// The evaluator's criteria, whose overall score is plotted (the lab has none).
-    criteria: Option<[RwSignal<CriterionState>; 5]>,
+    /// The evaluator's scored criteria, whose overall score is plotted (the lab has none).
+    scored: Option<Signal<Vec<Scored>>>,
     #[prop(optional)] no_plot: bool,
 ) -> impl IntoView {
     let gamma = settings.gamma;
-    let criteria = criteria.map_or(Vec::new(), |c| c.to_vec());
-    let curve = Memo::new(move |_| {
-        let scored: Vec<Scored> = criteria
-            .iter()
-            .filter_map(|c| c.with(|s| s.result().map(|r| r.scored())))
-            .collect();
-        overall_curve(&scored, 100)
-    });
+    let curve = Memo::new(move |_| scored.map_or_else(Vec::new, |s| s.with(|s| overall_curve(s, 100))));
     view! {
         <div class="gamma">
             <label for="gamma-slider">

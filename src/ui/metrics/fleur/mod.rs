@@ -45,7 +45,7 @@ impl super::MetricUi for FleurUi {
     }
 
     fn running(&self, state: AppState) -> bool {
-        state.fleur.result.with(|s| s.is_active()) || state.candidates.running()
+        state.fleur.result.with(|s| s.is_active()) || state.comparison_running()
     }
 
     fn has_run(&self, state: AppState) -> bool {

@@ -43,7 +43,7 @@ impl super::MetricUi for GvevalUi {
     }
 
     fn running(&self, state: AppState) -> bool {
-        state.gveval.result.with(|s| s.is_active()) || state.candidates.running()
+        state.gveval.result.with(|s| s.is_active()) || state.comparison_running()
     }
 
     fn has_run(&self, state: AppState) -> bool {

@@ -5,20 +5,26 @@
 use leptos::prelude::*;
 
 use crate::candidates::export::{comparison_json, Judged};
-use crate::candidates::problems;
+use crate::candidates::problems_with;
 use crate::scoring::criteria::Criterion;
-use crate::metrics::harmonic_eval::{self, ExportInput, Input};
+use crate::metrics::harmonic_eval::{self, CriterionResult, ExportInput, Input};
 use crate::providers::{Backend, Image};
 use crate::files::result_file::Comparison;
 use crate::ui::run::runner::{begin_run, send_one, VIDEO_NEEDS_G_VEVAL};
 use crate::ui::run::candidates_run::send_to_lab_with;
-use crate::ui::run::candidates_state::CandidatesRun;
-use crate::ui::state::{AppState, CriterionState, Progress, RunContext};
+use crate::ui::state::{AppState, Progress};
+use super::state::{CandidatesRun, CriterionState, RunContext};
 use crate::web::download;
 
 /// Says what stops the run, if anything (the form's problems); true when it can start.
 fn ready(state: AppState, input: &Input, labels: &[String], texts: &[String]) -> bool {
-    let mut found = problems(input, labels, texts);
+    let mut found = problems_with(labels, texts, |text| {
+        Input {
+            text: text.to_string(),
+            ..input.clone()
+        }
+        .problems()
+    });
     let no_box = state
         .inputs.red_box
         .get_untracked()
@@ -53,7 +59,7 @@ pub fn evaluate(state: AppState) {
     }
     let labels: Vec<String> = labels.iter().map(|l| l.trim().to_string()).collect();
     let backend = state.settings.provider.backend();
-    c.run.set_value(Some(CandidatesRun {
+    state.he.compared.run.set_value(Some(CandidatesRun {
         labels: labels.clone(),
         texts: texts.clone(),
         context: RunContext {
@@ -62,9 +68,9 @@ pub fn evaluate(state: AppState) {
         },
     }));
     c.run_labels.set(labels);
-    c.clear();
+    state.clear_comparisons();
     c.lab_message.set(None);
-    c.results.set(vec![
+    state.he.compared.results.set(vec![
         std::array::from_fn(|_| CriterionState::Idle);
         texts.len()
     ]);
@@ -80,7 +86,7 @@ pub fn evaluate(state: AppState) {
             }
             let k = criterion.index();
             let set = move |p: CriterionState| {
-                c.results.update(|r| {
+                state.he.compared.results.update(|r| {
                     if let Some(slot) = r.get_mut(i) {
                         slot[k] = p;
                     }
@@ -108,11 +114,11 @@ pub fn evaluate(state: AppState) {
 /// Calls `f` with the last run's candidates as the core wants them.
 fn with_judged<R>(
     state: AppState,
-    f: impl FnOnce(&CandidatesRun, &[Judged<'_>]) -> R,
+    f: impl FnOnce(&CandidatesRun, &[Judged<'_, CriterionResult>]) -> R,
 ) -> Option<R> {
-    let run = state.candidates.run.get_value()?;
-    let results = state.candidates.results.get_untracked();
-    let judged: Vec<Judged<'_>> = run
+    let run = state.he.compared.run.get_value()?;
+    let results = state.he.compared.results.get_untracked();
+    let judged: Vec<Judged<'_, CriterionResult>> = run
         .labels
         .iter()
         .zip(&run.texts)
@@ -157,7 +163,7 @@ fn comparison(state: AppState, group: Option<&str>) -> Option<String> {
                 })
             })
             .collect();
-        comparison_json(gamma, judged, &singles, chosen, group)
+        comparison_json(harmonic_eval::INFO.id, gamma, judged, &singles, chosen, group)
     })
 }
 
@@ -180,11 +186,11 @@ pub fn open(state: AppState, c: Comparison, image: Option<Image>, backend: Backe
     state.settings.he_criteria.set(first.criteria_set);
     state.inputs.text.set(first.text.clone());
     state.settings.gamma.set(c.gamma);
-    cs.clear();
+    state.clear_comparisons();
     cs.lab_message.set(None);
     cs.labels.set(c.labels.clone());
     cs.texts.set(texts.clone());
-    cs.run.set_value(Some(CandidatesRun {
+    state.he.compared.run.set_value(Some(CandidatesRun {
         labels: c.labels.clone(),
         texts,
         context: RunContext {
@@ -200,7 +206,7 @@ pub fn open(state: AppState, c: Comparison, image: Option<Image>, backend: Backe
         },
     }));
     cs.preferred.set(c.chosen);
-    cs.results.set(
+    state.he.compared.results.set(
         c.candidates
             .iter()
             .map(|h| {
@@ -222,7 +228,7 @@ pub fn open(state: AppState, c: Comparison, image: Option<Image>, backend: Backe
 pub fn export(state: AppState) {
     let outcome = match comparison(state, None) {
         Some(json) => {
-            let first = state.candidates.run.with_value(|r| r.as_ref().and_then(|r| r.texts.first().cloned()));
+            let first = state.he.compared.run.with_value(|r| r.as_ref().and_then(|r| r.texts.first().cloned()));
             let name = crate::files::export_name::export_name(
                 "harmonic_eval-candidates",
                 &first.unwrap_or_default(),

@@ -23,7 +23,8 @@ pub fn CandidatesPanel() -> impl IntoView {
     let c = state.candidates;
     let gamma = state.settings.gamma;
     let labels = c.run_labels;
-    let scored = Memo::new(move |_| c.scored());
+    let compared = state.he.compared;
+    let scored = Memo::new(move |_| compared.scored());
     let flips = Memo::new(move |_| scored.with(|s| flip_points(s)));
     let scores = Memo::new(move |_| scored.with(|s| scores_at(s, gamma.get())));
     let on_pick = move |ev: leptos::ev::Event| {
@@ -38,7 +39,7 @@ pub fn CandidatesPanel() -> impl IntoView {
         Some((chosen, now, ranges))
     });
     let table = move || {
-        let rows: Vec<Row> = c.results.with(|r| {
+        let rows: Vec<Row> = compared.results.with(|r| {
             Criterion::ALL
                 .iter()
                 .map(|cr| {

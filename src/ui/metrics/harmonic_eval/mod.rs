@@ -29,7 +29,7 @@ impl super::MetricUi for HarmonicEvalUi {
     }
 
     fn export_candidates(&self, state: AppState) -> bool {
-        let has = state.candidates.has_run();
+        let has = state.he.compared.has_run();
         if has {
             candidates::export(state);
         }
@@ -45,11 +45,11 @@ impl super::MetricUi for HarmonicEvalUi {
     }
 
     fn running(&self, state: AppState) -> bool {
-        state.he.criteria.iter().any(|c| c.with(|s| s.is_active())) || state.candidates.running()
+        state.he.criteria.iter().any(|c| c.with(|s| s.is_active())) || state.comparison_running()
     }
 
     fn has_run(&self, state: AppState) -> bool {
-        state.candidates.has_run() || state.he.criteria.iter().any(|c| c.with(|s| s.id() != "idle"))
+        state.he.compared.has_run() || state.he.criteria.iter().any(|c| c.with(|s| s.id() != "idle"))
     }
 
     fn billed_model(&self, state: AppState) -> Option<String> {
@@ -95,13 +95,13 @@ impl super::MetricUi for HarmonicEvalUi {
         use crate::ui::metrics::harmonic_eval::overall_score::OverallScore;
         let state = expect_context::<AppState>();
         view! {
-            <Show when=move || state.candidates.has_run()>
-                <GammaPanel settings=state.settings criteria=Some(state.he.criteria) no_plot=true/>
+            <Show when=move || state.he.compared.has_run()>
+                <GammaPanel settings=state.settings scored=Some(state.he.scored()) no_plot=true/>
                 {crate::ui::widgets::lazy::chunk("comparison of candidates", candidates_view)}
             </Show>
-            <Show when=move || !state.candidates.has_run()>
+            <Show when=move || !state.he.compared.has_run()>
                 <OverallScore/>
-                <GammaPanel settings=state.settings criteria=Some(state.he.criteria)/>
+                <GammaPanel settings=state.settings scored=Some(state.he.scored())/>
                 // Fetched once a criterion has a score to weigh, not on the first visit.
                 <Show when=move || state.he.criteria.iter().any(|c| c.with(|c| c.result().is_some()))>
                     {crate::ui::widgets::lazy::chunk("chart of the weights", weights_view)}

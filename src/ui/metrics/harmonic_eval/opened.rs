@@ -6,7 +6,8 @@ use leptos::prelude::*;
 use crate::metrics::harmonic_eval::reopen::Reopened;
 use crate::metrics::harmonic_eval::Input;
 use crate::providers::{Backend, Image};
-use crate::ui::state::{AppState, ExplainState, Progress, RunContext};
+use crate::ui::state::{AppState, ExplainState, Progress};
+use super::state::RunContext;
 
 /// Puts the opened result into the page; `image` is what a run or Explain of it sends.
 pub(crate) fn show(state: AppState, h: Reopened, image: Option<Image>, backend: Backend) {

@@ -6,7 +6,8 @@ use leptos::prelude::*;
 use crate::scoring::criteria::Criterion;
 use crate::metrics::harmonic_eval::{self, ExportInput, Input};
 use crate::ui::run::runner::{ask_why, begin_run, explain_backend, send_one, VIDEO_NEEDS_G_VEVAL};
-use crate::ui::state::{AppState, CriterionState, ExplainState, Progress, RunContext};
+use crate::ui::state::{AppState, ExplainState, Progress};
+use super::state::{CriterionState, RunContext};
 
 /// Starts a HarmonicEval run: the criteria are requested concurrently (up to the provider's limit), and
 /// each card fills in as its answer arrives. A failed criterion does not affect the others.

@@ -3,10 +3,80 @@
 
 use leptos::prelude::*;
 
+use crate::metrics::harmonic_eval::{CriterionResult, Input};
+use crate::providers::Backend;
+use crate::scoring::aggregate::Scored;
 use crate::scoring::criteria::Criterion;
-use crate::metrics::harmonic_eval::CriterionResult;
-use crate::ui::progress::{CriterionState, RunContext};
-use crate::ui::progress::ExplainState;
+use crate::ui::progress::{ExplainState, Progress};
+
+/// One criterion's progress in the current run.
+pub type CriterionState = Progress<CriterionResult>;
+
+/// The inputs and backend of the last run, so Explain and Export describe what was scored even
+/// if the form was edited since.
+#[derive(Clone, Debug)]
+pub struct RunContext {
+    pub input: Input,
+    pub backend: Backend,
+}
+
+/// What the last candidates run sent: the labels and texts as judged, and the shared input
+/// and backend (the text of `context.input` is candidate A's).
+#[derive(Clone, Debug)]
+pub struct CandidatesRun {
+    pub labels: Vec<String>,
+    pub texts: Vec<String>,
+    pub context: RunContext,
+}
+
+/// HarmonicEval's comparison of several candidates (issue 21): each one's five criteria and
+/// what the run sent. The labels, texts and the human's pick are the shared
+/// `ui::run::candidates_state::Candidates`.
+#[derive(Clone, Copy)]
+pub struct Compared {
+    /// The last run's criteria, per candidate, in `Criterion::ALL` order.
+    pub results: RwSignal<Vec<[CriterionState; 5]>>,
+    pub run: StoredValue<Option<CandidatesRun>>,
+}
+
+impl Compared {
+    fn new() -> Compared {
+        Compared {
+            results: RwSignal::new(Vec::new()),
+            run: StoredValue::new(None),
+        }
+    }
+
+    /// Whether a candidates run has started (its results show instead of the single cards).
+    pub fn has_run(&self) -> bool {
+        self.results.with(|r| !r.is_empty())
+    }
+
+    /// Whether any candidate's request is in flight.
+    pub fn running(&self) -> bool {
+        self.results.with(|r| r.iter().flatten().any(|s| s.is_active()))
+    }
+
+    /// Forgets the comparison (no signal touched when there is none).
+    pub fn clear(&self) {
+        if !self.results.with_untracked(Vec::is_empty) {
+            self.results.set(Vec::new());
+        }
+    }
+
+    /// Each candidate's scored criteria, for the core's ranking.
+    pub fn scored(&self) -> Vec<Vec<Scored>> {
+        self.results.with(|r| {
+            r.iter()
+                .map(|c| {
+                    c.iter()
+                        .filter_map(|s| s.result().map(CriterionResult::scored))
+                        .collect()
+                })
+                .collect()
+        })
+    }
+}
 
 /// Weights per criterion (None where it has no score) and the overall score at γ.
 pub type Weighting = (Vec<Option<f64>>, Option<f64>);
@@ -19,6 +89,8 @@ pub struct HarmonicEvalState {
     /// Weights per criterion and the overall score at the current γ: five numbers,
     /// recomputed on every slider move without any request.
     pub weighting: Memo<Weighting>,
+    /// Several candidates compared.
+    pub compared: Compared,
 }
 
 impl HarmonicEvalState {
@@ -31,6 +103,7 @@ impl HarmonicEvalState {
             explanations: std::array::from_fn(|_| RwSignal::new(ExplainState::Idle)),
             run: StoredValue::new(None),
             weighting: weighting_memo(criteria, gamma),
+            compared: Compared::new(),
         }
     }
 
@@ -40,6 +113,17 @@ impl HarmonicEvalState {
 
     pub fn explanation(&self, c: Criterion) -> RwSignal<ExplainState> {
         self.explanations[c.index()]
+    }
+
+    /// The scored criteria of the current result (what the γ panel plots), tracked.
+    pub fn scored(&self) -> Signal<Vec<Scored>> {
+        let criteria = self.criteria;
+        Signal::derive(move || {
+            criteria
+                .iter()
+                .filter_map(|c| c.with(|s| s.result().map(CriterionResult::scored)))
+                .collect()
+        })
     }
 }
 

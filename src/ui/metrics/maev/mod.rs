@@ -46,7 +46,7 @@ impl super::MetricUi for MaevUi {
         state
             .maev.results
             .with(|t| t.iter().any(|(_, p)| p.is_active()))
-            || state.candidates.running()
+            || state.comparison_running()
     }
 
     fn has_run(&self, state: AppState) -> bool {
