@@ -44,7 +44,7 @@ pub fn LabApp() -> impl IntoView {
             </section>
             <section class="column results" aria-label="Results">
                 <Show when=move || state.is_harmonic()>
-                    <GammaPanel settings=state scored=None no_plot=true/>
+                    <GammaPanel settings=state curve=None no_plot=true/>
                 </Show>
                 <MetaPanel/>
                 <ResultsTable/>

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::scoring::aggregate::{overall_curve, Scored, GAMMA_MIN};
+use crate::scoring::aggregate::GAMMA_MIN;
 use crate::scoring::gamma_axis::{self, GammaAxis};
 use crate::ui::widgets::gamma_events::gamma_at_click;
 use crate::ui::state::Settings;
@@ -33,12 +33,11 @@ const AXIS: GammaAxis = GammaAxis {
 #[component]
 pub fn GammaPanel(
     settings: Settings,
-    /// The evaluator's scored criteria, whose overall score is plotted (the lab has none).
-    scored: Option<Signal<Vec<Scored>>>,
+    /// The evaluator's overall score against γ, plotted unless `no_plot` (the lab has none).
+    curve: Option<Memo<Vec<(f64, f64)>>>,
     #[prop(optional)] no_plot: bool,
 ) -> impl IntoView {
     let gamma = settings.gamma;
-    let curve = Memo::new(move |_| scored.map_or_else(Vec::new, |s| s.with(|s| overall_curve(s, 100))));
     view! {
         <div class="gamma">
             <label for="gamma-slider">
@@ -80,7 +79,7 @@ pub fn GammaPanel(
             <p id="gamma-help" class="hint">
                 "γ = 1 averages the criteria; smaller γ gives more weight to criteria the judge is sure of (small σ). Moving it re-weights instantly, without asking the model again."
             </p>
-            {(!no_plot).then(|| view! { <GammaPlot curve=curve gamma=gamma/> })}
+            {curve.filter(|_| !no_plot).map(|curve| view! { <GammaPlot curve=curve gamma=gamma/> })}
         </div>
     }
 }

@@ -96,12 +96,12 @@ impl super::MetricUi for HarmonicEvalUi {
         let state = expect_context::<AppState>();
         view! {
             <Show when=move || state.he.compared.has_run()>
-                <GammaPanel settings=state.settings scored=Some(state.he.scored()) no_plot=true/>
+                <GammaPanel settings=state.settings curve=None no_plot=true/>
                 {crate::ui::widgets::lazy::chunk("comparison of candidates", candidates_view)}
             </Show>
             <Show when=move || !state.he.compared.has_run()>
                 <OverallScore/>
-                <GammaPanel settings=state.settings scored=Some(state.he.scored())/>
+                <GammaPanel settings=state.settings curve=Some(state.he.curve())/>
                 // Fetched once a criterion has a score to weigh, not on the first visit.
                 <Show when=move || state.he.criteria.iter().any(|c| c.with(|c| c.result().is_some()))>
                     {crate::ui::widgets::lazy::chunk("chart of the weights", weights_view)}

@@ -115,14 +115,16 @@ impl HarmonicEvalState {
         self.explanations[c.index()]
     }
 
-    /// The scored criteria of the current result (what the γ panel plots), tracked.
-    pub fn scored(&self) -> Signal<Vec<Scored>> {
+    /// The current result's overall score against γ (what the γ panel plots), following
+    /// every criterion's state.
+    pub fn curve(&self) -> Memo<Vec<(f64, f64)>> {
         let criteria = self.criteria;
-        Signal::derive(move || {
-            criteria
+        Memo::new(move |_| {
+            let scored: Vec<Scored> = criteria
                 .iter()
                 .filter_map(|c| c.with(|s| s.result().map(CriterionResult::scored)))
-                .collect()
+                .collect();
+            crate::scoring::aggregate::overall_curve(&scored, 100)
         })
     }
 }
