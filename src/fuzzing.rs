@@ -1,7 +1,7 @@
 //! Fuzz harnesses: each turns arbitrary bytes into an input for one parser of untrusted data
 //! and checks what must hold for any input (no panic, and the invariants the app relies on).
 //!
-//! The same functions back the cargo-fuzz targets in `fuzz/` (coverage-guided, nightly) and
+//! The same functions back the cargo-fuzz targets in `tests/fuzz/` (coverage-guided, nightly) and
 //! the short deterministic property runs of `tests/fuzz_smoke.rs` (stable, in CI).
 
 use crate::answers::completion::{parse_chat_completion, TokenStep};
@@ -55,7 +55,7 @@ pub fn targets() -> Vec<(&'static str, Target)> {
     all
 }
 
-/// Runs the target called `name` on `data` (what each cargo-fuzz target in `fuzz/` calls).
+/// Runs the target called `name` on `data` (what each cargo-fuzz target in `tests/fuzz/` calls).
 ///
 /// # Panics
 /// When no target has that name, and wherever the harness finds a broken property.

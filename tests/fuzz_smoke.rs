@@ -1,8 +1,8 @@
 //! Short deterministic property runs of every fuzz harness (`src/fuzzing.rs`), on stable Rust,
-//! in `cargo test`: each target gets its seed corpus (`fuzz/corpus/<target>/`) plus random
+//! in `cargo test`: each target gets its seed corpus (`tests/fuzz/corpus/<target>/`) plus random
 //! mutations of it (bit flips, byte insertions and deletions, splices, truncations).
 //! `HJ_FUZZ_ITERS` sets the mutations per target (default 3,000). The coverage-guided
-//! cargo-fuzz targets in `fuzz/` run the same harnesses for as long as you like.
+//! cargo-fuzz targets in `tests/fuzz/` run the same harnesses for as long as you like.
 
 use std::path::Path;
 
@@ -95,7 +95,7 @@ fn mutate(rng: &mut Rng, seed: &[u8], corpus: &[Vec<u8>]) -> Vec<u8> {
 
 fn corpus(target: &str) -> Vec<Vec<u8>> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/corpus")
+        .join("tests/fuzz/corpus")
         .join(target);
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
@@ -112,10 +112,10 @@ fn every_harness_survives_its_corpus_and_random_mutations() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(3_000);
     let all = targets();
-    assert_eq!(all.len(), std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/fuzz_targets")).map_or(0, Iterator::count), "one cargo-fuzz target in fuzz/fuzz_targets/ per harness");
+    assert_eq!(all.len(), std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz/fuzz_targets")).map_or(0, Iterator::count), "one cargo-fuzz target in tests/fuzz/fuzz_targets/ per harness");
     for (name, target) in all {
         let seeds = corpus(name);
-        assert!(!seeds.is_empty(), "fuzz/corpus/{name} is empty");
+        assert!(!seeds.is_empty(), "tests/fuzz/corpus/{name} is empty");
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ name.len() as u64);
         for s in &seeds {
             target.run(s);

@@ -3,7 +3,7 @@
 //! The browser's decoder would say only "could not decode"; reading the header first lets the
 //! app say *why* (a PDF, a text file, an SVG), refuse a 100-megapixel image before it takes
 //! hundreds of megabytes of memory, and mention that an animation is judged by its first frame.
-//! Pure and total: any byte string gives an answer, never a panic (fuzzed: `fuzz/`).
+//! Pure and total: any byte string gives an answer, never a panic (fuzzed: `tests/fuzz/`).
 
 /// Images above this many pixels are refused: decoding one takes 4 bytes per pixel.
 pub const MAX_PIXELS: u64 = 64_000_000;

@@ -1,4 +1,4 @@
-"""Writes the seed corpus of each fuzz target (fuzz/corpus/<target>/), realistic inputs that the
+"""Writes the seed corpus of each fuzz target (tests/fuzz/corpus/<target>/), realistic inputs that the
 mutations of tests/fuzz_smoke.rs and cargo-fuzz start from. Run from the repository root;
 the files are committed."""
 
@@ -8,8 +8,8 @@ import shutil
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "fuzz" / "corpus"
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "tests" / "fuzz" / "corpus"
 
 
 def steps(*steps):
