@@ -1,5 +1,5 @@
 """Markers of the end-to-end tests, assigned here by file and test name so that the test files
-stay as they are (docs/testing.md, "Tiers and markers"; the markers are listed in pytest.ini).
+stay as they are (docs/testing.md, "Tiers and markers"; the markers are listed in tests/pytest.ini).
 
 Every test gets: the pages it drives (`evaluator`, `lab`), the metrics that are its subject
 (`harmonic_eval`, `fleur`, `g_veval`, `maev`; not every test that runs HarmonicEval as the
