@@ -5,28 +5,7 @@
 //! paper's `random` is unseeded): the same seed, pool and trial count give the same examples.
 
 use super::prompts::Example;
-
-/// SplitMix64: tiny, fast, and the same on every platform.
-pub struct SeededRng(u64);
-
-impl SeededRng {
-    pub fn new(seed: u64) -> SeededRng {
-        SeededRng(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (n > 0), without modulo bias worth speaking of for pools this size.
-    pub fn below(&mut self, n: usize) -> usize {
-        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
-    }
-}
+use crate::meta::resample::Rng;
 
 /// Pool indices of (score-0 example, score-2 example) for each trial. The paper: "Each trial
 /// samples a different pair of examples (scored 0 and 2)". So the trials take distinct pairs
@@ -53,7 +32,7 @@ pub fn sample_pairs(
         .iter()
         .flat_map(|&z| twos.iter().map(move |&t| (z, t)))
         .collect();
-    let mut rng = SeededRng::new(seed);
+    let mut rng = Rng::new(seed);
     let mut out = Vec::with_capacity(trials);
     while out.len() < trials {
         let mut round = all.clone();
