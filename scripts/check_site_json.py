@@ -4,7 +4,9 @@ one (src/files/site.rs, `site::parse`): one JSON object with only the known fiel
 http(s) URLs, known metric ids, an example's file stem, and never a key. A key-like field name
 (`key`, `api_key`, `apiKey`, `authorization`, `token`, `secret`, `password`, ...) anywhere in it,
 or a key-like value (`sk-...`, `Bearer ...`, a URL with a user name or a `key=` parameter),
-refuses it. src/files/site.rs's tests check that this file names every preset and metric id.
+refuses it. The metric ids are the registry's (scripts/metric_list.py reads them from
+src/metrics/mod.rs); src/files/site.rs's tests check that this file knows every preset and
+metric id.
 
 Usage: scripts/check_site_json.py FILE...   (exit 1 with one sentence per refused file)
 As a module: `problem(text)` returns that sentence, or None when the file is valid."""
@@ -12,9 +14,13 @@ As a module: `problem(text)` returns that sentence, or None when the file is val
 import json
 import re
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import metric_list  # noqa: E402
 
 PRESETS = ["openai", "gemini", "anthropic", "openrouter", "llama_server", "in_browser", "ollama", "vllm", "custom"]
-METRICS = ["harmonic_eval", "fleur", "ref_fleur", "g_veval", "maev"]
+METRICS = metric_list.ids()
 FIELDS = ["title", "tagline", "judge", "metrics", "open_example", "lab"]
 JUDGE_FIELDS = ["provider", "base_url", "model", "model_url", "projector_url"]
 KEY_WORDS = ["key", "authorization", "auth", "token", "secret", "password", "passwd", "bearer", "credential", "cookie"]

@@ -29,7 +29,7 @@ A metric is one room (--check exits 1 otherwise): its names appear only in its t
 (src/metrics/<m>/, src/ui/metrics/<m>/) and the two registries (src/metrics/mod.rs,
 src/ui/metrics/mod.rs). Its names are its module as a path segment (`maev::`,
 `crate::metrics::maev`, `use crate::metrics::{maev}`), its variants after `::`
-(`Metric::Maev`, `CandidateBase::Maev`, `Page::Maev`; FLEUR's room holds `Fleur` and
+(`Metric::Maev`, `Reopened::Maev`, `CandidateBase::maev`; FLEUR's room holds `Fleur` and
 `RefFleur`) and its ids as string literals in code (`"maev"`, `"ref_fleur"`). Not names:
 comments, other strings, identifiers that merely contain one (`MaevSettings`, a field
 `maev`), and test code (`#[cfg(test)]` items and `*tests.rs` files, which may build any
@@ -41,6 +41,9 @@ Standard library only.
 import re
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import metric_list  # noqa: E402
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 MAX_FILE = 600
@@ -202,14 +205,13 @@ def flat_aliases(mod_rs):
 
 
 # A metric's names: its module (as a path segment: `maev::`, `metrics::maev`, `use
-# crate::metrics::{maev}`), its variants (after `::`: `Metric::Maev`, `CandidateBase::Maev`,
-# `Page::Maev`) and its ids (as a string literal: `"maev"`). Each metric's room is its two
-# folders; the registries are the one core file and the one page file that list them all.
+# crate::metrics::{maev}`), its variants (after `::`: `Metric::Maev`, `Reopened::Maev`; the
+# room as `CandidateBase::maev`) and its ids (as a string literal: `"maev"`). Each metric's
+# room is its two folders; the registries are the one core file and the one page file that
+# make everything per metric from the list (read by metric_list.py).
 METRICS = {
-    "harmonic_eval": (["HarmonicEval"], ["harmonic_eval"]),
-    "fleur": (["Fleur", "RefFleur"], ["fleur", "ref_fleur"]),
-    "g_veval": (["GVeval", "Gveval"], ["g_veval"]),
-    "maev": (["Maev"], ["maev"]),
+    room: (variants + [room.replace("_", "").capitalize()], [metric_list.snake(v) for v in variants])
+    for room, variants in metric_list.rooms()
 }
 REGISTRIES = {"metrics/mod.rs", "ui/metrics/mod.rs"}
 def metric_names(rel, text, code):
@@ -320,12 +322,12 @@ def main():
     print(f"files outside a page folder naming it: {len(into_page)}")
     for e in into_page:
         print(f"  {e}")
-    # Every metric room (a folder of src/metrics/) must be listed in METRICS, or the check
-    # above would not hold it to its room.
+    # Every metric room (a folder of src/metrics/) must be in the registry's list (METRICS is
+    # read from it), or the check above would not hold it to its room.
     rooms = sorted(d.name for d in (SRC / "metrics").iterdir() if d.is_dir())
     unlisted = [r for r in rooms if r not in METRICS]
     for r in unlisted:
-        print(f"metric room src/metrics/{r}/ is not in structure.py's METRICS: add its variants and ids")
+        print(f"metric room src/metrics/{r}/ is not in the registry's list (`each_metric!` in src/metrics/mod.rs)")
     per_metric = {m: sorted(f for f, ms in naming.items() if m in ms) for m in METRICS}
     print("files naming a metric outside its room: " + ", ".join(f"{m} {len(fs)}" for m, fs in per_metric.items()))
     for f, ms in sorted(naming.items()):

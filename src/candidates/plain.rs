@@ -60,7 +60,7 @@ impl Base {
 
     /// Reads one answer of this metric.
     pub fn read(&self, completion: &Completion) -> Result<Part, JudgeError> {
-        with_candidate!(self, I, i => i.read(completion))
+        self.read_part(completion)
     }
 
     /// This candidate's own export (the metric's single-result document; never the key):
@@ -75,7 +75,7 @@ impl Base {
                 _ => Err(unfinished.as_str()),
             }
         };
-        with_candidate!(self, I, i => i.export(backend, |k| outcome(k).and_then(|p| I::part(p).ok_or("another metric's answer"))))
+        with_candidate!(self, I, i => i.export(backend, |k| outcome(k).and_then(|p| I::part_of(p).ok_or("another metric's answer"))))
     }
 }
 

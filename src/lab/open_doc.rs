@@ -248,7 +248,7 @@ mod tests {
             let opened = read_back(&r, 0.75);
             assert_eq!(opened.model, "judge-m", "{metric:?}");
             let evaluator = match opened.body {
-                Body::Single(Reopened::Fleur(f)) => {
+                Body::Single(Reopened::Fleur(f) | Reopened::RefFleur(f)) => {
                     assert_eq!(f.input.caption, "A dog.");
                     assert_eq!(f.input.references.is_some(), metric == Metric::RefFleur);
                     f.result.smoothed.score

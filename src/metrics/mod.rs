@@ -6,44 +6,193 @@
 //! [`Metric`] into its room's [`room::MetricCore`] type for code that runs every metric alike.
 
 pub mod fidelity;
-pub mod fleur;
-pub mod g_veval;
-pub mod harmonic_eval;
-pub mod maev;
 pub mod room;
 
 pub use fleur::references_from_lines;
 pub use harmonic_eval::CriterionSet;
 pub use maev::RunSettings as MaevSettings;
 
+/// **The list of metrics**: each room (its folders `metrics/<room>/` and `ui/metrics/<room>/`)
+/// with the metrics it holds, in the order of the metric selector (the first is the default).
+/// Adding a metric is one line here; everything below, and the UI's registry, is made from
+/// it. Each name is a type in both of the room's folders: the core's implements
+/// [`room::MetricCore`], the UI's `ui::metrics::MetricUi`. `$then` (a macro's path) receives `{ $args }`
+/// and then the list.
+macro_rules! each_metric {
+    ($($then:tt)::+ { $($args:tt)* }) => {
+        $($then)::+! { { $($args)* }
+            harmonic_eval: HarmonicEval,
+            fleur: Fleur RefFleur,
+            g_veval: GVeval,
+            maev: Maev,
+        }
+    };
+}
+pub(crate) use each_metric;
+
+/// Makes the registry from the list ([`each_metric!`]): the room modules, [`Metric`],
+/// [`Reopened`], [`CandidateBase`] and [`CandidatePart`].
+macro_rules! registry {
+    ({} $($room:ident: $($V:ident)+,)*) => {
+        $(pub mod $room;)*
+
+        /// One of the metrics the app offers. Code that does something per metric reaches
+        /// its room through [`with_room!`]; its id (a string) is used only at the edges: the
+        /// `metric-select` values, exports, storage.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Metric {
+            $($($V,)+)*
+        }
+
+        impl Metric {
+            /// Every metric, in the order of the metric selector (the first is the default).
+            pub const ALL: [Metric; [$($(stringify!($V),)+)*].len()] = [$($(Metric::$V,)+)*];
+
+            /// Its identity, paper, range and output budgets.
+            pub const fn info(self) -> &'static MetricInfo {
+                match self {
+                    $($(Metric::$V => <$room::$V as room::MetricCore>::INFO,)+)*
+                }
+            }
+
+            /// Reads this metric's export `obj`, or says in one sentence why it cannot be shown.
+            pub fn reopen(self, obj: &serde_json::Map<String, serde_json::Value>) -> Result<Reopened, String> {
+                use room::MetricCore as _;
+                Ok(match self {
+                    $($(Metric::$V => Reopened::$V(Box::new($room::$V::reopen(obj)?)),)+)*
+                })
+            }
+        }
+
+        /// A metric's result file read back by its own reader ([`room::MetricCore::reopen`]):
+        /// what its panel needs to show the file as if it had just run, every number checked
+        /// against what it was computed from.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum Reopened {
+            $($($V(Box<<$room::$V as room::MetricCore>::Reopened>),)+)*
+        }
+
+        /// What every candidate shares (image, references, question, trials…) for a metric
+        /// without γ (`candidates::plain::Base`), one variant per room (its
+        /// `CandidateInput`); the text is each candidate's own.
+        #[derive(Clone, Debug)]
+        #[allow(non_camel_case_types)]
+        pub enum CandidateBase {
+            $($room($room::CandidateInput),)*
+        }
+
+        /// One answer of a candidate, read (`candidates::plain::Part`), one variant per room.
+        #[derive(Clone, Debug, PartialEq)]
+        #[allow(non_camel_case_types)]
+        pub enum CandidatePart {
+            $($room(Box<<$room::CandidateInput as room::Candidate>::Part>),)*
+        }
+
+        $(
+            impl From<$room::CandidateInput> for CandidateBase {
+                fn from(input: $room::CandidateInput) -> CandidateBase {
+                    CandidateBase::$room(input)
+                }
+            }
+
+            impl PartOf for $room::CandidateInput {
+                #[allow(unreachable_patterns)]
+                fn part_of(part: &CandidatePart) -> Option<&Self::Part> {
+                    match part {
+                        CandidatePart::$room(p) => Some(p),
+                        _ => None,
+                    }
+                }
+            }
+        )*
+
+        impl CandidateBase {
+            /// Reads one answer of this candidate's metric.
+            pub fn read_part(&self, completion: &crate::answers::completion::Completion) -> Result<CandidatePart, crate::answers::errors::JudgeError> {
+                use room::Candidate as _;
+                match self {
+                    $(CandidateBase::$room(i) => i.read(completion).map(|p| CandidatePart::$room(Box::new(p))),)*
+                }
+            }
+        }
+
+        impl CandidatePart {
+            /// A candidate's score and uncertainty from its answers read so far, read by the
+            /// metric of the first (`None` where none was read; MAEV's mean is over the trials
+            /// read).
+            pub fn summary(parts: &[&CandidatePart]) -> (Option<f64>, Option<f64>) {
+                fn of<I: PartOf>(parts: &[&CandidatePart]) -> (Option<f64>, Option<f64>) {
+                    let mine: Vec<&I::Part> = parts.iter().filter_map(|p| I::part_of(p)).collect();
+                    I::summary(&mine)
+                }
+                match parts.first() {
+                    None => (None, None),
+                    $(Some(CandidatePart::$room(_)) => of::<$room::CandidateInput>(parts),)*
+                }
+            }
+        }
+    };
+}
+each_metric!(registry {});
+
+/// A room's candidate input, with its answers' variant of [`CandidatePart`] (made by the
+/// registry).
+pub trait PartOf: room::Candidate {
+    /// This metric's reading of `part`, if it is one.
+    fn part_of(part: &CandidatePart) -> Option<&Self::Part>;
+}
+
 /// Runs `$body` with `$M` the room type ([`room::MetricCore`]) of `$metric`: the one `match`
 /// that dispatches per metric, each arm a call of the same generic code with one metric's type
-/// (static dispatch; a new metric is one more arm here).
+/// (static dispatch), made from the list ([`each_metric!`]).
 macro_rules! with_room {
-    ($metric:expr, $M:ident => $body:expr) => {{
+    ($metric:expr, $M:ident => $body:expr) => {
+        $crate::metrics::each_metric!($crate::metrics::with_room_arms { $metric, $M, $body })
+    };
+}
+pub(crate) use with_room;
+
+/// [`with_room!`]'s `match`, one arm per metric of the list.
+macro_rules! with_room_arms {
+    ({ $metric:expr, $M:ident, $body:expr } $($room:ident: $($V:ident)+,)*) => {{
         #[allow(unused_imports)]
         use $crate::metrics::room::MetricCore as _;
         match $metric {
-            $crate::metrics::Metric::HarmonicEval => {
-                type $M = $crate::metrics::harmonic_eval::room::Room;
+            $($($crate::metrics::Metric::$V => {
+                #[allow(dead_code)]
+                type $M = $crate::metrics::$room::$V;
                 $body
-            }
-            $crate::metrics::Metric::Fleur | $crate::metrics::Metric::RefFleur => {
-                type $M = $crate::metrics::fleur::room::Room;
-                $body
-            }
-            $crate::metrics::Metric::GVeval => {
-                type $M = $crate::metrics::g_veval::room::Room;
-                $body
-            }
-            $crate::metrics::Metric::Maev => {
-                type $M = $crate::metrics::maev::room::Room;
-                $body
-            }
+            })+)*
         }
     }};
 }
-pub(crate) use with_room;
+pub(crate) use with_room_arms;
+
+/// Runs `$body` with `$i` the metric's input inside a [`CandidateBase`] (`$I` its type, a
+/// [`room::Candidate`] and [`PartOf`]): the one `match` on the candidates' inputs, made from
+/// the list ([`each_metric!`]).
+macro_rules! with_candidate {
+    ($base:expr, $I:ident, $i:ident => $body:expr) => {
+        $crate::metrics::each_metric!($crate::metrics::with_candidate_arms { $base, $I, $i, $body })
+    };
+}
+pub(crate) use with_candidate;
+
+/// [`with_candidate!`]'s `match`, one arm per room of the list.
+macro_rules! with_candidate_arms {
+    ({ $base:expr, $I:ident, $i:ident, $body:expr } $($room:ident: $($V:ident)+,)*) => {{
+        #[allow(unused_imports)]
+        use $crate::metrics::{room::Candidate as _, PartOf as _};
+        match $base {
+            $($crate::metrics::CandidateBase::$room($i) => {
+                #[allow(dead_code)]
+                type $I = $crate::metrics::$room::CandidateInput;
+                $body
+            })*
+        }
+    }};
+}
+pub(crate) use with_candidate_arms;
 
 /// One candidate of a comparison with γ, read back from a file or link (HarmonicEval's: the
 /// comparisons that open on the page, `files::result_file::Comparison`).
@@ -52,69 +201,6 @@ pub type ComparedResult = harmonic_eval::reopen::Reopened;
 /// Reads one candidate's result of a comparison with γ (its own export), or says why not.
 pub fn reopen_compared(obj: &serde_json::Map<String, serde_json::Value>) -> Result<ComparedResult, String> {
     harmonic_eval::reopen::of(obj)
-}
-
-/// What every candidate shares (image, references, question, trials…) for a metric without γ
-/// (`candidates::plain::Base`); the text is each candidate's own. Each input implements
-/// [`room::Candidate`] in its room.
-#[derive(Clone, Debug)]
-pub enum CandidateBase {
-    Fleur(fleur::Input),
-    Gveval(g_veval::Input),
-    Maev(maev::Input),
-}
-
-/// One answer of a candidate, read (`candidates::plain::Part`).
-#[derive(Clone, Debug, PartialEq)]
-pub enum CandidatePart {
-    Fleur(fleur::FleurResult),
-    /// Boxed: the reading is the largest of the three (360 bytes against 144).
-    Gveval(Box<g_veval::GvevalResult>),
-    Maev(maev::TrialReading),
-}
-
-/// Runs `$body` with `$i` the metric's input inside a [`CandidateBase`] (`$I` its type, a
-/// [`room::Candidate`]): the one `match` on the candidates' inputs.
-macro_rules! with_candidate {
-    ($base:expr, $I:ident, $i:ident => $body:expr) => {{
-        #[allow(unused_imports)]
-        use $crate::metrics::room::Candidate as _;
-        match $base {
-            $crate::metrics::CandidateBase::Fleur($i) => {
-                #[allow(dead_code)]
-                type $I = $crate::metrics::fleur::Input;
-                $body
-            }
-            $crate::metrics::CandidateBase::Gveval($i) => {
-                #[allow(dead_code)]
-                type $I = $crate::metrics::g_veval::Input;
-                $body
-            }
-            $crate::metrics::CandidateBase::Maev($i) => {
-                #[allow(dead_code)]
-                type $I = $crate::metrics::maev::Input;
-                $body
-            }
-        }
-    }};
-}
-pub(crate) use with_candidate;
-
-impl CandidatePart {
-    /// A candidate's score and uncertainty from its answers read so far, read by the metric
-    /// of the first (`None` where none was read; MAEV's mean is over the trials read).
-    pub fn summary(parts: &[&CandidatePart]) -> (Option<f64>, Option<f64>) {
-        fn of<I: room::Candidate>(parts: &[&CandidatePart]) -> (Option<f64>, Option<f64>) {
-            let mine: Vec<&I::Part> = parts.iter().filter_map(|p| I::part(p)).collect();
-            I::summary(&mine)
-        }
-        match parts.first() {
-            None => (None, None),
-            Some(CandidatePart::Fleur(_)) => of::<fleur::Input>(parts),
-            Some(CandidatePart::Gveval(_)) => of::<g_veval::Input>(parts),
-            Some(CandidatePart::Maev(_)) => of::<maev::Input>(parts),
-        }
-    }
 }
 
 /// What a batch run fixes for every metric (`batch::Plan`): the extensions switched on (each
@@ -181,39 +267,7 @@ impl SentSettings {
     }
 }
 
-/// One of the metrics the app offers. Code that does something per metric `match`es on it,
-/// so a new variant is a compile error at every place that must handle it. Its id (a string)
-/// is used only at the edges: the `metric-select` values, exports, storage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Metric {
-    HarmonicEval,
-    Fleur,
-    RefFleur,
-    GVeval,
-    Maev,
-}
-
 impl Metric {
-    /// Every metric, in the order of the metric selector (the first is the default).
-    pub const ALL: [Metric; 5] = [
-        Metric::HarmonicEval,
-        Metric::Fleur,
-        Metric::RefFleur,
-        Metric::GVeval,
-        Metric::Maev,
-    ];
-
-    /// Its identity, paper, range and output budgets.
-    pub const fn info(self) -> &'static MetricInfo {
-        match self {
-            Metric::HarmonicEval => &harmonic_eval::INFO,
-            Metric::Fleur => &fleur::FLEUR_INFO,
-            Metric::RefFleur => &fleur::REF_FLEUR_INFO,
-            Metric::GVeval => &g_veval::INFO,
-            Metric::Maev => &maev::INFO,
-        }
-    }
-
     /// The id written in exports, storage and the selector (`MetricInfo::id`).
     pub const fn id(self) -> &'static str {
         self.info().id
@@ -227,9 +281,8 @@ impl Metric {
     /// Whether a run of it sends the image, in G-VEval's `mode`. MAEV judges text only.
     pub fn sends_image(self, gv_mode: g_veval::Mode) -> bool {
         match self {
-            Metric::HarmonicEval | Metric::Fleur | Metric::RefFleur => true,
             Metric::GVeval => gv_mode.needs_image(),
-            Metric::Maev => false,
+            _ => self.needs_image_file(),
         }
     }
 
@@ -250,10 +303,7 @@ impl Metric {
 
     /// Whether a dataset item needs an image file at all (MAEV's items never do).
     pub fn needs_image_file(self) -> bool {
-        match self {
-            Metric::HarmonicEval | Metric::Fleur | Metric::RefFleur | Metric::GVeval => true,
-            Metric::Maev => false,
-        }
+        with_room!(self, M => M::NEEDS_IMAGE_FILE)
     }
 }
 
@@ -266,30 +316,6 @@ impl fidelity::Extension {
             fidelity::Extension::HeLowDetail => metric == Metric::HarmonicEval,
             fidelity::Extension::FleurMultiDigit => matches!(metric, Metric::Fleur | Metric::RefFleur),
         }
-    }
-}
-
-/// A metric's result file read back by its own reader (`metrics::<m>::reopen`): what its panel
-/// needs to show the file as if it had just run, every number checked against what it was
-/// computed from.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Reopened {
-    HarmonicEval(Box<harmonic_eval::reopen::Reopened>),
-    /// FLEUR or RefFLEUR (the file's `references` say which).
-    Fleur(Box<fleur::reopen::Reopened>),
-    GVeval(Box<g_veval::reopen::Reopened>),
-    Maev(Box<maev::reopen::Reopened>),
-}
-
-impl Metric {
-    /// Reads this metric's export `obj`, or says in one sentence why it cannot be shown.
-    pub fn reopen(self, obj: &serde_json::Map<String, serde_json::Value>) -> Result<Reopened, String> {
-        Ok(match self {
-            Metric::HarmonicEval => Reopened::HarmonicEval(Box::new(harmonic_eval::reopen::reopen(obj)?)),
-            Metric::Fleur | Metric::RefFleur => Reopened::Fleur(Box::new(fleur::reopen::reopen(obj)?)),
-            Metric::GVeval => Reopened::GVeval(Box::new(g_veval::reopen::reopen(obj)?)),
-            Metric::Maev => Reopened::Maev(Box::new(maev::reopen::reopen(obj)?)),
-        })
     }
 }
 
@@ -332,7 +358,31 @@ mod tests {
         for m in Metric::ALL {
             assert_eq!(Metric::from_id(m.id()), Some(m));
         }
-        assert_eq!(ids, ["harmonic_eval", "fleur", "ref_fleur", "g_veval", "maev"]);
+        // The ids files and links already hold never change; the selector opens on HarmonicEval.
+        let published = [
+            ("harmonic_eval", Metric::HarmonicEval),
+            ("fleur", Metric::Fleur),
+            ("ref_fleur", Metric::RefFleur),
+            ("g_veval", Metric::GVeval),
+            ("maev", Metric::Maev),
+        ];
+        for (id, m) in published {
+            assert_eq!(Metric::from_id(id), Some(m), "{id}");
+        }
+        assert_eq!(Metric::ALL[0], Metric::HarmonicEval);
+        // Each id is its name in the list, in snake case (what scripts/metric_list.py reads).
+        for m in Metric::ALL {
+            let name = format!("{m:?}");
+            let mut snake = String::new();
+            for (i, c) in name.chars().enumerate() {
+                if c.is_ascii_uppercase() && i > 0 {
+                    snake.push('_');
+                }
+                snake.push(c.to_ascii_lowercase());
+            }
+            assert_eq!(m.id(), snake);
+        }
+        ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), Metric::ALL.len());
         assert_eq!(Metric::from_id("FLEUR"), None);

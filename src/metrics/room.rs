@@ -107,6 +107,20 @@ pub const OLDER_RECORD: &str = "This result was stored before the lab kept what 
 /// answers read (`batch::plan`), what a lab record keeps and how it opens again in the
 /// evaluator (`batch::kept`, `lab::open_doc`). Implemented once per metric, in its room.
 pub trait MetricCore {
+    /// Its identity, paper, range and output budgets (`Metric::info`).
+    const INFO: &'static super::MetricInfo;
+
+    /// Whether a dataset item needs an image file at all (MAEV's items never do).
+    const NEEDS_IMAGE_FILE: bool = true;
+
+    /// Its result file read back: what its panel needs to show the file as if it had just
+    /// run (`metrics::Reopened` holds it, boxed).
+    type Reopened;
+
+    /// Reads its export `obj`, every number checked against what it was computed from, or
+    /// says in one sentence why it cannot be shown.
+    fn reopen(obj: &Map<String, Value>) -> Result<Self::Reopened, String>;
+
     /// The fuzz harnesses of this metric's readers of untrusted answers, by cargo-fuzz target
     /// name (`crate::fuzzing` runs them; native only). Each takes an answer as token steps
     /// and their text, and asserts what must hold for any answer.
@@ -187,8 +201,10 @@ pub struct CandidateRequest {
 }
 
 /// A metric without γ judging several candidates (`candidates::plain`): implemented by its
-/// `Input` in its room (`metrics::<m>::candidate`), wrapped in the registry's
-/// [`super::CandidateBase`], whose one `match` (`with_candidate!`) reaches it.
+/// input in its room (`metrics::<m>::candidate`), which names it `CandidateInput`; the
+/// registry wraps it in [`super::CandidateBase`] (and each answer read in
+/// [`super::CandidatePart`]), whose one `match` (`with_candidate!`) reaches it. A room whose
+/// metric compares candidates its own way (HarmonicEval, with γ) names [`NoCandidates`].
 pub trait Candidate: Clone {
     /// One answer, read.
     type Part;
@@ -204,9 +220,7 @@ pub trait Candidate: Clone {
     /// The requests of one candidate (this input's text).
     fn requests(&self, backend: &Backend) -> Result<Vec<CandidateRequest>, JudgeError>;
     /// Reads one answer of this metric.
-    fn read(&self, completion: &Completion) -> Result<super::CandidatePart, JudgeError>;
-    /// This metric's reading of `part`, if it is one.
-    fn part(part: &super::CandidatePart) -> Option<&Self::Part>;
+    fn read(&self, completion: &Completion) -> Result<Self::Part, JudgeError>;
     /// This candidate's own export (the metric's single-result document; never the key):
     /// `outcome(k)` is request k's reading or why there is none.
     fn export<'p>(&self, backend: &Backend, outcome: impl Fn(usize) -> Result<&'p Self::Part, &'p str>) -> String
@@ -226,4 +240,36 @@ pub fn spread(values: impl Iterator<Item = (f64, f64)>) -> f64 {
         m2 += v * v * p;
     }
     (m2 - m1 * m1).max(0.0).sqrt()
+}
+
+/// The `CandidateInput` of a room whose metric has no plain candidates (HarmonicEval compares
+/// its candidates with γ, `crate::candidates`): no value of it exists.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NoCandidates {}
+
+impl Candidate for NoCandidates {
+    type Part = NoCandidates;
+    const DECIMALS: usize = 0;
+    const UNCERTAINTY_NOTE: &'static str = "";
+    fn set_text(&mut self, _text: &str) {
+        match *self {}
+    }
+    fn metric(&self) -> Metric {
+        match *self {}
+    }
+    fn problems(&self) -> Vec<String> {
+        match *self {}
+    }
+    fn requests(&self, _backend: &Backend) -> Result<Vec<CandidateRequest>, JudgeError> {
+        match *self {}
+    }
+    fn read(&self, _completion: &Completion) -> Result<Self::Part, JudgeError> {
+        match *self {}
+    }
+    fn export<'p>(&self, _backend: &Backend, _outcome: impl Fn(usize) -> Result<&'p Self::Part, &'p str>) -> String {
+        match *self {}
+    }
+    fn summary(_parts: &[&Self::Part]) -> (Option<f64>, Option<f64>) {
+        (None, None)
+    }
 }

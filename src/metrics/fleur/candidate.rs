@@ -8,7 +8,7 @@ use super::{export_json, interpret, score_request, ExportInput, FleurResult, Inp
 use crate::answers::completion::Completion;
 use crate::answers::errors::JudgeError;
 use crate::metrics::room::{spread, Candidate, CandidateRequest};
-use crate::metrics::{CandidatePart, Metric};
+use crate::metrics::Metric;
 use crate::providers::Backend;
 
 impl Candidate for Input {
@@ -39,16 +39,10 @@ impl Candidate for Input {
         }])
     }
 
-    fn read(&self, completion: &Completion) -> Result<CandidatePart, JudgeError> {
-        interpret(completion).map(CandidatePart::Fleur)
+    fn read(&self, completion: &Completion) -> Result<FleurResult, JudgeError> {
+        interpret(completion)
     }
 
-    fn part(part: &CandidatePart) -> Option<&FleurResult> {
-        match part {
-            CandidatePart::Fleur(r) => Some(r),
-            _ => None,
-        }
-    }
 
     fn export<'p>(&self, backend: &Backend, outcome: impl Fn(usize) -> Result<&'p FleurResult, &'p str>) -> String {
         export_json(&ExportInput {

@@ -9,6 +9,13 @@ pub mod room;
 pub mod prompts;
 pub mod smoothing;
 
+/// FLEUR's and RefFLEUR's room types, under the names the registry's list gives them
+/// (`metrics::each_metric!`).
+pub type Fleur = room::Room<false>;
+pub type RefFleur = room::Room<true>;
+/// Its candidates' shared input (`metrics::room::Candidate`, in `candidate.rs`).
+pub type CandidateInput = Input;
+
 pub use export::{export_json, fidelity_of, ExportInput};
 pub use smoothing::{Place, PlaceDistribution, Scheme, Smoothed};
 

@@ -8,15 +8,23 @@ use crate::metrics::room::{first_answer, reading_of, Answers, ItemReading, Metri
 use crate::metrics::Metric;
 use crate::providers::{Backend, HttpRequest, Image};
 
-/// FLEUR's (and RefFLEUR's) room type.
-pub struct Room;
+/// FLEUR's room type, RefFLEUR's with `REFS` (judged against the item's references).
+pub struct Room<const REFS: bool>;
 
 /// Whether `metric` is RefFLEUR (judged against the references).
 fn with_references(metric: Metric) -> bool {
     metric == Metric::RefFleur
 }
 
-impl MetricCore for Room {
+impl<const REFS: bool> MetricCore for Room<REFS> {
+    const INFO: &'static crate::metrics::MetricInfo = if REFS { &super::REF_FLEUR_INFO } else { &super::FLEUR_INFO };
+    /// FLEUR or RefFLEUR: the file's `references` say which.
+    type Reopened = super::reopen::Reopened;
+
+    fn reopen(obj: &serde_json::Map<String, serde_json::Value>) -> Result<Self::Reopened, String> {
+        super::reopen::reopen(obj)
+    }
+
     #[cfg(not(target_arch = "wasm32"))]
     const FUZZ: &'static [(&'static str, crate::metrics::room::StepsHarness)] =
         &[("fleur_smoothing", super::smoothing::fuzz)];

@@ -7,7 +7,7 @@ use super::{export_json, interpret, request, ExportInput, GvevalResult, Input, M
 use crate::answers::completion::Completion;
 use crate::answers::errors::JudgeError;
 use crate::metrics::room::{spread, Candidate, CandidateRequest};
-use crate::metrics::{CandidatePart, Metric};
+use crate::metrics::Metric;
 use crate::providers::Backend;
 
 impl Candidate for Input {
@@ -34,16 +34,10 @@ impl Candidate for Input {
         }])
     }
 
-    fn read(&self, completion: &Completion) -> Result<CandidatePart, JudgeError> {
-        interpret(completion, self.accr).map(|r| CandidatePart::Gveval(Box::new(r)))
+    fn read(&self, completion: &Completion) -> Result<GvevalResult, JudgeError> {
+        interpret(completion, self.accr)
     }
 
-    fn part(part: &CandidatePart) -> Option<&GvevalResult> {
-        match part {
-            CandidatePart::Gveval(r) => Some(r),
-            _ => None,
-        }
-    }
 
     fn export<'p>(&self, backend: &Backend, outcome: impl Fn(usize) -> Result<&'p GvevalResult, &'p str>) -> String {
         export_json(&ExportInput {

@@ -10,6 +10,11 @@ pub mod room;
 pub mod extract;
 pub mod prompts;
 
+/// Its room type, under the name the registry's list gives it (`metrics::each_metric!`).
+pub use room::Room as GVeval;
+/// Its candidates' shared input (`metrics::room::Candidate`, in `candidate.rs`).
+pub type CandidateInput = Input;
+
 pub use export::{export_json, ExportInput};
 pub use extract::{Method, Reading, ACCR};
 pub use prompts::{Medium, Mode};

@@ -26,6 +26,13 @@ fn input(mode: Mode, fidelity: Fidelity, item: Subject, image: Option<Image>) ->
 }
 
 impl MetricCore for Room {
+    const INFO: &'static crate::metrics::MetricInfo = &super::INFO;
+    type Reopened = super::reopen::Reopened;
+
+    fn reopen(obj: &serde_json::Map<String, serde_json::Value>) -> Result<Self::Reopened, String> {
+        super::reopen::reopen(obj)
+    }
+
     #[cfg(not(target_arch = "wasm32"))]
     const FUZZ: &'static [(&'static str, crate::metrics::room::StepsHarness)] =
         &[("g_veval_extract", super::extract::fuzz)];

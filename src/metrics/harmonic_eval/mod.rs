@@ -10,6 +10,11 @@ pub mod reopen;
 pub mod room;
 pub mod weights_view;
 
+/// Its room type, under the name the registry's list gives it (`metrics::each_metric!`).
+pub use room::Room as HarmonicEval;
+/// HarmonicEval compares candidates with γ (`crate::candidates`), not as a plain metric.
+pub type CandidateInput = crate::metrics::room::NoCandidates;
+
 pub use export::{export_json, ExportInput};
 
 use super::fidelity::{Extension, Fidelity};

@@ -15,6 +15,13 @@ use crate::providers::{HttpRequest, Image};
 pub struct Room;
 
 impl MetricCore for Room {
+    const INFO: &'static crate::metrics::MetricInfo = &super::INFO;
+    type Reopened = super::reopen::Reopened;
+
+    fn reopen(obj: &Map<String, Value>) -> Result<Self::Reopened, String> {
+        super::reopen::reopen(obj)
+    }
+
     fn item_requests(run: &Run, item: Subject, image: Option<Image>) -> Result<Vec<(String, HttpRequest)>, JudgeError> {
         let input = Input {
             task: item.task,

@@ -7,7 +7,7 @@ use super::{export_json, read_completion, sampling, trial_requests, ExportInput,
 use crate::answers::completion::Completion;
 use crate::answers::errors::JudgeError;
 use crate::metrics::room::{Candidate, CandidateRequest};
-use crate::metrics::{CandidatePart, Metric};
+use crate::metrics::Metric;
 use crate::providers::Backend;
 
 impl Candidate for Input {
@@ -38,18 +38,11 @@ impl Candidate for Input {
             .collect())
     }
 
-    fn read(&self, completion: &Completion) -> Result<CandidatePart, JudgeError> {
+    fn read(&self, completion: &Completion) -> Result<TrialReading, JudgeError> {
         read_completion(completion, &self.fidelity)
-            .map(CandidatePart::Maev)
             .map_err(|detail| JudgeError::BadResponse { detail })
     }
 
-    fn part(part: &CandidatePart) -> Option<&TrialReading> {
-        match part {
-            CandidatePart::Maev(r) => Some(r),
-            _ => None,
-        }
-    }
 
     fn export<'p>(&self, backend: &Backend, outcome: impl Fn(usize) -> Result<&'p TrialReading, &'p str>) -> String {
         let pairs = sampling::sample_pairs(&self.pool, self.trials as usize, self.seed).unwrap_or_default();

@@ -11,6 +11,11 @@ pub mod parse;
 pub mod prompts;
 pub mod sampling;
 
+/// Its room type, under the name the registry's list gives it (`metrics::each_metric!`).
+pub use room::Room as Maev;
+/// Its candidates' shared input (`metrics::room::Candidate`, in `candidate.rs`).
+pub type CandidateInput = Input;
+
 pub use export::{export_json, ExportInput, TrialOutcome};
 pub use parse::{ScoreSource, TrialReading};
 pub use prompts::{default_pool, Example};

@@ -40,6 +40,15 @@ pub fn input(settings: &RunSettings, fidelity: Fidelity, item: Subject) -> Input
 }
 
 impl MetricCore for Room {
+    const INFO: &'static crate::metrics::MetricInfo = &super::INFO;
+    /// MAEV's items are text only: no image file.
+    const NEEDS_IMAGE_FILE: bool = false;
+    type Reopened = super::reopen::Reopened;
+
+    fn reopen(obj: &serde_json::Map<String, serde_json::Value>) -> Result<Self::Reopened, String> {
+        super::reopen::reopen(obj)
+    }
+
     #[cfg(not(target_arch = "wasm32"))]
     const FUZZ: &'static [(&'static str, crate::metrics::room::StepsHarness)] =
         &[("maev_trial", super::parse::fuzz)];

@@ -126,6 +126,17 @@ fn comparison(state: AppState, group: Option<&str>) -> Option<String> {
     ))
 }
 
+/// Saves the comparison of the chosen metric's candidates, if the page shows one (what a
+/// metric without γ answers to `MetricUi::export_candidates`); false when it shows none.
+pub fn export_shown(state: AppState) -> bool {
+    let metric = state.settings.metric.get_untracked();
+    let has = untrack(|| state.candidates.plain_shown(metric));
+    if has {
+        export(state);
+    }
+    has
+}
+
 /// Saves the comparison as a JSON file named after the metric.
 pub fn export(state: AppState) {
     let name = state

@@ -4,7 +4,6 @@ use leptos::prelude::*;
 
 use crate::metrics::fleur;
 use crate::providers::{ImageDetail, Protocol};
-use crate::candidates::plain::Base;
 use crate::metrics::Metric;
 use crate::ui::state::AppState;
 
@@ -13,54 +12,52 @@ pub(crate) mod panel;
 pub(crate) mod run;
 pub(crate) mod state;
 
-/// FLEUR, or RefFLEUR with `references`.
-pub(crate) struct FleurUi {
-    pub references: bool,
+/// FLEUR's and RefFLEUR's page part (`MetricUi`), which the UI registry reaches as the room's
+/// `Ui`: it reads from the chosen metric whether the reference captions apply.
+pub(crate) struct Ui;
+
+/// Whether the chosen metric is RefFLEUR (tracked).
+fn with_references(state: AppState) -> bool {
+    state.settings.metric.get() == Metric::RefFleur
 }
 
-impl super::MetricUi for FleurUi {
-    fn evaluate(&self, state: AppState) {
+impl super::MetricUi for Ui {
+    fn evaluate(state: AppState) {
         run::evaluate(state)
     }
 
-    fn evaluate_candidates(&self, state: AppState) {
-        crate::ui::run::candidates_plain_run::evaluate(state, Base::Fleur(run::input(state)))
+    fn evaluate_candidates(state: AppState) {
+        crate::ui::run::candidates_plain_run::evaluate(state, run::input(state).into())
     }
 
-    fn export_candidates(&self, state: AppState) -> bool {
-        let metric = state.settings.metric.get_untracked();
-        let has = untrack(|| state.candidates.plain_shown(metric));
-        if has {
-            crate::ui::run::candidates_plain_run::export(state);
-        }
-        has
+    fn export_candidates(state: AppState) -> bool {
+        crate::ui::run::candidates_plain_run::export_shown(state)
     }
 
-    fn export(&self, state: AppState) {
+    fn export(state: AppState) {
         run::export(state)
     }
 
-    fn result_json(&self, state: AppState) -> Option<String> {
+    fn result_json(state: AppState) -> Option<String> {
         run::result_json(state)
     }
 
-    fn running(&self, state: AppState) -> bool {
+    fn running(state: AppState) -> bool {
         state.fleur.result.with(|s| s.is_active()) || state.comparison_running()
     }
 
-    fn has_run(&self, state: AppState) -> bool {
+    fn has_run(state: AppState) -> bool {
         state.fleur.result.with(|s| s.id() != "idle")
             || state.candidates.plain_shown(state.settings.metric.get())
     }
 
-    fn billed_model(&self, state: AppState) -> Option<String> {
+    fn billed_model(state: AppState) -> Option<String> {
         state
             .fleur.run
             .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
     }
 
     fn estimate(
-        &self,
         state: AppState,
         text: &str,
         image_size: Option<(u32, u32)>,
@@ -69,28 +66,23 @@ impl super::MetricUi for FleurUi {
     ) -> (u64, u64) {
         let input = fleur::Input {
             caption: text.to_string(),
-            references: self
-                .references
+            references: with_references(state)
                 .then(|| fleur::references_from_lines(&state.inputs.references.get())),
             image: None,
         };
         fleur::estimated_tokens(&input, image_size, protocol, detail)
     }
 
-    fn text_noun(&self, _state: AppState) -> &'static str {
+    fn text_noun(_state: AppState) -> &'static str {
         "caption"
     }
 
-    fn asks_question(&self, _state: AppState) -> bool {
-        false
+    fn wants_references(state: AppState) -> bool {
+        with_references(state)
     }
 
-    fn wants_references(&self, _state: AppState) -> bool {
-        self.references
-    }
-
-    fn panel(&self) -> AnyView {
-        let metric = if self.references { Metric::RefFleur } else { Metric::Fleur };
+    fn panel() -> AnyView {
+        let metric = expect_context::<AppState>().settings.metric.get_untracked();
         crate::ui::widgets::lazy::chunk("FLEUR results", move || panel_view(metric)).into_any()
     }
 }

@@ -30,3 +30,12 @@ impl FleurState {
         }
     }
 }
+
+/// This room's results in the evaluator's state (`AppState::fleur`, made by the registry).
+pub(crate) type State = FleurState;
+
+/// Fresh results, before any run.
+pub(crate) fn new(settings: crate::ui::settings::Settings) -> State {
+    let _ = settings;
+    FleurState::new()
+}

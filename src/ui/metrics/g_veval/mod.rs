@@ -4,7 +4,6 @@ use leptos::prelude::*;
 
 use crate::metrics::g_veval;
 use crate::providers::{ImageDetail, Protocol};
-use crate::candidates::plain::Base;
 use crate::metrics::Metric;
 use crate::ui::state::AppState;
 
@@ -15,49 +14,45 @@ pub(crate) mod run;
 pub(crate) mod settings;
 pub(crate) mod state;
 
-pub(crate) struct GvevalUi;
+/// Its page part (`MetricUi`), which the UI registry reaches as the room's `Ui`.
+pub(crate) struct Ui;
 
-impl super::MetricUi for GvevalUi {
-    fn evaluate(&self, state: AppState) {
+impl super::MetricUi for Ui {
+    fn evaluate(state: AppState) {
         run::evaluate(state)
     }
 
-    fn evaluate_candidates(&self, state: AppState) {
-        crate::ui::run::candidates_plain_run::evaluate(state, Base::Gveval(run::input(state)))
+    fn evaluate_candidates(state: AppState) {
+        crate::ui::run::candidates_plain_run::evaluate(state, run::input(state).into())
     }
 
-    fn export_candidates(&self, state: AppState) -> bool {
-        let has = untrack(|| state.candidates.plain_shown(Metric::GVeval));
-        if has {
-            crate::ui::run::candidates_plain_run::export(state);
-        }
-        has
+    fn export_candidates(state: AppState) -> bool {
+        crate::ui::run::candidates_plain_run::export_shown(state)
     }
 
-    fn export(&self, state: AppState) {
+    fn export(state: AppState) {
         run::export(state)
     }
 
-    fn result_json(&self, state: AppState) -> Option<String> {
+    fn result_json(state: AppState) -> Option<String> {
         run::result_json(state)
     }
 
-    fn running(&self, state: AppState) -> bool {
-        state.gveval.result.with(|s| s.is_active()) || state.comparison_running()
+    fn running(state: AppState) -> bool {
+        state.g_veval.result.with(|s| s.is_active()) || state.comparison_running()
     }
 
-    fn has_run(&self, state: AppState) -> bool {
-        state.gveval.result.with(|s| s.id() != "idle") || state.candidates.plain_shown(Metric::GVeval)
+    fn has_run(state: AppState) -> bool {
+        state.g_veval.result.with(|s| s.id() != "idle") || state.candidates.plain_shown(Metric::GVeval)
     }
 
-    fn billed_model(&self, state: AppState) -> Option<String> {
+    fn billed_model(state: AppState) -> Option<String> {
         state
-            .gveval.run
+            .g_veval.run
             .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
     }
 
     fn estimate(
-        &self,
         state: AppState,
         text: &str,
         image_size: Option<(u32, u32)>,
@@ -67,26 +62,22 @@ impl super::MetricUi for GvevalUi {
         // The input is read untracked; these are what it depends on.
         state.inputs.image_view.track();
         state.metric_settings.gveval.mode.track();
-        state.gveval.accr.track();
+        state.g_veval.accr.track();
         state.inputs.references.track();
         let mut input = run::form(state);
         input.caption = text.to_string();
         g_veval::estimated_tokens(&input, image_size, protocol, detail)
     }
 
-    fn text_noun(&self, _state: AppState) -> &'static str {
+    fn text_noun(_state: AppState) -> &'static str {
         "caption"
     }
 
-    fn asks_question(&self, _state: AppState) -> bool {
-        false
-    }
-
-    fn wants_references(&self, state: AppState) -> bool {
+    fn wants_references(state: AppState) -> bool {
         state.metric_settings.gveval.mode.get().needs_references()
     }
 
-    fn panel(&self) -> AnyView {
+    fn panel() -> AnyView {
         let metric = Metric::GVeval;
         crate::ui::widgets::lazy::chunk("G-VEval results", move || panel_view(metric)).into_any()
     }

@@ -31,3 +31,12 @@ impl GvevalState {
         }
     }
 }
+
+/// This room's results in the evaluator's state (`AppState::g_veval`, made by the registry).
+pub(crate) type State = GvevalState;
+
+/// Fresh results, before any run.
+pub(crate) fn new(settings: crate::ui::settings::Settings) -> State {
+    let _ = settings;
+    GvevalState::new()
+}

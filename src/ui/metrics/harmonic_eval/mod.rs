@@ -17,49 +17,49 @@ pub(crate) mod run;
 pub(crate) mod state;
 pub(crate) mod weights_chart;
 
-pub(crate) struct HarmonicEvalUi;
+/// Its page part (`MetricUi`), which the UI registry reaches as the room's `Ui`.
+pub(crate) struct Ui;
 
-impl super::MetricUi for HarmonicEvalUi {
-    fn evaluate(&self, state: AppState) {
+impl super::MetricUi for Ui {
+    fn evaluate(state: AppState) {
         run::evaluate(state)
     }
 
-    fn evaluate_candidates(&self, state: AppState) {
+    fn evaluate_candidates(state: AppState) {
         candidates::evaluate(state)
     }
 
-    fn export_candidates(&self, state: AppState) -> bool {
-        let has = state.he.compared.has_run();
+    fn export_candidates(state: AppState) -> bool {
+        let has = state.harmonic_eval.compared.has_run();
         if has {
             candidates::export(state);
         }
         has
     }
 
-    fn export(&self, state: AppState) {
+    fn export(state: AppState) {
         run::export(state)
     }
 
-    fn result_json(&self, state: AppState) -> Option<String> {
+    fn result_json(state: AppState) -> Option<String> {
         run::harmonic_json(state, None)
     }
 
-    fn running(&self, state: AppState) -> bool {
-        state.he.criteria.iter().any(|c| c.with(|s| s.is_active())) || state.comparison_running()
+    fn running(state: AppState) -> bool {
+        state.harmonic_eval.criteria.iter().any(|c| c.with(|s| s.is_active())) || state.comparison_running()
     }
 
-    fn has_run(&self, state: AppState) -> bool {
-        state.he.compared.has_run() || state.he.criteria.iter().any(|c| c.with(|s| s.id() != "idle"))
+    fn has_run(state: AppState) -> bool {
+        state.harmonic_eval.compared.has_run() || state.harmonic_eval.criteria.iter().any(|c| c.with(|s| s.id() != "idle"))
     }
 
-    fn billed_model(&self, state: AppState) -> Option<String> {
+    fn billed_model(state: AppState) -> Option<String> {
         state
-            .he.run
+            .harmonic_eval.run
             .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
     }
 
     fn estimate(
-        &self,
         state: AppState,
         text: &str,
         image_size: Option<(u32, u32)>,
@@ -77,33 +77,29 @@ impl super::MetricUi for HarmonicEvalUi {
         estimated_tokens(&input, image_size, protocol, detail)
     }
 
-    fn text_noun(&self, state: AppState) -> &'static str {
+    fn text_noun(state: AppState) -> &'static str {
         state.inputs.task.get().text_noun()
     }
 
-    fn asks_question(&self, state: AppState) -> bool {
+    fn asks_question(state: AppState) -> bool {
         state.inputs.task.get().needs_question()
     }
 
-    fn wants_references(&self, _state: AppState) -> bool {
-        false
-    }
-
-    fn panel(&self) -> AnyView {
+    fn panel() -> AnyView {
         use crate::ui::metrics::harmonic_eval::criterion_card::CriterionCard;
         use crate::ui::widgets::gamma_panel::GammaPanel;
         use crate::ui::metrics::harmonic_eval::overall_score::OverallScore;
         let state = expect_context::<AppState>();
         view! {
-            <Show when=move || state.he.compared.has_run()>
+            <Show when=move || state.harmonic_eval.compared.has_run()>
                 <GammaPanel settings=state.settings curve=None no_plot=true/>
                 {crate::ui::widgets::lazy::chunk("comparison of candidates", candidates_view)}
             </Show>
-            <Show when=move || !state.he.compared.has_run()>
+            <Show when=move || !state.harmonic_eval.compared.has_run()>
                 <OverallScore/>
-                <GammaPanel settings=state.settings curve=Some(state.he.curve())/>
+                <GammaPanel settings=state.settings curve=Some(state.harmonic_eval.curve())/>
                 // Fetched once a criterion has a score to weigh, not on the first visit.
-                <Show when=move || state.he.criteria.iter().any(|c| c.with(|c| c.result().is_some()))>
+                <Show when=move || state.harmonic_eval.criteria.iter().any(|c| c.with(|c| c.result().is_some()))>
                     {crate::ui::widgets::lazy::chunk("chart of the weights", weights_view)}
                 </Show>
                 <div class="cards">

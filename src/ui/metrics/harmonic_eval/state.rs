@@ -137,3 +137,11 @@ fn weighting_memo(criteria: [RwSignal<CriterionState>; 5], gamma: RwSignal<f64>)
         crate::metrics::harmonic_eval::weigh(&results, gamma.get())
     })
 }
+
+/// This room's results in the evaluator's state (`AppState::harmonic_eval`, made by the registry).
+pub(crate) type State = HarmonicEvalState;
+
+/// Fresh results, before any run.
+pub(crate) fn new(settings: crate::ui::settings::Settings) -> State {
+    HarmonicEvalState::new(settings.gamma)
+}

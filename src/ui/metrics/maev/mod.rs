@@ -4,7 +4,6 @@ use leptos::prelude::*;
 
 use crate::metrics::maev;
 use crate::providers::{ImageDetail, Protocol};
-use crate::candidates::plain::Base;
 use crate::metrics::Metric;
 use crate::ui::state::AppState;
 
@@ -15,45 +14,42 @@ pub(crate) mod run;
 pub(crate) mod settings;
 pub(crate) mod state;
 
-pub(crate) struct MaevUi;
+/// Its page part (`MetricUi`), which the UI registry reaches as the room's `Ui`.
+pub(crate) struct Ui;
 
-impl super::MetricUi for MaevUi {
-    fn evaluate(&self, state: AppState) {
+impl super::MetricUi for Ui {
+    fn evaluate(state: AppState) {
         run::evaluate(state)
     }
 
-    fn evaluate_candidates(&self, state: AppState) {
-        crate::ui::run::candidates_plain_run::evaluate(state, Base::Maev(run::input(state)))
+    fn evaluate_candidates(state: AppState) {
+        crate::ui::run::candidates_plain_run::evaluate(state, run::input(state).into())
     }
 
-    fn export_candidates(&self, state: AppState) -> bool {
-        let has = untrack(|| state.candidates.plain_shown(Metric::Maev));
-        if has {
-            crate::ui::run::candidates_plain_run::export(state);
-        }
-        has
+    fn export_candidates(state: AppState) -> bool {
+        crate::ui::run::candidates_plain_run::export_shown(state)
     }
 
-    fn export(&self, state: AppState) {
+    fn export(state: AppState) {
         run::export(state)
     }
 
-    fn result_json(&self, state: AppState) -> Option<String> {
+    fn result_json(state: AppState) -> Option<String> {
         run::result_json(state)
     }
 
-    fn running(&self, state: AppState) -> bool {
+    fn running(state: AppState) -> bool {
         state
             .maev.results
             .with(|t| t.iter().any(|(_, p)| p.is_active()))
             || state.comparison_running()
     }
 
-    fn has_run(&self, state: AppState) -> bool {
+    fn has_run(state: AppState) -> bool {
         state.maev.results.with(|t| !t.is_empty()) || state.candidates.plain_shown(Metric::Maev)
     }
 
-    fn billed_model(&self, state: AppState) -> Option<String> {
+    fn billed_model(state: AppState) -> Option<String> {
         state
             .maev.run
             .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
@@ -61,7 +57,6 @@ impl super::MetricUi for MaevUi {
 
     /// Text only: the image, the protocol and the detail do not count.
     fn estimate(
-        &self,
         state: AppState,
         text: &str,
         _image_size: Option<(u32, u32)>,
@@ -80,19 +75,15 @@ impl super::MetricUi for MaevUi {
         maev::estimated_tokens(&input)
     }
 
-    fn text_noun(&self, _state: AppState) -> &'static str {
+    fn text_noun(_state: AppState) -> &'static str {
         "answer"
     }
 
-    fn asks_question(&self, _state: AppState) -> bool {
+    fn asks_question(_state: AppState) -> bool {
         true
     }
 
-    fn wants_references(&self, _state: AppState) -> bool {
-        false
-    }
-
-    fn panel(&self) -> AnyView {
+    fn panel() -> AnyView {
         let metric = Metric::Maev;
         crate::ui::widgets::lazy::chunk("MAEV results", move || panel_view(metric)).into_any()
     }

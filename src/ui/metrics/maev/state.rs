@@ -39,3 +39,12 @@ impl MaevState {
         }
     }
 }
+
+/// This room's results in the evaluator's state (`AppState::maev`, made by the registry).
+pub(crate) type State = MaevState;
+
+/// Fresh results, before any run.
+pub(crate) fn new(settings: crate::ui::settings::Settings) -> State {
+    let _ = settings;
+    MaevState::new()
+}
