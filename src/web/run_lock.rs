@@ -4,8 +4,8 @@
 //! requesting the same items again; runs of other datasets have other locks and run freely.
 //!
 //! web-sys marks the Web Locks API unstable, so it is reached through `Reflect`, as
-//! `DecompressionStream` is in `files.rs`. Where the API is missing (an insecure context), the
-//! lock is granted without coordination, as before.
+//! `DecompressionStream` is in `files.rs`. Where the API is missing (an insecure context) or
+//! refuses the request (an opaque origin), the lock is granted without coordination, as before.
 
 use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::closure::Closure;
@@ -46,7 +46,8 @@ pub async fn try_acquire(run: &str) -> Option<RunLock> {
     let hold = Promise::new(&mut |resolve, _| release = Some(resolve));
     let mut granted = None;
     let answer = Promise::new(&mut |resolve, _| granted = Some(resolve));
-    let granted = granted?;
+    let granted: Function = granted?;
+    let said = granted.clone();
     let callback = Closure::once_into_js(move |lock: JsValue| -> JsValue {
         let got = !lock.is_null() && !lock.is_undefined();
         let _ = granted.call1(&JsValue::NULL, &JsValue::from_bool(got));
@@ -60,12 +61,27 @@ pub async fn try_acquire(run: &str) -> Option<RunLock> {
     let _ = Reflect::set(&options, &"ifAvailable".into(), &JsValue::TRUE);
     let name = format!("{PREFIX}{run}");
     let args = js_sys::Array::of3(&name.into(), &options, &callback);
-    if Reflect::apply(&request, &locks, &args).is_err() {
+    let Ok(pending) = Reflect::apply(&request, &locks, &args) else {
+        return Some(RunLock { release: None });
+    };
+    // A refused request (an opaque origin's SecurityError) rejects without ever calling the
+    // callback: say so, or `answer` would never settle and the run would wait forever.
+    if let Some(catch) = Reflect::get(&pending, &"catch".into()).ok().and_then(|c| c.dyn_into::<Function>().ok()) {
+        let refused = Closure::once_into_js(move |_: JsValue| {
+            let _ = said.call1(&JsValue::NULL, &JsValue::from_str(REFUSED));
+        });
+        let _ = catch.call1(&pending, &refused);
+    }
+    let answer = JsFuture::from(answer).await.ok()?;
+    if answer.as_string().as_deref() == Some(REFUSED) {
         return Some(RunLock { release: None });
     }
-    let got = JsFuture::from(answer).await.ok()?.as_bool() == Some(true);
-    got.then_some(RunLock { release })
+    (answer.as_bool() == Some(true)).then_some(RunLock { release })
 }
+
+/// What `answer` settles with when the browser refuses the lock request itself: the run goes
+/// on without coordination, as where the API is missing.
+const REFUSED: &str = "refused";
 
 /// What a tab that did not get the lock reads.
 pub const BUSY: &str = "Another tab of this app is running this batch on this device: it is \

@@ -309,6 +309,31 @@ def test_a_second_tab_watches_the_running_batch_live_and_requests_nothing(browse
         fake.stop()
 
 
+def test_a_refused_web_lock_runs_the_batch_instead_of_waiting_forever(browser, app_url, dataset, tmp_path):
+    """Where the browser refuses the run's Web Lock (`navigator.locks.request` rejects, as it
+    does with a SecurityError in an opaque origin), the run goes on without coordination, as
+    where the API is missing. Before, the refusal was dropped and the run waited forever for a
+    grant that never came: Run did nothing, and nothing said why."""
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": (
+        "navigator.locks.request = function () { return Promise.reject(new DOMException("
+        "'The request was rejected because the origin is opaque.', 'SecurityError')); };")})
+    fake = FakeOpenAI(delay=0.05)
+    n = 4
+    _, images = dataset
+    try:
+        page = open_batch(browser, app_url, fake)
+        assert page.d.execute_script("return navigator.locks.request.toString().includes('opaque')")
+        page.el("dataset-input").send_keys(f"{write_dataset(tmp_path, 'refused', 300, n)}\n{images}")
+        page.wait_for(lambda d: progress(page)[2] == n, "the dataset to load")
+        page.el("run-batch-button").click()
+        page.wait_for(lambda d: progress(page)[3] == "finished", "the run to finish", 60)
+        assert progress(page)[:3] == (n, 0, n)
+        asked = asked_counts(fake)
+        assert len(asked) == n * len(CRITERIA) and max(asked.values()) == 1
+    finally:
+        fake.stop()
+
+
 def test_an_import_during_a_run_never_touches_the_running_dataset(browser, app_url, dataset, tmp_path, downloads):
     """Issue 17.2: a dataset imported during a run of another (same item ids) received the old
     run's in-flight answers, was never asked for them, and exported the old texts. Each import
