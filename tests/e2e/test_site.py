@@ -282,6 +282,91 @@ def test_check_site_passes_on_a_host_set_up_as_the_headers_recipe_says(tmp_path,
         httpd.shutdown()
 
 
+def vercel_source(source):
+    """A vercel.json `source` (path-to-regexp) as a regular expression: `(…)` groups are regular
+    expressions already, `/:name*` is zero or more further segments, `:name` one segment; the
+    rest is literal. Vercel matches the path without the query, a trailing slash optional."""
+    out, i = "", 0
+    while i < len(source):
+        m = re.match(r"/:\w+\*", source[i:])
+        if m:
+            out, i = out + r"(?:/.*)?", i + m.end()
+            continue
+        m = re.match(r":\w+", source[i:])
+        if m:
+            out, i = out + r"[^/]+", i + m.end()
+            continue
+        if source[i] == "(":
+            depth, j = 0, i
+            while True:
+                depth += {"(": 1, ")": -1}.get(source[j], 0)
+                j += 1
+                if depth == 0:
+                    break
+            out, i = out + source[i:j], j
+            continue
+        out, i = out + re.escape(source[i]), i + 1
+    return out + "/?"
+
+
+def vercel_handler(config):
+    """Serves as Vercel applies vercel.json's `headers`: every rule whose `source` matches the
+    path, and none of whose `missing` query keys is present, adds its headers."""
+    from urllib.parse import parse_qs, urlsplit
+
+    rules = [(re.compile(vercel_source(r["source"])), [m["key"] for m in r.get("missing", []) if m["type"] == "query"],
+              [(h["key"], h["value"]) for h in r["headers"]]) for r in config["headers"]]
+
+    class Handler(SimpleHTTPRequestHandler):
+        extensions_map = _StaticHandler.extensions_map
+
+        def end_headers(self):
+            parts = urlsplit(self.path)
+            query = parse_qs(parts.query, keep_blank_values=True)
+            for source, missing, headers in rules:
+                if source.fullmatch(parts.path) and not any(k in query for k in missing):
+                    for name, value in headers:
+                        self.send_header(name, value)
+            super().end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    return Handler
+
+
+def test_the_vercel_recipe_matches_as_vercel_reads_it():
+    """The rule reader above, on the path patterns vercel.json uses: it must not pass the recipe
+    by matching everything."""
+    rx = lambda s: re.compile(vercel_source(s))  # noqa: E731
+    assert rx("/(.*)").fullmatch("/a/b.wasm") and rx("/(.*)").fullmatch("/")
+    assert rx("/").fullmatch("/") and not rx("/").fullmatch("/lab/")
+    assert rx("/lab/:path*").fullmatch("/lab/") and rx("/lab/:path*").fullmatch("/lab/x/y.js")
+    assert not rx("/lab/:path*").fullmatch("/labs") and not rx("/lab/:path*").fullmatch("/embed.html")
+    assert rx("/site.json").fullmatch("/site.json") and not rx("/site.json").fullmatch("/site_json")
+
+
+def test_check_site_passes_on_a_host_set_up_as_the_vercel_recipe_says(tmp_path):
+    """docs/deploy/vercel.json, served with its header rules applied as Vercel applies them: the
+    page is isolated, refuses framing except its embed (`?embed`), and site.json is revalidated."""
+    d = site_dir(tmp_path, {"title": "Demo", "judge": {"provider": "openai", "base_url": "https://proxy.example/v1"}})
+    config = json.loads((ROOT / "docs" / "deploy" / "vercel.json").read_text())
+    httpd, url = serve(d, vercel_handler(config))
+    try:
+        rc, out = check_site(url)
+        assert rc == 0, out
+        assert "isolation headers: COOP same-origin" in out and "framing policy of /: frame-ancestors 'self'" in out, out
+        assert "framing policy of /lab/: frame-ancestors 'self'" in out, out
+        assert "framing of /embed.html?embed: allowed" in out and "framing of /?embed: allowed" in out, out
+        assert "site.json: valid" in out, out
+        with urllib.request.urlopen(url + "site.json") as r:
+            assert r.headers["Cache-Control"] == "no-cache"
+        with urllib.request.urlopen(url + "?embed") as r:
+            assert r.headers["X-Frame-Options"] is None and r.headers["Cross-Origin-Opener-Policy"] == "same-origin"
+    finally:
+        httpd.shutdown()
+
+
 def nginx_binary():
     return shutil.which("nginx") or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None)
 
