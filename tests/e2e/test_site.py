@@ -245,25 +245,31 @@ def headers_rules(path):
     return rules
 
 
-def headers_handler(rules):
-    """Serves as those hosts do: every rule whose path pattern (`*`: anything) matches the
-    request's path adds its headers; the query string plays no part."""
+def rules_handler(headers_for):
+    """A static server that adds `headers_for(path, query)`'s (name, value) pairs to every
+    answer, as a host applies its header rules (`query`: the parsed query string)."""
+    from urllib.parse import parse_qs, urlsplit
 
     class Handler(SimpleHTTPRequestHandler):
         extensions_map = _StaticHandler.extensions_map
 
         def end_headers(self):
-            path = self.path.split("?")[0]
-            for pattern, headers in rules:
-                if re.fullmatch(re.escape(pattern).replace(r"\*", ".*"), path):
-                    for name, value in headers:
-                        self.send_header(name, value)
+            parts = urlsplit(self.path)
+            for name, value in headers_for(parts.path, parse_qs(parts.query, keep_blank_values=True)):
+                self.send_header(name, value)
             super().end_headers()
 
         def log_message(self, *args):
             pass
 
     return Handler
+
+
+def headers_handler(rules):
+    """Serves as those hosts do: every rule whose path pattern (`*`: anything) matches the
+    request's path adds its headers; the query string plays no part."""
+    return rules_handler(lambda path, _query: [
+        h for pattern, headers in rules if re.fullmatch(re.escape(pattern).replace(r"\*", ".*"), path) for h in headers])
 
 
 @pytest.mark.parametrize("recipe", ["netlify", "cloudflare-pages"])
@@ -312,27 +318,11 @@ def vercel_source(source):
 def vercel_handler(config):
     """Serves as Vercel applies vercel.json's `headers`: every rule whose `source` matches the
     path, and none of whose `missing` query keys is present, adds its headers."""
-    from urllib.parse import parse_qs, urlsplit
-
     rules = [(re.compile(vercel_source(r["source"])), [m["key"] for m in r.get("missing", []) if m["type"] == "query"],
               [(h["key"], h["value"]) for h in r["headers"]]) for r in config["headers"]]
-
-    class Handler(SimpleHTTPRequestHandler):
-        extensions_map = _StaticHandler.extensions_map
-
-        def end_headers(self):
-            parts = urlsplit(self.path)
-            query = parse_qs(parts.query, keep_blank_values=True)
-            for source, missing, headers in rules:
-                if source.fullmatch(parts.path) and not any(k in query for k in missing):
-                    for name, value in headers:
-                        self.send_header(name, value)
-            super().end_headers()
-
-        def log_message(self, *args):
-            pass
-
-    return Handler
+    return rules_handler(lambda path, query: [
+        h for source, missing, headers in rules
+        if source.fullmatch(path) and not any(k in query for k in missing) for h in headers])
 
 
 def test_the_vercel_recipe_matches_as_vercel_reads_it():
