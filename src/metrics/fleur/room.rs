@@ -11,11 +11,6 @@ use crate::providers::{Backend, HttpRequest, Image};
 /// FLEUR's room type, RefFLEUR's with `REFS` (judged against the item's references).
 pub struct Room<const REFS: bool>;
 
-/// Whether `metric` is RefFLEUR (judged against the references).
-fn with_references(metric: Metric) -> bool {
-    metric == Metric::RefFleur
-}
-
 impl<const REFS: bool> MetricCore for Room<REFS> {
     const INFO: &'static crate::metrics::MetricInfo = if REFS { &super::REF_FLEUR_INFO } else { &super::FLEUR_INFO };
     /// FLEUR or RefFLEUR: the file's `references` say which.
@@ -32,7 +27,7 @@ impl<const REFS: bool> MetricCore for Room<REFS> {
     fn item_requests(run: &Run, item: Subject, image: Option<Image>) -> Result<Vec<(String, HttpRequest)>, JudgeError> {
         let input = Input {
             caption: item.text.to_string(),
-            references: with_references(run.metric).then(|| item.references.to_vec()),
+            references: REFS.then(|| item.references.to_vec()),
             image,
         };
         Ok(vec![("score".into(), score_request(run.backend, &input)?)])
@@ -42,15 +37,16 @@ impl<const REFS: bool> MetricCore for Room<REFS> {
         let mut fidelity = None;
         let outcome = first_answer(answers).and_then(|a| interpret(&a)).map(|r| {
             fidelity = Some(fidelity_of(Some(&r)));
-            (r.smoothed.score, kept(run.metric, run.backend, item, &r))
+            (r.smoothed.score, kept(run.metric, REFS, run.backend, item, &r))
         });
         ItemReading::Score { outcome, fidelity }
     }
 }
 
-/// FLEUR's or RefFLEUR's reading of `item`, kept for the evaluator.
-pub fn kept(metric: Metric, backend: &Backend, item: Subject, r: &FleurResult) -> String {
-    let refs = with_references(metric).then_some(item.references);
+/// FLEUR's or RefFLEUR's (`refs`: judged against the references) reading of `item`, kept for
+/// the evaluator.
+fn kept(metric: Metric, refs: bool, backend: &Backend, item: Subject, r: &FleurResult) -> String {
+    let refs = refs.then_some(item.references);
     let doc = export_json(&ExportInput {
         caption: item.text,
         references: refs,
