@@ -1,7 +1,9 @@
-"""The metrics as the registry lists them (`each_metric!` in src/metrics/mod.rs, one line per
-room: `room: Variant Variant,`), for the scripts that must know every metric without a list
-of their own (structure.py, check_site_json.py). A metric's id is its name in snake case
-(`RefFleur` -> `ref_fleur`); src/metrics/mod.rs's tests hold every `MetricInfo::id` to that."""
+"""The metrics as the registry writes them out (src/metrics/mod.rs), for the scripts that must
+know every metric without a list of their own (structure.py, check_site_json.py): the variants
+of `pub enum Metric`, in the metric selector's order, and the room (folder) of each, read from
+`Metric::info`'s arms (`Metric::RefFleur => fleur::RefFleur::INFO`). A metric's id is its name
+in snake case (`RefFleur` -> `ref_fleur`); src/metrics/mod.rs's tests hold every
+`MetricInfo::id` to that."""
 
 import re
 from pathlib import Path
@@ -9,19 +11,29 @@ from pathlib import Path
 REGISTRY = Path(__file__).resolve().parent.parent / "src" / "metrics" / "mod.rs"
 
 
-def rooms(path=REGISTRY):
-    """[(room, [variant, ...]), ...] in the list's order."""
+def variants(path=REGISTRY):
+    """The variants of `pub enum Metric`, in order."""
     text = Path(path).read_text()
-    m = re.search(r"macro_rules! each_metric \{.*?\{ \{ \$\(\$args\)\* \}\n(.*?)\n\s*\}", text, re.S)
+    m = re.search(r"pub enum Metric \{(.*?)\}", text, re.S)
     if not m:
-        raise SystemExit(f"{path}: no `each_metric!` list found")
+        raise SystemExit(f"{path}: no `pub enum Metric` found")
+    body = re.sub(r"//[^\n]*", "", m.group(1))
+    return [v.strip() for v in body.split(",") if v.strip()]
+
+
+def rooms(path=REGISTRY):
+    """[(room, [variant, ...]), ...]: each room with its metrics, in the enum's order."""
+    text = Path(path).read_text()
+    room_of = dict(re.findall(r"Metric::(\w+) => (\w+)::\w+::INFO", text))
     out = []
-    for line in m.group(1).splitlines():
-        line = line.strip().rstrip(",")
-        if not line:
-            continue
-        room, _, variants = line.partition(":")
-        out.append((room.strip(), variants.split()))
+    for v in variants(path):
+        if v not in room_of:
+            raise SystemExit(f"{path}: `Metric::info` has no arm naming {v}'s room")
+        room = room_of[v]
+        if out and out[-1][0] == room:
+            out[-1][1].append(v)
+        else:
+            out.append((room, [v]))
     return out
 
 
@@ -32,7 +44,7 @@ def snake(name):
 
 def ids(path=REGISTRY):
     """Every metric id, in the metric selector's order."""
-    return [snake(v) for _, vs in rooms(path) for v in vs]
+    return [snake(v) for v in variants(path)]
 
 
 if __name__ == "__main__":

@@ -208,7 +208,7 @@ def flat_aliases(mod_rs):
 # crate::metrics::{maev}`), its variants (after `::`: `Metric::Maev`, `Reopened::Maev`; the
 # room as `CandidateBase::maev`) and its ids (as a string literal: `"maev"`). Each metric's
 # room is its two folders; the registries are the one core file and the one page file that
-# make everything per metric from the list (read by metric_list.py).
+# write out everything per metric (the metrics read by metric_list.py).
 METRICS = {
     room: (variants + [room.replace("_", "").capitalize()], [metric_list.snake(v) for v in variants])
     for room, variants in metric_list.rooms()
@@ -327,7 +327,7 @@ def main():
     rooms = sorted(d.name for d in (SRC / "metrics").iterdir() if d.is_dir())
     unlisted = [r for r in rooms if r not in METRICS]
     for r in unlisted:
-        print(f"metric room src/metrics/{r}/ is not in the registry's list (`each_metric!` in src/metrics/mod.rs)")
+        print(f"metric room src/metrics/{r}/ is not in the registry (`pub enum Metric` and `Metric::info` in src/metrics/mod.rs)")
     per_metric = {m: sorted(f for f, ms in naming.items() if m in ms) for m in METRICS}
     print("files naming a metric outside its room: " + ", ".join(f"{m} {len(fs)}" for m, fs in per_metric.items()))
     for f, ms in sorted(naming.items()):

@@ -24,7 +24,7 @@ fn backend() -> Backend {
 }
 
 fn fleur_base() -> Base {
-    Base::fleur(fleur::Input {
+    Base::Fleur(fleur::Input {
         caption: String::new(),
         references: None,
         image: Some(crate::providers::Image::new("image/jpeg", "/9j/")),
@@ -32,7 +32,7 @@ fn fleur_base() -> Base {
 }
 
 fn maev_base(trials: u32) -> Base {
-    Base::maev(maev::Input {
+    Base::Maev(maev::Input {
         question: "What is in the image?".into(),
         caption: "A cat on a sofa.".into(),
         reference: "A cat sleeping on a sofa.".into(),
@@ -114,7 +114,7 @@ fn each_candidate_sends_its_own_text_and_maev_its_trials() {
 }
 
 fn trial(score: f64) -> Part {
-    Part::maev(Box::new(TrialReading {
+    Part::Maev(Box::new(TrialReading {
         evidence: "e".into(),
         printed: score as u8,
         score,
@@ -138,7 +138,7 @@ fn maev_mean_and_standard_error_over_the_trials_read() {
 
 fn gveval(dist: Vec<(u32, f64)>, method: Method) -> Part {
     let score = dist.iter().map(|&(v, p)| f64::from(v) * p).sum();
-    Part::g_veval(Box::new(GvevalResult {
+    Part::GVeval(Box::new(GvevalResult {
         score,
         final_reading: Some(Reading {
             printed: 80,

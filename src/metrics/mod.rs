@@ -1,142 +1,192 @@
 //! The metrics the app offers. Each lives in its own room, `metrics/<m>/` (its core) and
 //! `ui/metrics/<m>/` (its page part); this registry is the one core file besides them that
 //! names a metric (`scripts/structure.py --check` holds every other file to that): the
-//! [`Metric`] variants and their [`MetricInfo`], the [`Reopened`] results, the settings a batch
-//! run fixes per metric ([`RunSettings`]), and [`with_room!`], the one `match` that turns a
-//! [`Metric`] into its room's [`room::MetricCore`] type for code that runs every metric alike.
+//! [`Metric`] enum and its [`MetricInfo`], the [`Reopened`] results, the candidates' inputs
+//! and answers ([`CandidateBase`], [`CandidatePart`]), the settings a batch run fixes per
+//! metric ([`RunSettings`]), and [`with_room!`], the one `match` that turns a [`Metric`] into
+//! its room's [`room::MetricCore`] type for code that runs every metric alike.
+//!
+//! Everything here is written out: a new metric is a variant in [`Metric`] and [`Metric::ALL`],
+//! and then the arms the compiler asks for (every `match` below is exhaustive).
 
 pub mod fidelity;
 pub mod room;
+
+pub mod fleur;
+pub mod g_veval;
+pub mod harmonic_eval;
+pub mod maev;
 
 pub use fleur::references_from_lines;
 pub use harmonic_eval::CriterionSet;
 pub use maev::RunSettings as MaevSettings;
 
-/// **The list of metrics**: each room (its folders `metrics/<room>/` and `ui/metrics/<room>/`)
-/// with the metrics it holds, in the order of the metric selector (the first is the default).
-/// Adding a metric is one line here; everything below, and the UI's registry, is made from
-/// it. Each name is a type in both of the room's folders: the core's implements
-/// [`room::MetricCore`], the UI's `ui::metrics::MetricUi`. `$then` (a macro's path) receives `{ $args }`
-/// and then the list.
-macro_rules! each_metric {
-    ($($then:tt)::+ { $($args:tt)* }) => {
-        $($then)::+! { { $($args)* }
-            harmonic_eval: HarmonicEval,
-            fleur: Fleur RefFleur,
-            g_veval: GVeval,
-            maev: Maev,
-        }
-    };
+/// One of the metrics the app offers. Code that does something per metric reaches its room
+/// through [`with_room!`]; its id (a string) is used only at the edges: the `metric-select`
+/// values, exports, storage. scripts/metric_list.py reads the variants from here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Metric {
+    HarmonicEval,
+    Fleur,
+    RefFleur,
+    GVeval,
+    Maev,
 }
-pub(crate) use each_metric;
 
-/// Makes the registry from the list ([`each_metric!`]): the room modules, [`Metric`],
-/// [`Reopened`], [`CandidateBase`] and [`CandidatePart`].
-macro_rules! registry {
-    ({} $($room:ident: $($V:ident)+,)*) => {
-        $(pub mod $room;)*
+impl Metric {
+    /// Every metric, in the order of the metric selector (the first is the default).
+    pub const ALL: [Metric; 5] = [Metric::HarmonicEval, Metric::Fleur, Metric::RefFleur, Metric::GVeval, Metric::Maev];
 
-        /// One of the metrics the app offers. Code that does something per metric reaches
-        /// its room through [`with_room!`]; its id (a string) is used only at the edges: the
-        /// `metric-select` values, exports, storage.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum Metric {
-            $($($V,)+)*
+    /// Its identity, paper, range and output budgets.
+    pub const fn info(self) -> &'static MetricInfo {
+        use room::MetricCore;
+        match self {
+            Metric::HarmonicEval => harmonic_eval::HarmonicEval::INFO,
+            Metric::Fleur => fleur::Fleur::INFO,
+            Metric::RefFleur => fleur::RefFleur::INFO,
+            Metric::GVeval => g_veval::GVeval::INFO,
+            Metric::Maev => maev::Maev::INFO,
         }
+    }
 
-        impl Metric {
-            /// Every metric, in the order of the metric selector (the first is the default).
-            pub const ALL: [Metric; [$($(stringify!($V),)+)*].len()] = [$($(Metric::$V,)+)*];
-
-            /// Its identity, paper, range and output budgets.
-            pub const fn info(self) -> &'static MetricInfo {
-                match self {
-                    $($(Metric::$V => <$room::$V as room::MetricCore>::INFO,)+)*
-                }
-            }
-
-            /// Reads this metric's export `obj`, or says in one sentence why it cannot be shown.
-            pub fn reopen(self, obj: &serde_json::Map<String, serde_json::Value>) -> Result<Reopened, String> {
-                use room::MetricCore as _;
-                Ok(match self {
-                    $($(Metric::$V => Reopened::$V(Box::new($room::$V::reopen(obj)?)),)+)*
-                })
-            }
-        }
-
-        /// A metric's result file read back by its own reader ([`room::MetricCore::reopen`]):
-        /// what its panel needs to show the file as if it had just run, every number checked
-        /// against what it was computed from.
-        #[derive(Clone, Debug, PartialEq)]
-        pub enum Reopened {
-            $($($V(Box<<$room::$V as room::MetricCore>::Reopened>),)+)*
-        }
-
-        /// What every candidate shares (image, references, question, trials…) for a metric
-        /// without γ (`candidates::plain::Base`), one variant per room (its
-        /// `CandidateInput`); the text is each candidate's own.
-        #[derive(Clone, Debug)]
-        #[allow(non_camel_case_types)]
-        pub enum CandidateBase {
-            $($room($room::CandidateInput),)*
-        }
-
-        /// One answer of a candidate, read (`candidates::plain::Part`), one variant per room.
-        #[derive(Clone, Debug, PartialEq)]
-        #[allow(non_camel_case_types)]
-        pub enum CandidatePart {
-            $($room(Box<<$room::CandidateInput as room::Candidate>::Part>),)*
-        }
-
-        $(
-            impl From<$room::CandidateInput> for CandidateBase {
-                fn from(input: $room::CandidateInput) -> CandidateBase {
-                    CandidateBase::$room(input)
-                }
-            }
-
-            impl PartOf for $room::CandidateInput {
-                #[allow(unreachable_patterns)]
-                fn part_of(part: &CandidatePart) -> Option<&Self::Part> {
-                    match part {
-                        CandidatePart::$room(p) => Some(p),
-                        _ => None,
-                    }
-                }
-            }
-        )*
-
-        impl CandidateBase {
-            /// Reads one answer of this candidate's metric.
-            pub fn read_part(&self, completion: &crate::answers::completion::Completion) -> Result<CandidatePart, crate::answers::errors::JudgeError> {
-                use room::Candidate as _;
-                match self {
-                    $(CandidateBase::$room(i) => i.read(completion).map(|p| CandidatePart::$room(Box::new(p))),)*
-                }
-            }
-        }
-
-        impl CandidatePart {
-            /// A candidate's score and uncertainty from its answers read so far, read by the
-            /// metric of the first (`None` where none was read; MAEV's mean is over the trials
-            /// read).
-            pub fn summary(parts: &[&CandidatePart]) -> (Option<f64>, Option<f64>) {
-                fn of<I: PartOf>(parts: &[&CandidatePart]) -> (Option<f64>, Option<f64>) {
-                    let mine: Vec<&I::Part> = parts.iter().filter_map(|p| I::part_of(p)).collect();
-                    I::summary(&mine)
-                }
-                match parts.first() {
-                    None => (None, None),
-                    $(Some(CandidatePart::$room(_)) => of::<$room::CandidateInput>(parts),)*
-                }
-            }
-        }
-    };
+    /// Reads this metric's export `obj`, or says in one sentence why it cannot be shown.
+    pub fn reopen(self, obj: &serde_json::Map<String, serde_json::Value>) -> Result<Reopened, String> {
+        use room::MetricCore;
+        Ok(match self {
+            Metric::HarmonicEval => Reopened::HarmonicEval(Box::new(harmonic_eval::HarmonicEval::reopen(obj)?)),
+            Metric::Fleur => Reopened::Fleur(Box::new(fleur::Fleur::reopen(obj)?)),
+            Metric::RefFleur => Reopened::RefFleur(Box::new(fleur::RefFleur::reopen(obj)?)),
+            Metric::GVeval => Reopened::GVeval(Box::new(g_veval::GVeval::reopen(obj)?)),
+            Metric::Maev => Reopened::Maev(Box::new(maev::Maev::reopen(obj)?)),
+        })
+    }
 }
-each_metric!(registry {});
 
-/// A room's candidate input, with its answers' variant of [`CandidatePart`] (made by the
-/// registry).
+/// A metric's result file read back by its own reader ([`room::MetricCore::reopen`]): what its
+/// panel needs to show the file as if it had just run, every number checked against what it
+/// was computed from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reopened {
+    HarmonicEval(Box<<harmonic_eval::HarmonicEval as room::MetricCore>::Reopened>),
+    Fleur(Box<<fleur::Fleur as room::MetricCore>::Reopened>),
+    RefFleur(Box<<fleur::RefFleur as room::MetricCore>::Reopened>),
+    GVeval(Box<<g_veval::GVeval as room::MetricCore>::Reopened>),
+    Maev(Box<<maev::Maev as room::MetricCore>::Reopened>),
+}
+
+/// What every candidate shares (image, references, question, trials…) for a metric without γ
+/// (`candidates::plain::Base`), one variant per room (its `CandidateInput`); the text is each
+/// candidate's own.
+#[derive(Clone, Debug)]
+pub enum CandidateBase {
+    HarmonicEval(harmonic_eval::CandidateInput),
+    Fleur(fleur::CandidateInput),
+    GVeval(g_veval::CandidateInput),
+    Maev(maev::CandidateInput),
+}
+
+/// One answer of a candidate, read (`candidates::plain::Part`), one variant per room.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CandidatePart {
+    HarmonicEval(Box<<harmonic_eval::CandidateInput as room::Candidate>::Part>),
+    Fleur(Box<<fleur::CandidateInput as room::Candidate>::Part>),
+    GVeval(Box<<g_veval::CandidateInput as room::Candidate>::Part>),
+    Maev(Box<<maev::CandidateInput as room::Candidate>::Part>),
+}
+
+impl From<harmonic_eval::CandidateInput> for CandidateBase {
+    fn from(input: harmonic_eval::CandidateInput) -> CandidateBase {
+        CandidateBase::HarmonicEval(input)
+    }
+}
+
+impl PartOf for harmonic_eval::CandidateInput {
+    fn part_of(part: &CandidatePart) -> Option<&Self::Part> {
+        match part {
+            CandidatePart::HarmonicEval(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+impl From<fleur::CandidateInput> for CandidateBase {
+    fn from(input: fleur::CandidateInput) -> CandidateBase {
+        CandidateBase::Fleur(input)
+    }
+}
+
+impl PartOf for fleur::CandidateInput {
+    fn part_of(part: &CandidatePart) -> Option<&Self::Part> {
+        match part {
+            CandidatePart::Fleur(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+impl From<g_veval::CandidateInput> for CandidateBase {
+    fn from(input: g_veval::CandidateInput) -> CandidateBase {
+        CandidateBase::GVeval(input)
+    }
+}
+
+impl PartOf for g_veval::CandidateInput {
+    fn part_of(part: &CandidatePart) -> Option<&Self::Part> {
+        match part {
+            CandidatePart::GVeval(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+impl From<maev::CandidateInput> for CandidateBase {
+    fn from(input: maev::CandidateInput) -> CandidateBase {
+        CandidateBase::Maev(input)
+    }
+}
+
+impl PartOf for maev::CandidateInput {
+    fn part_of(part: &CandidatePart) -> Option<&Self::Part> {
+        match part {
+            CandidatePart::Maev(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+impl CandidateBase {
+    /// Reads one answer of this candidate's metric.
+    pub fn read_part(&self, completion: &crate::answers::completion::Completion) -> Result<CandidatePart, crate::answers::errors::JudgeError> {
+        use room::Candidate as _;
+        Ok(match self {
+            CandidateBase::HarmonicEval(i) => CandidatePart::HarmonicEval(Box::new(i.read(completion)?)),
+            CandidateBase::Fleur(i) => CandidatePart::Fleur(Box::new(i.read(completion)?)),
+            CandidateBase::GVeval(i) => CandidatePart::GVeval(Box::new(i.read(completion)?)),
+            CandidateBase::Maev(i) => CandidatePart::Maev(Box::new(i.read(completion)?)),
+        })
+    }
+}
+
+impl CandidatePart {
+    /// A candidate's score and uncertainty from its answers read so far, read by the metric of
+    /// the first (`None` where none was read; MAEV's mean is over the trials read).
+    pub fn summary(parts: &[&CandidatePart]) -> (Option<f64>, Option<f64>) {
+        fn of<I: PartOf>(parts: &[&CandidatePart]) -> (Option<f64>, Option<f64>) {
+            let mine: Vec<&I::Part> = parts.iter().filter_map(|p| I::part_of(p)).collect();
+            I::summary(&mine)
+        }
+        match parts.first() {
+            None => (None, None),
+            Some(CandidatePart::HarmonicEval(_)) => of::<harmonic_eval::CandidateInput>(parts),
+            Some(CandidatePart::Fleur(_)) => of::<fleur::CandidateInput>(parts),
+            Some(CandidatePart::GVeval(_)) => of::<g_veval::CandidateInput>(parts),
+            Some(CandidatePart::Maev(_)) => of::<maev::CandidateInput>(parts),
+        }
+    }
+}
+
+/// A room's candidate input, with its answers' variant of [`CandidatePart`] (each room's
+/// `impl` is above).
 pub trait PartOf: room::Candidate {
     /// This metric's reading of `part`, if it is one.
     fn part_of(part: &CandidatePart) -> Option<&Self::Part>;
@@ -144,55 +194,74 @@ pub trait PartOf: room::Candidate {
 
 /// Runs `$body` with `$M` the room type ([`room::MetricCore`]) of `$metric`: the one `match`
 /// that dispatches per metric, each arm a call of the same generic code with one metric's type
-/// (static dispatch), made from the list ([`each_metric!`]).
+/// (static dispatch). The macro only repeats `$body` in each arm of a written-out `match`.
 macro_rules! with_room {
-    ($metric:expr, $M:ident => $body:expr) => {
-        $crate::metrics::each_metric!($crate::metrics::with_room_arms { $metric, $M, $body })
-    };
-}
-pub(crate) use with_room;
-
-/// [`with_room!`]'s `match`, one arm per metric of the list.
-macro_rules! with_room_arms {
-    ({ $metric:expr, $M:ident, $body:expr } $($room:ident: $($V:ident)+,)*) => {{
+    ($metric:expr, $M:ident => $body:expr) => {{
         #[allow(unused_imports)]
         use $crate::metrics::room::MetricCore as _;
         match $metric {
-            $($($crate::metrics::Metric::$V => {
+            $crate::metrics::Metric::HarmonicEval => {
                 #[allow(dead_code)]
-                type $M = $crate::metrics::$room::$V;
+                type $M = $crate::metrics::harmonic_eval::HarmonicEval;
                 $body
-            })+)*
+            }
+            $crate::metrics::Metric::Fleur => {
+                #[allow(dead_code)]
+                type $M = $crate::metrics::fleur::Fleur;
+                $body
+            }
+            $crate::metrics::Metric::RefFleur => {
+                #[allow(dead_code)]
+                type $M = $crate::metrics::fleur::RefFleur;
+                $body
+            }
+            $crate::metrics::Metric::GVeval => {
+                #[allow(dead_code)]
+                type $M = $crate::metrics::g_veval::GVeval;
+                $body
+            }
+            $crate::metrics::Metric::Maev => {
+                #[allow(dead_code)]
+                type $M = $crate::metrics::maev::Maev;
+                $body
+            }
         }
     }};
 }
-pub(crate) use with_room_arms;
+pub(crate) use with_room;
 
 /// Runs `$body` with `$i` the metric's input inside a [`CandidateBase`] (`$I` its type, a
-/// [`room::Candidate`] and [`PartOf`]): the one `match` on the candidates' inputs, made from
-/// the list ([`each_metric!`]).
+/// [`room::Candidate`] and [`PartOf`]): the one `match` on the candidates' inputs, written
+/// out; the macro only repeats `$body` in each arm.
 macro_rules! with_candidate {
-    ($base:expr, $I:ident, $i:ident => $body:expr) => {
-        $crate::metrics::each_metric!($crate::metrics::with_candidate_arms { $base, $I, $i, $body })
-    };
-}
-pub(crate) use with_candidate;
-
-/// [`with_candidate!`]'s `match`, one arm per room of the list.
-macro_rules! with_candidate_arms {
-    ({ $base:expr, $I:ident, $i:ident, $body:expr } $($room:ident: $($V:ident)+,)*) => {{
+    ($base:expr, $I:ident, $i:ident => $body:expr) => {{
         #[allow(unused_imports)]
         use $crate::metrics::{room::Candidate as _, PartOf as _};
         match $base {
-            $($crate::metrics::CandidateBase::$room($i) => {
+            $crate::metrics::CandidateBase::HarmonicEval($i) => {
                 #[allow(dead_code)]
-                type $I = $crate::metrics::$room::CandidateInput;
+                type $I = $crate::metrics::harmonic_eval::CandidateInput;
                 $body
-            })*
+            }
+            $crate::metrics::CandidateBase::Fleur($i) => {
+                #[allow(dead_code)]
+                type $I = $crate::metrics::fleur::CandidateInput;
+                $body
+            }
+            $crate::metrics::CandidateBase::GVeval($i) => {
+                #[allow(dead_code)]
+                type $I = $crate::metrics::g_veval::CandidateInput;
+                $body
+            }
+            $crate::metrics::CandidateBase::Maev($i) => {
+                #[allow(dead_code)]
+                type $I = $crate::metrics::maev::CandidateInput;
+                $body
+            }
         }
     }};
 }
-pub(crate) use with_candidate_arms;
+pub(crate) use with_candidate;
 
 /// One candidate of a comparison with γ, read back from a file or link (HarmonicEval's: the
 /// comparisons that open on the page, `files::result_file::Comparison`).
@@ -370,7 +439,7 @@ mod tests {
             assert_eq!(Metric::from_id(id), Some(m), "{id}");
         }
         assert_eq!(Metric::ALL[0], Metric::HarmonicEval);
-        // Each id is its name in the list, in snake case (what scripts/metric_list.py reads).
+        // Each id is its variant's name in snake case (what scripts/metric_list.py reads).
         for m in Metric::ALL {
             let name = format!("{m:?}");
             let mut snake = String::new();

@@ -9,8 +9,8 @@ pub mod room;
 pub mod prompts;
 pub mod smoothing;
 
-/// FLEUR's and RefFLEUR's room types, under the names the registry's list gives them
-/// (`metrics::each_metric!`).
+/// FLEUR's and RefFLEUR's room types, under the names the registry gives them
+/// (`metrics::Metric`'s variants).
 pub type Fleur = room::Room<false>;
 pub type RefFleur = room::Room<true>;
 /// Its candidates' shared input (`metrics::room::Candidate`, in `candidate.rs`).

@@ -10,7 +10,7 @@ pub mod room;
 pub mod extract;
 pub mod prompts;
 
-/// Its room type, under the name the registry's list gives it (`metrics::each_metric!`).
+/// Its room type, under the name the registry gives it (`metrics::Metric`'s variant).
 pub use room::Room as GVeval;
 /// Its candidates' shared input (`metrics::room::Candidate`, in `candidate.rs`).
 pub type CandidateInput = Input;

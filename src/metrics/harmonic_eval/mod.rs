@@ -10,7 +10,7 @@ pub mod reopen;
 pub mod room;
 pub mod weights_view;
 
-/// Its room type, under the name the registry's list gives it (`metrics::each_metric!`).
+/// Its room type, under the name the registry gives it (`metrics::Metric`'s variant).
 pub use room::Room as HarmonicEval;
 /// HarmonicEval compares candidates with γ (`crate::candidates`), not as a plain metric.
 pub type CandidateInput = crate::metrics::room::NoCandidates;

@@ -11,7 +11,7 @@ pub mod parse;
 pub mod prompts;
 pub mod sampling;
 
-/// Its room type, under the name the registry's list gives it (`metrics::each_metric!`).
+/// Its room type, under the name the registry gives it (`metrics::Metric`'s variant).
 pub use room::Room as Maev;
 /// Its candidates' shared input (`metrics::room::Candidate`, in `candidate.rs`).
 pub type CandidateInput = Input;

@@ -93,8 +93,8 @@ fn follow_runs(state: AppState, h: History) {
     });
     Effect::new(move |before: Option<usize>| {
         let done = |e: &ExplainState| e.stored().is_some();
-        let explained = state.harmonic_eval.explanations.iter().filter(|e| e.with(done)).count()
-            + usize::from(state.fleur.explanation.with(done));
+        let explained = state.results.harmonic_eval.explanations.iter().filter(|e| e.with(done)).count()
+            + usize::from(state.results.fleur.explanation.with(done));
         let this_run = h.last.with_value(|l| l.as_ref().map(|(g, _)| *g)) == Some(state.generation.get_value());
         if before.is_some_and(|b| b != explained) && explained > 0 && this_run {
             keep_soon(state, h);

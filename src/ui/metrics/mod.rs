@@ -1,98 +1,160 @@
 //! Each metric's result panel, runner and state, one folder per metric, and [`MetricUi`]: what
-//! the one-item page does per metric. Everything per metric here is made from the core's list
-//! (`metrics::each_metric!`): the folders' modules, [`AppState`]'s field for each folder's
-//! results, [`with_ui!`] (the one `match` from a [`Metric`] to its folder's [`MetricUi`]) and
-//! [`show_opened`]. What is written by hand names a metric only for what that metric alone
-//! has (its settings, its own inputs, HarmonicEval's comparison with γ, Explain).
+//! the one-item page does per metric, with [`Page`], the one `match` from a [`Metric`] to its
+//! folder's [`MetricUi`]. Written out: a new metric's folder is a `mod` line here, then the arms
+//! the compiler asks for ([`with_ui!`]'s dispatch, [`show_opened`], [`MetricResults`]).
+//! [`AppState`], the evaluator's state, is here too: it holds each room's state, and each
+//! room's code takes it. What else names a metric here is what that metric
+//! alone has (its settings, its own inputs, HarmonicEval's comparison with γ, Explain).
 
 use leptos::prelude::*;
 
 use crate::metrics::{Metric, Reopened};
 use crate::providers::{Backend, Image, ImageDetail, Protocol};
-use crate::ui::settings::Settings;
 
-/// Makes the UI's registry from the list (`metrics::each_metric!`): the room modules, the
-/// evaluator's [`AppState`] with each room's results (`<room>/state.rs`'s `State`), [`with_ui!`]
-/// and [`show_opened`].
-macro_rules! ui_registry {
-    ({} $($room:ident: $($V:ident)+,)*) => {
-        $(pub(crate) mod $room;)*
+pub(crate) mod fleur;
+pub(crate) mod g_veval;
+pub(crate) mod harmonic_eval;
+pub(crate) mod maev;
 
-        /// The evaluator's state: the shared [`Settings`] (`state.settings`, what the lab has
-        /// too), its inputs, each metric's results and the current run.
-        #[derive(Clone, Copy)]
-        pub struct AppState {
-            pub settings: Settings,
-            /// Each metric's own settings on the form (G-VEval's mode, MAEV's trials…).
-            pub metric_settings: MetricSettings,
-            pub inputs: crate::ui::run::inputs_state::Inputs,
-            $(
-                /// This room's results, from its folder's `state.rs`.
-                pub $room: $room::state::State,
-            )*
-            /// Incremented by every Evaluate, so answers from an older run are ignored.
-            pub generation: StoredValue<u64>,
-            /// The usage of every answer the provider billed in the current run, readable or not.
-            pub billed: RwSignal<Vec<crate::answers::completion::Usage>>,
-            pub export_error: RwSignal<Option<String>>,
-            /// Several candidate texts for the same image (HarmonicEval; empty: one text).
-            pub candidates: crate::ui::run::candidates_state::Candidates,
-        }
-
-        impl AppState {
-            /// Fresh state, with the non-secret settings and the key restored from storage.
-            pub fn restore() -> AppState {
-                let settings = Settings::restore();
-                AppState {
-                    settings,
-                    metric_settings: MetricSettings::restore(),
-                    inputs: crate::ui::run::inputs_state::Inputs::new(),
-                    $($room: $room::state::new(settings),)*
-                    generation: StoredValue::new(0),
-                    billed: RwSignal::new(Vec::new()),
-                    export_error: RwSignal::new(None),
-                    candidates: crate::ui::run::candidates_state::Candidates::new(),
-                }
-            }
-        }
-
-        /// Shows a result file's result as if it had just run, in its metric's folder
-        /// (`<room>/opened.rs`'s `show`; no request is sent). `image` is the file's, as a run
-        /// or Explain of it would send it; `backend` names the model, provider and output
-        /// budget the file records.
-        pub(crate) fn show_opened(state: AppState, reopened: Reopened, image: Option<Image>, backend: Backend) {
-            match reopened {
-                $($(Reopened::$V(r) => $room::opened::show(state, *r, image, backend),)+)*
-            }
-        }
-    };
+/// Shows a result file's result as if it had just run, in its metric's folder
+/// (`<room>/opened.rs`'s `show`; no request is sent). `image` is the file's, as a run or
+/// Explain of it would send it; `backend` names the model, provider and output budget the file
+/// records.
+pub(crate) fn show_opened(state: AppState, reopened: Reopened, image: Option<Image>, backend: Backend) {
+    match reopened {
+        Reopened::HarmonicEval(r) => harmonic_eval::opened::show(state, *r, image, backend),
+        Reopened::Fleur(r) => fleur::opened::show(state, *r, image, backend),
+        Reopened::RefFleur(r) => fleur::opened::show(state, *r, image, backend),
+        Reopened::GVeval(r) => g_veval::opened::show(state, *r, image, backend),
+        Reopened::Maev(r) => maev::opened::show(state, *r, image, backend),
+    }
 }
-crate::metrics::each_metric!(ui_registry {});
 
 /// Runs `$body` with `$U` the [`MetricUi`] type of `$metric` (its room's `Ui`, one per room:
-/// FLEUR's serves FLEUR and RefFLEUR): the one `match` on the page's metric, made from the
-/// list.
+/// FLEUR's serves FLEUR and RefFLEUR): the one `match` on the page's metric, written out; the
+/// macro only repeats `$body` in each arm. One arm per room, not per metric: two call sites
+/// would put the methods of a room with two metrics in the first visit as functions of their
+/// own, where one lets them be inlined.
 macro_rules! with_ui {
-    ($metric:expr, $U:ident => $body:expr) => {
-        crate::metrics::each_metric!(crate::ui::metrics::with_ui_arms { $metric, $U, $body })
-    };
-}
-
-/// [`with_ui!`]'s `match`, one arm per room of the list (one arm per metric would put the
-/// methods of a room with two metrics in the first visit as functions of their own, where
-/// one call site lets them be inlined).
-macro_rules! with_ui_arms {
-    ({ $metric:expr, $U:ident, $body:expr } $($room:ident: $($V:ident)+,)*) => {{
-        use crate::ui::metrics::MetricUi as _;
+    ($metric:expr, $U:ident => $body:expr) => {{
+        use MetricUi as _;
         match $metric {
-            $($(Metric::$V)|+ => {
-                type $U = crate::ui::metrics::$room::Ui;
+            Metric::HarmonicEval => {
+                type $U = harmonic_eval::Ui;
                 $body
-            })*
+            }
+            Metric::Fleur | Metric::RefFleur => {
+                type $U = fleur::Ui;
+                $body
+            }
+            Metric::GVeval => {
+                type $U = g_veval::Ui;
+                $body
+            }
+            Metric::Maev => {
+                type $U = maev::Ui;
+                $body
+            }
         }
     }};
 }
-pub(crate) use with_ui_arms;
+
+/// The evaluator's state: the shared [`Settings`] (`state.settings`, what the lab has too), its
+/// inputs, each metric's settings and results and the current run.
+#[derive(Clone, Copy)]
+pub struct AppState {
+    pub settings: crate::ui::settings::Settings,
+    /// Each metric's own settings on the form (G-VEval's mode, MAEV's trials…).
+    pub metric_settings: MetricSettings,
+    pub inputs: crate::ui::run::inputs_state::Inputs,
+    /// Each metric's results, from its folder's `state.rs`.
+    pub results: MetricResults,
+    /// Incremented by every Evaluate, so answers from an older run are ignored.
+    pub generation: StoredValue<u64>,
+    /// The usage of every answer the provider billed in the current run, readable or not.
+    pub billed: RwSignal<Vec<crate::answers::completion::Usage>>,
+    pub export_error: RwSignal<Option<String>>,
+    /// Several candidate texts for the same image (HarmonicEval; empty: one text).
+    pub candidates: crate::ui::run::candidates_state::Candidates,
+}
+
+impl AppState {
+    /// Fresh state, with the non-secret settings and the key restored from storage.
+    pub fn restore() -> AppState {
+        let settings = crate::ui::settings::Settings::restore();
+        AppState {
+            settings,
+            metric_settings: MetricSettings::restore(),
+            inputs: crate::ui::run::inputs_state::Inputs::new(),
+            results: MetricResults::new(settings),
+            generation: StoredValue::new(0),
+            billed: RwSignal::new(Vec::new()),
+            export_error: RwSignal::new(None),
+            candidates: crate::ui::run::candidates_state::Candidates::new(),
+        }
+    }
+
+    /// Whether the current file is a video.
+    pub fn has_video(&self) -> bool {
+        self.inputs.has_video()
+    }
+}
+
+/// Each metric's results on the evaluator (`AppState::results`), from its folder's `state.rs`.
+#[derive(Clone, Copy)]
+pub struct MetricResults {
+    pub harmonic_eval: harmonic_eval::state::State,
+    pub fleur: fleur::state::State,
+    pub g_veval: g_veval::state::State,
+    pub maev: maev::state::State,
+}
+
+impl MetricResults {
+    /// Every metric's results, none yet.
+    pub fn new(settings: crate::ui::settings::Settings) -> MetricResults {
+        MetricResults {
+            harmonic_eval: harmonic_eval::state::new(settings),
+            fleur: fleur::state::new(settings),
+            g_veval: g_veval::state::new(settings),
+            maev: maev::state::new(settings),
+        }
+    }
+}
+
+/// What the page asks of the metric that compares candidates with γ (HarmonicEval's
+/// comparison, in its folder) and of its task's box.
+impl AppState {
+    /// Whether any candidate's request is in flight (HarmonicEval's comparison, or another
+    /// metric's).
+    pub fn comparison_running(&self) -> bool {
+        self.results.harmonic_eval.compared.running() || self.candidates.running()
+    }
+
+    /// Whether a comparison with γ (HarmonicEval's) is what the page shows: a share link
+    /// carries it instead of the one result.
+    pub fn comparison_shown(&self) -> bool {
+        self.results.harmonic_eval.compared.has_run()
+    }
+
+    /// Forgets every comparison and the pick (back to one text, or another kind of run).
+    pub fn clear_comparisons(&self) {
+        self.results.harmonic_eval.compared.clear();
+        self.candidates.clear();
+    }
+
+    /// Back to the one-text page (a single result opened): no candidates, no comparison.
+    pub fn reset_candidates(&self) {
+        if self.results.harmonic_eval.compared.results.with_untracked(|r| !r.is_empty()) {
+            self.clear_comparisons();
+        }
+        self.candidates.reset();
+    }
+
+    /// The REG box is drawn into the image only for HarmonicEval's REG task.
+    pub fn box_active(&self) -> bool {
+        self.settings.is_harmonic() && self.inputs.task.get().needs_box()
+    }
+}
 
 /// The settings of each metric the evaluator's form shows and keeps (`AppState::metric_settings`),
 /// each from its folder's `settings.rs`; the lab's runs read what is kept
@@ -133,84 +195,19 @@ pub fn stored_run_settings(
     }
 }
 
-impl AppState {
-    /// Whether the current file is a video.
-    pub fn has_video(&self) -> bool {
-        self.inputs.has_video()
-    }
-
-    /// Whether any candidate's request is in flight (HarmonicEval's comparison, or another
-    /// metric's).
-    pub fn comparison_running(&self) -> bool {
-        self.harmonic_eval.compared.running() || self.candidates.running()
-    }
-
-    /// Whether a comparison with γ (HarmonicEval's) is what the page shows: a share link
-    /// carries it instead of the one result.
-    pub fn comparison_shown(&self) -> bool {
-        self.harmonic_eval.compared.has_run()
-    }
-
-    /// Forgets every comparison and the pick (back to one text, or another kind of run).
-    pub fn clear_comparisons(&self) {
-        self.harmonic_eval.compared.clear();
-        self.candidates.clear();
-    }
-
-    /// Back to the one-text page (a single result opened): no candidates, no comparison.
-    pub fn reset_candidates(&self) {
-        if self.harmonic_eval.compared.results.with_untracked(|r| !r.is_empty()) {
-            self.clear_comparisons();
-        }
-        self.candidates.reset();
-    }
-
-    /// The REG box is drawn into the image only for HarmonicEval's REG task.
-    pub fn box_active(&self) -> bool {
-        self.settings.is_harmonic() && self.inputs.task.get().needs_box()
-    }
-}
-
-/// Defines [`MetricUi`] and [`Page`]'s methods from one list of methods, so neither repeats
-/// the other: each `Page` method calls its metric's implementation ([`with_ui!`]). A method
-/// written with a body has it as the trait's default.
-macro_rules! metric_ui {
-    ($($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty $($default:block)?;)*) => {
-        /// What the one-item page does per metric: one implementation in each room's folder,
-        /// its `Ui`. The methods that read
-        /// signals track them, so views and memos follow the form.
-        pub(crate) trait MetricUi {
-            $(ui_method! { $(#[$doc])* fn $name($($arg: $ty),*) -> $ret $($default)?; })*
-        }
-
-        impl Page {
-            $($(#[$doc])* pub(crate) fn $name(&self, $($arg: $ty),*) -> $ret {
-                with_ui!(self.0, U => U::$name($($arg),*))
-            })*
-        }
-    };
-}
-
-/// One method of [`MetricUi`], with its default body if it has one.
-macro_rules! ui_method {
-    ($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;) => {
-        $(#[$doc])* fn $name($($arg: $ty),*) -> $ret;
-    };
-    ($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty $default:block;) => {
-        $(#[$doc])* fn $name($($arg: $ty),*) -> $ret $default
-    };
-}
-
-metric_ui! {
+/// What the one-item page does per metric: one implementation in each room's folder, its
+/// `Ui`. The methods that read signals track them, so views and memos follow the form. The
+/// page calls them through [`Page`], which has the same methods.
+pub(crate) trait MetricUi {
     /// Starts a run (Evaluate); a form with problems shows them and sends nothing.
-    fn evaluate(state: AppState) -> ();
+    fn evaluate(state: AppState);
     /// Starts a run of several candidate texts for the same image (issue 21), judged together.
-    fn evaluate_candidates(state: AppState) -> ();
+    fn evaluate_candidates(state: AppState);
     /// Saves the last candidates run's comparison as JSON; false when there is none for this
     /// metric (the one-text export applies).
     fn export_candidates(state: AppState) -> bool;
     /// Saves the last run's result as JSON (never the key).
-    fn export(state: AppState) -> ();
+    fn export(state: AppState);
     /// The last run's result file (the export's document), `None` before a run.
     fn result_json(state: AppState) -> Option<String>;
     /// Whether a request of the current run is in flight.
@@ -220,27 +217,66 @@ metric_ui! {
     /// The model of the last run, to price the usage it reported.
     fn billed_model(state: AppState) -> Option<String>;
     /// Estimated input and output tokens of a run of the form as it is, judging `text`.
-    fn estimate(
-        state: AppState,
-        text: &str,
-        image_size: Option<(u32, u32)>,
-        protocol: Protocol,
-        detail: ImageDetail
-    ) -> (u64, u64);
+    fn estimate(state: AppState, text: &str, image_size: Option<(u32, u32)>, protocol: Protocol, detail: ImageDetail) -> (u64, u64);
     /// What the judged text is called ("caption", "answer", …).
     fn text_noun(state: AppState) -> &'static str;
     /// Whether the question box applies.
     fn asks_question(state: AppState) -> bool {
         let _ = state;
         false
-    };
+    }
     /// Whether the reference-captions box applies.
     fn wants_references(state: AppState) -> bool {
         let _ = state;
         false
-    };
+    }
     /// Its result panel.
     fn panel() -> AnyView;
+}
+
+/// The page's metric, asked through its room's [`MetricUi`]: each method is the trait's, for
+/// the selected metric ([`with_ui!`], static dispatch; a `dyn MetricUi` cost about 2.4 KB of
+/// gzipped wasm on the evaluator's first visit).
+impl Page {
+    pub(crate) fn evaluate(&self, state: AppState) {
+        with_ui!(self.0, U => U::evaluate(state))
+    }
+    pub(crate) fn evaluate_candidates(&self, state: AppState) {
+        with_ui!(self.0, U => U::evaluate_candidates(state))
+    }
+    pub(crate) fn export_candidates(&self, state: AppState) -> bool {
+        with_ui!(self.0, U => U::export_candidates(state))
+    }
+    pub(crate) fn export(&self, state: AppState) {
+        with_ui!(self.0, U => U::export(state))
+    }
+    pub(crate) fn result_json(&self, state: AppState) -> Option<String> {
+        with_ui!(self.0, U => U::result_json(state))
+    }
+    pub(crate) fn running(&self, state: AppState) -> bool {
+        with_ui!(self.0, U => U::running(state))
+    }
+    pub(crate) fn has_run(&self, state: AppState) -> bool {
+        with_ui!(self.0, U => U::has_run(state))
+    }
+    pub(crate) fn billed_model(&self, state: AppState) -> Option<String> {
+        with_ui!(self.0, U => U::billed_model(state))
+    }
+    pub(crate) fn estimate(&self, state: AppState, text: &str, image_size: Option<(u32, u32)>, protocol: Protocol, detail: ImageDetail) -> (u64, u64) {
+        with_ui!(self.0, U => U::estimate(state, text, image_size, protocol, detail))
+    }
+    pub(crate) fn text_noun(&self, state: AppState) -> &'static str {
+        with_ui!(self.0, U => U::text_noun(state))
+    }
+    pub(crate) fn asks_question(&self, state: AppState) -> bool {
+        with_ui!(self.0, U => U::asks_question(state))
+    }
+    pub(crate) fn wants_references(&self, state: AppState) -> bool {
+        with_ui!(self.0, U => U::wants_references(state))
+    }
+    pub(crate) fn panel(&self) -> AnyView {
+        with_ui!(self.0, U => U::panel())
+    }
 }
 
 /// The selected metric's page behaviour.
@@ -279,6 +315,5 @@ pub(crate) fn explain(state: AppState, criterion: Option<crate::scoring::criteri
     }
 }
 
-/// One metric's [`MetricUi`], dispatched statically through [`with_ui!`] (a `dyn MetricUi`
-/// cost about 2.4 KB of gzipped wasm on the evaluator's first visit).
+/// One metric's [`MetricUi`], dispatched statically through [`with_ui!`].
 pub(crate) struct Page(Metric);

@@ -32,7 +32,7 @@ pub fn shared(state: AppState) -> Option<String> {
     let errors: Vec<Option<String>> = crate::scoring::criteria::Criterion::ALL
         .into_iter()
         .filter(|c| chosen.contains(*c))
-        .map(|c| state.harmonic_eval.criterion(c).with(|s| s.error()))
+        .map(|c| state.results.harmonic_eval.criterion(c).with(|s| s.error()))
         .collect();
     let refs: Vec<Option<&str>> = errors.iter().map(|e| e.as_deref()).collect();
     shared_failure(&refs)

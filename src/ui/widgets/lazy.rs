@@ -1,5 +1,5 @@
 //! Parts of the evaluator that not every visit needs live in wasm chunks fetched on first use
-//! (`scripts/split_wasm.py` cuts them out at build time). Each chunk's entry is a function marked
+//! (`scripts/split/wasm-bindgen`, a wrapper Trunk calls in place of wasm-bindgen, cuts them out with wasm-split-cli at build time). Each chunk's entry is a function marked
 //! `#[wasm_split(<chunk>, ..., fallible)]` that builds its view; [`chunk`] shows that view once
 //! the chunk has arrived, and a sentence, not a dead page, when it cannot be fetched.
 

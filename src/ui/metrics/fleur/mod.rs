@@ -43,17 +43,17 @@ impl super::MetricUi for Ui {
     }
 
     fn running(state: AppState) -> bool {
-        state.fleur.result.with(|s| s.is_active()) || state.comparison_running()
+        state.results.fleur.result.with(|s| s.is_active()) || state.comparison_running()
     }
 
     fn has_run(state: AppState) -> bool {
-        state.fleur.result.with(|s| s.id() != "idle")
+        state.results.fleur.result.with(|s| s.id() != "idle")
             || state.candidates.plain_shown(state.settings.metric.get())
     }
 
     fn billed_model(state: AppState) -> Option<String> {
         state
-            .fleur.run
+            .results.fleur.run
             .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
     }
 

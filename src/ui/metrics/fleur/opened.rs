@@ -13,9 +13,9 @@ pub(crate) fn show(state: AppState, f: fleur::reopen::Reopened, image: Option<Im
     state.inputs.text.set(f.input.caption.clone());
     // A FLEUR file has no references: none stay from the result shown before.
     state.inputs.references.set(f.input.references.as_ref().map(|r| r.join("\n")).unwrap_or_default());
-    state.fleur.result.set(Progress::Done { result: f.result, cached: false });
-    state.fleur.explanation.set(f.explanation.map_or(ExplainState::Idle, ExplainState::Done));
-    state.fleur.run.set_value(Some(FleurRun {
+    state.results.fleur.result.set(Progress::Done { result: f.result, cached: false });
+    state.results.fleur.explanation.set(f.explanation.map_or(ExplainState::Idle, ExplainState::Done));
+    state.results.fleur.run.set_value(Some(FleurRun {
         input: fleur::Input { image, ..f.input },
         backend,
     }));

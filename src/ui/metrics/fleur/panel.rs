@@ -59,22 +59,22 @@ pub fn FleurPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     // Shown for FLEUR and RefFLEUR: their name, paper and range.
     let info = move || *state.settings.metric.get().info();
-    let result = move || state.fleur.result.with(|s| s.result().cloned());
+    let result = move || state.results.fleur.result.with(|s| s.result().cloned());
     let value = move |f: fn(&crate::metrics::fleur::FleurResult) -> f64| {
         result().map(|r| f(&r).to_string()).unwrap_or_default()
     };
-    let explanation = move || state.fleur.explanation.with(ExplainState::shown);
-    let kept_note = move || state.fleur.explanation.with(ExplainState::kept_note);
+    let explanation = move || state.results.fleur.explanation.with(ExplainState::shown);
+    let kept_note = move || state.results.fleur.explanation.with(ExplainState::kept_note);
     view! {
         <div class="overall" data-testid="overall-score" data-value=move || value(|r| r.smoothed.score)
-            data-state=move || state.fleur.result.with(|s| s.id())
+            data-state=move || state.results.fleur.result.with(|s| s.id())
             data-doubt=move || result().map(|r| crate::answers::doubt::codes(&r.doubts)).unwrap_or_default()>
             <span class="overall-label">{move || format!("{} score", info().name)}</span>
             <span class="overall-value" aria-live="polite">
                 {move || result().map(|r| format!("{:.4}", r.smoothed.score)).unwrap_or_else(|| "–".into())}
             </span>
             <span class="overall-range">{move || format!("on a {} scale", info().range)}</span>
-            <span class="overall-count">{move || state.fleur.result.with(|s| s.label())}</span>
+            <span class="overall-count">{move || state.results.fleur.result.with(|s| s.label())}</span>
         </div>
         <section class="card fleur">
             <p data-testid="raw-score" data-value=move || value(|r| r.smoothed.raw)>
@@ -82,7 +82,7 @@ pub fn FleurPanel() -> impl IntoView {
                     "Printed score: {} · smoothed: {:.6}{}",
                     r.smoothed.printed,
                     r.smoothed.score,
-                    if state.fleur.result.with(|s| s.is_cached()) { " · from cache" } else { "" },
+                    if state.results.fleur.result.with(|s| s.is_cached()) { " · from cache" } else { "" },
                 ))}
             </p>
             <p class="note-text" data-testid="fleur-scheme" data-value=move || result().map(|r| r.smoothed.scheme.id()).unwrap_or_default()>
@@ -92,11 +92,11 @@ pub fn FleurPanel() -> impl IntoView {
             <div class="places">
                 {move || result().map(|r| r.smoothed.places.into_iter().map(place_bars).collect_view())}
             </div>
-            <p class="note-text" aria-live="polite">{move || state.fleur.result.with(|s| s.note())}</p>
-            <p class="error" role="alert">{move || state.fleur.result.with(|s| s.error())}</p>
+            <p class="note-text" aria-live="polite">{move || state.results.fleur.result.with(|s| s.note())}</p>
+            <p class="error" role="alert">{move || state.results.fleur.result.with(|s| s.error())}</p>
             <button
                 data-testid="explain-button"
-                disabled=move || result().is_none() || matches!(state.fleur.explanation.get(), ExplainState::Running)
+                disabled=move || result().is_none() || matches!(state.results.fleur.explanation.get(), ExplainState::Running)
                 on:click=move |_| crate::ui::run::chunks::explain(state, None)
             >
                 "Explain"

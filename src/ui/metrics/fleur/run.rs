@@ -31,30 +31,30 @@ pub fn evaluate(state: AppState) {
     let request = match fleur::score_request(&backend, &input) {
         Ok(r) => r,
         Err(e) => {
-            state.fleur.result.set(Progress::Failed(e.to_string()));
+            state.results.fleur.result.set(Progress::Failed(e.to_string()));
             return;
         }
     };
-    state.fleur.run.set_value(Some(FleurRun {
+    state.results.fleur.run.set_value(Some(FleurRun {
         input,
         backend: backend.clone(),
     }));
-    state.fleur.explanation.set(ExplainState::Idle);
-    run_one(state, state.fleur.result, backend, request, fleur::interpret);
+    state.results.fleur.explanation.set(ExplainState::Idle);
+    run_one(state, state.results.fleur.result, backend, request, fleur::interpret);
 }
 
 /// Asks why: the smoothed score goes back as the judge's answer.
 pub fn explain(state: AppState) {
-    let Some(run) = state.fleur.run.get_value() else {
+    let Some(run) = state.results.fleur.run.get_value() else {
         return;
     };
     let Some(score) = state
-        .fleur.result
+        .results.fleur.result
         .with_untracked(|s| s.result().map(|r| r.smoothed.score))
     else {
         return;
     };
-    let slot = state.fleur.explanation;
+    let slot = state.results.fleur.explanation;
     let backend = match crate::ui::run::runner::explain_backend(state, &run.backend) {
         Ok(b) => b,
         Err(why) => return slot.set(ExplainState::after_failure(slot.with_untracked(|s| s.stored().map(str::to_string)), why)),
@@ -70,11 +70,11 @@ pub fn export(state: AppState) {
 /// The FLEUR / RefFLEUR result file of the last run (export, share link, history), with
 /// Explain's answer; `None` before a run.
 pub fn result_json(state: AppState) -> Option<String> {
-    let run = state.fleur.run.get_value()?;
-    let progress = state.fleur.result.get_untracked();
+    let run = state.results.fleur.run.get_value()?;
+    let progress = state.results.fleur.result.get_untracked();
     let error = progress.error().unwrap_or_else(|| "not finished".into());
     let result = progress.result().ok_or(error.as_str());
-    let explanation = state.fleur.explanation.with_untracked(|e| e.stored().map(str::to_string));
+    let explanation = state.results.fleur.explanation.with_untracked(|e| e.stored().map(str::to_string));
     Some(fleur::export_json(&ExportInput {
         caption: &run.input.caption,
         references: run.input.references.as_deref(),

@@ -29,8 +29,8 @@ pub(crate) fn mode_field(state: AppState) -> impl IntoView {
             <input
                 type="checkbox"
                 data-testid="accr-checkbox"
-                prop:checked=move || state.g_veval.accr.get()
-                on:change=move |ev| state.g_veval.accr.set(event_target_checked(&ev))
+                prop:checked=move || state.results.g_veval.accr.get()
+                on:change=move |ev| state.results.g_veval.accr.set(event_target_checked(&ev))
             />
             "ACCR: four scores (accuracy, completeness, conciseness, relevance) — videos"
         </label>

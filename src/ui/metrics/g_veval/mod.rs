@@ -39,16 +39,16 @@ impl super::MetricUi for Ui {
     }
 
     fn running(state: AppState) -> bool {
-        state.g_veval.result.with(|s| s.is_active()) || state.comparison_running()
+        state.results.g_veval.result.with(|s| s.is_active()) || state.comparison_running()
     }
 
     fn has_run(state: AppState) -> bool {
-        state.g_veval.result.with(|s| s.id() != "idle") || state.candidates.plain_shown(Metric::GVeval)
+        state.results.g_veval.result.with(|s| s.id() != "idle") || state.candidates.plain_shown(Metric::GVeval)
     }
 
     fn billed_model(state: AppState) -> Option<String> {
         state
-            .g_veval.run
+            .results.g_veval.run
             .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
     }
 
@@ -62,7 +62,7 @@ impl super::MetricUi for Ui {
         // The input is read untracked; these are what it depends on.
         state.inputs.image_view.track();
         state.metric_settings.gveval.mode.track();
-        state.g_veval.accr.track();
+        state.results.g_veval.accr.track();
         state.inputs.references.track();
         let mut input = run::form(state);
         input.caption = text.to_string();

@@ -13,9 +13,9 @@ pub(crate) fn show(state: AppState, g: g_veval::reopen::Reopened, image: Option<
     state.inputs.text.set(g.input.caption.clone());
     state.inputs.references.set(g.input.references.join("\n"));
     state.metric_settings.gveval.mode.set(g.input.mode);
-    state.g_veval.accr.set(g.input.accr);
-    state.g_veval.result.set(Progress::Done { result: g.result, cached: false });
-    state.g_veval.run.set_value(Some(GvevalRun {
+    state.results.g_veval.accr.set(g.input.accr);
+    state.results.g_veval.result.set(Progress::Done { result: g.result, cached: false });
+    state.results.g_veval.run.set_value(Some(GvevalRun {
         input: g_veval::Input { image, ..g.input },
         backend,
     }));

@@ -24,7 +24,7 @@ fn method_text(m: Method) -> &'static str {
 #[component]
 pub fn GvevalPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let result = move || state.g_veval.result.with(|s| s.result().cloned());
+    let result = move || state.results.g_veval.result.with(|s| s.result().cloned());
     let accr_bars = move || {
         result().and_then(|r: GvevalResult| r.accr).map(|readings| {
             ACCR.iter()
@@ -44,7 +44,7 @@ pub fn GvevalPanel() -> impl IntoView {
     view! {
         <div class="overall" data-testid="overall-score"
             data-value=move || result().map(|r| r.score.to_string()).unwrap_or_default()
-            data-state=move || state.g_veval.result.with(|s| s.id())
+            data-state=move || state.results.g_veval.result.with(|s| s.id())
             data-doubt=move || result().map(|r| crate::answers::doubt::codes(&r.doubts)).unwrap_or_default()>
             <span class="overall-label">
                 {move || if result().is_some_and(|r| r.accr.is_some()) { "G-VEval ACCR mean" } else { "G-VEval score" }}
@@ -53,7 +53,7 @@ pub fn GvevalPanel() -> impl IntoView {
                 {move || result().map(|r| format!("{:.2}", r.score)).unwrap_or_else(|| "–".into())}
             </span>
             <span class="overall-range">"on a 0–100 scale"</span>
-            <span class="overall-count">{move || state.g_veval.result.with(|s| s.label())}</span>
+            <span class="overall-count">{move || state.results.g_veval.result.with(|s| s.label())}</span>
         </div>
         <section class="card gveval">
             <p class="note-text" data-testid="g-veval-method" data-value=move || result().map(|r| r.method().id()).unwrap_or_default()>
@@ -61,8 +61,8 @@ pub fn GvevalPanel() -> impl IntoView {
             </p>
             {move || result().map(|r| doubt_notes(&r.doubts))}
             <div class="accr">{accr_bars}</div>
-            <p class="note-text" aria-live="polite">{move || state.g_veval.result.with(|s| s.note())}</p>
-            <p class="error" role="alert">{move || state.g_veval.result.with(|s| s.error())}</p>
+            <p class="note-text" aria-live="polite">{move || state.results.g_veval.result.with(|s| s.note())}</p>
+            <p class="error" role="alert">{move || state.results.g_veval.result.with(|s| s.error())}</p>
             <h3>"Reasoning"</h3>
             <p class="explanation" data-testid="explanation">{move || result().map(|r| r.reasoning)}</p>
         </section>

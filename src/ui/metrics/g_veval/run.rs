@@ -26,7 +26,7 @@ pub fn form(state: AppState) -> g_veval::Input {
             g_veval::Medium::Image
         },
         mode,
-        accr: state.g_veval.accr.get_untracked(),
+        accr: state.results.g_veval.accr.get_untracked(),
         caption: state.inputs.text.get_untracked(),
         references: if mode.needs_references() {
             references_from_lines(&state.inputs.references.get_untracked())
@@ -52,16 +52,16 @@ pub fn evaluate(state: AppState) {
         Ok(r) => r,
         Err(e) => {
             return state
-                .g_veval.result
+                .results.g_veval.result
                 .set(crate::ui::state::Progress::Failed(e.to_string()))
         }
     };
     let accr = input.accr;
-    state.g_veval.run.set_value(Some(GvevalRun {
+    state.results.g_veval.run.set_value(Some(GvevalRun {
         input,
         backend: backend.clone(),
     }));
-    run_one(state, state.g_veval.result, backend, request, move |c| {
+    run_one(state, state.results.g_veval.result, backend, request, move |c| {
         g_veval::interpret(c, accr)
     });
 }
@@ -72,8 +72,8 @@ pub fn export(state: AppState) {
 
 /// The G-VEval result file of the last run (export, share link, history); `None` before a run.
 pub fn result_json(state: AppState) -> Option<String> {
-    let run = state.g_veval.run.get_value()?;
-    let progress = state.g_veval.result.get_untracked();
+    let run = state.results.g_veval.run.get_value()?;
+    let progress = state.results.g_veval.result.get_untracked();
     let error = progress.error().unwrap_or_else(|| "not finished".into());
     Some(g_veval::export_json(&g_veval::ExportInput {
         input: &run.input,

@@ -59,7 +59,7 @@ pub fn evaluate(state: AppState) {
     }
     let labels: Vec<String> = labels.iter().map(|l| l.trim().to_string()).collect();
     let backend = state.settings.provider.backend();
-    state.harmonic_eval.compared.run.set_value(Some(CandidatesRun {
+    state.results.harmonic_eval.compared.run.set_value(Some(CandidatesRun {
         labels: labels.clone(),
         texts: texts.clone(),
         context: RunContext {
@@ -70,7 +70,7 @@ pub fn evaluate(state: AppState) {
     c.run_labels.set(labels);
     state.clear_comparisons();
     c.lab_message.set(None);
-    state.harmonic_eval.compared.results.set(vec![
+    state.results.harmonic_eval.compared.results.set(vec![
         std::array::from_fn(|_| CriterionState::Idle);
         texts.len()
     ]);
@@ -86,7 +86,7 @@ pub fn evaluate(state: AppState) {
             }
             let k = criterion.index();
             let set = move |p: CriterionState| {
-                state.harmonic_eval.compared.results.update(|r| {
+                state.results.harmonic_eval.compared.results.update(|r| {
                     if let Some(slot) = r.get_mut(i) {
                         slot[k] = p;
                     }
@@ -116,8 +116,8 @@ fn with_judged<R>(
     state: AppState,
     f: impl FnOnce(&CandidatesRun, &[Judged<'_, CriterionResult>]) -> R,
 ) -> Option<R> {
-    let run = state.harmonic_eval.compared.run.get_value()?;
-    let results = state.harmonic_eval.compared.results.get_untracked();
+    let run = state.results.harmonic_eval.compared.run.get_value()?;
+    let results = state.results.harmonic_eval.compared.results.get_untracked();
     let judged: Vec<Judged<'_, CriterionResult>> = run
         .labels
         .iter()
@@ -190,7 +190,7 @@ pub fn open(state: AppState, c: Comparison, image: Option<Image>, backend: Backe
     cs.lab_message.set(None);
     cs.labels.set(c.labels.clone());
     cs.texts.set(texts.clone());
-    state.harmonic_eval.compared.run.set_value(Some(CandidatesRun {
+    state.results.harmonic_eval.compared.run.set_value(Some(CandidatesRun {
         labels: c.labels.clone(),
         texts,
         context: RunContext {
@@ -206,7 +206,7 @@ pub fn open(state: AppState, c: Comparison, image: Option<Image>, backend: Backe
         },
     }));
     cs.preferred.set(c.chosen);
-    state.harmonic_eval.compared.results.set(
+    state.results.harmonic_eval.compared.results.set(
         c.candidates
             .iter()
             .map(|h| {
@@ -228,7 +228,7 @@ pub fn open(state: AppState, c: Comparison, image: Option<Image>, backend: Backe
 pub fn export(state: AppState) {
     let outcome = match comparison(state, None) {
         Some(json) => {
-            let first = state.harmonic_eval.compared.run.with_value(|r| r.as_ref().and_then(|r| r.texts.first().cloned()));
+            let first = state.results.harmonic_eval.compared.run.with_value(|r| r.as_ref().and_then(|r| r.texts.first().cloned()));
             let name = crate::files::export_name::export_name(
                 "harmonic_eval-candidates",
                 &first.unwrap_or_default(),

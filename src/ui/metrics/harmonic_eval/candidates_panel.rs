@@ -23,7 +23,7 @@ pub fn CandidatesPanel() -> impl IntoView {
     let c = state.candidates;
     let gamma = state.settings.gamma;
     let labels = c.run_labels;
-    let compared = state.harmonic_eval.compared;
+    let compared = state.results.harmonic_eval.compared;
     let scored = Memo::new(move |_| compared.scored());
     let flips = Memo::new(move |_| scored.with(|s| flip_points(s)));
     let scores = Memo::new(move |_| scored.with(|s| scores_at(s, gamma.get())));

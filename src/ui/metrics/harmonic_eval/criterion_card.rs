@@ -15,13 +15,13 @@ fn full(v: Option<f64>) -> String {
 #[component]
 pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
     let state = expect_context::<AppState>();
-    let slot = state.harmonic_eval.criterion(criterion);
-    let explanation = state.harmonic_eval.explanation(criterion);
+    let slot = state.results.harmonic_eval.criterion(criterion);
+    let explanation = state.results.harmonic_eval.explanation(criterion);
     let id = criterion.id();
     let result = move || slot.with(|s| s.result().cloned());
     let weight = move || {
         state
-            .harmonic_eval.weighting
+            .results.harmonic_eval.weighting
             .with(|(w, _)| w.get(criterion.index()).copied().flatten())
     };
     let error = move || slot.with(|s| s.error());
@@ -97,7 +97,7 @@ fn bars(distribution: &[f64]) -> impl IntoView {
 fn numbers(state: AppState, criterion: Criterion, r: CriterionResult) -> impl IntoView {
     let weight = move || {
         state
-            .harmonic_eval.weighting
+            .results.harmonic_eval.weighting
             .with(|(w, _)| w.get(criterion.index()).copied().flatten())
     };
     let low = r.coverage.is_some_and(|c| c < LOW_COVERAGE);

@@ -30,7 +30,7 @@ impl super::MetricUi for Ui {
     }
 
     fn export_candidates(state: AppState) -> bool {
-        let has = state.harmonic_eval.compared.has_run();
+        let has = state.results.harmonic_eval.compared.has_run();
         if has {
             candidates::export(state);
         }
@@ -46,16 +46,16 @@ impl super::MetricUi for Ui {
     }
 
     fn running(state: AppState) -> bool {
-        state.harmonic_eval.criteria.iter().any(|c| c.with(|s| s.is_active())) || state.comparison_running()
+        state.results.harmonic_eval.criteria.iter().any(|c| c.with(|s| s.is_active())) || state.comparison_running()
     }
 
     fn has_run(state: AppState) -> bool {
-        state.harmonic_eval.compared.has_run() || state.harmonic_eval.criteria.iter().any(|c| c.with(|s| s.id() != "idle"))
+        state.results.harmonic_eval.compared.has_run() || state.results.harmonic_eval.criteria.iter().any(|c| c.with(|s| s.id() != "idle"))
     }
 
     fn billed_model(state: AppState) -> Option<String> {
         state
-            .harmonic_eval.run
+            .results.harmonic_eval.run
             .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
     }
 
@@ -91,15 +91,15 @@ impl super::MetricUi for Ui {
         use crate::ui::metrics::harmonic_eval::overall_score::OverallScore;
         let state = expect_context::<AppState>();
         view! {
-            <Show when=move || state.harmonic_eval.compared.has_run()>
+            <Show when=move || state.results.harmonic_eval.compared.has_run()>
                 <GammaPanel settings=state.settings curve=None no_plot=true/>
                 {crate::ui::widgets::lazy::chunk("comparison of candidates", candidates_view)}
             </Show>
-            <Show when=move || !state.harmonic_eval.compared.has_run()>
+            <Show when=move || !state.results.harmonic_eval.compared.has_run()>
                 <OverallScore/>
-                <GammaPanel settings=state.settings curve=Some(state.harmonic_eval.curve())/>
+                <GammaPanel settings=state.settings curve=Some(state.results.harmonic_eval.curve())/>
                 // Fetched once a criterion has a score to weigh, not on the first visit.
-                <Show when=move || state.harmonic_eval.criteria.iter().any(|c| c.with(|c| c.result().is_some()))>
+                <Show when=move || state.results.harmonic_eval.criteria.iter().any(|c| c.with(|c| c.result().is_some()))>
                     {crate::ui::widgets::lazy::chunk("chart of the weights", weights_view)}
                 </Show>
                 <div class="cards">

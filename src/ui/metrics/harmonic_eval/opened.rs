@@ -17,17 +17,17 @@ pub(crate) fn show(state: AppState, h: Reopened, image: Option<Image>, backend: 
     state.settings.he_criteria.set(h.criteria_set);
     state.settings.gamma.set(h.gamma);
     for (i, r) in h.results.iter().enumerate() {
-        state.harmonic_eval.criteria[i].set(match r {
+        state.results.harmonic_eval.criteria[i].set(match r {
             Some(Ok(result)) => Progress::Done { result: result.clone(), cached: false },
             Some(Err(m)) => Progress::Failed(m.clone()),
             None => Progress::Idle,
         });
-        state.harmonic_eval.explanations[i].set(match &h.explanations[i] {
+        state.results.harmonic_eval.explanations[i].set(match &h.explanations[i] {
             Some(t) => ExplainState::Done(t.clone()),
             None => ExplainState::Idle,
         });
     }
-    state.harmonic_eval.run.set_value(Some(RunContext {
+    state.results.harmonic_eval.run.set_value(Some(RunContext {
         input: Input {
             task: h.task,
             text: h.text,

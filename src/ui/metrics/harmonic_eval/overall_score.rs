@@ -7,10 +7,10 @@ use crate::ui::state::AppState;
 #[component]
 pub fn OverallScore() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let overall = move || state.harmonic_eval.weighting.get().1;
+    let overall = move || state.results.harmonic_eval.weighting.get().1;
     let counted = move || {
         state
-            .harmonic_eval.weighting
+            .results.harmonic_eval.weighting
             .get()
             .0
             .iter()

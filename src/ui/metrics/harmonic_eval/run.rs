@@ -39,15 +39,15 @@ pub fn evaluate(state: AppState) {
         return;
     }
     let backend = state.settings.provider.backend();
-    state.harmonic_eval.run.set_value(Some(RunContext {
+    state.results.harmonic_eval.run.set_value(Some(RunContext {
         input: input.clone(),
         backend: backend.clone(),
     }));
     let run = begin_run(state);
 
     for criterion in Criterion::ALL {
-        let slot = state.harmonic_eval.criterion(criterion);
-        state.harmonic_eval.explanation(criterion).set(ExplainState::Idle);
+        let slot = state.results.harmonic_eval.criterion(criterion);
+        state.results.harmonic_eval.explanation(criterion).set(ExplainState::Idle);
         if !input.criteria.contains(criterion) {
             // Not part of this run: not requested, and no earlier score stays to be weighed.
             slot.set(Progress::Idle);
@@ -75,16 +75,16 @@ pub fn evaluate(state: AppState) {
 
 /// Asks the judge why it gave this criterion its score.
 pub fn explain(state: AppState, criterion: Criterion) {
-    let Some(run) = state.harmonic_eval.run.get_value() else {
+    let Some(run) = state.results.harmonic_eval.run.get_value() else {
         return;
     };
     let Some(score) = state
-        .harmonic_eval.criterion(criterion)
+        .results.harmonic_eval.criterion(criterion)
         .with_untracked(|s| s.result().map(|r| r.score))
     else {
         return;
     };
-    let slot = state.harmonic_eval.explanation(criterion);
+    let slot = state.results.harmonic_eval.explanation(criterion);
     let backend = match explain_backend(state, &run.backend) {
         Ok(b) => b,
         Err(why) => return slot.set(ExplainState::after_failure(slot.with_untracked(|s| s.stored().map(str::to_string)), why)),
@@ -101,8 +101,8 @@ pub fn export(state: AppState) {
 /// The HarmonicEval result file of the last run (export, share link), with Explain's answers
 /// and, if given, an image; `None` before a run.
 pub fn harmonic_json(state: AppState, image: Option<&str>) -> Option<String> {
-    let run = state.harmonic_eval.run.get_value()?;
-    let states: Vec<CriterionState> = state.harmonic_eval.criteria.iter().map(|s| s.get_untracked()).collect();
+    let run = state.results.harmonic_eval.run.get_value()?;
+    let states: Vec<CriterionState> = state.results.harmonic_eval.criteria.iter().map(|s| s.get_untracked()).collect();
     let results = std::array::from_fn(|i| match &states[i] {
         Progress::Done { result, .. } => Some(Ok(result)),
         Progress::Failed(m) => Some(Err(m.clone())),
@@ -123,6 +123,6 @@ pub fn harmonic_json(state: AppState, image: Option<&str>) -> Option<String> {
         criteria: run.input.criteria,
     });
     // Explain's answers travel with the result, so opening the file shows them again.
-    let explained = std::array::from_fn(|i| state.harmonic_eval.explanations[i].with_untracked(|e| e.stored().map(str::to_string)));
+    let explained = std::array::from_fn(|i| state.results.harmonic_eval.explanations[i].with_untracked(|e| e.stored().map(str::to_string)));
     Some(crate::files::result_file::with_extras(&json, image, &explained, None))
 }

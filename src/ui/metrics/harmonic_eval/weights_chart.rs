@@ -136,14 +136,14 @@ fn band_of(ev: &web_sys::Event) -> Option<Criterion> {
 pub fn WeightsChart() -> impl IntoView {
     let state = expect_context::<AppState>();
     let data = Memo::new(move |_| {
-        let results: Vec<_> = state.harmonic_eval.criteria.iter().map(|s| s.with(|s| s.result().cloned())).collect();
+        let results: Vec<_> = state.results.harmonic_eval.criteria.iter().map(|s| s.with(|s| s.result().cloned())).collect();
         let refs: Vec<_> = results.iter().map(Option::as_ref).collect();
         let sigmas: [Option<f64>; 5] = std::array::from_fn(|i| results[i].as_ref().and_then(|r| r.sigma));
         (weight_curve(&refs, POINTS), sigmas)
     });
     let focused = RwSignal::new(None::<Criterion>);
     let text = move || match focused.get() {
-        Some(c) => readout(c, state.settings.gamma.get(), state.harmonic_eval.weighting.get().0[c.index()], data.with(|d| d.1[c.index()])),
+        Some(c) => readout(c, state.settings.gamma.get(), state.results.harmonic_eval.weighting.get().0[c.index()], data.with(|d| d.1[c.index()])),
         None => "Point at or tab to a band to read its weight.".to_string(),
     };
     let pick = move |ev: &web_sys::Event| {

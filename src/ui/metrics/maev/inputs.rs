@@ -11,24 +11,24 @@ use crate::metrics::maev::Example;
 #[component]
 pub fn MaevInputs() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let captioning = move || match state.maev.captioning.get() {
+    let captioning = move || match state.results.maev.captioning.get() {
         ExplainState::Running => Some("Asking the model to describe the image…".to_string()),
         ExplainState::Failed(m) => Some(m),
         _ => None,
     };
     view! {
-        <TextArea id="caption-input" label="Image caption (stands in for the image: the judge is text-only)" value=state.maev.caption rows=3/>
+        <TextArea id="caption-input" label="Image caption (stands in for the image: the judge is text-only)" value=state.results.maev.caption rows=3/>
         <div class="row">
             <button
                 data-testid="caption-image-button"
-                disabled=move || state.inputs.image_view.with(|v| v.is_none()) || matches!(state.maev.captioning.get(), ExplainState::Running)
+                disabled=move || state.inputs.image_view.with(|v| v.is_none()) || matches!(state.results.maev.captioning.get(), ExplainState::Running)
                 on:click=move |_| maev_run::caption_image(state)
             >
                 "Caption the image with the chosen model"
             </button>
             <span class="hint" role="status">{captioning}</span>
         </div>
-        <TextArea id="reference-answer-input" label="Reference answer (ground truth)" value=state.maev.reference rows=3/>
+        <TextArea id="reference-answer-input" label="Reference answer (ground truth)" value=state.results.maev.reference rows=3/>
         <div class="field-row">
             <NumberField id="trials-input" label="Trials" value=state.metric_settings.maev.trials min=1 max=50/>
             <div class="field">

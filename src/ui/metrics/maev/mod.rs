@@ -40,18 +40,18 @@ impl super::MetricUi for Ui {
 
     fn running(state: AppState) -> bool {
         state
-            .maev.results
+            .results.maev.results
             .with(|t| t.iter().any(|(_, p)| p.is_active()))
             || state.comparison_running()
     }
 
     fn has_run(state: AppState) -> bool {
-        state.maev.results.with(|t| !t.is_empty()) || state.candidates.plain_shown(Metric::Maev)
+        state.results.maev.results.with(|t| !t.is_empty()) || state.candidates.plain_shown(Metric::Maev)
     }
 
     fn billed_model(state: AppState) -> Option<String> {
         state
-            .maev.run
+            .results.maev.run
             .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
     }
 
@@ -65,8 +65,8 @@ impl super::MetricUi for Ui {
     ) -> (u64, u64) {
         // The input is read untracked; these are what it depends on.
         state.inputs.question.track();
-        state.maev.caption.track();
-        state.maev.reference.track();
+        state.results.maev.caption.track();
+        state.results.maev.reference.track();
         state.metric_settings.maev.trials.track();
         state.metric_settings.maev.seed.track();
         state.metric_settings.maev.pool.track();

@@ -11,12 +11,12 @@ use super::state::MaevRun;
 /// Puts the opened result into the page; MAEV judges text only, so the file's image is not sent.
 pub(crate) fn show(state: AppState, m: maev::reopen::Reopened, _image: Option<Image>, backend: Backend) {
     state.inputs.question.set(m.input.question.clone());
-    state.maev.caption.set(m.input.caption.clone());
-    state.maev.reference.set(m.input.reference.clone());
+    state.results.maev.caption.set(m.input.caption.clone());
+    state.results.maev.reference.set(m.input.reference.clone());
     state.inputs.text.set(m.input.answer.clone());
     state.metric_settings.maev.threshold.set(m.input.threshold);
-    state.maev.captioning.set(ExplainState::Idle);
-    state.maev.results.set(
+    state.results.maev.captioning.set(ExplainState::Idle);
+    state.results.maev.results.set(
         m.trials
             .into_iter()
             .map(|(examples, r)| {
@@ -25,5 +25,5 @@ pub(crate) fn show(state: AppState, m: maev::reopen::Reopened, _image: Option<Im
             .collect(),
     );
     // The pool the trials point at stays with the run; the user's own pool is not touched.
-    state.maev.run.set_value(Some(MaevRun { input: m.input, backend }));
+    state.results.maev.run.set_value(Some(MaevRun { input: m.input, backend }));
 }

@@ -12,7 +12,7 @@ use crate::metrics::maev::{aggregate, ScoreSource, INFO};
 pub fn MaevPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     let summary = Memo::new(move |_| {
-        let scores: Vec<f64> = state.maev.results.with(|rows| {
+        let scores: Vec<f64> = state.results.maev.results.with(|rows| {
             rows.iter()
                 .filter_map(|(_, p)| p.result().map(|r| r.score))
                 .collect()
@@ -20,7 +20,7 @@ pub fn MaevPanel() -> impl IntoView {
         aggregate(&scores, state.metric_settings.maev.threshold.get())
     });
     let counts = move || {
-        state.maev.results.with(|rows| {
+        state.results.maev.results.with(|rows| {
             let read = rows.iter().filter(|(_, p)| p.result().is_some()).count();
             let failed = rows.iter().filter(|(_, p)| p.error().is_some()).count();
             (read, failed, rows.len())
@@ -29,10 +29,10 @@ pub fn MaevPanel() -> impl IntoView {
     let rows = move || {
         let pool = state.metric_settings.maev.pool.get();
         let run_pool = state
-            .maev.run
+            .results.maev.run
             .with_value(|r| r.as_ref().map(|r| r.input.pool.clone()))
             .unwrap_or(pool);
-        state.maev.results.get().into_iter().enumerate().map(|(i, ((zero, two), p))| {
+        state.results.maev.results.get().into_iter().enumerate().map(|(i, ((zero, two), p))| {
             let name = |k: usize| run_pool.get(k).map(|e| format!("“{}”", e.question)).unwrap_or_default();
             let score = p.result().map(|r| r.score.to_string()).unwrap_or_default();
             let source = p.result().map(|r| match r.source {
@@ -57,7 +57,7 @@ pub fn MaevPanel() -> impl IntoView {
     view! {
         <div class="overall" data-testid="overall-score" data-value=move || summary.get().map(|s| s.0.to_string()).unwrap_or_default()
             data-doubt=move || {
-                let mut all: Vec<crate::answers::doubt::Doubt> = state.maev.results.with(|rows| {
+                let mut all: Vec<crate::answers::doubt::Doubt> = state.results.maev.results.with(|rows| {
                     rows.iter().filter_map(|(_, p)| p.result()).flat_map(|r| r.doubts.clone()).collect()
                 });
                 crate::scoring::small_sort::sort_by_key(&mut all, |d| *d);

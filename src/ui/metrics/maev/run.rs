@@ -10,8 +10,8 @@ use crate::metrics::maev;
 pub fn input(state: AppState) -> maev::Input {
     maev::Input {
         question: state.inputs.question.get_untracked(),
-        caption: state.maev.caption.get_untracked(),
-        reference: state.maev.reference.get_untracked(),
+        caption: state.results.maev.caption.get_untracked(),
+        reference: state.results.maev.reference.get_untracked(),
         answer: state.inputs.text.get_untracked(),
         trials: state.metric_settings.maev.trials.get_untracked(),
         threshold: state.metric_settings.maev.threshold.get_untracked(),
@@ -37,18 +37,18 @@ pub fn evaluate(state: AppState) {
         Ok(t) => t,
         Err(e) => return state.settings.form_problems.set(vec![e.to_string()]),
     };
-    state.maev.results.set(
+    state.results.maev.results.set(
         trials
             .iter()
             .map(|t| (t.examples, Progress::Running))
             .collect(),
     );
-    state.maev.run.set_value(Some(MaevRun {
+    state.results.maev.run.set_value(Some(MaevRun {
         input,
         backend: backend.clone(),
     }));
     let run = begin_run(state);
-    let results = state.maev.results;
+    let results = state.results.maev.results;
     for (i, trial) in trials.into_iter().enumerate() {
         let set = move |p: Progress<maev::TrialReading>| {
             results.update(|rows| {
@@ -80,7 +80,7 @@ pub fn evaluate(state: AppState) {
 pub fn caption_image(state: AppState) {
     let Some(image) = state.inputs.image_view.get_untracked().and_then(|v| v.sent()) else {
         state
-            .maev.captioning
+            .results.maev.captioning
             .set(ExplainState::Failed("Add an image first.".into()));
         return;
     };
@@ -89,18 +89,18 @@ pub fn caption_image(state: AppState) {
         Ok(r) => r,
         Err(e) => {
             return state
-                .maev.captioning
+                .results.maev.captioning
                 .set(ExplainState::Failed(e.to_string()))
         }
     };
     let run = begin_run(state);
     let set = move |p: Progress<String>| match p {
         Progress::Done { result, .. } => {
-            state.maev.caption.set(result.trim().to_string());
-            state.maev.captioning.set(ExplainState::Idle);
+            state.results.maev.caption.set(result.trim().to_string());
+            state.results.maev.captioning.set(ExplainState::Idle);
         }
-        Progress::Failed(m) => state.maev.captioning.set(ExplainState::Failed(m)),
-        _ => state.maev.captioning.set(ExplainState::Running),
+        Progress::Failed(m) => state.results.maev.captioning.set(ExplainState::Failed(m)),
+        _ => state.results.maev.captioning.set(ExplainState::Running),
     };
     send_one(state, &run, backend, request, None, set, |c| {
         if c.text.trim().is_empty() {
@@ -119,8 +119,8 @@ pub fn export(state: AppState) {
 
 /// The MAEV result file of the last run (export, share link, history); `None` before a run.
 pub fn result_json(state: AppState) -> Option<String> {
-    let run = state.maev.run.get_value()?;
-    let rows = state.maev.results.get_untracked();
+    let run = state.results.maev.run.get_value()?;
+    let rows = state.results.maev.results.get_untracked();
     let errors: Vec<String> = rows
         .iter()
         .map(|(_, p)| p.error().unwrap_or_else(|| "not finished".into()))
