@@ -208,29 +208,8 @@ impl Kendall {
         self.pairs.sort_unstable();
 
         // Ties in x and in (x, y), and the distinct x values, along the sorted order.
-        let mut x_run = 1u64;
-        let mut xy_run = 1u64;
-        counts.distinct_x = 1;
-        for w in self.pairs.windows(2) {
-            let (a, b) = (w[0], w[1]);
-            if a >> 64 == b >> 64 {
-                x_run += 1;
-                if a == b {
-                    xy_run += 1;
-                } else {
-                    counts.joint_ties += choose2(xy_run);
-                    xy_run = 1;
-                }
-            } else {
-                counts.x_ties += choose2(x_run);
-                counts.joint_ties += choose2(xy_run);
-                counts.distinct_x += 1;
-                x_run = 1;
-                xy_run = 1;
-            }
-        }
-        counts.x_ties += choose2(x_run);
-        counts.joint_ties += choose2(xy_run);
+        (counts.x_ties, counts.distinct_x) = tie_runs(self.pairs.iter().map(|p| p >> 64));
+        (counts.joint_ties, _) = tie_runs(self.pairs.iter().copied());
 
         // Discordant pairs: i < j in (x, y) order with y_i > y_j. Pairs tied in x have y in
         // ascending order, and pairs tied in y are not strict inversions, so neither is counted.
@@ -241,18 +220,7 @@ impl Kendall {
         counts.discordant = sort_counting_inversions(&mut self.ys, &mut self.scratch);
 
         // Ties in y along the now sorted y values.
-        let mut y_run = 1u64;
-        counts.distinct_y = 1;
-        for w in self.ys.windows(2) {
-            if w[0] == w[1] {
-                y_run += 1;
-            } else {
-                counts.y_ties += choose2(y_run);
-                counts.distinct_y += 1;
-                y_run = 1;
-            }
-        }
-        counts.y_ties += choose2(y_run);
+        (counts.y_ties, counts.distinct_y) = tie_runs(self.ys.iter().copied());
         counts
     }
 }
@@ -266,6 +234,24 @@ pub(super) fn key(v: f64) -> u64 {
     } else {
         bits | (1 << 63)
     }
+}
+
+/// Along a sorted, non-empty sequence: Σ t(t−1)/2 over its runs of t equal values (the pairs
+/// tied), and the number of runs (the distinct values).
+fn tie_runs<T: PartialEq>(mut sorted: impl Iterator<Item = T>) -> (u64, u64) {
+    let Some(mut last) = sorted.next() else { return (0, 0) };
+    let (mut ties, mut distinct, mut run) = (0, 1, 1u64);
+    for v in sorted {
+        if v == last {
+            run += 1;
+        } else {
+            ties += choose2(run);
+            distinct += 1;
+            run = 1;
+            last = v;
+        }
+    }
+    (ties + choose2(run), distinct)
 }
 
 pub(super) fn choose2(t: u64) -> u64 {
