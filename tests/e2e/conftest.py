@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from fakes.openai import FakeOpenAI  # noqa: E402
 from fakes.llama import FakeLlamaServer  # noqa: E402
+from engine import EngineDied, RealLlamaServer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = Path(os.environ.get("HJ_DIST", ROOT / "dist"))
@@ -172,52 +173,13 @@ def images(tmp_path_factory):
 # --- The real engine: llama.cpp's llama-server with SmolLM2-135M-Instruct -------------------
 
 
-class RealLlamaServer:
-    """A real llama-server (scripts/real_engine.sh builds it) on a free loopback port. With
-    `vision`, it loads the random-weight projector so images take llama.cpp's real image path."""
-
-    def __init__(self, engine_dir, vision, extra=()):
-        import socket
-
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}/v1"
-        args = [
-            str(engine_dir / "bin" / "llama-server"),
-            "-m", str(engine_dir / "SmolLM2-135M-Instruct.Q4_1.gguf"),
-            "--alias", "smollm2-135m",
-            "--host", "127.0.0.1", "--port", str(self.port),
-            "-t", "2", "-c", "8192", "-np", "2",
-            *extra,
-        ]
-        if vision:
-            args += ["--mmproj", str(engine_dir / "projector.gguf")]
-        self.log = open(engine_dir / f"server-{self.port}.log", "wb")
-        self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT)
-        import time
-        import urllib.request
-
-        end = time.time() + 60
-        while time.time() < end:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"llama-server exited with {self.proc.returncode}; see {self.log.name}")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/health", timeout=1) as r:
-                    if b'"ok"' in r.read():
-                        return
-            except OSError:
-                pass
-            time.sleep(0.2)
-        raise RuntimeError("llama-server did not become ready within 60 s")
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        self.log.close()
+def _start_engine(engine_dir, vision):
+    """The engine as the suite starts it (engine.py); one that cannot serve fails each test that
+    needs it with one line (the signal and its meaning, the log's last lines), not a traceback."""
+    try:
+        return RealLlamaServer(engine_dir, vision=vision)
+    except EngineDied as e:
+        pytest.fail(str(e), pytrace=False)
 
 
 @pytest.fixture(scope="session")
@@ -233,7 +195,7 @@ def engine_dir():
 @pytest.fixture(scope="session")
 def real_vlm(engine_dir):
     """SmolLM2 with the projector: accepts images."""
-    server = RealLlamaServer(engine_dir, vision=True)
+    server = _start_engine(engine_dir, vision=True)
     yield server
     server.stop()
 
@@ -241,6 +203,6 @@ def real_vlm(engine_dir):
 @pytest.fixture(scope="session")
 def real_text_llm(engine_dir):
     """SmolLM2 alone: answers 500 to an image, as a text-only llama-server does."""
-    server = RealLlamaServer(engine_dir, vision=False)
+    server = _start_engine(engine_dir, vision=False)
     yield server
     server.stop()
