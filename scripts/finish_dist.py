@@ -24,12 +24,22 @@
 
 6. The site file: `public/site.json`, if there is one, is copied into dist/; dist/site.json is
    checked with scripts/check_site_json.py, and a refused one (a key in it, an unknown field,
-   a bad id) fails the build with its sentence.
+   a bad id) fails the build with its sentence. Then it is written into every page
+   (`embed_site`: index.html, embed.html, lab/index.html) as
+   `<script type="application/json" id="hj-site">`, `null` for none, so the page needs no
+   request before its first paint; the static shell shows the site's title and tagline. An
+   owner who edits dist/site.json on the host without rebuilding still reaches visitors: the
+   page asks the host for it once it is up and uses the host's copy from the next visit
+   (src/files/site_fresh.rs). `scripts/finish_dist.py --site dist` writes an edited
+   dist/site.json into the pages again without a rebuild, so even the next visit has it.
 
-Usage: scripts/finish_dist.py [--chunks DIR] dist [dist/lab ...]"""
+Usage: scripts/finish_dist.py [--chunks DIR] dist [dist/lab ...]
+       scripts/finish_dist.py --site dist"""
 
 import base64
 import hashlib
+import html as html_text
+import json
 import re
 import subprocess
 import sys
@@ -61,7 +71,7 @@ def minify_glue(page_dir, html):
     return html
 
 
-def externalise_loader(page_dir, html):
+def externalise_loader(page_dir, html, site_path="site.json"):
     m = INLINE_LOADER.search(html)
     if not m:
         if "start-" in html:
@@ -69,8 +79,13 @@ def externalise_loader(page_dir, html):
         sys.exit(f"{page_dir}/index.html: Trunk's inline loader was not found")
     glue = re.search(r"from '\./([^']+\.js)'", m.group(1)).group(1)
     wasm = re.search(r"module_or_path: '\./([^']+\.wasm)'", m.group(1)).group(1)
-    # Only what the app needs: instantiate the wasm (its `main` mounts the page).
-    loader = f"import init from './{glue}';\nawait init({{ module_or_path: './{wasm}' }});\n".encode()
+    # Only what the app needs: ask the host for the site file beside the wasm (the page uses the
+    # answer if it is here when the app starts, never waiting for it: src/ui/site.rs), then
+    # instantiate the wasm (its `main` mounts the page). `window.hjSite` settles to the text,
+    # null for none (404), or undefined for a failure.
+    site = ("window.hjSite = fetch('" + site_path + "', { cache: 'no-cache', credentials: 'same-origin', "
+            "redirect: 'error' }).then(r => r.status === 404 ? null : r.ok ? r.text() : undefined).catch(() => undefined);\n")
+    loader = (site + f"import init from './{glue}';\nawait init({{ module_or_path: './{wasm}' }});\n").encode()
     name = f"start-{hashlib.sha256(loader).hexdigest()[:16]}.js"
     (page_dir / name).write_bytes(loader)
     tag = f'<script type=module src=./{name} integrity={sri(loader)}></script>'
@@ -159,7 +174,56 @@ def place_site_file(page_dir):
         print(f"checked the site file {placed}")
 
 
+SITE_TAG = re.compile(r'[ \t]*<script type="application/json" id="hj-site">.*?</script>\n?', re.S)
+
+
+def embed_site(html, text):
+    """`html` with the site file `text` (None: none) written in as `#hj-site`: a JSON string
+    whose `<` are escaped, so it cannot end the element (read by src/files/site_fresh.rs's
+    `read_embedded`), replacing any earlier copy; the static shell takes the site's title and
+    tagline."""
+    data = "null" if text is None else json.dumps(text).replace("<", "\\u003c")
+    html = SITE_TAG.sub("", html)
+    html = html.replace("</head>", f'  <script type="application/json" id="hj-site">{data}</script>\n  </head>', 1)
+    try:  # the shell's title: only from a file that reads (the page says why one does not)
+        site = json.loads(text) if text else {}
+    except ValueError:
+        site = {}
+    site = site if isinstance(site, dict) else {}
+    if isinstance(site.get("title"), str):
+        html = re.sub(r"<title>.*?</title>", f"<title>{html_text.escape(site['title'])}</title>", html, count=1, flags=re.S)
+        html = re.sub(r'(<div id="static-shell"[^>]*>\s*<header class="topbar">\s*<h1>).*?(</h1>)',
+                      lambda m: m.group(1) + html_text.escape(site["title"]) + m.group(2), html, count=1, flags=re.S)
+    if isinstance(site.get("tagline"), str):
+        html = re.sub(r'(<div id="static-shell".*?<p class="tagline">).*?(</p>)',
+                      lambda m: m.group(1) + html_text.escape(site["tagline"]) + m.group(2), html, count=1, flags=re.S)
+    return html
+
+
+def site_text(dist):
+    placed = Path(dist) / "site.json"
+    return placed.read_text(encoding="utf-8") if placed.is_file() else None
+
+
+def embed_site_in_pages(dist):
+    """Writes dist/site.json (checked) into dist's pages again: index.html, embed.html and
+    lab/index.html."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from check_site_json import problem
+
+    text = site_text(dist)
+    if text is not None and (why := problem(text)):
+        sys.exit(f"{Path(dist) / 'site.json'}: {why}")
+    for page in [Path(dist) / "index.html", Path(dist) / "embed.html", Path(dist) / "lab" / "index.html"]:
+        if page.is_file():
+            page.write_text(embed_site(page.read_text(), text))
+            print(f"wrote the site file into {page}")
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--site"]:
+        embed_site_in_pages(sys.argv[2])
+        sys.exit(0)
     args = sys.argv[1:]
     split_root = None
     if args[:1] == ["--chunks"]:
@@ -170,9 +234,12 @@ if __name__ == "__main__":
         html = minify_glue(d, html)
         if split_root is not None:
             html = place_chunks(d, html, split_root)
-        html = externalise_loader(d, html)
+        html = externalise_loader(d, html, "site.json" if d == Path(args[0]) else "../site.json")
         page.write_text(html)
         copy_in_browser_judge(d)
         if d == Path(args[0]):
-            (d / "embed.html").write_text(html)
             place_site_file(d)
+        html = embed_site(html, site_text(args[0]))
+        page.write_text(html)
+        if d == Path(args[0]):
+            (d / "embed.html").write_text(html)

@@ -9,4 +9,6 @@ pub mod history;
 pub mod result_file;
 pub mod share;
 pub mod site;
+pub mod site_fresh;
+pub mod site_suggested;
 pub mod storage_refusal;

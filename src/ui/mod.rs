@@ -26,8 +26,8 @@ pub fn start() {
     if site::refuse_frame() {
         return;
     }
-    // The site file first: it chooses the defaults the page starts with. The static shell
-    // stays up meanwhile.
+    // The site file first: it chooses the defaults the page starts with (built into the page,
+    // so no request; a page the build did not finish fetches it, the static shell up meanwhile).
     wasm_bindgen_futures::spawn_local(async {
         site::load("site.json").await;
         remove_static_shell();
@@ -37,6 +37,8 @@ pub fn start() {
             show_crash_banner();
         }
         mark_interactive();
+        // Then, with the page up, whether the owner edited the host's site.json since the build.
+        site::revalidate().await;
     });
 }
 
@@ -50,6 +52,7 @@ pub fn start_lab() {
         site::load("../site.json").await;
         leptos::mount::mount_to_body(lab::lab_app::LabApp);
         mark_interactive();
+        site::revalidate().await;
     });
 }
 

@@ -8,8 +8,8 @@ use crate::scoring::aggregate::GAMMA_DEFAULT;
 use crate::metrics::fidelity::Fidelity;
 use crate::metrics::CriterionSet;
 use crate::metrics::Metric;
-use crate::providers::PRESETS;
 use crate::ui::backend::state::{load_parsed, BackendState};
+use crate::files::site_suggested::{keep, suggested_base_url, suggested_model, Suggested};
 use crate::web::storage;
 
 /// What both pages show and share: the metric and its settings, the backend, the size images
@@ -31,18 +31,23 @@ pub struct Settings {
     /// HarmonicEval's criteria to request and aggregate (all five by default).
     pub he_criteria: RwSignal<CriterionSet>,
     pub gamma: RwSignal<f64>,
+    /// Said once: the site's suggestion changed since the last visit where the visitor keeps a
+    /// value of their own (`files::site_suggested::changed_note`).
+    pub site_note: RwSignal<Option<String>>,
 }
+
+
 
 pub const DEFAULT_MAX_SIDE: u32 = 1024;
 
 impl Settings {
     /// The settings kept on this device (and the key where the user chose), or the defaults.
     pub fn restore() -> Settings {
-        // The site file's judge and metrics are the defaults; what the visitor chose wins.
+        // The site file's judge and metrics are the suggestions; what the visitor chose wins.
+        // Only what they chose is stored (`persist_settings`), so the rest follows the site.
         let site = crate::ui::site::get();
-        let preset_id = storage::load_setting("hj.preset")
-            .or_else(|| site.judge.as_ref().map(|j| j.provider.clone()))
-            .unwrap_or_else(|| PRESETS[0].id.into());
+        let suggested = Suggested::of(&site);
+        let preset_id = storage::load_setting("hj.preset").unwrap_or_else(|| suggested.preset.clone());
         let offered = site.offered();
         let metric = storage::load_setting("hj.metric")
             .and_then(|m| Metric::from_id(&m))
@@ -57,6 +62,7 @@ impl Settings {
             storage_error: RwSignal::new(None),
             he_criteria: RwSignal::new(CriterionSet::default()),
             gamma: RwSignal::new(GAMMA_DEFAULT),
+            site_note: crate::ui::site::changed_note(),
         }
     }
 
@@ -103,14 +109,32 @@ pub fn persist_settings(state: Settings) {
             &value,
         ))
     };
-    Effect::new(move |_| kept(crate::web::storage::save_setting("hj.preset", &state.provider.preset.get())));
-    Effect::new(move |_| kept(crate::web::storage::save_setting("hj.metric", state.metric.get().id())));
+    // The provider, metric, base URL and model are stored only where they differ from what
+    // the site (or the app) suggests, so what the visitor never chose follows the site.
+    let site = crate::ui::site::get();
+    let suggested = Suggested::of(&site);
+    let suggested_preset = suggested.preset.clone();
+    Effect::new(move |_| {
+        let preset = state.provider.preset.get();
+        kept(storage::keep_setting("hj.preset", keep(&preset, &suggested_preset)))
+    });
+    let suggested_metric = suggested.metric;
+    Effect::new(move |_| kept(storage::keep_setting("hj.metric", keep(state.metric.get().id(), &suggested_metric))));
+    let per_provider_suggested = move |name: &'static str, value: String, suggestion: String| {
+        let preset = state.provider.preset.get_untracked();
+        kept(storage::keep_provider_setting(&preset, name, keep(&value, &suggestion)))
+    };
     // A user:password@ typed into the base URL is refused when sending and never stored.
+    let site_for_url = site.clone();
     Effect::new(move |_| {
         let url = crate::providers::without_credentials(&state.provider.base_url.get());
-        per_provider("base_url", url)
+        let suggestion = suggested_base_url(&site_for_url, &state.provider.preset.get_untracked());
+        per_provider_suggested("base_url", url, suggestion)
     });
-    Effect::new(move |_| per_provider("model", state.provider.model.get()));
+    Effect::new(move |_| {
+        let model = state.provider.model.get();
+        per_provider_suggested("model", model, suggested_model(&site, &state.provider.preset.get_untracked()))
+    });
     Effect::new(move |_| per_provider("detail", state.provider.image_detail.get().id().into()));
     Effect::new(move |_| per_provider("concurrency", state.provider.concurrency.get().to_string()));
     Effect::new(move |_| per_provider("repeatable", state.provider.repeatable.get().to_string()));

@@ -1,8 +1,12 @@
-//! The site file in the page: `site.json` fetched from the page's own origin before the app
-//! mounts (a 404 means there is none: today's defaults), read by the core (`crate::files::site`, in the
-//! `site` chunk, so a site without one never downloads the reader), and kept for the settings,
-//! the top bar, the metric picker and the in-page judge to read. Also: whether the page is the
-//! embed, and the refusal to run inside another site's frame.
+//! The site file in the page: the copy the build wrote into the page (`#hj-site`, see
+//! `crate::files::site_fresh`), so no request comes before the first paint, or a copy of the
+//! host's `site.json` learned on an earlier visit when the owner edited it without rebuilding;
+//! a page the build did not finish (Trunk's own serve) fetches `site.json` from its own origin
+//! before the app mounts, as before (a 404 means there is none: today's defaults). It is read by
+//! the core (`crate::files::site`, in the `site` chunk, so a site without one never downloads the
+//! reader), and kept for the settings, the top bar, the metric picker and the in-page judge to
+//! read. [`revalidate`], after the page is up, learns of an owner's edit. Also: whether the page
+//! is the embed, and the refusal to run inside another site's frame.
 
 use std::rc::Rc;
 
@@ -98,15 +102,96 @@ fn parse_loaded(text: String) -> Result<Result<Site, String>, crate::ui::widgets
     Ok(crate::files::site::parse(&text))
 }
 
-/// Fetches and reads the site file at `path` (`site.json`, or `../site.json` from the lab).
+/// Where the host's site file, learned against one build, is kept (`site_fresh::to_keep`).
+const KEPT: &str = "hj.site.file";
+
+/// What the build wrote into the page (`#hj-site`): `Some(None)` built without a site file,
+/// `Some(Some(raw))` with one, as written (a JSON string, read in the `site` chunk); `None`
+/// where the build wrote nothing (then the page fetches `site.json` first).
+fn built_in() -> Option<Option<String>> {
+    let doc = web_sys::window()?.document()?;
+    let raw = doc.get_element_by_id("hj-site")?.text_content()?;
+    Some(Some(raw).filter(|r| r.trim() != "null"))
+}
+
+/// In the `site` chunk, everything past what the page holds: the text of the built-in copy
+/// (`raw`, as the build wrote it), the host's answer and the kept copy give the text to use and
+/// what to keep now (`None`: forget it).
+#[leptos::wasm_split::wasm_split(site, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn settle(
+    raw: Option<String>,
+    host: Option<Option<String>>,
+    kept: Option<String>,
+) -> Result<(Option<String>, Option<Option<String>>), crate::ui::widgets::lazy::ChunkMissing> {
+    use crate::files::site_fresh::{read_embedded, to_keep, to_use};
+    let built = match raw.map(|r| read_embedded(&r)) {
+        Some(Ok(text)) => text,
+        Some(Err(())) | None => None,
+    };
+    // The host's answer decides what is kept now; without one, what was kept before stands.
+    let keep = host.map(|host| to_keep(built.as_deref(), host.as_deref()));
+    let kept_now = keep.clone().unwrap_or(kept);
+    Ok((to_use(built.as_deref(), kept_now.as_deref()), keep))
+}
+
+/// What the host answered for `site.json` to the request the page's loader started beside the
+/// wasm (`window.hjSite`, scripts/finish_dist.py): `Some(Some(text))`, `Some(None)` for none
+/// (404), `None` for no answer (yet, with `settled_only`) or a failure.
+async fn host_copy(settled_only: bool) -> Option<Option<String>> {
+    let window = web_sys::window()?;
+    let pending: js_sys::Promise = js_sys::Reflect::get(&window, &"hjSite".into()).ok()?.dyn_into().ok()?;
+    let promise = if settled_only {
+        // Whichever is settled first: the answer, if it is already here, else "not yet".
+        js_sys::Promise::race(&js_sys::Array::of2(&pending, &js_sys::Promise::resolve(&wasm_bindgen::JsValue::UNDEFINED)))
+    } else {
+        pending
+    };
+    let answer = JsFuture::from(promise).await.ok()?;
+    if answer.is_null() {
+        return Some(None);
+    }
+    let text = answer.as_string()?;
+    crate::files::gate::size(crate::files::gate::Origin::Any, text.len() as f64).ok()?;
+    Some(Some(text))
+}
+
+/// The site file's text, from the page, the host's answer beside the wasm or the kept copy
+/// (`site_fresh`), storing what to keep; `None`: no site file. Without the chunk where there is
+/// no site file anywhere (built without one, none kept, the host has none or has not answered).
+async fn settled_text(raw: Option<String>, host: Option<Option<String>>) -> Result<Option<String>, ()> {
+    let kept = crate::web::storage::load_setting(KEPT);
+    if raw.is_none() && kept.is_none() && !matches!(host, Some(Some(_))) {
+        return Ok(None);
+    }
+    let (text, keep) = crate::ui::widgets::lazy::loading(settle(raw, host, kept)).await.map_err(|_| ())?;
+    if let Some(keep) = keep {
+        crate::web::storage::keep_setting(KEPT, keep.as_deref()).ok();
+    }
+    Ok(text)
+}
+
+/// Reads the site file (`site.json`, or `../site.json` from the lab at `path`) with no request
+/// before the page shows: the host's answer when it arrived beside the wasm (an owner's edit
+/// since the build counts at once, and is kept for the next visits), else the copy the build
+/// wrote in (or the host's, learned on an earlier visit). A page the build did not finish
+/// fetches it first, as before.
 pub async fn load(path: &str) {
-    let outcome = match get_site_text(path, true, crate::files::gate::Origin::Any).await {
+    let fetched = match built_in() {
+        Some(raw) => settled_text(raw, host_copy(true).await).await.map_err(|_| None),
+        None => get_site_text(path, true, crate::files::gate::Origin::Any).await,
+    };
+    let text = match fetched {
         Ok(None) => return,
-        Ok(Some(text)) => match crate::ui::widgets::lazy::loading(parse_loaded(text)).await {
-            Ok(read) => read,
-            Err(_) => Err(crate::ui::widgets::lazy::missing("reading this site's site.json")),
-        },
-        Err(refused) => Err(refused.unwrap_or_else(|| "This site's site.json could not be fetched; the page keeps its defaults.".to_string())),
+        Ok(Some(text)) => text,
+        Err(refused) => {
+            let m = refused.unwrap_or_else(|| "This site's site.json could not be fetched; the page keeps its defaults.".to_string());
+            PROBLEM.with(|p| *p.borrow_mut() = Some(m));
+            return;
+        }
+    };
+    let outcome = match crate::ui::widgets::lazy::loading(parse_loaded(text)).await {
+        Ok(read) => read,
+        Err(_) => Err(crate::ui::widgets::lazy::missing("reading this site's site.json")),
     };
     match outcome {
         Ok(site) => SITE.with(|s| *s.borrow_mut() = Rc::new(site)),
@@ -115,6 +200,58 @@ pub async fn load(path: &str) {
     if let (Some(title), Some(doc)) = (get().title.clone(), web_sys::window().and_then(|w| w.document())) {
         doc.set_title(&title);
     }
+}
+
+/// After the page is up: waits for the host's answer to the loader's request (a page the build
+/// finished has both the copy and the request) and keeps it for the next visit where it
+/// differs from the built-in copy. Nothing where the build wrote no copy (the page fetched it
+/// just now) or the host did not answer.
+pub async fn revalidate() {
+    let Some(raw) = built_in() else { return };
+    let Some(host) = host_copy(false).await else { return };
+    let _ = settled_text(raw, Some(host)).await;
+}
+
+/// Where the suggestion of the last visit is remembered (`site_suggested::Suggested`, JSON).
+const SUGGESTED_KEY: &str = "hj.site.suggested";
+
+/// The note said once when the site's suggestion changed since the last visit while the
+/// visitor keeps a value of their own (`site_suggested::changed_note`): a signal set soon
+/// after, from the `site` chunk, and only where there is a site file now or a suggestion was
+/// remembered (a site without one never fetches the chunk for it).
+pub fn changed_note() -> leptos::prelude::RwSignal<Option<String>> {
+    use leptos::prelude::Set;
+    let note = leptos::prelude::RwSignal::new(None);
+    let remembered = crate::web::storage::load_setting(SUGGESTED_KEY);
+    if remembered.is_some() || *get() != Site::default() {
+        wasm_bindgen_futures::spawn_local(async move {
+            if let Ok(Some(said)) = crate::ui::widgets::lazy::loading(suggestion_changed(remembered)).await {
+                note.try_set(Some(said));
+            }
+        });
+    }
+    note
+}
+
+/// In the `site` chunk: compares the suggestion now with the one `remembered`, against what
+/// the visitor stored themselves, and remembers the one now.
+#[leptos::wasm_split::wasm_split(site, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn suggestion_changed(remembered: Option<String>) -> Result<Option<String>, crate::ui::widgets::lazy::ChunkMissing> {
+    use crate::files::site_suggested::{changed_note, Own, Suggested};
+    use crate::web::storage::{load_provider_setting, load_setting, save_setting};
+    let now = Suggested::of(&get());
+    let before = remembered.as_deref().and_then(Suggested::from_json);
+    let own = Own {
+        preset: load_setting("hj.preset"),
+        base_url: load_provider_setting(&now.preset, "base_url"),
+        model: load_provider_setting(&now.preset, "model"),
+        metric: load_setting("hj.metric"),
+    };
+    let note = changed_note(before.as_ref(), &now, &own);
+    if before.as_ref() != Some(&now) {
+        save_setting(SUGGESTED_KEY, &now.to_json()).ok();
+    }
+    Ok(note)
 }
 
 /// Whether a page of another origin frames this one (reading its address is then refused).

@@ -43,6 +43,19 @@ pub fn save_setting(key: &str, value: &str) -> Result<(), String> {
     })
 }
 
+/// Stores a setting (`Some`) or forgets it (`None`): what the visitor chose where it differs
+/// from what the page suggests, nothing where it is the suggestion
+/// (`crate::files::site_suggested::keep`).
+pub fn keep_setting(key: &str, value: Option<&str>) -> Result<(), String> {
+    match value {
+        Some(v) => save_setting(key, v),
+        None => {
+            remove(local(), key).ok();
+            Ok(())
+        }
+    }
+}
+
 /// Reads and forgets a setting (a hand-over from the other page, read once).
 pub fn take_setting(key: &str) -> Option<String> {
     let value = get(local(), key)?;
@@ -71,7 +84,12 @@ pub fn load_provider_setting(preset: &str, name: &str) -> Option<String> {
 }
 
 pub fn save_provider_setting(preset: &str, name: &str, value: &str) -> Result<(), String> {
-    save_setting(&format!("hj.{preset}.{name}"), value)
+    keep_provider_setting(preset, name, Some(value))
+}
+
+/// Stores (`Some`) or forgets (`None`) a provider's setting, as [`keep_setting`].
+pub fn keep_provider_setting(preset: &str, name: &str, value: Option<&str>) -> Result<(), String> {
+    keep_setting(&format!("hj.{preset}.{name}"), value)
 }
 
 fn api_key_name(preset: &str) -> String {

@@ -20,12 +20,14 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.support.ui import Select
 
 from app_page import CRITERIA, AppPage, tid
 from conftest import DIST, ROOT, _StaticHandler
 
 sys.path.insert(0, str(ROOT / "scripts"))
+import finish_dist  # noqa: E402
 from check_site_json import problem  # noqa: E402
 
 CHECK_SITE = ROOT / "scripts" / "check_site.py"
@@ -38,16 +40,31 @@ def serve(directory, handler=_StaticHandler):
     return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/"
 
 
-def site_dir(tmp_path, site=None, name="site"):
-    """dist/ as deployed (each entry linked, not copied), with this site.json."""
+def site_dir(tmp_path, site=None, name="site", built=True):
+    """dist/ as deployed (each entry linked, not copied), with this site.json: built with it, so
+    written into the pages as scripts/finish_dist.py does, or, with `built=False`, dropped on
+    the host after a build without one (the pages say `null`)."""
     d = tmp_path / name
     d.mkdir()
+    text = None if site is None else site if isinstance(site, str) else json.dumps(site)
     for entry in DIST.iterdir():
-        if entry.name != "site.json":
+        if entry.name not in ("site.json", "index.html", "embed.html", "lab"):
             (d / entry.name).symlink_to(entry)
-    if site is not None:
-        (d / "site.json").write_text(site if isinstance(site, str) else json.dumps(site))
+    (d / "lab").mkdir()
+    for entry in (DIST / "lab").iterdir():
+        if entry.name != "index.html":
+            (d / "lab" / entry.name).symlink_to(entry)
+    if text is not None:
+        (d / "site.json").write_text(text)
+    rebuild_pages(d, text if built else None)
     return d
+
+
+def rebuild_pages(d, text):
+    """The pages of `d` as a build with site file `text` writes them (finish_dist.embed_site)."""
+    for page in ["index.html", "embed.html", "lab/index.html"]:
+        (d / page).unlink(missing_ok=True)
+        (d / page).write_text(finish_dist.embed_site((DIST / page).read_text(), text))
 
 
 @pytest.fixture
@@ -133,6 +150,113 @@ def test_a_fresh_visitor_judges_through_the_owners_proxy_with_no_key(browser, si
     page.el("copy-embed-button").click()
     code = page.el("embed-code").text
     assert re.search(r'<iframe src="http://127\.0\.0\.1:\d+/embed\.html\?embed#r=', code), code
+
+
+def test_a_returning_visitor_follows_the_owners_changes_and_keeps_what_they_chose(browser, tmp_path, fake):
+    """The owner edits site.json between visits (same browser profile, same origin): the new
+    title, judge model and metrics reach the visitor for everything they never set; a model they
+    typed themselves stays, and the page says once that the site's suggestion changed."""
+    def owner(title, model, metrics):
+        return {"title": title, "judge": {"provider": "openai", "base_url": fake.url, "model": model},
+                "metrics": metrics}
+
+    d = site_dir(tmp_path, owner("Owner one", "model-one", ["harmonic_eval", "fleur"]), "owner")
+
+    def edit(config):
+        (d / "site.json").write_text(json.dumps(config))
+        run = subprocess.run([sys.executable, str(ROOT / "scripts" / "finish_dist.py"), "--site", str(d)],
+                             capture_output=True, text=True)
+        assert run.returncode == 0 and "wrote the site file into" in run.stdout, run.stdout + run.stderr
+
+    httpd, url = serve(d)
+    try:
+        def suggested(model):
+            # The page remembers the site's suggestion once it has compared it (the `site` chunk).
+            page.wait_for(lambda dr: model in (dr.execute_script("return localStorage.getItem('hj.site.suggested')") or ""),
+                          f"the suggestion of {model} to be remembered")
+
+        def no_note():
+            assert not browser.find_elements(*tid("site-changed-note"))
+            with pytest.raises(TimeoutException):  # nor does one come a moment later
+                page.wait_for(lambda dr: dr.find_elements(*tid("site-changed-note")), "a note", 1)
+
+        page = AppPage(browser, url)
+        assert page.el("site-title").text == "Owner one"
+        assert page.el("model-input").get_attribute("value") == "model-one"
+        assert options(page) == ["harmonic_eval", "fleur"]
+        suggested("model-one")
+        no_note()  # a first visit has nothing to say
+        # The owner changes the title, the judge's model and the metrics (FLEUR first now), and
+        # rebuilds (or writes it into the pages with `finish_dist.py --site`).
+        edit(owner("Owner two", "model-two", ["fleur", "harmonic_eval"]))
+        page = AppPage(browser, url)
+        assert page.el("site-title").text == "Owner two"
+        assert page.el("model-input").get_attribute("value") == "model-two", "the visitor never set the model"
+        assert options(page) == ["fleur", "harmonic_eval"]
+        assert Select(page.el("metric-select")).first_selected_option.get_attribute("value") == "fleur", \
+            "the visitor never chose a metric: the site's first"
+        suggested("model-two")
+        no_note()  # nothing of the visitor's was overridden
+        # The visitor types a model of their own; the owner changes theirs again.
+        page.fill("model-input", "my-own-model")
+        page.wait_for(lambda dr: dr.execute_script("return localStorage.getItem('hj.openai.model')") == "my-own-model",
+                      "the visitor's model to be kept")
+        edit(owner("Owner three", "model-three", ["fleur", "harmonic_eval"]))
+        page = AppPage(browser, url)
+        assert page.el("site-title").text == "Owner three"
+        assert page.el("model-input").get_attribute("value") == "my-own-model", "what the visitor typed stays"
+        page.wait_for(lambda dr: dr.find_elements(*tid("site-changed-note")), "the note that the suggestion changed")
+        note = page.el("site-changed-note").text
+        assert "model-three" in note and "model-two" in note and "my-own-model" in note, note
+        # Said once: the next visit has no note, and the visitor's model still stands.
+        page = AppPage(browser, url)
+        no_note()
+        assert page.el("model-input").get_attribute("value") == "my-own-model"
+        # Choosing the site's model again hands the field back to the site.
+        page.fill("model-input", "model-three")
+        page.wait_for(lambda dr: dr.execute_script("return localStorage.getItem('hj.openai.model')") is None,
+                      "the suggestion not to be stored as a choice")
+    finally:
+        httpd.shutdown()
+
+
+def test_an_owner_who_edits_the_hosts_site_json_without_rebuilding_reaches_the_next_visit(browser, tmp_path, fake):
+    """The site file is in the page (no request before it shows); the loader asks the host for
+    site.json beside the wasm. An edit of dist/site.json on the host is used as soon as the
+    host's answer is there when the app starts, and kept for the visits after."""
+    d = site_dir(tmp_path, {"title": "Built in", "metrics": ["harmonic_eval", "fleur"]}, "edited")
+    httpd, url = serve(d)
+    try:
+        page = AppPage(browser, url)
+        assert page.el("site-title").text == "Built in"
+        assert "hj-site" in browser.page_source and "Built in" in browser.title
+        # Same file on the host: nothing kept.
+        page.wait_for(lambda dr: dr.execute_script("return window.hjSite && true"), "the loader's request")
+        assert browser.execute_script("return localStorage.getItem('hj.site.file')") is None
+        (d / "site.json").write_text(json.dumps({"title": "Edited on the host", "metrics": ["maev"]}))
+        seen = []
+        for _ in range(2):  # this visit uses the host's answer if it came first; the next always
+            page = AppPage(browser, url)
+            seen.append(page.el("site-title").text)
+            page.wait_for(lambda dr: dr.execute_script("return localStorage.getItem('hj.site.file')"),
+                          "the host's copy to be kept")
+        assert seen[-1] == "Edited on the host", seen
+        assert options(page) == ["maev"]
+        kept = json.loads(browser.execute_script("return localStorage.getItem('hj.site.file')"))
+        assert json.loads(kept["text"])["title"] == "Edited on the host" and "Built in" in kept["built"]
+        # The owner removes the host's file: the page falls back to no site file at all.
+        (d / "site.json").unlink()
+        for _ in range(2):
+            page = AppPage(browser, url)
+        assert page.el("site-title").text == "harmonic-judge"
+        assert options(page) == ["harmonic_eval", "fleur", "ref_fleur", "g_veval", "maev"]
+        # A rebuild with another site file makes the kept copy stale: the new built-in one wins.
+        rebuild_pages(d, json.dumps({"title": "Rebuilt"}))
+        (d / "site.json").write_text(json.dumps({"title": "Rebuilt"}))
+        page = AppPage(browser, url)
+        assert page.el("site-title").text == "Rebuilt"
+    finally:
+        httpd.shutdown()
 
 
 def test_a_site_file_with_a_key_is_refused_in_one_sentence_and_the_page_keeps_its_defaults(browser, site):

@@ -50,6 +50,8 @@ pub fn JudgeSettings(settings: Settings, page: Option<AppState>) -> impl IntoVie
                 <span class="judge-line" class:warn=needs_key>{move || summary(settings)}</span>
                 <span class="judge-open">{move || if open.get() { "hide settings" } else { "settings" }}</span>
             </button>
+            // Said once (the next visit has none): the site's suggestion changed.
+            {move || settings.site_note.get().map(|note| view! { <p class="hint" data-testid="site-changed-note" role="status">{note}</p> })}
             <div class="judge-body" id="judge-body" class:hidden=move || !open.get()>
                 <FidelityPanel settings=settings/>
                 <BackendPanel settings=settings page=page/>

@@ -31,7 +31,7 @@ impl FleurState {
     }
 }
 
-/// This room's results in the evaluator's state (`AppState::fleur`, made by the registry).
+/// This room's results in the evaluator's state (`AppState::results.fleur`, in the registry's `MetricResults`).
 pub(crate) type State = FleurState;
 
 /// Fresh results, before any run.

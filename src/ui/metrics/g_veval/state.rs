@@ -32,7 +32,7 @@ impl GvevalState {
     }
 }
 
-/// This room's results in the evaluator's state (`AppState::g_veval`, made by the registry).
+/// This room's results in the evaluator's state (`AppState::results.g_veval`, in the registry's `MetricResults`).
 pub(crate) type State = GvevalState;
 
 /// Fresh results, before any run.

@@ -138,7 +138,7 @@ fn weighting_memo(criteria: [RwSignal<CriterionState>; 5], gamma: RwSignal<f64>)
     })
 }
 
-/// This room's results in the evaluator's state (`AppState::harmonic_eval`, made by the registry).
+/// This room's results in the evaluator's state (`AppState::results.harmonic_eval`, in the registry's `MetricResults`).
 pub(crate) type State = HarmonicEvalState;
 
 /// Fresh results, before any run.

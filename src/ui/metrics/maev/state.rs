@@ -40,7 +40,7 @@ impl MaevState {
     }
 }
 
-/// This room's results in the evaluator's state (`AppState::maev`, made by the registry).
+/// This room's results in the evaluator's state (`AppState::results.maev`, in the registry's `MetricResults`).
 pub(crate) type State = MaevState;
 
 /// Fresh results, before any run.
