@@ -29,7 +29,7 @@ A metric is one room (--check exits 1 otherwise): its names appear only in its t
 (src/metrics/<m>/, src/ui/metrics/<m>/) and the two registries (src/metrics/mod.rs,
 src/ui/metrics/mod.rs). Its names are its module as a path segment (`maev::`,
 `crate::metrics::maev`, `use crate::metrics::{maev}`), its variants after `::`
-(`Metric::Maev`, `Reopened::Maev`, `CandidateBase::maev`; FLEUR's room holds `Fleur` and
+(`Metric::Maev`, `Reopened::Maev`, `CandidateBase::Maev`; FLEUR's room holds `Fleur` and
 `RefFleur`) and its ids as string literals in code (`"maev"`, `"ref_fleur"`). Not names:
 comments, other strings, identifiers that merely contain one (`MaevSettings`, a field
 `maev`), and test code (`#[cfg(test)]` items and `*tests.rs` files, which may build any
@@ -206,7 +206,7 @@ def flat_aliases(mod_rs):
 
 # A metric's names: its module (as a path segment: `maev::`, `metrics::maev`, `use
 # crate::metrics::{maev}`), its variants (after `::`: `Metric::Maev`, `Reopened::Maev`; the
-# room as `CandidateBase::maev`) and its ids (as a string literal: `"maev"`). Each metric's
+# room as `CandidateBase::Maev`) and its ids (as a string literal: `"maev"`). Each metric's
 # room is its two folders; the registries are the one core file and the one page file that
 # write out everything per metric (the metrics read by metric_list.py).
 METRICS = {

@@ -55,14 +55,13 @@ pub fn embedded(text: Option<&str>) -> String {
     }
 }
 
-/// Reads what the build wrote ([`embedded`]): `Ok(None)` for `null`, `Ok(Some(text))` for a
-/// site file, `Err` for anything else (then the page fetches `site.json` as if none were built
-/// in).
-pub fn read_embedded(raw: &str) -> Result<Option<String>, ()> {
-    match serde_json::from_str::<Value>(raw.trim()).map_err(|_| ())? {
-        Value::Null => Ok(None),
-        Value::String(s) => Ok(Some(s)),
-        _ => Err(()),
+/// Reads what the build wrote ([`embedded`]): `Some(None)` for `null`, `Some(Some(text))` for
+/// a site file, `None` for anything else (unreadable: taken as no site file).
+pub fn read_embedded(raw: &str) -> Option<Option<String>> {
+    match serde_json::from_str::<Value>(raw.trim()).ok()? {
+        Value::Null => Some(None),
+        Value::String(s) => Some(Some(s)),
+        _ => None,
     }
 }
 
@@ -103,10 +102,10 @@ mod tests {
         let nasty = r#"{"title": "</script><script>alert(1)</script>"}"#;
         let e = embedded(Some(nasty));
         assert!(!e.contains('<'), "{e}");
-        assert_eq!(read_embedded(&e), Ok(Some(nasty.to_string())));
-        assert_eq!(read_embedded(&embedded(None)), Ok(None));
-        assert_eq!(read_embedded(" null\n"), Ok(None));
-        assert_eq!(read_embedded("{\"title\": 1}"), Err(()));
-        assert_eq!(read_embedded(""), Err(()));
+        assert_eq!(read_embedded(&e), Some(Some(nasty.to_string())));
+        assert_eq!(read_embedded(&embedded(None)), Some(None));
+        assert_eq!(read_embedded(" null\n"), Some(None));
+        assert_eq!(read_embedded("{\"title\": 1}"), None);
+        assert_eq!(read_embedded(""), None);
     }
 }

@@ -124,10 +124,7 @@ fn settle(
     kept: Option<String>,
 ) -> Result<(Option<String>, Option<Option<String>>), crate::ui::widgets::lazy::ChunkMissing> {
     use crate::files::site_fresh::{read_embedded, to_keep, to_use};
-    let built = match raw.map(|r| read_embedded(&r)) {
-        Some(Ok(text)) => text,
-        Some(Err(())) | None => None,
-    };
+    let built = raw.and_then(|r| read_embedded(&r)).flatten();
     // The host's answer decides what is kept now; without one, what was kept before stands.
     let keep = host.map(|host| to_keep(built.as_deref(), host.as_deref()));
     let kept_now = keep.clone().unwrap_or(kept);
