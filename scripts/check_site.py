@@ -157,13 +157,34 @@ def check_headers(rep, base):
 
 def check_site_json(rep, base):
     status, headers, body = get(urljoin(base, "site.json"))
+    host = None
     if status == 404:
         rep.ok("site.json: none (the page uses its defaults)")
     elif status != 200:
         rep.fail(f"site.json: HTTP {status or 'unreachable'}")
+        return
     else:
-        why = site_json_problem(body.decode("utf-8", "replace"))
+        host = body.decode("utf-8", "replace")
+        why = site_json_problem(host)
         (rep.fail if why else rep.ok)(f"site.json: {why or 'valid'}")
+    # The copy the build wrote into the page (scripts/finish_dist.py): a different host file is
+    # an owner's edit without a rebuild, which visitors get at once or from their next visit.
+    _, _, page = get(base)
+    m = re.search(r'<script type="application/json" id="hj-site">(.*?)</script>', page.decode("utf-8", "replace"), re.S)
+    if not m:
+        print("warn  index.html holds no built-in site file (not built by scripts/build.sh?): the page fetches site.json first")
+        return
+    import json
+    try:
+        built = json.loads(m.group(1))
+    except ValueError:
+        rep.fail("index.html: its built-in site file is not readable")
+        return
+    if (built or "").strip() != (host or "").strip():
+        print("warn  site.json differs from the copy built into the pages: visitors get the host's at once or from "
+              "their next visit; `python3 scripts/finish_dist.py --site dist` writes it into the pages")
+    elif host is not None:
+        rep.ok("site.json: the same as the copy built into the pages")
 
 
 def main(argv):

@@ -36,8 +36,6 @@ pub struct Settings {
     pub site_note: RwSignal<Option<String>>,
 }
 
-
-
 pub const DEFAULT_MAX_SIDE: u32 = 1024;
 
 impl Settings {
