@@ -170,13 +170,14 @@ def check_site_json(rep, base):
     # The copy the build wrote into the page (scripts/finish_dist.py): a different host file is
     # an owner's edit without a rebuild, which visitors get at once or from their next visit.
     _, _, page = get(base)
-    m = re.search(r'<script type="application/json" id="hj-site">(.*?)</script>', page.decode("utf-8", "replace"), re.S)
+    m = re.search(r'<meta name="hj-site" id="hj-site" content="([^"]*)">', page.decode("utf-8", "replace"))
     if not m:
         print("warn  index.html holds no built-in site file (not built by scripts/build.sh?): the page fetches site.json first")
         return
     import json
     try:
-        built = json.loads(m.group(1))
+        import html
+        built = json.loads(html.unescape(m.group(1)))
     except ValueError:
         rep.fail("index.html: its built-in site file is not readable")
         return

@@ -26,7 +26,7 @@
    checked with scripts/check_site_json.py, and a refused one (a key in it, an unknown field,
    a bad id) fails the build with its sentence. Then it is written into every page
    (`embed_site`: index.html, embed.html, lab/index.html) as
-   `<script type="application/json" id="hj-site">`, `null` for none, so the page needs no
+   `<meta name="hj-site" id="hj-site" content="…">`, `null` for none, so the page needs no
    request before its first paint; the static shell shows the site's title and tagline. An
    owner who edits dist/site.json on the host without rebuilding still reaches visitors: the
    page asks the host for it once it is up and uses the host's copy from the next visit
@@ -174,17 +174,19 @@ def place_site_file(page_dir):
         print(f"checked the site file {placed}")
 
 
-SITE_TAG = re.compile(r'[ \t]*<script type="application/json" id="hj-site">.*?</script>\n?', re.S)
+SITE_TAG = re.compile(r'[ \t]*<meta name="hj-site" id="hj-site" content="[^"]*">\n?')
 
 
 def embed_site(html, text):
-    """`html` with the site file `text` (None: none) written in as `#hj-site`: a JSON string
-    whose `<` are escaped, so it cannot end the element (read by src/files/site_fresh.rs's
-    `read_embedded`), replacing any earlier copy; the static shell takes the site's title and
-    tagline."""
+    """`html` with the site file `text` (None: none) written in as
+    `<meta name="hj-site" id="hj-site" content="…">`: a JSON string (`null` for none; read by
+    src/files/site_fresh.rs's `read_embedded`), escaped for the attribute, replacing any earlier
+    copy. A `<meta>`, not a `<script>`: the pages hold no inline script element at all (the CSP
+    test holds them to that). The static shell takes the site's title and tagline."""
     data = "null" if text is None else json.dumps(text).replace("<", "\\u003c")
     html = SITE_TAG.sub("", html)
-    html = html.replace("</head>", f'  <script type="application/json" id="hj-site">{data}</script>\n  </head>', 1)
+    tag = f'<meta name="hj-site" id="hj-site" content="{html_text.escape(data, quote=True)}">'
+    html = html.replace("</head>", f"  {tag}\n  </head>", 1)
     try:  # the shell's title: only from a file that reads (the page says why one does not)
         site = json.loads(text) if text else {}
     except ValueError:

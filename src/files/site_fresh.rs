@@ -1,8 +1,8 @@
 //! The site file the build put into the page, and an owner's later edit of `dist/site.json`.
 //!
 //! `scripts/finish_dist.py` writes the site file into each page as
-//! `<script type="application/json" id="hj-site">…</script>` (`null` for a site built without
-//! one), so the page needs no request before its first paint. After the page is up it asks for
+//! `<meta name="hj-site" id="hj-site" content="…">` (a JSON string, `null` for a site built
+//! without one; a `<meta>`, since the pages hold no inline script element), so the page needs no request before its first paint. After the page is up it asks for
 //! `site.json` once more, revalidating (a later task, never before the first paint). Where the
 //! host's file differs from the built-in one (an owner who edited `dist/site.json` without
 //! rebuilding), the host's is kept on the device with the built-in text it was learned against
@@ -45,9 +45,10 @@ pub fn to_keep(built: Option<&str>, fetched: Option<&str>) -> Option<String> {
     (!same).then(|| json!({"built": built, "text": fetched}).to_string())
 }
 
-/// What the build writes into the page for `text` (`None`: no site file): JSON that cannot end
-/// the `<script>` element early (`<` is written `\u003c`, valid in any JSON string, the only
-/// place it can occur). The Python twin is `scripts/finish_dist.py`'s `embed_site`.
+/// What the build writes into the page for `text` (`None`: no site file): a JSON string with
+/// `<` written `\u003c` (valid in any JSON string, the only place it can occur), so no markup
+/// survives even before the attribute's own escaping. The Python twin is
+/// `scripts/finish_dist.py`'s `embed_site`.
 pub fn embedded(text: Option<&str>) -> String {
     match text {
         None => "null".to_string(),

@@ -105,12 +105,12 @@ fn parse_loaded(text: String) -> Result<Result<Site, String>, crate::ui::widgets
 /// Where the host's site file, learned against one build, is kept (`site_fresh::to_keep`).
 const KEPT: &str = "hj.site.file";
 
-/// What the build wrote into the page (`#hj-site`): `Some(None)` built without a site file,
+/// What the build wrote into the page (`<meta id="hj-site" content>`): `Some(None)` built without a site file,
 /// `Some(Some(raw))` with one, as written (a JSON string, read in the `site` chunk); `None`
 /// where the build wrote nothing (then the page fetches `site.json` first).
 fn built_in() -> Option<Option<String>> {
     let doc = web_sys::window()?.document()?;
-    let raw = doc.get_element_by_id("hj-site")?.text_content()?;
+    let raw = doc.get_element_by_id("hj-site")?.get_attribute("content")?;
     Some(Some(raw).filter(|r| r.trim() != "null"))
 }
 
