@@ -52,23 +52,20 @@ impl Suggested {
     }
 }
 
+/// The site's judge, where it presets `preset_id`.
+fn judge_for<'a>(site: &'a Site, preset_id: &str) -> Option<&'a super::site::SiteJudge> {
+    site.judge.as_ref().filter(|j| j.provider == preset_id)
+}
+
 /// The base URL suggested for `preset_id`: the site's where its judge presets that provider,
 /// else the preset's own.
 pub fn suggested_base_url(site: &Site, preset_id: &str) -> String {
-    site.judge
-        .as_ref()
-        .filter(|j| j.provider == preset_id)
-        .and_then(|j| j.base_url.clone())
-        .unwrap_or_else(|| preset(preset_id).base_url.to_string())
+    judge_for(site, preset_id).and_then(|j| j.base_url.clone()).unwrap_or_else(|| preset(preset_id).base_url.to_string())
 }
 
 /// The model suggested for `preset_id`, likewise.
 pub fn suggested_model(site: &Site, preset_id: &str) -> String {
-    site.judge
-        .as_ref()
-        .filter(|j| j.provider == preset_id)
-        .and_then(|j| j.model.clone())
-        .unwrap_or_else(|| preset(preset_id).model.to_string())
+    judge_for(site, preset_id).and_then(|j| j.model.clone()).unwrap_or_else(|| preset(preset_id).model.to_string())
 }
 
 /// What to store for a setting whose value is `value` where `suggested` is suggested: the
