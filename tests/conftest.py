@@ -53,6 +53,8 @@ FILES = {
     "test_chunks.py": ({"evaluator"}, set(), {"chunks"}),
     # The evaluator built around the task: first screen, gallery labels, Explain, present mode.
     "test_task_first.py": ({"evaluator"}, {"harmonic_eval"}, {"layout", "results"}),
+    # γ by hand (issue 44): bars set by drag, keys and typing; files, links and present mode.
+    "test_by_hand.py": ({"evaluator"}, {"harmonic_eval"}, {"results", "layout"}),
     # A demo site: site.json, the embed, framing, the deploy recipes and check_site.py.
     "test_site.py": ({"evaluator"}, set(), {"site"}),
     # Every browser a visitor has: the cross-browser set, in Chromium, Firefox ESR and WebKitGTK.
@@ -123,6 +125,7 @@ SMOKE = {
     ("test_chunks.py", "test_a_first_visit_fetches_no_chunk_and_evaluate_fetches_the_judging_code"),
     ("test_task_first.py", "test_a_fresh_visit_sees_the_task_first_and_the_judge_in_one_line"),
     ("test_engine_start.py", "test_a_binary_the_cpu_refuses_fails_the_fixture_in_one_line"),
+    ("test_by_hand.py", "test_bars_set_by_drag_keys_and_typing_move_every_number_as_the_core_does"),
 }
 
 # A `metric` parameter names the metric it runs.

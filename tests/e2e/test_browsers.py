@@ -360,6 +360,36 @@ def test_the_layout_check_and_axe_at_390_and_1280(xb, tmp_path):
     assert not failures, f"{xb.engine}:\n" + "\n".join(failures)
 
 
+def test_ratings_set_by_hand_follow_and_lay_out_at_390_1024_and_1280(xb):
+    """Issue 44 in each engine: the bars move by keys and by typing, the cards follow exactly
+    as the core computes, and the panel and present mode pass the layout check and axe."""
+    from test_by_hand import assert_cards_follow, open_hand, type_bar
+
+    page = xb.page()
+    open_hand(page)
+    type_bar(page, "clarity", 2, 55)
+    page.wait_for(lambda d: page.el("hand-clarity-2").get_property("value") == "55", "the typed bar")
+    bar = page.el("hand-fluency-3")
+    xb.d.execute_script("arguments[0].focus();", bar)
+    v = int(bar.get_property("value"))
+    ActionChains(xb.d).send_keys(Keys.ARROW_UP).send_keys(Keys.ARROW_UP).perform()
+    page.wait_for(lambda d: int(bar.get_property("value")) == v + 2, "the bar to move by key")
+    assert_cards_follow(page)
+    if not AXE.exists():
+        pytest.fail(f"{AXE} is missing: run scripts/setup.sh (it installs axe-core from npm)")
+
+    def by_hand(page):
+        open_hand(page)
+
+    def present(page):
+        open_hand(page)
+        page.el("present-button").click()
+        page.wait_for(lambda d: not d.find_element(*tid("demo-gallery")).is_displayed(), "present mode")
+
+    failures = _check(xb, "by hand", "", by_hand, widths=(390, 1024, 1280)) + _check(xb, "by hand, presented", "", present, widths=(1024,))
+    assert not failures, f"{xb.engine}:\n" + "\n".join(failures)
+
+
 # ------------------------------------------------------------------ what the engines exposed
 
 

@@ -180,10 +180,10 @@ class Checker:
         self.d.set_script_timeout(60)
         return self.d.execute_async_script(AXE_RUN)
 
-    def check(self, state):
-        """Checks one state at every width; failures are collected, and `done` asserts."""
+    def check(self, state, widths=None):
+        """Checks one state at every width (or those given); failures are collected, and `done` asserts."""
         failures = self.failures
-        for width in WIDTHS:
+        for width in widths or WIDTHS:
             self.resize(width)
             assert self.d.execute_script("return window.innerWidth;") == width
             # The theme really is the one asked for.
@@ -201,8 +201,8 @@ class Checker:
                 failures.append(f"{state} {width}px axe {v['id']} ({v.get('impact')}): {v['help']}: {v['nodes']}")
             self.checked.append((state, width))
 
-    def done(self, states):
-        assert [s for s, _ in self.checked] == [s for s in states for _ in WIDTHS]
+    def done(self, states, widths=None):
+        assert [s for s, _ in self.checked] == [s for s in states for _ in widths or WIDTHS]
         assert not self.failures, f"{self.page} {self.theme}:\n" + "\n".join(self.failures)
 
 
@@ -534,6 +534,26 @@ def test_evaluator_layout_and_accessibility(checker_for, app_url, tmp_path, them
         check.done(["before", "after", "example", "present", "storage-refused", "candidates", "candidates-fleur"])
     finally:
         fake.stop()
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_ratings_set_by_hand_layout_and_accessibility(checker_for, app_url, theme):
+    """Issue 44: the by-hand panel, a refused criterion and present mode at 390, 1024 and 1280 px."""
+    from test_by_hand import open_hand, type_bar
+
+    widths = [390, 1024, 1280]
+    driver, check = checker_for("evaluator", theme)
+    page = AppPage(driver, app_url)
+    open_hand(page)
+    page.el("hand-step-3").click()
+    check.check("by-hand", widths)
+    for k in range(1, 6):
+        type_bar(page, "conciseness", k, 0)
+    page.wait_for(lambda d: page.el("hand-refused-conciseness").text, "the refusal")
+    check.check("by-hand-refused", widths)
+    page.el("present-button").click()
+    check.check("by-hand-present", widths)
+    check.done(["by-hand", "by-hand-refused", "by-hand-present"], widths)
 
 
 # ------------------------------------------------------------------ scatter, comparison, sample

@@ -5,6 +5,7 @@
 //! assembles the export. The math lives in `crate::scoring::aggregate`, token reading in `crate::answers::rating`.
 
 mod export;
+pub mod by_hand;
 pub mod prompts;
 pub mod reopen;
 pub mod room;

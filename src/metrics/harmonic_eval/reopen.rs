@@ -26,6 +26,8 @@ pub struct Reopened {
     pub results: [Option<Result<CriterionResult, String>>; 5],
     /// Explain's stored answers, one per criterion.
     pub explanations: [Option<String>; 5],
+    /// The bars of a result set by hand (`by_hand`), checked against its distributions.
+    pub by_hand: Option<super::by_hand::Hand>,
 }
 
 /// Reads a HarmonicEval export (`obj`) with at least one criterion scored, or says why it
@@ -80,7 +82,25 @@ pub(crate) fn of(obj: &Map<String, Value>) -> Result<Reopened, String> {
                 .collect()
         })
         .unwrap_or_else(|| Criterion::ALL.to_vec());
+    let by_hand = match obj.get("by_hand") {
+        None | Some(Value::Null) => None,
+        Some(v) => {
+            let hand = super::by_hand::Hand::from_json(v)?;
+            if !super::by_hand::agrees(&hand, &results) {
+                return Err("This file's ratings set by hand do not give the probabilities it records, so it cannot be shown.".into());
+            }
+            // The bars are the truth: the numbers come from them exactly as they did on the
+            // page, not from decimals read back from the file.
+            for (i, r) in results.iter_mut().enumerate() {
+                if let (Some(Ok(r)), Ok(exact)) = (r.as_mut(), super::by_hand::result(Criterion::ALL[i], &hand.0[i])) {
+                    *r = exact;
+                }
+            }
+            Some(hand)
+        }
+    };
     Ok(Reopened {
+        by_hand,
         task,
         text: str_of(obj, "text"),
         question: str_of(obj, "question"),

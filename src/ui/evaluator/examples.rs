@@ -76,6 +76,13 @@ pub fn ExamplesGallery() -> impl IntoView {
                     }
                 }).collect_view()}
             </div>
+            <p class="hint hand-offer">
+                <button type="button" data-testid="hand-button" on:click=move |_| {
+                    view.0.set(None);
+                    crate::ui::metrics::set_by_hand(state)
+                }>"Set the ratings yourself"</button>
+                " and watch γ weigh them."
+            </p>
             <p class="error" role="alert">{move || error.get()}</p>
         </section>
     }

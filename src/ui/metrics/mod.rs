@@ -138,6 +138,11 @@ impl AppState {
 
     /// Forgets every comparison and the pick (back to one text, or another kind of run).
     pub fn clear_comparisons(&self) {
+        // Bars set by hand for the candidates go with them.
+        let he = self.results.harmonic_eval;
+        if he.compared.results.with_untracked(|r| !r.is_empty()) && he.hands.with_untracked(Option::is_some) {
+            he.hands.set(None);
+        }
         self.results.harmonic_eval.compared.clear();
         self.candidates.clear();
     }
@@ -288,6 +293,12 @@ pub(crate) fn of(metric: Metric) -> Page {
 /// only one a file opens so far) as if it had just run.
 pub(crate) fn show_opened_comparison(state: AppState, c: crate::files::result_file::Comparison, image: Option<Image>, backend: Backend) {
     harmonic_eval::candidates::open(state, c, image, backend)
+}
+
+/// "Set the ratings yourself": a HarmonicEval result whose rating distributions the user
+/// shapes (issue 44), opened from the gallery.
+pub(crate) fn set_by_hand(state: AppState) {
+    harmonic_eval::by_hand::start(state, true)
 }
 
 /// The comparison of several candidates a share link carries (HarmonicEval's), with `image`.

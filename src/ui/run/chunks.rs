@@ -26,12 +26,7 @@ pub fn evaluate(state: AppState) {
         state.settings.form_problems.set(vec![crate::ui::site::EMBED_SENDS_NOTHING.into()]);
         return;
     }
-    let load = crate::ui::widgets::lazy::loading(evaluate_loaded(state));
-    spawn_local(async move {
-        if load.await.is_err() {
-            state.settings.form_problems.set(vec![missing("judging")]);
-        }
-    });
+    crate::ui::widgets::lazy::act(state.settings.form_problems, "judging", evaluate_loaded(state));
 }
 
 #[leptos::wasm_split::wasm_split(run, wasm_split_path = ::leptos::wasm_split, fallible)]
@@ -46,12 +41,7 @@ pub fn explain(state: AppState, criterion: Option<Criterion>) {
         state.settings.form_problems.set(vec![crate::ui::site::EMBED_SENDS_NOTHING.into()]);
         return;
     }
-    let load = crate::ui::widgets::lazy::loading(explain_loaded(state, criterion));
-    spawn_local(async move {
-        if load.await.is_err() {
-            state.settings.form_problems.set(vec![missing("Explain")]);
-        }
-    });
+    crate::ui::widgets::lazy::act(state.settings.form_problems, "Explain", explain_loaded(state, criterion));
 }
 
 #[leptos::wasm_split::wasm_split(export, wasm_split_path = ::leptos::wasm_split, fallible)]

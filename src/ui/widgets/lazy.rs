@@ -24,12 +24,21 @@ pub fn missing(what: &str) -> String {
 /// What a chunk's entry returns: its view, or that the chunk is missing.
 pub type ChunkView = Result<AnyView, ChunkMissing>;
 
+/// A chunk's entry, boxed: every chunk's view goes through one copy of [`chunk`]'s code.
+type Entry = std::sync::Arc<dyn Fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = ChunkView>>> + Send + Sync>;
+
 /// Shows the view that `entry` builds once its chunk is loaded (at once when it already is).
+/// Only the boxing is generic: the view, its Suspend and its rendering are one copy in the
+/// first-visit wasm whatever the number of chunks (each generic copy cost about 1 KB).
 pub fn chunk<F, Fut>(what: &'static str, entry: F) -> impl IntoView
 where
     F: Fn() -> Fut + Send + Sync + 'static,
     Fut: std::future::Future<Output = ChunkView> + 'static,
 {
+    chunk_boxed(what, std::sync::Arc::new(move || Box::pin(entry()) as std::pin::Pin<Box<dyn std::future::Future<Output = ChunkView>>>))
+}
+
+fn chunk_boxed(what: &'static str, entry: Entry) -> impl IntoView {
     move || {
         // The browser has one thread; Suspend asks for a Send future all the same.
         let load = leptos::__reexports::send_wrapper::SendWrapper::new(loading(entry()));
@@ -78,6 +87,27 @@ pub fn loading<T>(fut: impl std::future::Future<Output = T>) -> impl std::future
         let out = fut.await;
         drop(busy);
         out
+    }
+}
+
+/// Runs a button's action in its chunk (`load`: the chunk's entry, already called) and, where
+/// the chunk cannot be fetched, says so as the form's one problem: "The code for {what} could
+/// not be loaded…". One copy for every such button: each call site only boxes its future.
+pub fn act(problems: RwSignal<Vec<String>>, what: &'static str, load: impl std::future::Future<Output = Result<(), ChunkMissing>> + 'static) {
+    let busy = Busy::new();
+    leptos::task::spawn_local(report(Box::pin(load), busy, problems, what));
+}
+
+async fn report(
+    load: std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), ChunkMissing>>>>,
+    busy: Busy,
+    problems: RwSignal<Vec<String>>,
+    what: &'static str,
+) {
+    let out = load.await;
+    drop(busy);
+    if out.is_err() {
+        problems.set(vec![missing(what)]);
     }
 }
 

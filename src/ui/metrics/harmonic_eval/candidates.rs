@@ -44,6 +44,7 @@ fn ready(state: AppState, input: &Input, labels: &[String], texts: &[String]) ->
 /// Judges every candidate on the chosen criteria: 5 × N requests through the same limiter,
 /// cache, retries and Cancel as one text; the image was prepared once and is shared.
 pub fn evaluate(state: AppState) {
+    state.results.harmonic_eval.hands.set(None);
     let c = state.candidates;
     let (labels, texts) = (c.labels.get_untracked(), c.texts.get_untracked());
     let input = Input {
@@ -141,6 +142,7 @@ fn with_judged<R>(
 fn comparison(state: AppState, group: Option<&str>) -> Option<String> {
     let gamma = state.settings.gamma.get_untracked();
     let chosen = state.candidates.preferred.get_untracked();
+    let hands = state.results.harmonic_eval.hands.get_untracked();
     with_judged(state, |run, judged| {
         let ctx = &run.context;
         let question = if ctx.input.task.needs_question() {
@@ -150,8 +152,9 @@ fn comparison(state: AppState, group: Option<&str>) -> Option<String> {
         };
         let singles: Vec<String> = judged
             .iter()
-            .map(|j| {
-                harmonic_eval::export_json(&ExportInput {
+            .enumerate()
+            .map(|(i, j)| {
+                let json = harmonic_eval::export_json(&ExportInput {
                     gamma,
                     task: ctx.input.task,
                     text: j.text,
@@ -160,7 +163,12 @@ fn comparison(state: AppState, group: Option<&str>) -> Option<String> {
                     results: j.criteria.clone(),
                     fidelity: &ctx.input.fidelity,
                     criteria: ctx.input.criteria,
-                })
+                });
+                // Set by hand: each candidate's result carries its bars and says so.
+                match hands.as_ref().and_then(|h| h.get(i)) {
+                    Some(h) => harmonic_eval::by_hand::mark(&json, h),
+                    None => json,
+                }
             })
             .collect();
         comparison_json(harmonic_eval::INFO.id, gamma, judged, &singles, chosen, group)
@@ -179,6 +187,7 @@ pub fn open(state: AppState, c: Comparison, image: Option<Image>, backend: Backe
     let Some(first) = c.candidates.first() else {
         return;
     };
+    state.results.harmonic_eval.hands.set(None);
     let cs = state.candidates;
     let texts: Vec<String> = c.candidates.iter().map(|h| h.text.clone()).collect();
     state.inputs.task.set(first.task);
@@ -222,6 +231,11 @@ pub fn open(state: AppState, c: Comparison, image: Option<Image>, backend: Backe
             .collect(),
     );
     cs.run_labels.set(c.labels);
+    // A comparison set by hand opens with every candidate's bars.
+    let hands: Option<Vec<_>> = c.candidates.iter().map(|h| h.by_hand).collect();
+    if let Some(hands) = hands {
+        super::by_hand::put_compared(state, hands);
+    }
 }
 
 /// Saves the comparison as a JSON file.

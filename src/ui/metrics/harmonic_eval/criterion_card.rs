@@ -46,7 +46,7 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
         >
             <header>
                 <h3>{criterion.label()}</h3>
-                <span class="badge">{move || slot.with(|s| s.label())}</span>
+                <span class="badge">{move || if state.results.harmonic_eval.by_hand() { "set by hand".to_string() } else { slot.with(|s| s.label()).to_string() }}</span>
             </header>
             <p class="definition">
                 {criterion.definition()}
@@ -65,7 +65,8 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
                 class="explain"
                 data-testid=format!("explain-{id}")
                 aria-label=format!("Explain the {} score", criterion.label())
-                disabled=move || result().is_none() || matches!(explanation.get(), ExplainState::Running)
+                // No model gave a result set by hand: there is nobody to ask why.
+                disabled=move || result().is_none() || state.results.harmonic_eval.by_hand() || matches!(explanation.get(), ExplainState::Running)
                 on:click=move |_| crate::ui::run::chunks::explain(state, Some(criterion))
             >
                 "Explain"

@@ -7,6 +7,7 @@ use crate::metrics::harmonic_eval::{estimated_tokens, Input};
 use crate::providers::{ImageDetail, Protocol};
 use crate::ui::state::AppState;
 
+pub(crate) mod by_hand;
 pub(crate) mod candidates;
 pub(crate) mod candidates_panel;
 pub(crate) mod candidates_plot;
@@ -93,10 +94,12 @@ impl super::MetricUi for Ui {
         view! {
             <Show when=move || state.results.harmonic_eval.compared.has_run()>
                 <GammaPanel settings=state.settings curve=None no_plot=true/>
+                {hand_slot(state)}
                 {crate::ui::widgets::lazy::chunk("comparison of candidates", candidates_view)}
             </Show>
             <Show when=move || !state.results.harmonic_eval.compared.has_run()>
                 <OverallScore/>
+                {hand_slot(state)}
                 <GammaPanel settings=state.settings curve=Some(state.results.harmonic_eval.curve())/>
                 // Fetched once a criterion has a score to weigh, not on the first visit.
                 <Show when=move || state.results.harmonic_eval.criteria.iter().any(|c| c.with(|c| c.result().is_some()))>
@@ -111,15 +114,51 @@ impl super::MetricUi for Ui {
     }
 }
 
+/// Whether "Change these ratings" is offered: a model's result with a score, not in flight.
+fn can_change(state: AppState) -> bool {
+    let he = state.results.harmonic_eval;
+    !he.by_hand() && he.criteria.iter().any(|c| c.with(|c| c.result().is_some())) && !he.criteria.iter().any(|c| c.with(|c| c.is_active()))
+}
+
+/// The bars of a result set by hand, in their chunk: one function for both the one text and
+/// the comparison, so the first visit holds one copy of it.
+fn hand_slot(state: AppState) -> impl IntoView {
+    view! {
+        <Show when=move || state.results.harmonic_eval.by_hand()>
+            {crate::ui::widgets::lazy::chunk("ratings set by hand", by_hand::hand_view)}
+        </Show>
+    }
+}
+
+/// Whether "Change these ratings" is offered on a comparison: every candidate's requests done.
+fn can_change_compared(state: AppState) -> bool {
+    let c = state.results.harmonic_eval.compared;
+    !state.results.harmonic_eval.by_hand() && c.has_run() && !c.running()
+}
+
 /// The comparison of candidates, in its own chunk: most visits judge one text.
 #[leptos::wasm_split::wasm_split(candidates, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn candidates_view() -> crate::ui::widgets::lazy::ChunkView {
     use candidates_panel::CandidatesPanel;
-    Ok(view! { <CandidatesPanel/> }.into_any())
+    let state = expect_context::<AppState>();
+    Ok(view! {
+        <CandidatesPanel/>
+        <button type="button" class="hand-change" data-testid="hand-change-button"
+            class:hidden=move || !can_change_compared(state)
+            on:click=move |_| by_hand::start(state, false)>"Change these ratings"</button>
+    }.into_any())
 }
 
-/// The weights against γ, in their own chunk.
+/// The weights against γ, in their own chunk, and the button that turns the result shown into
+/// ratings set by hand.
 #[leptos::wasm_split::wasm_split(weights, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn weights_view() -> crate::ui::widgets::lazy::ChunkView {
-    Ok(view! { <crate::ui::metrics::harmonic_eval::weights_chart::WeightsChart/> }.into_any())
+    // "Change these ratings" comes with the chart: both need a result with a score.
+    let state = expect_context::<AppState>();
+    Ok(view! {
+        <crate::ui::metrics::harmonic_eval::weights_chart::WeightsChart/>
+        <button type="button" class="hand-change" data-testid="hand-change-button"
+            class:hidden=move || !can_change(state)
+            on:click=move |_| by_hand::start(state, false)>"Change these ratings"</button>
+    }.into_any())
 }

@@ -27,6 +27,11 @@ pub(crate) fn show(state: AppState, h: Reopened, image: Option<Image>, backend: 
             None => ExplainState::Idle,
         });
     }
+    // A file set by hand opens with its bars (its slots come from them, as they did).
+    match h.by_hand {
+        Some(hand) => super::by_hand::put_all(state, hand),
+        None => state.results.harmonic_eval.hands.set(None),
+    }
     state.results.harmonic_eval.run.set_value(Some(RunContext {
         input: Input {
             task: h.task,

@@ -31,6 +31,9 @@ pub fn OverallScore() -> impl IntoView {
                     n => format!("from {n} of 5 criteria ({} failed or not run)", 5 - n),
                 }}
             </span>
+            <span class="overall-hand" data-testid="overall-hand" class:hidden=move || !state.results.harmonic_eval.by_hand()>
+                {crate::metrics::harmonic_eval::by_hand::SAID}
+            </span>
         </div>
     }
 }

@@ -39,6 +39,8 @@ pub fn evaluate(state: AppState) {
         return;
     }
     let backend = state.settings.provider.backend();
+    // A model's answers replace the bars set by hand.
+    state.results.harmonic_eval.hands.set(None);
     state.results.harmonic_eval.run.set_value(Some(RunContext {
         input: input.clone(),
         backend: backend.clone(),
@@ -122,6 +124,12 @@ pub fn harmonic_json(state: AppState, image: Option<&str>) -> Option<String> {
         fidelity: &run.input.fidelity,
         criteria: run.input.criteria,
     });
+    // A result set by hand says so, and carries its bars.
+    let hand = state.results.harmonic_eval.hands.with_untracked(|h| h.as_ref().and_then(|h| h.first().copied()));
+    let json = match &hand {
+        Some(h) => harmonic_eval::by_hand::mark(&json, h),
+        None => json,
+    };
     // Explain's answers travel with the result, so opening the file shows them again.
     let explained = std::array::from_fn(|i| state.results.harmonic_eval.explanations[i].with_untracked(|e| e.stored().map(str::to_string)));
     Some(crate::files::result_file::with_extras(&json, image, &explained, None))

@@ -91,6 +91,11 @@ pub struct HarmonicEvalState {
     pub weighting: Memo<Weighting>,
     /// Several candidates compared.
     pub compared: Compared,
+    /// The bars of a result set by hand (issue 44): one for the one text, or one per candidate
+    /// (in label order) while a comparison is shown; `None` for a model's result. While set,
+    /// each criterion's slot holds what its bars give (`by_hand::put_all`). One signal type for
+    /// both: each new one costs the first visit about 1 KB of generic code.
+    pub hands: RwSignal<Option<Vec<crate::metrics::harmonic_eval::by_hand::Hand>>>,
 }
 
 impl HarmonicEvalState {
@@ -104,11 +109,17 @@ impl HarmonicEvalState {
             run: StoredValue::new(None),
             weighting: weighting_memo(criteria, gamma),
             compared: Compared::new(),
+            hands: RwSignal::new(None),
         }
     }
 
     pub fn criterion(&self, c: Criterion) -> RwSignal<CriterionState> {
         self.criteria[c.index()]
+    }
+
+    /// Whether the result shown was set by hand.
+    pub fn by_hand(&self) -> bool {
+        self.hands.with(Option::is_some)
     }
 
     pub fn explanation(&self, c: Criterion) -> RwSignal<ExplainState> {
