@@ -17,7 +17,7 @@ use crate::providers::{Backend, HttpRequest, Image};
 pub use crate::metrics::room::Answers;
 
 /// What a batch run fixes when it starts: the metric and its settings (every metric's: the
-/// plan uses only its metric's own; `Deref` reads them as `plan.fidelity`, `plan.he_criteria`).
+/// plan uses only its metric's own; `Deref` reads them as `plan.fidelity`, `plan.chosen_criteria`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
     pub metric: Metric,
@@ -231,7 +231,7 @@ pub(crate) fn test_plan(metric: Metric) -> Plan {
         metric,
         settings: RunSettings {
             fidelity: Fidelity::paper(),
-            he_criteria: CriterionSet::default(),
+            chosen_criteria: CriterionSet::default(),
             gv_mode: g_veval::Mode::RefFree,
             maev: MaevSettings {
                 trials: 3,
@@ -302,7 +302,7 @@ mod tests {
         assert_eq!(slots(&he), ids);
         assert!(he[0].1.body.contains(IMAGE));
         let mut two = plan(Metric::HarmonicEval);
-        two.he_criteria = CriterionSet::table7();
+        two.chosen_criteria = CriterionSet::table7();
         assert_eq!(
             two.requests(&backend(), &item(), None).map(|r| r.len()).ok(),
             Some(2)

@@ -278,7 +278,7 @@ pub fn reopen_compared(obj: &serde_json::Map<String, serde_json::Value>) -> Resu
 pub struct RunSettings {
     /// Every extension switched on; a run uses only its metric's own.
     pub fidelity: fidelity::Fidelity,
-    pub he_criteria: CriterionSet,
+    pub chosen_criteria: CriterionSet,
     pub gv_mode: g_veval::Mode,
     pub maev: MaevSettings,
 }

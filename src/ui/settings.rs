@@ -29,7 +29,7 @@ pub struct Settings {
     /// The last time the browser refused to store a setting or the key, what was not kept.
     pub storage_error: RwSignal<Option<String>>,
     /// HarmonicEval's criteria to request and aggregate (all five by default).
-    pub he_criteria: RwSignal<CriterionSet>,
+    pub chosen_criteria: RwSignal<CriterionSet>,
     pub gamma: RwSignal<f64>,
     /// Said once: the site's suggestion changed since the last visit where the visitor keeps a
     /// value of their own (`files::site_suggested::changed_note`).
@@ -58,7 +58,7 @@ impl Settings {
             max_side: RwSignal::new(load_parsed("hj.max_side", DEFAULT_MAX_SIDE)),
             form_problems: RwSignal::new(Vec::new()),
             storage_error: RwSignal::new(None),
-            he_criteria: RwSignal::new(CriterionSet::default()),
+            chosen_criteria: RwSignal::new(CriterionSet::default()),
             gamma: RwSignal::new(GAMMA_DEFAULT),
             site_note: crate::ui::site::changed_note(),
         }
@@ -71,7 +71,7 @@ impl Settings {
     }
 
     /// Whether HarmonicEval is selected (what only it shows: task, γ, criteria).
-    pub fn is_harmonic(&self) -> bool {
+    pub fn weighs_criteria(&self) -> bool {
         self.metric.get().weighs_criteria()
     }
 

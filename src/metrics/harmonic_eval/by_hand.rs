@@ -282,6 +282,16 @@ pub const STEPS: [Step; 4] = [
     },
 ];
 
+/// A weight as a whole percentage, never rounded to a false 0% or 100%: "<1%" and ">99%" for
+/// a weight that is not quite nothing or not quite all.
+pub fn percent(w: f64) -> String {
+    match w {
+        w if w > 0.0 && w < 0.005 => "<1%".into(),
+        w if w < 1.0 && w > 0.995 => ">99%".into(),
+        w => format!("{:.0}%", w * 100.0),
+    }
+}
+
 /// The plain sentence under a result: which criterion carries most of the weight at γ and why.
 /// `items` pairs each criterion with its score (None: failed or not run) and `weights` is the
 /// weighting at `gamma` (aligned). `None` when nothing is scored.
@@ -293,7 +303,7 @@ pub fn weight_sentence(items: &[(Criterion, Option<Scored>)], weights: &[Option<
         .collect();
     let (top_c, top_s, top_w) = *scored.iter().max_by(|a, b| a.2.total_cmp(&b.2))?;
     let g = format!("{gamma:.2}");
-    let pct = |w: f64| format!("{:.0}%", w * 100.0);
+    let pct = percent;
     if scored.len() == 1 {
         return Some(format!("Only {} has a score, so it carries all the weight.", top_c.label()));
     }
@@ -528,6 +538,15 @@ mod tests {
         let hand = Hand::from_results(&[Some(&r), None, None, None, None]);
         assert_eq!(hand.bars(Criterion::Correctness), [0, 0, 14, 29, 100]);
         assert_eq!(hand.bars(Criterion::Fluency), [100; 5]);
+    }
+
+    #[test]
+    fn a_weight_is_never_rounded_to_a_false_nothing_or_all() {
+        assert_eq!(percent(0.0), "0%");
+        assert_eq!(percent(0.003), "<1%");
+        assert_eq!(percent(0.997), ">99%");
+        assert_eq!(percent(1.0), "100%");
+        assert_eq!(percent(0.254), "25%");
     }
 
     #[test]

@@ -210,7 +210,7 @@ mod tests {
     }
 
     #[test]
-    fn export_records_the_extensions_and_the_criteria_subset() {
+    fn export_records_the_extensions_and_tchosen_criteria_subset() {
         let backend = Backend {
             base_url: "http://h/v1".into(),
             model: "gpt-4o".into(),

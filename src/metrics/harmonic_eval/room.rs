@@ -29,7 +29,7 @@ impl MetricCore for Room {
             question: item.question.unwrap_or_default().to_string(),
             image,
             fidelity: run.fidelity.clone(),
-            criteria: run.settings.he_criteria,
+            criteria: run.settings.chosen_criteria,
         };
         input
             .criteria

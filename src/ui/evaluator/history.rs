@@ -10,7 +10,7 @@ use wasm_bindgen::JsCast;
 
 use crate::files::history::{self, Entry};
 use crate::ui::evaluator::open_result::{self, OpenedView};
-use crate::ui::state::{AppState, ExplainState};
+use crate::ui::state::AppState;
 use crate::web::history as store;
 
 #[derive(Clone, Copy)]
@@ -92,9 +92,7 @@ fn follow_runs(state: AppState, h: History) {
         running
     });
     Effect::new(move |before: Option<usize>| {
-        let done = |e: &ExplainState| e.stored().is_some();
-        let explained = state.results.harmonic_eval.explanations.iter().filter(|e| e.with(done)).count()
-            + usize::from(state.results.fleur.explanation.with(done));
+        let explained = crate::ui::metrics::explained_count(state);
         let this_run = h.last.with_value(|l| l.as_ref().map(|(g, _)| *g)) == Some(state.generation.get_value());
         if before.is_some_and(|b| b != explained) && explained > 0 && this_run {
             keep_soon(state, h);

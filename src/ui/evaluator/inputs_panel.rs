@@ -24,7 +24,7 @@ pub fn InputsPanel() -> impl IntoView {
     let noun = move || metric().text_noun(state);
     let addresses_judge = move || state.inputs.text.with(|t| addresses_the_judge(t));
     view! {
-        <div class="field" class:hidden=move || !state.settings.is_harmonic()>
+        <div class="field" class:hidden=move || !state.settings.weighs_criteria()>
             <label for="task-select">"Task"</label>
             <select id="task-select" data-testid="task-select" on:change=on_task prop:value=move || task.get().id()>
                 {Task::ALL.iter().map(|t| view! { <option value=t.id()>{t.label()}</option> }).collect_view()}

@@ -38,7 +38,7 @@ pub fn PresentButton(present: RwSignal<bool>) -> impl IntoView {
             type="button"
             class="present-button"
             data-testid="present-button"
-            class:hidden=move || !state.settings.is_harmonic() || !crate::ui::metrics::of(state.settings.metric.get()).has_run(state)
+            class:hidden=move || !state.settings.weighs_criteria() || !crate::ui::metrics::of(state.settings.metric.get()).has_run(state)
             title="Large type for a projector: the score, γ and its charts; the arrow keys move γ"
             aria-pressed=move || present.get().to_string()
             on:click=move |_| {

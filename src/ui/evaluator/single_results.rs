@@ -22,7 +22,7 @@ pub fn SingleResults() -> impl IntoView {
         </button>
         <span class="error" role="alert">{move || state.export_error.get()}</span>
     </div>
-    <p class="cite" class:hidden=move || !state.settings.is_harmonic()>
+    <p class="cite" class:hidden=move || !state.settings.weighs_criteria()>
         "HarmonicEval: Ohi et al., " <em>"HarmonicEval: Multi-modal, Multi-task, Multi-criteria Automatic Evaluation Using a Vision Language Model"</em>
         ". Scores are the expected rating under the judge's rating-token probabilities; γ sets how strongly confident criteria count more."
     </p>

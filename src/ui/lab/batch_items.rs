@@ -18,7 +18,7 @@ pub(crate) fn plan(state: Settings, metric: Metric) -> Plan {
         metric,
         settings: crate::ui::metrics::stored_run_settings(
             state.fidelity.get_untracked(),
-            state.he_criteria.get_untracked(),
+            state.chosen_criteria.get_untracked(),
         ),
     }
 }

@@ -43,7 +43,7 @@ pub fn LabApp() -> impl IntoView {
                 <JudgeSettings settings=state page=None/>
             </section>
             <section class="column results" aria-label="Results">
-                <Show when=move || state.is_harmonic()>
+                <Show when=move || state.weighs_criteria()>
                     <GammaPanel settings=state curve=None no_plot=true/>
                 </Show>
                 <MetaPanel/>

@@ -157,7 +157,7 @@ impl AppState {
 
     /// The REG box is drawn into the image only for HarmonicEval's REG task.
     pub fn box_active(&self) -> bool {
-        self.settings.is_harmonic() && self.inputs.task.get().needs_box()
+        self.settings.weighs_criteria() && self.inputs.task.get().needs_box()
     }
 }
 
@@ -190,11 +190,11 @@ impl MetricSettings {
 /// its defaults), with the lab's extensions and HarmonicEval's criteria.
 pub fn stored_run_settings(
     fidelity: crate::metrics::fidelity::Fidelity,
-    he_criteria: crate::metrics::CriterionSet,
+    chosen_criteria: crate::metrics::CriterionSet,
 ) -> crate::metrics::RunSettings {
     crate::metrics::RunSettings {
         fidelity,
-        he_criteria,
+        chosen_criteria,
         gv_mode: g_veval::settings::STORED_MODE,
         maev: maev::settings::stored(),
     }
@@ -304,6 +304,33 @@ pub(crate) fn set_by_hand(state: AppState) {
 /// The comparison of several candidates a share link carries (HarmonicEval's), with `image`.
 pub(crate) fn comparison_for_link(state: AppState, image: Option<&str>) -> Option<String> {
     harmonic_eval::candidates::comparison_for_link(state, image)
+}
+
+/// The settings only one metric has, in the fidelity panel of either page, shown while it is
+/// chosen: HarmonicEval's criteria subset.
+pub(crate) fn own_settings(settings: crate::ui::settings::Settings) -> impl IntoView {
+    view! {
+        <Show when=move || settings.metric.get() == Metric::HarmonicEval>
+            <harmonic_eval::criteria_subset::CriteriaSubset settings/>
+        </Show>
+    }
+}
+
+/// The one failure every request of the run shares, said once above the results (HarmonicEval's
+/// five criteria; the other metrics send one request and say their failure in place).
+pub(crate) fn shared_failure(state: AppState) -> Option<String> {
+    match state.settings.metric.get() {
+        Metric::HarmonicEval => harmonic_eval::shared_failure::shared(state),
+        Metric::Fleur | Metric::RefFleur | Metric::GVeval | Metric::Maev => None,
+    }
+}
+
+/// How many of the shown result's explanations are stored (the history keeps a result again
+/// when one arrives).
+pub(crate) fn explained_count(state: AppState) -> usize {
+    let done = |e: &crate::ui::progress::ExplainState| e.stored().is_some();
+    state.results.harmonic_eval.explanations.iter().filter(|e| e.with(done)).count()
+        + usize::from(state.results.fleur.explanation.with(done))
 }
 
 /// The fields only one metric has, each shown while its metric is chosen: MAEV's (question,

@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::inputs::first_visit::{key_missing, shared_failure};
+use crate::inputs::first_visit::key_missing;
 use crate::providers::preset;
 use crate::ui::state::AppState;
 
@@ -23,21 +23,6 @@ pub fn missing_key_in(settings: crate::ui::state::Settings) -> Option<String> {
     settings.provider.api_key.with(|k| key_missing(needs_key, k, p.label))
 }
 
-/// The failure every requested HarmonicEval criterion of the run shares, if any.
-pub fn shared(state: AppState) -> Option<String> {
-    if !state.settings.is_harmonic() {
-        return None;
-    }
-    let chosen = state.settings.he_criteria.get();
-    let errors: Vec<Option<String>> = crate::scoring::criteria::Criterion::ALL
-        .into_iter()
-        .filter(|c| chosen.contains(*c))
-        .map(|c| state.results.harmonic_eval.criterion(c).with(|s| s.error()))
-        .collect();
-    let refs: Vec<Option<&str>> = errors.iter().map(|e| e.as_deref()).collect();
-    shared_failure(&refs)
-}
-
 #[component]
 pub fn KeyNote() -> impl IntoView {
     let state = expect_context::<AppState>();
@@ -53,7 +38,7 @@ pub fn SharedFailure() -> impl IntoView {
     let state = expect_context::<AppState>();
     view! {
         <div class="shared-failure error" role="alert" data-testid="shared-failure">
-            {move || shared(state).map(|m| view! {
+            {move || crate::ui::metrics::shared_failure(state).map(|m| view! {
                 <p><strong>"Every criterion failed for the same reason: "</strong>{m}</p>
             })}
         </div>
@@ -74,7 +59,7 @@ pub fn follow_results(state: AppState) {
         let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
         let target = doc
             .get_element_by_id("overall-score")
-            .filter(|_| state.settings.is_harmonic())
+            .filter(|_| state.settings.weighs_criteria())
             .or_else(|| doc.get_element_by_id("results-heading"));
         if let Some(el) = target.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
             el.scroll_into_view();

@@ -185,7 +185,7 @@ fn begin(state: AppState, fresh: bool) {
         fidelity: state.settings.fidelity_now(),
         criteria: Default::default(),
     };
-    state.settings.he_criteria.set(Default::default());
+    state.settings.chosen_criteria.set(Default::default());
     he.run.set_value(Some(RunContext {
         input,
         backend: Backend { model: by_hand::MODEL.into(), ..Backend::default() },
@@ -336,7 +336,7 @@ fn CriterionBars(criterion: Criterion, target: Signal<Target>) -> impl IntoView 
                     {move || result().map(|(s, sigma)| format!("{s:.2} (σ {:.2})", sigma.unwrap_or_default())).unwrap_or_else(|| "no score".into())}
                 </span>
                 <span class="hand-weight" data-testid=format!("hand-weight-{id}")>
-                    {move || weight().map(|w| format!("weight {:.0}%", w * 100.0)).unwrap_or_default()}
+                    {move || weight().map(|w| format!("weight {}", by_hand::percent(w))).unwrap_or_default()}
                 </span>
             </div>
             <div class="hand-bars">

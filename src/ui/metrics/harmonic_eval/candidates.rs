@@ -10,7 +10,7 @@ use crate::scoring::criteria::Criterion;
 use crate::metrics::harmonic_eval::{self, CriterionResult, ExportInput, Input};
 use crate::providers::{Backend, Image};
 use crate::files::result_file::Comparison;
-use crate::ui::run::runner::{begin_run, send_one, VIDEO_NEEDS_G_VEVAL};
+use crate::ui::run::runner::{begin_run, send_one, video_needs_another_metric};
 use crate::ui::run::candidates_run::send_to_lab_with;
 use crate::ui::state::{AppState, Progress};
 use super::state::{CandidatesRun, CriterionState, RunContext};
@@ -34,7 +34,7 @@ fn ready(state: AppState, input: &Input, labels: &[String], texts: &[String]) ->
         found.push("Drag a box on the image around the object the expression refers to.".into());
     }
     if state.has_video() {
-        found.push(VIDEO_NEEDS_G_VEVAL.into());
+        found.push(video_needs_another_metric());
     }
     let ok = found.is_empty();
     state.settings.form_problems.set(found);
@@ -53,7 +53,7 @@ pub fn evaluate(state: AppState) {
         question: state.inputs.question.get_untracked(),
         image: state.inputs.image_view.get_untracked().and_then(|v| v.sent()),
         fidelity: state.settings.fidelity_now(),
-        criteria: state.settings.he_criteria.get_untracked(),
+        criteria: state.settings.chosen_criteria.get_untracked(),
     };
     if !ready(state, &input, &labels, &texts) {
         return;
@@ -192,7 +192,7 @@ pub fn open(state: AppState, c: Comparison, image: Option<Image>, backend: Backe
     let texts: Vec<String> = c.candidates.iter().map(|h| h.text.clone()).collect();
     state.inputs.task.set(first.task);
     state.inputs.question.set(first.question.clone());
-    state.settings.he_criteria.set(first.criteria_set);
+    state.settings.chosen_criteria.set(first.criteria_set);
     state.inputs.text.set(first.text.clone());
     state.settings.gamma.set(c.gamma);
     state.clear_comparisons();

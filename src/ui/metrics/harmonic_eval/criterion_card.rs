@@ -60,7 +60,7 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
             </p>
             <p class="note-text" aria-live="polite">{note}</p>
             // A failure every criterion shares is announced once, above the cards.
-            <p class="error" role=move || crate::ui::run::guidance::shared(state).is_none().then_some("alert")>{error}</p>
+            <p class="error" role=move || super::shared_failure::shared(state).is_none().then_some("alert")>{error}</p>
             <button
                 class="explain"
                 data-testid=format!("explain-{id}")

@@ -11,10 +11,12 @@ pub(crate) mod by_hand;
 pub(crate) mod candidates;
 pub(crate) mod candidates_panel;
 pub(crate) mod candidates_plot;
+pub(crate) mod criteria_subset;
 pub(crate) mod criterion_card;
 pub(crate) mod opened;
 pub(crate) mod overall_score;
 pub(crate) mod run;
+pub(crate) mod shared_failure;
 pub(crate) mod state;
 pub(crate) mod weights_chart;
 
@@ -73,7 +75,7 @@ impl super::MetricUi for Ui {
             question: state.inputs.question.get(),
             image: None,
             fidelity: state.settings.fidelity.get(),
-            criteria: state.settings.he_criteria.get(),
+            criteria: state.settings.chosen_criteria.get(),
         };
         estimated_tokens(&input, image_size, protocol, detail)
     }

@@ -14,7 +14,7 @@ pub(crate) fn show(state: AppState, h: Reopened, image: Option<Image>, backend: 
     state.inputs.task.set(h.task);
     state.inputs.text.set(h.text.clone());
     state.inputs.question.set(h.question.clone());
-    state.settings.he_criteria.set(h.criteria_set);
+    state.settings.chosen_criteria.set(h.criteria_set);
     state.settings.gamma.set(h.gamma);
     for (i, r) in h.results.iter().enumerate() {
         state.results.harmonic_eval.criteria[i].set(match r {

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::scoring::criteria::Criterion;
 use crate::metrics::harmonic_eval::{self, ExportInput, Input};
-use crate::ui::run::runner::{ask_why, begin_run, explain_backend, send_one, VIDEO_NEEDS_G_VEVAL};
+use crate::ui::run::runner::{ask_why, begin_run, explain_backend, send_one, video_needs_another_metric};
 use crate::ui::state::{AppState, ExplainState, Progress};
 use super::state::{CriterionState, RunContext};
 
@@ -19,7 +19,7 @@ pub fn evaluate(state: AppState) {
         question: state.inputs.question.get_untracked(),
         image,
         fidelity: state.settings.fidelity_now(),
-        criteria: state.settings.he_criteria.get_untracked(),
+        criteria: state.settings.chosen_criteria.get_untracked(),
     };
     let mut problems = input.problems();
     if state.inputs.task.get_untracked().needs_box()
@@ -32,7 +32,7 @@ pub fn evaluate(state: AppState) {
         problems.push("Drag a box on the image around the object the expression refers to.".into());
     }
     if state.has_video() {
-        problems.push(VIDEO_NEEDS_G_VEVAL.into());
+        problems.push(video_needs_another_metric());
     }
     state.settings.form_problems.set(problems.clone());
     if !problems.is_empty() {
