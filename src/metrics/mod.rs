@@ -370,6 +370,10 @@ impl Metric {
         matches!(self, Metric::GVeval)
     }
 
+    /// What a metric that judges images says to a video: the registry names the metric that
+    /// judges video ([`Metric::judges_video`]), so no other shared code has to.
+    pub const VIDEO_REFUSAL: &'static str = "This metric judges images; for a video, choose G-VEval (or drop an image).";
+
     /// Whether a dataset item needs an image file at all (MAEV's items never do).
     pub fn needs_image_file(self) -> bool {
         with_room!(self, M => M::NEEDS_IMAGE_FILE)

@@ -9,7 +9,7 @@ use crate::candidates::export::{plain_comparison_json, PlainJudged};
 use crate::candidates::plain::{summary, Base, Part};
 use crate::candidates::problems_with;
 use crate::ui::run::candidates_state::PlainRun;
-use crate::ui::run::runner::{begin_run, send_one, video_needs_another_metric};
+use crate::ui::run::runner::{begin_run, send_one};
 use crate::ui::state::{AppState, Progress};
 use crate::web::download;
 
@@ -20,7 +20,7 @@ pub fn evaluate(state: AppState, base: Base) {
     let (labels, texts) = (c.labels.get_untracked(), c.texts.get_untracked());
     let mut found = problems_with(&labels, &texts, |t| base.with_text(t).problems());
     if state.has_video() && !base.metric().judges_video() {
-        found.push(video_needs_another_metric());
+        found.push(crate::metrics::Metric::VIDEO_REFUSAL.into());
     }
     let ok = found.is_empty();
     state.settings.form_problems.set(found);

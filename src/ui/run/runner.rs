@@ -164,16 +164,6 @@ pub fn cancel(state: AppState) {
     }
 }
 
-/// Said when a video is given to a metric that judges images: which metrics judge video is the
-/// registry's to say (`Metric::judges_video`), not this shared code's.
-pub(crate) fn video_needs_another_metric() -> String {
-    let names: Vec<&str> = crate::metrics::Metric::ALL
-        .into_iter()
-        .filter(|m| m.judges_video())
-        .map(|m| m.info().name)
-        .collect();
-    format!("This metric judges images; for a video, choose {} (or drop an image).", names.join(" or "))
-}
 
 /// Sends an explanation request of the current run into `slot` (any metric's Explain).
 /// The backend Explain asks: the run's own, or, for an opened result (whose file's base URL and

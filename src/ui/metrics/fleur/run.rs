@@ -21,7 +21,7 @@ pub fn evaluate(state: AppState) {
     let input = input(state);
     let mut problems = input.problems();
     if state.has_video() {
-        problems.push(crate::ui::run::runner::video_needs_another_metric());
+        problems.push(crate::metrics::Metric::VIDEO_REFUSAL.into());
     }
     state.settings.form_problems.set(problems.clone());
     if !problems.is_empty() {

@@ -10,7 +10,7 @@ use crate::scoring::criteria::Criterion;
 use crate::metrics::harmonic_eval::{self, CriterionResult, ExportInput, Input};
 use crate::providers::{Backend, Image};
 use crate::files::result_file::Comparison;
-use crate::ui::run::runner::{begin_run, send_one, video_needs_another_metric};
+use crate::ui::run::runner::{begin_run, send_one};
 use crate::ui::run::candidates_run::send_to_lab_with;
 use crate::ui::state::{AppState, Progress};
 use super::state::{CandidatesRun, CriterionState, RunContext};
@@ -34,7 +34,7 @@ fn ready(state: AppState, input: &Input, labels: &[String], texts: &[String]) ->
         found.push("Drag a box on the image around the object the expression refers to.".into());
     }
     if state.has_video() {
-        found.push(video_needs_another_metric());
+        found.push(crate::metrics::Metric::VIDEO_REFUSAL.into());
     }
     let ok = found.is_empty();
     state.settings.form_problems.set(found);

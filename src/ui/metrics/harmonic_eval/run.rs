@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::scoring::criteria::Criterion;
 use crate::metrics::harmonic_eval::{self, ExportInput, Input};
-use crate::ui::run::runner::{ask_why, begin_run, explain_backend, send_one, video_needs_another_metric};
+use crate::ui::run::runner::{ask_why, begin_run, explain_backend, send_one};
 use crate::ui::state::{AppState, ExplainState, Progress};
 use super::state::{CriterionState, RunContext};
 
@@ -32,7 +32,7 @@ pub fn evaluate(state: AppState) {
         problems.push("Drag a box on the image around the object the expression refers to.".into());
     }
     if state.has_video() {
-        problems.push(video_needs_another_metric());
+        problems.push(crate::metrics::Metric::VIDEO_REFUSAL.into());
     }
     state.settings.form_problems.set(problems.clone());
     if !problems.is_empty() {
