@@ -84,15 +84,12 @@ fn scored_of(state: AppState, target: Target) -> Vec<(Criterion, Option<Scored>)
 fn weights_of(state: AppState, target: Target) -> Vec<Option<f64>> {
     match target {
         Target::Single => state.results.harmonic_eval.weighting.with(|(w, _)| w.clone()),
-        Target::Candidate(_) => {
-            let items = scored_of(state, target);
-            let scored: Vec<Scored> = items.iter().filter_map(|(_, s)| *s).collect();
-            let Some((w, _)) = crate::scoring::aggregate::aggregate(&scored, state.settings.gamma.get()) else {
-                return vec![None; 5];
-            };
-            let mut next = w.into_iter();
-            items.iter().map(|(_, s)| s.and_then(|_| next.next())).collect()
-        }
+        // The core's alignment of weights with criteria, as for the one text.
+        Target::Candidate(i) => state.results.harmonic_eval.compared.results.with(|r| {
+            let Some(states) = r.get(i) else { return vec![None; 5] };
+            let results: Vec<Option<&CriterionResult>> = states.iter().map(|s| s.result()).collect();
+            crate::metrics::harmonic_eval::weigh(&results, state.settings.gamma.get()).0
+        }),
     }
 }
 
