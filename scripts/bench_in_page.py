@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """The in-browser judge against the native llama-server, measured in one run on this machine:
 prompt and generation tokens per second (llama.cpp's own `timings` of one identical chat
-request) and the wall time of one HarmonicEval evaluation (5 criteria, an image), each as a
-ratio page / native. Both run SmolLM2-135M-Instruct Q4_1 with the random-weight projector of
-the real-engine tests, on one thread: the page is served without COOP/COEP (not cross-origin
-isolated, so wllama runs single-threaded) and llama-server gets `-t 1`.
+request) for each quantization of SmolLM2-135M-Instruct, each of the page's two builds of
+llama.cpp (Memory64 with JSPI, Memory32 with Asyncify) and 1 and 2 threads, each as a ratio
+page / native with the same threads; then the wall time of one HarmonicEval evaluation (5
+criteria, an image, the random-weight projector of the real-engine tests) in the page against
+native, with 1 and 2 threads, for the shipped Q4_1 weights and the quantization fastest in the
+page; and that fastest setting against the single-thread Memory64 Q4_1 evaluation the page ran
+before issue 42. One thread: the page is served without COOP/COEP (not cross-origin isolated,
+so wllama runs single-threaded); two: with them, as scripts/serve.sh serves it.
 
 The native side is the engine folder's own binary, built portable (x86-64-v3 on x86-64, no
 AVX-512 or AMX; scripts/real_engine.sh says why): every row names that build and the flags it
@@ -34,12 +38,15 @@ from selenium.webdriver.support.ui import Select  # noqa: E402
 from app_page import CRITERIA, AppPage  # noqa: E402
 
 MODEL = "SmolLM2-135M-Instruct.Q4_1.gguf"
-# The same weights in Q8_0 (scripts/requant_q8.py, made by scripts/real_engine.sh): llama.cpp's
-# WebAssembly build has SIMD kernels for Q8_0 and none for Q4_1, so the ratio differs by
-# quantization, and both are measured.
-MODELS = [MODEL, "SmolLM2-135M-Instruct.Q8_0.gguf"]
+# The same weights in each quantization scripts/real_engine.sh makes: Q4_1 as published, Q8_0
+# (scripts/requant_q8.py), Q4_0 and Q4_K_M (llama-quantize from the same llama.cpp source).
+QUANTS = ["Q4_1", "Q8_0", "Q4_0", "Q4_K_M"]
+MODELS = [f"SmolLM2-135M-Instruct.{q}.gguf" for q in QUANTS]
+# The two builds of llama.cpp the page carries (src/web/in_browser.js): the page picks
+# Memory32 by itself; `globalThis.hjEngineBuild` forces either for the comparison.
+BUILDS = ["memory64", "memory32"]
 PROMPT = ("Judge this caption of a photo of a park on a scale of 1 to 5 and explain why. " * 12).strip()
-REQUEST = {"messages": [{"role": "user", "content": PROMPT}], "max_tokens": 64, "temperature": 0,
+REQUEST = {"messages": [{"role": "user", "content": PROMPT}], "max_tokens": 32, "temperature": 0,
            "ignore_eos": True, "cache_prompt": False}
 
 CHAT_JS = """
@@ -77,18 +84,28 @@ class Cors(SimpleHTTPRequestHandler):
         super().end_headers()
 
 
-def serve(directory):
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Cors, directory=str(directory)))
+class Isolated(Cors):
+    """As scripts/serve.sh serves dist/: cross-origin isolated, so the engine may use threads."""
+
+    def end_headers(self):
+        self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+        self.send_header("Cross-Origin-Embedder-Policy", "credentialless")
+        super().end_headers()
+
+
+def serve(directory, isolated=False):
+    handler = Isolated if isolated else Cors
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
     httpd.daemon_threads = True
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     return httpd, f"http://127.0.0.1:{httpd.server_address[1]}"
 
 
-NATIVE_FLAGS = ["-t", "1", "-c", "4096", "-np", "1", *os.environ.get("HJ_NATIVE_FLAGS", "").split()]
+NATIVE_FLAGS = ["-c", "4096", "-np", "1", *os.environ.get("HJ_NATIVE_FLAGS", "").split()]
 
 
 def native_build(engine):
-    """Which build the native side is and how it runs: 'x86-64-v3, -t 1 -c 4096 -np 1'."""
+    """Which build the native side is and how it runs: 'x86-64-v3, -c 4096 -np 1'."""
     try:
         line = (engine / "bin" / "BUILD").read_text().strip()
         isa = line.split(":", 1)[0].split(", ", 1)[-1]
@@ -97,7 +114,7 @@ def native_build(engine):
     return f"{isa}, {' '.join(NATIVE_FLAGS)}"
 
 
-def native_server(engine, model=MODEL):
+def native_server(engine, model=MODEL, threads=1):
     import socket
 
     with socket.socket() as s:
@@ -106,7 +123,7 @@ def native_server(engine, model=MODEL):
     log = open(engine / f"server-bench-{port}.log", "wb")
     proc = subprocess.Popen([str(engine / "bin" / "llama-server"), "-m", str(engine / model), "--mmproj",
                              str(engine / "projector.gguf"), "--host", "127.0.0.1", "--port", str(port),
-                             *NATIVE_FLAGS], stdout=log, stderr=subprocess.STDOUT)
+                             "-t", str(threads), *NATIVE_FLAGS], stdout=log, stderr=subprocess.STDOUT)
     end = time.time() + 60
     while time.time() < end:
         try:
@@ -136,61 +153,111 @@ def he_wall(page, d, wait_for):
 
 
 def in_page_vs_native(d, app_url, image, engine, report):
-    """Adds the rows through `report(name, value, unit, baseline, ratio)`, for each model of
-    MODELS the engine folder has."""
-    out = {}
-    for model in MODELS:
-        if (engine / model).exists():
-            out[model] = one_model(d, app_url, image, engine, report, model)
-    return out
+    """Adds the rows through `report(name, value, unit, baseline, ratio)`: for each quantization
+    the engine folder has, each build and 1 and 2 threads, prompt and generation tok/s in the
+    page against native llama-server with the same threads; then one HarmonicEval evaluation in
+    the page (the build the page picks) against native, with 1 and 2 threads, for the shipped
+    weights (Q4_1) and the fastest quantization in the page. `app_url` is a page that is not
+    cross-origin isolated (1 thread); an isolated copy of dist/ is served for 2."""
+    iso, iso_url = serve(ROOT / "dist", isolated=True)
+    models, model_url = serve(engine)
+    urls = {1: app_url, 2: iso_url + "/"}
+    speeds = {}
+    try:
+        for model in [m for m in MODELS if (engine / m).exists()]:
+            quant = model.rsplit(".", 2)[-2]
+            for threads in (1, 2):
+                proc, log, native = native_server(engine, model, threads)
+                try:
+                    native_t = native_timings(native)
+                    for build in BUILDS:
+                        page = load(d, urls[threads], f"{model_url}/{model}", f"{model_url}/projector.gguf", build)
+                        assert page.el("engine-build-info").text.startswith(f"Runs llama.cpp's {build.capitalize()}")
+                        assert f"{threads} thread" in page.el("gpu-status").text, page.el("gpu-status").text
+                        page_t = page_timings(d, page)
+                        speeds[(quant, build, threads)] = page_t["prompt_per_second"]
+                        for key, name in [("prompt_per_second", "prompt"), ("predicted_per_second", "generation")]:
+                            report(f"in-page {name} tok/s, {build}, {quant}, {threads} thread{'s' * (threads > 1)} "
+                                   f"vs native ({native_build(engine)}, -t {threads})",
+                                   page_t[key], "tok/s", native_t[key], page_t[key] / native_t[key])
+                finally:
+                    stop(proc, log)
+        fastest = max((q for (q, b, t) in speeds if b == "memory32" and t == 2),
+                      key=lambda q: speeds[(q, "memory32", 2)], default="Q4_1")
+        walls = {}
+        for quant in dict.fromkeys(["Q4_1", fastest]):
+            model = f"SmolLM2-135M-Instruct.{quant}.gguf"
+            for threads in (1, 2):
+                page = load(d, urls[threads], f"{model_url}/{model}", f"{model_url}/projector.gguf", "")
+                in_page = he_evaluation(d, page, image)
+                proc, log, native = native_server(engine, model, threads)
+                try:
+                    native_s = he_native(d, page, native)
+                finally:
+                    stop(proc, log)
+                walls[(quant, threads)] = in_page
+                report(f"HarmonicEval, 5 criteria, one image, in the page ({quant}, {threads} "
+                       f"thread{'s' * (threads > 1)}, the build it picks) vs native ({native_build(engine)}, -t {threads})",
+                       in_page, "s", native_s, in_page / native_s)
+        # Today's single-thread evaluation before issue 42: the Memory64 build, Q4_1, 1 thread.
+        page = load(d, urls[1], f"{model_url}/{MODEL}", f"{model_url}/projector.gguf", "memory64")
+        before = he_evaluation(d, page, image)
+        best = min(walls.values())
+        report("HarmonicEval in the page: the fastest setting here vs the Memory64 build, Q4_1, 1 thread",
+               best, "s", before, best / before)
+        return speeds, walls
+    finally:
+        models.shutdown()
+        iso.shutdown()
 
 
-def one_model(d, app_url, image, engine, report, model):
+def stop(proc, log):
+    proc.terminate()
+    proc.wait(10)
+    log.close()
+
+
+def load(d, app_url, model_url, projector_url, build):
+    """A fresh page at `app_url` with the model loaded in the in-page engine; `build` forces
+    one of BUILDS ("" lets the page pick)."""
+    d.get("about:blank")
+    page = AppPage(d, app_url)
+    Select(page.el("preset-select")).select_by_value("in_browser")
+    page.wait_for(lambda _: page.el("threads-info").text.strip(), "the engine's facts", 30)
+    d.execute_script("globalThis.hjEngineBuild = arguments[0] || undefined;", build)
+    page.fill("model-url-input", model_url)
+    page.fill("projector-url-input", projector_url)
+    page.el("load-model-button").click()
+    page.wait_for(lambda _: page.el("model-load-progress").get_attribute("data-status") in ("ready", "error"),
+                  "the model", 300)
+    assert page.el("model-load-progress").get_attribute("data-status") == "ready", page.el("model-load-status").text
+    page.wait_for(lambda _: page.el("engine-build-info").text.startswith("Runs"), "the build sentence", 30)
+    return page
+
+
+def page_timings(d, page):
     import json
 
-    quant = model.rsplit(".", 2)[-2]
-    models, model_url = serve(engine)
-    proc, log, native = native_server(engine, model)
-    try:
-        d.get("about:blank")
-        page = AppPage(d, app_url)
-        Select(page.el("preset-select")).select_by_value("in_browser")
-        page.wait_for(lambda _: page.el("threads-info").text.strip(), "the engine's facts", 30)
-        page.fill("model-url-input", f"{model_url}/{model}")
-        page.fill("projector-url-input", f"{model_url}/projector.gguf")
-        t0 = time.time()
-        page.el("load-model-button").click()
-        page.wait_for(lambda _: page.el("model-load-progress").get_attribute("data-status") in ("ready", "error"),
-                      "the model", 300)
-        load_s = time.time() - t0
-        assert page.el("model-load-progress").get_attribute("data-status") == "ready", page.el("model-load-status").text
-        d.execute_script(CHAT_JS, json.dumps(REQUEST))  # polled: one request may outlast WebDriver's own timeout
-        page.wait_for(lambda _: d.execute_script("return window.__benchAnswer;"), "the in-page answer", 900)
-        page_t = json.loads(d.execute_script("return window.__benchAnswer;"))["timings"]
-        native_t = native_timings(native)
-        for key, name in [("prompt_per_second", "prompt"), ("predicted_per_second", "generation")]:
-            report(f"in-page judge, {name} tokens/s (SmolLM2-135M {quant}, 1 thread) vs native llama-server "
-                   f"({native_build(engine)})",
-                   page_t[key], "tok/s", native_t[key], page_t[key] / native_t[key])
-        page.upload(image)
-        page.wait_image()
-        page.fill("text-input", "A dog runs across a grassy park.")
-        page.el("fresh-run-checkbox").click()
-        in_page = he_wall(page, d, page.wait_for)
-        Select(page.el("preset-select")).select_by_value("llama_server")
-        page.fill("base-url-input", native)
-        page.fill("model-input", "smollm2-135m")
-        native_s = he_wall(page, d, page.wait_for)
-        report(f"HarmonicEval, 5 criteria, one image ({quant}): in the page vs native llama-server "
-               f"({native_build(engine)})", in_page, "s",
-               native_s, in_page / native_s)
-        report(f"in-page model download (loopback) and load ({quant})", load_s, "s", None, None)
-        return page_t, native_t
-    finally:
-        proc.terminate()
-        proc.wait(10)
-        log.close()
-        models.shutdown()
+    d.execute_script(CHAT_JS, json.dumps(REQUEST))  # polled: one request may outlast WebDriver's own timeout
+    page.wait_for(lambda _: d.execute_script("return window.__benchAnswer;"), "the in-page answer", 900)
+    answer = d.execute_script("return window.__benchAnswer;")
+    assert not answer.startswith("ERROR"), answer
+    return json.loads(answer)["timings"]
+
+
+def he_evaluation(d, page, image):
+    page.upload(image)
+    page.wait_image()
+    page.fill("text-input", "A dog runs across a grassy park.")
+    page.el("fresh-run-checkbox").click()
+    return he_wall(page, d, page.wait_for)
+
+
+def he_native(d, page, native):
+    Select(page.el("preset-select")).select_by_value("llama_server")
+    page.fill("base-url-input", native)
+    page.fill("model-input", "smollm2-135m")
+    return he_wall(page, d, page.wait_for)
 
 
 def native_only(engine, runs=3):
@@ -206,9 +273,7 @@ def native_only(engine, runs=3):
             native_timings(url)  # warm-up
             got = [native_timings(url) for _ in range(runs)]
         finally:
-            proc.terminate()
-            proc.wait(10)
-            log.close()
+            stop(proc, log)
         med = {k: statistics.median(t[k] for t in got) for k in ("prompt_per_second", "predicted_per_second")}
         print(f"  {model}: prompt {med['prompt_per_second']:.1f} tok/s, generation {med['predicted_per_second']:.1f} tok/s")
 

@@ -21,7 +21,7 @@ import metric_list  # noqa: E402
 
 PRESETS = ["openai", "gemini", "anthropic", "openrouter", "llama_server", "in_browser", "ollama", "vllm", "custom"]
 METRICS = metric_list.ids()
-FIELDS = ["title", "tagline", "judge", "metrics", "open_example", "lab"]
+FIELDS = ["title", "tagline", "judge", "metrics", "open_example", "lab", "isolation_worker"]
 JUDGE_FIELDS = ["provider", "base_url", "model", "model_url", "projector_url"]
 KEY_WORDS = ["key", "authorization", "auth", "token", "secret", "password", "passwd", "bearer", "credential", "cookie"]
 
@@ -165,6 +165,8 @@ def problem(source):
                    'for examples/gamma-flip-a.json)')
         if v.get("lab") is not None and not isinstance(v.get("lab"), bool):
             refuse('"lab" must be true or false')
+        if v.get("isolation_worker") is not None and not isinstance(v.get("isolation_worker"), bool):
+            refuse('"isolation_worker" must be true or false')
     except Refused as e:
         return str(e)
     return None

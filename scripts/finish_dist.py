@@ -9,7 +9,8 @@
    `script-src 'self'` with no inline script allowed at all.
 
 3. Copy the "In this browser (llama.cpp)" provider into `wllama/` of each page: @wllama/wllama's
-   ES module and wasm (from npm, .tools/, pinned by scripts/setup.sh) and src/web/in_browser.js, the
+   ES module and wasm (from npm, .tools/, pinned by scripts/setup.sh), @wllama/wllama-compat's
+   Memory32 build of the same version into `wllama/compat/`, and src/web/in_browser.js, the
    bridge the app loads only when that provider is chosen. Nothing of it is in the first visit.
 
 4. Place the on-demand wasm chunks that scripts/split/wasm-bindgen cut out of each page's wasm
@@ -48,6 +49,9 @@ from pathlib import Path
 ESBUILD = Path(__file__).resolve().parents[1] / ".tools" / "node_modules" / ".bin" / "esbuild"
 ROOT = Path(__file__).resolve().parents[1]
 WLLAMA = ROOT / ".tools" / "node_modules" / "@wllama" / "wllama" / "esm"
+# The same llama.cpp built for browsers without JSPI or Memory64 (Asyncify, Memory32), served from
+# our own origin: wllama would otherwise fetch it from a CDN.
+COMPAT = ROOT / ".tools" / "node_modules" / "@wllama" / "wllama-compat" / "wasm"
 INLINE_LOADER = re.compile(r"<script type=\"?module\"?>(.*?)</script>", re.S)
 
 
@@ -85,7 +89,18 @@ def externalise_loader(page_dir, html, site_path="site.json"):
     # null for none (404), or undefined for a failure.
     site = ("window.hjSite = fetch('" + site_path + "', { cache: 'no-cache', credentials: 'same-origin', "
             "redirect: 'error' }).then(r => r.status === 404 ? null : r.ok ? r.text() : undefined).catch(() => undefined);\n")
-    loader = (site + f"import init from './{glue}';\nawait init({{ module_or_path: './{wasm}' }});\n").encode()
+    # Then the isolation worker (src/web/isolation.js), which may reload the page before the
+    # app starts when the site file turns it on.
+    root = site_path.removesuffix("site.json")
+    iso = (ROOT / "src" / "web" / "isolation.js").read_bytes()
+    iso_name = f"isolation-{short_hash(iso)}.js"
+    if root == "":
+        (page_dir / iso_name).write_bytes(iso)
+    loader = (site + f"import init from './{glue}';\n"
+              "const sw = navigator.serviceWorker, site = document.getElementById('hj-site');\n"
+              "const iso = sw && (sw.controller || /isolation_worker\\\\?\"\\s*:\\s*true/.test(site ? site.content : ''));\n"
+              f"if (!(iso && await (await import('./{root}{iso_name}')).default('{root}'))) "
+              f"await init({{ module_or_path: './{wasm}' }});\n").encode()
     name = f"start-{hashlib.sha256(loader).hexdigest()[:16]}.js"
     (page_dir / name).write_bytes(loader)
     tag = f'<script type=module src=./{name} integrity={sri(loader)}></script>'
@@ -152,8 +167,12 @@ def copy_in_browser_judge(page_dir):
         sys.exit(f"{WLLAMA} is missing: run scripts/setup.sh")
     out = page_dir / "wllama"
     out.mkdir(exist_ok=True)
+    (out / "compat").mkdir(exist_ok=True)
     for src, name in [(WLLAMA / "index.min.js", "wllama.js"), (WLLAMA / "wasm" / "wllama.wasm", "wllama.wasm"),
+                      (COMPAT / "wllama.js", "compat/wllama.js"), (COMPAT / "wllama.wasm", "compat/wllama.wasm"),
                       (ROOT / "src" / "web" / "in_browser.js", "in_browser.js")]:
+        if not src.is_file():
+            sys.exit(f"{src} is missing: run scripts/setup.sh")
         (out / name).write_bytes(src.read_bytes())
     print(f"copied the in-browser judge into {out}")
 
@@ -241,6 +260,7 @@ if __name__ == "__main__":
         copy_in_browser_judge(d)
         if d == Path(args[0]):
             place_site_file(d)
+            (d / "coi.js").write_bytes((ROOT / "src" / "web" / "coi.js").read_bytes())
         html = embed_site(html, site_text(args[0]))
         page.write_text(html)
         if d == Path(args[0]):

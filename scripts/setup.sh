@@ -16,7 +16,8 @@ TRUNK_VERSION=0.21.14          # Trunk 0.22 needs a newer rustc than 1.95
 BINARYEN_VERSION=132.0.0       # must match [tools] wasm_opt in Trunk.toml
 ESBUILD_VERSION=0.28.2         # minifies the wasm-bindgen JS glue (scripts/finish_dist.py)
 AXE_VERSION=4.14.1             # axe-core, injected by tests/e2e/test_layout.py (accessibility)
-WLLAMA_VERSION=3.8.1           # llama.cpp in WebAssembly: the "In this browser" provider, copied into dist/wllama/
+WLLAMA_VERSION=3.13.0          # llama.cpp in WebAssembly: the "In this browser" provider, copied into dist/wllama/;
+                               # @wllama/wllama-compat of the same version is its Memory32 build (dist/wllama/compat/)
 want_tests=false
 [[ "${1:-}" == "--test" ]] && want_tests=true
 
@@ -53,14 +54,15 @@ if ! cargo install --list | grep -q "^wasm_split_cli_support v$SPLIT_VERSION:"; 
     || cargo install wasm_split_cli_support --version "$SPLIT_VERSION" --features build-binary
 fi
 
-say "binaryen $BINARYEN_VERSION (wasm-opt), esbuild $ESBUILD_VERSION, axe-core $AXE_VERSION and @wllama/wllama $WLLAMA_VERSION, from npm"
+say "binaryen $BINARYEN_VERSION (wasm-opt), esbuild $ESBUILD_VERSION, axe-core $AXE_VERSION and @wllama/wllama(-compat) $WLLAMA_VERSION, from npm"
 if [[ ! -x .tools/node_modules/.bin/wasm-opt ]] || ! .tools/node_modules/.bin/wasm-opt --version | grep -q "version_${BINARYEN_VERSION%%.*}" \
    || ! .tools/node_modules/.bin/esbuild --version 2>/dev/null | grep -qx "$ESBUILD_VERSION" \
    || ! grep -q "\"version\": \"$AXE_VERSION\"" .tools/node_modules/axe-core/package.json 2>/dev/null \
-   || ! grep -q "\"version\": \"$WLLAMA_VERSION\"" .tools/node_modules/@wllama/wllama/package.json 2>/dev/null; then
+   || ! grep -q "\"version\": \"$WLLAMA_VERSION\"" .tools/node_modules/@wllama/wllama/package.json 2>/dev/null \
+   || ! grep -q "\"version\": \"$WLLAMA_VERSION\"" .tools/node_modules/@wllama/wllama-compat/package.json 2>/dev/null; then
   mkdir -p .tools
   # One command for all: a second --no-save install would prune the first.
-  npm install --prefix .tools --no-save --no-audit --no-fund "binaryen@$BINARYEN_VERSION" "esbuild@$ESBUILD_VERSION" "axe-core@$AXE_VERSION" "@wllama/wllama@$WLLAMA_VERSION"
+  npm install --prefix .tools --no-save --no-audit --no-fund "binaryen@$BINARYEN_VERSION" "esbuild@$ESBUILD_VERSION" "axe-core@$AXE_VERSION" "@wllama/wllama@$WLLAMA_VERSION" "@wllama/wllama-compat@$WLLAMA_VERSION"
 fi
 
 if $want_tests; then

@@ -46,7 +46,9 @@ impl Default for Site {
     }
 }
 
-const FIELDS: [&str; 6] = ["title", "tagline", "judge", "metrics", "open_example", "lab"];
+/// `isolation_worker` is read by the pages' start script, not here (src/web/isolation.js):
+/// the page only checks that it is true or false.
+const FIELDS: [&str; 7] = ["title", "tagline", "judge", "metrics", "open_example", "lab", "isolation_worker"];
 const JUDGE_FIELDS: [&str; 5] = ["provider", "base_url", "model", "model_url", "projector_url"];
 
 /// The sentence every refusal starts with, so the page and the build say it alike.
@@ -98,6 +100,9 @@ pub fn parse(text: &str) -> Result<Site, String> {
     }
     let Value::Object(m) = v else { return Err(refuse("it must be one JSON object")) };
     only(&m, &FIELDS, "")?;
+    if !matches!(m.get("isolation_worker"), None | Some(Value::Null | Value::Bool(_))) {
+        return Err(refuse("\"isolation_worker\" must be true or false"));
+    }
     let judge = match m.get("judge") {
         None | Some(Value::Null) => None,
         Some(Value::Object(j)) => Some(judge(j)?),

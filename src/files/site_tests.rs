@@ -41,6 +41,8 @@ fn the_two_worked_examples_are_read_whole() {
 #[test]
 fn an_empty_file_is_every_default() {
     assert_eq!(parse("{}").unwrap(), Site::default());
+    // The start script reads the isolation worker's switch; the page only checks it.
+    assert_eq!(parse(r#"{"isolation_worker": true}"#).unwrap(), Site::default());
     assert_eq!(Site::default().offered(), Metric::ALL.to_vec());
     assert!(!Site::default().keyless_judge());
     let openai = parse(r#"{"judge": {"provider": "openai"}}"#).unwrap();
@@ -88,6 +90,7 @@ fn each_bad_field_is_named_in_one_sentence() {
         (r#"{"metrics": ["fleur", "fleur"]}"#, "twice"),
         (r#"{"open_example": "../secret"}"#, "file stem"),
         (r#"{"lab": "no"}"#, "true or false"),
+        (r#"{"isolation_worker": "yes"}"#, "\"isolation_worker\" must be true or false"),
         (r#"{"title": 3}"#, "must be text"),
     ] {
         let e = refused(text);

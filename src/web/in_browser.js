@@ -3,9 +3,19 @@
 // provider is chosen, by adding a <script type=module> (script-src 'self'); it is never part
 // of the first visit. It moves bytes and nothing else: what to send and how to read the answer
 // is decided in Rust (src/providers/in_browser.rs, src/web/in_browser.rs).
-import { Wllama, WllamaAbortError } from './wllama.js';
+import { CacheManager, Wllama, WllamaAbortError } from './wllama.js';
 
 const WASM = new URL('./wllama.wasm', import.meta.url).href;
+// The same llama.cpp release built for browsers without JSPI or Memory64 (@wllama/wllama-compat:
+// Asyncify, 32-bit memory), from this site, never a CDN. It is also the faster build on the CPU
+// (docs/performance.md), so it runs wherever the files fit in its 4 GiB of memory.
+const MEMORY32 = {
+  wasm: new URL('./compat/wllama.wasm', import.meta.url).href,
+  worker: new URL('./compat/wllama.js', import.meta.url).href,
+};
+// The largest model and projector together that the Memory32 build is given: its whole address
+// space is 4 GiB, which must also hold the context, the compute buffers and the image.
+const MEMORY32_MAX_BYTES = 2.5e9;
 // llama.cpp's own log lines (its default, INFO: a few lines per load and per request), the
 // last few kept so that a load it refuses can say why; the Rust side tells "out of memory"
 // from a bad file by them.
@@ -49,10 +59,49 @@ async function gpuProbe() {
 }
 
 
-function fresh() {
-  const w = new Wllama({ default: WASM }, { logger: quiet });
+// Where downloaded models are kept: wllama's default, the Origin Private File System, where
+// the browser offers it; otherwise (WebKit's automation sessions, some private windows) in this
+// page's memory for the visit, so the judge still runs and the panel says nothing is kept.
+const keepsFiles = !!(navigator.storage && navigator.storage.getDirectory);
+const inMemory = new Map();
+const memoryBackend = {
+  isSupported: () => true,
+  read: async (key) => inMemory.get(key) || null,
+  write: async (key, stream) => { inMemory.set(key, await new Response(stream).blob()); },
+  getSize: async (key) => (inMemory.has(key) ? inMemory.get(key).size : -1),
+  list: async () => [...inMemory].map(([key, blob]) => ({ key, size: blob.size })),
+  delete: async (key) => { inMemory.delete(key); },
+};
+const cache = keepsFiles ? new CacheManager() : new CacheManager([memoryBackend]);
+
+// An engine of the chosen build: 'memory32' or 'memory64'. wllama itself picks the Memory32
+// build only where JSPI or Memory64 is missing (and never in Firefox); we pick it by speed too,
+// so its choice of resources is replaced by ours, on this instance only.
+function fresh(build) {
+  const w = new Wllama({ default: WASM }, { logger: quiet, cacheManager: cache });
   w.setCompat(null); // never fetch the compatibility build from a CDN
+  if (build === 'memory32') {
+    w.getWorkerResources = () => ({ wasmPath: MEMORY32.wasm, jsPath: MEMORY32.worker, compat: true });
+  }
   return w;
+}
+
+const isFirefox = () => /firefox/i.test(navigator.userAgent || '');
+
+// Which build loads `bytes` of files with or without the GPU, and why: { build, why } where
+// `why` is a word the Rust side phrases (providers/in_browser/mod.rs, build_sentence), or
+// { build: null, why: 'too-large' } when no build here can hold the files.
+// `globalThis.hjEngineBuild` ('memory32' or 'memory64') forces one, for the benchmark.
+function chooseBuild(bytes, gpu) {
+  const can64 = lacks64().length === 0;
+  const forced = globalThis.hjEngineBuild;
+  if (forced === 'memory64' && can64) return { build: 'memory64', why: 'forced' };
+  if (forced === 'memory32') return { build: 'memory32', why: 'forced' };
+  if (bytes > MEMORY32_MAX_BYTES) return can64 ? { build: 'memory64', why: 'large' } : { build: null, why: 'too-large' };
+  if (!can64) return { build: 'memory32', why: 'lacks:' + lacks64().join(',') };
+  // wllama's author measured its Memory32 build's WebGPU path as far slower in Firefox.
+  if (gpu && isFirefox()) return { build: 'memory64', why: 'firefox-gpu' };
+  return { build: 'memory32', why: 'faster' };
 }
 
 function hasMemory64() {
@@ -64,11 +113,18 @@ function hasMemory64() {
   }
 }
 
-// What this browser lacks for the build we ship (names, for the Rust side to phrase).
-function missing() {
+// What this browser lacks for the Memory64 build (names, for the Rust side to phrase).
+function lacks64() {
   const out = [];
   if (typeof WebAssembly.Suspending !== 'function') out.push('jspi');
   if (!hasMemory64()) out.push('memory64');
+  return out;
+}
+
+// What this browser lacks for any build: then nothing is downloaded.
+function missing() {
+  const out = [];
+  if (typeof WebAssembly !== 'object') out.push('webassembly');
   if (typeof Worker !== 'function') out.push('workers');
   return out;
 }
@@ -105,7 +161,6 @@ async function load(source, progress, check, gpu) {
     judge = null;
     await old.w.exit().catch(() => {});
   }
-  const w = fresh();
   let blobs;
   let name;
   // What decides the engine's answers besides the request: which files (by URL, or by name,
@@ -119,7 +174,7 @@ async function load(source, progress, check, gpu) {
     identity = 'url:' + source.url + '|' + (source.mmprojUrl || '');
     progress('downloading', 0);
     const src = source.mmprojUrl ? { url: source.url, mmprojUrl: source.mmprojUrl } : { url: source.url };
-    const model = await w.modelManager.getModelOrDownload(src, {
+    const model = await fresh().modelManager.getModelOrDownload(src, {
       progressCallback: ({ loaded, total }) => progress('downloading', total > 0 ? loaded / total : 0),
     });
     blobs = await model.open();
@@ -130,8 +185,15 @@ async function load(source, progress, check, gpu) {
     const refusal = check(label, await head(blob), blob.size);
     if (refusal) throw new Error('refused:' + refusal);
   }
+  const bytes = blobs.reduce((n, b) => n + b.size, 0);
+  const chosen = (onGpu) => {
+    const c = chooseBuild(bytes, onGpu);
+    if (!c.build) throw new Error('too-large:' + bytes);
+    return c;
+  };
   progress('loading', 0);
   const threads = threadsWanted();
+  let build = chosen(gpu);
   let gpuError = '';
   let lines = [];
   const start = async (engine, onGpu) => {
@@ -142,7 +204,7 @@ async function load(source, progress, check, gpu) {
     await engine.loadModel(blobs, params);
     lines = placed.slice();
   };
-  let w2 = w;
+  let w2 = fresh(build.build);
   if (gpu) {
     try {
       await start(w2, true);
@@ -150,14 +212,15 @@ async function load(source, progress, check, gpu) {
     } catch (e) {
       gpuError = message(e);
       await w2.exit().catch(() => {});
-      w2 = fresh();
+      build = chosen(false);
+      w2 = fresh(build.build);
     }
   }
   if (!gpu || gpuError) await start(w2, false);
-  return finish(w2, { name, identity, gpuError, lines });
+  return finish(w2, { name, identity, gpuError, lines, build });
 }
 
-async function finish(w, { name, identity, gpuError, lines }) {
+async function finish(w, { name, identity, gpuError, lines, build }) {
   // wllama does not look at the engine's own verdict; a file llama.cpp refused loads "nothing".
   const info = w.getLoadedContextInfo();
   if (!info.success || !(info.n_vocab > 0)) {
@@ -170,7 +233,10 @@ async function finish(w, { name, identity, gpuError, lines }) {
     name,
     // What decides the answers: the files and the threads (and where it computes, which the
     // Rust side reads from `lines` and adds).
-    identity: identity + '|threads:' + w.getNumThreads(),
+    // The two builds round differently (docs/performance.md), so the build is part of it.
+    identity: identity + '|threads:' + w.getNumThreads() + '|build:' + build.build,
+    build: build.build,
+    buildWhy: build.why,
     vision: w.supportInputModality('image'),
     threads: w.getNumThreads(),
     multithread: w.isMultithread(),
@@ -182,8 +248,8 @@ async function finish(w, { name, identity, gpuError, lines }) {
 
 function loadedFacts() {
   if (!judge) return null;
-  const { name, vision, threads, multithread, identity, gpuError, lines } = judge;
-  return { name, vision, threads, multithread, identity, gpuError, lines };
+  const { name, vision, threads, multithread, identity, gpuError, lines, build, buildWhy } = judge;
+  return { name, vision, threads, multithread, identity, gpuError, lines, build, buildWhy };
 }
 
 function dataUrlBytes(url) {
@@ -244,9 +310,12 @@ async function servedCoep() {
 async function facts() {
   return {
     missing: missing(),
+    // The build a model of up to MEMORY32_MAX_BYTES will run on the CPU here, before one loads.
+    build: chooseBuild(0, false),
     isolated: !!globalThis.crossOriginIsolated,
     coep: globalThis.crossOriginIsolated ? '' : await servedCoep(),
     cores: navigator.hardwareConcurrency || 1,
+    keepsFiles,
     gpu: await gpuProbe(),
     loaded: loadedFacts(),
   };

@@ -38,6 +38,8 @@ pub struct Loaded {
     pub why: Option<NoGpu>,
     /// The model's quantization (`general.file_type` of its GGUF header), when read.
     pub file_type: Option<u32>,
+    /// Which build of llama.cpp runs it (`memory32`, `memory64`) and why (the bridge's word).
+    pub build: (String, String),
 }
 
 impl Loaded {
@@ -141,6 +143,11 @@ pub struct Facts {
     pub cores: u32,
     /// What the browser offers for the GPU path.
     pub gpu: Probe,
+    /// Whether downloaded models are kept for later visits (the browser offers the page its
+    /// private file system); otherwise the bridge holds them in memory for this visit.
+    pub keeps_files: bool,
+    /// The build a model of ordinary size would run on the CPU here, and why.
+    pub build: (String, String),
     pub loaded: Option<Loaded>,
 }
 
@@ -174,6 +181,7 @@ fn read_loaded(v: &JsValue) -> Option<Loaded> {
             Compute::Cpu => WHY.with(|w| w.borrow().clone()),
         },
         file_type: FILE_TYPE.with(std::cell::Cell::get),
+        build: (text(v, "build"), text(v, "buildWhy")),
     };
     LOADED.with(|l| *l.borrow_mut() = Some((loaded.identity.clone(), loaded.engine())));
     Some(loaded)
@@ -270,6 +278,11 @@ pub async fn facts() -> Result<Facts, String> {
         coep: text(&f, "coep"),
         cores: num(&f, "cores") as u32,
         gpu: read_probe(&get(&f, "gpu")),
+        keeps_files: get(&f, "keepsFiles").is_truthy(),
+        build: {
+            let b = get(&f, "build");
+            (text(&b, "build"), text(&b, "why"))
+        },
         loaded: {
             let loaded = read_loaded(&get(&f, "loaded"));
             if loaded.is_none() {

@@ -259,11 +259,12 @@ def test_the_lab_imports_the_sample_dataset_and_meta_evaluates_a_results_file(xb
     lab.wait_for(lambda d: lab.el("gamma-value").text == "0.01", "γ at its minimum, by keyboard")
 
 
-def engine_can_run(driver):
+def has_memory64_build(driver):
+    """Whether this browser has what llama.cpp's Memory64 build needs (JSPI and Memory64)."""
     return driver.execute_script("""
         let m64 = true;
         try { new WebAssembly.Memory({address: 'i64', initial: BigInt(1)}); } catch (e) { m64 = false; }
-        return typeof WebAssembly.Suspending === 'function' && m64 && typeof Worker === 'function';""")
+        return typeof WebAssembly.Suspending === 'function' && m64;""")
 
 
 def in_browser_panel(page):
@@ -274,24 +275,83 @@ def in_browser_panel(page):
 def test_the_in_browser_judges_panel(xb):
     page = xb.page()
     in_browser_panel(page)
-    can = engine_can_run(xb.d)
     status = page.el("model-load-status")
-    load_buttons = [page.el("load-model-button"), page.el("load-files-button")]
-    if can:
-        assert status.get_attribute("class") == "hint", status.text
-        assert all(b.is_enabled() for b in load_buttons)
+    # Every engine can load a model now (issue 42): the Memory32 build needs neither JSPI nor
+    # Memory64.
+    assert status.get_attribute("class") == "hint", status.text
+    assert all(page.el(b).is_enabled() for b in ("load-model-button", "load-files-button"))
+    build = page.el("engine-build-info")
+    page.wait_for(lambda d: build.text.strip(), "the build sentence")
+    assert build.text.startswith("Will run llama.cpp's Memory32 build"), build.text
+    if has_memory64_build(xb.d):
+        assert "the faster of the two on the CPU" in build.text, build.text
     else:
-        page.wait_for(lambda d: status.get_attribute("class") == "error", "the reason, as an error")
-        assert status.get_attribute("role") == "alert"
-        assert "cannot run the judge in the page" in status.text and "Safari" in status.text, status.text
-        assert not any(b.is_enabled() for b in load_buttons)
-    # What the suite measured, for the browser table (docs): WebKit cannot run it yet.
+        assert "which the Memory64 build needs" in build.text, build.text
+    # What the suite measured, for the browser table (docs): WebKit has no JSPI.
     if xb.engine == "webkit":
-        assert not can
+        assert not has_memory64_build(xb.d)
     else:
-        assert can, f"{xb.engine} ({browsers.version(xb.d)}) lacks what the engine needs"
+        assert has_memory64_build(xb.d), f"{xb.engine} ({browsers.version(xb.d)}) lacks JSPI or Memory64"
     # The isolation sentence is true here: this loopback site sends no COOP or COEP.
     assert "does not send the COOP and COEP headers" in page.el("threads-info").text
+
+
+def site_with_models(tmp_path, engine_dir):
+    """dist/ with the real engine's SmolLM2 and projector under models/, on one origin."""
+    root = tmp_path / "site"
+    root.mkdir()
+    for entry in DIST.iterdir():
+        (root / entry.name).symlink_to(entry)
+    (root / "models").mkdir()
+    for name in ("SmolLM2-135M-Instruct.Q4_1.gguf", "projector.gguf"):
+        (root / "models" / name).symlink_to(engine_dir / name)
+    return browsers.Site(root)
+
+
+OTHER_ORIGINS_JS = """
+return performance.getEntriesByType('resource').map(e => e.name)
+  .filter(u => !u.startsWith(location.origin + '/') && !u.startsWith('blob:') && !u.startsWith('data:'));"""
+
+
+def judge_here(driver, site, image):
+    """Loads SmolLM2 and its projector from the site's own origin in the page and scores a
+    caption of an image with HarmonicEval's five criteria, through the page."""
+    from test_in_browser import CAPTION
+
+    page = AppPage(driver, site.url)
+    in_browser_panel(page)
+    page.fill("model-url-input", site.url + "models/SmolLM2-135M-Instruct.Q4_1.gguf")
+    page.fill("projector-url-input", site.url + "models/projector.gguf")
+    page.el("load-model-button").click()
+    progress = lambda: page.el("model-load-progress").get_attribute("data-status")  # noqa: E731
+    page.wait_for(lambda d: progress() in ("ready", "error"), "the model", 300)
+    assert progress() == "ready", page.el("model-load-status").text
+    build = page.el("engine-build-info").text
+    assert build.startswith("Runs llama.cpp's Memory32 build"), build
+    Select(page.el("metric-select")).select_by_value("harmonic_eval")
+    page.upload(image)  # HarmonicEval asks for one; fluency alone does not send it
+    page.wait_image()
+    page.fill("text-input", CAPTION)
+    page.evaluate()
+    page.wait_settled(timeout=900)
+    # The same check as the Chromium test's: a score only where the answer printed that rating.
+    scored = [c for c in CRITERIA if page.state(c) == "done" and page.card(c).get_attribute("data-score")]
+    assert scored, [(c, page.state(c), page.card(c).text[:200]) for c in CRITERIA]
+    assert ("GET", "/wllama/compat/wllama.wasm") in site.log, "the Memory32 build comes from this origin"
+    assert driver.execute_script(OTHER_ORIGINS_JS) == []
+    return build, scored
+
+
+def test_the_judge_inside_the_page_scores_from_this_origin_alone(xb, engine_dir, images, tmp_path):
+    """Issue 42: WebKit (Safari's engine) had no judge inside the page at all. Each engine loads
+    the real SmolLM2 and its projector from the page's own origin and scores an image."""
+    site = site_with_models(tmp_path, engine_dir)
+    try:
+        build, scored = judge_here(xb.d, site, images / "small.png")
+        print(f"\n[{xb.engine}] {build} scored {scored}")
+        xb.note()
+    finally:
+        site.stop()
 
 
 def _resize(driver, width, height=900):
@@ -399,94 +459,21 @@ def test_ratings_set_by_hand_follow_and_lay_out_at_390_1024_and_1280(xb):
 # ------------------------------------------------------------------ what the engines exposed
 
 
-class ModelHost:
-    """A loopback server for model files, with CORS, that logs every request it gets."""
-
-    def __init__(self, size):
-        import threading
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-        self.log = []
-        host = self
-        body = b"GGUF" + bytes(size - 4)
-
-        class H(BaseHTTPRequestHandler):
-            def _head(self):
-                host.log.append((self.command, self.path))
-                self.send_response(200)
-                self.send_header("Access-Control-Allow-Origin", "*")
-                self.send_header("Access-Control-Expose-Headers", "Content-Length")
-                self.send_header("Cross-Origin-Resource-Policy", "cross-origin")
-                self.send_header("Content-Length", str(len(body)))
-                self.send_header("Content-Type", "application/octet-stream")
-                self.end_headers()
-
-            def do_HEAD(self):
-                self._head()
-
-            def do_GET(self):
-                self._head()
-                self.wfile.write(body)
-
-            def do_OPTIONS(self):
-                host.log.append((self.command, self.path))
-                self.send_response(204)
-                self.send_header("Access-Control-Allow-Origin", "*")
-                self.send_header("Access-Control-Allow-Headers", "*")
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
-
-    def stop(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-def test_firefox_without_its_jspi_flag_downloads_no_model(xb, tmp_path):
-    """Firefox with javascript.options.wasm_js_promise_integration off (the flag the issue's
-    Firefox ESR 140 needed; ESR 153 has it on). Before the fix both load buttons stayed enabled
-    and "Load from URL" downloaded (HEAD, then GET of every byte) and cached the model."""
+def test_firefox_without_its_jspi_flag_judges_on_the_memory32_build(xb, engine_dir, images, tmp_path):
+    """Firefox with javascript.options.wasm_js_promise_integration off, as Firefox ESR 140 ships.
+    Before issue 42 the panel refused to load anything there; it now runs the Memory32 build."""
     if xb.engine != "firefox":
         pytest.skip("Firefox's own flag")
-    host = ModelHost(2_000_000)
     d = browsers.start("firefox", tmp_path / "nojspi", xb.display,
                        prefs={"javascript.options.wasm_js_promise_integration": False})
     xb.others.append(d)
+    site = site_with_models(tmp_path, engine_dir)
     try:
-        page = xb.page(driver=d)
+        d.get(site.url)
         assert d.execute_script("return typeof WebAssembly.Suspending;") == "undefined"
-        in_browser_panel(page)
-        status = page.el("model-load-status")
-        page.wait_for(lambda _: status.get_attribute("class") == "error", "the reason, as an error")
-        assert status.get_attribute("role") == "alert"
-        assert "lacks WebAssembly JavaScript Promise Integration (JSPI)" in status.text, status.text
-        assert "will use up to" not in page.el("threads-info").text
-        suggestions = d.find_elements("css selector", ".suggestions button")
-        assert suggestions and not any(b.is_enabled() for b in suggestions)
-        for b in ("load-model-button", "load-files-button"):
-            assert not page.el(b).is_enabled(), b
-        # Pressing them anyway (as a page redrawn before the check would let one do).
-        page.fill("model-url-input", host.url + "model.gguf")
-        page.fill("projector-url-input", host.url + "mmproj.gguf")
-        model = tmp_path / "picked.gguf"
-        model.write_bytes(b"GGUF" + bytes(1000))
-        page.el("model-file-input").send_keys(str(model))
-        for b in ("load-model-button", "load-files-button"):
-            d.execute_script("arguments[0].disabled = false; arguments[0].click();", page.el(b))
-            page.wait_for(lambda _: page.el("model-load-progress").get_attribute("data-status") == "error", "the refusal")
-            assert "cannot run the judge in the page" in status.text, status.text
-        import time
-        time.sleep(1.5)
-        assert host.log == [], f"the model's server was asked: {host.log}"
-        assert not d.find_elements("css selector", "[data-testid='model-cache-list'] li")
+        judge_here(d, site, images / "small.png")
     finally:
-        host.stop()
+        site.stop()
 
 
 def test_webkit_isolation_sentence_is_true_and_names_safaris_way(xb, display, tmp_path):

@@ -20,7 +20,7 @@ KEY = "sk-test-SECRET-0123456789abcdef"
 CSP = (
     "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; "
     "style-src-attr 'unsafe-inline'; img-src 'self' data: blob:; media-src 'self' blob:; "
-    "worker-src blob:; connect-src *; base-uri 'none'; form-action 'none'; object-src 'none'"
+    "worker-src 'self' blob:; connect-src *; base-uri 'none'; form-action 'none'; object-src 'none'"
 )
 WATCH_CSP = """
 window.__violations = [];

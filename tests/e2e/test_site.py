@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from selenium.common.exceptions import TimeoutException
-from selenium.webdriver.support.ui import Select
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from app_page import CRITERIA, AppPage, tid
 from conftest import DIST, ROOT, _StaticHandler
@@ -603,3 +603,58 @@ def test_a_fresh_visitor_judges_inside_the_page_with_the_sites_model(browser, si
         assert host.gets[f"/{MODEL}"] == 1 and host.gets["/projector.gguf"] == 1, host.gets
     finally:
         host.stop()
+
+
+# --- The isolation worker (site.json "isolation_worker", issue 42) -------------------------
+
+
+def isolated(browser):
+    return browser.execute_script("return crossOriginIsolated;")
+
+
+def test_the_isolation_worker_isolates_a_host_without_headers_and_leaves_when_turned_off(browser, tmp_path):
+    """A host that cannot send COOP and COEP (GitHub Pages; this test server sends neither):
+    with the switch on, the first visit registers src/web/coi.js and reloads once; the page is
+    then cross-origin isolated, so the judge inside it may use threads. Turned off in the host's
+    site.json, the worker is removed on the next visit and the one after is not isolated."""
+    d = site_dir(tmp_path, {"title": "Threads", "isolation_worker": True}, "iso")
+    httpd, url = serve(d)
+    try:
+        browser.get(url)
+        WebDriverWait(browser, 30).until(lambda dr: isolated(dr), "the page isolated by the worker")
+        page = AppPage(browser, url)
+        assert isolated(browser)
+        assert browser.execute_script("return navigator.serviceWorker.controller.scriptURL;") == url + "coi.js"
+        assert browser.execute_script("return sessionStorage.getItem('hj.isolation.reloaded');") == "1"
+        Select(page.el("preset-select")).select_by_value("in_browser")
+        page.wait_for(lambda dr: "Cross-origin isolated" in page.el("threads-info").text, "the threads sentence")
+        assert "will use up to" in page.el("threads-info").text
+        # The lab is under the same worker.
+        AppPage(browser, url + "lab/")
+        assert isolated(browser)
+        # The owner turns it off on the host, without a rebuild.
+        (d / "site.json").write_text(json.dumps({"title": "Threads"}))
+        later = time.time() + 2
+        os.utime(d / "site.json", (later, later))
+        AppPage(browser, url)
+        WebDriverWait(browser, 30).until(
+            lambda dr: dr.execute_async_script(
+                "const done = arguments[0]; navigator.serviceWorker.getRegistrations().then(r => done(r.length));") == 0,
+            "the worker to be removed")
+        rebuild_pages(d, json.dumps({"title": "Threads"}))
+        AppPage(browser, url)
+        assert not isolated(browser)
+        assert browser.execute_script("return navigator.serviceWorker.controller;") is None
+    finally:
+        httpd.shutdown()
+
+
+def test_without_the_switch_no_worker_is_registered_and_the_start_script_stays_small(browser, site):
+    url = site({"title": "Plain"})
+    AppPage(browser, url)
+    assert not isolated(browser)
+    assert browser.execute_async_script(
+        "const done = arguments[0]; navigator.serviceWorker.getRegistrations().then(r => done(r.length));") == 0
+    # The worker's registration code is its own file, fetched only where the switch is on.
+    entries = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name);")
+    assert not [e for e in entries if "isolation-" in e or e.endswith("coi.js")], entries

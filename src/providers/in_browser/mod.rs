@@ -171,6 +171,15 @@ pub fn load_failure(msg: &str) -> String {
     if msg == "abort" {
         return "Loading was cancelled.".into();
     }
+    if let Some(bytes) = msg.strip_prefix("too-large:") {
+        let size = bytes.parse::<f64>().map(size_text).unwrap_or_else(|_| bytes.to_string());
+        return format!(
+            "These files ({size}) are larger than the {} that llama.cpp's Memory32 build can hold, \
+             and this browser lacks what its Memory64 build needs (WebAssembly JSPI and Memory64: \
+             Chrome or Edge 137 or newer, Firefox 153 or newer). Choose a smaller model.",
+            size_text(MEMORY32_MAX_BYTES)
+        );
+    }
     if let Some(why) = msg.strip_prefix("worker-failed:") {
         return format!(
             "The engine's worker could not start ({why}): the browser blocked it or is out of \
@@ -218,27 +227,65 @@ pub fn chat_failure(msg: &str) -> JudgeError {
     }
 }
 
-/// The sentence for a browser that cannot run the engine, naming what it lacks; `None` when
-/// nothing is missing.
-pub fn unsupported(missing: &[String]) -> Option<String> {
-    if missing.is_empty() {
-        return None;
-    }
+fn feature_names(missing: &[String]) -> String {
     let names: Vec<&str> = missing
         .iter()
         .map(|m| match m.as_str() {
             "jspi" => "WebAssembly JavaScript Promise Integration (JSPI)",
             "memory64" => "WebAssembly Memory64",
             "workers" => "Web Workers",
+            "webassembly" => "WebAssembly",
             other => other,
         })
         .collect();
+    names.join(" and ")
+}
+
+/// The sentence for a browser that cannot run either build of the engine, naming what it
+/// lacks; `None` when nothing is missing. Both builds need WebAssembly and Web Workers, which
+/// every current browser has (Safari included).
+pub fn unsupported(missing: &[String]) -> Option<String> {
+    if missing.is_empty() {
+        return None;
+    }
     Some(format!(
-        "This browser cannot run the judge in the page: it lacks {}. Chrome or Edge 137 or newer \
-         has everything needed; in Firefox, enable javascript.options.wasm_js_promise_integration \
-         in about:config; Safari cannot run it yet. Nothing is downloaded until it can.",
-        names.join(" and ")
+        "This browser cannot run the judge in the page: it lacks {}. Any current Chrome, Edge, \
+         Firefox or Safari has what it needs. Nothing is downloaded until it can.",
+        feature_names(missing)
     ))
+}
+
+/// The most bytes of model and projector the Memory32 build is given (the bridge's
+/// `MEMORY32_MAX_BYTES`): its whole address space is 4 GiB, which also holds the context.
+pub const MEMORY32_MAX_BYTES: f64 = 2.5e9;
+
+/// Which build of llama.cpp runs (the bridge's word: `memory32` or `memory64`) and why, as the
+/// panel says it (`engine-build-info`). `why` is the bridge's: `faster`, `lacks:jspi,memory64`,
+/// `large`, `firefox-gpu` or `forced`. `loaded` says whether a model runs on it now or one
+/// would.
+pub fn build_sentence(build: &str, why: &str, loaded: bool) -> String {
+    let (name, what) = match build {
+        "memory64" => ("Memory64", "JSPI and 64-bit memory"),
+        _ => ("Memory32", "Asyncify and 32-bit memory"),
+    };
+    let verb = if loaded { "Runs" } else { "Will run" };
+    let reason = match why {
+        "faster" => "the faster of the two on the CPU, measured (docs/performance.md).".to_string(),
+        "large" => format!(
+            "these files are larger than the {} the Memory32 build can hold.",
+            size_text(MEMORY32_MAX_BYTES)
+        ),
+        "firefox-gpu" => "its WebGPU path is the one that is fast in Firefox.".to_string(),
+        "forced" => "chosen by hand (hjEngineBuild).".to_string(),
+        w => match w.strip_prefix("lacks:") {
+            Some(l) => {
+                let l: Vec<String> = l.split(',').filter(|s| !s.is_empty()).map(str::to_string).collect();
+                format!("this browser lacks {}, which the Memory64 build needs.", feature_names(&l))
+            }
+            None => format!("({w})."),
+        },
+    };
+    format!("{verb} llama.cpp's {name} build ({what}): {reason}")
 }
 
 /// Whether the engine runs multi-threaded, and why not when it does not. `coep` is the
@@ -272,7 +319,8 @@ pub fn threads_sentence(runs: bool, isolated: bool, coep: &str, threads: Option<
              isolated (it also needs Cross-Origin-Opener-Policy: same-origin)."
         ),
         (false, _) => "Single-threaded: this page is not cross-origin isolated (its server does \
-                       not send the COOP and COEP headers; scripts/serve.sh does)."
+                       not send the COOP and COEP headers; scripts/serve.sh does, and where the \
+                       host cannot, the site file's isolation_worker adds them)."
             .to_string(),
     }
 }
@@ -416,7 +464,9 @@ mod tests {
         assert!(kv.contains("ran out of memory"), "{kv}");
         let other = load_failure("llama.cpp refused the file: common_init_: failed to create context");
         assert!(other.contains("damaged or cut short"), "{other}");
-        assert!(load_failure("unsupported:jspi").contains("lacks WebAssembly JavaScript Promise Integration"));
+        assert!(load_failure("unsupported:workers").contains("lacks Web Workers"));
+        let large = load_failure("too-large:3100000000");
+        assert!(large.contains("(3.10 GB)") && large.contains("2.50 GB") && large.contains("Memory64"), "{large}");
         let broken = load_failure("llama_model_load: tensor data is not within the file bounds");
         assert!(broken.contains("damaged or cut short") && broken.contains("file bounds"), "{broken}");
         assert_eq!(chat_failure("abort"), JudgeError::Cancelled);
@@ -427,9 +477,23 @@ mod tests {
     #[test]
     fn unsupported_browsers_are_told_what_they_lack() {
         assert_eq!(unsupported(&[]), None);
-        let s = unsupported(&["jspi".into(), "memory64".into()]).unwrap();
-        assert!(s.contains("JSPI") && s.contains("Memory64") && s.contains("137"), "{s}");
-        assert!(s.contains("Safari") && s.contains("Nothing is downloaded"), "{s}");
+        let s = unsupported(&["webassembly".into(), "workers".into()]).unwrap();
+        assert!(s.contains("lacks WebAssembly and Web Workers") && s.contains("Nothing is downloaded"), "{s}");
+        assert!(s.contains("Safari has what it needs"), "{s}");
+    }
+
+    #[test]
+    fn the_build_sentence_names_the_build_and_its_reason() {
+        let fast = build_sentence("memory32", "faster", true);
+        assert!(fast.starts_with("Runs llama.cpp's Memory32 build (Asyncify and 32-bit memory): the faster"), "{fast}");
+        let safari = build_sentence("memory32", "lacks:jspi,memory64", false);
+        assert!(safari.starts_with("Will run llama.cpp's Memory32 build"), "{safari}");
+        assert!(safari.contains("lacks WebAssembly JavaScript Promise Integration (JSPI) and WebAssembly Memory64, which the Memory64 build needs"), "{safari}");
+        let large = build_sentence("memory64", "large", true);
+        assert!(large.starts_with("Runs llama.cpp's Memory64 build (JSPI and 64-bit memory)") && large.contains("2.50 GB"), "{large}");
+        assert!(build_sentence("memory64", "firefox-gpu", true).contains("WebGPU path"));
+        assert!(build_sentence("memory32", "forced", true).contains("by hand"));
+        assert!(build_sentence("memory32", "odd", true).ends_with("(odd)."));
     }
 
     #[test]
@@ -445,10 +509,10 @@ mod tests {
         let half = threads_sentence(true, false, "require-corp", None, 8);
         assert!(half.contains("Cross-Origin-Opener-Policy"), "{half}");
         assert!(threads_sentence(true, true, "credentialless", None, 8).contains("up to 8 threads"));
-        // Firefox without JSPI is isolated, but no thread will run anything there.
+        // A browser without Web Workers may be isolated, but no thread will run anything there.
         let firefox = threads_sentence(false, true, "", None, 2);
         assert!(firefox.contains("cannot run") && !firefox.contains("will use"), "{firefox}");
-        // WebKit cannot run it either, and the isolation sentence stays true.
+        // Where it cannot run, the isolation sentence stays true.
         assert!(threads_sentence(false, false, "credentialless", None, 8).contains("does not support credentialless"));
     }
 

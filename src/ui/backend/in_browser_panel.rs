@@ -9,7 +9,7 @@ use wasm_bindgen::JsCast;
 
 use crate::providers::in_browser::gpu::{self, GpuChoice, Probe};
 use crate::providers::in_browser::meter;
-use crate::providers::in_browser::{size_text, threads_sentence, unsupported, SUGGESTIONS};
+use crate::providers::in_browser::{build_sentence, size_text, threads_sentence, unsupported, SUGGESTIONS};
 use crate::web::in_browser::{self as engine, Loaded, Source};
 
 /// The GPU setting's key in the settings storage.
@@ -34,6 +34,10 @@ struct Panel {
     backend: RwSignal<&'static str>,
     /// What loading the model in the URL fields will download and need (`model-size-info`).
     size_info: RwSignal<String>,
+    /// Which build of llama.cpp runs or will run, and why (`engine-build-info`).
+    build: RwSignal<String>,
+    /// Whether the browser lets the page keep downloaded models (`model-cache-note`).
+    keeps: RwSignal<bool>,
 }
 
 impl Panel {
@@ -51,6 +55,11 @@ impl Panel {
                         self.message.set(s);
                     }
                     self.probe.set(f.gpu);
+                    self.keeps.set(f.keeps_files);
+                    let (build, why) = f.loaded.as_ref().map_or(&f.build, |l| &l.build);
+                    if runs {
+                        self.build.set(build_sentence(build, why, f.loaded.is_some()));
+                    }
                     match f.loaded {
                         Some(l) => self.ready(&l),
                         None => self.expect(),
@@ -167,6 +176,8 @@ pub fn InBrowserPanel() -> impl IntoView {
         gpu_status: RwSignal::new(String::new()),
         backend: RwSignal::new(""),
         size_info: RwSignal::new(String::new()),
+        build: RwSignal::new(String::new()),
+        keeps: RwSignal::new(true),
     };
     // The model the site file names for its visitors, ready to load.
     if let Some(j) = crate::ui::site::judge_for("in_browser") {
@@ -209,6 +220,7 @@ pub fn InBrowserPanel() -> impl IntoView {
                 role=move || if error() { "alert" } else { "status" }
             >{move || p.message.get()}</p>
             <p class="hint" data-testid="threads-info">{move || p.threads.get()}</p>
+            <p class="hint" data-testid="engine-build-info">{move || p.build.get()}</p>
             {gpu_fields(p)}
             {cache_list(p)}
             <button type="button" data-testid="clear-model-cache-button" on:click=move |_| p.clear() disabled=busy>"Clear the model cache"</button>
@@ -246,7 +258,13 @@ fn url_fields(p: Panel) -> impl IntoView {
 /// What the browser's model cache holds, with sizes.
 fn cache_list(p: Panel) -> impl IntoView {
     view! {
-        <p class="hint">"Models in this browser's cache (loaded again without downloading):"</p>
+        <p class="hint" data-testid="model-cache-note">{move || if p.keeps.get() {
+            "Models in this browser's cache (loaded again without downloading):"
+        } else {
+            "This browser gives the page no file storage (a private window, or WebKit under \
+             automation), so a model is held in memory for this visit only and downloaded again \
+             on the next:"
+        }}</p>
         <ul data-testid="model-cache-list">
             {move || p.cache.get().into_iter().map(|(url, size)| view! {
                 <li data-url=url.clone()>{url.clone()} " · " {size_text(size)}</li>
