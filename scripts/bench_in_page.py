@@ -17,6 +17,7 @@ ran with, from bin/BUILD. `--native-only` measures only the native side, for com
 
 scripts/bench.py calls `in_page_vs_native` when HJ_ENGINE_DIR names the engine folder
 (scripts/real_engine.sh); run alone: HJ_ENGINE_DIR=... .venv/bin/python scripts/bench_in_page.py
+(`--ratings`: only whether each quantization keeps the Q4_1 weights' most likely ratings).
 """
 
 import functools
@@ -217,14 +218,16 @@ def stop(proc, log):
     log.close()
 
 
-def load(d, app_url, model_url, projector_url, build):
+def load(d, app_url, model_url, projector_url, build, before=None):
     """A fresh page at `app_url` with the model loaded in the in-page engine; `build` forces
-    one of BUILDS ("" lets the page pick)."""
+    one of BUILDS ("" lets the page pick); `before(page)` sets anything else first."""
     d.get("about:blank")
     page = AppPage(d, app_url)
     Select(page.el("preset-select")).select_by_value("in_browser")
     page.wait_for(lambda _: page.el("threads-info").text.strip(), "the engine's facts", 30)
     d.execute_script("globalThis.hjEngineBuild = arguments[0] || undefined;", build)
+    if before:
+        before(page)
     page.fill("model-url-input", model_url)
     page.fill("projector-url-input", projector_url)
     page.el("load-model-button").click()
@@ -260,6 +263,52 @@ def he_native(d, page, native):
     return he_wall(page, d, page.wait_for)
 
 
+# HarmonicEval's five criteria asked as one rating question each, about one caption (the same
+# questions as test_in_browser.py's comparison of the two builds), for `ratings_by_quant`.
+RATING = ('Caption: "A brown dog runs across a grassy field with a red ball in its mouth."\n'
+          'Rate the {criterion} of this caption on a scale of 1 to 5. Answer with one digit.\nRating:')
+CRITERIA_ASKED = ["correctness", "completeness", "clarity", "fluency", "conciseness"]
+ASK_ALL_JS = """
+const [bodies, done] = [arguments[0], arguments[arguments.length - 1]];
+(async () => {
+  const out = [];
+  for (const b of bodies) out.push(JSON.parse(await window.hjInBrowser.chat(b)));
+  return out;
+})().then(done, e => done('ERROR ' + e.message));
+"""
+
+
+def ratings_by_quant(d, app_url, engine, report):
+    """Whether each quantization keeps the published Q4_1 weights' ratings: the most likely
+    rating digit of five rating questions, in the page (the build it picks), against Q4_1's."""
+    import json
+
+    bodies = [json.dumps({"messages": [{"role": "user", "content": RATING.format(criterion=c)}],
+                          "max_tokens": 1, "temperature": 0, "logprobs": True, "top_logprobs": 20,
+                          "cache_prompt": False}) for c in CRITERIA_ASKED]
+    models, model_url = serve(engine)
+    out = {}
+    try:
+        for model in [m for m in MODELS if (engine / m).exists()]:
+            quant = model.rsplit(".", 2)[-2]
+            load(d, app_url, f"{model_url}/{model}", "", "")
+            got = d.execute_async_script(ASK_ALL_JS, bodies)
+            assert not isinstance(got, str), got
+            tops = []
+            for a in got:
+                alts = {t["token"].strip(): t["logprob"] for t in a["choices"][0]["logprobs"]["content"][0]["top_logprobs"]}
+                digits = {k: v for k, v in alts.items() if k in "12345" and k}
+                tops.append(max(digits, key=digits.get) if digits else None)
+            out[quant] = tops
+        for quant, tops in out.items():
+            kept = sum(1 for a, b in zip(tops, out["Q4_1"]) if a == b)
+            report(f"{quant} keeps Q4_1's most likely rating ({', '.join(str(t) for t in tops)})",
+                   kept, f"of {len(tops)}", None, None)
+        return out
+    finally:
+        models.shutdown()
+
+
 def native_only(engine, runs=3):
     """Native prompt and generation tok/s for each model, the median of `runs` requests."""
     import statistics
@@ -283,6 +332,7 @@ def main():
     if "--native-only" in sys.argv[1:]:
         native_only(engine)
         return
+    ratings_only = "--ratings" in sys.argv[1:]
     print(f"native llama-server: {native_build(engine)}")
     from conftest import _png, make_driver
 
@@ -298,7 +348,11 @@ def main():
         d = make_driver(tmp / "profile", tmp)
         d.set_script_timeout(900)
         try:
-            in_page_vs_native(d, app_url + "/", image, engine, report)
+            if ratings_only:
+                ratings_by_quant(d, app_url + "/", engine, report)
+            else:
+                in_page_vs_native(d, app_url + "/", image, engine, report)
+                ratings_by_quant(d, app_url + "/", engine, report)
         finally:
             d.quit()
             site.shutdown()

@@ -3,7 +3,7 @@
 
 - every file the pages load is reachable (index.html, embed.html, lab/, the loaders, the JS
   glue, the wasm, every on-demand chunk `chunk-*.wasm` the split loaders name, the in-page
-  judge's wllama/ files, the examples and their manifest);
+  judge's wllama/ files (both builds), the isolation worker, the examples and their manifest);
 - each is served with the MIME type the browser insists on (`.wasm` as application/wasm, or
   WebAssembly.instantiateStreaming refuses it; `.js` as JavaScript; `.css`, `.html`, `.json`);
 - the isolation headers (Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-
@@ -38,7 +38,10 @@ MIME = {
     ".svg": ("image/svg+xml",),
 }
 # What the page loads only on demand, by a name written inside the wasm: the in-page judge.
-ON_DEMAND = ["wllama/in_browser.js", "wllama/wllama.js", "wllama/wllama.wasm"]
+ON_DEMAND = ["wllama/in_browser.js", "wllama/wllama.js", "wllama/wllama.wasm",
+             "wllama/compat/wllama.js", "wllama/compat/wllama.wasm"]
+# The isolation worker, at the site's root only (registered where site.json turns it on).
+ROOT_ONLY = ["coi.js"]
 # What a script really loads: its imports, the wasm the loader starts (`module_or_path`), and
 # the chunks the split loader names. (The glue also holds names it never fetches, such as the
 # wasm's import module names and wasm-bindgen's default file name.)
@@ -200,7 +203,7 @@ def main(argv):
         return 1
     crawl_page(rep, urljoin(base, "embed.html"), seen)
     crawl_page(rep, urljoin(base, "lab/"), seen)
-    for path in ON_DEMAND + [f"lab/{p}" for p in ON_DEMAND]:
+    for path in ON_DEMAND + [f"lab/{p}" for p in ON_DEMAND] + ROOT_ONLY:
         check_file(rep, urljoin(base, path), seen)
     manifest = check_file(rep, urljoin(base, "examples/manifest.json"), seen)
     if manifest is not None:

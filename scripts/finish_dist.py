@@ -87,7 +87,7 @@ def externalise_loader(page_dir, html, site_path="site.json"):
     # answer if it is here when the app starts, never waiting for it: src/ui/site.rs), then
     # instantiate the wasm (its `main` mounts the page). `window.hjSite` settles to the text,
     # null for none (404), or undefined for a failure.
-    site = ("window.hjSite = fetch('" + site_path + "', { cache: 'no-cache', credentials: 'same-origin', "
+    site = ("window.hjSite = fetch('" + site_path + "', { cache: 'no-cache', "
             "redirect: 'error' }).then(r => r.status === 404 ? null : r.ok ? r.text() : undefined).catch(() => undefined);\n")
     # Then the isolation worker (src/web/isolation.js), which may reload the page before the
     # app starts when the site file turns it on.
@@ -96,10 +96,11 @@ def externalise_loader(page_dir, html, site_path="site.json"):
     iso_name = f"isolation-{short_hash(iso)}.js"
     if root == "":
         (page_dir / iso_name).write_bytes(iso)
+    # Written short: every first visit carries it. `hj-site` is always in the page (embed_site).
     loader = (site + f"import init from './{glue}';\n"
-              "const sw = navigator.serviceWorker, site = document.getElementById('hj-site');\n"
-              "const iso = sw && (sw.controller || /isolation_worker\\\\?\"\\s*:\\s*true/.test(site ? site.content : ''));\n"
-              f"if (!(iso && await (await import('./{root}{iso_name}')).default('{root}'))) "
+              "const w=navigator.serviceWorker;\n"
+              "if(!(w&&(w.controller||/isolation_worker\\\\?\"\\s*:\\s*true/.test(document.getElementById('hj-site').content))"
+              f"&&await(await import('./{root}{iso_name}')).default('{root}')))"
               f"await init({{ module_or_path: './{wasm}' }});\n").encode()
     name = f"start-{hashlib.sha256(loader).hexdigest()[:16]}.js"
     (page_dir / name).write_bytes(loader)

@@ -130,3 +130,25 @@ def test_the_gpu_asked_for_on_swiftshader_falls_back_to_the_cpu_says_why_and_the
     fresh.el("export-json-button").click()
     again = json.loads(fresh.wait_file(downloads, export_pattern("harmonic_eval")).read_text())
     assert again["engine"] == {"backend": "cpu", "threads": 1}
+
+
+def test_the_gpu_check_script_reports_the_fallback_where_there_is_no_gpu(engine_dir, tmp_path):
+    """scripts/gpu_check.sh, meant for a machine with an NVIDIA GPU, run here where Chromium's
+    only WebGPU adapter is SwiftShader without shader-f16: it must say so, and its GPU run must
+    fall back to the CPU and give the CPU path's ratings."""
+    import os
+    import subprocess
+
+    from conftest import ROOT
+
+    out = tmp_path / "report.json"
+    run = subprocess.run([str(ROOT / "scripts" / "gpu_check.sh"), "--json", str(out)], capture_output=True,
+                         text=True, timeout=330, env={**os.environ, "HJ_ENGINE_DIR": str(engine_dir)})
+    assert run.returncode == 0, run.stdout + run.stderr
+    print(run.stdout)
+    report = json.loads(out.read_text())
+    assert "adapter: google swiftshader" in run.stdout or "adapter: none" in run.stdout, run.stdout
+    assert "shader-f16: no" in run.stdout and report["shader_f16"] is False
+    assert report["gpu_backend"] == "cpu" and report["cpu_backend"] == "cpu", report
+    assert "ratings match the CPU path's: yes" in run.stdout and report["ratings_match"] is True
+    assert report["scored"], "at least one criterion scored"
