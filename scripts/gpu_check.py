@@ -11,8 +11,9 @@ WebGPU on the GPU (Vulkan), and reports:
   ratings match the CPU path's: yes | no (<criterion>: <gpu rating> vs <cpu rating>, ...)
   largest probability difference: <p>
 
-With no GPU (this project's machines) Chromium offers SwiftShader without shader-f16, the GPU
-run falls back to the CPU, and the report says so: tests/e2e/test_in_page_gpu.py runs this
+With no GPU (this project's machines) Chromium offers no adapter with these switches (or
+SwiftShader without shader-f16 with --enable-unsafe-webgpu alone), the GPU run falls back to
+the CPU, and the report says so: tests/e2e/test_in_page_gpu.py runs this
 script for that path. `--json FILE` also writes the report as JSON. HJ_GPU_FLAGS replaces the
 Chromium switches that select the GPU (default: Vulkan through ANGLE, the GPU blocklist off).
 """
@@ -57,6 +58,12 @@ def driver(profile, downloads):
 
 
 def probe(d):
+    """What the page's bridge sees of WebGPU (it loads when the provider is chosen)."""
+    end = time.time() + 60
+    while not d.execute_script("return !!window.hjInBrowser;"):
+        if time.time() > end:
+            raise RuntimeError("the in-page engine's bridge did not load")
+        time.sleep(0.2)
     return d.execute_async_script("""
         const done = arguments[arguments.length - 1];
         window.hjInBrowser.facts().then(f => done(f.gpu), e => done({error: String(e)}));""")
@@ -95,9 +102,8 @@ def main():
         downloads.mkdir()
         d = driver(tmp / "profile", downloads)
         try:
-            d.get(app_url + "/")
-            Select(d.find_element("css selector", "[data-testid='preset-select']")).select_by_value("in_browser")
-            time.sleep(1)
+            page = bench_in_page.AppPage(d, app_url + "/")
+            Select(page.el("preset-select")).select_by_value("in_browser")
             gpu = probe(d)
             report["adapter"] = f"{gpu.get('vendor', '')} {gpu.get('architecture', '')}".strip() if gpu.get("adapter") else "none"
             report["shader_f16"] = "shader-f16" in gpu.get("features", [])

@@ -20,7 +20,9 @@ from test_examples import _shared_doc
 from test_real_engine import export
 
 WEBGPU = ["--enable-unsafe-webgpu"]
-TEXT = "A dog runs."
+# A caption SmolLM2-135M rates in at least one of fluency and conciseness with wllama 3.13's
+# llama.cpp (it printed no rating first for "A dog runs." there; 3.8.1's did).
+TEXT = "A brown dog runs across a grassy field with a red ball in its mouth."
 
 
 @pytest.fixture
@@ -113,7 +115,8 @@ def test_the_gpu_asked_for_on_swiftshader_falls_back_to_the_cpu_says_why_and_the
         page.wait_for(lambda d: page.state(c) in ("done", "error"), c, JUDGE)
     # For this text SmolLM2-135M prints a rating the page reads (it does not for every caption),
     # so the result can be shared and opened again.
-    assert page.state("fluency") == "done", page.card("fluency").text
+    assert "done" in (page.state("fluency"), page.state("conciseness")), \
+        [page.card(c).text for c in ("fluency", "conciseness")]
     # The line is refreshed every second: within one, it gives both answers' times and no more.
     page.wait_for(lambda d: re.fullmatch(r"Each answer took \d+ s, \d+ s\.", page.el("judge-timing").text),
                   "both answers' times", 5)
