@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
 from selenium.webdriver.support.ui import Select  # noqa: E402
 
-from app_page import CRITERIA, AppPage  # noqa: E402
+from app_page import ASK_ALL_JS, CRITERIA, AppPage, rating_questions, top_alternatives  # noqa: E402
 
 MODEL = "SmolLM2-135M-Instruct.Q4_1.gguf"
 # The same weights in each quantization scripts/real_engine.sh makes: Q4_1 as published, Q8_0
@@ -263,29 +263,10 @@ def he_native(d, page, native):
     return he_wall(page, d, page.wait_for)
 
 
-# HarmonicEval's five criteria asked as one rating question each, about one caption (the same
-# questions as test_in_browser.py's comparison of the two builds), for `ratings_by_quant`.
-RATING = ('Caption: "A brown dog runs across a grassy field with a red ball in its mouth."\n'
-          'Rate the {criterion} of this caption on a scale of 1 to 5. Answer with one digit.\nRating:')
-CRITERIA_ASKED = ["correctness", "completeness", "clarity", "fluency", "conciseness"]
-ASK_ALL_JS = """
-const [bodies, done] = [arguments[0], arguments[arguments.length - 1]];
-(async () => {
-  const out = [];
-  for (const b of bodies) out.push(JSON.parse(await window.hjInBrowser.chat(b)));
-  return out;
-})().then(done, e => done('ERROR ' + e.message));
-"""
-
-
 def ratings_by_quant(d, app_url, engine, report):
     """Whether each quantization keeps the published Q4_1 weights' ratings: the most likely
     rating digit of five rating questions, in the page (the build it picks), against Q4_1's."""
-    import json
-
-    bodies = [json.dumps({"messages": [{"role": "user", "content": RATING.format(criterion=c)}],
-                          "max_tokens": 1, "temperature": 0, "logprobs": True, "top_logprobs": 20,
-                          "cache_prompt": False}) for c in CRITERIA_ASKED]
+    bodies = rating_questions("A brown dog runs across a grassy field with a red ball in its mouth.")
     models, model_url = serve(engine)
     out = {}
     try:
@@ -296,7 +277,7 @@ def ratings_by_quant(d, app_url, engine, report):
             assert not isinstance(got, str), got
             tops = []
             for a in got:
-                alts = {t["token"].strip(): t["logprob"] for t in a["choices"][0]["logprobs"]["content"][0]["top_logprobs"]}
+                alts = top_alternatives(a)
                 digits = {k: v for k, v in alts.items() if k in "12345" and k}
                 tops.append(max(digits, key=digits.get) if digits else None)
             out[quant] = tops

@@ -9,6 +9,37 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 CRITERIA = ["correctness", "completeness", "clarity", "fluency", "conciseness"]
 
+# One rating question per criterion, as text (a paraphrase of HarmonicEval's, not its prompt:
+# the point is a rating token and its alternatives), sent straight to the in-page engine's
+# bridge: test_in_browser.py compares its two builds with them, scripts/bench_in_page.py its
+# quantizations. `ASK_ALL_JS` (execute_async_script) answers the list of parsed answers.
+RATING = ('Caption: "{caption}"\nRate the {criterion} of this caption on a scale of 1 to 5. '
+          'Answer with one digit.\nRating:')
+ASK_ALL_JS = """
+const [bodies, done] = [arguments[0], arguments[arguments.length - 1]];
+(async () => {
+  const out = [];
+  for (const b of bodies) out.push(JSON.parse(await window.hjInBrowser.chat(b)));
+  return out;
+})().then(done, e => done('ERROR ' + e.message));
+"""
+
+
+def rating_questions(caption):
+    """The request bodies of the rating questions about `caption`: one token, its 20
+    alternatives, no prompt cache."""
+    import json
+
+    return [json.dumps({"messages": [{"role": "user", "content": RATING.format(caption=caption, criterion=c)}],
+                        "max_tokens": 1, "temperature": 0, "logprobs": True, "top_logprobs": 20,
+                        "cache_prompt": False}) for c in CRITERIA]
+
+
+def top_alternatives(answer):
+    """The first token's alternatives of a parsed answer: {token text stripped: logprob}."""
+    first = answer["choices"][0]["logprobs"]["content"][0]
+    return {t["token"].strip(): t["logprob"] for t in first["top_logprobs"]}
+
 
 def tid(name):
     return (By.CSS_SELECTOR, f'[data-testid="{name}"]')

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import pytest
 from selenium.webdriver.support.ui import Select
 
-from app_page import CRITERIA, AppPage, export_pattern
+from app_page import ASK_ALL_JS, CRITERIA, AppPage, export_pattern, rating_questions, top_alternatives
 from conftest import make_driver
 from test_layout import checker_for  # noqa: F401 (a fixture)
 from recording_proxy import RecordingProxy
@@ -508,35 +508,14 @@ def test_a_browser_without_jspi_runs_the_memory32_build_and_judges(browser, app_
         assert "answer contains no rating" in card.text, card.text
 
 
-# One rating question per criterion, as text (a paraphrase of HarmonicEval's, not its prompt:
-# the point is a rating token and its alternatives, which both builds must read alike).
-RATING = ('Caption: "{caption}"\nRate the {criterion} of this caption on a scale of 1 to 5. '
-          'Answer with one digit.\nRating:')
-ASK_BOTH_JS = """
-const [bodies, done] = [arguments[0], arguments[arguments.length - 1]];
-(async () => {
-  const out = [];
-  for (const b of bodies) out.push(JSON.parse(await window.hjInBrowser.chat(b)));
-  return out;
-})().then(done, e => done('ERROR ' + e.message));
-"""
 # The largest difference in a rating token's logprob between the two builds, in nats, measured
 # (docs/performance.md): 0.0 here with one thread; kept with a margin for other CPUs.
 BUILD_TOLERANCE = 0.05
 
 
-def top(answer):
-    first = answer["choices"][0]["logprobs"]["content"][0]
-    return {t["token"].strip(): t["logprob"] for t in first["top_logprobs"]}
-
-
 def test_both_builds_give_the_same_rating_and_logprobs_within_the_tolerance(browser, app_url, host):
-    import json
-
     page = in_browser(browser, app_url)
-    bodies = [json.dumps({"messages": [{"role": "user", "content": RATING.format(caption=CAPTION, criterion=c)}],
-                          "max_tokens": 1, "temperature": 0, "logprobs": True, "top_logprobs": 20,
-                          "cache_prompt": False}) for c in CRITERIA]
+    bodies = rating_questions(CAPTION)
     seen = {}
     for build in ("memory64", "memory32"):
         browser.execute_script("globalThis.hjEngineBuild = arguments[0];", build)
@@ -545,9 +524,9 @@ def test_both_builds_give_the_same_rating_and_logprobs_within_the_tolerance(brow
         page.wait_for(lambda d: f"Runs llama.cpp's {build.capitalize()} build" in info.text, "the build sentence")
         assert "chosen by hand" in info.text, info.text
         browser.set_script_timeout(JUDGE)
-        got = browser.execute_async_script(ASK_BOTH_JS, bodies)
+        got = browser.execute_async_script(ASK_ALL_JS, bodies)
         assert not isinstance(got, str), got
-        seen[build] = [top(a) for a in got]
+        seen[build] = [top_alternatives(a) for a in got]
     worst = 0.0
     for c, a, b in zip(CRITERIA, seen["memory64"], seen["memory32"]):
         ratings = [d for d in "12345" if d in a or d in b]
