@@ -14,7 +14,8 @@ const MEMORY32 = {
   worker: new URL('./compat/wllama.js', import.meta.url).href,
 };
 // The largest model and projector together that the Memory32 build is given: its whole address
-// space is 4 GiB, which must also hold the context, the compute buffers and the image.
+// space is 4 GiB, which must also hold the context, the compute buffers and the image. The
+// Rust side's sentences use the same figure (providers::in_browser::MEMORY32_MAX_BYTES).
 const MEMORY32_MAX_BYTES = 2.5e9;
 // llama.cpp's own log lines (its default, INFO: a few lines per load and per request), the
 // last few kept so that a load it refuses can say why; the Rust side tells "out of memory"
