@@ -325,6 +325,34 @@ pub(crate) struct SentSettings {
     pub max_tokens: u32,
 }
 
+/// Who judged and how, as every metric's export records it (flattened into its document):
+/// the provider, model and base URL (without credentials typed into it), the in-page judge's
+/// backend and threads (absent for every other provider), and `"fidelity"` with
+/// `"extensions"`: the paper's procedure or the named extensions this result used.
+#[derive(serde::Serialize)]
+pub(crate) struct JudgeDoc<'a> {
+    pub provider: &'static str,
+    pub model: &'a str,
+    pub base_url: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<crate::providers::in_browser::gpu::Engine>,
+    pub fidelity: &'static str,
+    pub extensions: Vec<&'static str>,
+}
+
+impl<'a> JudgeDoc<'a> {
+    pub fn of(backend: &'a crate::providers::Backend, fidelity: &fidelity::Fidelity) -> Self {
+        JudgeDoc {
+            provider: backend.protocol.id(),
+            model: &backend.model,
+            base_url: crate::providers::without_credentials(&backend.base_url),
+            engine: backend.engine,
+            fidelity: fidelity.level(),
+            extensions: fidelity.ids(),
+        }
+    }
+}
+
 impl SentSettings {
     pub fn of(backend: &crate::providers::Backend, params: crate::providers::ChatParams) -> Self {
         let sent = backend.sends(params);

@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::{FleurResult, Scheme, FLEUR_INFO, REF_FLEUR_INFO, SCORE_PARAMS};
 use crate::answers::completion::Usage;
 use crate::metrics::fidelity::{Extension, Fidelity};
-use crate::metrics::SentSettings;
+use crate::metrics::{JudgeDoc, SentSettings};
 use crate::providers::Backend;
 
 pub struct ExportInput<'a> {
@@ -23,16 +23,8 @@ struct Doc<'a> {
     caption: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     references: Option<&'a [String]>,
-    provider: &'static str,
-    model: &'a str,
-    base_url: String,
-    /// The in-page judge's backend and threads (absent for every other provider).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    engine: Option<crate::providers::in_browser::gpu::Engine>,
-    /// `"fidelity"` and `"extensions"`: `["fleur-multi-digit"]` when the score needed our
-    /// multi-digit reading, else the paper's procedure.
-    fidelity: &'static str,
-    extensions: Vec<&'static str>,
+    #[serde(flatten)]
+    judge: JudgeDoc<'a>,
     settings: SentSettings,
     #[serde(skip_serializing_if = "Option::is_none")]
     raw_score: Option<f64>,
@@ -117,12 +109,7 @@ pub fn export_json(input: &ExportInput<'_>) -> String {
         paper: info.paper,
         caption: input.caption,
         references: input.references,
-        provider: input.backend.protocol.id(),
-        model: &input.backend.model,
-        base_url: crate::providers::without_credentials(&input.backend.base_url),
-        engine: input.backend.engine,
-        fidelity: fidelity_of(ok).level(),
-        extensions: fidelity_of(ok).ids(),
+        judge: JudgeDoc::of(input.backend, &fidelity_of(ok)),
         settings: SentSettings::of(input.backend, SCORE_PARAMS),
         raw_score: ok.map(|r| r.smoothed.raw),
         printed: ok.map(|r| r.smoothed.printed.as_str()),

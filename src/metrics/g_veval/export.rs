@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::{params, GvevalResult, Input, Reading, ACCR, INFO};
 use crate::answers::completion::Usage;
-use crate::metrics::SentSettings;
+use crate::metrics::{JudgeDoc, SentSettings};
 use crate::providers::Backend;
 
 pub struct ExportInput<'a> {
@@ -22,15 +22,8 @@ struct Doc<'a> {
     accr: bool,
     caption: &'a str,
     references: &'a [String],
-    provider: &'static str,
-    model: &'a str,
-    base_url: String,
-    /// The in-page judge's backend and threads (absent for every other provider).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    engine: Option<crate::providers::in_browser::gpu::Engine>,
-    /// `"fidelity"` and `"extensions"`: how this result was made.
-    fidelity: &'static str,
-    extensions: Vec<&'static str>,
+    #[serde(flatten)]
+    judge: JudgeDoc<'a>,
     settings: SentSettings,
     #[serde(skip_serializing_if = "Option::is_none")]
     score: Option<f64>,
@@ -86,12 +79,7 @@ pub fn export_json(e: &ExportInput<'_>) -> String {
         accr: e.input.accr,
         caption: &e.input.caption,
         references: &e.input.references,
-        provider: e.backend.protocol.id(),
-        model: &e.backend.model,
-        base_url: crate::providers::without_credentials(&e.backend.base_url),
-        engine: e.backend.engine,
-        fidelity: e.input.fidelity.level(),
-        extensions: e.input.fidelity.ids(),
+        judge: JudgeDoc::of(e.backend, &e.input.fidelity),
         settings: SentSettings::of(e.backend, params(&e.input.fidelity)),
         score: ok.map(|r| r.score),
         method: ok.map(|r| r.method().id()),

@@ -7,6 +7,7 @@ use super::{detail_sent, weigh, CriterionResult, CriterionSet, Input, INFO};
 use crate::answers::completion::Usage;
 use crate::scoring::criteria::Criterion;
 use crate::metrics::fidelity::Fidelity;
+use crate::metrics::JudgeDoc;
 use crate::providers::{Backend, ChatParams};
 use crate::scoring::task::Task;
 
@@ -32,15 +33,8 @@ struct Doc<'a> {
     task: &'static str,
     text: &'a str,
     question: &'a str,
-    provider: &'static str,
-    model: &'a str,
-    base_url: String,
-    /// The in-page judge's backend and threads (absent for every other provider).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    engine: Option<crate::providers::in_browser::gpu::Engine>,
-    /// `"fidelity"` and `"extensions"`: how this result was made.
-    fidelity: &'static str,
-    extensions: Vec<&'static str>,
+    #[serde(flatten)]
+    judge: JudgeDoc<'a>,
     settings: Settings,
     criteria: Vec<CriterionDoc<'a>>,
     overall: Option<f64>,
@@ -127,12 +121,7 @@ pub fn export_json(input: &ExportInput<'_>) -> String {
         task: input.task.id(),
         text: input.text,
         question: input.question,
-        provider: input.backend.protocol.id(),
-        model: &input.backend.model,
-        base_url: crate::providers::without_credentials(&input.backend.base_url),
-        engine: input.backend.engine,
-        fidelity: input.fidelity.level(),
-        extensions: input.fidelity.ids(),
+        judge: JudgeDoc::of(input.backend, input.fidelity),
         settings: {
             let probe = Input {
                 task: input.task,

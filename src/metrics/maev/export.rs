@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::{aggregate, params, Example, Input, TrialReading, INFO};
+use crate::metrics::JudgeDoc;
 use crate::providers::Backend;
 
 /// One trial: its examples (pool indices) and its reading or error.
@@ -23,17 +24,10 @@ struct Doc<'a> {
     caption: &'a str,
     reference_answer: &'a str,
     answer: &'a str,
-    provider: &'static str,
-    model: &'a str,
-    base_url: String,
-    /// The in-page judge's backend and threads (absent for every other provider).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    engine: Option<crate::providers::in_browser::gpu::Engine>,
+    #[serde(flatten)]
+    judge: JudgeDoc<'a>,
     seed: u64,
     threshold: f64,
-    /// `"fidelity"` and `"extensions"`: how this result was made.
-    fidelity: &'static str,
-    extensions: Vec<&'static str>,
     settings: Settings,
     trials: Vec<TrialDoc<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -118,14 +112,9 @@ pub fn export_json(e: &ExportInput<'_>) -> String {
         caption: &e.input.caption,
         reference_answer: &e.input.reference,
         answer: &e.input.answer,
-        provider: e.backend.protocol.id(),
-        model: &e.backend.model,
-        base_url: crate::providers::without_credentials(&e.backend.base_url),
-        engine: e.backend.engine,
+        judge: JudgeDoc::of(e.backend, &e.input.fidelity),
         seed: e.input.seed,
         threshold: e.input.threshold,
-        fidelity: e.input.fidelity.level(),
-        extensions: e.input.fidelity.ids(),
         settings: {
             let p = e.backend.sends(params(&e.input.fidelity));
             Settings {
