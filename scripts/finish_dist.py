@@ -160,7 +160,15 @@ def place_chunks(page_dir, html, split_root):
     glue.write_bytes(after)
     if sri(before) not in html:
         sys.exit(f"{page_dir}/index.html: no integrity hash of {glue.name} to update")
-    return html.replace(sri(before), sri(after))
+    html = html.replace(sri(before), sri(after))
+    # The glue imports the loader: preloaded beside it, it is not a second round trip after the
+    # glue arrives (issue 43; measured 15 ms of the start-up here).
+    preload = re.search(r'<link[^>]*\bhref="?\./' + re.escape(glue.name) + r'"?[^>]*\brel="?modulepreload"?[^>]*>', html)
+    if not preload:
+        sys.exit(f"{page_dir}/index.html: no modulepreload of {glue.name} to put the loader's beside")
+    loader = (page_dir / link_name).read_bytes()
+    tag = f'<link crossorigin href="./{link_name}" integrity="{sri(loader)}" rel="modulepreload">'
+    return html[:preload.end()] + tag + html[preload.end():]
 
 
 def copy_in_browser_judge(page_dir):

@@ -50,6 +50,9 @@ class AppPage:
         self.d = driver
         self.d.get(url)
         self.wait_for(lambda d: d.find_elements(*tid("metric-select")), "the app to mount")
+        # The evaluator mounts in two tasks (src/ui/widgets/later.rs): wait for the second.
+        self.wait_for(lambda d: d.execute_script("return performance.getEntriesByName('hj-mounted').length > 0"),
+                      "the app's second start-up task")
 
     def wait_for(self, cond, what, timeout=15):
         # A redraw between finding an element and reading it is not a failure: look again.

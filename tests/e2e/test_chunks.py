@@ -30,6 +30,13 @@ def test_a_first_visit_fetches_no_chunk_and_evaluate_fetches_the_judging_code(br
     fill_form(page, fake, images)
     time.sleep(1.0)  # anything a first visit would prefetch has had time to start
     assert chunk_requests(browser) == []
+    # Nor the isolation worker, which only a site file that turns it on registers (scripts/bench.py
+    # leaves both files out of the first visit's bytes on this word).
+    names = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+    assert not [n for n in names if "/coi.js" in n or "/isolation-" in n], names
+    workers = browser.execute_async_script(
+        "navigator.serviceWorker.getRegistrations().then(r => arguments[0](r.length), e => arguments[0](String(e)))")
+    assert workers == 0, workers
     page.evaluate()
     page.wait_settled()
     assert all(page.state(c) == "done" for c in CRITERIA)

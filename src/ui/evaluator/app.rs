@@ -30,7 +30,8 @@ pub fn App() -> impl IntoView {
     crate::ui::evaluator::share::open_from_fragment(state, opened);
     crate::ui::settings::persist_settings(state.settings);
     state.metric_settings.persist(state.settings.storage_error);
-    runner::refresh_cache_count(state.settings);
+    // The answer cache's count opens IndexedDB: after the first screen (widgets/later.rs).
+    crate::ui::widgets::later::mounted(move || runner::refresh_cache_count(state.settings));
     // A failed cache write is said with the other storage refusals (under the run bar; in the
     // lab, in the batch panel); the run keeps its answer.
     crate::web::cache::on_write_error(move |m| state.settings.storage_error.set(Some(m)));

@@ -9,6 +9,7 @@ use crate::inputs::first_visit::{judge_summary, KeyState};
 use crate::providers::preset;
 use crate::ui::backend::backend_panel::BackendPanel;
 use crate::ui::widgets::fidelity_panel::FidelityPanel;
+use crate::ui::widgets::later::later;
 use crate::ui::run::guidance::missing_key_in;
 use crate::ui::state::{AppState, Settings};
 
@@ -36,6 +37,8 @@ fn summary(settings: Settings) -> String {
 pub fn JudgeSettings(settings: Settings, page: Option<AppState>) -> impl IntoView {
     let needs_key = move || missing_key_in(settings).is_some();
     let open = RwSignal::new(false);
+    // Folded on a first visit: built in the task after the first screen's (widgets/later.rs).
+    let built = later();
     view! {
         <section class="judge-settings" class:open=move || open.get() data-testid="judge-settings" aria-label="The judge">
             <button
@@ -53,8 +56,10 @@ pub fn JudgeSettings(settings: Settings, page: Option<AppState>) -> impl IntoVie
             // Said once (the next visit has none): the site's suggestion changed.
             {move || settings.site_note.get().map(|note| view! { <p class="hint" data-testid="site-changed-note" role="status">{note}</p> })}
             <div class="judge-body" id="judge-body" class:hidden=move || !open.get()>
-                <FidelityPanel settings=settings/>
-                <BackendPanel settings=settings page=page/>
+                {move || built.get().then(|| view! {
+                    <FidelityPanel settings=settings/>
+                    <BackendPanel settings=settings page=page/>
+                })}
             </div>
         </section>
     }
