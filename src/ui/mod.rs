@@ -2,8 +2,9 @@
 //! `lab/` (the batch & meta-evaluation page), `metrics/<metric>/` (each metric's result panel
 //! and runner; `metrics/mod.rs` the UI registry), `run/` (what the pages and the metrics share:
 //! sending, retry, cancel, explain in `run/runner.rs`, the buttons' actions, the inputs and
-//! the candidates), `backend/` (provider, key, connection check; both pages), `widgets/`
-//! (fields, top bar, metric picker, judge line, γ panel). One component per file, state in
+//! the candidates), `judge/` (the judge line that folds the fidelity and the backend; both
+//! pages), `backend/` (provider, key, connection check), `lazy.rs` (chunks fetched on first
+//! use), `widgets/` (fields, top bar, metric picker, γ panel). One component per file, state in
 //! [`state::AppState`], nothing but layout in `view!`.
 
 // Grouped by page and by metric. A component names another by its real path
@@ -11,7 +12,9 @@
 // (`scripts/structure.py --check` refuses them), so a path says where a thing lives.
 pub(crate) mod backend;
 pub(crate) mod evaluator;
+pub(crate) mod judge;
 pub(crate) mod lab;
+pub(crate) mod lazy;
 pub(crate) mod metrics;
 pub(crate) mod progress;
 pub(crate) mod run;
@@ -37,7 +40,7 @@ pub fn start() {
         if !site::embed() {
             // The first screen now, the rest in the next task (widgets/later.rs).
             leptos::mount::mount_to_body(evaluator::app::App);
-        } else if widgets::lazy::loading(evaluator::embed::mount()).await.is_err() {
+        } else if lazy::loading(evaluator::embed::mount()).await.is_err() {
             show_crash_banner();
         } else {
             widgets::later::mounted(|| ());

@@ -98,7 +98,7 @@ pub async fn get_site_text(path: &str, fresh: bool, origin: crate::files::gate::
 }
 
 #[leptos::wasm_split::wasm_split(site, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn parse_loaded(text: String) -> Result<Result<Site, String>, crate::ui::widgets::lazy::ChunkMissing> {
+fn parse_loaded(text: String) -> Result<Result<Site, String>, crate::ui::lazy::ChunkMissing> {
     Ok(crate::files::site::parse(&text))
 }
 
@@ -122,7 +122,7 @@ fn settle(
     raw: Option<String>,
     host: Option<Option<String>>,
     kept: Option<String>,
-) -> Result<(Option<String>, Option<Option<String>>), crate::ui::widgets::lazy::ChunkMissing> {
+) -> Result<(Option<String>, Option<Option<String>>), crate::ui::lazy::ChunkMissing> {
     use crate::files::site_fresh::{read_embedded, to_keep, to_use};
     let built = raw.and_then(|r| read_embedded(&r)).flatten();
     // The host's answer decides what is kept now; without one, what was kept before stands.
@@ -160,7 +160,7 @@ async fn settled_text(raw: Option<String>, host: Option<Option<String>>) -> Resu
     if raw.is_none() && kept.is_none() && !matches!(host, Some(Some(_))) {
         return Ok(None);
     }
-    let (text, keep) = crate::ui::widgets::lazy::loading(settle(raw, host, kept)).await.map_err(|_| ())?;
+    let (text, keep) = crate::ui::lazy::loading(settle(raw, host, kept)).await.map_err(|_| ())?;
     if let Some(keep) = keep {
         crate::web::storage::keep_setting(KEPT, keep.as_deref()).ok();
     }
@@ -186,9 +186,9 @@ pub async fn load(path: &str) {
             return;
         }
     };
-    let outcome = match crate::ui::widgets::lazy::loading(parse_loaded(text)).await {
+    let outcome = match crate::ui::lazy::loading(parse_loaded(text)).await {
         Ok(read) => read,
-        Err(_) => Err(crate::ui::widgets::lazy::missing("reading this site's site.json")),
+        Err(_) => Err(crate::ui::lazy::missing("reading this site's site.json")),
     };
     match outcome {
         Ok(site) => SITE.with(|s| *s.borrow_mut() = Rc::new(site)),
@@ -222,7 +222,7 @@ pub fn changed_note() -> leptos::prelude::RwSignal<Option<String>> {
     let remembered = crate::web::storage::load_setting(SUGGESTED_KEY);
     if remembered.is_some() || *get() != Site::default() {
         wasm_bindgen_futures::spawn_local(async move {
-            if let Ok(Some(said)) = crate::ui::widgets::lazy::loading(suggestion_changed(remembered)).await {
+            if let Ok(Some(said)) = crate::ui::lazy::loading(suggestion_changed(remembered)).await {
                 note.try_set(Some(said));
             }
         });
@@ -233,7 +233,7 @@ pub fn changed_note() -> leptos::prelude::RwSignal<Option<String>> {
 /// In the `site` chunk: compares the suggestion now with the one `remembered`, against what
 /// the visitor stored themselves, and remembers the one now.
 #[leptos::wasm_split::wasm_split(site, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn suggestion_changed(remembered: Option<String>) -> Result<Option<String>, crate::ui::widgets::lazy::ChunkMissing> {
+fn suggestion_changed(remembered: Option<String>) -> Result<Option<String>, crate::ui::lazy::ChunkMissing> {
     use crate::files::site_suggested::{changed_note, Own, Suggested};
     use crate::web::storage::{load_provider_setting, load_setting, save_setting};
     let now = Suggested::of(&get());

@@ -27,7 +27,7 @@ pub fn BackendPanel(settings: Settings, page: Option<AppState>) -> impl IntoView
             {key_field(state)}
             {detail_select(state)}
             <Show when=move || current().id == "in_browser">
-                {crate::ui::widgets::lazy::chunk("in-browser judge's settings", in_browser_view)}
+                {crate::ui::lazy::chunk("in-browser judge's settings", in_browser_view)}
             </Show>
             <ConnectionPanel settings=state/>
             <OutputSettings settings=state/>
@@ -198,7 +198,7 @@ fn OutputSettings(settings: Settings) -> impl IntoView {
 
 /// The in-browser judge's settings, in their own chunk: fetched when that provider is chosen.
 #[leptos::wasm_split::wasm_split(in_browser, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn in_browser_view() -> crate::ui::widgets::lazy::ChunkView {
+fn in_browser_view() -> crate::ui::lazy::ChunkView {
     Ok(view! { <crate::ui::backend::in_browser_panel::InBrowserPanel/> }.into_any())
 }
 

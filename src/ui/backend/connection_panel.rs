@@ -1,6 +1,9 @@
 //! The "Check connection" button and what it found.
 
 use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::ui::lazy::{missing, ChunkMissing};
 
 use crate::ui::state::{Settings, ConnectionState};
 
@@ -31,7 +34,7 @@ pub fn ConnectionPanel(settings: Settings) -> impl IntoView {
         <div class="connection">
             <button
                 data-testid="check-connection-button"
-                on:click=move |_| crate::ui::run::chunks::check_connection(state)
+                on:click=move |_| check_connection(state)
                 disabled=checking
             >
                 "Check connection"
@@ -42,4 +45,21 @@ pub fn ConnectionPanel(settings: Settings) -> impl IntoView {
             </ul>
         </div>
     }
+}
+
+// The check's code is a chunk (`connection`), fetched on the first click.
+#[leptos::wasm_split::wasm_split(connection, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn check_loaded(state: Settings) -> Result<(), ChunkMissing> {
+    crate::ui::backend::connection::check_connection(state);
+    Ok(())
+}
+
+/// Checks the connection, once its chunk is here (a sentence when it cannot be fetched).
+pub fn check_connection(state: Settings) {
+    let load = crate::ui::lazy::loading(check_loaded(state));
+    spawn_local(async move {
+        if load.await.is_err() {
+            state.form_problems.set(vec![missing("the connection check")]);
+        }
+    });
 }

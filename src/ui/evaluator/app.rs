@@ -7,7 +7,7 @@ use crate::ui::evaluator::candidates_inputs::CandidatesInputs;
 use crate::ui::evaluator::cost_panel::CostPanel;
 use crate::ui::evaluator::examples::ExamplesGallery;
 use crate::ui::evaluator::empty_state::EmptyState;
-use crate::ui::widgets::judge_settings::JudgeSettings;
+use crate::ui::judge::judge_settings::JudgeSettings;
 use crate::ui::evaluator::present::PresentButton;
 use crate::ui::run::guidance::{KeyNote, SharedFailure};
 use crate::ui::evaluator::history::HistoryPanel;

@@ -8,7 +8,7 @@ use crate::ui::state::AppState;
 
 /// The labelled texts, in the candidates' chunk: fetched when a second text is added.
 #[leptos::wasm_split::wasm_split(candidates, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn fieldset_view() -> crate::ui::widgets::lazy::ChunkView {
+fn fieldset_view() -> crate::ui::lazy::ChunkView {
     Ok(fieldset().into_any())
 }
 
@@ -72,7 +72,7 @@ pub fn CandidatesInputs() -> impl IntoView {
     view! {
             <div class="candidates-inputs">
                 <Show when=move || c.active()>
-                    {crate::ui::widgets::lazy::chunk("candidates' texts", fieldset_view)}
+                    {crate::ui::lazy::chunk("candidates' texts", fieldset_view)}
                 </Show>
                 <button
                     type="button"

@@ -12,7 +12,7 @@ use crate::ui::state::{AppState, Settings};
 /// Mounts the embed in place of the full evaluator: the whole page is in the `embed` chunk, so
 /// the evaluator's first visit carries none of it.
 #[leptos::wasm_split::wasm_split(embed, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub fn mount() -> Result<(), crate::ui::widgets::lazy::ChunkMissing> {
+pub fn mount() -> Result<(), crate::ui::lazy::ChunkMissing> {
     leptos::mount::mount_to_body(embed_page);
     Ok(())
 }

@@ -68,16 +68,16 @@ fn keep(state: AppState, h: History) {
 /// Writing the entry (the result's document, its checks, the thumbnail) is in the `history`
 /// chunk: it runs only after a run, never on a first visit.
 #[leptos::wasm_split::wasm_split(history, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn keep_loaded(state: AppState, h: History) -> Result<(), crate::ui::widgets::lazy::ChunkMissing> {
+fn keep_loaded(state: AppState, h: History) -> Result<(), crate::ui::lazy::ChunkMissing> {
     keep(state, h);
     Ok(())
 }
 
 fn keep_soon(state: AppState, h: History) {
-    let load = crate::ui::widgets::lazy::loading(keep_loaded(state, h));
+    let load = crate::ui::lazy::loading(keep_loaded(state, h));
     spawn_local(async move {
         if load.await.is_err() {
-            h.message.set(Some(crate::ui::widgets::lazy::missing("keeping this run in the history")));
+            h.message.set(Some(crate::ui::lazy::missing("keeping this run in the history")));
         }
     });
 }

@@ -174,11 +174,11 @@ fn claims_view(c: &Claims) -> Option<impl IntoView> {
 
 /// Reading a result file and showing it, in the `open` chunk.
 #[leptos::wasm_split::wasm_split(open, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn open_loaded(state: AppState, view: OpenedView, text: String, from: String) -> Result<Result<(), String>, crate::ui::widgets::lazy::ChunkMissing> {
+fn open_loaded(state: AppState, view: OpenedView, text: String, from: String) -> Result<Result<(), String>, crate::ui::lazy::ChunkMissing> {
     Ok(crate::files::result_file::read(&text).and_then(|o| show(state, view, o, &from)))
 }
 
 /// Shows the result file `text` came from (`from`: its name, "a share link", an example).
 pub async fn open_text(state: AppState, view: OpenedView, text: String, from: String) -> Result<(), String> {
-    crate::ui::widgets::lazy::loading(open_loaded(state, view, text, from)).await.unwrap_or_else(|crate::ui::widgets::lazy::ChunkMissing| Err(crate::ui::widgets::lazy::missing("opening a result")))
+    crate::ui::lazy::loading(open_loaded(state, view, text, from)).await.unwrap_or_else(|crate::ui::lazy::ChunkMissing| Err(crate::ui::lazy::missing("opening a result")))
 }

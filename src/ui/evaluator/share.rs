@@ -234,17 +234,17 @@ pub fn SharePanel() -> impl IntoView {
 
 /// Making the link (compressing the result), in the `share` chunk.
 #[leptos::wasm_split::wasm_split(share, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn share_loaded(state: AppState, link: RwSignal<Option<Result<String, String>>>, status: RwSignal<Option<String>>, embed: RwSignal<Option<String>>) -> Result<(), crate::ui::widgets::lazy::ChunkMissing> {
+fn share_loaded(state: AppState, link: RwSignal<Option<Result<String, String>>>, status: RwSignal<Option<String>>, embed: RwSignal<Option<String>>) -> Result<(), crate::ui::lazy::ChunkMissing> {
     make_link(state, link, status, embed);
     Ok(())
 }
 
 /// Copy link.
 fn share_now(state: AppState, link: RwSignal<Option<Result<String, String>>>, status: RwSignal<Option<String>>, embed: RwSignal<Option<String>>) {
-    let load = crate::ui::widgets::lazy::loading(share_loaded(state, link, status, embed));
+    let load = crate::ui::lazy::loading(share_loaded(state, link, status, embed));
     spawn_local(async move {
         if load.await.is_err() {
-            link.set(Some(Err(crate::ui::widgets::lazy::missing("the share link"))));
+            link.set(Some(Err(crate::ui::lazy::missing("the share link"))));
         }
     });
 }

@@ -7,7 +7,7 @@ use crate::ui::run::runner;
 use crate::ui::lab::batch_panel::BatchPanel;
 use crate::ui::lab::batch_run;
 use crate::ui::lab::batch_state::BatchState;
-use crate::ui::widgets::judge_settings::JudgeSettings;
+use crate::ui::judge::judge_settings::JudgeSettings;
 use crate::ui::lab::compare_panel::ComparePanel;
 use crate::ui::widgets::gamma_panel::GammaPanel;
 use crate::ui::lab::meta_panel::MetaPanel;

@@ -338,7 +338,7 @@ pub(crate) fn explained_count(state: AppState) -> usize {
 pub(crate) fn own_inputs(state: AppState) -> impl IntoView {
     view! {
         <Show when=move || state.settings.metric.get() == Metric::Maev>
-            {crate::ui::widgets::lazy::chunk("MAEV inputs", maev::inputs_view)}
+            {crate::ui::lazy::chunk("MAEV inputs", maev::inputs_view)}
         </Show>
         {g_veval::inputs::mode_field(state)}
     }

@@ -1,17 +1,17 @@
 //! The evaluator's on-demand chunks: the code behind an action a first visit may never take
-//! (judging, Explain, export, the connection check; opening a result is in `open_result.rs`,
-//! making a share link in `share.rs`). Each public function here is what a button calls; it fetches its chunk once (at once
-//! when already there) and then runs the action, or says in words that the chunk could not be
-//! fetched. The `#[wasm_split]` entries are cut out of the first-visit wasm by
-//! `scripts/split/wasm-bindgen` at build time; views in chunks go through
-//! [`crate::ui::widgets::lazy::chunk`].
+//! (judging, Explain, export; the connection check's is in `ui/backend/connection_panel.rs`,
+//! opening a result's in `open_result.rs`, making a share link's in `share.rs`). Each public
+//! function here is what a button calls; it fetches its chunk once (at once when already
+//! there) and then runs the action, or says in words that the chunk could not be fetched. The
+//! `#[wasm_split]` entries are cut out of the first-visit wasm by `scripts/split/wasm-bindgen`
+//! at build time; views in chunks go through [`crate::ui::lazy::chunk`].
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::scoring::criteria::Criterion;
-use crate::ui::widgets::lazy::{missing, ChunkMissing};
-use crate::ui::state::{AppState, Settings};
+use crate::ui::lazy::{missing, ChunkMissing};
+use crate::ui::state::AppState;
 
 
 #[leptos::wasm_split::wasm_split(run, wasm_split_path = ::leptos::wasm_split, fallible)]
@@ -26,7 +26,7 @@ pub fn evaluate(state: AppState) {
         state.settings.form_problems.set(vec![crate::ui::site::EMBED_SENDS_NOTHING.into()]);
         return;
     }
-    crate::ui::widgets::lazy::act(state.settings.form_problems, "judging", evaluate_loaded(state));
+    crate::ui::lazy::act(state.settings.form_problems, "judging", evaluate_loaded(state));
 }
 
 #[leptos::wasm_split::wasm_split(run, wasm_split_path = ::leptos::wasm_split, fallible)]
@@ -41,7 +41,7 @@ pub fn explain(state: AppState, criterion: Option<Criterion>) {
         state.settings.form_problems.set(vec![crate::ui::site::EMBED_SENDS_NOTHING.into()]);
         return;
     }
-    crate::ui::widgets::lazy::act(state.settings.form_problems, "Explain", explain_loaded(state, criterion));
+    crate::ui::lazy::act(state.settings.form_problems, "Explain", explain_loaded(state, criterion));
 }
 
 #[leptos::wasm_split::wasm_split(export, wasm_split_path = ::leptos::wasm_split, fallible)]
@@ -52,7 +52,7 @@ fn export_loaded(state: AppState) -> Result<(), ChunkMissing> {
 
 /// Export JSON.
 pub fn export(state: AppState) {
-    let load = crate::ui::widgets::lazy::loading(export_loaded(state));
+    let load = crate::ui::lazy::loading(export_loaded(state));
     spawn_local(async move {
         if load.await.is_err() {
             state.export_error.set(Some(missing("the export")));
@@ -60,18 +60,3 @@ pub fn export(state: AppState) {
     });
 }
 
-#[leptos::wasm_split::wasm_split(connection, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn check_loaded(state: Settings) -> Result<(), ChunkMissing> {
-    crate::ui::backend::connection::check_connection(state);
-    Ok(())
-}
-
-/// Check connection.
-pub fn check_connection(state: Settings) {
-    let load = crate::ui::widgets::lazy::loading(check_loaded(state));
-    spawn_local(async move {
-        if load.await.is_err() {
-            state.form_problems.set(vec![missing("the connection check")]);
-        }
-    });
-}

@@ -5,11 +5,28 @@
 
 use leptos::prelude::*;
 
-/// True from the task after the one that calls it: `{move || ready.get().then(|| view! {…})}`.
-pub fn later() -> ReadSignal<bool> {
-    let (ready, set) = signal(false);
-    set_timeout(move || set.set(true), std::time::Duration::ZERO);
-    ready
+/// Builds `view` into the element `into` in the task after the one that calls it, under the
+/// caller's owner (so it reads the page's contexts). Built once and never rebuilt: a reactive
+/// closure would also compile the view's rebuild code.
+pub fn later<V: IntoView + 'static>(into: NodeRef<leptos::html::Div>, view: impl FnOnce() -> V + 'static) {
+    use leptos::tachys::view::{Mountable, Render};
+    let owner = Owner::current();
+    set_timeout(
+        move || {
+            let Some(el) = into.get_untracked() else { return };
+            let build = move || {
+                let mut built = view().into_view().build();
+                built.mount(&el, None);
+                // The page lives as long as the tab: what was built stays with it.
+                std::mem::forget(built);
+            };
+            match owner {
+                Some(owner) => owner.with(build),
+                None => build(),
+            }
+        },
+        std::time::Duration::ZERO,
+    );
 }
 
 /// Marks `hj-mounted` (read by `scripts/bench.py` and the end-to-end tests) once what [`later`]

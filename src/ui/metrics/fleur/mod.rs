@@ -83,14 +83,14 @@ impl super::MetricUi for Ui {
 
     fn panel() -> AnyView {
         let metric = expect_context::<AppState>().settings.metric.get_untracked();
-        crate::ui::widgets::lazy::chunk("FLEUR results", move || panel_view(metric)).into_any()
+        crate::ui::lazy::chunk("FLEUR results", move || panel_view(metric)).into_any()
     }
 }
 
 /// The results panel (one text's, or the candidates' comparison), in its own chunk: fetched
 /// when this metric is first chosen.
 #[leptos::wasm_split::wasm_split(fleur, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn panel_view(metric: Metric) -> crate::ui::widgets::lazy::ChunkView {
+fn panel_view(metric: Metric) -> crate::ui::lazy::ChunkView {
     let state = expect_context::<AppState>();
     Ok(view! {
         <Show when=move || state.candidates.plain_shown(metric) fallback=|| view! { <crate::ui::metrics::fleur::panel::FleurPanel/> }>

@@ -79,14 +79,14 @@ impl super::MetricUi for Ui {
 
     fn panel() -> AnyView {
         let metric = Metric::GVeval;
-        crate::ui::widgets::lazy::chunk("G-VEval results", move || panel_view(metric)).into_any()
+        crate::ui::lazy::chunk("G-VEval results", move || panel_view(metric)).into_any()
     }
 }
 
 /// The results panel (one text's, or the candidates' comparison), in its own chunk: fetched
 /// when this metric is first chosen.
 #[leptos::wasm_split::wasm_split(gveval, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn panel_view(metric: Metric) -> crate::ui::widgets::lazy::ChunkView {
+fn panel_view(metric: Metric) -> crate::ui::lazy::ChunkView {
     let state = expect_context::<AppState>();
     Ok(view! {
         <Show when=move || state.candidates.plain_shown(metric) fallback=|| view! { <crate::ui::metrics::g_veval::panel::GvevalPanel/> }>

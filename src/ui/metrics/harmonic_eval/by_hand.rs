@@ -14,7 +14,7 @@ use crate::providers::Backend;
 use crate::scoring::aggregate::Scored;
 use crate::scoring::criteria::Criterion;
 use crate::ui::state::{AppState, ExplainState, Progress};
-use crate::ui::widgets::lazy::{self, ChunkMissing, ChunkView};
+use crate::ui::lazy::{self, ChunkMissing, ChunkView};
 use super::state::RunContext;
 
 /// A criterion's slot for its bars: the result they give, or the sentence that refuses them.

@@ -97,7 +97,7 @@ impl super::MetricUi for Ui {
             <Show when=move || state.results.harmonic_eval.compared.has_run()>
                 <GammaPanel settings=state.settings curve=None no_plot=true/>
                 {hand_slot(state)}
-                {crate::ui::widgets::lazy::chunk("comparison of candidates", candidates_view)}
+                {crate::ui::lazy::chunk("comparison of candidates", candidates_view)}
             </Show>
             <Show when=move || !state.results.harmonic_eval.compared.has_run()>
                 <OverallScore/>
@@ -105,7 +105,7 @@ impl super::MetricUi for Ui {
                 <GammaPanel settings=state.settings curve=Some(state.results.harmonic_eval.curve())/>
                 // Fetched once a criterion has a score to weigh, not on the first visit.
                 <Show when=move || state.results.harmonic_eval.criteria.iter().any(|c| c.with(|c| c.result().is_some()))>
-                    {crate::ui::widgets::lazy::chunk("chart of the weights", weights_view)}
+                    {crate::ui::lazy::chunk("chart of the weights", weights_view)}
                 </Show>
                 <div class="cards">
                     {Criterion::ALL.into_iter().map(|c| view! { <CriterionCard criterion=c/> }).collect_view()}
@@ -127,7 +127,7 @@ fn can_change(state: AppState) -> bool {
 fn hand_slot(state: AppState) -> impl IntoView {
     view! {
         <Show when=move || state.results.harmonic_eval.by_hand()>
-            {crate::ui::widgets::lazy::chunk("ratings set by hand", by_hand::hand_view)}
+            {crate::ui::lazy::chunk("ratings set by hand", by_hand::hand_view)}
         </Show>
     }
 }
@@ -140,7 +140,7 @@ fn can_change_compared(state: AppState) -> bool {
 
 /// The comparison of candidates, in its own chunk: most visits judge one text.
 #[leptos::wasm_split::wasm_split(candidates, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn candidates_view() -> crate::ui::widgets::lazy::ChunkView {
+fn candidates_view() -> crate::ui::lazy::ChunkView {
     use candidates_panel::CandidatesPanel;
     let state = expect_context::<AppState>();
     Ok(view! {
@@ -154,7 +154,7 @@ fn candidates_view() -> crate::ui::widgets::lazy::ChunkView {
 /// The weights against γ, in their own chunk, and the button that turns the result shown into
 /// ratings set by hand.
 #[leptos::wasm_split::wasm_split(weights, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn weights_view() -> crate::ui::widgets::lazy::ChunkView {
+fn weights_view() -> crate::ui::lazy::ChunkView {
     // "Change these ratings" comes with the chart: both need a result with a score.
     let state = expect_context::<AppState>();
     Ok(view! {

@@ -85,14 +85,14 @@ impl super::MetricUi for Ui {
 
     fn panel() -> AnyView {
         let metric = Metric::Maev;
-        crate::ui::widgets::lazy::chunk("MAEV results", move || panel_view(metric)).into_any()
+        crate::ui::lazy::chunk("MAEV results", move || panel_view(metric)).into_any()
     }
 }
 
 /// The results panel (one text's, or the candidates' comparison), in its own chunk: fetched
 /// when this metric is first chosen.
 #[leptos::wasm_split::wasm_split(maev, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn panel_view(metric: Metric) -> crate::ui::widgets::lazy::ChunkView {
+fn panel_view(metric: Metric) -> crate::ui::lazy::ChunkView {
     let state = expect_context::<AppState>();
     Ok(view! {
         <Show when=move || state.candidates.plain_shown(metric) fallback=|| view! { <crate::ui::metrics::maev::panel::MaevPanel/> }>
@@ -104,7 +104,7 @@ fn panel_view(metric: Metric) -> crate::ui::widgets::lazy::ChunkView {
 
 /// MAEV's own inputs, in MAEV's chunk.
 #[leptos::wasm_split::wasm_split(maev, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(crate) fn inputs_view() -> crate::ui::widgets::lazy::ChunkView {
+pub(crate) fn inputs_view() -> crate::ui::lazy::ChunkView {
     use inputs::MaevInputs;
     Ok(view! { <MaevInputs/> }.into_any())
 }

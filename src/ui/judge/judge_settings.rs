@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use crate::inputs::first_visit::{judge_summary, KeyState};
 use crate::providers::preset;
 use crate::ui::backend::backend_panel::BackendPanel;
-use crate::ui::widgets::fidelity_panel::FidelityPanel;
+use crate::ui::judge::fidelity_panel::FidelityPanel;
 use crate::ui::widgets::later::later;
 use crate::ui::run::guidance::missing_key_in;
 use crate::ui::state::{AppState, Settings};
@@ -38,7 +38,11 @@ pub fn JudgeSettings(settings: Settings, page: Option<AppState>) -> impl IntoVie
     let needs_key = move || missing_key_in(settings).is_some();
     let open = RwSignal::new(false);
     // Folded on a first visit: built in the task after the first screen's (widgets/later.rs).
-    let built = later();
+    let body = NodeRef::<leptos::html::Div>::new();
+    later(body, move || view! {
+        <FidelityPanel settings=settings/>
+        <BackendPanel settings=settings page=page/>
+    });
     view! {
         <section class="judge-settings" class:open=move || open.get() data-testid="judge-settings" aria-label="The judge">
             <button
@@ -55,12 +59,7 @@ pub fn JudgeSettings(settings: Settings, page: Option<AppState>) -> impl IntoVie
             </button>
             // Said once (the next visit has none): the site's suggestion changed.
             {move || settings.site_note.get().map(|note| view! { <p class="hint" data-testid="site-changed-note" role="status">{note}</p> })}
-            <div class="judge-body" id="judge-body" class:hidden=move || !open.get()>
-                {move || built.get().then(|| view! {
-                    <FidelityPanel settings=settings/>
-                    <BackendPanel settings=settings page=page/>
-                })}
-            </div>
+            <div class="judge-body" id="judge-body" class:hidden=move || !open.get() node_ref=body></div>
         </section>
     }
 }
