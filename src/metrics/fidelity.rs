@@ -7,19 +7,18 @@ use serde::Serialize;
 
 use super::Metric;
 
-/// One addition of ours to a published metric.
+/// One addition of ours to a published metric: the list of them, as `Metric` lists the metrics.
+/// What each is (id, label, reason, metrics) is its room's `EXTENSION` (`Extension::info`, in
+/// the registry `metrics/mod.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Extension {
-    /// MAEV: a trial's score is the expected value over 0/1/2 from the score token's logprobs,
-    /// and a printed "1" is accepted.
+    /// `metrics/maev/`: the expected score from the score token's logprobs.
     MaevExpectedScore,
-    /// G-VEval: 20 alternatives per token instead of the authors' 5.
+    /// `metrics/g_veval/`: 20 alternatives per token.
     GvevalTop20,
-    /// HarmonicEval: with detail `auto`, photos go at `low` and documents at `high`.
+    /// `metrics/harmonic_eval/`: low image detail for photos on `auto`.
     HeLowDetail,
-    /// FLEUR: a multi-digit token (GPT-4o's `85`) read as the decimal it prints. Never switched
-    /// by hand: it applies only where the tokenizer leaves no per-digit step, and the result
-    /// then names it.
+    /// `metrics/fleur/`: multi-digit tokens read as decimals (never switched by hand).
     FleurMultiDigit,
 }
 
@@ -31,14 +30,14 @@ impl Extension {
         Extension::HeLowDetail,
     ];
 
+    /// Whether this extension belongs to the metric (each extension is one metric's own).
+    pub fn applies_to(self, metric: Metric) -> bool {
+        self.info().metrics.contains(&metric)
+    }
+
     /// Stable id, written in exports.
     pub fn id(self) -> &'static str {
-        match self {
-            Extension::MaevExpectedScore => "maev-expected-score",
-            Extension::GvevalTop20 => "gveval-top20",
-            Extension::HeLowDetail => "he-low-detail",
-            Extension::FleurMultiDigit => "fleur-multi-digit",
-        }
+        self.info().id
     }
 
     pub fn from_id(id: &str) -> Option<Extension> {
@@ -58,36 +57,22 @@ impl Extension {
     }
 
     pub fn label(self) -> &'static str {
-        match self {
-            Extension::MaevExpectedScore => "Expected score from token probabilities",
-            Extension::GvevalTop20 => "20 alternatives per token",
-            Extension::HeLowDetail => "Low image detail for photos on \u{201c}auto\u{201d}",
-            Extension::FleurMultiDigit => "Multi-digit tokens read as decimals",
-        }
+        self.info().label
     }
 
     /// Why we offer it, in one line (shown beside the checkbox).
     pub fn reason(self) -> &'static str {
-        match self {
-            Extension::MaevExpectedScore => {
-                "Ours: a trial scores E[0/1/2] from the score token's logprobs instead of the \
-                 printed 0 or 2, a finer signal; the 1.25 threshold was tuned on printed scores."
-            }
-            Extension::GvevalTop20 => {
-                "Ours: top_logprobs 20 instead of the authors' 5, so the expectation sees more \
-                 of the mass; scores shift from the published metric."
-            }
-            Extension::HeLowDetail => {
-                "Ours: on \u{201c}auto\u{201d}, photos go at detail low (85 tokens) and documents \
-                 at high, about a third of the input tokens; the paper sends the API default."
-            }
-            Extension::FleurMultiDigit => {
-                "Ours: GPT-4o prints 0.85 as \u{201c}0\u{201d}, \u{201c}.\u{201d}, \
-                 \u{201c}85\u{201d}, so no step prints one digit; each alternative is read as \
-                 the decimal it prints. Applied only where the tokenizer needs it."
-            }
-        }
+        self.info().reason
     }
+}
+
+/// One named extension of a metric's published procedure, defined in that metric's room: its
+/// id in exports, the checkbox's label, why we offer it, and the metrics it belongs to.
+pub struct ExtensionInfo {
+    pub id: &'static str,
+    pub label: &'static str,
+    pub reason: &'static str,
+    pub metrics: &'static [Metric],
 }
 
 /// The extensions switched on. Empty is the paper's procedure.

@@ -336,8 +336,8 @@ pub(crate) struct JudgeDoc<'a> {
     pub base_url: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub engine: Option<crate::providers::in_browser::gpu::Engine>,
-    pub fidelity: &'static str,
-    pub extensions: Vec<&'static str>,
+    #[serde(flatten)]
+    pub fidelity: fidelity::FidelityRecord,
 }
 
 impl<'a> JudgeDoc<'a> {
@@ -347,8 +347,7 @@ impl<'a> JudgeDoc<'a> {
             model: &backend.model,
             base_url: crate::providers::without_credentials(&backend.base_url),
             engine: backend.engine,
-            fidelity: fidelity.level(),
-            extensions: fidelity.ids(),
+            fidelity: fidelity.record(),
         }
     }
 }
@@ -409,13 +408,13 @@ impl Metric {
 }
 
 impl fidelity::Extension {
-    /// Whether this extension belongs to the metric (each extension is one metric's own).
-    pub fn applies_to(self, metric: Metric) -> bool {
+    /// What it is, written in its metric's room (`metrics/<m>/mod.rs`, `EXTENSION`).
+    pub fn info(self) -> &'static fidelity::ExtensionInfo {
         match self {
-            fidelity::Extension::MaevExpectedScore => metric == Metric::Maev,
-            fidelity::Extension::GvevalTop20 => metric == Metric::GVeval,
-            fidelity::Extension::HeLowDetail => metric == Metric::HarmonicEval,
-            fidelity::Extension::FleurMultiDigit => matches!(metric, Metric::Fleur | Metric::RefFleur),
+            fidelity::Extension::MaevExpectedScore => &maev::EXTENSION,
+            fidelity::Extension::GvevalTop20 => &g_veval::EXTENSION,
+            fidelity::Extension::HeLowDetail => &harmonic_eval::EXTENSION,
+            fidelity::Extension::FleurMultiDigit => &fleur::EXTENSION,
         }
     }
 }

@@ -19,6 +19,8 @@ pub type CandidateInput = Input;
 pub use export::{export_json, fidelity_of, ExportInput};
 pub use smoothing::{Place, PlaceDistribution, Scheme, Smoothed};
 
+use super::fidelity::ExtensionInfo;
+use super::Metric;
 use super::MetricInfo;
 use crate::answers::completion::{Completion, Usage};
 use crate::transport::cost::{image_tokens, text_tokens};
@@ -31,6 +33,18 @@ use crate::inputs::text_checks::too_long;
 
 const PAPER: &str = "Lee et al., FLEUR: An Explainable Reference-Free Evaluation Metric for \
                      Image Captioning Using a Large Multimodal Model (ACL 2024)";
+
+/// Our reading for FLEUR and RefFLEUR: a multi-digit token (GPT-4o's `85`) read as the
+/// decimal it prints. Never switched by hand: it applies only where the tokenizer leaves no
+/// per-digit step, and the result then names it.
+pub const EXTENSION: ExtensionInfo = ExtensionInfo {
+    id: "fleur-multi-digit",
+    label: "Multi-digit tokens read as decimals",
+    reason: "Ours: GPT-4o prints 0.85 as \u{201c}0\u{201d}, \u{201c}.\u{201d}, \
+             \u{201c}85\u{201d}, so no step prints one digit; each alternative is read as \
+             the decimal it prints. Applied only where the tokenizer needs it.",
+    metrics: &[Metric::Fleur, Metric::RefFleur],
+};
 
 pub const FLEUR_INFO: MetricInfo = MetricInfo {
     id: "fleur",

@@ -20,6 +20,8 @@ pub use extract::{Method, Reading, ACCR};
 pub use prompts::{Medium, Mode};
 
 use super::fidelity::{Extension, Fidelity};
+use super::fidelity::ExtensionInfo;
+use super::Metric;
 use super::MetricInfo;
 use crate::answers::completion::{Completion, Usage};
 use crate::transport::cost::{image_tokens, text_tokens};
@@ -29,6 +31,16 @@ use crate::providers::{
     chat_request, Backend, ChatParams, HttpRequest, Image, ImageDetail, Message, Part, Protocol,
 };
 use crate::inputs::text_checks::too_long;
+
+/// Our extension of G-VEval (off by default): 20 alternatives per token instead of the
+/// authors' 5.
+pub const EXTENSION: ExtensionInfo = ExtensionInfo {
+    id: "gveval-top20",
+    label: "20 alternatives per token",
+    reason: "Ours: top_logprobs 20 instead of the authors' 5, so the expectation sees more \
+             of the mass; scores shift from the published metric.",
+    metrics: &[Metric::GVeval],
+};
 
 pub const INFO: MetricInfo = MetricInfo {
     id: "g_veval",

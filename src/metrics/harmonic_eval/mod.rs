@@ -19,6 +19,8 @@ pub type CandidateInput = crate::metrics::room::NoCandidates;
 pub use export::{export_json, ExportInput};
 
 use super::fidelity::{Extension, Fidelity};
+use super::fidelity::ExtensionInfo;
+use super::Metric;
 use super::MetricInfo;
 use crate::scoring::aggregate::{aggregate, sigma, smoothed_score, Scored};
 use crate::answers::completion::{Completion, Usage};
@@ -32,6 +34,16 @@ use crate::providers::{
 use crate::answers::rating::{printed_rating, rating_distribution};
 use crate::scoring::task::Task;
 use crate::inputs::text_checks::too_long;
+
+/// Our extension of HarmonicEval (off by default): with detail `auto`, photos go at `low` and
+/// documents at `high`.
+pub const EXTENSION: ExtensionInfo = ExtensionInfo {
+    id: "he-low-detail",
+    label: "Low image detail for photos on \u{201c}auto\u{201d}",
+    reason: "Ours: on \u{201c}auto\u{201d}, photos go at detail low (85 tokens) and documents \
+             at high, about a third of the input tokens; the paper sends the API default.",
+    metrics: &[Metric::HarmonicEval],
+};
 
 pub const INFO: MetricInfo = MetricInfo {
     id: "harmonic_eval",

@@ -22,12 +22,24 @@ pub use prompts::{default_pool, Example};
 pub use room::RunSettings;
 
 use super::fidelity::{Extension, Fidelity};
+use super::fidelity::ExtensionInfo;
+use super::Metric;
 use super::MetricInfo;
 use crate::answers::completion::TokenStep;
 use crate::transport::cost::text_tokens;
 use crate::answers::errors::JudgeError;
 use crate::providers::{chat_request, Backend, ChatParams, HttpRequest, Image, Message, Part};
 use crate::inputs::text_checks::too_long;
+
+/// Our extension of MAEV (off by default): a trial's score is the expected value over 0/1/2
+/// from the score token's logprobs, and a printed "1" is accepted.
+pub const EXTENSION: ExtensionInfo = ExtensionInfo {
+    id: "maev-expected-score",
+    label: "Expected score from token probabilities",
+    reason: "Ours: a trial scores E[0/1/2] from the score token's logprobs instead of the \
+             printed 0 or 2, a finer signal; the 1.25 threshold was tuned on printed scores.",
+    metrics: &[Metric::Maev],
+};
 
 pub const INFO: MetricInfo = MetricInfo {
     id: "maev",
