@@ -1,10 +1,8 @@
 //! The "Check connection" button and what it found.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
-use crate::ui::lazy::{missing, ChunkMissing};
-
+use crate::ui::lazy::ChunkMissing;
 use crate::ui::state::{Settings, ConnectionState};
 
 #[component]
@@ -56,10 +54,5 @@ fn check_loaded(state: Settings) -> Result<(), ChunkMissing> {
 
 /// Checks the connection, once its chunk is here (a sentence when it cannot be fetched).
 pub fn check_connection(state: Settings) {
-    let load = crate::ui::lazy::loading(check_loaded(state));
-    spawn_local(async move {
-        if load.await.is_err() {
-            state.form_problems.set(vec![missing("the connection check")]);
-        }
-    });
+    crate::ui::lazy::act(state.form_problems, "the connection check", check_loaded(state));
 }
