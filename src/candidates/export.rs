@@ -286,7 +286,7 @@ pub fn inbox_records(inbox: &str) -> (Vec<ItemResult>, Vec<String>) {
 /// or why it cannot be one.
 fn group_records(doc: InDoc) -> Result<Vec<ItemResult>, String> {
     let metric = doc.metric.unwrap_or_else(|| Metric::COMPARED_BY_DEFAULT.id().to_string());
-    let harmonic = Metric::from_id(&metric).is_some_and(Metric::weighs_criteria);
+    let weighs = Metric::from_id(&metric).is_some_and(Metric::weighs_criteria);
     let records: Vec<ItemResult> = doc
         .candidates
         .into_iter()
@@ -301,9 +301,9 @@ fn group_records(doc: InDoc) -> Result<Vec<ItemResult>, String> {
                 criteria: result
                     .criteria
                     .into_iter()
-                    .filter(|c| harmonic && (c.score.is_some() || c.error.is_some()))
+                    .filter(|c| weighs && (c.score.is_some() || c.error.is_some()))
                     .collect(),
-                score: if harmonic { None } else { c.score },
+                score: if weighs { None } else { c.score },
                 group: Some(doc.group.clone()),
                 chosen: doc.chosen.as_deref() == Some(c.label.as_str()),
                 fidelity: result.fidelity,

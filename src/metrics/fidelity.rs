@@ -7,29 +7,9 @@ use serde::Serialize;
 
 use super::Metric;
 
-/// One addition of ours to a published metric: the list of them, as `Metric` lists the metrics.
-/// What each is (id, label, reason, metrics) is its room's `EXTENSION` (`Extension::info`, in
-/// the registry `metrics/mod.rs`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Extension {
-    /// `metrics/maev/`: the expected score from the score token's logprobs.
-    MaevExpectedScore,
-    /// `metrics/g_veval/`: 20 alternatives per token.
-    GvevalTop20,
-    /// `metrics/harmonic_eval/`: low image detail for photos on `auto`.
-    HeLowDetail,
-    /// `metrics/fleur/`: multi-digit tokens read as decimals (never switched by hand).
-    FleurMultiDigit,
-}
+pub use super::Extension;
 
 impl Extension {
-    /// The extensions a user switches (one checkbox each, test id `ext-<id>`).
-    pub const SWITCHABLE: [Extension; 3] = [
-        Extension::MaevExpectedScore,
-        Extension::GvevalTop20,
-        Extension::HeLowDetail,
-    ];
-
     /// Whether this extension belongs to the metric (each extension is one metric's own).
     pub fn applies_to(self, metric: Metric) -> bool {
         self.info().metrics.contains(&metric)
@@ -41,14 +21,7 @@ impl Extension {
     }
 
     pub fn from_id(id: &str) -> Option<Extension> {
-        [
-            Extension::MaevExpectedScore,
-            Extension::GvevalTop20,
-            Extension::HeLowDetail,
-            Extension::FleurMultiDigit,
-        ]
-        .into_iter()
-        .find(|e| e.id() == id)
+        Extension::ALL.into_iter().find(|e| e.id() == id)
     }
 
     /// The checkbox's `data-testid`.
@@ -73,6 +46,10 @@ pub struct ExtensionInfo {
     pub label: &'static str,
     pub reason: &'static str,
     pub metrics: &'static [Metric],
+    /// `None` for an extension a user switches (in [`Extension::SWITCHABLE`]); for one always
+    /// applied where it is needed (in [`Extension::FIXED`]), what the result records of it, said
+    /// after "Nothing to switch:" and the reason.
+    pub fixed: Option<&'static str>,
 }
 
 /// The extensions switched on. Empty is the paper's procedure.
@@ -211,11 +188,20 @@ mod tests {
     }
 
     #[test]
+    fn every_extension_is_switchable_or_fixed_as_its_room_says_and_a_metric_has_one_fixed_at_most() {
+        for e in Extension::ALL {
+            let listed = (Extension::SWITCHABLE.contains(&e), Extension::FIXED.contains(&e));
+            assert_eq!(listed, (e.info().fixed.is_none(), e.info().fixed.is_some()), "{}", e.id());
+        }
+        assert_eq!(Extension::SWITCHABLE.len() + Extension::FIXED.len(), Extension::ALL.len());
+        for m in Metric::ALL {
+            assert!(Extension::FIXED.iter().filter(|e| e.applies_to(m)).count() <= 1, "{}", m.id());
+        }
+    }
+
+    #[test]
     fn ids_round_trip_and_test_ids_are_the_contract() {
-        for e in Extension::SWITCHABLE
-            .into_iter()
-            .chain([Extension::FleurMultiDigit])
-        {
+        for e in Extension::ALL {
             assert_eq!(Extension::from_id(e.id()), Some(e));
             assert!(e.reason().starts_with("Ours"));
         }

@@ -407,14 +407,47 @@ impl Metric {
     }
 }
 
-impl fidelity::Extension {
+/// One addition of ours to a published metric: the list of them, as `Metric` lists the metrics.
+/// What each is (id, label, reason, metrics) is its room's `EXTENSION` ([`Extension::info`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Extension {
+    /// `metrics/maev/`: the expected score from the score token's logprobs.
+    MaevExpectedScore,
+    /// `metrics/g_veval/`: 20 alternatives per token.
+    GvevalTop20,
+    /// `metrics/harmonic_eval/`: low image detail for photos on `auto`.
+    HeLowDetail,
+    /// `metrics/fleur/`: multi-digit tokens read as decimals (never switched by hand).
+    FleurMultiDigit,
+}
+
+impl Extension {
+    /// Every extension: those a user switches, then those always applied where needed.
+    pub const ALL: [Extension; 4] = [
+        Extension::MaevExpectedScore,
+        Extension::GvevalTop20,
+        Extension::HeLowDetail,
+        Extension::FleurMultiDigit,
+    ];
+
+    /// The extensions a user switches (one checkbox each, test id `ext-<id>`; their `fixed` is
+    /// `None`, `fidelity::tests`).
+    pub const SWITCHABLE: [Extension; 3] = [
+        Extension::MaevExpectedScore,
+        Extension::GvevalTop20,
+        Extension::HeLowDetail,
+    ];
+
+    /// The extensions always applied where they belong, with nothing to switch.
+    pub const FIXED: [Extension; 1] = [Extension::FleurMultiDigit];
+
     /// What it is, written in its metric's room (`metrics/<m>/mod.rs`, `EXTENSION`).
     pub fn info(self) -> &'static fidelity::ExtensionInfo {
         match self {
-            fidelity::Extension::MaevExpectedScore => &maev::EXTENSION,
-            fidelity::Extension::GvevalTop20 => &g_veval::EXTENSION,
-            fidelity::Extension::HeLowDetail => &harmonic_eval::EXTENSION,
-            fidelity::Extension::FleurMultiDigit => &fleur::EXTENSION,
+            Extension::MaevExpectedScore => &maev::EXTENSION,
+            Extension::GvevalTop20 => &g_veval::EXTENSION,
+            Extension::HeLowDetail => &harmonic_eval::EXTENSION,
+            Extension::FleurMultiDigit => &fleur::EXTENSION,
         }
     }
 }

@@ -44,6 +44,7 @@ pub const EXTENSION: ExtensionInfo = ExtensionInfo {
              \u{201c}85\u{201d}, so no step prints one digit; each alternative is read as \
              the decimal it prints. Applied only where the tokenizer needs it.",
     metrics: &[Metric::Fleur, Metric::RefFleur],
+    fixed: Some("The result names it (scheme multi_digit)."),
 };
 
 pub const FLEUR_INFO: MetricInfo = MetricInfo {

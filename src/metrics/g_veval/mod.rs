@@ -40,6 +40,7 @@ pub const EXTENSION: ExtensionInfo = ExtensionInfo {
     reason: "Ours: top_logprobs 20 instead of the authors' 5, so the expectation sees more \
              of the mass; scores shift from the published metric.",
     metrics: &[Metric::GVeval],
+    fixed: None,
 };
 
 pub const INFO: MetricInfo = MetricInfo {

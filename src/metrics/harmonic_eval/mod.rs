@@ -43,6 +43,7 @@ pub const EXTENSION: ExtensionInfo = ExtensionInfo {
     reason: "Ours: on \u{201c}auto\u{201d}, photos go at detail low (85 tokens) and documents \
              at high, about a third of the input tokens; the paper sends the API default.",
     metrics: &[Metric::HarmonicEval],
+    fixed: None,
 };
 
 pub const INFO: MetricInfo = MetricInfo {

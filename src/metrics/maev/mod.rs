@@ -39,6 +39,7 @@ pub const EXTENSION: ExtensionInfo = ExtensionInfo {
     reason: "Ours: a trial scores E[0/1/2] from the score token's logprobs instead of the \
              printed 0 or 2, a finer signal; the 1.25 threshold was tuned on printed scores.",
     metrics: &[Metric::Maev],
+    fixed: None,
 };
 
 pub const INFO: MetricInfo = MetricInfo {

@@ -34,9 +34,10 @@ pub fn FidelityPanel(settings: Settings) -> impl IntoView {
             }
         });
     };
-    let is_fleur = move || {
-        Extension::FleurMultiDigit.applies_to(state.metric.get())
-    };
+    // What the metric always applies, with nothing to switch (FLEUR's multi-digit reading).
+    // One such extension so far: a second one fails to compile here, to be shown too.
+    const _: () = assert!(Extension::FIXED.len() == 1);
+    let fixed = Extension::FIXED[0];
     view! {
         <fieldset class="fidelity">
             <legend>"Fidelity"</legend>
@@ -61,10 +62,11 @@ pub fn FidelityPanel(settings: Settings) -> impl IntoView {
                 </label>
                 <small class="hint">{e.reason()}</small>
             }).collect_view()}
-            <Show when=is_fleur>
+            <Show when=move || fixed.applies_to(state.metric.get())>
                 <small class="hint">{format!(
-                    "Nothing to switch: {} The result names it (scheme multi_digit).",
-                    Extension::FleurMultiDigit.reason()
+                    "Nothing to switch: {} {}",
+                    fixed.reason(),
+                    fixed.info().fixed.unwrap_or_default()
                 )}</small>
             </Show>
             {crate::ui::metrics::own_settings(state)}
