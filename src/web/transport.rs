@@ -38,7 +38,9 @@ pub async fn send_chat(
     on_wait: impl Fn(String),
 ) -> Result<Answer, JudgeError> {
     let mut key = request_key(protocol, request);
-    if crate::providers::in_browser::handles(&request.url) {
+    // The in-page judge or a host: decided once here (`web/fetch.rs` routes by the same URL).
+    let in_page = crate::providers::in_browser::handles(&request.url);
+    if in_page {
         // What is loaded, as the engine last said (no call to it: that lives in its chunk).
         let loaded = crate::web::in_browser::loaded_now();
         key = with_engine(&key, loaded.as_ref().map(|(identity, _)| identity.as_str()));
@@ -58,7 +60,7 @@ pub async fn send_chat(
         }
     }
     // The in-page judge times its requests from here, queue included (`judge-timing`).
-    let _queued = crate::providers::in_browser::handles(&request.url).then(crate::web::in_browser::queued);
+    let _queued = in_page.then(crate::web::in_browser::queued);
     let cancelled = || options.cancel.is_some_and(|c| c.aborted());
     let mut retries = 0;
     loop {
