@@ -18,7 +18,6 @@ pub(crate) mod lazy;
 pub(crate) mod metrics;
 pub(crate) mod progress;
 pub(crate) mod run;
-pub(crate) mod settings;
 pub(crate) mod site;
 pub(crate) mod state;
 pub(crate) mod widgets;

@@ -1,7 +1,8 @@
 """The evaluator's code arrives in parts: a first visit fetches the page's wasm and no chunk;
 the first Evaluate, Explain, export, example or connection check fetches the chunk that does it;
 a chunk that cannot be fetched gets a sentence, keeps the form, and is fetched again on the next
-try (scripts/split/wasm-bindgen, src/ui/lazy.rs, src/ui/run/chunks.rs)."""
+try (scripts/split/wasm-bindgen, src/ui/lazy.rs, and the Evaluate, Explain and Export entries
+in src/ui/metrics/mod.rs)."""
 
 import time
 

@@ -4,4 +4,3 @@ pub(crate) mod backend_panel;
 pub(crate) mod connection;
 pub(crate) mod connection_panel;
 pub(crate) mod in_browser_panel;
-pub(crate) mod state;

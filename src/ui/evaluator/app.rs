@@ -9,7 +9,8 @@ use crate::ui::evaluator::examples::ExamplesGallery;
 use crate::ui::evaluator::empty_state::EmptyState;
 use crate::ui::judge::judge_settings::JudgeSettings;
 use crate::ui::evaluator::present::PresentButton;
-use crate::ui::run::guidance::{KeyNote, SharedFailure};
+use crate::ui::run::guidance::KeyNote;
+use crate::ui::evaluator::results_guidance::SharedFailure;
 use crate::ui::evaluator::history::HistoryPanel;
 use crate::ui::evaluator::open_result::{OpenResult, OpenedPanel};
 use crate::ui::evaluator::image_panel::ImagePanel;
@@ -28,14 +29,14 @@ pub fn App() -> impl IntoView {
     let opened = crate::ui::evaluator::open_result::OpenedView(RwSignal::new(None));
     provide_context(opened);
     crate::ui::evaluator::share::open_from_fragment(state, opened);
-    crate::ui::settings::persist_settings(state.settings);
+    crate::ui::state::settings::persist_settings(state.settings);
     state.metric_settings.persist(state.settings.storage_error);
     // The answer cache's count opens IndexedDB: after the first screen (widgets/later.rs).
     crate::ui::widgets::later::mounted(move || runner::refresh_cache_count(state.settings));
     // A failed cache write is said with the other storage refusals (under the run bar; in the
     // lab, in the batch panel); the run keeps its answer.
     crate::web::cache::on_write_error(move |m| state.settings.storage_error.set(Some(m)));
-    crate::ui::run::guidance::follow_results(state);
+    crate::ui::evaluator::results_guidance::follow_results(state);
     let present = RwSignal::new(false);
 
     view! {

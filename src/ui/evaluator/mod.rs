@@ -11,6 +11,7 @@ pub(crate) mod single_results;
 pub(crate) mod examples;
 pub(crate) mod open_result;
 pub(crate) mod present;
+pub(crate) mod results_guidance;
 pub(crate) mod empty_state;
 pub(crate) mod history;
 pub(crate) mod share;

@@ -19,7 +19,7 @@ pub fn RunBar() -> impl IntoView {
             <button
                 class="primary evaluate"
                 data-testid="evaluate-button"
-                on:click=move |_| crate::ui::run::chunks::evaluate(state)
+                on:click=move |_| crate::ui::metrics::evaluate(state)
                 disabled=running
                 aria-busy=move || running().to_string()
             >

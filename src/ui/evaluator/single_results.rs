@@ -15,7 +15,7 @@ pub fn SingleResults() -> impl IntoView {
     <div class="export-row">
         <button
             data-testid="export-json-button"
-            on:click=move |_| crate::ui::run::chunks::export(state)
+            on:click=move |_| crate::ui::metrics::export(state)
             disabled=move || !has_run()
         >
             "Export JSON"

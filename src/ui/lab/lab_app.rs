@@ -20,7 +20,7 @@ use crate::ui::widgets::top_bar::{Page, TopBar};
 pub fn LabApp() -> impl IntoView {
     let state = Settings::restore();
     provide_context(state);
-    crate::ui::settings::persist_settings(state);
+    crate::ui::state::settings::persist_settings(state);
     runner::refresh_cache_count(state);
     // A failed cache write is said with the other storage refusals (under the run bar; in the
     // lab, in the batch panel); the run keeps its answer.

@@ -1,20 +1,24 @@
 //! Each metric's result panel, runner and state, one folder per metric, and [`MetricUi`]: what
 //! the one-item page does per metric, with [`Page`], the one `match` from a [`Metric`] to its
 //! folder's [`MetricUi`]. Written out: a new metric's folder is a `mod` line here, then the arms
-//! the compiler asks for ([`with_ui!`]'s dispatch, [`show_opened`], [`MetricResults`]).
-//! [`AppState`], the evaluator's state, is here too: it holds each room's state, and each
-//! room's code takes it. What else names a metric here is what that metric
-//! alone has (its settings, its own inputs, HarmonicEval's comparison with γ, Explain).
+//! the compiler asks for ([`with_ui!`]'s dispatch, [`show_opened`], and in `state.rs`
+//! `MetricResults`, which with `MetricSettings` holds each room's state for [`AppState`]).
+//! The buttons' entries are here too: Evaluate, Explain and Export ([`evaluate`], [`explain`],
+//! [`export`]) fetch their chunk and hand the selected metric to its room. What else names a
+//! metric here is what that metric alone has (its settings, its own inputs, HarmonicEval's
+//! comparison with γ, Explain).
 
 use leptos::prelude::*;
 
 use crate::metrics::{Metric, Reopened};
 use crate::providers::{Backend, Image, ImageDetail, Protocol};
+use crate::ui::state::AppState;
 
 pub(crate) mod fleur;
 pub(crate) mod g_veval;
 pub(crate) mod harmonic_eval;
 pub(crate) mod maev;
+pub(crate) mod state;
 
 /// Shows a result file's result as if it had just run, in its metric's folder
 /// (`<room>/opened.rs`'s `show`; no request is sent). `image` is the file's, as a run or
@@ -59,68 +63,6 @@ macro_rules! with_ui {
     }};
 }
 
-/// The evaluator's state: the shared [`Settings`] (`state.settings`, what the lab has too), its
-/// inputs, each metric's settings and results and the current run.
-#[derive(Clone, Copy)]
-pub struct AppState {
-    pub settings: crate::ui::settings::Settings,
-    /// Each metric's own settings on the form (G-VEval's mode, MAEV's trials…).
-    pub metric_settings: MetricSettings,
-    pub inputs: crate::ui::run::inputs_state::Inputs,
-    /// Each metric's results, from its folder's `state.rs`.
-    pub results: MetricResults,
-    /// Incremented by every Evaluate, so answers from an older run are ignored.
-    pub generation: StoredValue<u64>,
-    /// The usage of every answer the provider billed in the current run, readable or not.
-    pub billed: RwSignal<Vec<crate::answers::completion::Usage>>,
-    pub export_error: RwSignal<Option<String>>,
-    /// Several candidate texts for the same image (HarmonicEval; empty: one text).
-    pub candidates: crate::ui::run::candidates_state::Candidates,
-}
-
-impl AppState {
-    /// Fresh state, with the non-secret settings and the key restored from storage.
-    pub fn restore() -> AppState {
-        let settings = crate::ui::settings::Settings::restore();
-        AppState {
-            settings,
-            metric_settings: MetricSettings::restore(),
-            inputs: crate::ui::run::inputs_state::Inputs::new(),
-            results: MetricResults::new(settings),
-            generation: StoredValue::new(0),
-            billed: RwSignal::new(Vec::new()),
-            export_error: RwSignal::new(None),
-            candidates: crate::ui::run::candidates_state::Candidates::new(),
-        }
-    }
-
-    /// Whether the current file is a video.
-    pub fn has_video(&self) -> bool {
-        self.inputs.has_video()
-    }
-}
-
-/// Each metric's results on the evaluator (`AppState::results`), from its folder's `state.rs`.
-#[derive(Clone, Copy)]
-pub struct MetricResults {
-    pub harmonic_eval: harmonic_eval::state::State,
-    pub fleur: fleur::state::State,
-    pub g_veval: g_veval::state::State,
-    pub maev: maev::state::State,
-}
-
-impl MetricResults {
-    /// Every metric's results, none yet.
-    pub fn new(settings: crate::ui::settings::Settings) -> MetricResults {
-        MetricResults {
-            harmonic_eval: harmonic_eval::state::new(settings),
-            fleur: fleur::state::new(settings),
-            g_veval: g_veval::state::new(settings),
-            maev: maev::state::new(settings),
-        }
-    }
-}
-
 /// What the page asks of the metric that compares candidates with γ (HarmonicEval's
 /// comparison, in its folder) and of its task's box.
 impl AppState {
@@ -154,36 +96,6 @@ impl AppState {
         }
         self.candidates.reset();
     }
-
-    /// The REG box is drawn into the image only for HarmonicEval's REG task.
-    pub fn box_active(&self) -> bool {
-        self.settings.weighs_criteria() && self.inputs.task.get().needs_box()
-    }
-}
-
-/// The settings of each metric the evaluator's form shows and keeps (`AppState::metric_settings`),
-/// each from its folder's `settings.rs`; the lab's runs read what is kept
-/// ([`stored_run_settings`]).
-#[derive(Clone, Copy)]
-pub struct MetricSettings {
-    pub gveval: g_veval::settings::Kept,
-    pub maev: maev::settings::Kept,
-}
-
-impl MetricSettings {
-    /// Each metric's settings kept on this device, or its defaults.
-    pub fn restore() -> MetricSettings {
-        MetricSettings {
-            gveval: g_veval::settings::Kept::restore(),
-            maev: maev::settings::Kept::restore(),
-        }
-    }
-
-    /// Keeps each metric's settings across visits; a refused write is said in `storage_error`.
-    pub fn persist(self, storage_error: RwSignal<Option<String>>) {
-        self.maev.persist(storage_error);
-    }
-
 }
 
 /// What a lab run fixes for every metric: each metric's settings as kept on this device (or
@@ -308,7 +220,7 @@ pub(crate) fn comparison_for_link(state: AppState, image: Option<&str>) -> Optio
 
 /// The settings only one metric has, in the fidelity panel of either page, shown while it is
 /// chosen: HarmonicEval's criteria subset.
-pub(crate) fn own_settings(settings: crate::ui::settings::Settings) -> impl IntoView {
+pub(crate) fn own_settings(settings: crate::ui::state::settings::Settings) -> impl IntoView {
     view! {
         <Show when=move || settings.metric.get() == Metric::HarmonicEval>
             <harmonic_eval::criteria_subset::CriteriaSubset settings/>
@@ -344,13 +256,78 @@ pub(crate) fn own_inputs(state: AppState) -> impl IntoView {
     }
 }
 
+// What Evaluate, Explain and Export do: each button calls one of the three public functions
+// below, which fetches the code behind it (the `run` or `export` chunk, once; `ui/lazy.rs`)
+// and then hands the selected metric to its room's `MetricUi`. The `#[wasm_split]` entries are
+// cut out of the first-visit wasm by `scripts/split/wasm-bindgen` at build time.
+
+/// Evaluate: starts a run of the selected metric, once its chunk is there.
+pub fn evaluate(state: AppState) {
+    if !crate::ui::site::may_send() {
+        state.settings.form_problems.set(vec![crate::ui::site::EMBED_SENDS_NOTHING.into()]);
+        return;
+    }
+    crate::ui::lazy::act(state.settings.form_problems, "judging", evaluate_loaded(state));
+}
+
+#[leptos::wasm_split::wasm_split(run, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn evaluate_loaded(state: AppState) -> Result<(), crate::ui::lazy::ChunkMissing> {
+    // One run at a time: the button is disabled while its run is in flight, and a click that
+    // slips through (a double click before the page redraws) starts nothing.
+    let metric = of(state.settings.metric.get_untracked());
+    if untrack(|| metric.running(state)) {
+        return Ok(());
+    }
+    // A provider that needs a key gets one before anything is sent (not five 401s after).
+    if let Some(m) = crate::ui::run::guidance::missing_key(state) {
+        state.settings.form_problems.set(vec![m]);
+        return Ok(());
+    }
+    if state.candidates.active() {
+        metric.evaluate_candidates(state);
+    } else {
+        metric.evaluate(state);
+    }
+    Ok(())
+}
+
 /// Explain: one HarmonicEval criterion (`Some`) or FLEUR's score (`None`), the two metrics
-/// whose panels offer it (called from inside the `run` chunk's entry, `ui::run::chunks`).
-pub(crate) fn explain(state: AppState, criterion: Option<crate::scoring::criteria::Criterion>) {
+/// whose panels offer it, once the `run` chunk is there.
+pub fn explain(state: AppState, criterion: Option<crate::scoring::criteria::Criterion>) {
+    if !crate::ui::site::may_send() {
+        state.settings.form_problems.set(vec![crate::ui::site::EMBED_SENDS_NOTHING.into()]);
+        return;
+    }
+    crate::ui::lazy::act(state.settings.form_problems, "Explain", explain_loaded(state, criterion));
+}
+
+#[leptos::wasm_split::wasm_split(run, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn explain_loaded(state: AppState, criterion: Option<crate::scoring::criteria::Criterion>) -> Result<(), crate::ui::lazy::ChunkMissing> {
     match criterion {
         Some(c) => harmonic_eval::run::explain(state, c),
         None => fleur::run::explain(state),
     }
+    Ok(())
+}
+
+/// Export JSON: the selected metric's result (its comparison of candidates when it has one).
+/// The API key is not part of the document.
+pub fn export(state: AppState) {
+    let load = crate::ui::lazy::loading(export_loaded(state));
+    leptos::task::spawn_local(async move {
+        if load.await.is_err() {
+            state.export_error.set(Some(crate::ui::lazy::missing("the export")));
+        }
+    });
+}
+
+#[leptos::wasm_split::wasm_split(export, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn export_loaded(state: AppState) -> Result<(), crate::ui::lazy::ChunkMissing> {
+    let metric = of(state.settings.metric.get_untracked());
+    if !metric.export_candidates(state) {
+        metric.export(state);
+    }
+    Ok(())
 }
 
 /// One metric's [`MetricUi`], dispatched statically through [`with_ui!`].

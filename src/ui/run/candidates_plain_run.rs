@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use crate::candidates::export::{plain_comparison_json, PlainJudged};
 use crate::candidates::plain::{summary, Base, Part};
 use crate::candidates::problems_with;
-use crate::ui::run::candidates_state::PlainRun;
+use crate::ui::state::candidates::PlainRun;
 use crate::ui::run::runner::{begin_run, send_one};
 use crate::ui::state::{AppState, Progress};
 use crate::web::download;

@@ -97,7 +97,7 @@ pub fn FleurPanel() -> impl IntoView {
             <button
                 data-testid="explain-button"
                 disabled=move || result().is_none() || matches!(state.results.fleur.explanation.get(), ExplainState::Running)
-                on:click=move |_| crate::ui::run::chunks::explain(state, None)
+                on:click=move |_| crate::ui::metrics::explain(state, None)
             >
                 "Explain"
             </button>

@@ -35,7 +35,7 @@ impl FleurState {
 pub(crate) type State = FleurState;
 
 /// Fresh results, before any run.
-pub(crate) fn new(settings: crate::ui::settings::Settings) -> State {
+pub(crate) fn new(settings: crate::ui::state::settings::Settings) -> State {
     let _ = settings;
     FleurState::new()
 }

@@ -36,7 +36,7 @@ impl GvevalState {
 pub(crate) type State = GvevalState;
 
 /// Fresh results, before any run.
-pub(crate) fn new(settings: crate::ui::settings::Settings) -> State {
+pub(crate) fn new(settings: crate::ui::state::settings::Settings) -> State {
     let _ = settings;
     GvevalState::new()
 }

@@ -67,7 +67,7 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
                 aria-label=format!("Explain the {} score", criterion.label())
                 // No model gave a result set by hand: there is nobody to ask why.
                 disabled=move || result().is_none() || state.results.harmonic_eval.by_hand() || matches!(explanation.get(), ExplainState::Running)
-                on:click=move |_| crate::ui::run::chunks::explain(state, Some(criterion))
+                on:click=move |_| crate::ui::metrics::explain(state, Some(criterion))
             >
                 "Explain"
             </button>

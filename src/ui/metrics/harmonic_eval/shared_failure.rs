@@ -1,5 +1,5 @@
 //! One failure every requested criterion shares (a wrong key, a model without vision), said once
-//! above the cards instead of five times (`ui::run::guidance::SharedFailure` shows it).
+//! above the cards instead of five times (`ui::evaluator::results_guidance::SharedFailure` shows it).
 
 use leptos::prelude::*;
 

@@ -31,7 +31,7 @@ pub struct CandidatesRun {
 
 /// HarmonicEval's comparison of several candidates (issue 21): each one's five criteria and
 /// what the run sent. The labels, texts and the human's pick are the shared
-/// `ui::run::candidates_state::Candidates`.
+/// `ui::state::candidates::Candidates`.
 #[derive(Clone, Copy)]
 pub struct Compared {
     /// The last run's criteria, per candidate, in `Criterion::ALL` order.
@@ -153,6 +153,6 @@ fn weighting_memo(criteria: [RwSignal<CriterionState>; 5], gamma: RwSignal<f64>)
 pub(crate) type State = HarmonicEvalState;
 
 /// Fresh results, before any run.
-pub(crate) fn new(settings: crate::ui::settings::Settings) -> State {
+pub(crate) fn new(settings: crate::ui::state::settings::Settings) -> State {
     HarmonicEvalState::new(settings.gamma)
 }

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::metrics::maev::{self, RunSettings};
-use crate::ui::backend::state::load_parsed;
+use crate::ui::state::backend::load_parsed;
 use crate::web::storage;
 
 /// The settings kept on this device, or the paper's defaults (seed 1).

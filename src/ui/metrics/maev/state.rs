@@ -44,7 +44,7 @@ impl MaevState {
 pub(crate) type State = MaevState;
 
 /// Fresh results, before any run.
-pub(crate) fn new(settings: crate::ui::settings::Settings) -> State {
+pub(crate) fn new(settings: crate::ui::state::settings::Settings) -> State {
     let _ = settings;
     MaevState::new()
 }
