@@ -261,10 +261,18 @@ pub(crate) fn own_inputs(state: AppState) -> impl IntoView {
 // and then hands the selected metric to its room's `MetricUi`. The `#[wasm_split]` entries are
 // cut out of the first-visit wasm by `scripts/split/wasm-bindgen` at build time.
 
+/// Whether this page may send (an embed may not), said under the form when it may not.
+fn may_send(state: AppState) -> bool {
+    let may = crate::ui::site::may_send();
+    if !may {
+        state.settings.form_problems.set(vec![crate::ui::site::EMBED_SENDS_NOTHING.into()]);
+    }
+    may
+}
+
 /// Evaluate: starts a run of the selected metric, once its chunk is there.
 pub fn evaluate(state: AppState) {
-    if !crate::ui::site::may_send() {
-        state.settings.form_problems.set(vec![crate::ui::site::EMBED_SENDS_NOTHING.into()]);
+    if !may_send(state) {
         return;
     }
     crate::ui::lazy::act(state.settings.form_problems, "judging", evaluate_loaded(state));
@@ -294,8 +302,7 @@ fn evaluate_loaded(state: AppState) -> Result<(), crate::ui::lazy::ChunkMissing>
 /// Explain: one HarmonicEval criterion (`Some`) or FLEUR's score (`None`), the two metrics
 /// whose panels offer it, once the `run` chunk is there.
 pub fn explain(state: AppState, criterion: Option<crate::scoring::criteria::Criterion>) {
-    if !crate::ui::site::may_send() {
-        state.settings.form_problems.set(vec![crate::ui::site::EMBED_SENDS_NOTHING.into()]);
+    if !may_send(state) {
         return;
     }
     crate::ui::lazy::act(state.settings.form_problems, "Explain", explain_loaded(state, criterion));

@@ -47,14 +47,7 @@ pub fn evaluate(state: AppState) {
     state.results.harmonic_eval.hands.set(None);
     let c = state.candidates;
     let (labels, texts) = (c.labels.get_untracked(), c.texts.get_untracked());
-    let input = Input {
-        task: state.inputs.task.get_untracked(),
-        text: texts.first().cloned().unwrap_or_default(),
-        question: state.inputs.question.get_untracked(),
-        image: state.inputs.image_view.get_untracked().and_then(|v| v.sent()),
-        fidelity: state.settings.fidelity_now(),
-        criteria: state.settings.chosen_criteria.get_untracked(),
-    };
+    let input = super::run::input(state, texts.first().cloned().unwrap_or_default());
     if !ready(state, &input, &labels, &texts) {
         return;
     }

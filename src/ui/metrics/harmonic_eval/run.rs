@@ -12,15 +12,7 @@ use super::state::{CriterionState, RunContext};
 /// Starts a HarmonicEval run: the criteria are requested concurrently (up to the provider's limit), and
 /// each card fills in as its answer arrives. A failed criterion does not affect the others.
 pub fn evaluate(state: AppState) {
-    let image = state.inputs.image_view.get_untracked().and_then(|v| v.sent());
-    let input = Input {
-        task: state.inputs.task.get_untracked(),
-        text: state.inputs.text.get_untracked(),
-        question: state.inputs.question.get_untracked(),
-        image,
-        fidelity: state.settings.fidelity_now(),
-        criteria: state.settings.chosen_criteria.get_untracked(),
-    };
+    let input = input(state, state.inputs.text.get_untracked());
     let mut problems = input.problems();
     if state.inputs.task.get_untracked().needs_box()
         && state
@@ -72,6 +64,18 @@ pub fn evaluate(state: AppState) {
             move |p| slot.set(p),
             move |completion| harmonic_eval::interpret(completion, protocol),
         );
+    }
+}
+
+/// The form as a run's input, judging `text` (the one text, or a candidate's), read untracked.
+pub fn input(state: AppState, text: String) -> Input {
+    Input {
+        task: state.inputs.task.get_untracked(),
+        text,
+        question: state.inputs.question.get_untracked(),
+        image: state.inputs.image_view.get_untracked().and_then(|v| v.sent()),
+        fidelity: state.settings.fidelity_now(),
+        criteria: state.settings.chosen_criteria.get_untracked(),
     }
 }
 
