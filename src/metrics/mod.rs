@@ -3,7 +3,7 @@
 //! names a metric (`scripts/structure.py --check` holds every other file to that): the
 //! [`Metric`] enum and its [`MetricInfo`], the [`Reopened`] results, the candidates' inputs
 //! and answers ([`CandidateBase`], [`CandidatePart`]), the settings a batch run fixes per
-//! metric ([`RunSettings`]), and [`with_room!`], the one `match` that turns a [`Metric`] into
+//! metric ([`RunSettings`]), and `with_room!`, the one `match` that turns a [`Metric`] into
 //! its room's [`room::MetricCore`] type for code that runs every metric alike.
 //!
 //! Everything here is written out: a new metric is a variant in [`Metric`] and [`Metric::ALL`],
@@ -22,7 +22,7 @@ pub use harmonic_eval::CriterionSet;
 pub use maev::RunSettings as MaevSettings;
 
 /// One of the metrics the app offers. Code that does something per metric reaches its room
-/// through [`with_room!`]; its id (a string) is used only at the edges: the `metric-select`
+/// through `with_room!`; its id (a string) is used only at the edges: the `metric-select`
 /// values, exports, storage. scripts/metric_list.py reads the variants from here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Metric {

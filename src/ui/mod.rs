@@ -5,7 +5,7 @@
 //! the candidates), `judge/` (the judge line that folds the fidelity and the backend; both
 //! pages), `backend/` (provider, key, connection check), `lazy.rs` (chunks fetched on first
 //! use), `widgets/` (fields, top bar, metric picker, γ panel). One component per file, state in
-//! [`state::AppState`], nothing but layout in `view!`.
+//! `state::AppState`, nothing but layout in `view!`.
 
 // Grouped by page and by metric. A component names another by its real path
 // (`crate::ui::run::runner`, `crate::ui::metrics::fleur::panel`): no flat aliases here

@@ -53,7 +53,7 @@ pub enum Scheme {
     /// the module documentation).
     MultiDigit,
     /// A number without decimals: a printed `1.0` (or `1`) by the units-step rule, a printed
-    /// `0` by the authors' `str(0.0)` path (0.1·E[digit] at its step).
+    /// `0` by the authors' `str(0.0)` path (0.1·E\[digit\] at its step).
     Units,
 }
 

@@ -7,7 +7,7 @@
 //!   do.
 //! * **Split digits** (llama.cpp models write `85` as `8`, `5`): for one- and two-digit scores
 //!   each position is smoothed over its single-digit alternatives (renormalised) and the
-//!   positions are chained, 10·E[d1] + E[d2]. A three-digit score (100), or digits we cannot
+//!   positions are chained, 10·E\[d1\] + E\[d2\]. A three-digit score (100), or digits we cannot
 //!   line up with the tokens, falls back to the printed integer.
 //! * **No probabilities** (Anthropic, or token text that does not spell the answer): the
 //!   printed integer, marked unsmoothed.

@@ -31,9 +31,9 @@ pub struct TrialReading {
     /// In [0, 2].
     pub score: f64,
     pub source: ScoreSource,
-    /// Filled in by [`read_completion`] from the completion.
+    /// Filled in by [`super::read_completion`] from the completion.
     pub usage: Option<crate::answers::completion::Usage>,
-    /// Why the score may not mean what it says; filled in by [`read_completion`].
+    /// Why the score may not mean what it says; filled in by [`super::read_completion`].
     pub doubts: Vec<crate::answers::doubt::Doubt>,
 }
 
