@@ -179,7 +179,13 @@ def test_a_server_that_dies_mid_batch_loses_nothing_and_the_failures_can_be_retr
     assert len(finished) >= 12
     # A failed row says why.
     page.fill("results-filter", "failed")
-    page.d.find_elements("css selector", '[data-testid^="result-item-"]')[0].click()
+    rows = lambda: page.d.find_elements("css selector", '[data-testid^="result-item-"]')
+    page.wait_for(lambda d: rows() and all("failed" in (e.get_attribute("class") or "") for e in rows()),
+                  "only failed rows listed")
+    rows()[0].click()
+    # The detail is drawn after the click, in a later frame on a busy machine (CI's full run
+    # once looked before it was there).
+    page.wait_for(lambda d: d.find_elements(*tid("result-detail")), "the item's detail")
     assert "Could not reach" in page.el("result-detail").text
 
     live = FakeOpenAI(delay=0.02)
