@@ -1,19 +1,23 @@
 //! The evaluator mounts in short tasks, so that no single task of the start-up blocks the main
 //! thread for long (issue 43: a first visit compiles each wasm function as it first runs, so
 //! the first mount is the slow one). The first task builds what the first screen shows; the
-//! judge's folded settings, a third of the page's elements, wait for the next one ([`later`]).
+//! judge's folded settings (about 90 elements) and HarmonicEval's five empty criterion cards
+//! (about 60, below the first screen), each wait for a task of their own ([`later`]).
 
 use leptos::prelude::*;
 
-/// Builds `view` into the element `into` in the task after the one that calls it, under the
-/// caller's owner (so it reads the page's contexts). Built once and never rebuilt: a reactive
-/// closure would also compile the view's rebuild code.
+/// Builds `view` into the element `into` in a task after the one that calls it (each call its
+/// own task, in the order of the calls), under the caller's owner (so it reads the page's
+/// contexts, and its effects end with that owner). Built once and never rebuilt: a reactive
+/// closure would also compile the view's rebuild code. A part of the page that is replaced
+/// (a `Show` hidden and shown again) calls it again with its new element.
 pub fn later<V: IntoView + 'static>(into: NodeRef<leptos::html::Div>, view: impl FnOnce() -> V + 'static) {
     use leptos::tachys::view::{Mountable, Render};
     let owner = Owner::current();
     set_timeout(
         move || {
-            let Some(el) = into.get_untracked() else { return };
+            // Gone already (its part of the page was replaced within the task): nothing to build.
+            let Some(el) = into.try_get_untracked().flatten() else { return };
             let build = move || {
                 let mut built = view().into_view().build();
                 built.mount(&el, None);

@@ -89,7 +89,6 @@ impl super::MetricUi for Ui {
     }
 
     fn panel() -> AnyView {
-        use crate::ui::metrics::harmonic_eval::criterion_card::CriterionCard;
         use crate::ui::widgets::gamma_panel::GammaPanel;
         use crate::ui::metrics::harmonic_eval::overall_score::OverallScore;
         let state = expect_context::<AppState>();
@@ -107,13 +106,22 @@ impl super::MetricUi for Ui {
                 <Show when=move || state.results.harmonic_eval.criteria.iter().any(|c| c.with(|c| c.result().is_some()))>
                     {crate::ui::lazy::chunk("chart of the weights", weights_view)}
                 </Show>
-                <div class="cards">
-                    {Criterion::ALL.into_iter().map(|c| view! { <CriterionCard criterion=c/> }).collect_view()}
-                </div>
+                {cards()}
             </Show>
         }
         .into_any()
     }
+}
+
+/// The five criterion cards, below the first screen: built in a task after the first screen's
+/// (`widgets/later.rs`), so that no start-up task is long (issue 43).
+fn cards() -> impl IntoView {
+    use crate::ui::metrics::harmonic_eval::criterion_card::CriterionCard;
+    let cards = NodeRef::<leptos::html::Div>::new();
+    crate::ui::widgets::later::later(cards, || {
+        Criterion::ALL.into_iter().map(|c| view! { <CriterionCard criterion=c/> }).collect_view()
+    });
+    view! { <div class="cards" node_ref=cards></div> }
 }
 
 /// Whether "Change these ratings" is offered: a model's result with a score, not in flight.
