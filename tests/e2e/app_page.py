@@ -178,7 +178,8 @@ class AppPage:
                     seen.add(found[0])
                     return found[0]
             time.sleep(0.05)
-        raise AssertionError(f"{name} was not downloaded to {directory}")
+        listing = sorted(p.name for p in directory.iterdir()) if directory.exists() else "no folder"
+        raise AssertionError(f"{name} was not downloaded to {directory} (it holds: {listing})")
 
 
 def export_pattern(metric, slug=r"[^.]*"):

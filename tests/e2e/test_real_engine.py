@@ -72,8 +72,17 @@ def printed_rating(answer):
 
 
 def export(page, downloads, name):
-    page.el("export-json-button").click()
-    return json.loads(page.wait_file(downloads, name).read_text())
+    button = page.el("export-json-button")
+    assert button.is_enabled(), "Export JSON is disabled after the run"
+    button.click()
+    try:
+        # The export's code is a chunk fetched on the first click: on a loaded 2-core CI
+        # machine, next to a judge that has just run, that can take longer than a plain wait.
+        path = page.wait_file(downloads, name, timeout=30)
+    except AssertionError as e:
+        shown = page.d.find_element("css selector", ".export-row").text
+        raise AssertionError(f"{e}; the export row says: {shown!r}") from None
+    return json.loads(path.read_text())
 
 
 def check_harmonic_cards(page, doc, grounded_error=None):
