@@ -121,8 +121,11 @@ pub(crate) trait MetricUi {
     /// Starts a run of several candidate texts for the same image (issue 21), judged together.
     fn evaluate_candidates(state: AppState);
     /// Saves the last candidates run's comparison as JSON; false when there is none for this
-    /// metric (the one-text export applies).
-    fn export_candidates(state: AppState) -> bool;
+    /// metric (the one-text export applies). By default the comparison of a metric without γ
+    /// (`ui/run/candidates_plain_run.rs`), which every metric but HarmonicEval uses.
+    fn export_candidates(state: AppState) -> bool {
+        crate::ui::run::candidates_plain_run::export_shown(state)
+    }
     /// Saves the last run's result as JSON (never the key).
     fn export(state: AppState);
     /// The last run's result file (the export's document), `None` before a run.

@@ -26,10 +26,6 @@ impl super::MetricUi for Ui {
         crate::ui::run::candidates_plain_run::evaluate(state, run::input(state).into())
     }
 
-    fn export_candidates(state: AppState) -> bool {
-        crate::ui::run::candidates_plain_run::export_shown(state)
-    }
-
     fn export(state: AppState) {
         run::export(state)
     }
