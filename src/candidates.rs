@@ -5,7 +5,8 @@
 //! Pure: the evaluator's candidates panel calls these on every slider move, no request sent.
 //! A candidate's HarmonicEval overall is [`crate::scoring::aggregate::overall_score`] of its criteria.
 
-use crate::scoring::aggregate::{overall_score, Scored, GAMMA_MIN};
+use crate::scoring::aggregate::{overall_score, Scored};
+use crate::scoring::gamma_axis::GAMMA_MIN;
 
 /// Grid points on [`GAMMA_MIN`, 1] where a sign change of S_a − S_b is looked for. Two
 /// crossings of the same pair closer than one step (≈ 0.002) could be missed; each one found

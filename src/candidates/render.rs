@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::{ranks, winner, Flip};
-use crate::scoring::aggregate::GAMMA_MIN;
+use crate::scoring::gamma_axis::GAMMA_MIN;
 
 /// `s` safe inside HTML text and double-quoted attributes.
 pub fn escape(s: &str) -> String {

@@ -207,8 +207,8 @@ fn read_comparison(obj: &Map<String, Value>) -> Result<(Comparison, &Map<String,
     let gamma = obj
         .get("gamma")
         .and_then(Value::as_f64)
-        .filter(|g| (crate::scoring::aggregate::GAMMA_MIN..=1.0).contains(g))
-        .unwrap_or(crate::scoring::aggregate::GAMMA_DEFAULT);
+        .filter(|g| (crate::scoring::gamma_axis::GAMMA_MIN..=1.0).contains(g))
+        .unwrap_or(crate::scoring::gamma_axis::GAMMA_DEFAULT);
     let comparison = Comparison {
         labels,
         candidates,

@@ -23,10 +23,7 @@
 //! known, an unknown σ is never treated as certainty (σ = 0) or as doubt, and with every
 //! criterion unsmoothed the overall score is the plain mean at every γ.
 
-/// Smallest γ the UI offers (the paper's "selective" setting).
-pub const GAMMA_MIN: f64 = 0.01;
-/// The paper's default γ.
-pub const GAMMA_DEFAULT: f64 = 0.75;
+use super::gamma_axis::GAMMA_MIN;
 
 /// Expected rating s̃ = Σ r·p(r) for a distribution over 1..=5.
 pub fn smoothed_score(p: &[f64; 5]) -> f64 {
@@ -248,7 +245,8 @@ impl Split {
 /// goes almost all to the most certain criterion (Fluency, 4.95) without overflowing.
 ///
 /// ```
-/// use harmonic_judge::scoring::aggregate::{overall_score, sigma, smoothed_score, Scored, GAMMA_MIN};
+/// use harmonic_judge::scoring::aggregate::{overall_score, sigma, smoothed_score, Scored};
+/// use harmonic_judge::scoring::gamma_axis::GAMMA_MIN;
 ///
 /// let items: Vec<Scored> = [
 ///     [0.0, 0.05, 0.15, 0.6, 0.2],

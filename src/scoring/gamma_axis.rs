@@ -2,7 +2,10 @@
 //! click picks, and how the keys move γ. Pure, so tested natively; `ui::widgets::gamma_axis`
 //! reads the click's position from the DOM and hands it here.
 
-use crate::scoring::aggregate::GAMMA_MIN;
+/// Smallest γ the UI offers (the paper's "selective" setting): the left end of every γ axis.
+pub const GAMMA_MIN: f64 = 0.01;
+/// The paper's default γ, where the slider starts.
+pub const GAMMA_DEFAULT: f64 = 0.75;
 
 /// The γ's marked on every γ axis: the smallest offered, the quarters and 1.
 pub const TICKS: [f64; 5] = [GAMMA_MIN, 0.25, 0.5, 0.75, 1.0];

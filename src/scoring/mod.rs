@@ -1,6 +1,7 @@
 //! Turning read scores into a result: HarmonicEval's criteria and tasks ([`criteria`],
-//! [`task`]), the harmonic weighting at γ ([`aggregate`]), the γ axis every plot shares
-//! ([`gamma_axis`]) and a small stable sort for short lists ([`small_sort`]).
+//! [`task`]), the harmonic weighting at γ ([`aggregate`]), the γ axis every plot and slider
+//! shares, its range and default included ([`gamma_axis`]), and a small stable sort for short
+//! lists ([`small_sort`]).
 
 pub mod aggregate;
 pub mod criteria;

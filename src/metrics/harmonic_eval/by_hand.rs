@@ -370,7 +370,7 @@ pub fn weight_sentence(items: &[(Criterion, Option<Scored>)], weights: &[Option<
 mod tests {
     use super::*;
     use crate::metrics::harmonic_eval::weigh;
-    use crate::scoring::aggregate::GAMMA_MIN;
+    use crate::scoring::gamma_axis::GAMMA_MIN;
 
     fn overall(hand: &Hand, gamma: f64) -> f64 {
         let r = hand.results();

@@ -47,7 +47,7 @@ pub(crate) fn of(obj: &Map<String, Value>) -> Result<Reopened, String> {
         .get("gamma")
         .and_then(Value::as_f64)
         .filter(|g| (0.0..=1.0).contains(g))
-        .unwrap_or(crate::scoring::aggregate::GAMMA_DEFAULT);
+        .unwrap_or(crate::scoring::gamma_axis::GAMMA_DEFAULT);
     let listed: Vec<&Value> = obj
         .get("criteria")
         .and_then(Value::as_array)

@@ -2,7 +2,7 @@
 //! stacked into bands that fill [0, 1] (the chart), and the plain-language sentences beside it.
 
 use super::{weigh, CriterionResult};
-use crate::scoring::aggregate::GAMMA_MIN;
+use crate::scoring::gamma_axis::GAMMA_MIN;
 
 /// Points of the weights chart (and rows of its table).
 pub const POINTS: usize = 21;

@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use crate::scoring::aggregate::GAMMA_MIN;
+use crate::scoring::gamma_axis::GAMMA_MIN;
 use crate::scoring::gamma_axis::{self, GammaAxis};
 use crate::lab::analysis::{best_gamma, SweepPoint};
 use crate::meta::resample::Interval;

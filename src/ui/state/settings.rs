@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::scoring::aggregate::GAMMA_DEFAULT;
+use crate::scoring::gamma_axis::GAMMA_DEFAULT;
 use crate::metrics::fidelity::Fidelity;
 use crate::metrics::CriterionSet;
 use crate::metrics::Metric;

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::scoring::aggregate::GAMMA_MIN;
+use crate::scoring::gamma_axis::GAMMA_MIN;
 use crate::scoring::gamma_axis::{self, GammaAxis};
 use crate::ui::widgets::gamma_events::gamma_at_click;
 use crate::ui::state::Settings;

@@ -10,7 +10,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::scoring::aggregate::GAMMA_MIN;
+use crate::scoring::gamma_axis::GAMMA_MIN;
 use crate::scoring::criteria::Criterion;
 use crate::metrics::harmonic_eval::weights_view::{band, weight_curve, WeightsAt, GLOSSARY, POINTS};
 use crate::ui::state::AppState;
