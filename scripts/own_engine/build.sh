@@ -58,4 +58,5 @@ if [[ ! -f "$DIR/web/bench.js" ]]; then
 fi
 cp scripts/own_engine/index.html scripts/own_engine/worker.js "$DIR/web/"
 engine=$(scripts/real_engine.sh)
-.venv/bin/python scripts/own_engine/measure.py "$DIR/web" "$engine" "${1:-chromium,firefox,webkit}"
+for f in "$engine"/SmolLM2-135M-Instruct.*.gguf; do ln -sf "$f" "$DIR/web/${f##*Instruct.}"; done
+.venv/bin/python scripts/own_engine/measure.py "$DIR/web" "${1:-chromium,firefox,webkit}"

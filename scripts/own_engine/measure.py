@@ -1,19 +1,16 @@
 #!/usr/bin/env python3
 """Runs the own-engine timing harness (build.sh) in a worker in each browser named, over the
-SmolLM2 weights of the real-engine cache: a 339-token prompt and 32 generated tokens, one
-thread, the model fetched from loopback into the worker's memory first. Prints one line per
-browser and quantization, each the median of `RUNS` runs.
+SmolLM2 weights of the real-engine cache (build.sh links them into WEB_DIR): a 339-token
+prompt and 32 generated tokens, one thread, the model fetched from loopback into the worker's
+memory first. Prints one line per browser and quantization, each the median of `RUNS` runs.
 
-    measure.py WEB_DIR ENGINE_DIR chromium,firefox,webkit
+    measure.py WEB_DIR chromium,firefox,webkit
 """
 
-import functools
 import re
 import statistics
 import sys
 import tempfile
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,28 +26,10 @@ runBench(arguments[0], '339', '32').then(done, (e) => done('error ' + e));
 """
 
 
-def serve(web, engine):
-    class Handler(SimpleHTTPRequestHandler):
-        extensions_map = {**SimpleHTTPRequestHandler.extensions_map,
-                          ".wasm": "application/wasm", ".js": "text/javascript"}
-
-        def translate_path(self, path):
-            name = path.lstrip("/").split("?")[0]
-            if name.endswith(".gguf"):  # the weights, straight from the engine cache
-                return str(engine / f"SmolLM2-135M-Instruct.{name}")
-            return super().translate_path(path)
-
-        def log_message(self, *args):
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(web)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/index.html"
-
-
 def main():
-    web, engine, names = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3].split(",")
-    httpd, url = serve(web, engine)
+    web, names = Path(sys.argv[1]), sys.argv[2].split(",")
+    site = browsers.Site(web)  # the suite's loopback server; build.sh links the weights in
+    url = site.url + "index.html"
     display = browsers.Display()
     try:
         with tempfile.TemporaryDirectory() as tmp:
@@ -74,7 +53,7 @@ def main():
                     d.quit()
     finally:
         display.stop()
-        httpd.shutdown()
+        site.stop()
 
 
 if __name__ == "__main__":
