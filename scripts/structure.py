@@ -7,7 +7,8 @@
                                             # importing each other), a file over 600 lines of code,
                                             # a function over 80, a flat alias in ui/mod.rs,
                                             # a page named from outside it, or a metric named
-                                            # outside its room
+                                            # outside its room (by path, variant, id or
+                                            # identifier)
 
 Lines of code: lines holding code, not blank, not only a comment, not only the inside of a
 string literal (quoted prompt text), not inside a `#[cfg(test)]` item. A function's length is
@@ -35,8 +36,9 @@ src/ui/metrics/mod.rs and its rooms' state, src/ui/metrics/state.rs). Its names 
 `RefFleur`) and its ids as string literals in code (`"maev"`, `"ref_fleur"`). Not names:
 comments, other strings, identifiers that merely contain one (`MaevSettings`, a field
 `maev`), and test code (`#[cfg(test)]` items and `*tests.rs` files, which may build any
-metric's input). Shared math several metrics use (scoring/aggregate.rs, criteria.rs, task.rs) names
-none. No file outside them names a metric (--check fails on one); there is no allowlist.
+metric's input). No file outside them names a metric (--check fails on one); there is no allowlist.
+Identifiers are held apart: one in code outside the rooms and registries that contains a metric's
+name (`harmonic_weights`, `he_criteria`, `fleur_digits`; see IDENT_PARTS) fails --check too.
 Standard library only.
 """
 
@@ -394,14 +396,13 @@ def main():
     for a in aliases:
         print(f"  {a}")
     # Identifiers (fields, functions, variables) that name a metric outside its room and the
-    # registries: reported, not held by --check. What is left is HarmonicEval's harmonic
-    # weighting in scoring/aggregate.rs, shared by the γ comparison, the lab and FLEUR's
-    # smoothing; moving it into the room is issue 41's part 2, not done.
+    # registries (--check fails on one): shared code asks a metric through its traits
+    # (`MetricCore`, `MetricUi`, `Weighting`), never by a name of its own.
     idents = metric_identifiers()
     print(f"files with an identifier naming a metric outside its room: {len(idents)}")
     for f, names in idents:
-        print(f"  {f}: {', '.join(names[:6])}")
-    if check and (big or long or found or aliases or into_page or naming_bad or unlisted or two_way):
+        print(f"  {f}: {', '.join(names[:6])}  <-- outside its room and the registries")
+    if check and (big or long or found or aliases or into_page or naming_bad or unlisted or two_way or idents):
         sys.exit(1)
 
 

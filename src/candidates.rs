@@ -3,9 +3,10 @@
 //! and, for metrics without γ, the score differences against the judge's own uncertainty.
 //!
 //! Pure: the evaluator's candidates panel calls these on every slider move, no request sent.
-//! A candidate's HarmonicEval overall is [`crate::scoring::aggregate::overall_score`] of its criteria.
+//! A candidate's overall at γ is the metric's [`Weighting`] of its criteria (HarmonicEval's
+//! harmonic weighting, the one metric with γ).
 
-use crate::scoring::aggregate::{overall_score, Scored};
+use crate::scoring::weighting::{Scored, Weighting};
 use crate::scoring::gamma_axis::GAMMA_MIN;
 
 /// Grid points on [`GAMMA_MIN`, 1] where a sign change of S_a − S_b is looked for. Two
@@ -14,8 +15,8 @@ use crate::scoring::gamma_axis::GAMMA_MIN;
 pub const GRID: usize = 500;
 
 /// Each candidate's overall score at `gamma` (`None` where it has no scored criterion).
-pub fn scores_at(candidates: &[Vec<Scored>], gamma: f64) -> Vec<Option<f64>> {
-    candidates.iter().map(|c| overall_score(c, gamma)).collect()
+pub fn scores_at(w: &dyn Weighting, candidates: &[Vec<Scored>], gamma: f64) -> Vec<Option<f64>> {
+    candidates.iter().map(|c| w.overall(c, gamma)).collect()
 }
 
 /// Candidate indices best first: higher score first, equal scores in input order, candidates
@@ -49,8 +50,8 @@ pub struct Flip {
 }
 
 /// Sign of S_a − S_b at `gamma`, 0 when equal or either has no score.
-fn sign(a: &[Scored], b: &[Scored], gamma: f64) -> i8 {
-    match (overall_score(a, gamma), overall_score(b, gamma)) {
+fn sign(w: &dyn Weighting, a: &[Scored], b: &[Scored], gamma: f64) -> i8 {
+    match (w.overall(a, gamma), w.overall(b, gamma)) {
         (Some(x), Some(y)) if x > y => 1,
         (Some(x), Some(y)) if x < y => -1,
         _ => 0,
@@ -58,10 +59,10 @@ fn sign(a: &[Scored], b: &[Scored], gamma: f64) -> i8 {
 }
 
 /// Bisects a sign change of S_a − S_b between `lo` (sign `s_lo`) and `hi`.
-fn bisect(a: &[Scored], b: &[Scored], mut lo: f64, mut hi: f64, s_lo: i8) -> f64 {
+fn bisect(w: &dyn Weighting, a: &[Scored], b: &[Scored], mut lo: f64, mut hi: f64, s_lo: i8) -> f64 {
     for _ in 0..60 {
         let mid = 0.5 * (lo + hi);
-        let s = sign(a, b, mid);
+        let s = sign(w, a, b, mid);
         if s == 0 {
             return mid;
         }
@@ -76,18 +77,18 @@ fn bisect(a: &[Scored], b: &[Scored], mut lo: f64, mut hi: f64, s_lo: i8) -> f64
 
 /// Where candidates `a` and `b` swap places on [`GAMMA_MIN`, 1]: each strict sign change of
 /// S_a(γ) − S_b(γ) (a touch without a change of side is no flip), ascending.
-pub fn pair_flips(a: &[Scored], b: &[Scored], ia: usize, ib: usize) -> Vec<Flip> {
+pub fn pair_flips(w: &dyn Weighting, a: &[Scored], b: &[Scored], ia: usize, ib: usize) -> Vec<Flip> {
     let mut flips = Vec::new();
     let mut last: Option<(f64, i8)> = None;
     for i in 0..=GRID {
         let g = GAMMA_MIN + (1.0 - GAMMA_MIN) * i as f64 / GRID as f64;
-        let s = sign(a, b, g);
+        let s = sign(w, a, b, g);
         if s == 0 {
             continue;
         }
         if let Some((lg, ls)) = last {
             if ls != s {
-                let gamma = bisect(a, b, lg, g, ls);
+                let gamma = bisect(w, a, b, lg, g, ls);
                 let (over, under) = if s > 0 { (ia, ib) } else { (ib, ia) };
                 flips.push(Flip { gamma, over, under });
             }
@@ -98,11 +99,11 @@ pub fn pair_flips(a: &[Scored], b: &[Scored], ia: usize, ib: usize) -> Vec<Flip>
 }
 
 /// Every γ on [`GAMMA_MIN`, 1] where some pair of candidates changes order, ascending.
-pub fn flip_points(candidates: &[Vec<Scored>]) -> Vec<Flip> {
+pub fn flip_points(w: &dyn Weighting, candidates: &[Vec<Scored>]) -> Vec<Flip> {
     let mut all = Vec::new();
     for a in 0..candidates.len() {
         for b in a + 1..candidates.len() {
-            all.extend(pair_flips(&candidates[a], &candidates[b], a, b));
+            all.extend(pair_flips(w, &candidates[a], &candidates[b], a, b));
         }
     }
     all.sort_by(|x, y| x.gamma.total_cmp(&y.gamma));
@@ -126,6 +127,7 @@ pub fn agrees(scores: &[Option<f64>], chosen: usize) -> Option<bool> {
 /// flips that involve it: between two consecutive breakpoints the order does not change, so
 /// its midpoint decides the interval. Adjacent agreeing intervals are merged.
 pub fn agreement_ranges(
+    w: &dyn Weighting,
     candidates: &[Vec<Scored>],
     flips: &[Flip],
     chosen: usize,
@@ -139,13 +141,13 @@ pub fn agreement_ranges(
     );
     cuts.push(1.0);
     let mut ranges: Vec<(f64, f64)> = Vec::new();
-    for w in cuts.windows(2) {
-        let (lo, hi) = (w[0], w[1]);
+    for pair in cuts.windows(2) {
+        let (lo, hi) = (pair[0], pair[1]);
         if hi <= lo {
             continue;
         }
         let mid = 0.5 * (lo + hi);
-        if agrees(&scores_at(candidates, mid), chosen) != Some(true) {
+        if agrees(&scores_at(w, candidates, mid), chosen) != Some(true) {
             continue;
         }
         match ranges.last_mut() {

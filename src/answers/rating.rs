@@ -140,7 +140,7 @@ fn rating_masses(step: &TokenStep) -> [f64; RATING_LEVELS] {
 /// renormalised over 1..=5 and the 97 % kept as its coverage; its mean and σ are SPEC's.
 ///
 /// ```
-/// use harmonic_judge::scoring::aggregate::{sigma, smoothed_score};
+/// use harmonic_judge::metrics::harmonic_eval::weighting::{sigma, smoothed_score};
 /// use harmonic_judge::answers::completion::TokenStep;
 /// use harmonic_judge::answers::rating::rating_distribution;
 ///

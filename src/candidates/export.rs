@@ -9,7 +9,7 @@ use super::{
 };
 use crate::lab::record::{CriterionRecord, ItemResult};
 use crate::metrics::Metric;
-use crate::scoring::aggregate::{Scored, Weighed};
+use crate::scoring::weighting::{Scored, Weighed, Weighting};
 
 /// One candidate as judged by a metric with γ: its label, text, and each criterion's outcome
 /// (`None`: not run).
@@ -66,12 +66,13 @@ struct Doc<'a> {
     agreement: Option<AgreementDoc>,
 }
 
-/// The comparison of a metric with γ (`metric`, its id) as one JSON document (the export
+/// The comparison of a metric with γ (`metric`, its id; `w`, its weighting) as one JSON document (the export
 /// file, and an entry of the lab's inbox). `singles[i]` is candidate i's own export (settings,
 /// fidelity, every criterion; never the key), kept whole under `result`; `group` names it as
 /// a best-of-N group.
 pub fn comparison_json<C: Weighed>(
     metric: &'static str,
+    w: &dyn Weighting,
     gamma: f64,
     judged: &[Judged<'_, C>],
     singles: &[String],
@@ -79,10 +80,10 @@ pub fn comparison_json<C: Weighed>(
     group: Option<&str>,
 ) -> String {
     let scored: Vec<Vec<Scored>> = judged.iter().map(Judged::scored).collect();
-    let scores = scores_at(&scored, gamma);
+    let scores = scores_at(w, &scored, gamma);
     let rank = ranks(&scores);
     let label = |i: usize| judged.get(i).map_or("", |j| j.label);
-    let flips = flip_points(&scored);
+    let flips = flip_points(w, &scored);
     let chosen = chosen.filter(|&c| c < judged.len());
     let doc = Doc {
         metric,
@@ -114,7 +115,7 @@ pub fn comparison_json<C: Weighed>(
             .collect(),
         chosen: chosen.map(label),
         agreement: chosen.map(|c| {
-            let ranges = agreement_ranges(&scored, &flips, c);
+            let ranges = agreement_ranges(w, &scored, &flips, c);
             AgreementDoc {
                 at_gamma: agrees(&scores, c),
                 ranges_text: ranges_text(&ranges),

@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use super::{ranks, winner, Flip};
 use crate::scoring::gamma_axis::GAMMA_MIN;
+use crate::scoring::weighting::{Scored, Weighting};
 
 /// `s` safe inside HTML text and double-quoted attributes.
 pub fn escape(s: &str) -> String {
@@ -132,8 +133,8 @@ pub const AXIS: crate::scoring::gamma_axis::GammaAxis = crate::scoring::gamma_ax
 
 /// The chart's readout at `gamma` (the γ under the pointer, or moved with the keys): every
 /// candidate's overall score there, best first; a candidate with no score says so.
-pub fn readout(labels: &[String], candidates: &[Vec<crate::scoring::aggregate::Scored>], gamma: f64) -> String {
-    let scores = super::scores_at(candidates, gamma);
+pub fn readout(w: &dyn Weighting, labels: &[String], candidates: &[Vec<Scored>], gamma: f64) -> String {
+    let scores = super::scores_at(w, candidates, gamma);
     let mut parts: Vec<String> = super::order(&scores)
         .into_iter()
         .map(|i| match scores[i] {

@@ -1,5 +1,5 @@
 use super::*;
-use crate::scoring::aggregate::{sigma, smoothed_score};
+use crate::metrics::harmonic_eval::weighting::{sigma, smoothed_score, Harmonic};
 
 fn scored(p: [f64; 5]) -> Scored {
     Scored {
@@ -39,18 +39,18 @@ fn order_and_ranks_follow_gamma() {
     let c = three();
     let flip = closed_form_flip();
     assert!((0.79..0.81).contains(&flip), "{flip}");
-    let below = scores_at(&c, flip - 0.05);
-    let above = scores_at(&c, flip + 0.05);
+    let below = scores_at(&Harmonic, &c, flip - 0.05);
+    let above = scores_at(&Harmonic, &c, flip + 0.05);
     assert_eq!(order(&below), vec![1, 0, 2]);
     assert_eq!(order(&above), vec![0, 1, 2]);
     assert_eq!(ranks(&below), vec![Some(2), Some(1), Some(3)]);
     // At γ = 1 A is the plain mean (2·2.1 + 3·4.5) / 5.
-    assert!((scores_at(&c, 1.0)[0].unwrap() - 3.54).abs() < 1e-12);
+    assert!((scores_at(&Harmonic, &c, 1.0)[0].unwrap() - 3.54).abs() < 1e-12);
 }
 
 #[test]
 fn the_one_flip_is_found_to_within_1e_9() {
-    let flips = flip_points(&three());
+    let flips = flip_points(&Harmonic, &three());
     assert_eq!(flips.len(), 1, "{flips:?}");
     let f = flips[0];
     assert!((f.gamma - closed_form_flip()).abs() < 1e-9, "{f:?}");
@@ -65,19 +65,19 @@ fn the_one_flip_is_found_to_within_1e_9() {
 #[test]
 fn agreement_and_its_range() {
     let c = three();
-    let flips = flip_points(&c);
+    let flips = flip_points(&Harmonic, &c);
     let g = closed_form_flip();
     // The human prefers A: the metric agrees above the flip only.
-    assert_eq!(agrees(&scores_at(&c, 0.75), 0), Some(false));
-    assert_eq!(agrees(&scores_at(&c, 0.9), 0), Some(true));
-    let r = agreement_ranges(&c, &flips, 0);
+    assert_eq!(agrees(&scores_at(&Harmonic, &c, 0.75), 0), Some(false));
+    assert_eq!(agrees(&scores_at(&Harmonic, &c, 0.9), 0), Some(true));
+    let r = agreement_ranges(&Harmonic, &c, &flips, 0);
     assert_eq!(r.len(), 1);
     assert!((r[0].0 - g).abs() < 1e-9 && r[0].1 == 1.0, "{r:?}");
     assert_eq!(ranges_text(&r), "0.80-1.00");
     // B: below the flip. C: never.
-    let rb = agreement_ranges(&c, &flips, 1);
+    let rb = agreement_ranges(&Harmonic, &c, &flips, 1);
     assert!(rb[0].0 == GAMMA_MIN && (rb[0].1 - g).abs() < 1e-9, "{rb:?}");
-    assert!(agreement_ranges(&c, &flips, 2).is_empty());
+    assert!(agreement_ranges(&Harmonic, &c, &flips, 2).is_empty());
     assert_eq!(ranges_text(&[]), "");
 }
 
@@ -99,24 +99,24 @@ fn ties_and_missing_scores_never_agree() {
 #[test]
 fn identical_or_parallel_candidates_give_no_flip() {
     let same = vec![vec![scored(FLAT_B); 5], vec![scored(FLAT_B); 5]];
-    assert!(flip_points(&same).is_empty());
+    assert!(flip_points(&Harmonic, &same).is_empty());
     // B and C are constant in γ and apart: no crossing.
     let c = three();
-    assert!(pair_flips(&c[1], &c[2], 1, 2).is_empty());
+    assert!(pair_flips(&Harmonic, &c[1], &c[2], 1, 2).is_empty());
     // Unsmoothed criteria (σ unknown) make the score the plain mean at every γ.
     let printed = |s: f64| Scored {
         score: s,
         sigma: None,
     };
     let u = vec![vec![printed(3.0); 5], vec![printed(4.0); 5]];
-    assert!(flip_points(&u).is_empty());
-    assert_eq!(order(&scores_at(&u, 0.3)), vec![1, 0]);
+    assert!(flip_points(&Harmonic, &u).is_empty());
+    assert_eq!(order(&scores_at(&Harmonic, &u, 0.3)), vec![1, 0]);
 }
 
 #[test]
 fn a_pair_given_the_other_way_round_names_the_same_overtaker() {
     let c = three();
-    let f = pair_flips(&c[1], &c[0], 1, 0);
+    let f = pair_flips(&Harmonic, &c[1], &c[0], 1, 0);
     assert_eq!(f.len(), 1);
     assert_eq!((f[0].over, f[0].under), (0, 1));
 }
@@ -186,7 +186,7 @@ mod export_tests {
         ];
         let singles = vec!["{\"metric\":\"harmonic_eval\"}".to_string()];
         let doc: serde_json::Value =
-            serde_json::from_str(&comparison_json("harmonic_eval", 0.75, &j, &singles, Some(0), None)).unwrap();
+            serde_json::from_str(&comparison_json("harmonic_eval", &Harmonic, 0.75, &j, &singles, Some(0), None)).unwrap();
         assert_eq!(doc["kind"], "candidates");
         assert_eq!(doc["ranking"], serde_json::json!(["B", "A", "C"]));
         assert_eq!(doc["chosen"], "A");
@@ -201,7 +201,7 @@ mod export_tests {
         assert_eq!(doc["flip_points"][0]["over"], "A");
         // Without a choice there is no agreement to report.
         let none: serde_json::Value =
-            serde_json::from_str(&comparison_json("harmonic_eval", 0.75, &j, &[], None, None)).unwrap();
+            serde_json::from_str(&comparison_json("harmonic_eval", &Harmonic, 0.75, &j, &[], None, None)).unwrap();
         assert!(none["agreement"].is_null() && none["chosen"].is_null());
     }
 
@@ -223,7 +223,7 @@ mod export_tests {
             serde_json::json!({"metric": "harmonic_eval", "task": "ic", "fidelity": "paper", "criteria": crit}).to_string()
         };
         let singles: Vec<String> = (0..3).map(single).collect();
-        let line = comparison_json("harmonic_eval", 0.75, &j, &singles, Some(0), Some("cmp-1"));
+        let line = comparison_json("harmonic_eval", &Harmonic, 0.75, &j, &singles, Some(0), Some("cmp-1"));
         let inbox = append_to_inbox(None, &line);
         let inbox = append_to_inbox(Some(&inbox), &line.replace("cmp-1", "cmp-2"));
         let (all, problems) = inbox_records(&inbox);
@@ -489,22 +489,22 @@ fn the_readout_lists_every_candidate_best_first_at_the_gamma_pointed_at() {
     let c = three();
     let labels: Vec<String> = ["A", "B", "C"].map(String::from).to_vec();
     for g in [0.01, 0.5, 0.75, 0.9, 1.0] {
-        let text = render::readout(&labels, &c, g);
-        let scores = scores_at(&c, g);
+        let text = render::readout(&Harmonic, &labels, &c, g);
+        let scores = scores_at(&Harmonic, &c, g);
         let expected: Vec<String> =
             order(&scores).into_iter().map(|i| format!("{} {:.2}", labels[i], scores[i].unwrap())).collect();
         assert_eq!(text, format!("At γ = {g:.2}: {}", expected.join(", ")));
     }
     // Either side of the flip the first two swap places in the readout.
     let star = closed_form_flip();
-    let before = render::readout(&labels, &c, star - 0.02);
-    let after = render::readout(&labels, &c, star + 0.02);
+    let before = render::readout(&Harmonic, &labels, &c, star - 0.02);
+    let after = render::readout(&Harmonic, &labels, &c, star + 0.02);
     assert_ne!(before.split(": ").nth(1).unwrap().chars().next(), after.split(": ").nth(1).unwrap().chars().next());
     // A candidate without a score is named last, not given a number.
     let mut partial = c.clone();
     partial[1].clear();
-    assert!(render::readout(&labels, &partial, 0.75).ends_with("B no score"));
-    assert_eq!(render::readout(&[], &[], 0.5), "At γ = 0.50: no candidate has a score");
+    assert!(render::readout(&Harmonic, &labels, &partial, 0.75).ends_with("B no score"));
+    assert_eq!(render::readout(&Harmonic, &[], &[], 0.5), "At γ = 0.50: no candidate has a score");
     // The axis puts the ends of γ at the plot's edges.
     assert!((render::AXIS.gamma_at(44.0 / 340.0) - 0.01).abs() < 1e-12);
     assert!((render::AXIS.gamma_at((340.0 - 30.0) / 340.0) - 1.0).abs() < 1e-12);

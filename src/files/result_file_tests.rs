@@ -2,7 +2,7 @@ use super::*;
 use crate::metrics::fidelity::Fidelity;
 use crate::metrics::harmonic_eval::{export_json, ExportInput};
 use crate::metrics::harmonic_eval::weigh;
-use crate::scoring::aggregate::{sigma, smoothed_score};
+use crate::metrics::harmonic_eval::weighting::{sigma, smoothed_score};
 use crate::metrics::harmonic_eval::{CriterionResult, CriterionSet};
 use crate::metrics::Reopened;
 use crate::metrics::harmonic_eval::reopen::Reopened as Harmonic;
@@ -255,7 +255,7 @@ fn comparison_doc(chosen: Option<usize>) -> (String, Vec<[CriterionResult; 5]>) 
         .zip(texts)
         .map(|((rs, label), text)| Judged { label, text, criteria: std::array::from_fn(|k| Some(Ok(&rs[k]))) })
         .collect();
-    (comparison_json("harmonic_eval", 0.9, &judged, &singles, chosen, None), all)
+    (comparison_json("harmonic_eval", &crate::metrics::harmonic_eval::weighting::Harmonic, 0.9, &judged, &singles, chosen, None), all)
 }
 
 #[test]
@@ -270,17 +270,17 @@ fn a_comparison_reads_back_with_its_labels_pick_gamma_and_every_score() {
     assert_eq!((c.chosen, c.gamma), (Some(0), 0.9));
     assert_eq!(c.candidates[1].text, "Some animal.");
     // Every number rebuilt from the distributions: the ranking at γ is the one exported.
-    let scored: Vec<Vec<crate::scoring::aggregate::Scored>> = c
+    let scored: Vec<Vec<crate::scoring::weighting::Scored>> = c
         .candidates
         .iter()
         .map(|h| h.results.iter().flatten().flatten().map(CriterionResult::scored).collect())
         .collect();
-    let before: Vec<Vec<crate::scoring::aggregate::Scored>> =
+    let before: Vec<Vec<crate::scoring::weighting::Scored>> =
         all.iter().map(|rs| rs.iter().map(CriterionResult::scored).collect()).collect();
     for g in [0.5, 0.75, 0.9] {
         assert_eq!(
-            crate::candidates::order(&crate::candidates::scores_at(&scored, g)),
-            crate::candidates::order(&crate::candidates::scores_at(&before, g))
+            crate::candidates::order(&crate::candidates::scores_at(&crate::metrics::harmonic_eval::weighting::Harmonic, &scored, g)),
+            crate::candidates::order(&crate::candidates::scores_at(&crate::metrics::harmonic_eval::weighting::Harmonic, &before, g))
         );
     }
     let doc: serde_json::Value = serde_json::from_str(&json).unwrap();

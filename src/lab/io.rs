@@ -403,6 +403,7 @@ mod tests {
             row[i] = v.into();
         };
         set(&mut row, "id", &a.id);
+        set(&mut row, "metric", &a.metric);
         set(&mut row, "correctness_score", "3.95");
         set(&mut row, "correctness_sigma", "0.74");
         for (k, p) in [0.0, 0.05, 0.15, 0.6, 0.2].iter().enumerate() {

@@ -1,21 +1,21 @@
 //! The overall scores of many items at many γ's, for the lab's slider and sweep.
 //!
-//! [`crate::scoring::aggregate::overall_score`] takes `ln(σ/σ_min)` of every criterion on every call;
-//! none of that depends on γ. This table keeps each result's [`Split`] and logarithms, so a γ
-//! costs one `exp` per criterion. Both go through [`Split::at`], so the scores are bit-for-bit
-//! those of [`ItemResult::overall`] (tested below).
+//! A metric's [`Weighting::overall`] may redo, on every call, work that does not depend on γ
+//! (HarmonicEval takes `ln(σ/σ_min)` of every criterion). This table keeps what
+//! [`Weighting::prepare`] made of each result, so a γ costs what [`Weighting::at`] costs. The
+//! scores are bit for bit those of [`ItemResult::overall`] (tested below).
 
 use super::record::ItemResult;
-use crate::scoring::aggregate::{split, Split};
+use crate::scoring::weighting::Weighting;
 
 /// One item's γ-independent part.
 #[derive(Clone)]
 enum Entry {
-    /// Not a weighted aggregate (another metric's score, or nothing scored).
+    /// The same at every γ: another metric's score, γ playing no part, or nothing scored.
     Fixed(Option<f64>),
-    /// Its smoothed criteria are `start..end` of `log_ratio` / `score`.
+    /// Weighed at γ by `weighting` from `prepared[start..end]`.
     Weighted {
-        split: Split,
+        weighting: &'static dyn Weighting,
         start: usize,
         end: usize,
     },
@@ -24,16 +24,14 @@ enum Entry {
 #[derive(Clone)]
 pub struct OverallTable {
     entries: Vec<Entry>,
-    log_ratio: Vec<f64>,
-    score: Vec<f64>,
+    prepared: Vec<f64>,
 }
 
 impl OverallTable {
     pub fn new(results: &[ItemResult]) -> OverallTable {
         let mut table = OverallTable {
             entries: Vec::with_capacity(results.len()),
-            log_ratio: Vec::with_capacity(results.len() * 5),
-            score: Vec::with_capacity(results.len() * 5),
+            prepared: Vec::with_capacity(results.len() * 15),
         };
         for r in results {
             let entry = table.entry(r);
@@ -43,24 +41,21 @@ impl OverallTable {
     }
 
     fn entry(&mut self, r: &ItemResult) -> Entry {
-        if r.criteria.is_empty() {
-            return Entry::Fixed(r.score);
-        }
-        let scored = r.scored();
-        let split = match split(&scored) {
-            None => return Entry::Fixed(None),
-            Some(Err(mean)) => return Entry::Fixed(Some(mean)),
-            Some(Ok(split)) => split,
+        let weighting = match r.weighting() {
+            Some(w) if !r.criteria.is_empty() => w,
+            _ => return Entry::Fixed(r.score),
         };
-        let start = self.score.len();
-        for (s, x) in scored.iter().filter_map(|i| i.sigma.map(|s| (s, i.score))) {
-            self.log_ratio.push((s / split.min_sigma).ln());
-            self.score.push(x);
-        }
-        Entry::Weighted {
-            split,
-            start,
-            end: self.score.len(),
+        let start = self.prepared.len();
+        match weighting.prepare(&r.scored(), &mut self.prepared) {
+            Err(fixed) => {
+                self.prepared.truncate(start);
+                Entry::Fixed(fixed)
+            }
+            Ok(()) => Entry::Weighted {
+                weighting,
+                start,
+                end: self.prepared.len(),
+            },
         }
     }
 
@@ -75,17 +70,13 @@ impl OverallTable {
     /// Every item's overall score at `gamma` into `out` (NaN where an item has none).
     pub fn scores_at(&self, gamma: f64, out: &mut Vec<f64>) {
         out.clear();
-        out.extend(self.entries.iter().map(|e| {
-            match *e {
-                Entry::Fixed(s) => s.unwrap_or(f64::NAN),
-                Entry::Weighted { split, start, end } => split.at(
-                    gamma,
-                    self.log_ratio[start..end]
-                        .iter()
-                        .copied()
-                        .zip(self.score[start..end].iter().copied()),
-                ),
-            }
+        out.extend(self.entries.iter().map(|e| match *e {
+            Entry::Fixed(s) => s.unwrap_or(f64::NAN),
+            Entry::Weighted {
+                weighting,
+                start,
+                end,
+            } => weighting.at(&self.prepared[start..end], gamma),
         }));
     }
 }
@@ -124,6 +115,7 @@ mod tests {
                 .collect();
             results.push(ItemResult {
                 id: format!("i{i}"),
+                metric: if i % 7 == 3 { "fleur" } else { "harmonic_eval" }.into(),
                 criteria: if i % 50 == 0 { Vec::new() } else { criteria },
                 score: (i % 100 == 0).then_some(0.7),
                 ..ItemResult::default()

@@ -17,6 +17,12 @@ fn score_range(metric: &str) -> Option<(f64, f64)> {
 /// its range, or a human rating that is not a finite number. Such values used to be shown
 /// ("23.000", "inf") and used in τ.
 pub fn range_problem(r: &ItemResult) -> Option<String> {
+    if !r.criteria.is_empty() && r.weighting().is_none() {
+        return Some(match r.metric.as_str() {
+            "" => "it has criteria but names no metric to weigh them".to_string(),
+            m => format!("it has criteria, but its metric \u{201c}{m}\u{201d} does not weigh criteria"),
+        });
+    }
     let range = score_range(&r.metric);
     let (lo, hi) = range.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
     let outside = |what: &str, v: f64, lo: f64, hi: f64| {
@@ -66,4 +72,37 @@ pub fn range_problem(r: &ItemResult) -> Option<String> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lab::record::CriterionRecord;
+
+    fn with_criteria(metric: &str) -> ItemResult {
+        ItemResult {
+            id: "a".into(),
+            metric: metric.into(),
+            criteria: vec![CriterionRecord {
+                name: "clarity".into(),
+                score: Some(4.0),
+                sigma: Some(0.5),
+                distribution: None,
+                error: None,
+                doubts: Vec::new(),
+            }],
+            ..ItemResult::default()
+        }
+    }
+
+    /// Criteria are weighed by their metric's weighting: a result whose metric has none (or
+    /// that names none) is refused with a sentence, not read as an item without a score.
+    #[test]
+    fn criteria_need_a_metric_that_weighs_them() {
+        assert_eq!(range_problem(&with_criteria("harmonic_eval")), None);
+        let none = range_problem(&with_criteria("")).unwrap();
+        assert!(none.contains("names no metric"), "{none}");
+        let fleur = range_problem(&with_criteria("fleur")).unwrap();
+        assert!(fleur.contains("\u{201c}fleur\u{201d} does not weigh criteria"), "{fleur}");
+    }
 }

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::scoring::aggregate::{overall_score, Scored};
+use crate::metrics::Metric;
+use crate::scoring::weighting::{Scored, Weighting};
 
 pub use crate::metrics::room::CriterionRecord;
 
@@ -81,7 +82,7 @@ impl ItemResult {
 }
 
 impl ItemResult {
-    /// HarmonicEval: the scored criteria as the aggregation wants them.
+    /// The scored criteria as a [`Weighting`] wants them.
     pub fn scored(&self) -> Vec<Scored> {
         self.criteria
             .iter()
@@ -94,11 +95,18 @@ impl ItemResult {
             .collect()
     }
 
-    /// The item's overall score at `gamma` (γ only matters for HarmonicEval).
+    /// How its metric weighs criteria at γ; `None` when the metric has one score (or is not
+    /// known here).
+    pub fn weighting(&self) -> Option<&'static dyn Weighting> {
+        Metric::from_id(&self.metric).and_then(Metric::weighting)
+    }
+
+    /// The item's overall score at `gamma` (γ only matters where the metric weighs criteria).
     pub fn overall(&self, gamma: f64) -> Option<f64> {
-        if self.criteria.is_empty() {
-            return self.score;
-        }
+        let weighting = match self.weighting() {
+            Some(w) if !self.criteria.is_empty() => w,
+            _ => return self.score,
+        };
         // On the stack: called for every item on every γ change.
         let mut buf = [Scored {
             score: 0.0,
@@ -108,7 +116,7 @@ impl ItemResult {
         for c in &self.criteria {
             if let Some(score) = c.score {
                 if n == buf.len() {
-                    return overall_score(&self.scored(), gamma);
+                    return weighting.overall(&self.scored(), gamma);
                 }
                 buf[n] = Scored {
                     score,
@@ -117,7 +125,7 @@ impl ItemResult {
                 n += 1;
             }
         }
-        overall_score(&buf[..n], gamma)
+        weighting.overall(&buf[..n], gamma)
     }
 
     /// A criterion's score by id.

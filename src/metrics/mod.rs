@@ -389,7 +389,15 @@ impl Metric {
     /// Whether its score weighs criteria by γ (HarmonicEval): the γ slider, the weights chart
     /// and the criterion cards apply.
     pub fn weighs_criteria(self) -> bool {
-        matches!(self, Metric::HarmonicEval)
+        self.weighting().is_some()
+    }
+
+    /// How its criteria are weighed into one score at γ; `None` for a metric with one score.
+    pub fn weighting(self) -> Option<&'static dyn crate::scoring::weighting::Weighting> {
+        match self {
+            Metric::HarmonicEval => Some(&harmonic_eval::weighting::Harmonic),
+            Metric::Fleur | Metric::RefFleur | Metric::GVeval | Metric::Maev => None,
+        }
     }
 
     /// Whether it can judge a video (G-VEval's video medium); the others refuse one.

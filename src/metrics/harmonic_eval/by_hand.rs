@@ -13,7 +13,8 @@
 use serde_json::{Map, Value};
 
 use super::CriterionResult;
-use crate::scoring::aggregate::{sigma, smoothed_score, Scored};
+use super::weighting::{sigma, smoothed_score};
+use crate::scoring::weighting::Scored;
 use crate::scoring::criteria::Criterion;
 
 /// The model a by-hand result names in its export, so every reader sees no model was asked.

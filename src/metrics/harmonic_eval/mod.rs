@@ -2,13 +2,14 @@
 //! probabilities, combined with harmonic weighting controlled by γ.
 //!
 //! This module builds the five requests, reads each answer into a [`CriterionResult`], and
-//! assembles the export. The math lives in `crate::scoring::aggregate`, token reading in `crate::answers::rating`.
+//! assembles the export. The math lives in [`weighting`], token reading in `crate::answers::rating`.
 
 mod export;
 pub mod by_hand;
 pub mod prompts;
 pub mod reopen;
 pub mod room;
+pub mod weighting;
 pub mod weights_view;
 
 /// Its room type, under the name the registry gives it (`metrics::Metric`'s variant).
@@ -22,7 +23,8 @@ use super::fidelity::{Extension, Fidelity};
 use super::fidelity::ExtensionInfo;
 use super::Metric;
 use super::MetricInfo;
-use crate::scoring::aggregate::{aggregate, sigma, smoothed_score, Scored};
+use crate::scoring::weighting::Scored;
+use weighting::{aggregate, sigma, smoothed_score};
 use crate::answers::completion::{Completion, Usage};
 use crate::transport::cost::{image_tokens, text_tokens};
 use crate::scoring::criteria::Criterion;
@@ -165,7 +167,7 @@ pub struct CriterionResult {
     pub doubts: Vec<Doubt>,
 }
 
-impl crate::scoring::aggregate::Weighed for CriterionResult {
+impl crate::scoring::weighting::Weighed for CriterionResult {
     fn scored(&self) -> Scored {
         CriterionResult::scored(self)
     }

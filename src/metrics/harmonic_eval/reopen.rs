@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::{CriterionResult, CriterionSet};
-use crate::scoring::aggregate::{sigma, smoothed_score};
+use super::weighting::{sigma, smoothed_score};
 use crate::scoring::criteria::Criterion;
 use crate::answers::doubt::Doubt;
 use crate::metrics::fidelity::Fidelity;

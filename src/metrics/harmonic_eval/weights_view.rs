@@ -52,7 +52,7 @@ pub const GLOSSARY: [(&str, &str); 5] = [
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scoring::aggregate::{sigma, smoothed_score};
+    use crate::metrics::harmonic_eval::weighting::{sigma, smoothed_score};
 
     fn r(p: [f64; 5]) -> CriterionResult {
         CriterionResult {

@@ -11,7 +11,7 @@ use wasm_bindgen::JsCast;
 use crate::metrics::harmonic_eval::by_hand::{self, Bars, Hand, Preset, STEPS};
 use crate::metrics::harmonic_eval::{CriterionResult, Input};
 use crate::providers::Backend;
-use crate::scoring::aggregate::Scored;
+use crate::scoring::weighting::Scored;
 use crate::scoring::criteria::Criterion;
 use crate::ui::state::{AppState, ExplainState, Progress};
 use crate::ui::lazy::{self, ChunkMissing, ChunkView};

@@ -164,7 +164,7 @@ fn comparison(state: AppState, group: Option<&str>) -> Option<String> {
                 }
             })
             .collect();
-        comparison_json(harmonic_eval::INFO.id, gamma, judged, &singles, chosen, group)
+        comparison_json(harmonic_eval::INFO.id, &harmonic_eval::weighting::Harmonic, gamma, judged, &singles, chosen, group)
     })
 }
 

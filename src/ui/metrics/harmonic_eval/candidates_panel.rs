@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use crate::candidates::render::{
     comparison_table, flips_html, radios_html, ranking_html, Cell, Row,
 };
+use crate::metrics::harmonic_eval::weighting::Harmonic;
 use crate::candidates::{agreement_ranges, agrees, flip_points, ranges_text, scores_at};
 use crate::scoring::criteria::Criterion;
 use super::candidates_plot::CandidatesPlot;
@@ -25,8 +26,8 @@ pub fn CandidatesPanel() -> impl IntoView {
     let labels = c.run_labels;
     let compared = state.results.harmonic_eval.compared;
     let scored = Memo::new(move |_| compared.scored());
-    let flips = Memo::new(move |_| scored.with(|s| flip_points(s)));
-    let scores = Memo::new(move |_| scored.with(|s| scores_at(s, gamma.get())));
+    let flips = Memo::new(move |_| scored.with(|s| flip_points(&Harmonic, s)));
+    let scores = Memo::new(move |_| scored.with(|s| scores_at(&Harmonic, s, gamma.get())));
     let on_pick = move |ev: leptos::ev::Event| {
         if let Ok(i) = event_target_value(&ev).parse::<usize>() {
             c.preferred.set(Some(i));
@@ -35,7 +36,7 @@ pub fn CandidatesPanel() -> impl IntoView {
     let agreement = Memo::new(move |_| {
         let chosen = c.preferred.get()?;
         let now = scores.with(|s| agrees(s, chosen))?;
-        let ranges = scored.with(|s| flips.with(|f| agreement_ranges(s, f, chosen)));
+        let ranges = scored.with(|s| flips.with(|f| agreement_ranges(&Harmonic, s, f, chosen)));
         Some((chosen, now, ranges))
     });
     let table = move || {

@@ -4,7 +4,8 @@
 
 use leptos::prelude::*;
 
-use crate::scoring::aggregate::{overall_curve, Scored};
+use crate::metrics::harmonic_eval::weighting::{overall_curve, Harmonic};
+use crate::scoring::weighting::Scored;
 use crate::candidates::render::{curves_table, plot_svg, readout, AXIS};
 use crate::scoring::gamma_axis::key_step;
 use crate::ui::widgets::gamma_events::gamma_at_click;
@@ -27,7 +28,7 @@ pub fn CandidatesPlot(
     // never re-ranks anything.
     let pointed = RwSignal::new(None::<f64>);
     let text = move || match pointed.get() {
-        Some(g) => labels.with(|l| scored.with(|s| readout(l, s, g))),
+        Some(g) => labels.with(|l| scored.with(|s| readout(&Harmonic, l, s, g))),
         None => "Point at the chart, or focus it and use the arrow keys, to read every candidate's score at that γ.".to_string(),
     };
     let on_key = move |ev: web_sys::KeyboardEvent| {

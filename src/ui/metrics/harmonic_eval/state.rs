@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::metrics::harmonic_eval::{CriterionResult, Input};
 use crate::providers::Backend;
-use crate::scoring::aggregate::Scored;
+use crate::scoring::weighting::Scored;
 use crate::scoring::criteria::Criterion;
 use crate::ui::progress::{ExplainState, Progress};
 
@@ -135,7 +135,7 @@ impl HarmonicEvalState {
                 .iter()
                 .filter_map(|c| c.with(|s| s.result().map(CriterionResult::scored)))
                 .collect();
-            crate::scoring::aggregate::overall_curve(&scored, 100)
+            crate::metrics::harmonic_eval::weighting::overall_curve(&scored, 100)
         })
     }
 }

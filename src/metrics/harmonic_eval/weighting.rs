@@ -1,4 +1,4 @@
-//! Score smoothing and harmonic weighting (HarmonicEval, Eqs. 1-4; SPEC §1).
+//! HarmonicEval's score smoothing and harmonic weighting (its paper's Eqs. 1-4; SPEC §1).
 //!
 //! For each criterion c with rating distribution p_c over 1..=5:
 //!
@@ -23,7 +23,9 @@
 //! known, an unknown σ is never treated as certainty (σ = 0) or as doubt, and with every
 //! criterion unsmoothed the overall score is the plain mean at every γ.
 
-use super::gamma_axis::GAMMA_MIN;
+use crate::scoring::gamma_axis::GAMMA_MIN;
+pub use crate::scoring::weighting::Scored;
+use crate::scoring::weighting::Weighting;
 
 /// Expected rating s̃ = Σ r·p(r) for a distribution over 1..=5.
 pub fn smoothed_score(p: &[f64; 5]) -> f64 {
@@ -98,20 +100,6 @@ pub fn weighted_score(scores: &[f64], weights: &[f64]) -> f64 {
     scores.iter().zip(weights).map(|(s, w)| s * w).sum()
 }
 
-/// One criterion's contribution to the aggregate.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Scored {
-    pub score: f64,
-    /// `None` for an unsmoothed (printed) rating, whose uncertainty is unknown.
-    pub sigma: Option<f64>,
-}
-
-/// A criterion's outcome that weighs in at γ: its score and σ as [`Scored`] (HarmonicEval's
-/// `CriterionResult`); what a comparison with γ ranks.
-pub trait Weighed {
-    fn scored(&self) -> Scored;
-}
-
 /// Weights and overall score over the criteria that have a score. `None` when none has.
 /// Unsmoothed criteria are weighted as the module documentation says.
 ///
@@ -121,7 +109,7 @@ pub trait Weighed {
 /// and the overall score at γ = 0.75 (the paper's default), 0.5 and 1.
 ///
 /// ```
-/// use harmonic_judge::scoring::aggregate::{aggregate, sigma, smoothed_score, Scored};
+/// use harmonic_judge::metrics::harmonic_eval::weighting::{aggregate, sigma, smoothed_score, Scored};
 ///
 /// let p = [
 ///     [0.0, 0.05, 0.15, 0.6, 0.2], // Correctness
@@ -245,7 +233,7 @@ impl Split {
 /// goes almost all to the most certain criterion (Fluency, 4.95) without overflowing.
 ///
 /// ```
-/// use harmonic_judge::scoring::aggregate::{overall_score, sigma, smoothed_score, Scored};
+/// use harmonic_judge::metrics::harmonic_eval::weighting::{overall_score, sigma, smoothed_score, Scored};
 /// use harmonic_judge::scoring::gamma_axis::GAMMA_MIN;
 ///
 /// let items: Vec<Scored> = [
@@ -287,6 +275,44 @@ pub fn overall_curve(items: &[Scored], points: usize) -> Vec<(f64, f64)> {
             (gamma, s)
         })
         .collect()
+}
+
+/// HarmonicEval's weighting as shared code asks for it (`Metric::weighting`).
+pub struct Harmonic;
+
+/// `prepare`'s layout: the [`Split`]'s five numbers, then `(ln(σ/σ_min), score)` per smoothed
+/// criterion.
+const SPLIT_LEN: usize = 5;
+
+impl Weighting for Harmonic {
+    fn overall(&self, items: &[Scored], gamma: f64) -> Option<f64> {
+        overall_score(items, gamma)
+    }
+
+    fn prepare(&self, items: &[Scored], into: &mut Vec<f64>) -> Result<(), Option<f64>> {
+        let sp = match split(items) {
+            None => return Err(None),
+            Some(Err(mean)) => return Err(Some(mean)),
+            Some(Ok(sp)) => sp,
+        };
+        into.extend([sp.unsmoothed, sp.share, sp.mean, sp.at_min, sp.min_sigma]);
+        for (s, x) in items.iter().filter_map(|i| i.sigma.map(|s| (s, i.score))) {
+            into.extend([(s / sp.min_sigma).ln(), x]);
+        }
+        Ok(())
+    }
+
+    fn at(&self, prepared: &[f64], gamma: f64) -> f64 {
+        let (head, pairs) = prepared.split_at(SPLIT_LEN);
+        let sp = Split {
+            unsmoothed: head[0],
+            share: head[1],
+            mean: head[2],
+            at_min: head[3],
+            min_sigma: head[4],
+        };
+        sp.at(gamma, pairs.chunks_exact(2).map(|p| (p[0], p[1])))
+    }
 }
 
 #[cfg(test)]
