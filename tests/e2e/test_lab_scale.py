@@ -38,13 +38,13 @@ PROBE_JS = """
 const p = window.__hjProbe = {};
 const body = document.querySelector('[data-testid=results-table] tbody');
 document.addEventListener('click', e => {
-  if (e.target.closest('.sort')) { p.input = e.timeStamp; p.dispatch = performance.now(); }
+  if (e.target.closest('.sort')) p.input = e.timeStamp;
 }, {capture: true, once: true});
 const framed = () => requestAnimationFrame(() => setTimeout(() => {
   if (p.header !== undefined && p.rows !== undefined && p.shown === undefined) p.shown = performance.now();
 }));
 const watch = new MutationObserver(records => {
-  if (p.dispatch === undefined) return;
+  if (p.input === undefined) return;
   for (const r of records) {
     if (r.type === 'attributes' && p.header === undefined) p.header = performance.now();
     if (r.type === 'childList' && p.rows === undefined) p.rows = performance.now();
