@@ -140,6 +140,19 @@ async function head(blob) {
   return new Uint8Array(await blob.slice(0, 262144).arrayBuffer());
 }
 
+// `what` went wrong, with the engine's last lines that say why. An engine that aborts says
+// only "(ABORT)"; llama.cpp printed the reason (a buffer it could not allocate, a file it could
+// not read) just before, and the Rust side tells "out of memory" from a bad file by it.
+function said(what) {
+  if (what === 'abort' || what.startsWith('worker-failed:')) return what;
+  const why = engineLines
+    .filter((l) => !l.startsWith('Stack trace') && /fail|alloc|memory|invalid|error|assert/i.test(l))
+    .slice(-4)
+    .map((l) => (l.length > 240 ? l.slice(0, 240) + '…' : l))
+    .join(' | ');
+  return why ? what.trim() + ': ' + why : what;
+}
+
 function message(e) {
   if (e instanceof WllamaAbortError || (e && e.name === 'AbortError')) return 'abort';
   if (typeof Event === 'function' && e instanceof Event) return 'worker-failed:' + (e.message || e.type);
@@ -202,7 +215,11 @@ async function load(source, progress, check, gpu) {
     placed.length = 0;
     const params = { n_ctx: 4096, n_threads: threads, seed: 1 };
     if (!onGpu) params.n_gpu_layers = 0;
-    await engine.loadModel(blobs, params);
+    try {
+      await engine.loadModel(blobs, params);
+    } catch (e) {
+      throw new Error(said(message(e)));
+    }
     lines = placed.slice();
   };
   let w2 = fresh(build.build);
@@ -226,8 +243,7 @@ async function finish(w, { name, identity, gpuError, lines, build }) {
   const info = w.getLoadedContextInfo();
   if (!info.success || !(info.n_vocab > 0)) {
     await w.exit().catch(() => {});
-    const said = engineLines.filter((l) => /fail|alloc|memory|invalid|error/i.test(l)).slice(-4).join(' | ');
-    throw new Error('llama.cpp refused the file' + (said ? ': ' + said : ''));
+    throw new Error(said('llama.cpp refused the file'));
   }
   judge = {
     w,
