@@ -476,13 +476,8 @@ mod tests {
     }
 
     /// Random HarmonicEval results with ties, groups and a chosen candidate per group.
-    fn random_results(n: usize, seed: &mut u64) -> Vec<ItemResult> {
-        let mut next = |m: u64| {
-            *seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (*seed >> 33) % m
-        };
+    fn random_results(n: usize, rng: &mut crate::meta::resample::Rng) -> Vec<ItemResult> {
+        let mut next = |m: u64| rng.below(m as usize) as u64;
         (0..n)
             .map(|i| {
                 let scores = [0; 5].map(|_| 1.0 + next(5) as f64);
@@ -502,9 +497,9 @@ mod tests {
 
     #[test]
     fn a_sweep_point_by_point_equals_the_whole_sweep_on_random_data() {
-        let mut seed = 17;
+        let mut rng = crate::meta::resample::Rng::new(17);
         for n in [0, 1, 7, 60, 333] {
-            let results = random_results(n, &mut seed);
+            let results = random_results(n, &mut rng);
             let whole = Prepared::new(&results).sweep(&results, 100);
             // One Prepared reused, points in another order, other work in between (as the
             // page does between slices): no state may leak from one point to the next.

@@ -275,13 +275,8 @@ mod tests {
 
     #[test]
     fn rank_gaps_by_position_are_those_of_the_scatter_on_random_data() {
-        let mut seed = 5u64;
-        let mut next = |m: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % m
-        };
+        let mut rng = crate::meta::resample::Rng::new(5);
+        let mut next = |m: u64| rng.below(m as usize) as u64;
         for n in [0, 1, 2, 9, 200] {
             let rs: Vec<ItemResult> = (0..n)
                 .map(|i| {

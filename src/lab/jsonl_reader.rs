@@ -102,13 +102,8 @@ mod tests {
             r#"{"id":"d","metric":"fleur","score":99}"#,
             r#"{"id":"é","metric":"fleur","text":"a\nb ☃","score":0.1}"#,
         ];
-        let mut seed = 11u64;
-        let mut next = |m: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % m
-        };
+        let mut rng = crate::meta::resample::Rng::new(11);
+        let mut next = |m: u64| rng.below(m as usize) as u64;
         for _ in 0..200 {
             let n = next(30) as usize;
             let mut text = String::new();

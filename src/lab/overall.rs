@@ -41,9 +41,8 @@ impl OverallTable {
     }
 
     fn entry(&mut self, r: &ItemResult) -> Entry {
-        let weighting = match r.weighting() {
-            Some(w) if !r.criteria.is_empty() => w,
-            _ => return Entry::Fixed(r.score),
+        let Some(weighting) = r.weighted() else {
+            return Entry::Fixed(r.score);
         };
         let start = self.prepared.len();
         match weighting.prepare(&r.scored(), &mut self.prepared) {
@@ -88,13 +87,8 @@ mod tests {
 
     #[test]
     fn scores_equal_item_overall_bit_for_bit() {
-        let mut seed = 7u64;
-        let mut rnd = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = crate::meta::resample::Rng::new(7);
+        let mut rnd = || rng.unit();
         let mut results = Vec::new();
         for i in 0..400 {
             let criteria = (0..5)

@@ -101,11 +101,16 @@ impl ItemResult {
         Metric::from_id(&self.metric).and_then(Metric::weighting)
     }
 
+    /// Its metric's weighting when there are criteria to weigh; `None` means the item's one
+    /// stored score is its overall at every γ ([`Self::overall`], `lab::overall::OverallTable`).
+    pub fn weighted(&self) -> Option<&'static dyn Weighting> {
+        self.weighting().filter(|_| !self.criteria.is_empty())
+    }
+
     /// The item's overall score at `gamma` (γ only matters where the metric weighs criteria).
     pub fn overall(&self, gamma: f64) -> Option<f64> {
-        let weighting = match self.weighting() {
-            Some(w) if !self.criteria.is_empty() => w,
-            _ => return self.score,
+        let Some(weighting) = self.weighted() else {
+            return self.score;
         };
         // On the stack: called for every item on every γ change.
         let mut buf = [Scored {

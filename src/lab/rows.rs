@@ -45,13 +45,8 @@ mod tests {
 
     #[test]
     fn the_first_rows_are_those_of_a_stable_sort_on_random_data() {
-        let mut seed = 3u64;
-        let mut next = |m: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % m
-        };
+        let mut rng = crate::meta::resample::Rng::new(3);
+        let mut next = |m: u64| rng.below(m as usize) as u64;
         for n in [0usize, 1, 2, 5, 99, 100, 101, 1000] {
             // Few distinct keys, so ties are many; NaN-free as the table's keys are.
             let keys: Vec<f64> = (0..n).map(|_| next(7) as f64 / 2.0).collect();

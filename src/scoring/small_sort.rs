@@ -18,13 +18,10 @@ pub fn sort_by_key<T, K: PartialOrd>(v: &mut [T], key: impl Fn(&T) -> K) {
 mod tests {
     #[test]
     fn sorts_like_the_standard_stable_sort() {
-        let mut seed = 7u64;
+        let mut rng = crate::meta::resample::Rng::new(7);
         for len in 0..40 {
             let mut v: Vec<(u8, usize)> = (0..len)
-                .map(|i| {
-                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                    ((seed >> 60) as u8, i)
-                })
+                .map(|i| (rng.below(16) as u8, i))
                 .collect();
             let mut expected = v.clone();
             expected.sort_by_key(|x| x.0);

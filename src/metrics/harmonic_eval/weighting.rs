@@ -503,13 +503,8 @@ mod tests {
 
     #[test]
     fn the_allocation_free_overall_equals_aggregate() {
-        let mut seed = 7u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = crate::meta::resample::Rng::new(7);
+        let mut next = || rng.unit();
         for case in 0..500 {
             let n = 1 + case % 5;
             let items: Vec<Scored> = (0..n)
