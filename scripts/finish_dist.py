@@ -19,11 +19,15 @@
    with a new main module. The loader `split-<hash>.js` is imported by the JS glue, whose import
    and integrity hash are updated to match.
 
-5. Write `embed.html` beside the evaluator's index.html: the same page, which opens as the
+5. Inline the evaluator's stylesheet into its page (`<style>`, allowed by its hash in the
+   Content-Security-Policy), so its first paint waits on no second request; the lab keeps its
+   linked stylesheets (issue 43).
+
+6. Write `embed.html` beside the evaluator's index.html: the same page, which opens as the
    embed. Hosts that set headers per path (Netlify, Cloudflare Pages) can then let any site frame
    the embed while `frame-ancestors 'self'` keeps the full evaluator unframed (docs/deploy/).
 
-6. The site file: `public/site.json`, if there is one, is copied into dist/; dist/site.json is
+7. The site file: `public/site.json`, if there is one, is copied into dist/; dist/site.json is
    checked with scripts/check_site_json.py, and a refused one (a key in it, an unknown field,
    a bad id) fails the build with its sentence. Then it is written into every page
    (`embed_site`: index.html, embed.html, lab/index.html) as
@@ -106,6 +110,30 @@ def externalise_loader(page_dir, html, site_path="site.json"):
     (page_dir / name).write_bytes(loader)
     tag = f'<script type=module src=./{name} integrity={sri(loader)}></script>'
     return html[:m.start()] + tag + html[m.end():]
+
+
+def inline_styles(page_dir, html):
+    """The evaluator's stylesheet into its page, so the first paint waits on no request (issue 43:
+    a linked stylesheet blocks rendering for one more round trip). The policy allows exactly
+    this text by its hash (`style-src 'self' 'sha256-…'`), so no other inline style can apply.
+    The file itself is removed when no page of `page_dir` links it any more."""
+    m = re.search(r'<link\b[^>]*\brel="?stylesheet"?[^>]*>', html)
+    if not m:
+        if "<style>" in html:
+            return html  # already done
+        sys.exit(f"{page_dir}/index.html: no stylesheet to inline")
+    href = re.search(r'\bhref="?\./([^" >]+\.css)', m.group(0)).group(1)
+    css = (page_dir / href).read_text()
+    if "</style" in css.lower():
+        sys.exit(f"{page_dir}/{href}: cannot be inlined (it contains </style)")
+    digest = "'sha256-" + base64.b64encode(hashlib.sha256(css.encode()).digest()).decode() + "'"
+    html = html[:m.start()] + f"<style>{css}</style>" + html[m.end():]
+    html, n = re.subn(r"style-src 'self';", f"style-src 'self' {digest};", html, count=1)
+    if n != 1:
+        sys.exit(f"{page_dir}/index.html: no Content-Security-Policy style-src to extend")
+    (page_dir / href).unlink()
+    print(f"inlined {href} ({len(css):,} bytes) into {page_dir}/index.html")
+    return html
 
 
 WASM_OPT = ROOT / ".tools" / "node_modules" / ".bin" / "wasm-opt"
@@ -265,6 +293,8 @@ if __name__ == "__main__":
         if split_root is not None:
             html = place_chunks(d, html, split_root)
         html = externalise_loader(d, html, "site.json" if d == Path(args[0]) else "../site.json")
+        if d == Path(args[0]):
+            html = inline_styles(d, html)
         page.write_text(html)
         copy_in_browser_judge(d)
         if d == Path(args[0]):

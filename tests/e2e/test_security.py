@@ -3,6 +3,8 @@ the app does violates it; every request goes to the app's own origin or the endp
 chose; the API key is sent only there, only as a header, and is found nowhere else (URL,
 storage it was not allowed into, the response cache, exports, logs, error messages)."""
 
+import base64
+import hashlib
 import json
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -27,6 +29,16 @@ window.__violations = [];
 document.addEventListener('securitypolicyviolation',
   e => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));
 """
+
+
+def evaluator_csp(driver):
+    """The evaluator's policy: CSP, with its one inline stylesheet (scripts/finish_dist.py inlines
+    style/main.css so the first paint waits on no request) allowed by the hash of exactly that
+    text and nothing else."""
+    styles = driver.execute_script("return [...document.querySelectorAll('style')].map(s => s.textContent)")
+    assert len(styles) == 1, f"the evaluator should carry exactly one inline stylesheet, not {len(styles)}"
+    digest = base64.b64encode(hashlib.sha256(styles[0].encode()).digest()).decode()
+    return CSP.replace("style-src 'self';", f"style-src 'self' 'sha256-{digest}';")
 
 
 def origin(url):
@@ -115,10 +127,10 @@ def test_csp_is_strict_nothing_violates_it_and_injected_markup_cannot_run(record
         page = AppPage(recorder, app_url)
         content = recorder.execute_script(
             "return document.querySelector('meta[http-equiv=\"Content-Security-Policy\"]').content")
-        assert content == CSP
+        assert content == evaluator_csp(recorder)
         assert recorder.find_elements("css selector", "script:not([src])") == []
         full_session(page, fake, downloads, tmp_path)
-        # The lab page (where the session ends) carries the same policy: its HTML is a copy.
+        # The lab page (where the session ends) carries the same policy, its stylesheets linked.
         assert recorder.current_url.endswith("/lab/")
         assert recorder.execute_script(
             "return document.querySelector('meta[http-equiv=\"Content-Security-Policy\"]').content") == CSP
@@ -127,9 +139,13 @@ def test_csp_is_strict_nothing_violates_it_and_injected_markup_cannot_run(record
         # Markup slipped into the page by any other way still cannot run.
         recorder.execute_script(
             "document.body.insertAdjacentHTML('beforeend', '<img src=x onerror=\"window.__ran=1\">');"
-            "const s = document.createElement('script'); s.textContent = 'window.__ran=2'; document.body.append(s);")
-        page.wait_for(lambda d: len(d.execute_script("return window.__violations")) >= 2, "the violations")
+            "const s = document.createElement('script'); s.textContent = 'window.__ran=2'; document.body.append(s);"
+            "const c = document.createElement('style'); c.textContent = 'body { --hj-injected: 1 }'; document.head.append(c);")
+        page.wait_for(lambda d: len(d.execute_script("return window.__violations")) >= 3, "the violations")
         assert recorder.execute_script("return window.__ran") is None
+        # Nor can an injected stylesheet: the policy's hash allows only the page's own.
+        assert recorder.execute_script(
+            "return getComputedStyle(document.body).getPropertyValue('--hj-injected')") == ""
     finally:
         fake.stop()
 
