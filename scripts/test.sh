@@ -6,7 +6,7 @@
 # run is the default and what CI runs (.ci/run).
 #
 #   scripts/test.sh                  everything (about 30 minutes on 2 cores once set up)
-#   scripts/test.sh --quick          set-up check, cargo test, structure, a build only if dist/ is
+#   scripts/test.sh --quick          set-up check, cargo test, structure, format, a build only if dist/ is
 #                                    older than the sources, the fakes' self-tests and the browser
 #                                    smoke set (pytest -m smoke); about 2 minutes once built
 #   scripts/test.sh -m fleur         the same steps as --quick, then the browser tests these
@@ -40,6 +40,14 @@ cargo test --locked
 
 printf '\n==> Structure: no file over 600 lines of code, no function over 80, no import cycle\n'
 python3 scripts/structure.py --check
+
+# rustfmt comes with Rust's default profile; a toolchain without it says so instead of failing.
+if cargo fmt --version >/dev/null 2>&1; then
+  printf '\n==> Formatting (cargo fmt --check: run cargo fmt to fix)\n'
+  cargo fmt --check
+else
+  printf '\n==> Formatting not checked: this toolchain has no rustfmt (rustup component add rustfmt)\n'
+fi
 
 # What the site is built from; a build is skipped in the quick tier only when none of it is
 # newer than the last build's final step (dist/examples/manifest.json).

@@ -6,8 +6,8 @@
 //! A candidate's overall at γ is the metric's [`Weighting`] of its criteria (HarmonicEval's
 //! harmonic weighting, the one metric with γ).
 
-use crate::scoring::weighting::{Scored, Weighting};
 use crate::scoring::gamma_axis::GAMMA_MIN;
+use crate::scoring::weighting::{Scored, Weighting};
 
 /// Grid points on [`GAMMA_MIN`, 1] where a sign change of S_a − S_b is looked for. Two
 /// crossings of the same pair closer than one step (≈ 0.002) could be missed; each one found
@@ -59,7 +59,14 @@ fn sign(w: &dyn Weighting, a: &[Scored], b: &[Scored], gamma: f64) -> i8 {
 }
 
 /// Bisects a sign change of S_a − S_b between `lo` (sign `s_lo`) and `hi`.
-fn bisect(w: &dyn Weighting, a: &[Scored], b: &[Scored], mut lo: f64, mut hi: f64, s_lo: i8) -> f64 {
+fn bisect(
+    w: &dyn Weighting,
+    a: &[Scored],
+    b: &[Scored],
+    mut lo: f64,
+    mut hi: f64,
+    s_lo: i8,
+) -> f64 {
     for _ in 0..60 {
         let mid = 0.5 * (lo + hi);
         let s = sign(w, a, b, mid);
@@ -77,7 +84,13 @@ fn bisect(w: &dyn Weighting, a: &[Scored], b: &[Scored], mut lo: f64, mut hi: f6
 
 /// Where candidates `a` and `b` swap places on [`GAMMA_MIN`, 1]: each strict sign change of
 /// S_a(γ) − S_b(γ) (a touch without a change of side is no flip), ascending.
-pub fn pair_flips(w: &dyn Weighting, a: &[Scored], b: &[Scored], ia: usize, ib: usize) -> Vec<Flip> {
+pub fn pair_flips(
+    w: &dyn Weighting,
+    a: &[Scored],
+    b: &[Scored],
+    ia: usize,
+    ib: usize,
+) -> Vec<Flip> {
     let mut flips = Vec::new();
     let mut last: Option<(f64, i8)> = None;
     for i in 0..=GRID {

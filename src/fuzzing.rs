@@ -5,8 +5,8 @@
 //! the short deterministic property runs of `tests/fuzz_smoke.rs` (stable, in CI).
 
 use crate::answers::completion::{parse_chat_completion, TokenStep};
-use crate::providers::{read_chat, read_models, Protocol};
 use crate::answers::rating::{rating_distribution, rating_in_text};
+use crate::providers::{read_chat, read_models, Protocol};
 
 /// A harness: takes any bytes, must not panic.
 pub type Harness = fn(&[u8]);
@@ -43,7 +43,8 @@ impl Target {
 
 /// Every fuzz target by name: the shared ones, then each metric room's (once per room).
 pub fn targets() -> Vec<(&'static str, Target)> {
-    let mut all: Vec<(&'static str, Target)> = SHARED.iter().map(|&(n, h)| (n, Target::Bytes(h))).collect();
+    let mut all: Vec<(&'static str, Target)> =
+        SHARED.iter().map(|&(n, h)| (n, Target::Bytes(h))).collect();
     for metric in crate::metrics::Metric::ALL {
         let own = crate::metrics::with_room!(metric, M => M::FUZZ);
         for &(name, h) in own {
@@ -160,6 +161,9 @@ pub fn dataset_import(data: &[u8]) {
 /// The image header sniffer.
 pub fn image_sniff(data: &[u8]) {
     let s = crate::inputs::sniff::sniff(data);
-    let _ = (crate::inputs::sniff::refusal(&s), crate::inputs::sniff::note(&s));
+    let _ = (
+        crate::inputs::sniff::refusal(&s),
+        crate::inputs::sniff::note(&s),
+    );
     let _ = crate::inputs::sniff::is_cut_short(&s, data);
 }

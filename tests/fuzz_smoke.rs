@@ -112,7 +112,12 @@ fn every_harness_survives_its_corpus_and_random_mutations() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(3_000);
     let all = targets();
-    assert_eq!(all.len(), std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz/fuzz_targets")).map_or(0, Iterator::count), "one cargo-fuzz target in tests/fuzz/fuzz_targets/ per harness");
+    assert_eq!(
+        all.len(),
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz/fuzz_targets"))
+            .map_or(0, Iterator::count),
+        "one cargo-fuzz target in tests/fuzz/fuzz_targets/ per harness"
+    );
     for (name, target) in all {
         let seeds = corpus(name);
         assert!(!seeds.is_empty(), "tests/fuzz/corpus/{name} is empty");

@@ -30,7 +30,9 @@ fn the_cut_off_scale_of_one_to_is_no_rating() {
     let c = answer!("he_completeness_20");
     assert!(c.truncated && c.text.ends_with("scale of 1 to "));
     match harmonic_eval::interpret(&c, Protocol::OpenAi) {
-        Err(JudgeError::NoRating { truncated: true, .. }) => {}
+        Err(JudgeError::NoRating {
+            truncated: true, ..
+        }) => {}
         other => panic!("expected no rating, got {other:?}"),
     }
     // With 64 tokens the whole scale is echoed ("1 to 5.") and then a rubric: still no rating.
@@ -46,7 +48,13 @@ fn rating_cut_off_after_the_label_is_no_rating_and_names_the_setting() {
     let c = answer!("he_clarity_20");
     assert!(c.text.ends_with("Rating: "));
     let err = harmonic_eval::interpret(&c, Protocol::OpenAi).unwrap_err();
-    assert!(matches!(err, JudgeError::NoRating { truncated: true, .. }));
+    assert!(matches!(
+        err,
+        JudgeError::NoRating {
+            truncated: true,
+            ..
+        }
+    ));
     assert!(err.to_string().contains("Output tokens"));
 }
 
@@ -91,11 +99,16 @@ fn fleur_never_scores_its_echoed_prompt() {
     let c = answer!("fleur_16");
     assert!(c.text.ends_with("scale of 0."));
     match fleur::interpret(&c) {
-        Err(JudgeError::NoNumber { truncated: true, .. }) => {}
+        Err(JudgeError::NoNumber {
+            truncated: true, ..
+        }) => {}
         other => panic!("expected no number, got {other:?}"),
     }
     // 64 tokens: the whole instruction twice, "0.0 to 1.0" each time, and no score.
     let c = answer!("fleur_64");
     assert!(c.text.matches("0.0 to 1.0").count() == 2);
-    assert!(matches!(fleur::interpret(&c), Err(JudgeError::NoNumber { .. })));
+    assert!(matches!(
+        fleur::interpret(&c),
+        Err(JudgeError::NoNumber { .. })
+    ));
 }

@@ -40,7 +40,11 @@ impl Doubt {
     pub fn from_export(doubts: Option<&serde_json::Value>) -> Vec<Doubt> {
         doubts
             .and_then(serde_json::Value::as_array)
-            .map(|a| a.iter().filter_map(|d| d.as_str().and_then(Doubt::from_code)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|d| d.as_str().and_then(Doubt::from_code))
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
@@ -80,7 +84,11 @@ impl Doubt {
 
 /// The codes joined by spaces, as the page's `data-doubt` carries them ("" when none).
 pub fn codes(doubts: &[Doubt]) -> String {
-    doubts.iter().map(|d| d.code()).collect::<Vec<_>>().join(" ")
+    doubts
+        .iter()
+        .map(|d| d.code())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Whether the generated step `step` lies within [`NEAR_END_TOKENS`] of the answer's end. The
@@ -155,6 +163,9 @@ mod tests {
     #[test]
     fn text_end() {
         assert!(near_end_of_text("Rating: 4", 8));
-        assert!(!near_end_of_text("4. The caption names the dog and the ball.", 0));
+        assert!(!near_end_of_text(
+            "4. The caption names the dog and the ball.",
+            0
+        ));
     }
 }

@@ -29,7 +29,14 @@ const JOINERS: [&str; 3] = ["to", "or", "and"];
 
 /// Words that, right before a number, make it the start of a scale or range.
 const OPENERS: [&str; 8] = [
-    "scale of", "scale from", "scale", "from", "between", "range of", "range", "ranging",
+    "scale of",
+    "scale from",
+    "scale",
+    "from",
+    "between",
+    "range of",
+    "range",
+    "ranging",
 ];
 
 /// Words that, right after a number, say what a level of a scale means: "1 being the worst",
@@ -70,7 +77,10 @@ pub fn is_scale_number(text: &str, start: usize, end: usize) -> bool {
     let before = &text[..start];
     let after = &text[end..];
     // "0." cut off after its point: the number continues in the instruction ("0.0 to 1.0").
-    let after_number = after.strip_prefix('.').filter(|a| a.is_empty()).unwrap_or(after);
+    let after_number = after
+        .strip_prefix('.')
+        .filter(|a| a.is_empty())
+        .unwrap_or(after);
     let next = after_number.trim_start_matches(is_filler);
     let prev = before.trim_end_matches(is_filler);
 
@@ -136,7 +146,10 @@ pub fn has_scale_echo(text: &str) -> bool {
     while i < b.len() {
         if b[i].is_ascii_digit() {
             let start = i;
-            while i < b.len() && (b[i].is_ascii_digit() || (b[i] == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit))) {
+            while i < b.len()
+                && (b[i].is_ascii_digit()
+                    || (b[i] == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit)))
+            {
                 i += 1;
             }
             if is_scale_number(text, start, i) {
@@ -199,7 +212,10 @@ mod tests {
         let list = "Rating Scale:\n\n- 1 Very Low Correctness: The caption is wrong.\n\n- 2 Low";
         assert_eq!(verdicts(list, "1"), [true]);
         assert_eq!(verdicts(list, "2"), [true]);
-        assert_eq!(verdicts("0.0: The caption does not describe the image", "0.0"), [true]);
+        assert_eq!(
+            verdicts("0.0: The caption does not describe the image", "0.0"),
+            [true]
+        );
         assert_eq!(verdicts("with 1 being the worst", "1"), [true]);
         assert_eq!(verdicts("1 = poor", "1"), [true]);
         // SmolLM2: "Your rating is 4.5 out of 5." The 5 is the scale's top, not a rating.

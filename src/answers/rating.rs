@@ -83,7 +83,8 @@ fn stands_alone(text: &str, at: usize) -> bool {
     if after(1).is_some_and(|c| c.is_ascii_digit()) {
         return false;
     }
-    !(after(1).is_some_and(|c| c == b'.' || c == b',') && after(2).is_some_and(|c| c.is_ascii_digit()))
+    !(after(1).is_some_and(|c| c == b'.' || c == b',')
+        && after(2).is_some_and(|c| c.is_ascii_digit()))
 }
 
 /// The step that produced the rating: the first token that is a rating on its own
@@ -98,7 +99,11 @@ pub fn locate_rating(steps: &[TokenStep]) -> Option<RatingStep> {
             continue;
         };
         let digit = char::from(b'0' + r as u8);
-        let at = starts[i] + step.token.find(digit).expect("a rating token holds its digit");
+        let at = starts[i]
+            + step
+                .token
+                .find(digit)
+                .expect("a rating token holds its digit");
         if !stands_alone(&text, at) {
             continue;
         }
@@ -106,7 +111,10 @@ pub fn locate_rating(steps: &[TokenStep]) -> Option<RatingStep> {
             after_echo = true;
             continue;
         }
-        return Some(RatingStep { step: i, after_echo });
+        return Some(RatingStep {
+            step: i,
+            after_echo,
+        });
     }
     None
 }

@@ -11,8 +11,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::scoring::criteria::Criterion;
 use crate::inputs::geometry::NormBox;
+use crate::scoring::criteria::Criterion;
 use crate::scoring::task::Task;
 
 pub mod dataset;

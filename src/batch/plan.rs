@@ -6,13 +6,13 @@
 use std::collections::BTreeMap;
 
 use super::Item;
-use crate::scoring::criteria::Criterion;
 use crate::answers::errors::JudgeError;
 use crate::lab::ItemResult;
 use crate::metrics::fidelity::Fidelity;
 use crate::metrics::room::{ItemReading, Run, Subject};
 use crate::metrics::{with_room, Metric, RunSettings};
 use crate::providers::{Backend, HttpRequest, Image};
+use crate::scoring::criteria::Criterion;
 
 pub use crate::metrics::room::Answers;
 
@@ -106,7 +106,11 @@ impl Plan {
         let reading = with_room!(self.metric, M => M::read_item(&run, subject, answers, &say));
         match reading {
             // One record per criterion; failed only when every criterion failed.
-            ItemReading::Criteria { criteria, coverage, question } => {
+            ItemReading::Criteria {
+                criteria,
+                coverage,
+                question,
+            } => {
                 result.criteria.extend(criteria);
                 if result.is_failed() {
                     result.error = result.criteria.iter().find_map(|c| c.error.clone());
@@ -271,11 +275,11 @@ pub(crate) fn test_item() -> Item {
 mod tests {
     use super::test_plan as plan;
     use super::*;
-    use crate::metrics::CriterionSet;
-    use crate::metrics::g_veval;
-    use crate::answers::completion::Completion;
     use crate::answers::completion::parse_chat_completion;
+    use crate::answers::completion::Completion;
     use crate::metrics::fidelity::Extension;
+    use crate::metrics::g_veval;
+    use crate::metrics::CriterionSet;
 
     fn backend() -> Backend {
         Backend {
@@ -304,7 +308,9 @@ mod tests {
         let mut two = plan(Metric::HarmonicEval);
         two.chosen_criteria = CriterionSet::table7();
         assert_eq!(
-            two.requests(&backend(), &item(), None).map(|r| r.len()).ok(),
+            two.requests(&backend(), &item(), None)
+                .map(|r| r.len())
+                .ok(),
             Some(2)
         );
         for m in [Metric::Fleur, Metric::RefFleur, Metric::GVeval] {
@@ -313,11 +319,17 @@ mod tests {
                 .unwrap();
             assert_eq!(slots(&r), ["score"], "{m:?}");
         }
-        let fleur = plan(Metric::Fleur).requests(&backend(), &item(), None).unwrap();
-        let ref_fleur = plan(Metric::RefFleur).requests(&backend(), &item(), None).unwrap();
+        let fleur = plan(Metric::Fleur)
+            .requests(&backend(), &item(), None)
+            .unwrap();
+        let ref_fleur = plan(Metric::RefFleur)
+            .requests(&backend(), &item(), None)
+            .unwrap();
         assert!(!fleur[0].1.body.contains("A dog on grass."));
         assert!(ref_fleur[0].1.body.contains("A dog on grass."));
-        let maev = plan(Metric::Maev).requests(&backend(), &item(), None).unwrap();
+        let maev = plan(Metric::Maev)
+            .requests(&backend(), &item(), None)
+            .unwrap();
         assert_eq!(slots(&maev), ["trial-0", "trial-1", "trial-2"]);
     }
 
@@ -325,7 +337,9 @@ mod tests {
     fn an_item_missing_what_maev_needs_gets_a_sentence_not_requests() {
         let mut i = item();
         i.question = None;
-        let err = plan(Metric::Maev).requests(&backend(), &i, None).unwrap_err();
+        let err = plan(Metric::Maev)
+            .requests(&backend(), &i, None)
+            .unwrap_err();
         assert!(matches!(err, JudgeError::Setting { ref message } if message.contains("question")));
     }
 
@@ -343,7 +357,10 @@ mod tests {
     #[test]
     fn a_blank_result_carries_the_items_identity_and_human_ratings() {
         let r = plan(Metric::RefFleur).blank_result(&item());
-        assert_eq!((r.id.as_str(), r.metric.as_str(), r.task.as_str()), ("a", "ref_fleur", "vqa"));
+        assert_eq!(
+            (r.id.as_str(), r.metric.as_str(), r.task.as_str()),
+            ("a", "ref_fleur", "vqa")
+        );
         assert_eq!(r.human.get("overall"), Some(&vec![4.0]));
         assert_eq!((r.group.as_deref(), r.chosen), (Some("g"), true));
         assert_eq!((r.score, r.error), (None, None));
@@ -364,12 +381,19 @@ mod tests {
         let p = plan(Metric::HarmonicEval);
         let answers = vec![
             ("correctness".to_string(), parse_chat_completion(FOUR)),
-            ("fluency".to_string(), Err(JudgeError::Timeout { seconds: 5 })),
+            (
+                "fluency".to_string(),
+                Err(JudgeError::Timeout { seconds: 5 }),
+            ),
         ];
         let r = p.read(&backend(), &item(), p.blank_result(&item()), answers, say);
         assert_eq!(r.criteria.len(), 2);
         assert!((r.criteria[0].score.unwrap() - 3.95).abs() < 1e-12);
-        assert!(r.criteria[1].error.as_deref().unwrap().starts_with("said: "));
+        assert!(r.criteria[1]
+            .error
+            .as_deref()
+            .unwrap()
+            .starts_with("said: "));
         assert_eq!(r.error, None, "one criterion scored: partial, not failed");
         assert!(r.is_partial());
         assert_eq!(r.fidelity.as_deref(), Some("paper"));
@@ -386,7 +410,9 @@ mod tests {
 
     fn maev_answer(printed: u8) -> Result<Completion, JudgeError> {
         let text = format!("Evidence: fine. Assistant Score: {printed}");
-        parse_chat_completion(&serde_json::json!({"choices":[{"message":{"content":text}}]}).to_string())
+        parse_chat_completion(
+            &serde_json::json!({"choices":[{"message":{"content":text}}]}).to_string(),
+        )
     }
 
     #[test]
@@ -428,7 +454,13 @@ mod tests {
     fn a_single_score_metric_without_an_answer_is_an_error_not_a_number() {
         for m in [Metric::Fleur, Metric::GVeval] {
             let p = plan(m);
-            let r = p.read(&backend(), &item(), p.blank_result(&item()), Vec::new(), say);
+            let r = p.read(
+                &backend(),
+                &item(),
+                p.blank_result(&item()),
+                Vec::new(),
+                say,
+            );
             assert_eq!(r.score, None);
             assert!(r.error.unwrap().contains("no answer"), "{m:?}");
         }
@@ -459,7 +491,10 @@ mod tests {
         let output: Answers = vec![
             ("1:fluency".into(), ok()),
             ("0:score".into(), ok()),
-            ("1:correctness".into(), Err(JudgeError::Timeout { seconds: 1 })),
+            (
+                "1:correctness".into(),
+                Err(JudgeError::Timeout { seconds: 1 }),
+            ),
             ("stray".into(), ok()),
             ("1:clarity".into(), ok()),
         ];
@@ -488,14 +523,25 @@ mod tests {
         assert_eq!((s.tokens_in, s.tokens_out), (2000, 20));
         let live = s.live_usd.unwrap();
         assert!((live - (2000.0 * 2.0 + 20.0 * 10.0) / 1e6).abs() < 1e-15);
-        assert!(s.sentence().contains("2000 input + 20 output tokens: $0.0021"), "{}", s.sentence());
+        assert!(
+            s.sentence()
+                .contains("2000 input + 20 output tokens: $0.0021"),
+            "{}",
+            s.sentence()
+        );
         assert!(s.sentence().contains("instead of $0.0042 live"));
         let unpriced = Saving::of(&output, None);
         assert_eq!(unpriced.live_usd, None);
-        assert!(unpriced.sentence().ends_with("billed at half the live price."));
+        assert!(unpriced
+            .sentence()
+            .ends_with("billed at half the live price."));
         assert_eq!(
             Saving::of(&Vec::new(), Some(&price)),
-            Saving { tokens_in: 0, tokens_out: 0, live_usd: Some(0.0) }
+            Saving {
+                tokens_in: 0,
+                tokens_out: 0,
+                live_usd: Some(0.0)
+            }
         );
     }
 }

@@ -128,8 +128,14 @@ mod tests {
 
     #[test]
     fn the_check_says_how_many_lines_it_checks() {
-        assert_eq!(checking_sentence(100_000), "Checking 100,000 lines and their images\u{2026}");
-        assert_eq!(checking_sentence(1), "Checking 1 line and their images\u{2026}");
+        assert_eq!(
+            checking_sentence(100_000),
+            "Checking 100,000 lines and their images\u{2026}"
+        );
+        assert_eq!(
+            checking_sentence(1),
+            "Checking 1 line and their images\u{2026}"
+        );
     }
 
     #[test]

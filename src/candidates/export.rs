@@ -165,7 +165,10 @@ pub fn plain_comparison_json(
                 ("score", j.score.into()),
                 ("uncertainty", j.uncertainty.into()),
                 ("rank", rank[i].into()),
-                ("result", serde_json::from_str(&j.single).unwrap_or(Value::Null)),
+                (
+                    "result",
+                    serde_json::from_str(&j.single).unwrap_or(Value::Null),
+                ),
             ])
         })
         .collect::<Vec<Value>>();
@@ -195,10 +198,7 @@ pub fn plain_comparison_json(
         ("ranking", ranking.into()),
         ("differences", diffs.into()),
         ("chosen", chosen.map_or(Value::Null, label)),
-        (
-            "agrees",
-            chosen.and_then(|c| agrees(&scores, c)).into(),
-        ),
+        ("agrees", chosen.and_then(|c| agrees(&scores, c)).into()),
     ]);
     serde_json::to_string_pretty(&obj(fields)).unwrap_or_default()
 }
@@ -286,7 +286,9 @@ pub fn inbox_records(inbox: &str) -> (Vec<ItemResult>, Vec<String>) {
 /// pick; HarmonicEval's criteria with their σ and distributions, another metric's one score),
 /// or why it cannot be one.
 fn group_records(doc: InDoc) -> Result<Vec<ItemResult>, String> {
-    let metric = doc.metric.unwrap_or_else(|| Metric::COMPARED_BY_DEFAULT.id().to_string());
+    let metric = doc
+        .metric
+        .unwrap_or_else(|| Metric::COMPARED_BY_DEFAULT.id().to_string());
     let weighs = Metric::from_id(&metric).is_some_and(Metric::weighs_criteria);
     let records: Vec<ItemResult> = doc
         .candidates

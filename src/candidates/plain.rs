@@ -15,15 +15,15 @@ use crate::metrics::room::Candidate;
 use crate::metrics::{with_candidate, Metric};
 use crate::providers::Backend;
 
+/// One request of a candidate, with the cache tag that keeps repeated prompts apart (MAEV's
+/// trials are independent samples).
+pub use crate::metrics::room::CandidateRequest as Request;
 /// What every candidate shares (image, references, question, trials…), per metric; the text
 /// is each candidate's own ([`Base::with_text`]). The registry's enum: each metric's input
 /// implements `metrics::room::Candidate` in its room (`metrics::<m>::candidate`).
 pub use crate::metrics::CandidateBase as Base;
 /// One answer, read.
 pub use crate::metrics::CandidatePart as Part;
-/// One request of a candidate, with the cache tag that keeps repeated prompts apart (MAEV's
-/// trials are independent samples).
-pub use crate::metrics::room::CandidateRequest as Request;
 
 impl Base {
     /// The same input with candidate `text` as the judged text.

@@ -84,9 +84,8 @@ pub fn difference_sentence(d: &Difference, labels: &[String], decimals: usize) -
 /// The differences as a list (`candidate-differences`; each `difference-<k>` with
 /// `data-diff`, `data-uncertainty` and `data-exceeds` = `yes|no|` for none to compare with).
 pub fn differences_html(labels: &[String], diffs: &[Difference], decimals: usize) -> String {
-    let mut h = String::from(
-        "<ul class=\"candidate-differences\" data-testid=\"candidate-differences\">",
-    );
+    let mut h =
+        String::from("<ul class=\"candidate-differences\" data-testid=\"candidate-differences\">");
     if diffs.is_empty() {
         h.push_str("<li>Fewer than two candidates have a score: no difference to show.</li>");
     }

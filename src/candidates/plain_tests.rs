@@ -7,12 +7,11 @@ use super::plain_render::{differences_html, plain_table, PlainCell};
 use super::{differences, Difference};
 use crate::answers::completion::parse_chat_completion;
 use crate::metrics::fidelity::Fidelity;
+use crate::metrics::fleur::smoothing::spec_vector::{P, Q};
 use crate::metrics::g_veval::{self, GvevalResult, Method, Reading};
 use crate::metrics::maev::{self, ScoreSource, TrialReading};
-use crate::metrics::fleur::smoothing::spec_vector::{P, Q};
 use crate::metrics::{fleur, Metric};
 use crate::providers::Backend;
-
 
 fn backend() -> Backend {
     Backend {
@@ -49,7 +48,9 @@ fn maev_base(trials: u32) -> Base {
 /// digit distributions `p` and `q` (the rest of the mass on `</s>`).
 fn fleur_completion(tenths: usize, hundredths: usize, p: &[f64; 10], q: &[f64; 10]) -> String {
     let sure = |t: &str| {
-        format!(r#"{{"token":"{t}","logprob":0.0,"top_logprobs":[{{"token":"{t}","logprob":0.0}}]}}"#)
+        format!(
+            r#"{{"token":"{t}","logprob":0.0,"top_logprobs":[{{"token":"{t}","logprob":0.0}}]}}"#
+        )
     };
     let digits = |chosen: usize, d: &[f64; 10]| {
         let mut alts: Vec<String> = d
@@ -110,7 +111,9 @@ fn each_candidate_sends_its_own_text_and_maev_its_trials() {
     assert_eq!(reqs.len(), 3);
     let tags: Vec<_> = reqs.iter().map(|r| r.cache_tag.clone().unwrap()).collect();
     assert_eq!(tags, ["maev-trial-0", "maev-trial-1", "maev-trial-2"]);
-    assert!(reqs.iter().all(|r| r.request.body.contains("A dog on a sofa.")));
+    assert!(reqs
+        .iter()
+        .all(|r| r.request.body.contains("A dog on a sofa.")));
 }
 
 fn trial(score: f64) -> Part {
@@ -197,7 +200,9 @@ fn difference_sentences_say_whether_the_judge_could_tell() {
     assert!(html.contains("the metric gives no uncertainty"));
     assert!(html.contains("data-testid=\"difference-0\" data-diff=\"0.31\" data-uncertainty=\"0.12\" data-exceeds=\"yes\""));
     assert!(html.contains("data-testid=\"difference-1\" data-diff=\"0.05\" data-uncertainty=\"0.12\" data-exceeds=\"no\""));
-    assert!(html.contains("data-testid=\"difference-2\" data-diff=\"10\" data-uncertainty=\"\" data-exceeds=\"\""));
+    assert!(html.contains(
+        "data-testid=\"difference-2\" data-diff=\"10\" data-uncertainty=\"\" data-exceeds=\"\""
+    ));
     // The core's differences give the combined uncertainty √(u_a² + u_b²).
     let d = differences(&[Some(0.5), Some(0.9)], &[Some(0.3), Some(0.4)]);
     assert!((d[0].combined.unwrap() - 0.5).abs() < 1e-12);
@@ -218,18 +223,31 @@ fn the_table_ranks_and_escapes() {
     failed.error = Some("HTTP 500 <oops>".into());
     let html = plain_table(
         &labels,
-        &[cell(Some(0.5), Some(0.05), "done"), cell(Some(0.75), None, "done")],
+        &[
+            cell(Some(0.5), Some(0.05), "done"),
+            cell(Some(0.75), None, "done"),
+        ],
         3,
         "0 to 1",
     );
     assert!(html.contains("<th scope=\"row\">&lt;A&gt;</th><td data-testid=\"candidate-result-0\" data-state=\"done\" data-overall=\"0.5\" data-uncertainty=\"0.05\" data-rank=\"2\">0.500 ± 0.050</td>"));
     assert!(html.contains("data-testid=\"candidate-result-1\" data-state=\"done\" data-overall=\"0.75\" data-uncertainty=\"\" data-rank=\"1\">0.750</td>"));
-    let html = plain_table(&labels, &[failed, cell(Some(0.75), None, "done")], 3, "0 to 1");
+    let html = plain_table(
+        &labels,
+        &[failed, cell(Some(0.75), None, "done")],
+        3,
+        "0 to 1",
+    );
     assert!(html.contains("data-overall=\"\" data-uncertainty=\"\" data-rank=\"\">—"));
     assert!(html.contains("<li>&lt;A&gt;: HTTP 500 &lt;oops&gt;</li>"));
 }
 
-fn judged<'a>(label: &'a str, score: Option<f64>, u: Option<f64>, single: String) -> PlainJudged<'a> {
+fn judged<'a>(
+    label: &'a str,
+    score: Option<f64>,
+    u: Option<f64>,
+    single: String,
+) -> PlainJudged<'a> {
     PlainJudged {
         label,
         text: "t",
@@ -270,7 +288,9 @@ fn the_export_and_the_lab_get_scores_ranking_differences_and_the_pick() {
     let (records, problems) = inbox_records(&json);
     assert!(problems.is_empty(), "{problems:?}");
     assert_eq!(records.len(), 3);
-    assert!(records.iter().all(|r| r.metric == "fleur" && r.criteria.is_empty()));
+    assert!(records
+        .iter()
+        .all(|r| r.metric == "fleur" && r.criteria.is_empty()));
     assert_eq!(records[1].score, Some(0.806172));
     assert!(records[0].chosen && !records[1].chosen);
     assert!(records[2].is_failed() && records[2].error.is_some());
@@ -278,7 +298,10 @@ fn the_export_and_the_lab_get_scores_ranking_differences_and_the_pick() {
     // A second comparison of another metric is left out with a sentence.
     let other = plain_comparison_json(
         "g_veval",
-        &[judged("A", Some(50.0), None, String::new()), judged("B", Some(60.0), None, String::new())],
+        &[
+            judged("A", Some(50.0), None, String::new()),
+            judged("B", Some(60.0), None, String::new()),
+        ],
         Some(1),
         Some("g2"),
     );
@@ -287,6 +310,9 @@ fn the_export_and_the_lab_get_scores_ranking_differences_and_the_pick() {
     assert_eq!(problems.len(), 1);
     assert!(problems[0].contains("another metric"), "{problems:?}");
     let v: serde_json::Value = serde_json::from_str(&other).unwrap();
-    assert_eq!((v["ranking"].clone(), v["agrees"].clone()), (serde_json::json!(["B", "A"]), true.into()));
+    assert_eq!(
+        (v["ranking"].clone(), v["agrees"].clone()),
+        (serde_json::json!(["B", "A"]), true.into())
+    );
     assert_eq!(v["differences"][0]["exceeds"], serde_json::Value::Null);
 }

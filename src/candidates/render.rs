@@ -129,11 +129,20 @@ const BOTTOM: f64 = 44.0;
 const DASHES: [&str; 5] = ["none", "6 3", "2 3", "8 3 2 3", "1 2"];
 
 /// The chart's γ axis in its viewBox units, for the γ under the pointer.
-pub const AXIS: crate::scoring::gamma_axis::GammaAxis = crate::scoring::gamma_axis::GammaAxis { width: W, left: LEFT, right: RIGHT };
+pub const AXIS: crate::scoring::gamma_axis::GammaAxis = crate::scoring::gamma_axis::GammaAxis {
+    width: W,
+    left: LEFT,
+    right: RIGHT,
+};
 
 /// The chart's readout at `gamma` (the γ under the pointer, or moved with the keys): every
 /// candidate's overall score there, best first; a candidate with no score says so.
-pub fn readout(w: &dyn Weighting, labels: &[String], candidates: &[Vec<Scored>], gamma: f64) -> String {
+pub fn readout(
+    w: &dyn Weighting,
+    labels: &[String],
+    candidates: &[Vec<Scored>],
+    gamma: f64,
+) -> String {
     let scores = super::scores_at(w, candidates, gamma);
     let mut parts: Vec<String> = super::order(&scores)
         .into_iter()
@@ -149,7 +158,10 @@ pub fn readout(w: &dyn Weighting, labels: &[String], candidates: &[Vec<Scored>],
 }
 
 fn label_of(labels: &[String], i: usize) -> String {
-    labels.get(i).cloned().unwrap_or_else(|| super::default_label(i))
+    labels
+        .get(i)
+        .cloned()
+        .unwrap_or_else(|| super::default_label(i))
 }
 
 fn x(g: f64) -> f64 {
@@ -221,8 +233,15 @@ pub fn plot_svg(
         );
     }
     // Each label at its line's right end, moved apart where two ends (nearly) meet.
-    let drawn: Vec<(usize, &Vec<(f64, f64)>)> = curves.iter().enumerate().filter(|(_, c)| !c.is_empty()).collect();
-    let ends: Vec<f64> = drawn.iter().map(|(_, c)| y(c.last().map_or(3.0, |p| p.1)) + 4.0).collect();
+    let drawn: Vec<(usize, &Vec<(f64, f64)>)> = curves
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| !c.is_empty())
+        .collect();
+    let ends: Vec<f64> = drawn
+        .iter()
+        .map(|(_, c)| y(c.last().map_or(3.0, |p| p.1)) + 4.0)
+        .collect();
     let label_ys = spread(&ends, LABEL_GAP, TOP + 8.0, bottom + 4.0);
     for ((i, c), ly) in drawn.into_iter().zip(label_ys) {
         let points: Vec<String> = c

@@ -160,7 +160,11 @@ mod export_tests {
         }
     }
 
-    fn judged<'a>(label: &'a str, text: &'a str, r: &'a [CriterionResult; 5]) -> Judged<'a, CriterionResult> {
+    fn judged<'a>(
+        label: &'a str,
+        text: &'a str,
+        r: &'a [CriterionResult; 5],
+    ) -> Judged<'a, CriterionResult> {
         Judged {
             label,
             text,
@@ -185,8 +189,16 @@ mod export_tests {
             judged("C", "third", &r[2]),
         ];
         let singles = vec!["{\"metric\":\"harmonic_eval\"}".to_string()];
-        let doc: serde_json::Value =
-            serde_json::from_str(&comparison_json("harmonic_eval", &Harmonic, 0.75, &j, &singles, Some(0), None)).unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&comparison_json(
+            "harmonic_eval",
+            &Harmonic,
+            0.75,
+            &j,
+            &singles,
+            Some(0),
+            None,
+        ))
+        .unwrap();
         assert_eq!(doc["kind"], "candidates");
         assert_eq!(doc["ranking"], serde_json::json!(["B", "A", "C"]));
         assert_eq!(doc["chosen"], "A");
@@ -200,8 +212,16 @@ mod export_tests {
         assert!((flip - closed_form_flip()).abs() < 1e-9);
         assert_eq!(doc["flip_points"][0]["over"], "A");
         // Without a choice there is no agreement to report.
-        let none: serde_json::Value =
-            serde_json::from_str(&comparison_json("harmonic_eval", &Harmonic, 0.75, &j, &[], None, None)).unwrap();
+        let none: serde_json::Value = serde_json::from_str(&comparison_json(
+            "harmonic_eval",
+            &Harmonic,
+            0.75,
+            &j,
+            &[],
+            None,
+            None,
+        ))
+        .unwrap();
         assert!(none["agreement"].is_null() && none["chosen"].is_null());
     }
 
@@ -223,7 +243,15 @@ mod export_tests {
             serde_json::json!({"metric": "harmonic_eval", "task": "ic", "fidelity": "paper", "criteria": crit}).to_string()
         };
         let singles: Vec<String> = (0..3).map(single).collect();
-        let line = comparison_json("harmonic_eval", &Harmonic, 0.75, &j, &singles, Some(0), Some("cmp-1"));
+        let line = comparison_json(
+            "harmonic_eval",
+            &Harmonic,
+            0.75,
+            &j,
+            &singles,
+            Some(0),
+            Some("cmp-1"),
+        );
         let inbox = append_to_inbox(None, &line);
         let inbox = append_to_inbox(Some(&inbox), &line.replace("cmp-1", "cmp-2"));
         let (all, problems) = inbox_records(&inbox);
@@ -275,7 +303,13 @@ fn problems_name_the_candidate_and_say_shared_ones_once() {
     let labels: Vec<String> = vec!["A".into(), "A".into(), " ".into()];
     let texts: Vec<String> = vec!["a dog".into(), "".into(), "a cat".into()];
     let problems = |base: &Input, labels: &[String], texts: &[String]| {
-        problems_with(labels, texts, |t| Input { text: t.into(), ..base.clone() }.problems())
+        problems_with(labels, texts, |t| {
+            Input {
+                text: t.into(),
+                ..base.clone()
+            }
+            .problems()
+        })
     };
     let p = problems(&base, &labels, &texts);
     assert_eq!(
@@ -328,7 +362,10 @@ mod render_tests {
         // Two on one spot: the second pushed down a gap.
         assert_eq!(spread(&[50.0, 50.0], 13.0, 0.0, 200.0), vec![50.0, 63.0]);
         // Three crowding the bottom: pushed back up inside the range, a gap apart.
-        assert_eq!(spread(&[199.0, 200.0, 195.0], 13.0, 0.0, 200.0), vec![187.0, 200.0, 174.0]);
+        assert_eq!(
+            spread(&[199.0, 200.0, 195.0], 13.0, 0.0, 200.0),
+            vec![187.0, 200.0, 174.0]
+        );
         // Above the top: brought inside.
         assert_eq!(spread(&[-5.0], 13.0, 10.0, 200.0), vec![10.0]);
         assert!(spread(&[], 13.0, 0.0, 1.0).is_empty());
@@ -432,7 +469,10 @@ mod render_tests {
         assert!(svg.contains("310.0,46.5"), "{svg}");
         // The two lines end 0.04 apart at γ = 1: their labels are moved apart, not drawn over
         // each other.
-        let near = vec![vec![(0.01, 2.0), (1.0, 3.02)], vec![(0.01, 3.0), (1.0, 2.98)]];
+        let near = vec![
+            vec![(0.01, 2.0), (1.0, 3.02)],
+            vec![(0.01, 3.0), (1.0, 2.98)],
+        ];
         let svg = plot_svg(&labels, &near, &[], 1.0);
         let ys: Vec<f64> = svg
             .split("class=\"curve-label\" x=\"314\" y=\"")
@@ -440,7 +480,10 @@ mod render_tests {
             .map(|t| t.split('"').next().unwrap().parse().unwrap())
             .collect();
         assert_eq!(ys.len(), 2, "{svg}");
-        assert!(ys[1] - ys[0] >= 13.0 - 1e-9, "A above B, a line apart: {ys:?}");
+        assert!(
+            ys[1] - ys[0] >= 13.0 - 1e-9,
+            "A above B, a line apart: {ys:?}"
+        );
         let tab = curves_table(&labels, &curves);
         assert_eq!(tab.matches("<tr>").count(), 12);
         assert!(
@@ -480,7 +523,10 @@ fn ranking_flips_and_radios_markup() {
     );
     // A pick opened from a link or file shows checked.
     let rad = radios_html(&labels, Some(1));
-    assert!(rad.contains("data-testid=\"prefer-1\" checked>B&amp;B</label>"), "{rad}");
+    assert!(
+        rad.contains("data-testid=\"prefer-1\" checked>B&amp;B</label>"),
+        "{rad}"
+    );
     assert_eq!(rad.matches(" checked").count(), 1);
 }
 
@@ -491,20 +537,28 @@ fn the_readout_lists_every_candidate_best_first_at_the_gamma_pointed_at() {
     for g in [0.01, 0.5, 0.75, 0.9, 1.0] {
         let text = render::readout(&Harmonic, &labels, &c, g);
         let scores = scores_at(&Harmonic, &c, g);
-        let expected: Vec<String> =
-            order(&scores).into_iter().map(|i| format!("{} {:.2}", labels[i], scores[i].unwrap())).collect();
+        let expected: Vec<String> = order(&scores)
+            .into_iter()
+            .map(|i| format!("{} {:.2}", labels[i], scores[i].unwrap()))
+            .collect();
         assert_eq!(text, format!("At γ = {g:.2}: {}", expected.join(", ")));
     }
     // Either side of the flip the first two swap places in the readout.
     let star = closed_form_flip();
     let before = render::readout(&Harmonic, &labels, &c, star - 0.02);
     let after = render::readout(&Harmonic, &labels, &c, star + 0.02);
-    assert_ne!(before.split(": ").nth(1).unwrap().chars().next(), after.split(": ").nth(1).unwrap().chars().next());
+    assert_ne!(
+        before.split(": ").nth(1).unwrap().chars().next(),
+        after.split(": ").nth(1).unwrap().chars().next()
+    );
     // A candidate without a score is named last, not given a number.
     let mut partial = c.clone();
     partial[1].clear();
     assert!(render::readout(&Harmonic, &labels, &partial, 0.75).ends_with("B no score"));
-    assert_eq!(render::readout(&Harmonic, &[], &[], 0.5), "At γ = 0.50: no candidate has a score");
+    assert_eq!(
+        render::readout(&Harmonic, &[], &[], 0.5),
+        "At γ = 0.50: no candidate has a score"
+    );
     // The axis puts the ends of γ at the plot's edges.
     assert!((render::AXIS.gamma_at(44.0 / 340.0) - 0.01).abs() < 1e-12);
     assert!((render::AXIS.gamma_at((340.0 - 30.0) / 340.0) - 1.0).abs() < 1e-12);

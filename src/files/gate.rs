@@ -166,7 +166,10 @@ pub fn check(doc: &Value) -> Result<(), String> {
                 }
                 stack.extend(list.iter().map(|x| (key, x, false)));
             }
-            Value::Object(m) => stack.extend(m.iter().map(|(k, x)| (Some(k.as_str()), x, top && key.is_none()))),
+            Value::Object(m) => stack.extend(
+                m.iter()
+                    .map(|(k, x)| (Some(k.as_str()), x, top && key.is_none())),
+            ),
             _ => {}
         }
     }
@@ -195,7 +198,11 @@ fn user_texts(obj: &Map<String, Value>) -> Result<(), String> {
         }
     }
     if let Some(Value::Array(refs)) = obj.get("references") {
-        let joined: Vec<&str> = refs.iter().take(MAX_LIST_ITEMS + 1).filter_map(Value::as_str).collect();
+        let joined: Vec<&str> = refs
+            .iter()
+            .take(MAX_LIST_ITEMS + 1)
+            .filter_map(Value::as_str)
+            .collect();
         if let Some(e) = over("list of references", &joined.join("\n")) {
             return Err(e);
         }
@@ -221,9 +228,17 @@ mod tests {
         assert!(size(Origin::File, MAX_DOC_BYTES as f64).is_ok());
         assert!(size(Origin::File, 0.0).is_ok());
         let e = size(Origin::File, 100.0 * 1024.0 * 1024.0).unwrap_err();
-        assert_eq!(e, "This file is 100 MB; a result is at most 2.0 MB, so it was not read.");
-        assert!(size(Origin::Lab, 2_200_000.0).unwrap_err().starts_with("The result sent from the lab is 2.1 MB"));
-        assert!(size(Origin::History, f64::NAN).is_err(), "a size that is not a number is not small");
+        assert_eq!(
+            e,
+            "This file is 100 MB; a result is at most 2.0 MB, so it was not read."
+        );
+        assert!(size(Origin::Lab, 2_200_000.0)
+            .unwrap_err()
+            .starts_with("The result sent from the lab is 2.1 MB"));
+        assert!(
+            size(Origin::History, f64::NAN).is_err(),
+            "a size that is not a number is not small"
+        );
         assert!(unpacked_too_far().contains("more than 2.0 MB"));
     }
 
@@ -235,10 +250,17 @@ mod tests {
         for key in ["text", "caption", "answer", "question", "reference_answer"] {
             let doc = json!({"metric": "m", key: "é".repeat(max + 1)});
             let e = check(&doc).unwrap_err();
-            assert!(e.starts_with("This result cannot be opened: its ") && e.contains("20,001 characters long") && e.ends_with("as for a new evaluation."), "{e}");
+            assert!(
+                e.starts_with("This result cannot be opened: its ")
+                    && e.contains("20,001 characters long")
+                    && e.ends_with("as for a new evaluation."),
+                "{e}"
+            );
         }
         let refs = json!({"metric": "ref_fleur", "references": vec!["r".repeat(10_000); 3]});
-        assert!(check(&refs).unwrap_err().contains("list of references is 30,002 characters"));
+        assert!(check(&refs)
+            .unwrap_err()
+            .contains("list of references is 30,002 characters"));
         let cand = json!({"kind": "candidates", "candidates": [{"label": "A", "text": "x".repeat(max + 1)}]});
         assert!(check(&cand).unwrap_err().contains("its text is 20,001"));
         let inner = json!({"kind": "candidates", "candidates": [{"label": "A", "result": {"text": "x".repeat(max + 1)}}]});
@@ -248,15 +270,26 @@ mod tests {
     #[test]
     fn every_list_and_field_is_capped_but_the_image_is_bounded_only_by_the_size() {
         let long_list = json!({"metric": "maev", "trials": vec![0; MAX_LIST_ITEMS + 1]});
-        assert!(check(&long_list).unwrap_err().contains("a list of 1,001 items under \u{201c}trials\u{201d}"));
+        assert!(check(&long_list)
+            .unwrap_err()
+            .contains("a list of 1,001 items under \u{201c}trials\u{201d}"));
         let nested = json!({"criteria": [{"distribution": vec![0.1; MAX_LIST_ITEMS + 1]}]});
-        assert!(check(&nested).unwrap_err().contains("under \u{201c}distribution\u{201d}"));
-        let answer = json!({"criteria": [{"name": "clarity", "answer": "a".repeat(MAX_FIELD_CHARS + 1)}]});
-        assert!(check(&answer).unwrap_err().contains("its field \u{201c}answer\u{201d} is 50,001 characters long"));
-        let image = json!({"image": format!("data:image/jpeg;base64,{}", "A".repeat(MAX_FIELD_CHARS * 4))});
+        assert!(check(&nested)
+            .unwrap_err()
+            .contains("under \u{201c}distribution\u{201d}"));
+        let answer =
+            json!({"criteria": [{"name": "clarity", "answer": "a".repeat(MAX_FIELD_CHARS + 1)}]});
+        assert!(check(&answer)
+            .unwrap_err()
+            .contains("its field \u{201c}answer\u{201d} is 50,001 characters long"));
+        let image =
+            json!({"image": format!("data:image/jpeg;base64,{}", "A".repeat(MAX_FIELD_CHARS * 4))});
         assert!(check(&image).is_ok());
         let nested_image = json!({"x": {"image": "A".repeat(MAX_FIELD_CHARS + 1)}});
-        assert!(check(&nested_image).is_err(), "only the document's own image may be long");
+        assert!(
+            check(&nested_image).is_err(),
+            "only the document's own image may be long"
+        );
         assert!(check(&json!([1, 2, "x"])).is_ok());
     }
 

@@ -32,7 +32,11 @@ pub struct Entry {
 /// The key of an entry saved at `epoch_ms` (milliseconds since 1970), the `n`th that
 /// millisecond: keys sort by age as strings.
 pub fn entry_id(epoch_ms: f64, n: u32) -> String {
-    let ms = if epoch_ms.is_finite() && epoch_ms > 0.0 { epoch_ms as u64 } else { 0 };
+    let ms = if epoch_ms.is_finite() && epoch_ms > 0.0 {
+        epoch_ms as u64
+    } else {
+        0
+    };
     format!("{ms:015}-{n:03}")
 }
 
@@ -48,7 +52,13 @@ pub fn new_entry(id: String, saved: String, result_json: &str) -> Result<Entry, 
     let doc = Value::Object(doc);
     let name = default_name(&opened.metric, crate::files::export_name::judged_text(&doc));
     let file = serde_json::to_string(&doc).unwrap_or_default();
-    Ok(Entry { id, name, metric: opened.metric, saved, file })
+    Ok(Entry {
+        id,
+        name,
+        metric: opened.metric,
+        saved,
+        file,
+    })
 }
 
 /// "HarmonicEval: A dog runs across…": the metric's name and the text's first words.
@@ -57,7 +67,12 @@ pub fn default_name(metric: &str, text: &str) -> String {
     let words: Vec<&str> = text.split_whitespace().collect();
     let mut start = words.iter().take(8).copied().collect::<Vec<_>>().join(" ");
     if start.chars().count() > 48 {
-        start = start.chars().take(48).collect::<String>().trim_end().to_string();
+        start = start
+            .chars()
+            .take(48)
+            .collect::<String>()
+            .trim_end()
+            .to_string();
     }
     if start.is_empty() {
         metric.to_string()
@@ -74,13 +89,21 @@ pub fn renamed(entry: &Entry, name: &str) -> Result<Entry, String> {
     if name.is_empty() {
         return Err("A name cannot be empty: type one, or keep the old one.".into());
     }
-    Ok(Entry { name: name.chars().take(MAX_NAME_CHARS).collect(), ..entry.clone() })
+    Ok(Entry {
+        name: name.chars().take(MAX_NAME_CHARS).collect(),
+        ..entry.clone()
+    })
 }
 
 /// The stored record of an entry (JSON text; its key is `entry.id`).
 pub fn to_record(entry: &Entry) -> String {
     let mut m = Map::new();
-    for (k, v) in [("name", &entry.name), ("metric", &entry.metric), ("saved", &entry.saved), ("file", &entry.file)] {
+    for (k, v) in [
+        ("name", &entry.name),
+        ("metric", &entry.metric),
+        ("saved", &entry.saved),
+        ("file", &entry.file),
+    ] {
         m.insert(k.into(), Value::from(v.as_str()));
     }
     Value::Object(m).to_string()
@@ -94,7 +117,13 @@ pub fn from_record(id: &str, record: &str) -> Option<Entry> {
     }
     let v: Value = serde_json::from_str(record).ok()?;
     let get = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-    Some(Entry { id: id.to_string(), name: get("name")?, metric: get("metric")?, saved: get("saved")?, file: get("file")? })
+    Some(Entry {
+        id: id.to_string(),
+        name: get("name")?,
+        metric: get("metric")?,
+        saved: get("saved")?,
+        file: get("file")?,
+    })
 }
 
 /// The entries as the list shows them: newest first, at most [`MAX_ENTRIES`] of them, whatever
@@ -156,17 +185,26 @@ mod tests {
     use super::*;
 
     fn example(name: &str) -> String {
-        std::fs::read_to_string(format!("{}/public/examples/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+        std::fs::read_to_string(format!(
+            "{}/public/examples/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
     }
 
     #[test]
     fn keys_sort_by_age_and_only_the_newest_fifty_stay() {
         assert_eq!(entry_id(1_779_510_720_123.0, 2), "001779510720123-002");
-        assert!(entry_id(999.0, 0) < entry_id(1000.0, 0), "zero-padded: string order is time order");
+        assert!(
+            entry_id(999.0, 0) < entry_id(1000.0, 0),
+            "zero-padded: string order is time order"
+        );
         assert!(entry_id(1000.0, 0) < entry_id(1000.0, 1));
         assert_eq!(entry_id(f64::NAN, 0), "000000000000000-000");
         // Shuffled ids of 53 saves: the three oldest go, whatever the order they come in.
-        let mut ids: Vec<String> = (0..53u32).map(|i| entry_id(1000.0 + f64::from(i * 7 % 53), 0)).collect();
+        let mut ids: Vec<String> = (0..53u32)
+            .map(|i| entry_id(1000.0 + f64::from(i * 7 % 53), 0))
+            .collect();
         ids.reverse();
         // The store is read from the 50th newest key on, and everything older (the three
         // oldest) is deleted; nothing is cut at 50 or fewer.
@@ -184,13 +222,30 @@ mod tests {
 
     #[test]
     fn the_list_shows_at_most_fifty_whatever_the_store_holds_and_no_oversized_record() {
-        let e = Entry { id: "1".into(), name: "x".into(), metric: "fleur".into(), saved: "t".into(), file: "{}".into() };
-        let many: Vec<Entry> = (0..5_005).map(|i| Entry { id: entry_id(f64::from(i), 0), ..e.clone() }).collect();
+        let e = Entry {
+            id: "1".into(),
+            name: "x".into(),
+            metric: "fleur".into(),
+            saved: "t".into(),
+            file: "{}".into(),
+        };
+        let many: Vec<Entry> = (0..5_005)
+            .map(|i| Entry {
+                id: entry_id(f64::from(i), 0),
+                ..e.clone()
+            })
+            .collect();
         let listed = newest_first(many);
         assert_eq!(listed.len(), MAX_ENTRIES);
         assert_eq!(listed[0].id, entry_id(5_004.0, 0));
-        let huge = Entry { file: "x".repeat(crate::files::gate::MAX_DOC_BYTES + 8192), ..e.clone() };
-        assert!(from_record("1", &to_record(&huge)).is_none(), "a record larger than any result");
+        let huge = Entry {
+            file: "x".repeat(crate::files::gate::MAX_DOC_BYTES + 8192),
+            ..e.clone()
+        };
+        assert!(
+            from_record("1", &to_record(&huge)).is_none(),
+            "a record larger than any result"
+        );
         assert_eq!(from_record("1", &to_record(&e)), Some(e));
     }
 
@@ -199,14 +254,31 @@ mod tests {
         let mut doc: Value = serde_json::from_str(&example("gamma-flip-a.json")).unwrap();
         doc["base_url"] = Value::from("https://gateway.example/v1?token=abc");
         doc["api_key"] = Value::from("sk-should-never-be-here");
-        let e = new_entry(entry_id(5.0, 0), "2026-11-23 04:12".into(), &doc.to_string()).unwrap();
-        assert!(!e.file.contains("gateway.example") && !e.file.contains("sk-should"), "{}", e.file);
+        let e = new_entry(
+            entry_id(5.0, 0),
+            "2026-11-23 04:12".into(),
+            &doc.to_string(),
+        )
+        .unwrap();
+        assert!(
+            !e.file.contains("gateway.example") && !e.file.contains("sk-should"),
+            "{}",
+            e.file
+        );
         assert_eq!(e.metric, "harmonic_eval");
-        assert_eq!(e.name, "HarmonicEval: A red square and a yellow square on\u{2026}");
+        assert_eq!(
+            e.name,
+            "HarmonicEval: A red square and a yellow square on\u{2026}"
+        );
         // Reopened, it is the same result as the file it came from.
         let back = from_record(&e.id, &to_record(&e)).unwrap();
         assert_eq!(back, e);
-        assert_eq!(crate::files::result_file::read(&back.file).unwrap().body, crate::files::result_file::read(&doc.to_string()).unwrap().body);
+        assert_eq!(
+            crate::files::result_file::read(&back.file).unwrap().body,
+            crate::files::result_file::read(&doc.to_string())
+                .unwrap()
+                .body
+        );
         assert_eq!(from_record("x", "{\"name\":1}"), None);
         assert_eq!(from_record("x", "not json"), None);
     }
@@ -226,21 +298,64 @@ mod tests {
     fn names_are_the_metric_and_the_first_words_and_renames_are_trimmed_and_capped() {
         assert_eq!(default_name("fleur", "A cat."), "FLEUR: A cat.");
         assert_eq!(default_name("maev", "   "), "MAEV");
-        let long = default_name("g_veval", "one two three four five six seven eight nine ten");
-        assert_eq!(long, "G-VEval: one two three four five six seven eight\u{2026}");
-        let e = Entry { id: "1".into(), name: "x".into(), metric: "fleur".into(), saved: "t".into(), file: "{}".into() };
+        let long = default_name(
+            "g_veval",
+            "one two three four five six seven eight nine ten",
+        );
+        assert_eq!(
+            long,
+            "G-VEval: one two three four five six seven eight\u{2026}"
+        );
+        let e = Entry {
+            id: "1".into(),
+            name: "x".into(),
+            metric: "fleur".into(),
+            saved: "t".into(),
+            file: "{}".into(),
+        };
         assert_eq!(renamed(&e, "  Class\n demo  ").unwrap().name, "Class demo");
         assert!(renamed(&e, " \t ").unwrap_err().contains("cannot be empty"));
-        assert_eq!(renamed(&e, &"é".repeat(200)).unwrap().name.chars().count(), MAX_NAME_CHARS);
-        let hostile = Entry { name: "<img src=x onerror=alert(1)> \"q\"".into(), ..e.clone() };
-        let html = list_markup(&[hostile, Entry { id: "0".into(), ..e.clone() }]);
-        assert!(html.contains("value=\"&lt;img src=x onerror=alert(1)&gt; &quot;q&quot;\""), "{html}");
+        assert_eq!(
+            renamed(&e, &"é".repeat(200)).unwrap().name.chars().count(),
+            MAX_NAME_CHARS
+        );
+        let hostile = Entry {
+            name: "<img src=x onerror=alert(1)> \"q\"".into(),
+            ..e.clone()
+        };
+        let html = list_markup(&[
+            hostile,
+            Entry {
+                id: "0".into(),
+                ..e.clone()
+            },
+        ]);
+        assert!(
+            html.contains("value=\"&lt;img src=x onerror=alert(1)&gt; &quot;q&quot;\""),
+            "{html}"
+        );
         assert!(!html.contains("<img"));
-        assert!(html.contains("data-testid=\"history-item-0\" data-id=\"1\"") && html.contains("history-item-1\" data-id=\"0\""));
+        assert!(
+            html.contains("data-testid=\"history-item-0\" data-id=\"1\"")
+                && html.contains("history-item-1\" data-id=\"0\"")
+        );
         assert_eq!(html.matches("<li").count(), 2);
         assert!(html.contains(">FLEUR, t</small>"));
         assert_eq!(list_markup(&[]), "");
-        let listed = newest_first(vec![Entry { id: "2".into(), ..e.clone() }, Entry { id: "9".into(), ..e.clone() }, e]);
-        assert_eq!(listed.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(), ["9", "2", "1"]);
+        let listed = newest_first(vec![
+            Entry {
+                id: "2".into(),
+                ..e.clone()
+            },
+            Entry {
+                id: "9".into(),
+                ..e.clone()
+            },
+            e,
+        ]);
+        assert_eq!(
+            listed.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(),
+            ["9", "2", "1"]
+        );
     }
 }

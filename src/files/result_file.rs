@@ -11,8 +11,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::scoring::criteria::Criterion;
 use crate::metrics::{ComparedResult, Metric, Reopened};
+use crate::scoring::criteria::Criterion;
 
 /// A result file read back.
 #[derive(Clone, Debug, PartialEq)]
@@ -45,8 +45,13 @@ impl Sent {
         let settings = obj.get("settings");
         let get = |k: &str| settings.and_then(|s| s.get(k));
         Sent {
-            max_tokens: get("max_tokens").and_then(Value::as_u64).and_then(|n| u32::try_from(n).ok()).filter(|n| *n > 0),
-            image_detail: get("image_detail").and_then(Value::as_str).map(crate::providers::ImageDetail::from_id),
+            max_tokens: get("max_tokens")
+                .and_then(Value::as_u64)
+                .and_then(|n| u32::try_from(n).ok())
+                .filter(|n| *n > 0),
+            image_detail: get("image_detail")
+                .and_then(Value::as_str)
+                .map(crate::providers::ImageDetail::from_id),
         }
     }
 
@@ -83,15 +88,18 @@ pub fn read(json: &str) -> Result<Opened, String> {
     // The gate first: nothing larger than a result is parsed, nothing longer than a new
     // evaluation's text or any list a result has is read further.
     crate::files::gate::size(crate::files::gate::Origin::Any, json.len() as f64)?;
-    let doc: Value = serde_json::from_str(json)
-        .map_err(|_| "This file is not a result exported by harmonic-judge (it is not JSON).".to_string())?;
+    let doc: Value = serde_json::from_str(json).map_err(|_| {
+        "This file is not a result exported by harmonic-judge (it is not JSON).".to_string()
+    })?;
     let obj = doc
         .as_object()
         .ok_or_else(|| "This file is not a result exported by harmonic-judge.".to_string())?;
     crate::files::gate::check(&doc)?;
     let metric = str_of(obj, "metric");
     let Some(known) = Metric::from_id(&metric) else {
-        return Err("This file is not a result exported by harmonic-judge (no known metric).".into());
+        return Err(
+            "This file is not a result exported by harmonic-judge (no known metric).".into(),
+        );
     };
     let image = obj
         .get("image")
@@ -114,7 +122,10 @@ pub fn read(json: &str) -> Result<Opened, String> {
         Body::Single(known.reopen(obj)?)
     };
     Ok(Opened {
-        source: obj.get("source").and_then(Value::as_str).map(str::to_string),
+        source: obj
+            .get("source")
+            .and_then(Value::as_str)
+            .map(str::to_string),
         image,
         model: str_of(named, "model"),
         provider: str_of(named, "provider"),
@@ -131,7 +142,9 @@ fn engine_of(obj: &Map<String, Value>) -> Option<crate::providers::in_browser::g
     use crate::providers::in_browser::gpu::{Compute, Engine};
     let e = obj.get("engine")?;
     let backend = Compute::from_id(e.get("backend")?.as_str()?)?;
-    let threads = u32::try_from(e.get("threads")?.as_u64()?).ok().filter(|n| (1..=1024).contains(n))?;
+    let threads = u32::try_from(e.get("threads")?.as_u64()?)
+        .ok()
+        .filter(|n| (1..=1024).contains(n))?;
     Some(Engine { backend, threads })
 }
 
@@ -151,7 +164,10 @@ pub fn with_extras(
     let stored: Map<String, Value> = Criterion::ALL
         .iter()
         .zip(explanations)
-        .filter_map(|(c, e)| e.as_ref().map(|e| (c.id().to_string(), Value::from(e.as_str()))))
+        .filter_map(|(c, e)| {
+            e.as_ref()
+                .map(|e| (c.id().to_string(), Value::from(e.as_str())))
+        })
         .collect();
     if !stored.is_empty() {
         obj.insert("explanations".into(), Value::Object(stored));
@@ -163,7 +179,10 @@ pub fn with_extras(
 }
 
 fn str_of(obj: &Map<String, Value>, key: &str) -> String {
-    obj.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
+    obj.get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// A comparison's candidates (2 to [`crate::candidates::MAX_CANDIDATES`], labels given and
@@ -183,7 +202,12 @@ fn read_comparison(obj: &Map<String, Value>) -> Result<(Comparison, &Map<String,
     }
     let (mut labels, mut candidates, mut first) = (Vec::new(), Vec::new(), None);
     for c in list {
-        let label = c.get("label").and_then(Value::as_str).unwrap_or_default().trim().to_string();
+        let label = c
+            .get("label")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .trim()
+            .to_string();
         if label.is_empty() || labels.contains(&label) {
             return Err(bad("its candidates need distinct labels"));
         }
@@ -192,12 +216,18 @@ fn read_comparison(obj: &Map<String, Value>) -> Result<(Comparison, &Map<String,
             .and_then(Value::as_object)
             .ok_or_else(|| bad(&format!("candidate {label} has no result")))?;
         let mut h = crate::metrics::reopen_compared(result)?;
-        h.text = c.get("text").and_then(Value::as_str).map_or(h.text, str::to_string);
+        h.text = c
+            .get("text")
+            .and_then(Value::as_str)
+            .map_or(h.text, str::to_string);
         first.get_or_insert(result);
         labels.push(label);
         candidates.push(h);
     }
-    if candidates.iter().all(|h| !h.results.iter().any(|r| matches!(r, Some(Ok(_))))) {
+    if candidates
+        .iter()
+        .all(|h| !h.results.iter().any(|r| matches!(r, Some(Ok(_)))))
+    {
         return Err(bad("no candidate has a score"));
     }
     let chosen = obj
@@ -259,7 +289,9 @@ pub fn read_manifest(json: &str) -> Result<Vec<Example>, String> {
     let list: Vec<Value> = serde_json::from_str(json)
         .map_err(|_| "The examples could not be read (their list is damaged).".to_string())?;
     let safe = |s: &str| {
-        !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
             && !s.starts_with('.')
     };
     Ok(list
@@ -268,7 +300,11 @@ pub fn read_manifest(json: &str) -> Result<Vec<Example>, String> {
             let get = |k: &str| e.get(k).and_then(Value::as_str).map(str::to_string);
             let (name, file) = (get("name")?, get("file")?);
             (safe(&name) && safe(&file) && file.ends_with(".json")).then(|| Example {
-                title: get("title").unwrap_or_else(|| name.clone()).chars().take(MAX_TITLE_CHARS).collect(),
+                title: get("title")
+                    .unwrap_or_else(|| name.clone())
+                    .chars()
+                    .take(MAX_TITLE_CHARS)
+                    .collect(),
                 name,
                 file,
                 origin: get("origin").unwrap_or_default(),

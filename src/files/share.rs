@@ -28,7 +28,8 @@ pub fn for_link(result_json: &str) -> String {
                 }
             }
             // Pretty, as exports are: one serialiser in the wasm, not two.
-            serde_json::to_string_pretty(&Value::Object(obj)).unwrap_or_else(|_| result_json.to_string())
+            serde_json::to_string_pretty(&Value::Object(obj))
+                .unwrap_or_else(|_| result_json.to_string())
         }
         _ => result_json.to_string(),
     }
@@ -38,7 +39,10 @@ pub fn for_link(result_json: &str) -> String {
 pub fn encode(data: &[u8]) -> String {
     let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
     for chunk in data.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
         for i in 0..=chunk.len() {
             out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
         }
@@ -86,7 +90,9 @@ pub fn payload(fragment: &str) -> Option<Result<Vec<u8>, String>> {
     if let Err(e) = crate::files::gate::fragment(data) {
         return Some(Err(e));
     }
-    Some(decode(data).ok_or_else(|| "This share link is damaged: it could not be read.".to_string()))
+    Some(
+        decode(data).ok_or_else(|| "This share link is damaged: it could not be read.".to_string()),
+    )
 }
 
 /// An iframe of the page showing the shared result, for a static site.
@@ -112,29 +118,46 @@ mod tests {
         }
         assert_eq!(encode(b"hi?>"), "aGk_Pg");
         assert_eq!(decode("aGk_Pg==").unwrap(), b"hi?>");
-        assert_eq!(decode("a+b/"), None, "standard base64's characters are not base64url");
+        assert_eq!(
+            decode("a+b/"),
+            None,
+            "standard base64's characters are not base64url"
+        );
     }
 
     #[test]
     fn the_link_drops_the_base_url_and_its_own_old_fragment_and_says_when_too_large() {
-        let doc = r#"{"metric":"harmonic_eval","base_url":"https://judge.example/v1","text":"A cat."}"#;
+        let doc =
+            r#"{"metric":"harmonic_eval","base_url":"https://judge.example/v1","text":"A cat."}"#;
         let shared = for_link(doc);
         assert!(!shared.contains("judge.example") && shared.contains("A cat."));
         let url = link("https://site/app/#r=old", &[1, 2, 3]).unwrap();
         assert_eq!(url, "https://site/app/#r=AQID");
-        assert_eq!(payload(&url[url.find('#').unwrap()..]), Some(Ok(vec![1, 2, 3])));
+        assert_eq!(
+            payload(&url[url.find('#').unwrap()..]),
+            Some(Ok(vec![1, 2, 3]))
+        );
         assert_eq!(payload("#other"), None);
         assert!(payload("#r=%%").unwrap().is_err());
         let bomb = format!("#r={}", "A".repeat(MAX_LINK_CHARS + 1));
-        assert!(payload(&bomb).unwrap().unwrap_err().contains("16,001 characters long"));
+        assert!(payload(&bomb)
+            .unwrap()
+            .unwrap_err()
+            .contains("16,001 characters long"));
         let e = link("https://site/", &vec![0u8; MAX_LINK_CHARS]).unwrap_err();
-        assert!(e.starts_with("This result is too large for a link") && e.ends_with('.'), "{e}");
+        assert!(
+            e.starts_with("This result is too large for a link") && e.ends_with('.'),
+            "{e}"
+        );
     }
 
     #[test]
     fn embed_code_is_an_iframe_with_the_link_escaped() {
         let code = embed_code("https://site/?a=1&b=\"x\"#r=AQID");
-        assert!(code.starts_with("<iframe src=\"https://site/?a=1&amp;b=&quot;x&quot;#r=AQID\""), "{code}");
+        assert!(
+            code.starts_with("<iframe src=\"https://site/?a=1&amp;b=&quot;x&quot;#r=AQID\""),
+            "{code}"
+        );
         assert!(code.ends_with("></iframe>"));
     }
 }

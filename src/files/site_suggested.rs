@@ -29,7 +29,11 @@ pub struct Suggested {
 impl Suggested {
     /// What `site` suggests (its judge's preset, base URL and model; its first metric).
     pub fn of(site: &Site) -> Suggested {
-        let preset_id = site.judge.as_ref().map_or(PRESETS[0].id, |j| j.provider.as_str()).to_string();
+        let preset_id = site
+            .judge
+            .as_ref()
+            .map_or(PRESETS[0].id, |j| j.provider.as_str())
+            .to_string();
         Suggested {
             base_url: suggested_base_url(site, &preset_id),
             model: suggested_model(site, &preset_id),
@@ -48,7 +52,12 @@ impl Suggested {
     pub fn from_json(text: &str) -> Option<Suggested> {
         let v: Value = serde_json::from_str(text).ok()?;
         let field = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-        Some(Suggested { preset: field("preset")?, base_url: field("base_url")?, model: field("model")?, metric: field("metric")? })
+        Some(Suggested {
+            preset: field("preset")?,
+            base_url: field("base_url")?,
+            model: field("model")?,
+            metric: field("metric")?,
+        })
     }
 }
 
@@ -60,12 +69,16 @@ fn judge_for<'a>(site: &'a Site, preset_id: &str) -> Option<&'a super::site::Sit
 /// The base URL suggested for `preset_id`: the site's where its judge presets that provider,
 /// else the preset's own.
 pub fn suggested_base_url(site: &Site, preset_id: &str) -> String {
-    judge_for(site, preset_id).and_then(|j| j.base_url.clone()).unwrap_or_else(|| preset(preset_id).base_url.to_string())
+    judge_for(site, preset_id)
+        .and_then(|j| j.base_url.clone())
+        .unwrap_or_else(|| preset(preset_id).base_url.to_string())
 }
 
 /// The model suggested for `preset_id`, likewise.
 pub fn suggested_model(site: &Site, preset_id: &str) -> String {
-    judge_for(site, preset_id).and_then(|j| j.model.clone()).unwrap_or_else(|| preset(preset_id).model.to_string())
+    judge_for(site, preset_id)
+        .and_then(|j| j.model.clone())
+        .unwrap_or_else(|| preset(preset_id).model.to_string())
 }
 
 /// What to store for a setting whose value is `value` where `suggested` is suggested: the
@@ -96,13 +109,28 @@ pub fn changed_note(before: Option<&Suggested>, now: &Suggested, own: &Own) -> O
         }
     };
     let label = |id: &str| preset(id).label.to_string();
-    field("the provider", &label(&before.preset), &label(&now.preset), &own.preset.as_deref().map(label));
+    field(
+        "the provider",
+        &label(&before.preset),
+        &label(&now.preset),
+        &own.preset.as_deref().map(label),
+    );
     if before.preset == now.preset {
         field("the model", &before.model, &now.model, &own.model);
-        field("the base URL", &before.base_url, &now.base_url, &own.base_url);
+        field(
+            "the base URL",
+            &before.base_url,
+            &now.base_url,
+            &own.base_url,
+        );
     }
     let name = |id: &str| Metric::from_id(id).map_or(id.to_string(), |m| m.info().name.to_string());
-    field("the metric", &name(&before.metric), &name(&now.metric), &own.metric.as_deref().map(name));
+    field(
+        "the metric",
+        &name(&before.metric),
+        &name(&now.metric),
+        &own.metric.as_deref().map(name),
+    );
     if kept.is_empty() {
         return None;
     }
@@ -127,8 +155,20 @@ mod tests {
     #[test]
     fn a_site_suggests_its_judge_and_first_metric_and_no_site_the_apps_defaults() {
         let s = Suggested::of(&site("gpt-4o-mini", r#"["fleur", "harmonic_eval"]"#));
-        assert_eq!((s.preset.as_str(), s.base_url.as_str(), s.model.as_str(), s.metric.as_str()),
-                   ("openai", "https://judge.example.org/v1", "gpt-4o-mini", "fleur"));
+        assert_eq!(
+            (
+                s.preset.as_str(),
+                s.base_url.as_str(),
+                s.model.as_str(),
+                s.metric.as_str()
+            ),
+            (
+                "openai",
+                "https://judge.example.org/v1",
+                "gpt-4o-mini",
+                "fleur"
+            )
+        );
         let none = Suggested::of(&Site::default());
         assert_eq!(none.preset, PRESETS[0].id);
         assert_eq!(none.model, PRESETS[0].model);
@@ -137,15 +177,25 @@ mod tests {
         assert_eq!(Suggested::from_json("{not json"), None);
         // Another provider than the site's keeps its preset's own suggestions.
         let other = site("gpt-4o-mini", r#"["fleur"]"#);
-        assert_eq!(suggested_model(&other, "anthropic"), preset("anthropic").model);
-        assert_eq!(suggested_base_url(&other, "anthropic"), preset("anthropic").base_url);
+        assert_eq!(
+            suggested_model(&other, "anthropic"),
+            preset("anthropic").model
+        );
+        assert_eq!(
+            suggested_base_url(&other, "anthropic"),
+            preset("anthropic").base_url
+        );
     }
 
     #[test]
     fn only_what_differs_from_the_suggestion_is_stored() {
         assert_eq!(keep("gpt-4o-mini", "gpt-4o-mini"), None);
         assert_eq!(keep("my-model", "gpt-4o-mini"), Some("my-model"));
-        assert_eq!(keep("", "gpt-4o-mini"), Some(""), "an emptied field is a choice too");
+        assert_eq!(
+            keep("", "gpt-4o-mini"),
+            Some(""),
+            "an emptied field is a choice too"
+        );
     }
 
     #[test]
@@ -153,19 +203,61 @@ mod tests {
         let before = Suggested::of(&site("gpt-4o-mini", r#"["harmonic_eval", "fleur"]"#));
         let now = Suggested::of(&site("gpt-4.1", r#"["fleur"]"#));
         // First visit, or nothing changed: no note.
-        assert_eq!(changed_note(None, &now, &Own { model: Some("mine".into()), ..Own::default() }), None);
-        assert_eq!(changed_note(Some(&now), &now, &Own { model: Some("mine".into()), ..Own::default() }), None);
+        assert_eq!(
+            changed_note(
+                None,
+                &now,
+                &Own {
+                    model: Some("mine".into()),
+                    ..Own::default()
+                }
+            ),
+            None
+        );
+        assert_eq!(
+            changed_note(
+                Some(&now),
+                &now,
+                &Own {
+                    model: Some("mine".into()),
+                    ..Own::default()
+                }
+            ),
+            None
+        );
         // Changed, but the visitor set nothing: they follow the site, silently.
         assert_eq!(changed_note(Some(&before), &now, &Own::default()), None);
         // Their own model stays, and the note says what the site suggests now.
-        let note = changed_note(Some(&before), &now, &Own { model: Some("my-model".into()), ..Own::default() }).unwrap();
+        let note = changed_note(
+            Some(&before),
+            &now,
+            &Own {
+                model: Some("my-model".into()),
+                ..Own::default()
+            },
+        )
+        .unwrap();
         assert!(note.contains("the model \u{201c}gpt-4.1\u{201d} (it suggested \u{201c}gpt-4o-mini\u{201d}); you keep \u{201c}my-model\u{201d}"), "{note}");
         assert!(!note.contains("metric"), "{note}");
         // Their metric too.
-        let own = Own { model: Some("my-model".into()), metric: Some("harmonic_eval".into()), ..Own::default() };
+        let own = Own {
+            model: Some("my-model".into()),
+            metric: Some("harmonic_eval".into()),
+            ..Own::default()
+        };
         let note = changed_note(Some(&before), &now, &own).unwrap();
         assert!(note.contains("the metric \u{201c}FLEUR\u{201d} (it suggested \u{201c}HarmonicEval\u{201d}); you keep \u{201c}HarmonicEval\u{201d}"), "{note}");
         // A visitor whose own value is the new suggestion needs no note.
-        assert_eq!(changed_note(Some(&before), &now, &Own { model: Some("gpt-4.1".into()), ..Own::default() }), None);
+        assert_eq!(
+            changed_note(
+                Some(&before),
+                &now,
+                &Own {
+                    model: Some("gpt-4.1".into()),
+                    ..Own::default()
+                }
+            ),
+            None
+        );
     }
 }

@@ -36,8 +36,9 @@ pub fn phrase(name: &str, message: &str) -> String {
         Refusal::Temporary => "its storage here is temporary, as in a private window, and keeps \
                                no files: open the page in a normal window to keep them"
             .into(),
-        Refusal::Full => "its storage for this site is full: free some, then choose the files again"
-            .into(),
+        Refusal::Full => {
+            "its storage for this site is full: free some, then choose the files again".into()
+        }
         Refusal::Refused => {
             let said = [name.trim(), message.trim()]
                 .into_iter()
@@ -62,16 +63,28 @@ mod tests {
         let webkit = "Error preparing Blob/File data to be stored in object store";
         assert_eq!(classify("UnknownError", webkit), Refusal::Temporary);
         let s = phrase("UnknownError", webkit);
-        assert!(s.contains("temporary") && s.contains("private window"), "{s}");
+        assert!(
+            s.contains("temporary") && s.contains("private window"),
+            "{s}"
+        );
         assert!(!s.contains("full"), "{s}");
     }
 
     #[test]
     fn a_quota_is_full_and_anything_else_is_said_as_given() {
-        assert_eq!(classify("QuotaExceededError", "The quota has been exceeded."), Refusal::Full);
-        assert_eq!(classify("UnknownError", "NS_ERROR_DOM_QUOTA_REACHED"), Refusal::Full);
+        assert_eq!(
+            classify("QuotaExceededError", "The quota has been exceeded."),
+            Refusal::Full
+        );
+        assert_eq!(
+            classify("UnknownError", "NS_ERROR_DOM_QUOTA_REACHED"),
+            Refusal::Full
+        );
         assert!(phrase("QuotaExceededError", "").starts_with("its storage for this site is full"));
-        assert_eq!(classify("AbortError", "The transaction was aborted"), Refusal::Refused);
+        assert_eq!(
+            classify("AbortError", "The transaction was aborted"),
+            Refusal::Refused
+        );
         assert_eq!(
             phrase("ConstraintError", "Key already exists"),
             "it refused the write: ConstraintError: Key already exists"

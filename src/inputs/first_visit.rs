@@ -46,7 +46,11 @@ pub enum KeyState {
 /// model · key · procedure, e.g. "OpenAI · gpt-4o · key needed · paper procedure".
 pub fn judge_summary(provider: &str, model: &str, key: KeyState, extensions: usize) -> String {
     let model = model.trim();
-    let model = if model.is_empty() { "no model chosen" } else { model };
+    let model = if model.is_empty() {
+        "no model chosen"
+    } else {
+        model
+    };
     let key = match key {
         KeyState::Needed => "key needed",
         KeyState::Set => "key set",
@@ -67,21 +71,50 @@ mod tests {
     #[test]
     fn a_provider_that_needs_a_key_says_so_before_sending() {
         let m = key_missing(true, "  ", "OpenAI").unwrap();
-        assert!(m.starts_with("OpenAI needs an API key") && m.ends_with(")."), "{m}");
+        assert!(
+            m.starts_with("OpenAI needs an API key") && m.ends_with(")."),
+            "{m}"
+        );
         assert_eq!(key_missing(true, "sk-1", "OpenAI"), None);
-        assert_eq!(key_missing(false, "", "llama.cpp"), None, "a local server needs none");
-        assert!(is_presets_host("https://api.openai.com/v1", "https://api.openai.com/v1/"));
-        assert!(!is_presets_host("https://api.openai.com/v1", "http://127.0.0.1:8080/v1"));
+        assert_eq!(
+            key_missing(false, "", "llama.cpp"),
+            None,
+            "a local server needs none"
+        );
+        assert!(is_presets_host(
+            "https://api.openai.com/v1",
+            "https://api.openai.com/v1/"
+        ));
+        assert!(!is_presets_host(
+            "https://api.openai.com/v1",
+            "http://127.0.0.1:8080/v1"
+        ));
     }
 
     #[test]
     fn one_reason_for_every_criterion_is_shown_once() {
         let e = "The server rejected the API key (HTTP 401).";
         assert_eq!(shared_failure(&[Some(e); 5]).as_deref(), Some(e));
-        assert_eq!(shared_failure(&[Some(e), Some(e)]).as_deref(), Some(e), "two of five requested");
-        assert_eq!(shared_failure(&[Some(e)]), None, "a single criterion is not shared");
-        assert_eq!(shared_failure(&[Some(e), None, Some(e)]), None, "one scored");
-        assert_eq!(shared_failure(&[Some(e), Some("HTTP 404")]), None, "different reasons");
+        assert_eq!(
+            shared_failure(&[Some(e), Some(e)]).as_deref(),
+            Some(e),
+            "two of five requested"
+        );
+        assert_eq!(
+            shared_failure(&[Some(e)]),
+            None,
+            "a single criterion is not shared"
+        );
+        assert_eq!(
+            shared_failure(&[Some(e), None, Some(e)]),
+            None,
+            "one scored"
+        );
+        assert_eq!(
+            shared_failure(&[Some(e), Some("HTTP 404")]),
+            None,
+            "different reasons"
+        );
         assert_eq!(shared_failure(&[]), None);
     }
 
@@ -95,6 +128,7 @@ mod tests {
             judge_summary("llama.cpp server", "  ", KeyState::NotNeeded, 2),
             "llama.cpp server · no model chosen · no key needed · extended (2 options)"
         );
-        assert!(judge_summary("Gemini", "g", KeyState::Set, 1).ends_with("key set · extended (1 option)"));
+        assert!(judge_summary("Gemini", "g", KeyState::Set, 1)
+            .ends_with("key set · extended (1 option)"));
     }
 }

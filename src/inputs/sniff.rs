@@ -395,9 +395,7 @@ mod tests {
         // Every prefix of every sample, and short random strings: no panic.
         let mut rng = crate::meta::resample::Rng::new(3);
         for len in 0..600 {
-            let bytes: Vec<u8> = (0..len)
-                .map(|_| rng.below(256) as u8)
-                .collect();
+            let bytes: Vec<u8> = (0..len).map(|_| rng.below(256) as u8).collect();
             for prefix in [
                 &b"\xff\xd8\xff"[..],
                 b"GIF89a",

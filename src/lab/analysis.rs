@@ -6,12 +6,12 @@
 //! score is paired with each rating. Items without a score (failed) are left out of τ; in pairs
 //! they count as wrong (a missing score is never "strictly higher").
 
-use crate::scoring::criteria::Criterion;
 use crate::meta::kendall::Kendall;
 use crate::meta::pairwise::{
     best_of_n_pairs, pairwise_accuracy_indexed, Candidate, Pair, PairwiseAccuracy,
 };
 use crate::meta::protocol::{mean_rating, RatingProtocol};
+use crate::scoring::criteria::Criterion;
 
 use super::overall::OverallTable;
 use super::record::ItemResult;

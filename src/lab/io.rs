@@ -192,7 +192,8 @@ impl CsvResults {
                 self.header = Some(row.to_vec());
             } else {
                 self.refused = true;
-                self.problems.push("Line 1: no \u{201c}id\u{201d} column.".into());
+                self.problems
+                    .push("Line 1: no \u{201c}id\u{201d} column.".into());
             }
             return;
         };
@@ -205,7 +206,9 @@ impl CsvResults {
         let r = cells.result();
         match cells.bad {
             Some(p) => self.problems.push(p),
-            None if r.id.is_empty() => self.problems.push(format!("Line {line}: the result has no id.")),
+            None if r.id.is_empty() => self
+                .problems
+                .push(format!("Line {line}: the result has no id.")),
             None => match range_problem(&r) {
                 Some(why) => self.problems.push(format!("Line {line}: {why}.")),
                 None => self.results.push(r),
@@ -528,7 +531,13 @@ mod tests {
         let mut none = CsvResults::default();
         none.push(1, &["text".to_string()]);
         none.push(2, &["a".to_string()]);
-        assert_eq!(none.finish(), (Vec::new(), vec!["Line 1: no \u{201c}id\u{201d} column.".to_string()]));
+        assert_eq!(
+            none.finish(),
+            (
+                Vec::new(),
+                vec!["Line 1: no \u{201c}id\u{201d} column.".to_string()]
+            )
+        );
         assert_eq!(CsvResults::default().finish().1, ["The file is empty."]);
     }
 

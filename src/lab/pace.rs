@@ -94,7 +94,10 @@ mod tests {
         assert!(!p.due(1, 100_000, 10.0));
         assert!(!p.due(1_999, 100_000, 10.0));
         assert!(p.due(2_000, 100_000, 10.0));
-        assert!(p.due(1, 100_000, MIN_WAIT_MS), "a slow run still shows its results");
+        assert!(
+            p.due(1, 100_000, MIN_WAIT_MS),
+            "a slow run still shows its results"
+        );
         p.flushed(1000.0, 300.0);
         assert_eq!(p.max_wait_ms(), 3000.0);
         assert!(!p.due(1, 100_000, 3999.0));
@@ -113,8 +116,14 @@ mod tests {
         let at_1k = per_result(1_000, 2_000, 2.0, cost);
         let at_10k = per_result(10_000, 12_000, 2.0, cost);
         let at_100k = per_result(100_000, 104_000, 2.0, cost);
-        assert!(at_100k <= 2.0 * at_1k, "1k {at_1k:.3} ms, 100k {at_100k:.3} ms");
-        assert!(at_10k <= 2.0 * at_1k, "1k {at_1k:.3} ms, 10k {at_10k:.3} ms");
+        assert!(
+            at_100k <= 2.0 * at_1k,
+            "1k {at_1k:.3} ms, 100k {at_100k:.3} ms"
+        );
+        assert!(
+            at_10k <= 2.0 * at_1k,
+            "1k {at_1k:.3} ms, 10k {at_10k:.3} ms"
+        );
         // Shown one by one, the same run would cost 100 times more per result at 100k.
         assert!(cost(100_000) / cost(1_000) > 100.0);
     }

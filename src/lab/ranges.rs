@@ -20,7 +20,9 @@ pub fn range_problem(r: &ItemResult) -> Option<String> {
     if !r.criteria.is_empty() && r.weighting().is_none() {
         return Some(match r.metric.as_str() {
             "" => "it has criteria but names no metric to weigh them".to_string(),
-            m => format!("it has criteria, but its metric \u{201c}{m}\u{201d} does not weigh criteria"),
+            m => format!(
+                "it has criteria, but its metric \u{201c}{m}\u{201d} does not weigh criteria"
+            ),
         });
     }
     let range = score_range(&r.metric);
@@ -103,6 +105,9 @@ mod tests {
         let none = range_problem(&with_criteria("")).unwrap();
         assert!(none.contains("names no metric"), "{none}");
         let fleur = range_problem(&with_criteria("fleur")).unwrap();
-        assert!(fleur.contains("\u{201c}fleur\u{201d} does not weigh criteria"), "{fleur}");
+        assert!(
+            fleur.contains("\u{201c}fleur\u{201d} does not weigh criteria"),
+            "{fleur}"
+        );
     }
 }

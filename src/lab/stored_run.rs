@@ -146,7 +146,10 @@ pub fn newest_first(runs: &mut [(StoredRun, usize)]) {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum LiveMessage {
     /// One item of `run` finished (already stored).
-    Result { run: String, result: Box<ItemResult> },
+    Result {
+        run: String,
+        result: Box<ItemResult>,
+    },
     /// `run` stopped running in that tab (`status`: paused, cancelled, finished).
     Stopped { run: String, status: String },
 }
@@ -262,7 +265,10 @@ mod tests {
         assert!(run.summary(12).contains("12 of 40"));
         assert!(run.summary(12).contains("Batch API"));
         assert!(run.unfinished(39) && !run.unfinished(40));
-        assert!(!minimal.unfinished(0), "a run never started has nothing to resume");
+        assert!(
+            !minimal.unfinished(0),
+            "a run never started has nothing to resume"
+        );
     }
 
     #[test]

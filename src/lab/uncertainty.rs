@@ -11,12 +11,12 @@ use std::collections::HashMap;
 
 use super::analysis::{MetaReport, Prepared};
 use super::record::ItemResult;
-use crate::scoring::criteria::Criterion;
 use crate::meta::bootstrap::{Bootstrap, Estimate, Figure};
 use crate::meta::krippendorff::Alpha;
 use crate::meta::pairwise::{best_of_n_pairs, Candidate, Pair};
 use crate::meta::resample::Interval;
 use crate::meta::weighted_kendall::{PairedKendall, WeightedKendall};
+use crate::scoring::criteria::Criterion;
 
 pub use crate::meta::bootstrap::{DEFAULT_RESAMPLES, DEFAULT_SEED};
 
@@ -54,7 +54,13 @@ pub struct MetaBootstrap {
 impl MetaBootstrap {
     /// The figures of `p`'s report at `gamma` (`results`: those `p` was prepared from). Only
     /// copies what the figures need; [`MetaBootstrap::step`] builds them.
-    pub fn new(p: &Prepared, results: &[ItemResult], gamma: f64, resamples: usize, seed: u64) -> MetaBootstrap {
+    pub fn new(
+        p: &Prepared,
+        results: &[ItemResult],
+        gamma: f64,
+        resamples: usize,
+        seed: u64,
+    ) -> MetaBootstrap {
         let (units, n_units) = p.units();
         let mut scores = Vec::new();
         p.overall_scores_at(gamma, &mut scores);
@@ -81,7 +87,9 @@ impl MetaBootstrap {
     fn tau(&self, scores: &[f64], k: usize) -> Figure {
         let units = &self.units;
         Figure::Tau(WeightedKendall::new(
-            self.ratings[k].iter().map(|&(i, v)| (scores[i], v, units[i])),
+            self.ratings[k]
+                .iter()
+                .map(|&(i, v)| (scores[i], v, units[i])),
         ))
     }
 
@@ -94,7 +102,12 @@ impl MetaBootstrap {
             1 => Figure::Accuracy(
                 self.pairs
                     .iter()
-                    .map(|q| (self.units[q.preferred], self.scores[q.preferred] > self.scores[q.other]))
+                    .map(|q| {
+                        (
+                            self.units[q.preferred],
+                            self.scores[q.preferred] > self.scores[q.other],
+                        )
+                    })
                     .collect(),
             ),
             k => {
@@ -130,7 +143,12 @@ impl MetaBootstrap {
         MetaIntervals {
             overall: at(0),
             pairwise: at(1)[0],
-            criteria: self.criteria.iter().enumerate().map(|(k, &c)| (c, at(k + 2))).collect(),
+            criteria: self
+                .criteria
+                .iter()
+                .enumerate()
+                .map(|(k, &c)| (c, at(k + 2)))
+                .collect(),
         }
     }
 }
@@ -141,12 +159,25 @@ pub fn sweep_band_bootstrap(p: &Prepared, gamma: f64, resamples: usize, seed: u6
     let (units, n_units) = p.units();
     let mut scores = Vec::new();
     p.overall_scores_at(gamma, &mut scores);
-    let obs = p.ratings(None).iter().map(|&(i, v)| (scores[i], v, units[i]));
-    Bootstrap::new(n_units, vec![Figure::Tau(WeightedKendall::new(obs))], resamples, seed)
+    let obs = p
+        .ratings(None)
+        .iter()
+        .map(|&(i, v)| (scores[i], v, units[i]));
+    Bootstrap::new(
+        n_units,
+        vec![Figure::Tau(WeightedKendall::new(obs))],
+        resamples,
+        seed,
+    )
 }
 
 /// The whole report's intervals at once (native callers, tests, the benchmark).
-pub fn meta_intervals(results: &[ItemResult], gamma: f64, resamples: usize, seed: u64) -> MetaIntervals {
+pub fn meta_intervals(
+    results: &[ItemResult],
+    gamma: f64,
+    resamples: usize,
+    seed: u64,
+) -> MetaIntervals {
     let p = Prepared::new(results);
     let mut b = MetaBootstrap::new(&p, results, gamma, resamples, seed);
     while !b.step(results, usize::MAX) {}
@@ -227,7 +258,10 @@ fn run_tau(obs: impl Iterator<Item = (f64, f64, u32)>) -> [Option<f64>; 2] {
 }
 
 fn accuracy_of(pairs: &[(u32, bool, bool)], second: bool) -> Option<f64> {
-    let right = pairs.iter().filter(|p| if second { p.2 } else { p.1 }).count();
+    let right = pairs
+        .iter()
+        .filter(|p| if second { p.2 } else { p.1 })
+        .count();
     (!pairs.is_empty()).then(|| 100.0 * right as f64 / pairs.len() as f64)
 }
 
@@ -235,17 +269,28 @@ impl CompareBootstrap {
     /// Run `a` (the page's results, whose human ratings and groups count) against run `b`, by
     /// item id, overall scores at `gamma`. Only matches the items; the steps do the rest, and
     /// each must be given the same two runs.
-    pub fn new(a: &[ItemResult], b: &[ItemResult], gamma: f64, resamples: usize, seed: u64) -> CompareBootstrap {
-        let by_id: HashMap<&str, usize> = b.iter().enumerate().map(|(j, r)| (r.id.as_str(), j)).collect();
+    pub fn new(
+        a: &[ItemResult],
+        b: &[ItemResult],
+        gamma: f64,
+        resamples: usize,
+        seed: u64,
+    ) -> CompareBootstrap {
+        let by_id: HashMap<&str, usize> = b
+            .iter()
+            .enumerate()
+            .map(|(j, r)| (r.id.as_str(), j))
+            .collect();
         let common: Vec<(usize, usize)> = a
             .iter()
             .enumerate()
             .filter_map(|(i, r)| Some((i, *by_id.get(r.id.as_str())?)))
             .collect();
-        let (units, n_units) = crate::meta::resample::dense_units(common.iter().map(|&(i, _)| match &a[i].group {
-            Some(g) => (g.as_str(), usize::MAX),
-            None => ("", i),
-        }));
+        let (units, n_units) =
+            crate::meta::resample::dense_units(common.iter().map(|&(i, _)| match &a[i].group {
+                Some(g) => (g.as_str(), usize::MAX),
+                None => ("", i),
+            }));
         CompareBootstrap {
             boot: Bootstrap::new(n_units, Vec::new(), resamples, seed),
             base: PairedComparison {
@@ -269,13 +314,30 @@ impl CompareBootstrap {
             .common
             .iter()
             .enumerate()
-            .flat_map(|(k, &(i, _))| a[i].human.get("overall").into_iter().flatten().map(move |&v| (k, v)))
+            .flat_map(|(k, &(i, _))| {
+                a[i].human
+                    .get("overall")
+                    .into_iter()
+                    .flatten()
+                    .map(move |&v| (k, v))
+            })
             .filter(|(_, v)| v.is_finite())
             .collect();
-        let paired_tau = PairedKendall::new(ratings.iter().map(|&(k, v)| (sa[k], sb[k], v, units[k])));
+        let paired_tau =
+            PairedKendall::new(ratings.iter().map(|&(k, v)| (sa[k], sb[k], v, units[k])));
         let both = |k: usize| !sa[k].is_nan() && !sb[k].is_nan();
-        let ta = run_tau(ratings.iter().filter(|o| both(o.0)).map(|&(k, v)| (sa[k], v, units[k])));
-        let tb = run_tau(ratings.iter().filter(|o| both(o.0)).map(|&(k, v)| (sb[k], v, units[k])));
+        let ta = run_tau(
+            ratings
+                .iter()
+                .filter(|o| both(o.0))
+                .map(|&(k, v)| (sa[k], v, units[k])),
+        );
+        let tb = run_tau(
+            ratings
+                .iter()
+                .filter(|o| both(o.0))
+                .map(|&(k, v)| (sb[k], v, units[k])),
+        );
         let candidates: Vec<Candidate<String>> = self
             .common
             .iter()
@@ -288,12 +350,26 @@ impl CompareBootstrap {
             .pairs
             .into_iter()
             .filter(|p| a[self.common[p.preferred].0].group.is_some())
-            .map(|p| (units[p.preferred], sa[p.preferred] > sa[p.other], sb[p.preferred] > sb[p.other]))
+            .map(|p| {
+                (
+                    units[p.preferred],
+                    sa[p.preferred] > sa[p.other],
+                    sb[p.preferred] > sb[p.other],
+                )
+            })
             .collect();
         self.base.tau_n = paired_tau.len();
         self.base.pairs = pairs.len();
-        self.base.tau_b = Paired { a: ta[0], b: tb[0], ..Paired::default() };
-        self.base.tau_c = Paired { a: ta[1], b: tb[1], ..Paired::default() };
+        self.base.tau_b = Paired {
+            a: ta[0],
+            b: tb[0],
+            ..Paired::default()
+        };
+        self.base.tau_c = Paired {
+            a: ta[1],
+            b: tb[1],
+            ..Paired::default()
+        };
         self.base.accuracy = Paired {
             a: accuracy_of(&pairs, false),
             b: accuracy_of(&pairs, true),
@@ -306,22 +382,41 @@ impl CompareBootstrap {
     /// Judge against judge on the overall score (`which` 0) or a criterion.
     fn build_judge(&mut self, a: &[ItemResult], b: &[ItemResult], which: usize) {
         let (id, label, obs): (&str, &str, Vec<(f64, f64, u32)>) = match which {
-            0 => ("overall", "Overall", (0..self.common.len()).map(|k| (self.sa[k], self.sb[k], self.units[k])).collect()),
+            0 => (
+                "overall",
+                "Overall",
+                (0..self.common.len())
+                    .map(|k| (self.sa[k], self.sb[k], self.units[k]))
+                    .collect(),
+            ),
             _ => {
                 let c = Criterion::ALL[which - 1];
                 let obs = self
                     .common
                     .iter()
                     .zip(&self.units)
-                    .filter_map(|(&(i, j), &u)| Some((a[i].criterion_score(c.id())?, b[j].criterion_score(c.id())?, u)))
+                    .filter_map(|(&(i, j), &u)| {
+                        Some((
+                            a[i].criterion_score(c.id())?,
+                            b[j].criterion_score(c.id())?,
+                            u,
+                        ))
+                    })
                     .collect();
                 (c.id(), c.label(), obs)
             }
         };
-        let obs: Vec<_> = obs.into_iter().filter(|(p, q, _)| p.is_finite() && q.is_finite()).collect();
+        let obs: Vec<_> = obs
+            .into_iter()
+            .filter(|(p, q, _)| p.is_finite() && q.is_finite())
+            .collect();
         if obs.len() >= 2 {
-            self.judge_rows.push((id.to_owned(), label.to_owned(), obs.len()));
-            self.boot.push(Figure::Judges(WeightedKendall::new(obs.iter().copied()), Alpha::new(obs)));
+            self.judge_rows
+                .push((id.to_owned(), label.to_owned(), obs.len()));
+            self.boot.push(Figure::Judges(
+                WeightedKendall::new(obs.iter().copied()),
+                Alpha::new(obs),
+            ));
         }
     }
 
@@ -335,7 +430,11 @@ impl CompareBootstrap {
                     self.sa.push(a[i].overall(self.gamma).unwrap_or(f64::NAN));
                     self.sb.push(b[j].overall(self.gamma).unwrap_or(f64::NAN));
                 }
-                self.stage = if to == self.common.len() { Stage::Base } else { Stage::Scores(to) };
+                self.stage = if to == self.common.len() {
+                    Stage::Base
+                } else {
+                    Stage::Scores(to)
+                };
             }
             Stage::Base => {
                 self.build_base(a);
@@ -381,7 +480,13 @@ impl CompareBootstrap {
 }
 
 /// The comparison at once (native callers, tests, the benchmark).
-pub fn compare_paired(a: &[ItemResult], b: &[ItemResult], gamma: f64, resamples: usize, seed: u64) -> PairedComparison {
+pub fn compare_paired(
+    a: &[ItemResult],
+    b: &[ItemResult],
+    gamma: f64,
+    resamples: usize,
+    seed: u64,
+) -> PairedComparison {
     let mut c = CompareBootstrap::new(a, b, gamma, resamples, seed);
     while !c.step(a, b, usize::MAX) {}
     c.result()
@@ -400,12 +505,24 @@ pub fn verdict(a_name: &str, b_name: &str, unit: &str, diff: &Estimate) -> Strin
     let (Some(d), Some(i), Some(p)) = (diff.value, diff.interval, diff.p) else {
         return "Not enough shared items to compare.".into();
     };
-    let detail = format!("95 % interval {:.1} to {:.1}, p = {}", i.low, i.high, p_text(p));
+    let detail = format!(
+        "95 % interval {:.1} to {:.1}, p = {}",
+        i.low,
+        i.high,
+        p_text(p)
+    );
     if !is_real(diff) {
         return format!("The difference ({d:+.1} {unit}; {detail}) is within noise.");
     }
-    let (better, worse) = if d > 0.0 { (b_name, a_name) } else { (a_name, b_name) };
-    format!("{better} agrees with the humans better than {worse} by {:.1} {unit} ({detail}).", d.abs())
+    let (better, worse) = if d > 0.0 {
+        (b_name, a_name)
+    } else {
+        (a_name, b_name)
+    };
+    format!(
+        "{better} agrees with the humans better than {worse} by {:.1} {unit} ({detail}).",
+        d.abs()
+    )
 }
 
 /// p to two significant digits, "< 0.001" below the permutations' resolution.
@@ -431,7 +548,9 @@ pub fn with_interval(value: Option<f64>, interval: Option<Interval>) -> String {
 
 /// The interval's ends for `data-ci-low` / `data-ci-high` (empty when unknown).
 pub fn interval_attrs(interval: Option<Interval>) -> (String, String) {
-    interval.map_or_else(Default::default, |i| (i.low.to_string(), i.high.to_string()))
+    interval.map_or_else(Default::default, |i| {
+        (i.low.to_string(), i.high.to_string())
+    })
 }
 
 fn estimate_json(e: &Estimate) -> serde_json::Value {
@@ -445,7 +564,11 @@ fn estimate_json(e: &Estimate) -> serde_json::Value {
 /// The agreement figures with their intervals, as the lab's "Export agreement" file: τ-b, τ-c
 /// (×100) overall and per criterion, pairwise accuracy (%), each `{value, ci_low, ci_high}`,
 /// and how the intervals were drawn.
-pub fn agreement_json(report: &MetaReport, intervals: Option<&MetaIntervals>, gamma: f64) -> String {
+pub fn agreement_json(
+    report: &MetaReport,
+    intervals: Option<&MetaIntervals>,
+    gamma: f64,
+) -> String {
     let iv = |f: &dyn Fn(&MetaIntervals) -> Option<Estimate>, value: Option<f64>| {
         let e = intervals.and_then(f).unwrap_or_default();
         estimate_json(&Estimate { value, ..e })
@@ -454,7 +577,9 @@ pub fn agreement_json(report: &MetaReport, intervals: Option<&MetaIntervals>, ga
         .criteria
         .iter()
         .map(|(c, a)| {
-            let of = |k: usize| move |m: &MetaIntervals| m.criteria.iter().find(|x| x.0 == *c).map(|x| x.1[k]);
+            let of = |k: usize| {
+                move |m: &MetaIntervals| m.criteria.iter().find(|x| x.0 == *c).map(|x| x.1[k])
+            };
             serde_json::json!({
                 "criterion": c.id(),
                 "n": a.n,
@@ -519,13 +644,22 @@ mod tests {
         assert!((b.value.unwrap() - 74.5160679943882).abs() < 1e-9);
         assert!((c.value.unwrap() - 72.22517113727915).abs() < 1e-9);
         let i = b.interval.unwrap();
-        assert!((i.low - 70.00).abs() <= 1.5 && (i.high - 78.63).abs() <= 1.5, "{i:?}");
+        assert!(
+            (i.low - 70.00).abs() <= 1.5 && (i.high - 78.63).abs() <= 1.5,
+            "{i:?}"
+        );
         let i = c.interval.unwrap();
-        assert!((i.low - 67.53).abs() <= 1.5 && (i.high - 76.09).abs() <= 1.5, "{i:?}");
+        assert!(
+            (i.low - 67.53).abs() <= 1.5 && (i.high - 76.09).abs() <= 1.5,
+            "{i:?}"
+        );
         assert_eq!(m.pairwise.value, None, "no groups, no pairs");
         assert!(m.criteria.is_empty());
         // The same file gives the same interval.
-        assert_eq!(meta_intervals(&results, 0.75, DEFAULT_RESAMPLES, DEFAULT_SEED), m);
+        assert_eq!(
+            meta_intervals(&results, 0.75, DEFAULT_RESAMPLES, DEFAULT_SEED),
+            m
+        );
     }
 
     #[test]
@@ -541,7 +675,10 @@ mod tests {
         assert!(verdict("A", "B", "τ points", &c.tau_b.diff).contains("within noise"));
         let overall = &c.judges[0];
         assert_eq!(overall.id, "overall");
-        assert_eq!((overall.tau_b.value, overall.alpha.value), (Some(100.0), Some(1.0)));
+        assert_eq!(
+            (overall.tau_b.value, overall.alpha.value),
+            (Some(100.0), Some(1.0))
+        );
     }
 
     #[test]
@@ -557,7 +694,13 @@ mod tests {
         assert!((d.value.unwrap() - want).abs() < 1e-9);
         assert!(is_real(&d), "{d:?}");
         let s = verdict("Run A", "Run B", "τ points", &d);
-        assert!(s.starts_with(&format!("Run B agrees with the humans better than Run A by {:.1} τ points (95 % interval", want)), "{s}");
+        assert!(
+            s.starts_with(&format!(
+                "Run B agrees with the humans better than Run A by {:.1} τ points (95 % interval",
+                want
+            )),
+            "{s}"
+        );
         // Judge against judge: the two annotators' fields agree, but not perfectly.
         let j = &c.judges[0];
         assert!(j.alpha.value.unwrap() < 1.0 && j.tau_b.interval.is_some());
@@ -569,16 +712,30 @@ mod tests {
         let results = msvd_results(4);
         let report = Prepared::new(&results).report(&results, 0.75);
         let m = meta_intervals(&results, 0.75, 100, DEFAULT_SEED);
-        let v: serde_json::Value = serde_json::from_str(&agreement_json(&report, Some(&m), 0.75)).unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(&agreement_json(&report, Some(&m), 0.75)).unwrap();
         let i = m.overall[0].interval.unwrap();
-        assert_eq!(v["overall"]["tau_b"]["value"], serde_json::json!(report.overall.tau_b.unwrap()));
+        assert_eq!(
+            v["overall"]["tau_b"]["value"],
+            serde_json::json!(report.overall.tau_b.unwrap())
+        );
         assert_eq!(v["overall"]["tau_b"]["ci_low"], serde_json::json!(i.low));
         assert_eq!(v["overall"]["tau_b"]["ci_high"], serde_json::json!(i.high));
         assert_eq!(v["interval"]["resamples"], 1000);
         // Before the intervals are known: the figures, with null ends.
-        let v: serde_json::Value = serde_json::from_str(&agreement_json(&report, None, 0.75)).unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(&agreement_json(&report, None, 0.75)).unwrap();
         assert!(v["overall"]["tau_c"]["ci_low"].is_null());
-        assert_eq!(with_interval(Some(53.04), Some(Interval { low: 51.16, high: 54.8 })), "53.0 [51.2, 54.8]");
+        assert_eq!(
+            with_interval(
+                Some(53.04),
+                Some(Interval {
+                    low: 51.16,
+                    high: 54.8
+                })
+            ),
+            "53.0 [51.2, 54.8]"
+        );
         assert_eq!(with_interval(Some(53.04), None), "53.0");
         assert_eq!(with_interval(None, None), "–");
     }
@@ -619,7 +776,9 @@ mod tests {
                             .iter()
                             .map(|c| CriterionRecord {
                                 name: c.id().into(),
-                                score: Some((human + shift + rng.below(300) as f64 / 100.0).min(5.0)),
+                                score: Some(
+                                    (human + shift + rng.below(300) as f64 / 100.0).min(5.0),
+                                ),
                                 sigma: Some(0.1 + rng.below(100) as f64 / 100.0),
                                 distribution: None,
                                 error: None,
@@ -648,7 +807,11 @@ mod tests {
             slowest = slowest.max(s.elapsed());
         }
         let i = m.intervals();
-        eprintln!("meta 1000 x 10000: {:?} (prepare {prepared:?}, longest step {slowest:?}) {:?}", t.elapsed(), i.overall[0]);
+        eprintln!(
+            "meta 1000 x 10000: {:?} (prepare {prepared:?}, longest step {slowest:?}) {:?}",
+            t.elapsed(),
+            i.overall[0]
+        );
         let t = std::time::Instant::now();
         let mut c = CompareBootstrap::new(&a, &b, 0.75, DEFAULT_RESAMPLES, DEFAULT_SEED);
         let mut slowest = t.elapsed();
@@ -658,6 +821,10 @@ mod tests {
             slowest = slowest.max(s.elapsed());
         }
         let c = c.result();
-        eprintln!("compare 1000 + 1000 permutations x 10000: {:?} (longest step {slowest:?}) {:?}", t.elapsed(), c.tau_b.diff);
+        eprintln!(
+            "compare 1000 + 1000 permutations x 10000: {:?} (longest step {slowest:?}) {:?}",
+            t.elapsed(),
+            c.tau_b.diff
+        );
     }
 }

@@ -79,7 +79,11 @@ impl Figure {
             }
             Figure::AccuracyDiff(pairs) => {
                 let side = |second: bool| {
-                    accuracy(pairs.iter().map(|&(u, a, b)| (w(u), if flip(u) != second { b } else { a })))
+                    accuracy(
+                        pairs
+                            .iter()
+                            .map(|&(u, a, b)| (w(u), if flip(u) != second { b } else { a })),
+                    )
                 };
                 [diff(side(false), side(true)), None]
             }
@@ -151,20 +155,28 @@ impl Bootstrap {
     /// Adds a figure (its point estimate computed now), so a caller can build figures one per
     /// slice of time. Only before the first draw: every figure sees every resample.
     pub fn push(&mut self, mut figure: Figure) {
-        assert_eq!(self.drawn + self.permuted, 0, "figures are added before drawing");
+        assert_eq!(
+            self.drawn + self.permuted,
+            0,
+            "figures are added before drawing"
+        );
         self.point.push(figure.eval(None, None));
         if figure.is_paired() && self.resamples > 0 {
             self.permutations = self.resamples;
         }
         let n = self.resamples;
-        self.samples.push([Vec::with_capacity(n), Vec::with_capacity(n)]);
+        self.samples
+            .push([Vec::with_capacity(n), Vec::with_capacity(n)]);
         self.null.push([Vec::new(), Vec::new()]);
         self.figures.push(figure);
     }
 
     /// Draws done so far and in all (resamples, then permutations).
     pub fn progress(&self) -> (usize, usize) {
-        (self.drawn + self.permuted, self.resamples + self.permutations)
+        (
+            self.drawn + self.permuted,
+            self.resamples + self.permutations,
+        )
     }
 
     pub fn is_done(&self) -> bool {

@@ -12,4 +12,3 @@ pub fn msvd() -> Vec<[f64; 10]> {
         })
         .collect()
 }
-

@@ -239,7 +239,9 @@ pub(super) fn key(v: f64) -> u64 {
 /// Along a sorted, non-empty sequence: Σ t(t−1)/2 over its runs of t equal values (the pairs
 /// tied), and the number of runs (the distinct values).
 fn tie_runs<T: PartialEq>(mut sorted: impl Iterator<Item = T>) -> (u64, u64) {
-    let Some(mut last) = sorted.next() else { return (0, 0) };
+    let Some(mut last) = sorted.next() else {
+        return (0, 0);
+    };
     let (mut ties, mut distinct, mut run) = (0, 1, 1u64);
     for v in sorted {
         if v == last {

@@ -80,7 +80,13 @@ mod tests {
     use super::*;
 
     fn alpha(a: &[f64], b: &[f64]) -> Option<f64> {
-        Alpha::new(a.iter().zip(b).enumerate().map(|(i, (&x, &y))| (x, y, i as u32))).alpha()
+        Alpha::new(
+            a.iter()
+                .zip(b)
+                .enumerate()
+                .map(|(i, (&x, &y))| (x, y, i as u32)),
+        )
+        .alpha()
     }
 
     /// `krippendorff.alpha(reliability_data=[a, b], level_of_measurement='interval')` from the

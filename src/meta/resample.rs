@@ -86,7 +86,9 @@ impl Resampler {
 
 /// Maps each observation's unit label to a dense unit index (first appearance order): one unit
 /// per distinct label. Items without a group get a label of their own from the caller.
-pub fn dense_units<T: Eq + std::hash::Hash>(labels: impl IntoIterator<Item = T>) -> (Vec<u32>, usize) {
+pub fn dense_units<T: Eq + std::hash::Hash>(
+    labels: impl IntoIterator<Item = T>,
+) -> (Vec<u32>, usize) {
     let mut seen = std::collections::HashMap::new();
     let units: Vec<u32> = labels
         .into_iter()
@@ -171,7 +173,11 @@ mod tests {
         let mut a = Resampler::new(DEFAULT_SEED, 50);
         let mut b = Resampler::new(DEFAULT_SEED, 50);
         let mut c = Resampler::new(DEFAULT_SEED + 1, 50);
-        let (x, y, z) = (a.next_counts().to_vec(), b.next_counts().to_vec(), c.next_counts().to_vec());
+        let (x, y, z) = (
+            a.next_counts().to_vec(),
+            b.next_counts().to_vec(),
+            c.next_counts().to_vec(),
+        );
         assert_eq!(x, y);
         assert_ne!(x, z);
         assert_eq!(x.iter().sum::<u32>(), 50);

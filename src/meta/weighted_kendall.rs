@@ -135,7 +135,12 @@ impl WeightedKendall {
     /// Observations (x, y, unit); those with a NaN are left out (scipy's `nan_policy='omit'`).
     pub fn new(observations: impl IntoIterator<Item = (f64, f64, u32)>) -> WeightedKendall {
         let sorted = Sorted::new(observations);
-        let units = sorted.obs.iter().map(|o| o.3 as usize + 1).max().unwrap_or(0);
+        let units = sorted
+            .obs
+            .iter()
+            .map(|o| o.3 as usize + 1)
+            .max()
+            .unwrap_or(0);
         WeightedKendall {
             tree: vec![0; sorted.k + 1],
             y_weight: vec![0; sorted.k],
@@ -222,7 +227,11 @@ impl PairedKendall {
 
     /// The counts of (run a, run b) where unit u is drawn `weights[u]` times and, where
     /// `flips[u]`, the two runs' scores trade places.
-    pub fn counts(&mut self, weights: Option<&[u32]>, flips: Option<&[bool]>) -> [KendallCounts; 2] {
+    pub fn counts(
+        &mut self,
+        weights: Option<&[u32]>,
+        flips: Option<&[bool]>,
+    ) -> [KendallCounts; 2] {
         let [ta, tb] = &mut self.trees;
         let [wa, wb] = &mut self.y_weights;
         let mut runs = [Tally::new(ta, wa), Tally::new(tb, wb)];
@@ -256,7 +265,11 @@ mod tests {
         let items: Vec<(f64, f64, u32)> = (0..60)
             .map(|i| {
                 let x = (rng.below(12) as f64) / 4.0;
-                let y = if i % 17 == 5 { f64::NAN } else { 1.0 + rng.below(5) as f64 };
+                let y = if i % 17 == 5 {
+                    f64::NAN
+                } else {
+                    1.0 + rng.below(5) as f64
+                };
                 (x, y, (i % 25) as u32)
             })
             .collect();
@@ -289,7 +302,11 @@ mod tests {
             .map(|i| {
                 let h = 1.0 + rng.below(5) as f64;
                 let a = h + rng.below(3) as f64 * 0.5;
-                let b = if i == 7 { f64::NAN } else { rng.below(9) as f64 * 0.5 };
+                let b = if i == 7 {
+                    f64::NAN
+                } else {
+                    rng.below(9) as f64 * 0.5
+                };
                 (a, b, h, (i % 15) as u32)
             })
             .collect();
@@ -304,7 +321,11 @@ mod tests {
             let flip = round % 2 == 0;
             let (mut xa, mut xb, mut y) = (Vec::new(), Vec::new(), Vec::new());
             for &(a, b, h, u) in items.iter().filter(|o| !o.1.is_nan()) {
-                let (a, b) = if flip && flips[u as usize] { (b, a) } else { (a, b) };
+                let (a, b) = if flip && flips[u as usize] {
+                    (b, a)
+                } else {
+                    (a, b)
+                };
                 for _ in 0..w[u as usize] {
                     xa.push(a);
                     xb.push(b);

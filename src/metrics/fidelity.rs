@@ -188,14 +188,30 @@ mod tests {
     }
 
     #[test]
-    fn every_extension_is_switchable_or_fixed_as_its_room_says_and_a_metric_has_one_fixed_at_most() {
+    fn every_extension_is_switchable_or_fixed_as_its_room_says_and_a_metric_has_one_fixed_at_most()
+    {
         for e in Extension::ALL {
-            let listed = (Extension::SWITCHABLE.contains(&e), Extension::FIXED.contains(&e));
-            assert_eq!(listed, (e.info().fixed.is_none(), e.info().fixed.is_some()), "{}", e.id());
+            let listed = (
+                Extension::SWITCHABLE.contains(&e),
+                Extension::FIXED.contains(&e),
+            );
+            assert_eq!(
+                listed,
+                (e.info().fixed.is_none(), e.info().fixed.is_some()),
+                "{}",
+                e.id()
+            );
         }
-        assert_eq!(Extension::SWITCHABLE.len() + Extension::FIXED.len(), Extension::ALL.len());
+        assert_eq!(
+            Extension::SWITCHABLE.len() + Extension::FIXED.len(),
+            Extension::ALL.len()
+        );
         for m in Metric::ALL {
-            assert!(Extension::FIXED.iter().filter(|e| e.applies_to(m)).count() <= 1, "{}", m.id());
+            assert!(
+                Extension::FIXED.iter().filter(|e| e.applies_to(m)).count() <= 1,
+                "{}",
+                m.id()
+            );
         }
     }
 

@@ -35,7 +35,13 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric, in the order of the metric selector (the first is the default).
-    pub const ALL: [Metric; 5] = [Metric::HarmonicEval, Metric::Fleur, Metric::RefFleur, Metric::GVeval, Metric::Maev];
+    pub const ALL: [Metric; 5] = [
+        Metric::HarmonicEval,
+        Metric::Fleur,
+        Metric::RefFleur,
+        Metric::GVeval,
+        Metric::Maev,
+    ];
 
     /// Its identity, paper, range and output budgets.
     pub const fn info(self) -> &'static MetricInfo {
@@ -50,10 +56,15 @@ impl Metric {
     }
 
     /// Reads this metric's export `obj`, or says in one sentence why it cannot be shown.
-    pub fn reopen(self, obj: &serde_json::Map<String, serde_json::Value>) -> Result<Reopened, String> {
+    pub fn reopen(
+        self,
+        obj: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<Reopened, String> {
         use room::MetricCore;
         Ok(match self {
-            Metric::HarmonicEval => Reopened::HarmonicEval(Box::new(harmonic_eval::HarmonicEval::reopen(obj)?)),
+            Metric::HarmonicEval => {
+                Reopened::HarmonicEval(Box::new(harmonic_eval::HarmonicEval::reopen(obj)?))
+            }
             Metric::Fleur => Reopened::Fleur(Box::new(fleur::Fleur::reopen(obj)?)),
             Metric::RefFleur => Reopened::RefFleur(Box::new(fleur::RefFleur::reopen(obj)?)),
             Metric::GVeval => Reopened::GVeval(Box::new(g_veval::GVeval::reopen(obj)?)),
@@ -156,10 +167,15 @@ impl PartOf for maev::CandidateInput {
 
 impl CandidateBase {
     /// Reads one answer of this candidate's metric.
-    pub fn read_part(&self, completion: &crate::answers::completion::Completion) -> Result<CandidatePart, crate::answers::errors::JudgeError> {
+    pub fn read_part(
+        &self,
+        completion: &crate::answers::completion::Completion,
+    ) -> Result<CandidatePart, crate::answers::errors::JudgeError> {
         use room::Candidate as _;
         Ok(match self {
-            CandidateBase::HarmonicEval(i) => CandidatePart::HarmonicEval(Box::new(i.read(completion)?)),
+            CandidateBase::HarmonicEval(i) => {
+                CandidatePart::HarmonicEval(Box::new(i.read(completion)?))
+            }
             CandidateBase::Fleur(i) => CandidatePart::Fleur(Box::new(i.read(completion)?)),
             CandidateBase::GVeval(i) => CandidatePart::GVeval(Box::new(i.read(completion)?)),
             CandidateBase::Maev(i) => CandidatePart::Maev(Box::new(i.read(completion)?)),
@@ -268,7 +284,9 @@ pub(crate) use with_candidate;
 pub type ComparedResult = harmonic_eval::reopen::Reopened;
 
 /// Reads one candidate's result of a comparison with γ (its own export), or says why not.
-pub fn reopen_compared(obj: &serde_json::Map<String, serde_json::Value>) -> Result<ComparedResult, String> {
+pub fn reopen_compared(
+    obj: &serde_json::Map<String, serde_json::Value>,
+) -> Result<ComparedResult, String> {
     harmonic_eval::reopen::of(obj)
 }
 
@@ -407,7 +425,8 @@ impl Metric {
 
     /// What a metric that judges images says to a video: the registry names the metric that
     /// judges video ([`Metric::judges_video`]), so no other shared code has to.
-    pub const VIDEO_REFUSAL: &'static str = "This metric judges images; for a video, choose G-VEval (or drop an image).";
+    pub const VIDEO_REFUSAL: &'static str =
+        "This metric judges images; for a video, choose G-VEval (or drop an image).";
 
     /// Whether a dataset item needs an image file at all (MAEV's items never do).
     pub fn needs_image_file(self) -> bool {

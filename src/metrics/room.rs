@@ -137,7 +137,12 @@ pub trait MetricCore {
 
     /// Reads an item's answers (by slot); `say` words an error for the record (the caller
     /// redacts the key).
-    fn read_item<F: Fn(JudgeError) -> String>(run: &Run, item: Subject, answers: Answers, say: &F) -> ItemReading;
+    fn read_item<F: Fn(JudgeError) -> String>(
+        run: &Run,
+        item: Subject,
+        answers: Answers,
+        say: &F,
+    ) -> ItemReading;
 
     /// Makes a kept export document smaller before it is stored (MAEV: its built-in examples
     /// as their index in the pool); [`MetricCore::expand`] undoes it.
@@ -223,7 +228,11 @@ pub trait Candidate: Clone {
     fn read(&self, completion: &Completion) -> Result<Self::Part, JudgeError>;
     /// This candidate's own export (the metric's single-result document; never the key):
     /// `outcome(k)` is request k's reading or why there is none.
-    fn export<'p>(&self, backend: &Backend, outcome: impl Fn(usize) -> Result<&'p Self::Part, &'p str>) -> String
+    fn export<'p>(
+        &self,
+        backend: &Backend,
+        outcome: impl Fn(usize) -> Result<&'p Self::Part, &'p str>,
+    ) -> String
     where
         Self::Part: 'p;
     /// A candidate's score and uncertainty from its answers read so far (`None` where none
@@ -266,7 +275,11 @@ impl Candidate for NoCandidates {
     fn read(&self, _completion: &Completion) -> Result<Self::Part, JudgeError> {
         match *self {}
     }
-    fn export<'p>(&self, _backend: &Backend, _outcome: impl Fn(usize) -> Result<&'p Self::Part, &'p str>) -> String {
+    fn export<'p>(
+        &self,
+        _backend: &Backend,
+        _outcome: impl Fn(usize) -> Result<&'p Self::Part, &'p str>,
+    ) -> String {
         match *self {}
     }
     fn summary(_parts: &[&Self::Part]) -> (Option<f64>, Option<f64>) {

@@ -218,19 +218,28 @@ mod tests {
             ..t
         };
         assert_eq!(off.apply(sampled).seed, None);
-        assert_eq!(Tuning::default().apply(ChatParams::RATING), ChatParams::RATING);
+        assert_eq!(
+            Tuning::default().apply(ChatParams::RATING),
+            ChatParams::RATING
+        );
     }
 
     #[test]
     fn data_urls_split_into_mime_and_payload() {
         let url = "data:image/jpeg;base64,/9j/AA==";
-        assert_eq!(Image::from_data_url(url), Some(Image::new("image/jpeg", "/9j/AA==")));
+        assert_eq!(
+            Image::from_data_url(url),
+            Some(Image::new("image/jpeg", "/9j/AA=="))
+        );
         assert_eq!(Image::from_data_url("data:image/png,raw"), None);
         assert_eq!(Image::from_data_url("https://x/y.jpg"), None);
         assert_eq!(Image::from_data_url("file:///x.png"), None);
         assert_eq!(Image::from_data_url("data:;base64,AAAA"), None);
         // Written back as the same URL (OpenAI's and llama.cpp's format).
-        assert_eq!(Image::from_data_url(url).map(|i| i.data_url()).as_deref(), Some(url));
+        assert_eq!(
+            Image::from_data_url(url).map(|i| i.data_url()).as_deref(),
+            Some(url)
+        );
     }
 
     #[test]

@@ -99,7 +99,10 @@ impl Backend {
     pub fn sends(&self, params: ChatParams) -> ChatParams {
         let sent = self.tuning.apply(params);
         if in_browser::handles(&self.base_url) {
-            ChatParams { top_logprobs: sent.top_logprobs.map(in_browser::alternatives), ..sent }
+            ChatParams {
+                top_logprobs: sent.top_logprobs.map(in_browser::alternatives),
+                ..sent
+            }
         } else {
             sent
         }
@@ -423,9 +426,19 @@ mod tests {
         let server = backend(Protocol::OpenAi, "http://127.0.0.1:8080/v1", "");
         assert_eq!(page.sends(ChatParams::RATING).top_logprobs, Some(64));
         assert_eq!(server.sends(ChatParams::RATING).top_logprobs, Some(20));
-        let five = ChatParams { top_logprobs: Some(5), ..ChatParams::RATING };
-        assert_eq!(page.sends(five).top_logprobs, Some(5), "a paper's 5 stays 5");
-        let none = ChatParams { top_logprobs: None, ..ChatParams::RATING };
+        let five = ChatParams {
+            top_logprobs: Some(5),
+            ..ChatParams::RATING
+        };
+        assert_eq!(
+            page.sends(five).top_logprobs,
+            Some(5),
+            "a paper's 5 stays 5"
+        );
+        let none = ChatParams {
+            top_logprobs: None,
+            ..ChatParams::RATING
+        };
         assert_eq!(page.sends(none).top_logprobs, None);
         // The tuning still applies: the user's output budget.
         let mut tuned = page.clone();

@@ -74,7 +74,10 @@ pub fn key_step(key: &str, gamma: f64) -> Option<f64> {
 mod tests {
     #[test]
     fn only_the_smallest_gammas_label_starts_at_its_tick() {
-        let anchors: Vec<&str> = super::TICKS.iter().map(|&g| super::tick_anchor(g)).collect();
+        let anchors: Vec<&str> = super::TICKS
+            .iter()
+            .map(|&g| super::tick_anchor(g))
+            .collect();
         assert_eq!(anchors, ["start", "middle", "middle", "middle", "middle"]);
     }
 

@@ -20,9 +20,7 @@ mod tests {
     fn sorts_like_the_standard_stable_sort() {
         let mut rng = crate::meta::resample::Rng::new(7);
         for len in 0..40 {
-            let mut v: Vec<(u8, usize)> = (0..len)
-                .map(|i| (rng.below(16) as u8, i))
-                .collect();
+            let mut v: Vec<(u8, usize)> = (0..len).map(|i| (rng.below(16) as u8, i)).collect();
             let mut expected = v.clone();
             expected.sort_by_key(|x| x.0);
             super::sort_by_key(&mut v, |x| x.0);

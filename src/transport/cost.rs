@@ -160,7 +160,12 @@ mod tests {
                 text: text.to_string(),
                 ..harmonic_eval::Input::default()
             };
-            harmonic_eval::estimated_tokens(&input, Some((1024, 768)), Protocol::OpenAi, ImageDetail::High)
+            harmonic_eval::estimated_tokens(
+                &input,
+                Some((1024, 768)),
+                Protocol::OpenAi,
+                ImageDetail::High,
+            )
         };
         let text = "A brown dog leaps over a red ball on wet grass.".to_string();
         let single = estimate_for_texts(std::slice::from_ref(&text), he);
@@ -169,9 +174,14 @@ mod tests {
         let three = estimate_for_texts(&[text.clone(), text.clone(), text.clone()], he);
         assert_eq!(three, (3 * single.0, 3 * single.1));
         // Different texts: each one's own estimate, added up (a longer text costs more).
-        let long = "A brown dog leaps over a red ball on wet grass while two children watch from a bench.".to_string();
+        let long =
+            "A brown dog leaps over a red ball on wet grass while two children watch from a bench."
+                .to_string();
         let mixed = estimate_for_texts(&[text.clone(), long.clone()], he);
-        assert_eq!(mixed, (he(&text).0 + he(&long).0, he(&text).1 + he(&long).1));
+        assert_eq!(
+            mixed,
+            (he(&text).0 + he(&long).0, he(&text).1 + he(&long).1)
+        );
         assert!(mixed.0 > 2 * single.0);
         // The same arithmetic for a one-request metric.
         let fl = |t: &str| {
@@ -183,7 +193,10 @@ mod tests {
             fleur::estimated_tokens(&input, Some((512, 512)), Protocol::OpenAi, ImageDetail::Low)
         };
         let one = fl(&text);
-        assert_eq!(estimate_for_texts(&[text.clone(), text.clone(), text], fl), (3 * one.0, 3 * one.1));
+        assert_eq!(
+            estimate_for_texts(&[text.clone(), text.clone(), text], fl),
+            (3 * one.0, 3 * one.1)
+        );
     }
 
     #[test]

@@ -99,6 +99,9 @@ mod tests {
         for other in [Some(with_projector), Some(two_threads), None] {
             assert_ne!(with(Some(model)), with(other), "{other:?}");
         }
-        assert!(!with(Some(model)).contains("h/m.gguf"), "hashed, not written out");
+        assert!(
+            !with(Some(model)).contains("h/m.gguf"),
+            "hashed, not written out"
+        );
     }
 }

@@ -25,7 +25,9 @@ pub fn missing(what: &str) -> String {
 pub type ChunkView = Result<AnyView, ChunkMissing>;
 
 /// A chunk's entry, boxed: every chunk's view goes through one copy of [`chunk`]'s code.
-type Entry = std::sync::Arc<dyn Fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = ChunkView>>> + Send + Sync>;
+type Entry = std::sync::Arc<
+    dyn Fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = ChunkView>>> + Send + Sync,
+>;
 
 /// Shows the view that `entry` builds once its chunk is loaded (at once when it already is).
 /// Only the boxing is generic: the view, its Suspend and its rendering are one copy in the
@@ -35,7 +37,12 @@ where
     F: Fn() -> Fut + Send + Sync + 'static,
     Fut: std::future::Future<Output = ChunkView> + 'static,
 {
-    chunk_boxed(what, std::sync::Arc::new(move || Box::pin(entry()) as std::pin::Pin<Box<dyn std::future::Future<Output = ChunkView>>>))
+    chunk_boxed(
+        what,
+        std::sync::Arc::new(move || {
+            Box::pin(entry()) as std::pin::Pin<Box<dyn std::future::Future<Output = ChunkView>>>
+        }),
+    )
 }
 
 fn chunk_boxed(what: &'static str, entry: Entry) -> impl IntoView {
@@ -69,7 +76,10 @@ fn mark_loading(delta: i32) {
         c.set(n);
         n
     });
-    if let Some(body) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()) {
+    if let Some(body) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.body())
+    {
         let _ = if n == 0 {
             body.remove_attribute("data-chunks-loading")
         } else {
@@ -81,7 +91,9 @@ fn mark_loading(delta: i32) {
 /// Awaits a chunk's entry (`fut`), marking the page busy from this call (not from the first
 /// poll, so the mark is there when the click that asked for it returns) until it is done or
 /// dropped (a view taken away while its chunk was in flight).
-pub fn loading<T>(fut: impl std::future::Future<Output = T>) -> impl std::future::Future<Output = T> {
+pub fn loading<T>(
+    fut: impl std::future::Future<Output = T>,
+) -> impl std::future::Future<Output = T> {
     let busy = Busy::new();
     async move {
         let out = fut.await;
@@ -93,7 +105,11 @@ pub fn loading<T>(fut: impl std::future::Future<Output = T>) -> impl std::future
 /// Runs a button's action in its chunk (`load`: the chunk's entry, already called) and, where
 /// the chunk cannot be fetched, says so as the form's one problem: "The code for {what} could
 /// not be loaded…". One copy for every such button: each call site only boxes its future.
-pub fn act(problems: RwSignal<Vec<String>>, what: &'static str, load: impl std::future::Future<Output = Result<(), ChunkMissing>> + 'static) {
+pub fn act(
+    problems: RwSignal<Vec<String>>,
+    what: &'static str,
+    load: impl std::future::Future<Output = Result<(), ChunkMissing>> + 'static,
+) {
     let busy = Busy::new();
     leptos::task::spawn_local(report(Box::pin(load), busy, problems, what));
 }

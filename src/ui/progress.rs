@@ -1,7 +1,6 @@
 //! A request-backed result's progress and the last run's inputs: a leaf that both the app's
 //! state and the candidates' state use.
 
-
 /// Progress of one request-backed result (a criterion, a FLEUR score) in the current run.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Progress<T> {
@@ -113,7 +112,10 @@ impl ExplainState {
     /// After a failed ask: the stored text stays (with the reason), else the failure shows.
     pub fn after_failure(previous: Option<String>, why: String) -> ExplainState {
         match previous {
-            Some(text) => ExplainState::Kept(text, format!("Not asked again: {why} The stored explanation is shown above.")),
+            Some(text) => ExplainState::Kept(
+                text,
+                format!("Not asked again: {why} The stored explanation is shown above."),
+            ),
             None => ExplainState::Failed(why),
         }
     }

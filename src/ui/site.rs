@@ -42,7 +42,10 @@ fn location() -> Option<web_sys::Location> {
 /// Whether this page is the embed (`?embed`, or `embed.html`).
 pub fn embed() -> bool {
     let Some(l) = location() else { return false };
-    crate::files::site::is_embed(&l.search().unwrap_or_default(), &l.pathname().unwrap_or_default())
+    crate::files::site::is_embed(
+        &l.search().unwrap_or_default(),
+        &l.pathname().unwrap_or_default(),
+    )
 }
 
 /// Whether this page may send a request to a judge: always, except in the embed, which sends
@@ -60,23 +63,32 @@ pub const EMBED_SENDS_NOTHING: &str =
 pub fn first_example() -> Option<String> {
     let l = location()?;
     let hash = l.hash().unwrap_or_default();
-    if crate::files::share::payload(&hash).is_some() || crate::lab::open_doc::handover_nonce(&hash).is_some() {
+    if crate::files::share::payload(&hash).is_some()
+        || crate::lab::open_doc::handover_nonce(&hash).is_some()
+    {
         return None;
     }
-    crate::files::site::embed_example(&l.search().unwrap_or_default()).or_else(|| get().open_example.clone())
+    crate::files::site::embed_example(&l.search().unwrap_or_default())
+        .or_else(|| get().open_example.clone())
 }
 
 /// `u` resolved against the page's address (a model on the site itself may be named by path).
 pub fn resolve(u: &str) -> String {
     let base = location().and_then(|l| l.href().ok()).unwrap_or_default();
-    web_sys::Url::new_with_base(u, &base).map(|x| x.href()).unwrap_or_else(|_| u.to_string())
+    web_sys::Url::new_with_base(u, &base)
+        .map(|x| x.href())
+        .unwrap_or_else(|_| u.to_string())
 }
 
 /// GETs `path` from this site (same origin, no credentials, no redirects): Some(text) on 200,
 /// None on 404, Err otherwise: `Err(Some(sentence))` where the gate refuses the body's size
 /// (checked before it is read as text, `crate::files::gate::size`), `Err(None)` for any other failure.
 /// `fresh`: revalidate, never a stale copy (the site file, which the owner may have just changed).
-pub async fn get_site_text(path: &str, fresh: bool, origin: crate::files::gate::Origin) -> Result<Option<String>, Option<String>> {
+pub async fn get_site_text(
+    path: &str,
+    fresh: bool,
+    origin: crate::files::gate::Origin,
+) -> Result<Option<String>, Option<String>> {
     let window = web_sys::window().ok_or(None)?;
     let init = web_sys::RequestInit::new();
     init.set_credentials(web_sys::RequestCredentials::SameOrigin);
@@ -84,17 +96,26 @@ pub async fn get_site_text(path: &str, fresh: bool, origin: crate::files::gate::
     if fresh {
         init.set_cache(web_sys::RequestCache::NoCache);
     }
-    let response: web_sys::Response =
-        JsFuture::from(window.fetch_with_str_and_init(path, &init)).await.map_err(|_| None)?.dyn_into().map_err(|_| None)?;
+    let response: web_sys::Response = JsFuture::from(window.fetch_with_str_and_init(path, &init))
+        .await
+        .map_err(|_| None)?
+        .dyn_into()
+        .map_err(|_| None)?;
     if response.status() == 404 {
         return Ok(None);
     }
     if !response.ok() {
         return Err(None);
     }
-    let blob: web_sys::Blob = JsFuture::from(response.blob().map_err(|_| None)?).await.map_err(|_| None)?.unchecked_into();
+    let blob: web_sys::Blob = JsFuture::from(response.blob().map_err(|_| None)?)
+        .await
+        .map_err(|_| None)?
+        .unchecked_into();
     crate::files::gate::size(origin, blob.size()).map_err(Some)?;
-    crate::web::files::text(&blob).await.map(Some).map_err(|_| None)
+    crate::web::files::text(&blob)
+        .await
+        .map(Some)
+        .map_err(|_| None)
 }
 
 #[leptos::wasm_split::wasm_split(site, wasm_split_path = ::leptos::wasm_split, fallible)]
@@ -136,10 +157,16 @@ fn settle(
 /// (404), `None` for no answer (yet, with `settled_only`) or a failure.
 async fn host_copy(settled_only: bool) -> Option<Option<String>> {
     let window = web_sys::window()?;
-    let pending: js_sys::Promise = js_sys::Reflect::get(&window, &"hjSite".into()).ok()?.dyn_into().ok()?;
+    let pending: js_sys::Promise = js_sys::Reflect::get(&window, &"hjSite".into())
+        .ok()?
+        .dyn_into()
+        .ok()?;
     let promise = if settled_only {
         // Whichever is settled first: the answer, if it is already here, else "not yet".
-        js_sys::Promise::race(&js_sys::Array::of2(&pending, &js_sys::Promise::resolve(&wasm_bindgen::JsValue::UNDEFINED)))
+        js_sys::Promise::race(&js_sys::Array::of2(
+            &pending,
+            &js_sys::Promise::resolve(&wasm_bindgen::JsValue::UNDEFINED),
+        ))
     } else {
         pending
     };
@@ -155,12 +182,17 @@ async fn host_copy(settled_only: bool) -> Option<Option<String>> {
 /// The site file's text, from the page, the host's answer beside the wasm or the kept copy
 /// (`site_fresh`), storing what to keep; `None`: no site file. Without the chunk where there is
 /// no site file anywhere (built without one, none kept, the host has none or has not answered).
-async fn settled_text(raw: Option<String>, host: Option<Option<String>>) -> Result<Option<String>, ()> {
+async fn settled_text(
+    raw: Option<String>,
+    host: Option<Option<String>>,
+) -> Result<Option<String>, ()> {
     let kept = crate::web::storage::load_setting(KEPT);
     if raw.is_none() && kept.is_none() && !matches!(host, Some(Some(_))) {
         return Ok(None);
     }
-    let (text, keep) = crate::ui::lazy::loading(settle(raw, host, kept)).await.map_err(|_| ())?;
+    let (text, keep) = crate::ui::lazy::loading(settle(raw, host, kept))
+        .await
+        .map_err(|_| ())?;
     if let Some(keep) = keep {
         crate::web::storage::keep_setting(KEPT, keep.as_deref()).ok();
     }
@@ -174,14 +206,19 @@ async fn settled_text(raw: Option<String>, host: Option<Option<String>>) -> Resu
 /// fetches it first, as before.
 pub async fn load(path: &str) {
     let fetched = match built_in() {
-        Some(raw) => settled_text(raw, host_copy(true).await).await.map_err(|_| None),
+        Some(raw) => settled_text(raw, host_copy(true).await)
+            .await
+            .map_err(|_| None),
         None => get_site_text(path, true, crate::files::gate::Origin::Any).await,
     };
     let text = match fetched {
         Ok(None) => return,
         Ok(Some(text)) => text,
         Err(refused) => {
-            let m = refused.unwrap_or_else(|| "This site's site.json could not be fetched; the page keeps its defaults.".to_string());
+            let m = refused.unwrap_or_else(|| {
+                "This site's site.json could not be fetched; the page keeps its defaults."
+                    .to_string()
+            });
             PROBLEM.with(|p| *p.borrow_mut() = Some(m));
             return;
         }
@@ -194,7 +231,10 @@ pub async fn load(path: &str) {
         Ok(site) => SITE.with(|s| *s.borrow_mut() = Rc::new(site)),
         Err(m) => PROBLEM.with(|p| *p.borrow_mut() = Some(m)),
     }
-    if let (Some(title), Some(doc)) = (get().title.clone(), web_sys::window().and_then(|w| w.document())) {
+    if let (Some(title), Some(doc)) = (
+        get().title.clone(),
+        web_sys::window().and_then(|w| w.document()),
+    ) {
         doc.set_title(&title);
     }
 }
@@ -205,7 +245,9 @@ pub async fn load(path: &str) {
 /// just now) or the host did not answer.
 pub async fn revalidate() {
     let Some(raw) = built_in() else { return };
-    let Some(host) = host_copy(false).await else { return };
+    let Some(host) = host_copy(false).await else {
+        return;
+    };
     let _ = settled_text(raw, Some(host)).await;
 }
 
@@ -233,7 +275,9 @@ pub fn changed_note() -> leptos::prelude::RwSignal<Option<String>> {
 /// In the `site` chunk: compares the suggestion now with the one `remembered`, against what
 /// the visitor stored themselves, and remembers the one now.
 #[leptos::wasm_split::wasm_split(site, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn suggestion_changed(remembered: Option<String>) -> Result<Option<String>, crate::ui::lazy::ChunkMissing> {
+fn suggestion_changed(
+    remembered: Option<String>,
+) -> Result<Option<String>, crate::ui::lazy::ChunkMissing> {
     use crate::files::site_suggested::{changed_note, Own, Suggested};
     use crate::web::storage::{load_provider_setting, load_setting, save_setting};
     let now = Suggested::of(&get());
@@ -253,7 +297,9 @@ fn suggestion_changed(remembered: Option<String>) -> Result<Option<String>, crat
 
 /// Whether a page of another origin frames this one (reading its address is then refused).
 fn framed_by_other_origin() -> bool {
-    let Some(w) = web_sys::window() else { return false };
+    let Some(w) = web_sys::window() else {
+        return false;
+    };
     match w.top() {
         Ok(Some(top)) => !js_sys::Object::is(&top, &w) && top.location().href().is_err(),
         // No access to the top window at all: treat as framed by a stranger.
@@ -270,7 +316,9 @@ pub fn refuse_frame() -> bool {
     if embed() || !framed_by_other_origin() {
         return false;
     }
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return true };
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return true;
+    };
     let href = location().and_then(|l| l.href().ok()).unwrap_or_default();
     if let Some(body) = doc.body() {
         body.set_text_content(None);

@@ -17,9 +17,9 @@ pub(crate) mod inputs;
 pub(crate) mod settings;
 
 pub use crate::ui::progress::{ExplainState, Progress};
-pub use settings::Settings;
 pub use backend::ConnectionState;
 pub use inputs::ImageView;
+pub use settings::Settings;
 
 /// The evaluator's state: the shared [`Settings`] (`state.settings`, what the lab has too), its
 /// inputs, each metric's settings and results and the current run.
@@ -66,4 +66,3 @@ impl AppState {
         self.settings.weighs_criteria() && self.inputs.task.get().needs_box()
     }
 }
-

@@ -9,8 +9,8 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{IdbKeyRange, IdbTransactionMode};
 
 use super::cache::{committed, database, done, named_store, settled, BATCH_ITEMS, BATCH_META};
-use crate::lab::stored_run::{keys, StoredDataset, StoredRun};
 use crate::files::storage_refusal;
+use crate::lab::stored_run::{keys, StoredDataset, StoredRun};
 
 /// Writes one value; `Err` says why in a phrase (callers say what was not kept): temporary
 /// storage, a full quota and any other refusal each in their own words (`storage_refusal`).
@@ -25,7 +25,9 @@ async fn put(store_name: &str, key: &str, value: &JsValue) -> Result<(), String>
         .put_with_key(value, &JsValue::from_str(key))
         .map_err(|e| why(&e))?;
     if done(&request).await.is_err() {
-        return Err(why(&Reflect::get(&request, &"error".into()).unwrap_or_default()));
+        return Err(why(
+            &Reflect::get(&request, &"error".into()).unwrap_or_default()
+        ));
     }
     // Kept only once the transaction commits: a full quota aborts it only then.
     settled(commit, &tx).await.map_err(|e| why(&e))
@@ -84,7 +86,12 @@ async fn texts_in(store_name: &str, keys: (String, String)) -> Vec<String> {
 
 /// Stores one item's result (JSON) under its run.
 pub async fn put_result(run: &str, item: &str, json: &str) -> Result<(), String> {
-    put(BATCH_ITEMS, &keys::result(run, item), &JsValue::from_str(json)).await
+    put(
+        BATCH_ITEMS,
+        &keys::result(run, item),
+        &JsValue::from_str(json),
+    )
+    .await
 }
 
 /// Every stored result of one run (JSON strings).

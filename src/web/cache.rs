@@ -55,7 +55,9 @@ pub fn committed(tx: &web_sys::IdbTransaction) -> Promise {
 /// `DOMException`, or `undefined` when the browser gave none).
 pub async fn settled(commit: Promise, tx: &web_sys::IdbTransaction) -> Result<(), JsValue> {
     let event = JsFuture::from(commit).await.unwrap_or_default();
-    let kind = Reflect::get(&event, &"type".into()).ok().and_then(|v| v.as_string());
+    let kind = Reflect::get(&event, &"type".into())
+        .ok()
+        .and_then(|v| v.as_string());
     if kind.as_deref() == Some("complete") {
         return Ok(());
     }
@@ -102,10 +104,12 @@ pub async fn database() -> Result<IdbDatabase, JsValue> {
     // one: uses that start together may each have opened one) and forgets it, so the next use
     // opens the database again.
     let own = db.clone();
-    let close = wasm_bindgen::closure::Closure::<dyn FnMut(web_sys::Event)>::new(move |_: web_sys::Event| {
-        own.close();
-        DB.with(|d| d.borrow_mut().take());
-    });
+    let close = wasm_bindgen::closure::Closure::<dyn FnMut(web_sys::Event)>::new(
+        move |_: web_sys::Event| {
+            own.close();
+            DB.with(|d| d.borrow_mut().take());
+        },
+    );
     db.set_onversionchange(Some(close.as_ref().unchecked_ref()));
     close.forget();
     DB.with(|d| *d.borrow_mut() = Some(db.clone()));

@@ -37,9 +37,18 @@ pub fn blob(data: &[u8], mime: &str) -> Result<Blob, String> {
 /// pass `limit` bytes (the size the archive states), so an entry that lies about its size
 /// cannot make the page unpack more than that.
 pub async fn inflate_raw(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
-    through(data, "DecompressionStream", limit, "A file in the ZIP could not be decompressed.")
-        .await
-        .map_err(|e| e.unwrap_or_else(|| "This browser cannot decompress ZIP files (no DecompressionStream).".into()))
+    through(
+        data,
+        "DecompressionStream",
+        limit,
+        "A file in the ZIP could not be decompressed.",
+    )
+    .await
+    .map_err(|e| {
+        e.unwrap_or_else(|| {
+            "This browser cannot decompress ZIP files (no DecompressionStream).".into()
+        })
+    })
 }
 
 /// Compresses `data` to raw DEFLATE with the browser's `CompressionStream("deflate-raw")`
@@ -52,7 +61,10 @@ pub async fn deflate_raw(data: &[u8]) -> Result<Vec<u8>, String> {
 }
 
 /// A new `(De)CompressionStream("deflate-raw")`; `Err(None)` when the browser has none.
-fn new_stream(stream_class: &str, fail: impl Fn() -> Option<String>) -> Result<JsValue, Option<String>> {
+fn new_stream(
+    stream_class: &str,
+    fail: impl Fn() -> Option<String>,
+) -> Result<JsValue, Option<String>> {
     // web-sys marks the compression streams unstable; reach the constructor through the global.
     let global = js_sys::global();
     let constructor: Function = Reflect::get(&global, &stream_class.into())
@@ -74,7 +86,11 @@ fn call(obj: &JsValue, name: &str, args: &[&JsValue]) -> Result<JsValue, JsValue
 /// output passes `limit` (`Ok(None)` then). Chromium inflates a whole written chunk before the
 /// first read returns, so the slice is what bounds one step's work: deflate expands at most
 /// about 1,032 times. `Err(None)`: the browser has no such stream.
-pub async fn inflate_sliced(data: &[u8], slice: usize, limit: usize) -> Result<Option<Vec<u8>>, Option<String>> {
+pub async fn inflate_sliced(
+    data: &[u8],
+    slice: usize,
+    limit: usize,
+) -> Result<Option<Vec<u8>>, Option<String>> {
     let fail = || Some("This share link is damaged: it could not be read.".to_string());
     let stream = new_stream("DecompressionStream", fail)?;
     let half = |name: &str| Reflect::get(&stream, &name.into()).map_err(|_| fail());
@@ -90,7 +106,9 @@ pub async fn inflate_sliced(data: &[u8], slice: usize, limit: usize) -> Result<O
         let mut start = 0;
         while start < input.length() && !feeding.get() {
             let end = (start + slice).min(input.length());
-            let Ok(written) = call(&writer, "write", &[&input.subarray(start, end)]) else { return };
+            let Ok(written) = call(&writer, "write", &[&input.subarray(start, end)]) else {
+                return;
+            };
             if JsFuture::from(Promise::from(written)).await.is_err() {
                 return;
             }
@@ -108,10 +126,16 @@ pub async fn inflate_sliced(data: &[u8], slice: usize, limit: usize) -> Result<O
             stop.set(true);
             return Err(fail());
         };
-        if Reflect::get(&chunk, &"done".into()).ok().and_then(|d| d.as_bool()).unwrap_or(true) {
+        if Reflect::get(&chunk, &"done".into())
+            .ok()
+            .and_then(|d| d.as_bool())
+            .unwrap_or(true)
+        {
             return Ok(Some(out));
         }
-        let value: Uint8Array = Reflect::get(&chunk, &"value".into()).map_err(|_| fail())?.unchecked_into();
+        let value: Uint8Array = Reflect::get(&chunk, &"value".into())
+            .map_err(|_| fail())?
+            .unchecked_into();
         let len = value.length() as usize;
         if out.len() + len > limit {
             stop.set(true);
@@ -126,7 +150,12 @@ pub async fn inflate_sliced(data: &[u8], slice: usize, limit: usize) -> Result<O
 
 /// `data` piped through a `(De)CompressionStream("deflate-raw")`; `Err(None)` when the
 /// browser has no such stream.
-async fn through(data: &[u8], stream_class: &str, limit: usize, failed: &str) -> Result<Vec<u8>, Option<String>> {
+async fn through(
+    data: &[u8],
+    stream_class: &str,
+    limit: usize,
+    failed: &str,
+) -> Result<Vec<u8>, Option<String>> {
     let fail = || Some(failed.to_string());
     let source = blob(data, "application/octet-stream").map_err(Some)?;
     let stream = new_stream(stream_class, fail)?;

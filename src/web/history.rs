@@ -27,7 +27,10 @@ fn refused(_: JsValue) -> String {
 async fn all_ids() -> Result<Vec<String>, String> {
     let db = database().await.map_err(unavailable)?;
     let store = named_store(&db, HISTORY, IdbTransactionMode::Readonly).map_err(unavailable)?;
-    let keys: Array = done(&store.get_all_keys().map_err(unavailable)?).await.map_err(unavailable)?.into();
+    let keys: Array = done(&store.get_all_keys().map_err(unavailable)?)
+        .await
+        .map_err(unavailable)?
+        .into();
     Ok(keys.iter().filter_map(|k| k.as_string()).collect())
 }
 
@@ -37,15 +40,25 @@ pub async fn list() -> Result<Vec<Entry>, String> {
     let from = history::oldest_kept(&all_ids().await?);
     let db = database().await.map_err(unavailable)?;
     let store = named_store(&db, HISTORY, IdbTransactionMode::Readonly).map_err(unavailable)?;
-    let (keys, values) = match from.map(|k| web_sys::IdbKeyRange::lower_bound(&JsValue::from_str(&k))) {
-        Some(range) => {
-            let range = range.map_err(unavailable)?;
-            (store.get_all_keys_with_key(&range), store.get_all_with_key(&range))
-        }
-        None => (store.get_all_keys(), store.get_all()),
-    };
-    let keys: Array = done(&keys.map_err(unavailable)?).await.map_err(unavailable)?.into();
-    let values: Array = done(&values.map_err(unavailable)?).await.map_err(unavailable)?.into();
+    let (keys, values) =
+        match from.map(|k| web_sys::IdbKeyRange::lower_bound(&JsValue::from_str(&k))) {
+            Some(range) => {
+                let range = range.map_err(unavailable)?;
+                (
+                    store.get_all_keys_with_key(&range),
+                    store.get_all_with_key(&range),
+                )
+            }
+            None => (store.get_all_keys(), store.get_all()),
+        };
+    let keys: Array = done(&keys.map_err(unavailable)?)
+        .await
+        .map_err(unavailable)?
+        .into();
+    let values: Array = done(&values.map_err(unavailable)?)
+        .await
+        .map_err(unavailable)?
+        .into();
     let entries = keys
         .iter()
         .zip(values.iter())
@@ -76,13 +89,21 @@ pub async fn put(entry: &Entry) -> Result<(), String> {
 /// key range (a store of thousands is cut in one request).
 pub async fn add(entry: &Entry) -> Result<(), String> {
     put(entry).await?;
-    let Some(oldest_kept) = history::oldest_kept(&all_ids().await?) else { return Ok(()) };
-    let fail = |_| "This browser refused to delete the oldest entries from the history.".to_string();
+    let Some(oldest_kept) = history::oldest_kept(&all_ids().await?) else {
+        return Ok(());
+    };
+    let fail =
+        |_| "This browser refused to delete the oldest entries from the history.".to_string();
     let db = database().await.map_err(unavailable)?;
-    let tx = db.transaction_with_str_and_mode(HISTORY, IdbTransactionMode::Readwrite).map_err(fail)?;
+    let tx = db
+        .transaction_with_str_and_mode(HISTORY, IdbTransactionMode::Readwrite)
+        .map_err(fail)?;
     let commit = committed(&tx);
-    let older = web_sys::IdbKeyRange::upper_bound_with_open(&JsValue::from_str(&oldest_kept), true).map_err(fail)?;
-    tx.object_store(HISTORY).and_then(|s| s.delete(&older)).map_err(fail)?;
+    let older = web_sys::IdbKeyRange::upper_bound_with_open(&JsValue::from_str(&oldest_kept), true)
+        .map_err(fail)?;
+    tx.object_store(HISTORY)
+        .and_then(|s| s.delete(&older))
+        .map_err(fail)?;
     JsFuture::from(commit).await.map(|_| ()).map_err(fail)
 }
 

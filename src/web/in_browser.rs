@@ -44,7 +44,10 @@ pub struct Loaded {
 
 impl Loaded {
     pub fn engine(&self) -> Engine {
-        Engine { backend: self.backend, threads: self.threads.max(1) }
+        Engine {
+            backend: self.backend,
+            threads: self.threads.max(1),
+        }
     }
 }
 
@@ -126,7 +129,11 @@ fn keep_timing() {
             }
         });
         if let Some(id) = web_sys::window().and_then(|w| {
-            w.set_interval_with_callback_and_timeout_and_arguments_0(tick.as_ref().unchecked_ref(), 1000).ok()
+            w.set_interval_with_callback_and_timeout_and_arguments_0(
+                tick.as_ref().unchecked_ref(),
+                1000,
+            )
+            .ok()
         }) {
             *t = Some((id, tick));
         }
@@ -191,7 +198,10 @@ fn strings(v: &JsValue) -> Vec<String> {
     if !js_sys::Array::is_array(v) {
         return Vec::new();
     }
-    js_sys::Array::from(v).iter().filter_map(|s| s.as_string()).collect()
+    js_sys::Array::from(v)
+        .iter()
+        .filter_map(|s| s.as_string())
+        .collect()
 }
 
 fn read_probe(v: &JsValue) -> Probe {
@@ -295,8 +305,14 @@ pub async fn facts() -> Result<Facts, String> {
 
 /// Where a model comes from.
 pub enum Source {
-    Url { model: String, projector: Option<String> },
-    Files { model: web_sys::File, projector: Option<web_sys::File> },
+    Url {
+        model: String,
+        projector: Option<String>,
+    },
+    Files {
+        model: web_sys::File,
+        projector: Option<web_sys::File>,
+    },
 }
 
 /// Downloads (or takes from the browser's cache) and loads a model; `progress` hears
@@ -304,7 +320,11 @@ pub enum Source {
 /// engine is told so before anything is downloaded. `choice` is the GPU setting: the GPU is
 /// offered to the engine only where [`gpu::plan`] allows, and a GPU load that fails is done
 /// again on the CPU, with the reason kept for the status line.
-pub async fn load(source: Source, choice: GpuChoice, progress: impl Fn(String, f64) + 'static) -> Result<Loaded, String> {
+pub async fn load(
+    source: Source,
+    choice: GpuChoice,
+    progress: impl Fn(String, f64) + 'static,
+) -> Result<Loaded, String> {
     let facts = facts().await?;
     if let Some(sentence) = core::unsupported(&facts.missing) {
         return Err(sentence);
@@ -342,7 +362,12 @@ pub async fn load(source: Source, choice: GpuChoice, progress: impl Fn(String, f
     );
     let out = call(
         "load",
-        &[spec.into(), on_progress.as_ref().clone(), check.as_ref().clone(), JsValue::from_bool(planned.is_ok())],
+        &[
+            spec.into(),
+            on_progress.as_ref().clone(),
+            check.as_ref().clone(),
+            JsValue::from_bool(planned.is_ok()),
+        ],
     )
     .await;
     drop((on_progress, check));
@@ -352,7 +377,9 @@ pub async fn load(source: Source, choice: GpuChoice, progress: impl Fn(String, f
     let why = match planned {
         Err(why) => Some(why),
         Ok(()) if !failed.is_empty() => Some(gpu::failed(&failed)),
-        Ok(()) => Some(NoGpu::EngineDeclined(gpu::offload_line(&lines).unwrap_or_default())),
+        Ok(()) => Some(NoGpu::EngineDeclined(
+            gpu::offload_line(&lines).unwrap_or_default(),
+        )),
     };
     WHY.with(|w| *w.borrow_mut() = why);
     read_loaded(&loaded).ok_or_else(|| "the in-page engine gave no model facts".into())
@@ -395,7 +422,8 @@ pub async fn send(
     }
 }
 
-type Answering = std::pin::Pin<Box<dyn std::future::Future<Output = Result<RawResponse, JudgeError>>>>;
+type Answering =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<RawResponse, JudgeError>>>>;
 
 /// The provider's chunk could not be fetched (offline, a half-deployed site).
 struct NotFetched;
@@ -407,8 +435,13 @@ impl From<leptos::wasm_split::SplitLoaderError> for NotFetched {
 }
 
 #[leptos::wasm_split::wasm_split(in_browser, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn send_in_chunk(req: HttpRequest, signal: Option<web_sys::AbortSignal>) -> Result<Answering, NotFetched> {
-    Ok(Box::pin(async move { answer_request(&req, signal.as_ref()).await }))
+fn send_in_chunk(
+    req: HttpRequest,
+    signal: Option<web_sys::AbortSignal>,
+) -> Result<Answering, NotFetched> {
+    Ok(Box::pin(async move {
+        answer_request(&req, signal.as_ref()).await
+    }))
 }
 
 async fn answer_request(

@@ -40,7 +40,11 @@ pub fn listen(on_message: impl Fn(LiveMessage) + 'static) {
         return;
     };
     let handler = Closure::<dyn Fn(MessageEvent)>::new(move |ev: MessageEvent| {
-        if let Some(m) = ev.data().as_string().and_then(|t| LiveMessage::from_json(&t)) {
+        if let Some(m) = ev
+            .data()
+            .as_string()
+            .and_then(|t| LiveMessage::from_json(&t))
+        {
             on_message(m);
         }
     });

@@ -4,12 +4,12 @@
 pub mod batch_store;
 pub mod cache;
 pub mod download;
-pub mod history;
 pub mod fetch;
 pub mod files;
+pub mod history;
 pub mod image;
-pub mod live;
 pub mod in_browser;
+pub mod live;
 pub mod response;
 pub mod run_lock;
 pub mod storage;

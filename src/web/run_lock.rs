@@ -66,7 +66,10 @@ pub async fn try_acquire(run: &str) -> Option<RunLock> {
     };
     // A refused request (an opaque origin's SecurityError) rejects without ever calling the
     // callback: say so, or `answer` would never settle and the run would wait forever.
-    if let Some(catch) = Reflect::get(&pending, &"catch".into()).ok().and_then(|c| c.dyn_into::<Function>().ok()) {
+    if let Some(catch) = Reflect::get(&pending, &"catch".into())
+        .ok()
+        .and_then(|c| c.dyn_into::<Function>().ok())
+    {
         let refused = Closure::once_into_js(move |_: JsValue| {
             let _ = said.call1(&JsValue::NULL, &JsValue::from_str(REFUSED));
         });

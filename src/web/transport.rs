@@ -4,8 +4,8 @@
 
 use crate::answers::completion::Completion;
 use crate::answers::errors::JudgeError;
-use crate::transport::limiter::Limiter;
 use crate::providers::{read_chat, HttpRequest, Protocol};
+use crate::transport::limiter::Limiter;
 use crate::transport::request_key::{request_key, with_engine};
 use crate::transport::retry::RetryPolicy;
 use crate::web::{cache, fetch};

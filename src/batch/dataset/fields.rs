@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
-use crate::scoring::criteria::Criterion;
 use crate::inputs::geometry::NormBox;
+use crate::scoring::criteria::Criterion;
 
 /// A known column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

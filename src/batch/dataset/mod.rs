@@ -197,8 +197,8 @@ pub(super) fn too_many_rows() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scoring::criteria::Criterion;
     use crate::inputs::geometry::NormBox;
+    use crate::scoring::criteria::Criterion;
     use crate::scoring::task::Task;
 
     fn csv_ds(text: &str) -> Dataset {

@@ -9,8 +9,8 @@ use serde_json::Value;
 use super::fields::*;
 use super::{Dataset, Format, RowProblem};
 use crate::batch::{normalize_path, Human, Item};
-use crate::scoring::criteria::Criterion;
 use crate::inputs::geometry::NormBox;
+use crate::scoring::criteria::Criterion;
 use crate::scoring::task::Task;
 
 /// The state of an import: items so far, problems, ids seen, ignored names.

@@ -4,7 +4,9 @@
 //! independent; the multi-digit rule's alternatives read as decimals). A printed integer
 //! (`1.0`, `0`) has none. Our reading, named as ours in the README.
 
-use super::{export_json, interpret, score_request, ExportInput, FleurResult, Input, Place, Scheme};
+use super::{
+    export_json, interpret, score_request, ExportInput, FleurResult, Input, Place, Scheme,
+};
 use crate::answers::completion::Completion;
 use crate::answers::errors::JudgeError;
 use crate::metrics::room::{spread, Candidate, CandidateRequest};
@@ -43,8 +45,11 @@ impl Candidate for Input {
         interpret(completion)
     }
 
-
-    fn export<'p>(&self, backend: &Backend, outcome: impl Fn(usize) -> Result<&'p FleurResult, &'p str>) -> String {
+    fn export<'p>(
+        &self,
+        backend: &Backend,
+        outcome: impl Fn(usize) -> Result<&'p FleurResult, &'p str>,
+    ) -> String {
         export_json(&ExportInput {
             caption: &self.caption,
             references: self.references.as_deref(),

@@ -2,11 +2,11 @@
 //! caption (RefFLEUR also sees reference captions), and the score is smoothed from the digit
 //! tokens' probabilities (`smoothing`). The explanation is a follow-up turn.
 
-mod export;
 pub mod candidate;
+mod export;
+pub mod prompts;
 pub mod reopen;
 pub mod room;
-pub mod prompts;
 pub mod smoothing;
 
 /// FLEUR's and RefFLEUR's room types, under the names the registry gives them
@@ -23,13 +23,13 @@ use super::fidelity::ExtensionInfo;
 use super::Metric;
 use super::MetricInfo;
 use crate::answers::completion::{Completion, Usage};
-use crate::transport::cost::{image_tokens, text_tokens};
 use crate::answers::doubt::{self, Doubt};
 use crate::answers::errors::JudgeError;
+use crate::inputs::text_checks::too_long;
 use crate::providers::{
     chat_request, Backend, ChatParams, HttpRequest, Image, ImageDetail, Message, Part, Protocol,
 };
-use crate::inputs::text_checks::too_long;
+use crate::transport::cost::{image_tokens, text_tokens};
 
 const PAPER: &str = "Lee et al., FLEUR: An Explainable Reference-Free Evaluation Metric for \
                      Image Captioning Using a Large Multimodal Model (ACL 2024)";

@@ -4,7 +4,9 @@
 
 use super::{export_json, fidelity_of, interpret, score_request, ExportInput, FleurResult, Input};
 use crate::answers::errors::JudgeError;
-use crate::metrics::room::{first_answer, reading_of, Answers, ItemReading, MetricCore, Run, Subject};
+use crate::metrics::room::{
+    first_answer, reading_of, Answers, ItemReading, MetricCore, Run, Subject,
+};
 use crate::metrics::Metric;
 use crate::providers::{Backend, HttpRequest, Image};
 
@@ -12,7 +14,11 @@ use crate::providers::{Backend, HttpRequest, Image};
 pub struct Room<const REFS: bool>;
 
 impl<const REFS: bool> MetricCore for Room<REFS> {
-    const INFO: &'static crate::metrics::MetricInfo = if REFS { &super::REF_FLEUR_INFO } else { &super::FLEUR_INFO };
+    const INFO: &'static crate::metrics::MetricInfo = if REFS {
+        &super::REF_FLEUR_INFO
+    } else {
+        &super::FLEUR_INFO
+    };
     /// FLEUR or RefFLEUR: the file's `references` say which.
     type Reopened = super::reopen::Reopened;
 
@@ -24,7 +30,11 @@ impl<const REFS: bool> MetricCore for Room<REFS> {
     const FUZZ: &'static [(&'static str, crate::metrics::room::StepsHarness)] =
         &[("fleur_smoothing", super::smoothing::fuzz)];
 
-    fn item_requests(run: &Run, item: Subject, image: Option<Image>) -> Result<Vec<(String, HttpRequest)>, JudgeError> {
+    fn item_requests(
+        run: &Run,
+        item: Subject,
+        image: Option<Image>,
+    ) -> Result<Vec<(String, HttpRequest)>, JudgeError> {
         let input = Input {
             caption: item.text.to_string(),
             references: REFS.then(|| item.references.to_vec()),
@@ -33,11 +43,19 @@ impl<const REFS: bool> MetricCore for Room<REFS> {
         Ok(vec![("score".into(), score_request(run.backend, &input)?)])
     }
 
-    fn read_item<F: Fn(JudgeError) -> String>(run: &Run, item: Subject, answers: Answers, _say: &F) -> ItemReading {
+    fn read_item<F: Fn(JudgeError) -> String>(
+        run: &Run,
+        item: Subject,
+        answers: Answers,
+        _say: &F,
+    ) -> ItemReading {
         let mut fidelity = None;
         let outcome = first_answer(answers).and_then(|a| interpret(&a)).map(|r| {
             fidelity = Some(fidelity_of(Some(&r)));
-            (r.smoothed.score, kept(run.metric, REFS, run.backend, item, &r))
+            (
+                r.smoothed.score,
+                kept(run.metric, REFS, run.backend, item, &r),
+            )
         });
         ItemReading::Score { outcome, fidelity }
     }

@@ -386,7 +386,6 @@ mod tests {
         step(token, &[(token, 1.0)])
     }
 
-
     fn digits_step(chosen: &str, p: &[f64; 10]) -> TokenStep {
         let names: Vec<String> = (0..10).map(|i| i.to_string()).collect();
         let top: Vec<(&str, f64)> = names

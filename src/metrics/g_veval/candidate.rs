@@ -38,8 +38,11 @@ impl Candidate for Input {
         interpret(completion, self.accr)
     }
 
-
-    fn export<'p>(&self, backend: &Backend, outcome: impl Fn(usize) -> Result<&'p GvevalResult, &'p str>) -> String {
+    fn export<'p>(
+        &self,
+        backend: &Backend,
+        outcome: impl Fn(usize) -> Result<&'p GvevalResult, &'p str>,
+    ) -> String {
         export_json(&ExportInput {
             input: self,
             backend,

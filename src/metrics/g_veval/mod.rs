@@ -3,12 +3,12 @@
 //! after that `$` (`extract`). For video, three frames go in one labelled 1536×512 image, and
 //! the ACCR variant asks for four scores (accuracy, completeness, conciseness, relevance).
 
-mod export;
 pub mod candidate;
-pub mod reopen;
-pub mod room;
+mod export;
 pub mod extract;
 pub mod prompts;
+pub mod reopen;
+pub mod room;
 
 /// Its room type, under the name the registry gives it (`metrics::Metric`'s variant).
 pub use room::Room as GVeval;
@@ -19,18 +19,18 @@ pub use export::{export_json, ExportInput};
 pub use extract::{Method, Reading, ACCR};
 pub use prompts::{Medium, Mode};
 
-use super::fidelity::{Extension, Fidelity};
 use super::fidelity::ExtensionInfo;
+use super::fidelity::{Extension, Fidelity};
 use super::Metric;
 use super::MetricInfo;
 use crate::answers::completion::{Completion, Usage};
-use crate::transport::cost::{image_tokens, text_tokens};
 use crate::answers::doubt::{self, Doubt};
 use crate::answers::errors::JudgeError;
+use crate::inputs::text_checks::too_long;
 use crate::providers::{
     chat_request, Backend, ChatParams, HttpRequest, Image, ImageDetail, Message, Part, Protocol,
 };
-use crate::inputs::text_checks::too_long;
+use crate::transport::cost::{image_tokens, text_tokens};
 
 /// Our extension of G-VEval (off by default): 20 alternatives per token instead of the
 /// authors' 5.
@@ -190,8 +190,10 @@ pub fn interpret(completion: &Completion, accr: bool) -> Result<GvevalResult, Ju
         let r = extract::final_score(steps, &completion.text, completion.truncated)?;
         (r.score, Some(r), None)
     };
-    let readings: Vec<&extract::Reading> =
-        final_reading.iter().chain(accr_readings.iter().flatten()).collect();
+    let readings: Vec<&extract::Reading> = final_reading
+        .iter()
+        .chain(accr_readings.iter().flatten())
+        .collect();
     let doubts = doubt::assess(
         completion.truncated,
         readings.iter().any(|r| r.near_end),

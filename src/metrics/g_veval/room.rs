@@ -5,7 +5,9 @@
 use super::{export_json, interpret, request, ExportInput, GvevalResult, Input, Medium, Mode};
 use crate::answers::errors::JudgeError;
 use crate::metrics::fidelity::Fidelity;
-use crate::metrics::room::{first_answer, reading_of, Answers, ItemReading, MetricCore, Run, Subject};
+use crate::metrics::room::{
+    first_answer, reading_of, Answers, ItemReading, MetricCore, Run, Subject,
+};
 use crate::metrics::Metric;
 use crate::providers::{Backend, HttpRequest, Image};
 
@@ -37,22 +39,48 @@ impl MetricCore for Room {
     const FUZZ: &'static [(&'static str, crate::metrics::room::StepsHarness)] =
         &[("g_veval_extract", super::extract::fuzz)];
 
-    fn item_requests(run: &Run, item: Subject, image: Option<Image>) -> Result<Vec<(String, HttpRequest)>, JudgeError> {
+    fn item_requests(
+        run: &Run,
+        item: Subject,
+        image: Option<Image>,
+    ) -> Result<Vec<(String, HttpRequest)>, JudgeError> {
         let input = input(run.settings.gv_mode, run.fidelity.clone(), item, image);
         Ok(vec![("score".into(), request(run.backend, &input)?)])
     }
 
-    fn read_item<F: Fn(JudgeError) -> String>(run: &Run, item: Subject, answers: Answers, _say: &F) -> ItemReading {
-        let outcome = first_answer(answers).and_then(|a| interpret(&a, false)).map(|r| {
-            let reading = kept(run.settings.gv_mode, run.fidelity.clone(), run.backend, item, &r);
-            (r.score, reading)
-        });
-        ItemReading::Score { outcome, fidelity: None }
+    fn read_item<F: Fn(JudgeError) -> String>(
+        run: &Run,
+        item: Subject,
+        answers: Answers,
+        _say: &F,
+    ) -> ItemReading {
+        let outcome = first_answer(answers)
+            .and_then(|a| interpret(&a, false))
+            .map(|r| {
+                let reading = kept(
+                    run.settings.gv_mode,
+                    run.fidelity.clone(),
+                    run.backend,
+                    item,
+                    &r,
+                );
+                (r.score, reading)
+            });
+        ItemReading::Score {
+            outcome,
+            fidelity: None,
+        }
     }
 }
 
 /// G-VEval's reading of `item` (judged in `mode` with `fidelity`), kept for the evaluator.
-pub fn kept(mode: Mode, fidelity: Fidelity, backend: &Backend, item: Subject, r: &GvevalResult) -> String {
+pub fn kept(
+    mode: Mode,
+    fidelity: Fidelity,
+    backend: &Backend,
+    item: Subject,
+    r: &GvevalResult,
+) -> String {
     let input = input(mode, fidelity, item, None);
     let doc = export_json(&ExportInput {
         input: &input,

@@ -12,17 +12,18 @@
 
 use serde_json::{Map, Value};
 
-use super::CriterionResult;
 use super::weighting::{sigma, smoothed_score};
-use crate::scoring::weighting::Scored;
+use super::CriterionResult;
 use crate::scoring::criteria::Criterion;
+use crate::scoring::weighting::Scored;
 
 /// The model a by-hand result names in its export, so every reader sees no model was asked.
 pub const MODEL: &str = "(none: set by hand)";
 /// What a by-hand result says wherever it shows.
 pub const SAID: &str = "Set by hand, no model was asked.";
 /// The export's `source`.
-pub const SOURCE: &str = "Set by hand: no model was asked; each criterion's distribution is its five bars normalised.";
+pub const SOURCE: &str =
+    "Set by hand: no model was asked; each criterion's distribution is its five bars normalised.";
 /// The largest value of one bar.
 pub const MAX_BAR: u8 = 100;
 
@@ -88,7 +89,9 @@ impl Hand {
 
     /// Reads a file's `by_hand` object, or says why it cannot.
     pub fn from_json(v: &Value) -> Result<Hand, String> {
-        let bad = || "This file's ratings set by hand are not five numbers from 0 to 100 for each criterion, so it cannot be shown.".to_string();
+        let bad = || {
+            "This file's ratings set by hand are not five numbers from 0 to 100 for each criterion, so it cannot be shown.".to_string()
+        };
         let o: &Map<String, Value> = v.as_object().ok_or_else(bad)?;
         let mut hand = Hand([[0; 5]; 5]);
         for c in Criterion::ALL {
@@ -157,18 +160,25 @@ pub fn bars_of(p: &[f64; 5]) -> Bars {
     if top.is_nan() || top <= 0.0 {
         return Preset::Flat.bars();
     }
-    p.map(|x| (x / top * f64::from(MAX_BAR)).round().clamp(0.0, f64::from(MAX_BAR)) as u8)
+    p.map(|x| {
+        (x / top * f64::from(MAX_BAR))
+            .round()
+            .clamp(0.0, f64::from(MAX_BAR)) as u8
+    })
 }
 
 /// Whether the bars give the distribution a file records for each criterion (to 1e-6).
 pub fn agrees(hand: &Hand, results: &[Option<Result<CriterionResult, String>>; 5]) -> bool {
-    Criterion::ALL.iter().all(|&c| {
-        match (distribution(&hand.bars(c)), &results[c.index()]) {
-            (Some(p), Some(Ok(r))) => p.iter().zip(&r.distribution).all(|(a, b)| (a - b).abs() <= 1e-6),
+    Criterion::ALL.iter().all(
+        |&c| match (distribution(&hand.bars(c)), &results[c.index()]) {
+            (Some(p), Some(Ok(r))) => p
+                .iter()
+                .zip(&r.distribution)
+                .all(|(a, b)| (a - b).abs() <= 1e-6),
             (None, Some(Err(_))) => true,
             _ => false,
-        }
-    })
+        },
+    )
 }
 
 /// A criterion's preset: sure of one rating, split between two, or flat.
@@ -296,17 +306,24 @@ pub fn percent(w: f64) -> String {
 /// The plain sentence under a result: which criterion carries most of the weight at γ and why.
 /// `items` pairs each criterion with its score (None: failed or not run) and `weights` is the
 /// weighting at `gamma` (aligned). `None` when nothing is scored.
-pub fn weight_sentence(items: &[(Criterion, Option<Scored>)], weights: &[Option<f64>], gamma: f64) -> Option<String> {
+pub fn weight_sentence(
+    items: &[(Criterion, Option<Scored>)],
+    weights: &[Option<f64>],
+    gamma: f64,
+) -> Option<String> {
     let scored: Vec<(Criterion, Scored, f64)> = items
         .iter()
         .zip(weights)
         .filter_map(|((c, s), w)| Some((*c, (*s)?, (*w)?)))
         .collect();
-    let (top_c, top_s, top_w) = *scored.iter().max_by(|a, b| a.2.total_cmp(&b.2))?;
+    let (top_c, _, top_w) = *scored.iter().max_by(|a, b| a.2.total_cmp(&b.2))?;
     let g = format!("{gamma:.2}");
     let pct = percent;
     if scored.len() == 1 {
-        return Some(format!("Only {} has a score, so it carries all the weight.", top_c.label()));
+        return Some(format!(
+            "Only {} has a score, so it carries all the weight.",
+            top_c.label()
+        ));
     }
     let sigmas: Vec<f64> = scored.iter().filter_map(|(_, s, _)| s.sigma).collect();
     if sigmas.len() < scored.len() {
@@ -330,41 +347,62 @@ pub fn weight_sentence(items: &[(Criterion, Option<Scored>)], weights: &[Option<
             pct(1.0 / scored.len() as f64)
         ));
     }
-    let certain: Vec<&str> = scored.iter().filter(|(_, s, _)| s.sigma == Some(0.0)).map(|(c, _, _)| c.label()).collect();
+    Some(below_one(&scored, &g, min, (top_c, top_w)))
+}
+
+/// [`weight_sentence`] where γ < 1 and the criteria differ in σ: who the weighting favours.
+fn below_one(
+    scored: &[(Criterion, Scored, f64)],
+    g: &str,
+    min: f64,
+    top: (Criterion, f64),
+) -> String {
+    let (top_c, top_w) = top;
+    let pct = percent;
+    let certain: Vec<&str> = scored
+        .iter()
+        .filter(|(_, s, _)| s.sigma == Some(0.0))
+        .map(|(c, _, _)| c.label())
+        .collect();
     match certain.len() {
         0 => {}
         1 => {
-            return Some(format!(
+            return format!(
                 "At γ = {g}, {} carries all the weight: it is certain (σ = 0), and below γ = 1 a certain criterion outweighs any unsure one.",
                 certain[0]
-            ))
+            )
         }
         _ => {
-            return Some(format!(
+            return format!(
                 "At γ = {g}, {} are certain (σ = 0) and share all the weight equally; below γ = 1 the unsure criteria count for nothing.",
                 certain.join(", ")
-            ))
+            )
         }
     }
-    let surest: Vec<&(Criterion, Scored, f64)> =
-        scored.iter().filter(|(_, s, _)| s.sigma.is_some_and(|x| x - min <= 1e-12)).collect();
+    let surest: Vec<&(Criterion, Scored, f64)> = scored
+        .iter()
+        .filter(|(_, s, _)| s.sigma.is_some_and(|x| x - min <= 1e-12))
+        .collect();
     let share: f64 = surest.iter().map(|(_, _, w)| w).sum();
-    let how = if share > 0.5 { "most of the weight" } else { "the largest share of the weight" };
+    let how = if share > 0.5 {
+        "most of the weight"
+    } else {
+        "the largest share of the weight"
+    };
     if let [(c, _, _)] = surest[..] {
         debug_assert_eq!(*c, top_c);
-        return Some(format!(
+        return format!(
             "At γ = {g}, {} carries {how} ({}): its σ ({min:.2}) is the smallest, and the smaller γ, the more the surest criterion counts.",
             top_c.label(),
             pct(top_w)
-        ));
+        );
     }
-    let _ = top_s;
     let names: Vec<&str> = surest.iter().map(|(c, _, _)| c.label()).collect();
-    Some(format!(
+    format!(
         "At γ = {g}, {} share {how} ({} together): their σ ({min:.2}) is the smallest, and the smaller γ, the more the surest criteria count.",
         names.join(", "),
         pct(share)
-    ))
+    )
 }
 
 #[cfg(test)]
@@ -383,7 +421,11 @@ mod tests {
         let r = hand.results();
         let ok: Vec<Option<&CriterionResult>> = r.iter().map(|r| r.as_ref().ok()).collect();
         let (w, _) = weigh(&ok, gamma);
-        let items: Vec<(Criterion, Option<Scored>)> = Criterion::ALL.iter().zip(&ok).map(|(c, r)| (*c, r.map(|r| r.scored()))).collect();
+        let items: Vec<(Criterion, Option<Scored>)> = Criterion::ALL
+            .iter()
+            .zip(&ok)
+            .map(|(c, r)| (*c, r.map(|r| r.scored())))
+            .collect();
         weight_sentence(&items, &w, gamma).unwrap()
     }
 
@@ -412,7 +454,10 @@ mod tests {
 
     #[test]
     fn bars_clamp_and_ratings_outside_one_to_five_are_ignored() {
-        let h = START.with_bar(Criterion::Clarity, 3, 250).with_bar(Criterion::Clarity, 0, 9).with_bar(Criterion::Clarity, 6, 9);
+        let h = START
+            .with_bar(Criterion::Clarity, 3, 250)
+            .with_bar(Criterion::Clarity, 0, 9)
+            .with_bar(Criterion::Clarity, 6, 9);
         assert_eq!(h.bars(Criterion::Clarity), [0, 0, 100, 100, 20]);
     }
 
@@ -424,8 +469,18 @@ mod tests {
         for p in Preset::ALL {
             assert_eq!(Preset::from_id(&p.id()), Some(p));
         }
-        assert_eq!(result(Criterion::Correctness, &Preset::Sure(2).bars()).unwrap().sigma, Some(0.0));
-        assert_eq!(result(Criterion::Correctness, &Preset::Split(2, 4).bars()).unwrap().score, 3.0);
+        assert_eq!(
+            result(Criterion::Correctness, &Preset::Sure(2).bars())
+                .unwrap()
+                .sigma,
+            Some(0.0)
+        );
+        assert_eq!(
+            result(Criterion::Correctness, &Preset::Split(2, 4).bars())
+                .unwrap()
+                .score,
+            3.0
+        );
     }
 
     #[test]
@@ -450,7 +505,10 @@ mod tests {
         }
         assert_eq!(weigh(&ok, 1.0).0[Criterion::Fluency.index()], Some(0.2));
         let said = sentence(&hand, 0.5);
-        assert!(said.contains("Fluency carries all the weight") && said.contains("σ = 0"), "{said}");
+        assert!(
+            said.contains("Fluency carries all the weight") && said.contains("σ = 0"),
+            "{said}"
+        );
     }
 
     #[test]
@@ -460,7 +518,11 @@ mod tests {
         let high = overall(&hand, 1.0);
         assert!(low < 2.2 && high > low + 0.3, "{low} {high}");
         let said = sentence(&hand, 0.3);
-        assert!(said.contains("Correctness, Clarity, Fluency, Conciseness share most of the weight") && said.contains("smallest"), "{said}");
+        assert!(
+            said.contains("Correctness, Clarity, Fluency, Conciseness share most of the weight")
+                && said.contains("smallest"),
+            "{said}"
+        );
         assert!(sentence(&hand, 1.0).starts_with("At γ = 1 every criterion weighs the same"));
     }
 
@@ -468,13 +530,25 @@ mod tests {
     fn the_sentence_names_the_heaviest_criterion_and_its_sigma() {
         let hand = START;
         let r = hand.results();
-        let sigmas: Vec<f64> = r.iter().map(|r| r.as_ref().unwrap().sigma.unwrap()).collect();
-        let surest = Criterion::ALL[sigmas.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1)).unwrap().0];
+        let sigmas: Vec<f64> = r
+            .iter()
+            .map(|r| r.as_ref().unwrap().sigma.unwrap())
+            .collect();
+        let surest = Criterion::ALL[sigmas
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.total_cmp(b.1))
+            .unwrap()
+            .0];
         let said = sentence(&hand, 0.3);
         assert!(said.contains(surest.label()), "{said}");
         assert!(said.contains("most of the weight"), "{said}");
         let ok: Vec<Option<&CriterionResult>> = r.iter().map(|r| r.as_ref().ok()).collect();
-        let items: Vec<(Criterion, Option<Scored>)> = Criterion::ALL.iter().zip(&ok).map(|(c, r)| (*c, r.map(|r| r.scored()))).collect();
+        let items: Vec<(Criterion, Option<Scored>)> = Criterion::ALL
+            .iter()
+            .zip(&ok)
+            .map(|(c, r)| (*c, r.map(|r| r.scored())))
+            .collect();
         assert_eq!(weight_sentence(&items, &[None; 5], 0.3), None);
     }
 
@@ -501,7 +575,10 @@ mod tests {
         use crate::metrics::harmonic_eval::{export_json, reopen, CriterionSet, ExportInput};
         let hand = START.with_bars(Criterion::Clarity, [0; 5]);
         let results = hand.results();
-        let backend = crate::providers::Backend { model: MODEL.into(), ..Default::default() };
+        let backend = crate::providers::Backend {
+            model: MODEL.into(),
+            ..Default::default()
+        };
         let json = export_json(&ExportInput {
             gamma: 0.4,
             task: crate::scoring::task::Task::Ic,
@@ -528,7 +605,10 @@ mod tests {
         assert!(e.contains("set by hand"), "{e}");
         // A model's export has no bars.
         let plain: Value = serde_json::from_str(&json).unwrap();
-        assert_eq!(reopen::reopen(plain.as_object().unwrap()).unwrap().by_hand, None);
+        assert_eq!(
+            reopen::reopen(plain.as_object().unwrap()).unwrap().by_hand,
+            None
+        );
     }
 
     #[test]
@@ -553,7 +633,11 @@ mod tests {
     #[test]
     fn every_step_has_a_sentence_and_a_gamma_in_range() {
         for s in STEPS {
-            assert!(!s.sentence.is_empty() && (0.01..=1.0).contains(&s.gamma), "{}", s.title);
+            assert!(
+                !s.sentence.is_empty() && (0.01..=1.0).contains(&s.gamma),
+                "{}",
+                s.title
+            );
             assert!(s.hand.results().iter().all(Result::is_ok), "{}", s.title);
         }
     }

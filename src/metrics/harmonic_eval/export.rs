@@ -5,10 +5,10 @@ use serde::Serialize;
 
 use super::{detail_sent, weigh, CriterionResult, CriterionSet, Input, INFO};
 use crate::answers::completion::Usage;
-use crate::scoring::criteria::Criterion;
 use crate::metrics::fidelity::Fidelity;
 use crate::metrics::JudgeDoc;
 use crate::providers::{Backend, ChatParams};
+use crate::scoring::criteria::Criterion;
 use crate::scoring::task::Task;
 
 /// Everything the export needs, borrowed from the app state.
@@ -233,9 +233,17 @@ mod tests {
     fn export_records_the_alternatives_the_engine_was_sent() {
         use crate::providers::in_browser;
         for (base_url, expected) in [(in_browser::BASE_URL, 64), ("http://127.0.0.1:8080/v1", 20)] {
-            let backend = Backend { base_url: base_url.into(), model: "local".into(), ..Backend::default() };
-            let input = Input { text: "A dog.".into(), ..Input::default() };
-            let req = super::super::criterion_request(&backend, Criterion::Fluency, &input).unwrap();
+            let backend = Backend {
+                base_url: base_url.into(),
+                model: "local".into(),
+                ..Backend::default()
+            };
+            let input = Input {
+                text: "A dog.".into(),
+                ..Input::default()
+            };
+            let req =
+                super::super::criterion_request(&backend, Criterion::Fluency, &input).unwrap();
             let body = if in_browser::handles(&req.url) {
                 in_browser::prepare_chat(&req.body, true).unwrap()
             } else {
@@ -254,8 +262,14 @@ mod tests {
             });
             let v: serde_json::Value = serde_json::from_str(&json).unwrap();
             assert_eq!(sent["top_logprobs"], expected, "{base_url}");
-            assert_eq!(v["settings"]["top_logprobs"], sent["top_logprobs"], "{base_url}");
-            assert_eq!(v["settings"]["max_tokens"], sent["max_tokens"], "{base_url}");
+            assert_eq!(
+                v["settings"]["top_logprobs"], sent["top_logprobs"],
+                "{base_url}"
+            );
+            assert_eq!(
+                v["settings"]["max_tokens"], sent["max_tokens"],
+                "{base_url}"
+            );
         }
     }
 }

@@ -4,8 +4,8 @@
 //! This module builds the five requests, reads each answer into a [`CriterionResult`], and
 //! assembles the export. The math lives in [`weighting`], token reading in `crate::answers::rating`.
 
-mod export;
 pub mod by_hand;
+mod export;
 pub mod prompts;
 pub mod reopen;
 pub mod room;
@@ -19,23 +19,23 @@ pub type CandidateInput = crate::metrics::room::NoCandidates;
 
 pub use export::{export_json, ExportInput};
 
-use super::fidelity::{Extension, Fidelity};
 use super::fidelity::ExtensionInfo;
+use super::fidelity::{Extension, Fidelity};
 use super::Metric;
 use super::MetricInfo;
-use crate::scoring::weighting::Scored;
-use weighting::{aggregate, sigma, smoothed_score};
 use crate::answers::completion::{Completion, Usage};
-use crate::transport::cost::{image_tokens, text_tokens};
-use crate::scoring::criteria::Criterion;
 use crate::answers::doubt::{self, Doubt};
 use crate::answers::errors::JudgeError;
+use crate::answers::rating::{printed_rating, rating_distribution};
+use crate::inputs::text_checks::too_long;
 use crate::providers::{
     chat_request, Backend, ChatParams, HttpRequest, Image, ImageDetail, Message, Part, Protocol,
 };
-use crate::answers::rating::{printed_rating, rating_distribution};
+use crate::scoring::criteria::Criterion;
 use crate::scoring::task::Task;
-use crate::inputs::text_checks::too_long;
+use crate::scoring::weighting::Scored;
+use crate::transport::cost::{image_tokens, text_tokens};
+use weighting::{aggregate, sigma, smoothed_score};
 
 /// Our extension of HarmonicEval (off by default): with detail `auto`, photos go at `low` and
 /// documents at `high`.

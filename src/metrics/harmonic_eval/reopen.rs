@@ -5,11 +5,11 @@
 
 use serde_json::{Map, Value};
 
-use super::{CriterionResult, CriterionSet};
 use super::weighting::{sigma, smoothed_score};
-use crate::scoring::criteria::Criterion;
+use super::{CriterionResult, CriterionSet};
 use crate::answers::doubt::Doubt;
 use crate::metrics::fidelity::Fidelity;
+use crate::scoring::criteria::Criterion;
 use crate::scoring::task::Task;
 
 /// What the HarmonicEval panel needs to show a file as if it had just run.
@@ -92,7 +92,10 @@ pub(crate) fn of(obj: &Map<String, Value>) -> Result<Reopened, String> {
             // The bars are the truth: the numbers come from them exactly as they did on the
             // page, not from decimals read back from the file.
             for (i, r) in results.iter_mut().enumerate() {
-                if let (Some(Ok(r)), Ok(exact)) = (r.as_mut(), super::by_hand::result(Criterion::ALL[i], &hand.0[i])) {
+                if let (Some(Ok(r)), Ok(exact)) = (
+                    r.as_mut(),
+                    super::by_hand::result(Criterion::ALL[i], &hand.0[i]),
+                ) {
                     *r = exact;
                 }
             }
@@ -113,11 +116,19 @@ pub(crate) fn of(obj: &Map<String, Value>) -> Result<Reopened, String> {
 }
 
 /// One criterion: its recorded error, or a result rebuilt from its distribution.
-fn read_criterion(c: Criterion, o: &Map<String, Value>) -> Result<Result<CriterionResult, String>, String> {
+fn read_criterion(
+    c: Criterion,
+    o: &Map<String, Value>,
+) -> Result<Result<CriterionResult, String>, String> {
     if let Some(e) = o.get("error").and_then(Value::as_str) {
         return Ok(Err(e.to_string()));
     }
-    let bad = |why: &str| format!("This file's {} result {why}, so it cannot be shown.", c.label());
+    let bad = |why: &str| {
+        format!(
+            "This file's {} result {why}, so it cannot be shown.",
+            c.label()
+        )
+    };
     let p: Vec<f64> = o
         .get("distribution")
         .and_then(Value::as_array)
@@ -154,11 +165,16 @@ fn read_criterion(c: Criterion, o: &Map<String, Value>) -> Result<Result<Criteri
         sigma: smoothed.then(|| sigma(&p)),
         coverage: if smoothed { coverage } else { None },
         answer: str_of(o, "answer"),
-        usage: o.get("usage").and_then(|u| serde_json::from_value(u.clone()).ok()),
+        usage: o
+            .get("usage")
+            .and_then(|u| serde_json::from_value(u.clone()).ok()),
         doubts,
     }))
 }
 
 fn str_of(obj: &Map<String, Value>, key: &str) -> String {
-    obj.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
+    obj.get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
 }

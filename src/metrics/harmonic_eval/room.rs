@@ -8,7 +8,9 @@ use serde_json::{json, Map, Value};
 
 use super::{criterion_request, interpret, Input};
 use crate::answers::errors::JudgeError;
-use crate::metrics::room::{Answers, CriterionRecord, ItemReading, MetricCore, Run, Stored, Subject, OLDER_RECORD};
+use crate::metrics::room::{
+    Answers, CriterionRecord, ItemReading, MetricCore, Run, Stored, Subject, OLDER_RECORD,
+};
 use crate::providers::{HttpRequest, Image};
 
 /// HarmonicEval's room type.
@@ -22,7 +24,11 @@ impl MetricCore for Room {
         super::reopen::reopen(obj)
     }
 
-    fn item_requests(run: &Run, item: Subject, image: Option<Image>) -> Result<Vec<(String, HttpRequest)>, JudgeError> {
+    fn item_requests(
+        run: &Run,
+        item: Subject,
+        image: Option<Image>,
+    ) -> Result<Vec<(String, HttpRequest)>, JudgeError> {
         let input = Input {
             task: item.task,
             text: item.text.to_string(),
@@ -35,12 +41,22 @@ impl MetricCore for Room {
             .criteria
             .chosen()
             .iter()
-            .map(|&c| Ok((c.id().to_string(), criterion_request(run.backend, c, &input)?)))
+            .map(|&c| {
+                Ok((
+                    c.id().to_string(),
+                    criterion_request(run.backend, c, &input)?,
+                ))
+            })
             .collect()
     }
 
     /// One criterion per answer; each smoothed criterion's coverage is kept for the evaluator.
-    fn read_item<F: Fn(JudgeError) -> String>(run: &Run, item: Subject, answers: Answers, say: &F) -> ItemReading {
+    fn read_item<F: Fn(JudgeError) -> String>(
+        run: &Run,
+        item: Subject,
+        answers: Answers,
+        say: &F,
+    ) -> ItemReading {
         let mut criteria = Vec::with_capacity(answers.len());
         let mut coverage = BTreeMap::new();
         for (slot, answer) in answers {
@@ -77,10 +93,10 @@ impl MetricCore for Room {
     /// Every scored criterion has its distribution, and a smoothed one its coverage.
     fn openable(stored: &Stored) -> bool {
         let covered = |name: &str| stored.coverage.contains_key(name);
-        stored
-            .criteria
-            .iter()
-            .all(|c| c.score.is_none() || (c.distribution.is_some() && (c.sigma.is_none() || covered(&c.name))))
+        stored.criteria.iter().all(|c| {
+            c.score.is_none()
+                || (c.distribution.is_some() && (c.sigma.is_none() || covered(&c.name)))
+        })
     }
 
     /// Each criterion as its export writes it, from the record; the overall at `gamma`.

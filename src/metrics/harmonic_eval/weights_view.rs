@@ -22,7 +22,10 @@ pub fn weight_curve(results: &[Option<&CriterionResult>], points: usize) -> Vec<
     (0..points)
         .map(|i| {
             let gamma = GAMMA_MIN + (1.0 - GAMMA_MIN) * i as f64 / (points - 1) as f64;
-            WeightsAt { gamma, weights: weigh(results, gamma).0 }
+            WeightsAt {
+                gamma,
+                weights: weigh(results, gamma).0,
+            }
         })
         .collect()
 }
@@ -79,11 +82,20 @@ mod tests {
             }
         }
         let top = band(&curve, 2);
-        assert!(top.iter().all(|(_, _, hi)| (hi - 1.0).abs() < 1e-12), "stacked to 1");
+        assert!(
+            top.iter().all(|(_, _, hi)| (hi - 1.0).abs() < 1e-12),
+            "stacked to 1"
+        );
         assert_eq!(curve[5].weights[1], None, "not run: no weight");
         let sure_w: Vec<f64> = curve.iter().map(|p| p.weights[0].unwrap()).collect();
-        assert!(sure_w[0] > 0.99 && (sure_w[POINTS - 1] - 0.5).abs() < 1e-12, "{sure_w:?}");
-        assert!(sure_w.windows(2).all(|w| w[0] >= w[1] - 1e-12), "falls as γ grows");
+        assert!(
+            sure_w[0] > 0.99 && (sure_w[POINTS - 1] - 0.5).abs() < 1e-12,
+            "{sure_w:?}"
+        );
+        assert!(
+            sure_w.windows(2).all(|w| w[0] >= w[1] - 1e-12),
+            "falls as γ grows"
+        );
         assert!(weight_curve(&[None, None], POINTS).is_empty());
     }
 }

@@ -3,7 +3,9 @@
 //! standard deviation / √n), with at least two trials; none with one. Our reading, named as
 //! ours in the README.
 
-use super::{export_json, read_completion, sampling, trial_requests, ExportInput, Input, TrialReading};
+use super::{
+    export_json, read_completion, sampling, trial_requests, ExportInput, Input, TrialReading,
+};
 use crate::answers::completion::Completion;
 use crate::answers::errors::JudgeError;
 use crate::metrics::room::{Candidate, CandidateRequest};
@@ -43,9 +45,13 @@ impl Candidate for Input {
             .map_err(|detail| JudgeError::BadResponse { detail })
     }
 
-
-    fn export<'p>(&self, backend: &Backend, outcome: impl Fn(usize) -> Result<&'p TrialReading, &'p str>) -> String {
-        let pairs = sampling::sample_pairs(&self.pool, self.trials as usize, self.seed).unwrap_or_default();
+    fn export<'p>(
+        &self,
+        backend: &Backend,
+        outcome: impl Fn(usize) -> Result<&'p TrialReading, &'p str>,
+    ) -> String {
+        let pairs =
+            sampling::sample_pairs(&self.pool, self.trials as usize, self.seed).unwrap_or_default();
         let trials = pairs
             .into_iter()
             .enumerate()

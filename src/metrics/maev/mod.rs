@@ -3,12 +3,12 @@
 //! (hallucination) or 2 (accurate), evidence first. Several trials with different few-shot
 //! examples are averaged; the mean against a threshold (1.25) gives the verdict.
 
-mod export;
 pub mod candidate;
-pub mod reopen;
-pub mod room;
+mod export;
 pub mod parse;
 pub mod prompts;
+pub mod reopen;
+pub mod room;
 pub mod sampling;
 
 /// Its room type, under the name the registry gives it (`metrics::Metric`'s variant).
@@ -21,15 +21,15 @@ pub use parse::{ScoreSource, TrialReading};
 pub use prompts::{default_pool, Example};
 pub use room::RunSettings;
 
-use super::fidelity::{Extension, Fidelity};
 use super::fidelity::ExtensionInfo;
+use super::fidelity::{Extension, Fidelity};
 use super::Metric;
 use super::MetricInfo;
 use crate::answers::completion::TokenStep;
-use crate::transport::cost::text_tokens;
 use crate::answers::errors::JudgeError;
-use crate::providers::{chat_request, Backend, ChatParams, HttpRequest, Image, Message, Part};
 use crate::inputs::text_checks::too_long;
+use crate::providers::{chat_request, Backend, ChatParams, HttpRequest, Image, Message, Part};
+use crate::transport::cost::text_tokens;
 
 /// Our extension of MAEV (off by default): a trial's score is the expected value over 0/1/2
 /// from the score token's logprobs, and a printed "1" is accepted.
@@ -299,8 +299,12 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(v["settings"]["max_tokens"], 96);
         let req: serde_json::Value =
-            serde_json::from_str(&trial_requests(&tuned, &input()).unwrap()[0].request.body).unwrap();
-        assert_eq!(req["max_tokens"], 96, "what the export says is what was sent");
+            serde_json::from_str(&trial_requests(&tuned, &input()).unwrap()[0].request.body)
+                .unwrap();
+        assert_eq!(
+            req["max_tokens"], 96,
+            "what the export says is what was sent"
+        );
     }
 
     fn bodies(input: &Input) -> Vec<serde_json::Value> {

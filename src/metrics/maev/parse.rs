@@ -206,7 +206,10 @@ mod tests {
             truncated: true,
         };
         assert_eq!(doubts_of(&c), [crate::answers::doubt::Doubt::Truncated]);
-        let whole = crate::answers::completion::Completion { truncated: false, ..c };
+        let whole = crate::answers::completion::Completion {
+            truncated: false,
+            ..c
+        };
         assert!(doubts_of(&whole).is_empty());
     }
 

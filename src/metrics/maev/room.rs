@@ -53,7 +53,11 @@ impl MetricCore for Room {
     const FUZZ: &'static [(&'static str, crate::metrics::room::StepsHarness)] =
         &[("maev_trial", super::parse::fuzz)];
 
-    fn item_requests(run: &Run, item: Subject, _image: Option<Image>) -> Result<Vec<(String, HttpRequest)>, JudgeError> {
+    fn item_requests(
+        run: &Run,
+        item: Subject,
+        _image: Option<Image>,
+    ) -> Result<Vec<(String, HttpRequest)>, JudgeError> {
         let input = input(&run.settings.maev, run.fidelity.clone(), item);
         if let Some(p) = input.problems().into_iter().next() {
             return Err(JudgeError::Setting { message: p });
@@ -67,23 +71,50 @@ impl MetricCore for Room {
 
     /// The mean of the trials that could be read, and the reading kept for the evaluator
     /// (every trial, each under its index from its slot `trial-<i>`).
-    fn read_item<F: Fn(JudgeError) -> String>(run: &Run, item: Subject, answers: Answers, say: &F) -> ItemReading {
+    fn read_item<F: Fn(JudgeError) -> String>(
+        run: &Run,
+        item: Subject,
+        answers: Answers,
+        say: &F,
+    ) -> ItemReading {
         let fidelity = &run.fidelity;
         let trials: Vec<(usize, Result<TrialReading, String>)> = answers
             .into_iter()
             .enumerate()
             .map(|(at, (slot, a))| {
-                let index = slot.strip_prefix("trial-").and_then(|i| i.parse().ok()).unwrap_or(at);
-                (index, a.map_err(say).and_then(|c| read_completion(&c, fidelity)))
+                let index = slot
+                    .strip_prefix("trial-")
+                    .and_then(|i| i.parse().ok())
+                    .unwrap_or(at);
+                (
+                    index,
+                    a.map_err(say).and_then(|c| read_completion(&c, fidelity)),
+                )
             })
             .collect();
-        let scores: Vec<f64> = trials.iter().filter_map(|(_, r)| r.as_ref().ok()).map(|r| r.score).collect();
+        let scores: Vec<f64> = trials
+            .iter()
+            .filter_map(|(_, r)| r.as_ref().ok())
+            .map(|r| r.score)
+            .collect();
         let outcome = aggregate(&scores, run.settings.maev.threshold)
             .ok_or(JudgeError::BadResponse {
                 detail: "no MAEV trial could be read".into(),
             })
-            .map(|(mean, _)| (mean, kept(&input(&run.settings.maev, fidelity.clone(), item), run.backend, &trials)));
-        ItemReading::Score { outcome, fidelity: None }
+            .map(|(mean, _)| {
+                (
+                    mean,
+                    kept(
+                        &input(&run.settings.maev, fidelity.clone(), item),
+                        run.backend,
+                        &trials,
+                    ),
+                )
+            });
+        ItemReading::Score {
+            outcome,
+            fidelity: None,
+        }
     }
 
     fn compact(doc: &mut Map<String, Value>) {
@@ -97,7 +128,11 @@ impl MetricCore for Room {
 
 /// MAEV's reading: every trial with its two examples (by the run's seed, as they were sent)
 /// and its reading or error. `trials` holds each trial's index and outcome.
-pub fn kept(input: &Input, backend: &Backend, trials: &[(usize, Result<TrialReading, String>)]) -> String {
+pub fn kept(
+    input: &Input,
+    backend: &Backend,
+    trials: &[(usize, Result<TrialReading, String>)],
+) -> String {
     let Ok(pairs) = sampling::sample_pairs(&input.pool, input.trials as usize, input.seed) else {
         return String::new();
     };
@@ -118,14 +153,24 @@ pub fn kept(input: &Input, backend: &Backend, trials: &[(usize, Result<TrialRead
 /// text would otherwise be most of what an item keeps.
 fn default_examples(doc: &mut Map<String, Value>, compact: bool) {
     let pool = default_pool();
-    let as_doc = |e: &Example| json!({"score": e.score, "question": e.question, "assistant": e.assistant});
-    let Some(trials) = doc.get_mut("trials").and_then(Value::as_array_mut) else { return };
-    let examples = trials.iter_mut().filter_map(|t| t.get_mut("examples")?.as_array_mut());
+    let as_doc =
+        |e: &Example| json!({"score": e.score, "question": e.question, "assistant": e.assistant});
+    let Some(trials) = doc.get_mut("trials").and_then(Value::as_array_mut) else {
+        return;
+    };
+    let examples = trials
+        .iter_mut()
+        .filter_map(|t| t.get_mut("examples")?.as_array_mut());
     for example in examples.flat_map(|e| e.iter_mut()) {
         let swap = if compact {
-            pool.iter().position(|e| as_doc(e) == *example).map(Value::from)
+            pool.iter()
+                .position(|e| as_doc(e) == *example)
+                .map(Value::from)
         } else {
-            example.as_u64().and_then(|i| pool.get(i as usize)).map(as_doc)
+            example
+                .as_u64()
+                .and_then(|i| pool.get(i as usize))
+                .map(as_doc)
         };
         if let Some(v) = swap {
             *example = v;

@@ -169,7 +169,9 @@ mod tests {
         assert_eq!(type_name(3), Some("Q4_1"));
         assert!(slow_note(file_type(&h)).unwrap().contains("Q4_1"));
         assert_eq!(slow_note(Some(7)), None, "Q8_0 is the suggested one");
-        assert!(slow_note(Some(15)).unwrap().starts_with("This model is quantized Q4_K. The suggested quantization here is Q8_0"));
+        assert!(slow_note(Some(15))
+            .unwrap()
+            .starts_with("This model is quantized Q4_K. The suggested quantization here is Q8_0"));
         assert!(slow_note(Some(2)).unwrap().contains("Q4_0"));
         assert_eq!(slow_note(Some(8)), None, "Q5_0 was not measured");
         assert_eq!(slow_note(None), None);
@@ -177,14 +179,20 @@ mod tests {
 
     #[test]
     fn a_header_cut_short_or_not_gguf_gives_nothing() {
-        let h = header(&[("general.architecture", 8, string("llama")), ("general.file_type", 4, 7u32.to_le_bytes().to_vec())]);
+        let h = header(&[
+            ("general.architecture", 8, string("llama")),
+            ("general.file_type", 4, 7u32.to_le_bytes().to_vec()),
+        ]);
         assert_eq!(file_type(&h), Some(7));
         for cut in 0..h.len() - 1 {
             assert_eq!(file_type(&h[..cut]), None, "cut at {cut}");
         }
         assert_eq!(file_type(b"\x89PNG\r\n\x1a\n"), None);
         // A projector's quantization is not the judge's.
-        let clip = header(&[("general.architecture", 8, string("clip")), ("general.file_type", 4, 1u32.to_le_bytes().to_vec())]);
+        let clip = header(&[
+            ("general.architecture", 8, string("clip")),
+            ("general.file_type", 4, 1u32.to_le_bytes().to_vec()),
+        ]);
         assert_eq!(file_type(&clip), None);
         // A length beyond the bytes, and an unknown type, end the search.
         let mut bad = header(&[("x", 99, vec![])]);

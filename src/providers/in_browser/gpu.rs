@@ -143,7 +143,10 @@ pub enum NoGpu {
     /// WebGPU, but no adapter.
     NoAdapter,
     /// An adapter that lacks a feature the engine needs (named, with the adapter's name).
-    MissingFeature { feature: &'static str, adapter: String },
+    MissingFeature {
+        feature: &'static str,
+        adapter: String,
+    },
     /// Asked for, and llama.cpp still put every layer on the CPU (its log line, if any).
     EngineDeclined(String),
     /// The GPU ran out of memory loading the model; the CPU took over.
@@ -165,7 +168,10 @@ pub fn plan(choice: GpuChoice, probe: &Probe) -> Result<(), NoGpu> {
     } else if !probe.adapter {
         Err(NoGpu::NoAdapter)
     } else if !probe.has(NEEDED_FEATURE) {
-        Err(NoGpu::MissingFeature { feature: NEEDED_FEATURE, adapter: probe.named() })
+        Err(NoGpu::MissingFeature {
+            feature: NEEDED_FEATURE,
+            adapter: probe.named(),
+        })
     } else {
         Ok(())
     }
@@ -217,9 +223,14 @@ pub fn status(engine: Engine, why: Option<&NoGpu>) -> String {
     };
     match (engine.backend, why) {
         (Compute::WebGpu, _) => {
-            format!("Runs on the GPU (WebGPU){}; the CPU uses {threads}.", if GPU_VERIFIED { "" } else { ", experimental" })
+            format!(
+                "Runs on the GPU (WebGPU){}; the CPU uses {threads}.",
+                if GPU_VERIFIED { "" } else { ", experimental" }
+            )
         }
-        (Compute::Cpu, None) | (Compute::Cpu, Some(NoGpu::Chosen)) => format!("Runs on the CPU ({threads})."),
+        (Compute::Cpu, None) | (Compute::Cpu, Some(NoGpu::Chosen)) => {
+            format!("Runs on the CPU ({threads}).")
+        }
         (Compute::Cpu, Some(why)) => format!("Runs on the CPU ({threads}): {}", reason(why)),
     }
 }
@@ -293,26 +304,45 @@ mod tests {
     #[test]
     fn auto_means_the_cpu_until_a_gpu_is_verified_and_gpu_is_labelled_experimental() {
         // No real GPU has been seen to give the CPU's ratings yet (GPU_VERIFIED is false).
-        assert_eq!(plan(GpuChoice::Auto, &probe(&[NEEDED_FEATURE])), Err(NoGpu::NotVerified));
+        assert_eq!(
+            plan(GpuChoice::Auto, &probe(&[NEEDED_FEATURE])),
+            Err(NoGpu::NotVerified)
+        );
         assert!(GpuChoice::Gpu.label().contains("experimental"));
         assert!(!GpuChoice::Auto.wants_gpu());
         assert!(GpuChoice::Gpu.wants_gpu());
-        assert_eq!(plan(GpuChoice::Cpu, &probe(&[NEEDED_FEATURE])), Err(NoGpu::Chosen));
+        assert_eq!(
+            plan(GpuChoice::Cpu, &probe(&[NEEDED_FEATURE])),
+            Err(NoGpu::Chosen)
+        );
     }
 
     #[test]
     fn the_gpu_is_asked_for_only_where_the_engine_can_use_it() {
-        assert_eq!(plan(GpuChoice::Gpu, &probe(&[NEEDED_FEATURE, "timestamp-query"])), Ok(()));
+        assert_eq!(
+            plan(GpuChoice::Gpu, &probe(&[NEEDED_FEATURE, "timestamp-query"])),
+            Ok(())
+        );
         assert_eq!(plan(GpuChoice::Gpu, &Probe::default()), Err(NoGpu::NoApi));
-        let no_adapter = Probe { api: true, ..Probe::default() };
+        let no_adapter = Probe {
+            api: true,
+            ..Probe::default()
+        };
         assert_eq!(plan(GpuChoice::Gpu, &no_adapter), Err(NoGpu::NoAdapter));
         // Chromium's SwiftShader adapter, as seen on this project's test machine.
         let why = plan(GpuChoice::Gpu, &probe(&["float32-filterable"])).unwrap_err();
         assert_eq!(
             why,
-            NoGpu::MissingFeature { feature: "shader-f16", adapter: "google swiftshader".into() }
+            NoGpu::MissingFeature {
+                feature: "shader-f16",
+                adapter: "google swiftshader".into()
+            }
         );
-        assert!(reason(&why).contains("(google swiftshader) lacks the shader-f16 feature"), "{}", reason(&why));
+        assert!(
+            reason(&why).contains("(google swiftshader) lacks the shader-f16 feature"),
+            "{}",
+            reason(&why)
+        );
     }
 
     #[test]
@@ -324,7 +354,10 @@ mod tests {
             "llama_kv_cache:        CPU KV buffer size =    90.00 MiB",
         ]);
         assert_eq!(used(&cpu), Compute::Cpu);
-        assert_eq!(offload_line(&cpu).as_deref(), Some("load_tensors: offloaded 0/31 layers to GPU"));
+        assert_eq!(
+            offload_line(&cpu).as_deref(),
+            Some("load_tensors: offloaded 0/31 layers to GPU")
+        );
         let gpu = lines(&[
             "load_tensors: offloaded 31/31 layers to GPU",
             "load_tensors:   CPU_Mapped model buffer size =    21.00 MiB",
@@ -333,20 +366,39 @@ mod tests {
         assert_eq!(used(&gpu), Compute::WebGpu);
         assert_eq!(used(&[]), Compute::Cpu);
         // A KV or compute buffer alone is not the model's weights.
-        assert_eq!(used(&lines(&["llama_kv_cache: WebGPU KV buffer size = 9 MiB"])), Compute::Cpu);
+        assert_eq!(
+            used(&lines(&["llama_kv_cache: WebGPU KV buffer size = 9 MiB"])),
+            Compute::Cpu
+        );
     }
 
     #[test]
     fn the_status_says_which_backend_runs_and_why_not_the_gpu() {
-        let cpu1 = Engine { backend: Compute::Cpu, threads: 1 };
-        assert_eq!(status(cpu1, Some(&NoGpu::Chosen)), "Runs on the CPU (1 thread).");
+        let cpu1 = Engine {
+            backend: Compute::Cpu,
+            threads: 1,
+        };
+        assert_eq!(
+            status(cpu1, Some(&NoGpu::Chosen)),
+            "Runs on the CPU (1 thread)."
+        );
         let s = status(cpu1, Some(&NoGpu::OutOfMemory));
-        assert!(s.starts_with("Runs on the CPU (1 thread): the GPU ran out of memory"), "{s}");
-        let gpu = Engine { backend: Compute::WebGpu, threads: 4 };
-        assert_eq!(status(gpu, None), "Runs on the GPU (WebGPU), experimental; the CPU uses 4 threads.");
+        assert!(
+            s.starts_with("Runs on the CPU (1 thread): the GPU ran out of memory"),
+            "{s}"
+        );
+        let gpu = Engine {
+            backend: Compute::WebGpu,
+            threads: 4,
+        };
+        assert_eq!(
+            status(gpu, None),
+            "Runs on the GPU (WebGPU), experimental; the CPU uses 4 threads."
+        );
         assert!(reason(&failed("failed to allocate buffer")).contains("out of memory"));
         assert!(reason(&failed("device lost")).contains("(device lost)"));
-        assert!(expect(GpuChoice::Gpu, &probe(&[NEEDED_FEATURE])).starts_with("Will try the GPU (google swiftshader)"));
+        assert!(expect(GpuChoice::Gpu, &probe(&[NEEDED_FEATURE]))
+            .starts_with("Will try the GPU (google swiftshader)"));
         assert_eq!(expect(GpuChoice::Cpu, &probe(&[])), "Will run on the CPU.");
     }
 
@@ -354,14 +406,24 @@ mod tests {
     fn an_answer_from_one_backend_is_never_the_cached_answer_for_the_other() {
         use crate::transport::request_key::with_engine;
         let bridge = "url:http://h/m.gguf|http://h/p.gguf|threads:1";
-        let (cpu, gpu) = (identity(bridge, Compute::Cpu), identity(bridge, Compute::WebGpu));
+        let (cpu, gpu) = (
+            identity(bridge, Compute::Cpu),
+            identity(bridge, Compute::WebGpu),
+        );
         assert_ne!(with_engine("k", Some(&cpu)), with_engine("k", Some(&gpu)));
-        assert_eq!(with_engine("k", Some(&cpu)), with_engine("k", Some(&identity(bridge, Compute::Cpu))));
+        assert_eq!(
+            with_engine("k", Some(&cpu)),
+            with_engine("k", Some(&identity(bridge, Compute::Cpu)))
+        );
     }
 
     #[test]
     fn the_engine_is_recorded_as_backend_and_threads() {
-        let v = serde_json::to_value(Engine { backend: Compute::WebGpu, threads: 2 }).unwrap();
+        let v = serde_json::to_value(Engine {
+            backend: Compute::WebGpu,
+            threads: 2,
+        })
+        .unwrap();
         assert_eq!(v, serde_json::json!({"backend": "webgpu", "threads": 2}));
         assert_eq!(Compute::from_id("cpu"), Some(Compute::Cpu));
         assert_eq!(Compute::from_id("metal"), None);

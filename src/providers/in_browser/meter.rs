@@ -18,7 +18,10 @@ impl Meter {
     /// A request is sent to the engine at `now`.
     pub fn sent(&mut self, now: f64) {
         if self.waiting == 0 {
-            *self = Meter { start: now, ..Meter::default() };
+            *self = Meter {
+                start: now,
+                ..Meter::default()
+            };
         }
         self.waiting += 1;
     }
@@ -66,7 +69,11 @@ impl Meter {
         if each.is_empty() && self.waiting == 0 {
             return String::new();
         }
-        let done = each.iter().map(|s| duration(*s)).collect::<Vec<_>>().join(", ");
+        let done = each
+            .iter()
+            .map(|s| duration(*s))
+            .collect::<Vec<_>>()
+            .join(", ");
         match (each.is_empty(), self.left_s(now)) {
             (true, _) => format!(
                 "The in-page judge is answering ({} waiting, {} so far); the time left shows after the first answer.",
@@ -112,7 +119,10 @@ pub fn before_loading(sizes: &[Option<f64>], cached: bool) -> String {
     let total: f64 = known.iter().sum();
     let memory = super::size_text(memory_estimate(total));
     if cached {
-        format!("In this browser's cache ({}): nothing to download. Needs about {memory} of memory.", super::size_text(total))
+        format!(
+            "In this browser's cache ({}): nothing to download. Needs about {memory} of memory.",
+            super::size_text(total)
+        )
     } else {
         format!("Downloads {} once (then kept in this browser's cache). Needs about {memory} of memory.", super::size_text(total))
     }
@@ -136,12 +146,18 @@ mod tests {
         assert_eq!(m.waiting(), 3);
         // 39.5 s each for 3, less 10 s already run on the current one.
         assert_eq!(m.left_s(90_000.0), Some(39.5 * 3.0 - 10.0));
-        assert_eq!(m.sentence(90_000.0), "Each answer took 40 s, 39 s. About 1 min 49 s left for the 3 still waiting.");
+        assert_eq!(
+            m.sentence(90_000.0),
+            "Each answer took 40 s, 39 s. About 1 min 49 s left for the 3 still waiting."
+        );
         m.answered(120_000.0);
         m.answered(160_000.0);
         m.answered(200_000.0);
         assert_eq!(m.left_s(200_000.0), None);
-        assert_eq!(m.sentence(200_000.0), "Each answer took 40 s, 39 s, 40 s, 40 s, 40 s.");
+        assert_eq!(
+            m.sentence(200_000.0),
+            "Each answer took 40 s, 39 s, 40 s, 40 s, 40 s."
+        );
         // A new burst starts afresh.
         m.sent(300_000.0);
         assert!(m.each_s().is_empty());
@@ -172,7 +188,8 @@ mod tests {
             before_loading(&[Some(92e6), Some(1e6)], false),
             "Downloads 93.0 MB once (then kept in this browser's cache). Needs about 221.0 MB of memory."
         );
-        assert!(before_loading(&[Some(92e6)], true).starts_with("In this browser's cache (92.0 MB): nothing to download."));
+        assert!(before_loading(&[Some(92e6)], true)
+            .starts_with("In this browser's cache (92.0 MB): nothing to download."));
         assert!(before_loading(&[Some(92e6), None], false).contains("not known"));
     }
 }

@@ -172,7 +172,10 @@ pub fn load_failure(msg: &str) -> String {
         return "Loading was cancelled.".into();
     }
     if let Some(bytes) = msg.strip_prefix("too-large:") {
-        let size = bytes.parse::<f64>().map(size_text).unwrap_or_else(|_| bytes.to_string());
+        let size = bytes
+            .parse::<f64>()
+            .map(size_text)
+            .unwrap_or_else(|_| bytes.to_string());
         return format!(
             "These files ({size}) are larger than the {} that llama.cpp's Memory32 build can hold, \
              and this browser lacks what its Memory64 build needs (WebAssembly JSPI and Memory64: \
@@ -279,8 +282,15 @@ pub fn build_sentence(build: &str, why: &str, loaded: bool) -> String {
         "forced" => "chosen by hand (hjEngineBuild).".to_string(),
         w => match w.strip_prefix("lacks:") {
             Some(l) => {
-                let l: Vec<String> = l.split(',').filter(|s| !s.is_empty()).map(str::to_string).collect();
-                format!("this browser lacks {}, which the Memory64 build needs.", feature_names(&l))
+                let l: Vec<String> = l
+                    .split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect();
+                format!(
+                    "this browser lacks {}, which the Memory64 build needs.",
+                    feature_names(&l)
+                )
             }
             None => format!("({w})."),
         },
@@ -293,16 +303,22 @@ pub fn build_sentence(build: &str, why: &str, loaded: bool) -> String {
 /// not support `credentialless`, so a page sent it is still not isolated there, and the
 /// sentence says so rather than blame the server. Where the engine cannot run at all (`runs`
 /// false) an isolated page promises no threads.
-pub fn threads_sentence(runs: bool, isolated: bool, coep: &str, threads: Option<u32>, cores: u32) -> String {
+pub fn threads_sentence(
+    runs: bool,
+    isolated: bool,
+    coep: &str,
+    threads: Option<u32>,
+    cores: u32,
+) -> String {
     let coep = coep.trim().to_ascii_lowercase();
     match (isolated, threads) {
         (true, _) if !runs => {
             "Cross-origin isolated, but the engine cannot run in this browser (above).".into()
         }
         (_, Some(n)) if n > 1 => format!("Multi-threaded: {n} threads ({cores} cores)."),
-        (true, Some(_)) => format!(
-            "Single-threaded, although the page is cross-origin isolated ({cores} cores)."
-        ),
+        (true, Some(_)) => {
+            format!("Single-threaded, although the page is cross-origin isolated ({cores} cores).")
+        }
         (true, None) => format!(
             "Cross-origin isolated: the engine will use up to {} threads.",
             cores.clamp(1, 8)
@@ -373,7 +389,10 @@ mod tests {
         };
         let mut parts = vec![Part::Text("Rate it.".into())];
         if image {
-            parts.push(Part::Image(crate::providers::Image::new("image/png", "iVBORw0KGgo=")));
+            parts.push(Part::Image(crate::providers::Image::new(
+                "image/png",
+                "iVBORw0KGgo=",
+            )));
         }
         let messages = [Message {
             role: Role::User,
@@ -394,7 +413,10 @@ mod tests {
         assert!(!handles(""));
         assert_eq!(route("http://in-browser.invalid/v1/models"), Route::Models);
         assert_eq!(route("http://in-browser.invalid/props?x=1"), Route::Props);
-        assert_eq!(route("http://in-browser.invalid/v1/embeddings"), Route::Unknown);
+        assert_eq!(
+            route("http://in-browser.invalid/v1/embeddings"),
+            Route::Unknown
+        );
     }
 
     #[test]
@@ -407,7 +429,8 @@ mod tests {
             top_logprobs: Some(5),
             ..ChatParams::RATING
         };
-        let kept: Value = serde_json::from_str(&prepare_chat(&request(false, five), false).unwrap()).unwrap();
+        let kept: Value =
+            serde_json::from_str(&prepare_chat(&request(false, five), false).unwrap()).unwrap();
         assert_eq!(kept["top_logprobs"], 5);
     }
 
@@ -424,7 +447,8 @@ mod tests {
 
     #[test]
     fn models_and_props_read_like_llama_servers() {
-        let models = crate::providers::read_models(Protocol::OpenAi, &models_body("m.gguf")).unwrap();
+        let models =
+            crate::providers::read_models(Protocol::OpenAi, &models_body("m.gguf")).unwrap();
         assert_eq!(models[0].id, "m.gguf");
         let props = crate::providers::llama::read_props(&props_body("m.gguf", true)).unwrap();
         assert_eq!(props.model_name(), Some("m.gguf"));
@@ -437,23 +461,34 @@ mod tests {
     fn files_that_are_not_gguf_are_named() {
         assert_eq!(check_file("model", b"GGUF\x03\0\0\0", 1e8), None);
         let png = check_file("model", b"\x89PNG\r\n\x1a\n", 5000.0).unwrap();
-        assert!(png.contains("not a GGUF model") && png.contains("an image"), "{png}");
+        assert!(
+            png.contains("not a GGUF model") && png.contains("an image"),
+            "{png}"
+        );
         let html = check_file("downloaded", b"<!DOCTYPE html>", 300.0).unwrap();
         assert!(html.contains("HTML"), "{html}");
         let empty = check_file("projector", b"", 0.0).unwrap();
         assert!(empty.contains("empty or cut short"), "{empty}");
-        assert!(check_file("model", b"PK\x03\x04abcd", 100.0).unwrap().contains("ZIP"));
+        assert!(check_file("model", b"PK\x03\x04abcd", 100.0)
+            .unwrap()
+            .contains("ZIP"));
     }
 
     #[test]
     fn engine_failures_become_sentences() {
         assert_eq!(load_failure("refused:No."), "No.");
-        assert!(load_failure("worker-failed:error").starts_with("The engine's worker could not start (error)"));
-        assert!(load_failure("RangeError: Array buffer allocation failed").contains("out of memory"));
+        assert!(load_failure("worker-failed:error")
+            .starts_with("The engine's worker could not start (error)"));
+        assert!(
+            load_failure("RangeError: Array buffer allocation failed").contains("out of memory")
+        );
         // Chromium refusing the engine's memory, as a browser low on memory does (measured with
         // --js-flags=--wasm-max-mem-pages=1600 in test_in_browser.py).
         let refused = load_failure("WebAssembly.Memory(): could not allocate memory");
-        assert!(refused.contains("ran out of memory") && !refused.contains("damaged"), "{refused}");
+        assert!(
+            refused.contains("ran out of memory") && !refused.contains("damaged"),
+            "{refused}"
+        );
         // llama.cpp's own lines when the weights fit but its cache does not (measured with 2500
         // pages), and a refusal that does not name memory.
         let kv = load_failure(
@@ -462,35 +497,62 @@ mod tests {
              to allocate buffer for kv cache",
         );
         assert!(kv.contains("ran out of memory"), "{kv}");
-        let other = load_failure("llama.cpp refused the file: common_init_: failed to create context");
+        let other =
+            load_failure("llama.cpp refused the file: common_init_: failed to create context");
         assert!(other.contains("damaged or cut short"), "{other}");
         assert!(load_failure("unsupported:workers").contains("lacks Web Workers"));
         let large = load_failure("too-large:3100000000");
-        assert!(large.contains("(3.10 GB)") && large.contains("2.50 GB") && large.contains("Memory64"), "{large}");
+        assert!(
+            large.contains("(3.10 GB)") && large.contains("2.50 GB") && large.contains("Memory64"),
+            "{large}"
+        );
         let broken = load_failure("llama_model_load: tensor data is not within the file bounds");
-        assert!(broken.contains("damaged or cut short") && broken.contains("file bounds"), "{broken}");
+        assert!(
+            broken.contains("damaged or cut short") && broken.contains("file bounds"),
+            "{broken}"
+        );
         assert_eq!(chat_failure("abort"), JudgeError::Cancelled);
-        assert!(chat_failure("not-loaded").to_string().contains("No model is loaded"));
-        assert!(matches!(chat_failure("boom"), JudgeError::BadResponse { .. }));
+        assert!(chat_failure("not-loaded")
+            .to_string()
+            .contains("No model is loaded"));
+        assert!(matches!(
+            chat_failure("boom"),
+            JudgeError::BadResponse { .. }
+        ));
     }
 
     #[test]
     fn unsupported_browsers_are_told_what_they_lack() {
         assert_eq!(unsupported(&[]), None);
         let s = unsupported(&["webassembly".into(), "workers".into()]).unwrap();
-        assert!(s.contains("lacks WebAssembly and Web Workers") && s.contains("Nothing is downloaded"), "{s}");
+        assert!(
+            s.contains("lacks WebAssembly and Web Workers") && s.contains("Nothing is downloaded"),
+            "{s}"
+        );
         assert!(s.contains("Safari has what it needs"), "{s}");
     }
 
     #[test]
     fn the_build_sentence_names_the_build_and_its_reason() {
         let fast = build_sentence("memory32", "faster", true);
-        assert!(fast.starts_with("Runs llama.cpp's Memory32 build (Asyncify and 32-bit memory): the faster"), "{fast}");
+        assert!(
+            fast.starts_with(
+                "Runs llama.cpp's Memory32 build (Asyncify and 32-bit memory): the faster"
+            ),
+            "{fast}"
+        );
         let safari = build_sentence("memory32", "lacks:jspi,memory64", false);
-        assert!(safari.starts_with("Will run llama.cpp's Memory32 build"), "{safari}");
+        assert!(
+            safari.starts_with("Will run llama.cpp's Memory32 build"),
+            "{safari}"
+        );
         assert!(safari.contains("lacks WebAssembly JavaScript Promise Integration (JSPI) and WebAssembly Memory64, which the Memory64 build needs"), "{safari}");
         let large = build_sentence("memory64", "large", true);
-        assert!(large.starts_with("Runs llama.cpp's Memory64 build (JSPI and 64-bit memory)") && large.contains("2.50 GB"), "{large}");
+        assert!(
+            large.starts_with("Runs llama.cpp's Memory64 build (JSPI and 64-bit memory)")
+                && large.contains("2.50 GB"),
+            "{large}"
+        );
         assert!(build_sentence("memory64", "firefox-gpu", true).contains("WebGPU path"));
         assert!(build_sentence("memory32", "forced", true).contains("by hand"));
         assert!(build_sentence("memory32", "odd", true).ends_with("(odd)."));
@@ -504,23 +566,36 @@ mod tests {
         // WebKit, sent credentialless: the browser is, and Safari's way out is named.
         let webkit = threads_sentence(true, false, "credentialless", None, 8);
         assert!(!webkit.contains("does not send"), "{webkit}");
-        assert!(webkit.contains("does not support credentialless") && webkit.contains("require-corp")
-            && webkit.contains("Cross-Origin-Resource-Policy") && webkit.contains("scripts/serve.sh"), "{webkit}");
+        assert!(
+            webkit.contains("does not support credentialless")
+                && webkit.contains("require-corp")
+                && webkit.contains("Cross-Origin-Resource-Policy")
+                && webkit.contains("scripts/serve.sh"),
+            "{webkit}"
+        );
         let half = threads_sentence(true, false, "require-corp", None, 8);
         assert!(half.contains("Cross-Origin-Opener-Policy"), "{half}");
         assert!(threads_sentence(true, true, "credentialless", None, 8).contains("up to 8 threads"));
         // A browser without Web Workers may be isolated, but no thread will run anything there.
         let firefox = threads_sentence(false, true, "", None, 2);
-        assert!(firefox.contains("cannot run") && !firefox.contains("will use"), "{firefox}");
+        assert!(
+            firefox.contains("cannot run") && !firefox.contains("will use"),
+            "{firefox}"
+        );
         // Where it cannot run, the isolation sentence stays true.
-        assert!(threads_sentence(false, false, "credentialless", None, 8).contains("does not support credentialless"));
+        assert!(threads_sentence(false, false, "credentialless", None, 8)
+            .contains("does not support credentialless"));
     }
 
     #[test]
     fn threads_and_sizes_read_well() {
         assert!(threads_sentence(true, false, "", Some(1), 8).contains("not cross-origin isolated"));
-        assert!(threads_sentence(true, true, "", Some(4), 8).starts_with("Multi-threaded: 4 threads"));
-        assert!(threads_sentence(true, true, "", Some(1), 8).starts_with("Single-threaded, although"));
+        assert!(
+            threads_sentence(true, true, "", Some(4), 8).starts_with("Multi-threaded: 4 threads")
+        );
+        assert!(
+            threads_sentence(true, true, "", Some(1), 8).starts_with("Single-threaded, although")
+        );
         assert!(threads_sentence(true, true, "", None, 8).contains("up to 8 threads"));
         assert_eq!(size_text(98_362_432.0), "98.4 MB");
         assert_eq!(size_text(1_951_680.0), "2.0 MB");

@@ -3,11 +3,11 @@
 
 use leptos::prelude::*;
 
-use crate::ui::run::image_actions;
-use crate::ui::backend::connection_panel::ConnectionPanel;
-use crate::ui::widgets::fields::{NumberField, TextField};
-use crate::ui::state::{AppState, Settings};
 use crate::providers::{preset, ImageDetail, Protocol, PRESETS};
+use crate::ui::backend::connection_panel::ConnectionPanel;
+use crate::ui::run::image_actions;
+use crate::ui::state::{AppState, Settings};
+use crate::ui::widgets::fields::{NumberField, TextField};
 
 /// `page`: the evaluator's state, whose image is sent again at a new size limit (the lab has
 /// none).
@@ -83,7 +83,8 @@ fn key_field(state: Settings) -> impl IntoView {
 
 /// OpenAI's image detail, shown for OpenAI-format providers only.
 fn detail_select(state: Settings) -> impl IntoView {
-    let is_openai_protocol = move || preset(&state.provider.preset.get()).protocol == Protocol::OpenAi;
+    let is_openai_protocol =
+        move || preset(&state.provider.preset.get()).protocol == Protocol::OpenAi;
     view! {
         <Show when=is_openai_protocol>
             <div class="field">
@@ -147,9 +148,7 @@ fn limits(state: Settings, page: Option<AppState>) -> impl IntoView {
 #[component]
 fn OutputSettings(settings: Settings) -> impl IntoView {
     let state = settings;
-    let metric_name = move || {
-        state.metric.get().info().name
-    };
+    let metric_name = move || state.metric.get().info().name;
     let budget_hint = move || {
         let local = preset(&state.provider.preset.get()).local;
         let default = Some(state.metric.get().info().default_max_tokens(local));
@@ -201,4 +200,3 @@ fn OutputSettings(settings: Settings) -> impl IntoView {
 fn in_browser_view() -> crate::ui::lazy::ChunkView {
     Ok(view! { <crate::ui::backend::in_browser_panel::InBrowserPanel/> }.into_any())
 }
-

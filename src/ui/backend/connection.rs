@@ -4,11 +4,11 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::ui::state::{Settings, ConnectionState};
 use crate::answers::errors::{redact, JudgeError};
 use crate::providers::check::{probe_request, report, Observations, Reach};
 use crate::providers::llama::{props_request, read_props};
 use crate::providers::{models_request, preset, read_chat, read_models, Backend, HttpRequest};
+use crate::ui::state::{ConnectionState, Settings};
 use crate::web::fetch;
 
 /// Short: a check should answer quickly or say the server is not there.
@@ -34,7 +34,8 @@ pub fn check_connection(state: Settings) {
             Err(e) => {
                 let lines = vec![e.to_string()];
                 state
-                    .provider.connection
+                    .provider
+                    .connection
                     .set(ConnectionState::Done { ok: false, lines });
                 return;
             }
@@ -67,7 +68,10 @@ pub fn check_connection(state: Settings) {
                 redact(&format!("{mark} {}", f.text), &backend.api_key)
             })
             .collect();
-        state.provider.connection.set(ConnectionState::Done { ok, lines });
+        state
+            .provider
+            .connection
+            .set(ConnectionState::Done { ok, lines });
     });
 }
 

@@ -3,14 +3,15 @@
 use leptos::prelude::*;
 
 use crate::ui::lazy::ChunkMissing;
-use crate::ui::state::{Settings, ConnectionState};
+use crate::ui::state::{ConnectionState, Settings};
 
 #[component]
 pub fn ConnectionPanel(settings: Settings) -> impl IntoView {
     let state = settings;
     let checking = move || {
         state
-            .provider.connection
+            .provider
+            .connection
             .with(|c| matches!(c, ConnectionState::Checking))
     };
     let status = move || {
@@ -54,5 +55,9 @@ fn check_loaded(state: Settings) -> Result<(), ChunkMissing> {
 
 /// Checks the connection, once its chunk is here (a sentence when it cannot be fetched).
 pub fn check_connection(state: Settings) {
-    crate::ui::lazy::act(state.form_problems, "the connection check", check_loaded(state));
+    crate::ui::lazy::act(
+        state.form_problems,
+        "the connection check",
+        check_loaded(state),
+    );
 }

@@ -9,7 +9,9 @@ use wasm_bindgen::JsCast;
 
 use crate::providers::in_browser::gpu::{self, GpuChoice, Probe};
 use crate::providers::in_browser::meter;
-use crate::providers::in_browser::{build_sentence, size_text, threads_sentence, unsupported, SUGGESTIONS};
+use crate::providers::in_browser::{
+    build_sentence, size_text, threads_sentence, unsupported, SUGGESTIONS,
+};
 use crate::web::in_browser::{self as engine, Loaded, Source};
 
 /// The GPU setting's key in the settings storage.
@@ -48,7 +50,9 @@ impl Panel {
                     let threads = f.loaded.as_ref().map(|l| l.threads);
                     let cannot = unsupported(&f.missing);
                     let runs = cannot.is_none();
-                    self.threads.set(threads_sentence(runs, f.isolated, &f.coep, threads, f.cores));
+                    self.threads.set(threads_sentence(
+                        runs, f.isolated, &f.coep, threads, f.cores,
+                    ));
                     if let Some(s) = cannot {
                         self.cannot.set(true);
                         self.status.set("error");
@@ -58,7 +62,8 @@ impl Panel {
                     self.keeps.set(f.keeps_files);
                     let (build, why) = f.loaded.as_ref().map_or(&f.build, |l| &l.build);
                     if runs {
-                        self.build.set(build_sentence(build, why, f.loaded.is_some()));
+                        self.build
+                            .set(build_sentence(build, why, f.loaded.is_some()));
                     }
                     match f.loaded {
                         Some(l) => self.ready(&l),
@@ -67,7 +72,8 @@ impl Panel {
                 }
                 Err(e) => {
                     self.status.set("error");
-                    self.message.set(format!("The in-page engine is unavailable: {e}."));
+                    self.message
+                        .set(format!("The in-page engine is unavailable: {e}."));
                 }
             }
             if let Ok(list) = engine::cache_list().await {
@@ -79,7 +85,10 @@ impl Panel {
     /// The status line before a model is loaded: what the setting will do here.
     fn expect(self) {
         self.backend.set("");
-        self.gpu_status.set(gpu::expect(self.gpu.get_untracked(), &self.probe.get_untracked()));
+        self.gpu_status.set(gpu::expect(
+            self.gpu.get_untracked(),
+            &self.probe.get_untracked(),
+        ));
     }
 
     fn ready(self, l: &Loaded) {
@@ -91,7 +100,11 @@ impl Panel {
         self.message.set(format!(
             "Loaded {} ({}). Evaluate as with any provider.{}",
             l.name,
-            if l.vision { "with a vision projector: images are judged" } else { "no projector: text only" },
+            if l.vision {
+                "with a vision projector: images are judged"
+            } else {
+                "no projector: text only"
+            },
             slow.map(|s| format!(" {s}")).unwrap_or_default()
         ));
     }
@@ -102,7 +115,11 @@ impl Panel {
         self.message.set("Starting…".into());
         spawn_local(async move {
             let progress = move |phase: String, value: f64| {
-                let phase = if phase == "loading" { "loading" } else { "downloading" };
+                let phase = if phase == "loading" {
+                    "loading"
+                } else {
+                    "downloading"
+                };
                 self.status.set(phase);
                 self.fraction.set(value.clamp(0.0, 1.0));
                 self.message.set(if phase == "loading" {
@@ -129,7 +146,8 @@ impl Panel {
         let model = self.url.get_untracked();
         if model.trim().is_empty() {
             self.status.set("error");
-            self.message.set("Enter the model's GGUF URL, or pick its file below.".into());
+            self.message
+                .set("Enter the model's GGUF URL, or pick its file below.".into());
             return;
         }
         self.load(Source::Url { model, projector });
@@ -137,10 +155,14 @@ impl Panel {
 
     fn load_files(self) {
         match picked("model-file-input") {
-            Some(model) => self.load(Source::Files { model, projector: picked("projector-file-input") }),
+            Some(model) => self.load(Source::Files {
+                model,
+                projector: picked("projector-file-input"),
+            }),
             None => {
                 self.status.set("error");
-                self.message.set("Pick the model's .gguf file first.".into());
+                self.message
+                    .set("Pick the model's .gguf file first.".into());
             }
         }
     }
@@ -148,7 +170,8 @@ impl Panel {
     fn clear(self) {
         spawn_local(async move {
             if let Err(e) = engine::cache_clear().await {
-                self.message.set(format!("The model cache could not be cleared: {e}."));
+                self.message
+                    .set(format!("The model cache could not be cleared: {e}."));
             }
             self.refresh();
         });
@@ -171,7 +194,9 @@ pub fn InBrowserPanel() -> impl IntoView {
         url: RwSignal::new(String::new()),
         projector_url: RwSignal::new(String::new()),
         cannot: RwSignal::new(false),
-        gpu: RwSignal::new(GpuChoice::from_id(&crate::web::storage::load_setting(GPU_KEY).unwrap_or_default())),
+        gpu: RwSignal::new(GpuChoice::from_id(
+            &crate::web::storage::load_setting(GPU_KEY).unwrap_or_default(),
+        )),
         probe: RwSignal::new(Probe::default()),
         gpu_status: RwSignal::new(String::new()),
         backend: RwSignal::new(""),
@@ -181,7 +206,8 @@ pub fn InBrowserPanel() -> impl IntoView {
     };
     // The model the site file names for its visitors, ready to load.
     if let Some(j) = crate::ui::site::judge_for("in_browser") {
-        let resolved = |u: Option<String>| u.map(|u| crate::ui::site::resolve(&u)).unwrap_or_default();
+        let resolved =
+            |u: Option<String>| u.map(|u| crate::ui::site::resolve(&u)).unwrap_or_default();
         p.url.set(resolved(j.model_url));
         p.projector_url.set(resolved(j.projector_url));
     }
@@ -320,10 +346,17 @@ fn size_watch(p: Panel) {
         spawn_local(async move {
             // Asked once typing pauses, not for every keystroke's half-written URL.
             crate::web::fetch::sleep(600, None).await;
-            if p.url.get_untracked() != model || p.projector_url.get_untracked() != projector || p.cannot.get_untracked() {
+            if p.url.get_untracked() != model
+                || p.projector_url.get_untracked() != projector
+                || p.cannot.get_untracked()
+            {
                 return;
             }
-            let urls: Vec<String> = [model, projector].into_iter().map(|u| u.trim().to_string()).filter(|u| !u.is_empty()).collect();
+            let urls: Vec<String> = [model, projector]
+                .into_iter()
+                .map(|u| u.trim().to_string())
+                .filter(|u| !u.is_empty())
+                .collect();
             let cached = urls.iter().all(|u| cache.iter().any(|(c, _)| c == u));
             let mut sizes = Vec::new();
             for u in &urls {
@@ -340,4 +373,3 @@ fn size_watch(p: Panel) {
         });
     });
 }
-

@@ -2,24 +2,24 @@
 
 use leptos::prelude::*;
 
-use crate::ui::run::runner;
 use crate::ui::evaluator::candidates_inputs::CandidatesInputs;
 use crate::ui::evaluator::cost_panel::CostPanel;
-use crate::ui::evaluator::examples::ExamplesGallery;
 use crate::ui::evaluator::empty_state::EmptyState;
-use crate::ui::judge::judge_settings::JudgeSettings;
-use crate::ui::evaluator::present::PresentButton;
-use crate::ui::run::guidance::KeyNote;
-use crate::ui::evaluator::results_guidance::SharedFailure;
+use crate::ui::evaluator::examples::ExamplesGallery;
 use crate::ui::evaluator::history::HistoryPanel;
-use crate::ui::evaluator::open_result::{OpenResult, OpenedPanel};
 use crate::ui::evaluator::image_panel::ImagePanel;
 use crate::ui::evaluator::inputs_panel::InputsPanel;
-use crate::ui::widgets::metric_select::MetricSelect;
+use crate::ui::evaluator::open_result::{OpenResult, OpenedPanel};
+use crate::ui::evaluator::present::PresentButton;
+use crate::ui::evaluator::results_guidance::SharedFailure;
 use crate::ui::evaluator::run_bar::RunBar;
 use crate::ui::evaluator::share::SharePanel;
 use crate::ui::evaluator::single_results::SingleResults;
+use crate::ui::judge::judge_settings::JudgeSettings;
+use crate::ui::run::guidance::KeyNote;
+use crate::ui::run::runner;
 use crate::ui::state::AppState;
+use crate::ui::widgets::metric_select::MetricSelect;
 use crate::ui::widgets::top_bar::{Page, TopBar};
 
 #[component]

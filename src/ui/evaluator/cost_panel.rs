@@ -3,11 +3,11 @@
 
 use leptos::prelude::*;
 
+use crate::providers::preset;
+use crate::transport::cost::{estimate_for_texts, parse_prices, price_for, Cost, Price};
 use crate::ui::metrics as metric_ui;
 use crate::ui::run::runner;
 use crate::ui::state::AppState;
-use crate::transport::cost::{estimate_for_texts, parse_prices, price_for, Cost, Price};
-use crate::providers::preset;
 
 fn dollars(usd: Option<f64>) -> String {
     match usd {
@@ -26,7 +26,10 @@ pub fn CostPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     let prices = Memo::new(move |_| parse_prices(&state.settings.provider.prices.get()));
     let estimate = Memo::new(move |_| {
-        let size = state.inputs.image_view.with(|v| v.as_ref().map(|v| v.sent_size));
+        let size = state
+            .inputs
+            .image_view
+            .with(|v| v.as_ref().map(|v| v.sent_size));
         let protocol = preset(&state.settings.provider.preset.get()).protocol;
         let detail = state.settings.provider.image_detail.get();
         let metric = metric_ui::of(state.settings.metric.get());

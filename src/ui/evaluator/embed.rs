@@ -32,19 +32,32 @@ fn embed_page() -> impl IntoView {
 
 /// The judge an Explain here may ask: the site file's, never one the visitor set up.
 fn use_site_judge(settings: Settings) {
-    let Some(j) = crate::ui::site::get().judge.clone() else { return };
+    let Some(j) = crate::ui::site::get().judge.clone() else {
+        return;
+    };
     let p = crate::providers::preset(&j.provider);
     settings.provider.preset.set(j.provider.clone());
-    settings.provider.base_url.set(j.base_url.unwrap_or_else(|| p.base_url.into()));
-    settings.provider.model.set(j.model.unwrap_or_else(|| p.model.into()));
+    settings
+        .provider
+        .base_url
+        .set(j.base_url.unwrap_or_else(|| p.base_url.into()));
+    settings
+        .provider
+        .model
+        .set(j.model.unwrap_or_else(|| p.model.into()));
 }
 
 fn embed_view(state: AppState, opened: OpenedView) -> impl IntoView {
     let error = RwSignal::new(None::<String>);
     crate::ui::evaluator::examples::load_gallery(state, opened, error, RwSignal::new(Vec::new()));
     let site = crate::ui::site::get();
-    let title = site.title.clone().unwrap_or_else(|| "harmonic-judge".into());
-    let href = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
+    let title = site
+        .title
+        .clone()
+        .unwrap_or_else(|| "harmonic-judge".into());
+    let href = web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .unwrap_or_default();
     let full = crate::files::site::full_url(&href);
     let problems = move || {
         let mut all: Vec<String> = error.get().into_iter().collect();

@@ -23,7 +23,10 @@ async fn get_text(path: &str) -> Result<String, String> {
 fn open_example(state: AppState, view: OpenedView, error: RwSignal<Option<String>>, e: Example) {
     spawn_local(async move {
         let outcome = match get_text(&format!("examples/{}", e.file)).await {
-            Ok(text) => crate::ui::evaluator::open_result::open_text(state, view, text, e.title.clone()).await,
+            Ok(text) => {
+                crate::ui::evaluator::open_result::open_text(state, view, text, e.title.clone())
+                    .await
+            }
             Err(m) => Err(m),
         };
         error.set(outcome.err());
@@ -32,9 +35,17 @@ fn open_example(state: AppState, view: OpenedView, error: RwSignal<Option<String
 
 /// Fetches the gallery's list into `examples`, then opens the example the address
 /// (`?example=`) or the site file (`open_example`) names, if any: only one the list holds.
-pub fn load_gallery(state: AppState, view: OpenedView, error: RwSignal<Option<String>>, examples: RwSignal<Vec<Example>>) {
+pub fn load_gallery(
+    state: AppState,
+    view: OpenedView,
+    error: RwSignal<Option<String>>,
+    examples: RwSignal<Vec<Example>>,
+) {
     spawn_local(async move {
-        match get_text("examples/manifest.json").await.and_then(|t| result_file::read_manifest(&t)) {
+        match get_text("examples/manifest.json")
+            .await
+            .and_then(|t| result_file::read_manifest(&t))
+        {
             Ok(list) => {
                 if let Some(stem) = crate::ui::site::first_example() {
                     match list.iter().find(|e| e.name == stem) {

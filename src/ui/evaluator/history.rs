@@ -37,19 +37,32 @@ fn keep(state: AppState, h: History) {
         return; // several texts: the comparison goes to the lab, not here
     }
     let page = crate::ui::metrics::of(state.settings.metric.get_untracked());
-    let Some(json) = page.result_json(state) else { return };
+    let Some(json) = page.result_json(state) else {
+        return;
+    };
     let thumb = crate::ui::evaluator::share::thumbnail(state);
-    let json = crate::files::result_file::with_extras(&json, thumb.as_deref(), &Default::default(), None);
+    let json =
+        crate::files::result_file::with_extras(&json, thumb.as_deref(), &Default::default(), None);
     let generation = state.generation.get_value();
-    let earlier = h.last.get_value().filter(|(g, _)| *g == generation).and_then(|(_, id)| {
-        h.entries.with_untracked(|l| l.iter().find(|e| e.id == id).cloned())
-    });
+    let earlier = h
+        .last
+        .get_value()
+        .filter(|(g, _)| *g == generation)
+        .and_then(|(_, id)| {
+            h.entries
+                .with_untracked(|l| l.iter().find(|e| e.id == id).cloned())
+        });
     let (id, saved) = match &earlier {
         Some(e) => (e.id.clone(), e.saved.clone()),
-        None => (history::entry_id(js_sys::Date::now(), 0), crate::web::download::local_now().label()),
+        None => (
+            history::entry_id(js_sys::Date::now(), 0),
+            crate::web::download::local_now().label(),
+        ),
     };
     // A run with nothing to show (every criterion failed) is not worth a row.
-    let Ok(mut entry) = history::new_entry(id, saved, &json) else { return };
+    let Ok(mut entry) = history::new_entry(id, saved, &json) else {
+        return;
+    };
     if let Some(e) = earlier {
         entry.name = e.name;
     }
@@ -77,7 +90,9 @@ fn keep_soon(state: AppState, h: History) {
     let load = crate::ui::lazy::loading(keep_loaded(state, h));
     spawn_local(async move {
         if load.await.is_err() {
-            h.message.set(Some(crate::ui::lazy::missing("keeping this run in the history")));
+            h.message.set(Some(crate::ui::lazy::missing(
+                "keeping this run in the history",
+            )));
         }
     });
 }
@@ -93,7 +108,8 @@ fn follow_runs(state: AppState, h: History) {
     });
     Effect::new(move |before: Option<usize>| {
         let explained = crate::ui::metrics::explained_count(state);
-        let this_run = h.last.with_value(|l| l.as_ref().map(|(g, _)| *g)) == Some(state.generation.get_value());
+        let this_run = h.last.with_value(|l| l.as_ref().map(|(g, _)| *g))
+            == Some(state.generation.get_value());
         if before.is_some_and(|b| b != explained) && explained > 0 && this_run {
             keep_soon(state, h);
         }
@@ -103,15 +119,24 @@ fn follow_runs(state: AppState, h: History) {
 
 /// What a click in the list asks for: `open`, `rename` or `delete` one entry.
 fn act(state: AppState, view: OpenedView, h: History, target: web_sys::Element) {
-    let (Some(act), Some(id)) = (target.get_attribute("data-act"), target.get_attribute("data-id")) else {
+    let (Some(act), Some(id)) = (
+        target.get_attribute("data-act"),
+        target.get_attribute("data-id"),
+    ) else {
         return;
     };
-    let Some(entry) = h.entries.with_untracked(|l| l.iter().find(|e| e.id == id).cloned()) else {
+    let Some(entry) = h
+        .entries
+        .with_untracked(|l| l.iter().find(|e| e.id == id).cloned())
+    else {
         return;
     };
     match act.as_str() {
         "open" => {
-            if let Err(e) = crate::files::gate::size(crate::files::gate::Origin::History, entry.file.len() as f64) {
+            if let Err(e) = crate::files::gate::size(
+                crate::files::gate::Origin::History,
+                entry.file.len() as f64,
+            ) {
                 h.message.set(Some(e));
                 return;
             }
@@ -160,7 +185,10 @@ pub fn HistoryPanel() -> impl IntoView {
     reload(h);
     follow_runs(state, h);
     let on_click = move |ev: leptos::ev::MouseEvent| {
-        if let Some(el) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) {
+        if let Some(el) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        {
             act(state, view, h, el);
         }
     };

@@ -5,9 +5,9 @@ use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::inputs::geometry::NormBox;
 use crate::ui::run::image_actions;
 use crate::ui::state::{AppState, ImageView};
-use crate::inputs::geometry::NormBox;
 
 fn first_file(files: Option<web_sys::FileList>) -> Option<web_sys::File> {
     files.and_then(|f| f.get(0))
@@ -169,7 +169,8 @@ fn box_edges(state: AppState) -> impl IntoView {
     let edge = move |i: usize| {
         move || {
             state
-                .inputs.red_box
+                .inputs
+                .red_box
                 .get()
                 .map(|b| format!("{:.1}", [b.x0, b.y0, b.x1, b.y1][i] * 100.0))
                 .unwrap_or_default()
@@ -187,7 +188,10 @@ fn box_edges(state: AppState) -> impl IntoView {
         });
         let mut e = [b.x0, b.y0, b.x1, b.y1];
         e[i] = v / 100.0;
-        commit_box(state, Some(NormBox::from_corners((e[0], e[1]), (e[2], e[3]))));
+        commit_box(
+            state,
+            Some(NormBox::from_corners((e[0], e[1]), (e[2], e[3]))),
+        );
     };
     let edge_names = ["left", "top", "right", "bottom"];
     view! {

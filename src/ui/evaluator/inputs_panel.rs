@@ -2,12 +2,12 @@
 
 use leptos::prelude::*;
 
-use crate::ui::run::image_actions;
-use crate::ui::metrics as metric_ui;
-use crate::ui::widgets::fields::TextArea;
-use crate::ui::state::AppState;
-use crate::scoring::task::Task;
 use crate::inputs::text_checks::{addresses_the_judge, INSTRUCTION_WARNING};
+use crate::scoring::task::Task;
+use crate::ui::metrics as metric_ui;
+use crate::ui::run::image_actions;
+use crate::ui::state::AppState;
+use crate::ui::widgets::fields::TextArea;
 
 #[component]
 pub fn InputsPanel() -> impl IntoView {

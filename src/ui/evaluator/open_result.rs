@@ -6,8 +6,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
-use crate::providers::{Backend, Image, Protocol};
 use crate::files::result_file::{Body, Opened};
+use crate::providers::{Backend, Image, Protocol};
 use crate::ui::state::{AppState, ImageView};
 
 /// What was opened from a file, for the note above the results.
@@ -48,7 +48,10 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
     state.settings.form_problems.set(Vec::new());
     state.export_error.set(None);
     let Some(metric) = crate::metrics::Metric::from_id(&opened.metric) else {
-        return Err(format!("This file's metric \u{201c}{}\u{201d} is not one this page knows.", opened.metric));
+        return Err(format!(
+            "This file's metric \u{201c}{}\u{201d} is not one this page knows.",
+            opened.metric
+        ));
     };
     state.settings.metric.set(metric);
     // Nothing of the result shown before stays: a file without an image shows none (it would
@@ -56,14 +59,17 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
     state.inputs.image.set_value(None);
     state.inputs.image_file.set_value(None);
     state.inputs.image_error.set(None);
-    state.inputs.image_view.set(opened.image.as_ref().map(|url| ImageView {
-        data_url: url.clone(),
-        file_name: from.to_string(),
-        original_size: (0, 0),
-        sent_size: (0, 0),
-        is_video: false,
-        note: None,
-    }));
+    state
+        .inputs
+        .image_view
+        .set(opened.image.as_ref().map(|url| ImageView {
+            data_url: url.clone(),
+            file_name: from.to_string(),
+            original_size: (0, 0),
+            sent_size: (0, 0),
+            is_video: false,
+            note: None,
+        }));
     let mut backend = Backend {
         protocol: protocol(&opened.provider),
         // The file's base URL is not kept: Explain on a result without a stored answer asks
@@ -87,14 +93,23 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
     }
     view.0.set(Some(OpenedNote {
         from: from.to_string(),
-        claims: Claims { model: opened.model, provider: opened.provider, source: opened.source },
+        claims: Claims {
+            model: opened.model,
+            provider: opened.provider,
+            source: opened.source,
+        },
         metric: opened.metric,
     }));
     Ok(())
 }
 
 /// Reads a file the user chose and shows it.
-pub fn open_file(state: AppState, view: OpenedView, error: RwSignal<Option<String>>, file: web_sys::File) {
+pub fn open_file(
+    state: AppState,
+    view: OpenedView,
+    error: RwSignal<Option<String>>,
+    file: web_sys::File,
+) {
     let name = file.name();
     // The gate: a file larger than any result is not read at all.
     if let Err(e) = crate::files::gate::size(crate::files::gate::Origin::File, file.size()) {
@@ -116,9 +131,12 @@ pub fn OpenResult() -> impl IntoView {
     let view = expect_context::<OpenedView>();
     let error = RwSignal::new(None::<String>);
     let on_change = move |ev: leptos::ev::Event| {
-        let input: Option<web_sys::HtmlInputElement> =
-            ev.target().and_then(|t| t.dyn_into().ok());
-        if let Some(file) = input.as_ref().and_then(|i| i.files()).and_then(|f| f.get(0)) {
+        let input: Option<web_sys::HtmlInputElement> = ev.target().and_then(|t| t.dyn_into().ok());
+        if let Some(file) = input
+            .as_ref()
+            .and_then(|i| i.files())
+            .and_then(|f| f.get(0))
+        {
             open_file(state, view, error, file);
         }
     };
@@ -143,7 +161,11 @@ pub fn OpenedPanel() -> impl IntoView {
             view.0.set(None);
         }
     });
-    let note = move || view.0.get().filter(|n| state.settings.metric.with(|m| m.id() == n.metric));
+    let note = move || {
+        view.0
+            .get()
+            .filter(|n| state.settings.metric.with(|m| m.id() == n.metric))
+    };
     view! {
         {move || note().map(|n| view! {
             <div class="opened-note" data-testid="opened-note">
@@ -163,22 +185,38 @@ fn claims_view(c: &Claims) -> Option<impl IntoView> {
         ("", p) => Some(format!("judged through {p}")),
         (m, p) => Some(format!("judged by {m} through {p}")),
     };
-    (judge.is_some() || c.source.is_some()).then(|| view! {
-        <div class="opened-claims" data-testid="opened-claims">
-            <p class="claims-head">"This file says (the page cannot check it):"</p>
-            {judge.map(|j| view! { <p data-testid="opened-model">{j}</p> })}
-            {c.source.clone().map(|s| view! { <p data-testid="opened-source">{s}</p> })}
-        </div>
+    (judge.is_some() || c.source.is_some()).then(|| {
+        view! {
+            <div class="opened-claims" data-testid="opened-claims">
+                <p class="claims-head">"This file says (the page cannot check it):"</p>
+                {judge.map(|j| view! { <p data-testid="opened-model">{j}</p> })}
+                {c.source.clone().map(|s| view! { <p data-testid="opened-source">{s}</p> })}
+            </div>
+        }
     })
 }
 
 /// Reading a result file and showing it, in the `open` chunk.
 #[leptos::wasm_split::wasm_split(open, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn open_loaded(state: AppState, view: OpenedView, text: String, from: String) -> Result<Result<(), String>, crate::ui::lazy::ChunkMissing> {
+fn open_loaded(
+    state: AppState,
+    view: OpenedView,
+    text: String,
+    from: String,
+) -> Result<Result<(), String>, crate::ui::lazy::ChunkMissing> {
     Ok(crate::files::result_file::read(&text).and_then(|o| show(state, view, o, &from)))
 }
 
 /// Shows the result file `text` came from (`from`: its name, "a share link", an example).
-pub async fn open_text(state: AppState, view: OpenedView, text: String, from: String) -> Result<(), String> {
-    crate::ui::lazy::loading(open_loaded(state, view, text, from)).await.unwrap_or_else(|crate::ui::lazy::ChunkMissing| Err(crate::ui::lazy::missing("opening a result")))
+pub async fn open_text(
+    state: AppState,
+    view: OpenedView,
+    text: String,
+    from: String,
+) -> Result<(), String> {
+    crate::ui::lazy::loading(open_loaded(state, view, text, from))
+        .await
+        .unwrap_or_else(|crate::ui::lazy::ChunkMissing| {
+            Err(crate::ui::lazy::missing("opening a result"))
+        })
 }

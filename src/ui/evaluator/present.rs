@@ -26,7 +26,9 @@ pub fn PresentButton(present: RwSignal<bool>) -> impl IntoView {
         if key == "Escape" {
             present.set(false);
         } else if !in_field(&ev) {
-            if let Some(g) = crate::scoring::gamma_axis::key_step(&key, state.settings.gamma.get_untracked()) {
+            if let Some(g) =
+                crate::scoring::gamma_axis::key_step(&key, state.settings.gamma.get_untracked())
+            {
                 ev.prevent_default();
                 state.settings.gamma.set(g);
             }

@@ -29,7 +29,9 @@ pub fn follow_results(state: AppState) {
         if !ended {
             return;
         }
-        let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+        let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+            return;
+        };
         let target = doc
             .get_element_by_id("overall-score")
             .filter(|_| state.settings.weighs_criteria())

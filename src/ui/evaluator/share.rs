@@ -20,27 +20,43 @@ pub(crate) fn thumbnail(state: AppState) -> Option<String> {
         let src = &img.canvas;
         let (w, h) = crate::inputs::geometry::fit_within(src.width(), src.height(), THUMB_SIDE);
         let doc = web_sys::window()?.document()?;
-        let canvas: web_sys::HtmlCanvasElement = doc.create_element("canvas").ok()?.unchecked_into();
+        let canvas: web_sys::HtmlCanvasElement =
+            doc.create_element("canvas").ok()?.unchecked_into();
         canvas.set_width(w);
         canvas.set_height(h);
-        let ctx: web_sys::CanvasRenderingContext2d = canvas.get_context("2d").ok()??.unchecked_into();
-        ctx.draw_image_with_html_canvas_element_and_dw_and_dh(src, 0.0, 0.0, w.into(), h.into()).ok()?;
-        canvas.to_data_url_with_type_and_encoder_options("image/jpeg", &JsValue::from_f64(0.7)).ok()
+        let ctx: web_sys::CanvasRenderingContext2d =
+            canvas.get_context("2d").ok()??.unchecked_into();
+        ctx.draw_image_with_html_canvas_element_and_dw_and_dh(src, 0.0, 0.0, w.into(), h.into())
+            .ok()?;
+        canvas
+            .to_data_url_with_type_and_encoder_options("image/jpeg", &JsValue::from_f64(0.7))
+            .ok()
     });
     from_canvas.or_else(|| {
-        state.inputs.image_view.with_untracked(|v| v.as_ref().map(|v| v.data_url.clone()).filter(|u| u.len() < 12_000))
+        state.inputs.image_view.with_untracked(|v| {
+            v.as_ref()
+                .map(|v| v.data_url.clone())
+                .filter(|u| u.len() < 12_000)
+        })
     })
 }
 
 fn page_url() -> String {
-    web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default()
+    web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .unwrap_or_default()
 }
 
 /// Copies `text`; `true` once the clipboard took it. `false` where the browser refuses (no
 /// clipboard, no permission, not a secure context): the caller then selects the shown text.
 async fn copy(text: String) -> bool {
-    let Some(nav) = web_sys::window().map(|w| w.navigator()) else { return false };
-    let Some(c) = js_sys::Reflect::get(&nav, &"clipboard".into()).ok().filter(|c| c.is_object()) else {
+    let Some(nav) = web_sys::window().map(|w| w.navigator()) else {
+        return false;
+    };
+    let Some(c) = js_sys::Reflect::get(&nav, &"clipboard".into())
+        .ok()
+        .filter(|c| c.is_object())
+    else {
         return false;
     };
     let promise = js_sys::Reflect::get(&c, &"writeText".into())
@@ -56,7 +72,11 @@ async fn copy(text: String) -> bool {
 /// Selects the text shown under this test id, so that Ctrl+C (⌘C) copies it.
 fn select_shown(testid: &str) {
     let Some(w) = web_sys::window() else { return };
-    let Some(el) = w.document().and_then(|d| d.query_selector(&format!("[data-testid=\"{testid}\"]")).ok().flatten()) else {
+    let Some(el) = w.document().and_then(|d| {
+        d.query_selector(&format!("[data-testid=\"{testid}\"]"))
+            .ok()
+            .flatten()
+    }) else {
         return;
     };
     let call = |target: &JsValue, name: &str, arg: Option<&JsValue>| {
@@ -74,7 +94,12 @@ fn select_shown(testid: &str) {
 
 /// Copies `text` and says so in `status`; where the clipboard is refused, selects the text shown
 /// under `testid` and says that instead.
-pub(crate) fn copy_and_say(text: String, testid: &'static str, what: &'static str, status: RwSignal<Option<String>>) {
+pub(crate) fn copy_and_say(
+    text: String,
+    testid: &'static str,
+    what: &'static str,
+    status: RwSignal<Option<String>>,
+) {
     spawn_local(async move {
         let said = if copy(text).await {
             format!("Copied the {what}.")
@@ -86,7 +111,12 @@ pub(crate) fn copy_and_say(text: String, testid: &'static str, what: &'static st
     });
 }
 
-fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>, status: RwSignal<Option<String>>, embed: RwSignal<Option<String>>) {
+fn make_link(
+    state: AppState,
+    link: RwSignal<Option<Result<String, String>>>,
+    status: RwSignal<Option<String>>,
+    embed: RwSignal<Option<String>>,
+) {
     embed.set(None);
     // A comparison by a metric without γ is not put in a link (it would share the stale single
     // result behind it): say so, and where it can be saved.
@@ -100,11 +130,18 @@ fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>, st
     } else {
         let page = crate::ui::metrics::of(state.settings.metric.get_untracked());
         page.result_json(state).map(|json| {
-            crate::files::result_file::with_extras(&json, thumbnail(state).as_deref(), &Default::default(), None)
+            crate::files::result_file::with_extras(
+                &json,
+                thumbnail(state).as_deref(),
+                &Default::default(),
+                None,
+            )
         })
     };
     let Some(json) = json else {
-        link.set(Some(Err("Evaluate or open a result first: there is nothing to share yet.".into())));
+        link.set(Some(Err(
+            "Evaluate or open a result first: there is nothing to share yet.".into(),
+        )));
         return;
     };
     let shared = share::for_link(&json);
@@ -117,7 +154,9 @@ fn make_link(state: AppState, link: RwSignal<Option<Result<String, String>>>, st
         if let Ok(url) = &made {
             if let Some(w) = web_sys::window() {
                 let hash = &url[url.find('#').unwrap_or(url.len())..];
-                let _ = w.history().and_then(|h| h.replace_state_with_url(&JsValue::NULL, "", Some(hash)));
+                let _ = w
+                    .history()
+                    .and_then(|h| h.replace_state_with_url(&JsValue::NULL, "", Some(hash)));
             }
         }
         let copy_it = made.as_ref().ok().cloned();
@@ -143,7 +182,10 @@ pub fn open_from_fragment(state: AppState, view: OpenedView) {
     let (n, prefix) = (hash.length() as usize, share::PREFIX.len());
     if n > prefix + gate::MAX_FRAGMENT_CHARS {
         if hash.slice(0, prefix as u32) == share::PREFIX {
-            state.settings.form_problems.set(gate::fragment_chars(n - prefix).err().into_iter().collect());
+            state
+                .settings
+                .form_problems
+                .set(gate::fragment_chars(n - prefix).err().into_iter().collect());
         }
         return;
     }
@@ -152,7 +194,9 @@ pub fn open_from_fragment(state: AppState, view: OpenedView) {
         open_from_lab(state, view, nonce);
         return;
     }
-    let Some(payload) = share::payload(&hash) else { return };
+    let Some(payload) = share::payload(&hash) else {
+        return;
+    };
     spawn_local(async move {
         // A task of its own after the page's first draw, so the page shows before any of the
         // link's work and that work is never added to the mount's.
@@ -162,19 +206,37 @@ pub fn open_from_fragment(state: AppState, view: OpenedView) {
         // inflating goes a slice at a time and stops at the largest result.
         let outcome = match payload {
             Ok(deflated) => {
-                let inflated = crate::web::files::inflate_sliced(&deflated, gate::INFLATE_SLICE, gate::MAX_DOC_BYTES).await;
+                let inflated = crate::web::files::inflate_sliced(
+                    &deflated,
+                    gate::INFLATE_SLICE,
+                    gate::MAX_DOC_BYTES,
+                )
+                .await;
                 match inflated {
                     Ok(Some(bytes)) => match String::from_utf8(bytes) {
-                        Ok(t) => crate::ui::evaluator::open_result::open_text(state, view, t, "a share link".into()).await,
+                        Ok(t) => {
+                            crate::ui::evaluator::open_result::open_text(
+                                state,
+                                view,
+                                t,
+                                "a share link".into(),
+                            )
+                            .await
+                        }
                         Err(_) => Err(damaged()),
                     },
                     Ok(None) => Err(gate::unpacked_too_far()),
-                    Err(e) => Err(e.unwrap_or_else(|| "This browser cannot open share links (no DecompressionStream).".into())),
+                    Err(e) => Err(e.unwrap_or_else(|| {
+                        "This browser cannot open share links (no DecompressionStream).".into()
+                    })),
                 }
             }
             Err(e) => Err(e),
         };
-        state.settings.form_problems.set(outcome.err().into_iter().collect());
+        state
+            .settings
+            .form_problems
+            .set(outcome.err().into_iter().collect());
     });
 }
 
@@ -184,18 +246,31 @@ fn open_from_lab(state: AppState, view: OpenedView, nonce: &str) {
     let doc = crate::web::storage::take_setting(&crate::lab::open_doc::handover_key(nonce));
     if let Some(w) = web_sys::window() {
         let path = w.location().pathname().unwrap_or_default();
-        let _ = w.history().and_then(|h| h.replace_state_with_url(&JsValue::NULL, "", Some(&path)));
+        let _ = w
+            .history()
+            .and_then(|h| h.replace_state_with_url(&JsValue::NULL, "", Some(&path)));
     }
     spawn_local(async move {
         crate::web::fetch::sleep(0, None).await;
         let outcome = match doc {
             Some(text) => match gate::size(gate::Origin::Lab, text.len() as f64) {
-                Ok(()) => crate::ui::evaluator::open_result::open_text(state, view, text, "the lab".into()).await,
+                Ok(()) => {
+                    crate::ui::evaluator::open_result::open_text(
+                        state,
+                        view,
+                        text,
+                        "the lab".into(),
+                    )
+                    .await
+                }
                 Err(e) => Err(e),
             },
             None => Err(crate::lab::open_doc::HANDOVER_GONE.to_string()),
         };
-        state.settings.form_problems.set(outcome.err().into_iter().collect());
+        state
+            .settings
+            .form_problems
+            .set(outcome.err().into_iter().collect());
     });
 }
 
@@ -234,13 +309,23 @@ pub fn SharePanel() -> impl IntoView {
 
 /// Making the link (compressing the result), in the `share` chunk.
 #[leptos::wasm_split::wasm_split(share, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn share_loaded(state: AppState, link: RwSignal<Option<Result<String, String>>>, status: RwSignal<Option<String>>, embed: RwSignal<Option<String>>) -> Result<(), crate::ui::lazy::ChunkMissing> {
+fn share_loaded(
+    state: AppState,
+    link: RwSignal<Option<Result<String, String>>>,
+    status: RwSignal<Option<String>>,
+    embed: RwSignal<Option<String>>,
+) -> Result<(), crate::ui::lazy::ChunkMissing> {
     make_link(state, link, status, embed);
     Ok(())
 }
 
 /// Copy link.
-fn share_now(state: AppState, link: RwSignal<Option<Result<String, String>>>, status: RwSignal<Option<String>>, embed: RwSignal<Option<String>>) {
+fn share_now(
+    state: AppState,
+    link: RwSignal<Option<Result<String, String>>>,
+    status: RwSignal<Option<String>>,
+    embed: RwSignal<Option<String>>,
+) {
     let load = crate::ui::lazy::loading(share_loaded(state, link, status, embed));
     spawn_local(async move {
         if load.await.is_err() {

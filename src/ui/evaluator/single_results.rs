@@ -2,8 +2,8 @@
 
 use leptos::prelude::*;
 
-use crate::ui::state::AppState;
 use crate::ui::metrics as metric_ui;
+use crate::ui::state::AppState;
 
 #[component]
 pub fn SingleResults() -> impl IntoView {

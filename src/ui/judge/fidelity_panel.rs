@@ -8,8 +8,8 @@
 
 use leptos::prelude::*;
 
-use crate::ui::state::Settings;
 use crate::metrics::fidelity::Extension;
+use crate::ui::state::Settings;
 
 #[component]
 pub fn FidelityPanel(settings: Settings) -> impl IntoView {
@@ -73,4 +73,3 @@ pub fn FidelityPanel(settings: Settings) -> impl IntoView {
         </fieldset>
     }
 }
-

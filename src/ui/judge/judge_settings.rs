@@ -9,9 +9,9 @@ use crate::inputs::first_visit::{judge_summary, KeyState};
 use crate::providers::preset;
 use crate::ui::backend::backend_panel::BackendPanel;
 use crate::ui::judge::fidelity_panel::FidelityPanel;
-use crate::ui::widgets::later::later;
 use crate::ui::run::guidance::missing_key_in;
 use crate::ui::state::{AppState, Settings};
+use crate::ui::widgets::later::later;
 
 /// The summary line's words, from the settings now.
 fn summary(settings: Settings) -> String {
@@ -25,7 +25,9 @@ fn summary(settings: Settings) -> String {
         KeyState::NotNeeded
     };
     let metric = settings.metric.get();
-    let extensions = settings.fidelity.with(|f| f.for_metric(metric).extensions().len());
+    let extensions = settings
+        .fidelity
+        .with(|f| f.for_metric(metric).extensions().len());
     p.model.with(|m| judge_summary(label, m, key, extensions))
 }
 
@@ -39,9 +41,11 @@ pub fn JudgeSettings(settings: Settings, page: Option<AppState>) -> impl IntoVie
     let open = RwSignal::new(false);
     // Folded on a first visit: built in the task after the first screen's (widgets/later.rs).
     let body = NodeRef::<leptos::html::Div>::new();
-    later(body, move || view! {
-        <FidelityPanel settings=settings/>
-        <BackendPanel settings=settings page=page/>
+    later(body, move || {
+        view! {
+            <FidelityPanel settings=settings/>
+            <BackendPanel settings=settings page=page/>
+        }
     });
     view! {
         <section class="judge-settings" class:open=move || open.get() data-testid="judge-settings" aria-label="The judge">

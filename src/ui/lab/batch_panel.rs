@@ -5,8 +5,8 @@ use leptos::prelude::*;
 
 use crate::ui::lab::batch_run;
 use crate::ui::lab::batch_state::{BatchState, BatchStatus};
-use crate::ui::widgets::fields::NumberField;
 use crate::ui::state::Settings;
+use crate::ui::widgets::fields::NumberField;
 
 fn files_of(ev: &leptos::ev::Event) -> Vec<web_sys::File> {
     let input: web_sys::HtmlInputElement = event_target(ev);

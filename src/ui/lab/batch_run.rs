@@ -8,8 +8,8 @@ use futures::future::join_all;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::batch::{self, Item, Method, ZipArchive};
 use crate::answers::errors::{redact, JudgeError};
+use crate::batch::{self, Item, Method, ZipArchive};
 use crate::lab::stored_run::{new_run_id, LiveMessage, StoredDataset, StoredRun};
 use crate::lab::{io, ItemResult};
 use crate::ui::lab::batch_items::{plan, prepared_image};
@@ -162,7 +162,8 @@ async fn store_inputs(
 /// Reads the chosen files: one dataset (JSONL/CSV), plus a ZIP of images and/or image files.
 pub fn import(state: Settings, b: BatchState, chosen: Vec<web_sys::File>) {
     spawn_local(async move {
-        b.importing.set(Some("Reading the chosen files\u{2026}".into()));
+        b.importing
+            .set(Some("Reading the chosen files\u{2026}".into()));
         import_chosen(state, b, chosen).await;
         b.importing.set(None);
     });
@@ -218,11 +219,15 @@ async fn import_chosen(state: Settings, b: BatchState, chosen: Vec<web_sys::File
             files: files_to_keep.iter().map(|(n, _)| n.clone()).collect(),
             openai_batch: None,
         };
-        b.importing.set(Some("Keeping the dataset on this device, so a reload can resume the run\u{2026}".into()));
+        b.importing.set(Some(
+            "Keeping the dataset on this device, so a reload can resume the run\u{2026}".into(),
+        ));
         if let Some(refused) = store_inputs(&id, &name, &text, &files_to_keep).await {
             report.insert(0, refused);
         }
-        b.importing.set(Some(crate::batch::ready::checking_sentence(text.lines().count())));
+        b.importing.set(Some(crate::batch::ready::checking_sentence(
+            text.lines().count(),
+        )));
         // Let the page show that before the check, which holds the tab for a moment on a
         // large dataset.
         crate::web::fetch::sleep(30, None).await;

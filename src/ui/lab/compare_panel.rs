@@ -4,14 +4,14 @@
 
 use leptos::prelude::*;
 
-use crate::ui::lab::batch_state::BatchState;
-use crate::ui::state::Settings;
 use crate::lab::compare::{compare, Comparison};
 use crate::lab::uncertainty::{
     interval_attrs, p_text, verdict, with_interval, CompareBootstrap, Paired, PairedComparison,
     DEFAULT_RESAMPLES, DEFAULT_SEED,
 };
 use crate::lab::{io, ItemResult};
+use crate::ui::lab::batch_state::BatchState;
+use crate::ui::state::Settings;
 use crate::web::files;
 
 fn num(v: Option<f64>) -> String {
@@ -126,7 +126,10 @@ fn paired(
         b.results.track();
         n.map_or(0, |n| n + 1)
     });
-    let rested = crate::ui::lab::slices::settled_version(changes, crate::ui::lab::meta_panel::RESULTS_REST_MS);
+    let rested = crate::ui::lab::slices::settled_version(
+        changes,
+        crate::ui::lab::meta_panel::RESULTS_REST_MS,
+    );
     Effect::new(move |_| {
         let g = gamma.get();
         other.track();
@@ -174,7 +177,9 @@ fn diff_row(testid: &'static str, label: &'static str, p: Paired) -> impl IntoVi
     let d = p.diff;
     let (low, high) = interval_attrs(d.interval);
     let text = match (d.value, d.interval, d.p) {
-        (Some(v), Some(i), Some(pv)) => format!("{v:+.1} [{:.1}, {:.1}], p = {}", i.low, i.high, p_text(pv)),
+        (Some(v), Some(i), Some(pv)) => {
+            format!("{v:+.1} [{:.1}, {:.1}], p = {}", i.low, i.high, p_text(pv))
+        }
         (Some(v), _, _) => format!("{v:+.1} (drawing the interval…)"),
         _ => "–".into(),
     };
@@ -192,7 +197,16 @@ fn paired_view(name: String, c: PairedComparison) -> impl IntoView {
     let other = format!("\u{201c}{name}\u{201d}");
     let sentences = [
         verdict("This page's run", &other, "τ points", &c.tau_b.diff),
-        if c.pairs > 0 { verdict("This page's run", &other, "accuracy points", &c.accuracy.diff) } else { String::new() },
+        if c.pairs > 0 {
+            verdict(
+                "This page's run",
+                &other,
+                "accuracy points",
+                &c.accuracy.diff,
+            )
+        } else {
+            String::new()
+        },
     ];
     view! {
         <h3 id="compare-paired-title">"On the items both runs share"</h3>

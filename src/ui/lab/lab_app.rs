@@ -3,17 +3,17 @@
 
 use leptos::prelude::*;
 
-use crate::ui::run::runner;
+use crate::ui::judge::judge_settings::JudgeSettings;
 use crate::ui::lab::batch_panel::BatchPanel;
 use crate::ui::lab::batch_run;
 use crate::ui::lab::batch_state::BatchState;
-use crate::ui::judge::judge_settings::JudgeSettings;
 use crate::ui::lab::compare_panel::ComparePanel;
-use crate::ui::widgets::gamma_panel::GammaPanel;
 use crate::ui::lab::meta_panel::MetaPanel;
-use crate::ui::widgets::metric_select::MetricSelect;
 use crate::ui::lab::results_table::ResultsTable;
+use crate::ui::run::runner;
 use crate::ui::state::Settings;
+use crate::ui::widgets::gamma_panel::GammaPanel;
+use crate::ui::widgets::metric_select::MetricSelect;
 use crate::ui::widgets::top_bar::{Page, TopBar};
 
 #[component]

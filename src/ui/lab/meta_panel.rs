@@ -203,13 +203,16 @@ fn intervals(
             timing::start("hj-bootstrap");
             let mut boot = None;
             with_prepared(&mut |p, results| {
-                boot = p.has_judgments().then(|| MetaBootstrap::new(p, results, g, DEFAULT_RESAMPLES, DEFAULT_SEED));
+                boot = p
+                    .has_judgments()
+                    .then(|| MetaBootstrap::new(p, results, g, DEFAULT_RESAMPLES, DEFAULT_SEED));
                 None
             });
             let Some(mut boot) = boot else {
                 return out.set(None);
             };
-            let done = crate::ui::lab::slices::in_slices(|| used.with(|r| boot.step(r, 1)), stale).await;
+            let done =
+                crate::ui::lab::slices::in_slices(|| used.with(|r| boot.step(r, 1)), stale).await;
             timing::end("hj-bootstrap");
             if done {
                 out.set(Some((g, v, boot.intervals())));
@@ -219,7 +222,11 @@ fn intervals(
     // Shown only beside the γ and results they were drawn for.
     Memo::new(move |_| {
         let (gamma, v) = (state.gamma.get(), version.get());
-        out.with(|d| d.as_ref().filter(|(g, dv, _)| *g == gamma && *dv == v).map(|d| d.2.clone()))
+        out.with(|d| {
+            d.as_ref()
+                .filter(|(g, dv, _)| *g == gamma && *dv == v)
+                .map(|d| d.2.clone())
+        })
     })
 }
 
@@ -260,7 +267,11 @@ fn band(
             for k in 0..BAND_POINTS {
                 // Each γ's figure is built in a task of its own, not after the last slice.
                 crate::web::fetch::sleep(0, None).await;
-                let g = if k == 0 { 0.01 } else { k as f64 / (BAND_POINTS - 1) as f64 };
+                let g = if k == 0 {
+                    0.01
+                } else {
+                    k as f64 / (BAND_POINTS - 1) as f64
+                };
                 let mut boot = sweep_band_bootstrap(&p, g, DEFAULT_RESAMPLES, DEFAULT_SEED);
                 let stale = move || generation.get_value() != mine || version.get_untracked() != v;
                 if !crate::ui::lab::slices::in_slices(|| boot.step(1), stale).await {
@@ -431,7 +442,8 @@ pub fn MetaPanel() -> impl IntoView {
 /// Saves the figures with their intervals (`agreement_json`).
 fn export_agreement(report: &MetaReport, intervals: Option<&MetaIntervals>, gamma: f64) {
     let text = agreement_json(report, intervals, gamma);
-    if let Err(e) = crate::web::download::download_text("agreement.json", "application/json", &text) {
+    if let Err(e) = crate::web::download::download_text("agreement.json", "application/json", &text)
+    {
         leptos::logging::warn!("{e}");
     }
 }

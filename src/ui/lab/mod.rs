@@ -16,6 +16,6 @@ pub(crate) mod results_table;
 pub(crate) mod run_records;
 pub(crate) mod scatter_plot;
 pub(crate) mod slices;
-pub(crate) mod sweep_plot;
 pub(crate) mod stored_runs;
+pub(crate) mod sweep_plot;
 pub(crate) mod thumbnail;

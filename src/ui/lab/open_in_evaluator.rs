@@ -29,7 +29,9 @@ struct Outcome {
 pub(crate) fn action(state: Settings, b: BatchState, r: &ItemResult) -> impl IntoView {
     let outcome = RwSignal::new(None::<Outcome>);
     match open_doc::openable(r) {
-        Err(why) => view! { <p class="hint" data-testid="open-in-evaluator-note">{why}</p> }.into_any(),
+        Err(why) => {
+            view! { <p class="hint" data-testid="open-in-evaluator-note">{why}</p> }.into_any()
+        }
         Ok(_) => {
             let r = r.clone();
             let test_id = format!("open-in-evaluator-{}", r.id);
@@ -59,26 +61,45 @@ fn press(state: Settings, b: BatchState, r: ItemResult, outcome: RwSignal<Option
 }
 
 async fn hand_over(state: Settings, b: BatchState, r: &ItemResult) -> Outcome {
-    let failed = |said: String| Outcome { said, error: true, link: None };
+    let failed = |said: String| Outcome {
+        said,
+        error: true,
+        link: None,
+    };
     let doc = match open_doc::document(r, state.gamma.get_untracked()) {
         Ok(d) => d,
         Err(why) => return failed(why),
     };
     let image = thumbnail(b, r).await;
-    let dataset = b.dataset_file.with_value(|d| d.as_ref().map(|(n, _)| n.clone())).unwrap_or_default();
+    let dataset = b
+        .dataset_file
+        .with_value(|d| d.as_ref().map(|(n, _)| n.clone()))
+        .unwrap_or_default();
     let source = open_doc::source(r, &dataset, image.is_some());
-    let doc = crate::files::result_file::with_extras(&doc, image.as_deref(), &Default::default(), Some(&source));
+    let doc = crate::files::result_file::with_extras(
+        &doc,
+        image.as_deref(),
+        &Default::default(),
+        Some(&source),
+    );
     let now = js_sys::Date::now() / 1000.0;
     let storage = crate::web::storage::setting_keys();
     crate::web::storage::forget_settings(&open_doc::stale_handovers(&storage, now));
     let nonce = open_doc::nonce(now, js_sys::Math::random());
     if let Err(e) = crate::web::storage::save_setting(&open_doc::handover_key(&nonce), &doc) {
-        return failed(format!("The result could not be handed to the evaluator: {e}"));
+        return failed(format!(
+            "The result could not be handed to the evaluator: {e}"
+        ));
     }
     // The lab is at `lab/`, the evaluator one level up (as the top bar links them).
     let url = format!("../{}{nonce}", open_doc::FRAGMENT);
-    let opened = web_sys::window().and_then(|w| w.open_with_url_and_target(&url, "_blank").ok().flatten());
-    let carried = if image.is_some() { "with a thumbnail of its image" } else { "without its image (the lab holds no image file for it now)" };
+    let opened =
+        web_sys::window().and_then(|w| w.open_with_url_and_target(&url, "_blank").ok().flatten());
+    let carried = if image.is_some() {
+        "with a thumbnail of its image"
+    } else {
+        "without its image (the lab holds no image file for it now)"
+    };
     match opened {
         Some(_) => Outcome { said: format!("Opened item {} in the evaluator, in a new tab, {carried}.", r.id), error: false, link: None },
         None => Outcome {
@@ -99,6 +120,8 @@ async fn thumbnail(b: BatchState, r: &ItemResult) -> Option<String> {
         let item = items.iter().find(|i| i.id == r.id)?;
         item.bbox.filter(|x| item.task.needs_box() && x.is_usable())
     });
-    let prepared = crate::web::image::prepare_image(&blob, THUMB_SIDE, red_box).await.ok()?;
+    let prepared = crate::web::image::prepare_image(&blob, THUMB_SIDE, red_box)
+        .await
+        .ok()?;
     Some(prepared.sent)
 }

@@ -6,19 +6,18 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::batch::plan::{self as batch_plan, Plan, Saving};
-use crate::ui::lab::batch_items::{plan, prepared_image};
-use crate::ui::lab::batch_state::{BatchState, BatchStatus};
-use crate::ui::state::Settings;
-use crate::batch::openai_batch::{self, BatchInfo};
 use crate::answers::errors::{redact, JudgeError};
+use crate::batch::openai_batch::{self, BatchInfo};
+use crate::batch::plan::{self as batch_plan, Plan, Saving};
 use crate::lab::ItemResult;
 use crate::providers::{Backend, HttpRequest};
+use crate::ui::lab::batch_items::{plan, prepared_image};
+use crate::ui::lab::batch_state::{BatchState, BatchStatus};
 use crate::ui::lab::run_records;
+use crate::ui::state::Settings;
 use crate::web::{fetch, files};
 
 const CALL_TIMEOUT_MS: u32 = 120_000;
-
 
 async fn call(req: &HttpRequest) -> Result<fetch::RawResponse, JudgeError> {
     fetch::send(req, CALL_TIMEOUT_MS, None).await
@@ -134,8 +133,12 @@ pub async fn poll(state: Settings, b: BatchState, batch_id: String) {
     let items = b.items.get_value();
     let output = openai_batch::read_output(&body);
     let saving = {
-        let (prices, _) = crate::transport::cost::parse_prices(&state.provider.prices.get_untracked());
-        Saving::of(&output, crate::transport::cost::price_for(&prices, &backend.model))
+        let (prices, _) =
+            crate::transport::cost::parse_prices(&state.provider.prices.get_untracked());
+        Saving::of(
+            &output,
+            crate::transport::cost::price_for(&prices, &backend.model),
+        )
     };
     let plan = plan(state, metric);
     let key = backend.api_key.clone();
@@ -144,13 +147,11 @@ pub async fn poll(state: Settings, b: BatchState, batch_id: String) {
         .filter_map(|(index, answers)| {
             let item = items.get(index)?;
             let key = key.clone();
-            Some(plan.read(
-                &backend,
-                item,
-                plan.blank_result(item),
-                answers,
-                move |e| redact(&e.to_string(), &key),
-            ))
+            Some(
+                plan.read(&backend, item, plan.blank_result(item), answers, move |e| {
+                    redact(&e.to_string(), &key)
+                }),
+            )
         })
         .collect();
     store_results(b, results).await;
@@ -181,8 +182,7 @@ async fn pending_lines(
         .filter(|(_, i)| !done.contains(&i.id))
     {
         let image = if plan.sends_image() {
-            match prepared_image(&b.images.get_value(), item, state.max_side.get_untracked())
-                .await
+            match prepared_image(&b.images.get_value(), item, state.max_side.get_untracked()).await
             {
                 Ok(i) => i,
                 Err(e) => {

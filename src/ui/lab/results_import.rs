@@ -106,7 +106,11 @@ async fn read_jsonl(
 /// The results and problems of a CSV file: the text is read whole (a quoted field may hold a
 /// line end, so it is not cut in pieces), then its records a slice at a time with a progress
 /// bar, yielding to the page between slices; `None` when a later import took over.
-async fn read_csv(b: BatchState, seq: u64, file: &web_sys::File) -> Result<Option<(Vec<ItemResult>, Vec<String>)>, String> {
+async fn read_csv(
+    b: BatchState,
+    seq: u64,
+    file: &web_sys::File,
+) -> Result<Option<(Vec<ItemResult>, Vec<String>)>, String> {
     let now = || js_sys::Date::now();
     let text = files::text(file).await?;
     let mut records = batch::dataset::CsvRecords::new(&text);

@@ -2,13 +2,13 @@
 
 use leptos::prelude::*;
 
-use crate::scoring::criteria::Criterion;
 use crate::lab::compare::rank_gaps_by_position;
 use crate::lab::rows::first_rows;
 use crate::lab::ItemResult;
+use crate::scoring::criteria::Criterion;
 use crate::ui::lab::batch_state::BatchState;
-use crate::ui::state::Settings;
 use crate::ui::lab::thumbnail::Thumbnail;
+use crate::ui::state::Settings;
 
 /// Rows drawn at once: a 10,000-item run stays responsive; sorting and filtering reach the rest.
 const SHOWN_ROWS: usize = 100;

@@ -32,7 +32,10 @@ pub(crate) async fn in_slices(mut step: impl FnMut() -> bool, stale: impl Fn() -
 /// `version` once it has stopped changing for `ms`: a batch run changes the results at every
 /// showing of new ones, and a bootstrap restarted at each would keep the main thread busy for
 /// the whole run; the figures update at once, their intervals once the results rest.
-pub(crate) fn settled_version(version: leptos::prelude::Memo<u64>, ms: u64) -> leptos::prelude::RwSignal<u64> {
+pub(crate) fn settled_version(
+    version: leptos::prelude::Memo<u64>,
+    ms: u64,
+) -> leptos::prelude::RwSignal<u64> {
     use leptos::prelude::*;
     let settled = RwSignal::new(version.get_untracked());
     let pending = StoredValue::new(None::<leptos::leptos_dom::helpers::TimeoutHandle>);
@@ -41,7 +44,9 @@ pub(crate) fn settled_version(version: leptos::prelude::Memo<u64>, ms: u64) -> l
         if let Some(h) = pending.get_value() {
             h.clear();
         }
-        let h = set_timeout_with_handle(move || settled.set(v), std::time::Duration::from_millis(ms)).ok();
+        let h =
+            set_timeout_with_handle(move || settled.set(v), std::time::Duration::from_millis(ms))
+                .ok();
         pending.set_value(h);
     });
     settled

@@ -32,7 +32,11 @@ pub fn on_load(b: BatchState) {
         }
         stored_run::newest_first(&mut runs);
         if let Some((run, done)) = runs.iter().find(|(r, d)| r.unfinished(*d)) {
-            let metric = if run.metric.is_empty() { "batch" } else { &run.metric };
+            let metric = if run.metric.is_empty() {
+                "batch"
+            } else {
+                &run.metric
+            };
             // Free lock: a reload interrupted it. Held: another tab is running it now.
             let running_elsewhere = run_lock::try_acquire(&run.id).await.is_none();
             let how = if running_elsewhere {
@@ -79,11 +83,14 @@ fn follow_other_tabs(b: BatchState) {
 fn stop_watching(b: BatchState, run: String) {
     spawn_local(async move {
         let stored = stored_results(&run).await;
-        if b.stored_run.with_value(|r| r.as_deref() != Some(run.as_str())) {
+        if b.stored_run
+            .with_value(|r| r.as_deref() != Some(run.as_str()))
+        {
             return;
         }
         flush(b);
-        b.results.update(|shown| *shown = merge_stored(shown, stored));
+        b.results
+            .update(|shown| *shown = merge_stored(shown, stored));
         let finished = b.results.with_untracked(Vec::len) >= b.item_count.get_untracked();
         b.status.set(if finished {
             BatchStatus::Finished
@@ -104,7 +111,8 @@ fn watch_lock(b: BatchState, run: String) {
         loop {
             crate::web::fetch::sleep(1000, None).await;
             let still = b.status.get_untracked() == BatchStatus::Watching
-                && b.stored_run.with_value(|r| r.as_deref() == Some(run.as_str()));
+                && b.stored_run
+                    .with_value(|r| r.as_deref() == Some(run.as_str()));
             if !still {
                 return;
             }
@@ -227,7 +235,9 @@ pub fn export(b: BatchState, id: String, gamma: f64) {
 /// Deletes a stored run, unless a tab (this one or another) is running it.
 pub fn delete(b: BatchState, id: String) {
     spawn_local(async move {
-        let here = b.stored_run.with_value(|r| r.as_deref() == Some(id.as_str()));
+        let here = b
+            .stored_run
+            .with_value(|r| r.as_deref() == Some(id.as_str()));
         let running_here = here
             && matches!(
                 b.status.get_untracked(),
@@ -247,7 +257,8 @@ pub fn delete(b: BatchState, id: String) {
             return;
         };
         if let Err(e) = batch_store::delete_run(&id).await {
-            b.message.set(Some(format!("That run could not be deleted ({e}).")));
+            b.message
+                .set(Some(format!("That run could not be deleted ({e}).")));
         }
         drop(lock);
         if here {
@@ -260,7 +271,9 @@ pub fn delete(b: BatchState, id: String) {
             b.report.set(Vec::new());
             b.status.set(BatchStatus::Empty);
         }
-        if b.resumable.with_untracked(|r| r.as_ref().is_some_and(|(r, _)| *r == id)) {
+        if b.resumable
+            .with_untracked(|r| r.as_ref().is_some_and(|(r, _)| *r == id))
+        {
             b.resumable.set(None);
         }
         refresh(b);

@@ -5,10 +5,10 @@
 
 use leptos::prelude::*;
 
-use crate::scoring::gamma_axis::GAMMA_MIN;
-use crate::scoring::gamma_axis::{self, GammaAxis};
 use crate::lab::analysis::{best_gamma, SweepPoint};
 use crate::meta::resample::Interval;
+use crate::scoring::gamma_axis::GAMMA_MIN;
+use crate::scoring::gamma_axis::{self, GammaAxis};
 use crate::ui::state::Settings;
 use crate::ui::widgets::gamma_events::{gamma_at_click, gamma_key};
 
@@ -61,7 +61,12 @@ fn band_path(band: &[(f64, Interval)]) -> String {
 }
 
 /// "Best γ = 0.40 (τ-b 61.2)", with a button that sets it.
-fn best_line(g: f64, what: &'static str, v: f64, set_gamma: impl Fn(f64) + 'static) -> impl IntoView {
+fn best_line(
+    g: f64,
+    what: &'static str,
+    v: f64,
+    set_gamma: impl Fn(f64) + 'static,
+) -> impl IntoView {
     view! {
         <p class="sweep-best" data-testid="sweep-best-gamma" data-value=format!("{g:.2}")>
             {format!("Best γ = {g:.2} ({what} {v:.1}{})", if what == "accuracy" { " %" } else { "" })}

@@ -24,7 +24,12 @@ pub(crate) mod state;
 /// (`<room>/opened.rs`'s `show`; no request is sent). `image` is the file's, as a run or
 /// Explain of it would send it; `backend` names the model, provider and output budget the file
 /// records.
-pub(crate) fn show_opened(state: AppState, reopened: Reopened, image: Option<Image>, backend: Backend) {
+pub(crate) fn show_opened(
+    state: AppState,
+    reopened: Reopened,
+    image: Option<Image>,
+    backend: Backend,
+) {
     match reopened {
         Reopened::HarmonicEval(r) => harmonic_eval::opened::show(state, *r, image, backend),
         Reopened::Fleur(r) => fleur::opened::show(state, *r, image, backend),
@@ -82,7 +87,9 @@ impl AppState {
     pub fn clear_comparisons(&self) {
         // Bars set by hand for the candidates go with them.
         let he = self.results.harmonic_eval;
-        if he.compared.results.with_untracked(|r| !r.is_empty()) && he.hands.with_untracked(Option::is_some) {
+        if he.compared.results.with_untracked(|r| !r.is_empty())
+            && he.hands.with_untracked(Option::is_some)
+        {
             he.hands.set(None);
         }
         self.results.harmonic_eval.compared.clear();
@@ -91,7 +98,13 @@ impl AppState {
 
     /// Back to the one-text page (a single result opened): no candidates, no comparison.
     pub fn reset_candidates(&self) {
-        if self.results.harmonic_eval.compared.results.with_untracked(|r| !r.is_empty()) {
+        if self
+            .results
+            .harmonic_eval
+            .compared
+            .results
+            .with_untracked(|r| !r.is_empty())
+        {
             self.clear_comparisons();
         }
         self.candidates.reset();
@@ -137,7 +150,13 @@ pub(crate) trait MetricUi {
     /// The model of the last run, to price the usage it reported.
     fn billed_model(state: AppState) -> Option<String>;
     /// Estimated input and output tokens of a run of the form as it is, judging `text`.
-    fn estimate(state: AppState, text: &str, image_size: Option<(u32, u32)>, protocol: Protocol, detail: ImageDetail) -> (u64, u64);
+    fn estimate(
+        state: AppState,
+        text: &str,
+        image_size: Option<(u32, u32)>,
+        protocol: Protocol,
+        detail: ImageDetail,
+    ) -> (u64, u64);
     /// What the judged text is called ("caption", "answer", …).
     fn text_noun(state: AppState) -> &'static str;
     /// Whether the question box applies.
@@ -182,7 +201,14 @@ impl Page {
     pub(crate) fn billed_model(&self, state: AppState) -> Option<String> {
         with_ui!(self.0, U => U::billed_model(state))
     }
-    pub(crate) fn estimate(&self, state: AppState, text: &str, image_size: Option<(u32, u32)>, protocol: Protocol, detail: ImageDetail) -> (u64, u64) {
+    pub(crate) fn estimate(
+        &self,
+        state: AppState,
+        text: &str,
+        image_size: Option<(u32, u32)>,
+        protocol: Protocol,
+        detail: ImageDetail,
+    ) -> (u64, u64) {
         with_ui!(self.0, U => U::estimate(state, text, image_size, protocol, detail))
     }
     pub(crate) fn text_noun(&self, state: AppState) -> &'static str {
@@ -206,7 +232,12 @@ pub(crate) fn of(metric: Metric) -> Page {
 
 /// Shows a comparison of several candidates read from a file or link (HarmonicEval's, the
 /// only one a file opens so far) as if it had just run.
-pub(crate) fn show_opened_comparison(state: AppState, c: crate::files::result_file::Comparison, image: Option<Image>, backend: Backend) {
+pub(crate) fn show_opened_comparison(
+    state: AppState,
+    c: crate::files::result_file::Comparison,
+    image: Option<Image>,
+    backend: Backend,
+) {
     harmonic_eval::candidates::open(state, c, image, backend)
 }
 
@@ -244,7 +275,13 @@ pub(crate) fn shared_failure(state: AppState) -> Option<String> {
 /// when one arrives).
 pub(crate) fn explained_count(state: AppState) -> usize {
     let done = |e: &crate::ui::progress::ExplainState| e.stored().is_some();
-    state.results.harmonic_eval.explanations.iter().filter(|e| e.with(done)).count()
+    state
+        .results
+        .harmonic_eval
+        .explanations
+        .iter()
+        .filter(|e| e.with(done))
+        .count()
         + usize::from(state.results.fleur.explanation.with(done))
 }
 
@@ -268,7 +305,10 @@ pub(crate) fn own_inputs(state: AppState) -> impl IntoView {
 fn may_send(state: AppState) -> bool {
     let may = crate::ui::site::may_send();
     if !may {
-        state.settings.form_problems.set(vec![crate::ui::site::EMBED_SENDS_NOTHING.into()]);
+        state
+            .settings
+            .form_problems
+            .set(vec![crate::ui::site::EMBED_SENDS_NOTHING.into()]);
     }
     may
 }
@@ -278,7 +318,11 @@ pub fn evaluate(state: AppState) {
     if !may_send(state) {
         return;
     }
-    crate::ui::lazy::act(state.settings.form_problems, "judging", evaluate_loaded(state));
+    crate::ui::lazy::act(
+        state.settings.form_problems,
+        "judging",
+        evaluate_loaded(state),
+    );
 }
 
 #[leptos::wasm_split::wasm_split(run, wasm_split_path = ::leptos::wasm_split, fallible)]
@@ -308,11 +352,18 @@ pub fn explain(state: AppState, criterion: Option<crate::scoring::criteria::Crit
     if !may_send(state) {
         return;
     }
-    crate::ui::lazy::act(state.settings.form_problems, "Explain", explain_loaded(state, criterion));
+    crate::ui::lazy::act(
+        state.settings.form_problems,
+        "Explain",
+        explain_loaded(state, criterion),
+    );
 }
 
 #[leptos::wasm_split::wasm_split(run, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn explain_loaded(state: AppState, criterion: Option<crate::scoring::criteria::Criterion>) -> Result<(), crate::ui::lazy::ChunkMissing> {
+fn explain_loaded(
+    state: AppState,
+    criterion: Option<crate::scoring::criteria::Criterion>,
+) -> Result<(), crate::ui::lazy::ChunkMissing> {
     match criterion {
         Some(c) => harmonic_eval::run::explain(state, c),
         None => fleur::run::explain(state),
@@ -326,7 +377,9 @@ pub fn export(state: AppState) {
     let load = crate::ui::lazy::loading(export_loaded(state));
     leptos::task::spawn_local(async move {
         if load.await.is_err() {
-            state.export_error.set(Some(crate::ui::lazy::missing("the export")));
+            state
+                .export_error
+                .set(Some(crate::ui::lazy::missing("the export")));
         }
     });
 }

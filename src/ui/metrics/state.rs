@@ -51,6 +51,4 @@ impl MetricSettings {
     pub fn persist(self, storage_error: RwSignal<Option<String>>) {
         self.maev.persist(storage_error);
     }
-
 }
-

@@ -65,13 +65,18 @@ pub fn PlainCandidatesPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     let c = state.candidates;
     let labels = c.run_labels;
-    let cells = Memo::new(move |_| c.plain.with(|p| p.iter().map(|x| cell(x)).collect::<Vec<_>>()));
+    let cells = Memo::new(move |_| {
+        c.plain
+            .with(|p| p.iter().map(|x| cell(x)).collect::<Vec<_>>())
+    });
     let scores = Memo::new(move |_| cells.with(|c| c.iter().map(|x| x.score).collect::<Vec<_>>()));
-    let decimals = move || c.plain_run.with_value(|r| r.as_ref().map_or(2, |r| r.base.decimals()));
-    let info = move || *state.settings.metric.get().info();
-    let table = move || {
-        labels.with(|l| cells.with(|c| plain_table(l, c, decimals(), info().range)))
+    let decimals = move || {
+        c.plain_run
+            .with_value(|r| r.as_ref().map_or(2, |r| r.base.decimals()))
     };
+    let info = move || *state.settings.metric.get().info();
+    let table =
+        move || labels.with(|l| cells.with(|c| plain_table(l, c, decimals(), info().range)));
     let diffs = move || {
         cells.with(|c| {
             let s: Vec<Option<f64>> = c.iter().map(|x| x.score).collect();

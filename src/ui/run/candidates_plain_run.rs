@@ -8,8 +8,8 @@ use leptos::prelude::*;
 use crate::candidates::export::{plain_comparison_json, PlainJudged};
 use crate::candidates::plain::{summary, Base, Part};
 use crate::candidates::problems_with;
-use crate::ui::state::candidates::PlainRun;
 use crate::ui::run::runner::{begin_run, send_one};
+use crate::ui::state::candidates::PlainRun;
 use crate::ui::state::{AppState, Progress};
 use crate::web::download;
 
@@ -109,13 +109,15 @@ fn comparison(state: AppState, group: Option<&str>) -> Option<String> {
         .iter()
         .zip(&run.texts)
         .zip(singles)
-        .map(|((label, text), (score, uncertainty, single))| PlainJudged {
-            label,
-            text,
-            score,
-            uncertainty,
-            single,
-        })
+        .map(
+            |((label, text), (score, uncertainty, single))| PlainJudged {
+                label,
+                text,
+                score,
+                uncertainty,
+                single,
+            },
+        )
         .collect();
     let chosen = c.preferred.get_untracked();
     Some(plain_comparison_json(

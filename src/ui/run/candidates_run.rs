@@ -19,7 +19,8 @@ pub fn add(state: AppState) {
         return;
     }
     if n == 0 {
-        c.texts.set(vec![state.inputs.text.get_untracked(), String::new()]);
+        c.texts
+            .set(vec![state.inputs.text.get_untracked(), String::new()]);
         c.labels.set(vec![default_label(0), default_label(1)]);
     } else {
         c.texts.update(|t| t.push(String::new()));

@@ -18,9 +18,15 @@ pub fn missing_key(state: AppState) -> Option<String> {
 pub fn missing_key_in(settings: crate::ui::state::Settings) -> Option<String> {
     let p = preset(&settings.provider.preset.get());
     // The provider's own host: a base URL pointed elsewhere may need no key at all.
-    let own_host = settings.provider.base_url.with(|u| crate::inputs::first_visit::is_presets_host(p.base_url, u));
+    let own_host = settings
+        .provider
+        .base_url
+        .with(|u| crate::inputs::first_visit::is_presets_host(p.base_url, u));
     let needs_key = p.needs_key && own_host;
-    settings.provider.api_key.with(|k| key_missing(needs_key, k, p.label))
+    settings
+        .provider
+        .api_key
+        .with(|k| key_missing(needs_key, k, p.label))
 }
 
 #[component]

@@ -25,7 +25,9 @@ fn decode_image(state: AppState, file: web_sys::File, keep_box: bool) {
         let prepared = if video::is_video(&file) {
             // The composite keeps its 1536×512 size: G-VEval's input, not a photo to shrink.
             match video::composite(&file).await {
-                Ok(image) => image::encode_jpeg(&image, red_box).map(|sent| Prepared { image, sent }),
+                Ok(image) => {
+                    image::encode_jpeg(&image, red_box).map(|sent| Prepared { image, sent })
+                }
                 Err(e) => Err(e),
             }
         } else {
@@ -49,7 +51,8 @@ fn decode_image(state: AppState, file: web_sys::File, keep_box: bool) {
                     ""
                 };
                 state
-                    .inputs.image_error
+                    .inputs
+                    .image_error
                     .set(Some(format!("\u{201c}{name}\u{201d}: {message}{kept}")));
             }
         }
@@ -67,7 +70,11 @@ pub fn reload_image(state: AppState) {
 /// The box drawn into what is sent: the usable REG box, only while it applies.
 fn sent_box(state: AppState) -> Option<crate::inputs::geometry::NormBox> {
     if untrack(|| state.box_active()) {
-        state.inputs.red_box.get_untracked().filter(|b| b.is_usable())
+        state
+            .inputs
+            .red_box
+            .get_untracked()
+            .filter(|b| b.is_usable())
     } else {
         None
     }

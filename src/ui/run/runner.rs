@@ -19,7 +19,11 @@ pub(crate) fn send_options<'a>(
     cancel: Option<&'a web_sys::AbortSignal>,
 ) -> SendOptions<'a> {
     SendOptions {
-        timeout_ms: state.provider.timeout_s.get_untracked().saturating_mul(1000),
+        timeout_ms: state
+            .provider
+            .timeout_s
+            .get_untracked()
+            .saturating_mul(1000),
         policy: RetryPolicy {
             max_retries: state.provider.max_retries.get_untracked(),
             ..RetryPolicy::default()
@@ -69,7 +73,9 @@ pub(crate) fn send_one<T: 'static>(
     request: crate::providers::HttpRequest,
     cache_tag: Option<String>,
     set: impl Fn(Progress<T>) + Clone + 'static,
-    interpret: impl FnOnce(&crate::answers::completion::Completion) -> Result<T, crate::answers::errors::JudgeError>
+    interpret: impl FnOnce(
+            &crate::answers::completion::Completion,
+        ) -> Result<T, crate::answers::errors::JudgeError>
         + 'static,
 ) {
     let generation = run.generation;
@@ -124,8 +130,9 @@ pub(crate) fn fetch_answer(
     request: crate::providers::HttpRequest,
     cache_tag: Option<String>,
     on_wait: Box<dyn Fn(String)>,
-) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<Answer, crate::answers::errors::JudgeError>>>>
-{
+) -> std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<Answer, crate::answers::errors::JudgeError>>>,
+> {
     Box::pin(async move {
         let limiter = state.provider.limiter.get_value();
         let mut options = send_options(state, &limiter, cancel.as_ref());
@@ -140,7 +147,9 @@ pub(crate) fn run_one<T>(
     slot: RwSignal<Progress<T>>,
     backend: crate::providers::Backend,
     request: crate::providers::HttpRequest,
-    interpret: impl FnOnce(&crate::answers::completion::Completion) -> Result<T, crate::answers::errors::JudgeError>
+    interpret: impl FnOnce(
+            &crate::answers::completion::Completion,
+        ) -> Result<T, crate::answers::errors::JudgeError>
         + 'static,
 ) where
     T: Clone + Send + Sync + 'static,
@@ -164,11 +173,13 @@ pub fn cancel(state: AppState) {
     }
 }
 
-
 /// Sends an explanation request of the current run into `slot` (any metric's Explain).
 /// The backend Explain asks: the run's own, or, for an opened result (whose file's base URL and
 /// key are never kept), the one configured now, once it is set up.
-pub(crate) fn explain_backend(state: AppState, run: &crate::providers::Backend) -> Result<crate::providers::Backend, String> {
+pub(crate) fn explain_backend(
+    state: AppState,
+    run: &crate::providers::Backend,
+) -> Result<crate::providers::Backend, String> {
     if !run.base_url.trim().is_empty() {
         return Ok(run.clone());
     }
@@ -193,7 +204,12 @@ pub(crate) fn ask_why(
     };
     slot.set(ExplainState::Running);
     let generation = state.generation.get_value();
-    let cancel = state.settings.provider.cancel.get_value().map(|c| c.signal());
+    let cancel = state
+        .settings
+        .provider
+        .cancel
+        .get_value()
+        .map(|c| c.signal());
     spawn_local(async move {
         let outcome = fetch_answer(
             state.settings,
@@ -209,8 +225,13 @@ pub(crate) fn ask_why(
         }
         slot.set(match outcome {
             Ok(a) if !a.completion.text.trim().is_empty() => ExplainState::Done(a.completion.text),
-            Ok(_) => ExplainState::after_failure(previous, "The model returned an empty explanation.".into()),
-            Err(e) => ExplainState::after_failure(previous, redact(&e.to_string(), &backend.api_key)),
+            Ok(_) => ExplainState::after_failure(
+                previous,
+                "The model returned an empty explanation.".into(),
+            ),
+            Err(e) => {
+                ExplainState::after_failure(previous, redact(&e.to_string(), &backend.api_key))
+            }
         });
     });
 }
@@ -238,9 +259,9 @@ pub fn clear_cache(state: Settings) {
 /// local time; before a run, says there is nothing yet.
 pub(crate) fn save_result(state: AppState, json: Option<String>) {
     let Some(json) = json else {
-        return state
-            .export_error
-            .set(Some("Evaluate first: there is nothing to export yet.".into()));
+        return state.export_error.set(Some(
+            "Evaluate first: there is nothing to export yet.".into(),
+        ));
     };
     let name = crate::files::export_name::for_result(&json, crate::web::download::local_now());
     let outcome = crate::web::download::download_text(&name, "application/json", &json);

@@ -3,10 +3,10 @@
 
 use leptos::prelude::*;
 
-use crate::transport::cost::DEFAULT_PRICES;
-use crate::transport::limiter::Limiter;
 use crate::metrics::Metric;
 use crate::providers::{preset, Backend, ImageDetail, Tuning};
+use crate::transport::cost::DEFAULT_PRICES;
+use crate::transport::limiter::Limiter;
 use crate::transport::retry::RetryPolicy;
 use crate::web::storage;
 
@@ -69,7 +69,11 @@ impl BackendState {
     pub fn restore(preset_id: String, metric: Metric) -> BackendState {
         let provider = ProviderSettings::load(&preset_id);
         let max_tokens = load_max_tokens(&preset_id, metric);
-        let limit = if provider.repeatable { 1 } else { provider.concurrency as usize };
+        let limit = if provider.repeatable {
+            1
+        } else {
+            provider.concurrency as usize
+        };
         BackendState {
             preset: RwSignal::new(preset_id),
             base_url: RwSignal::new(provider.base_url),
@@ -80,7 +84,10 @@ impl BackendState {
             concurrency: RwSignal::new(provider.concurrency),
             max_tokens: RwSignal::new(max_tokens),
             repeatable: RwSignal::new(provider.repeatable),
-            max_retries: RwSignal::new(load_parsed("hj.max_retries", RetryPolicy::default().max_retries)),
+            max_retries: RwSignal::new(load_parsed(
+                "hj.max_retries",
+                RetryPolicy::default().max_retries,
+            )),
             limiter: StoredValue::new_local(Limiter::new(limit)),
             cancel: StoredValue::new_local(None),
             fresh_run: RwSignal::new(false),
@@ -172,8 +179,12 @@ impl ProviderSettings {
         // The site file's base URL and model, where it presets this provider.
         let site = crate::ui::site::judge_for(preset_id).unwrap_or_default();
         ProviderSettings {
-            base_url: get("base_url").or(site.base_url).unwrap_or_else(|| p.base_url.into()),
-            model: get("model").or(site.model).unwrap_or_else(|| p.model.into()),
+            base_url: get("base_url")
+                .or(site.base_url)
+                .unwrap_or_else(|| p.base_url.into()),
+            model: get("model")
+                .or(site.model)
+                .unwrap_or_else(|| p.model.into()),
             api_key,
             remember_key,
             image_detail: ImageDetail::from_id(&get("detail").unwrap_or_default()),

@@ -59,7 +59,8 @@ impl Candidates {
     /// Whether any candidate's request of a metric without γ is in flight (with
     /// HarmonicEval's: `AppState::comparison_running`).
     pub fn running(&self) -> bool {
-        self.plain.with(|r| r.iter().flatten().any(|s| s.is_active()))
+        self.plain
+            .with(|r| r.iter().flatten().any(|s| s.is_active()))
     }
 
     /// Whether `metric` (one without γ) has a candidates run to show and export.
@@ -71,8 +72,8 @@ impl Candidates {
     /// metric without γ (`AppState::reset_candidates` also forgets HarmonicEval's).
     pub fn reset(&self) {
         // Nothing to undo (the usual case): no signal is touched, nothing redraws.
-        let idle = self.labels.with_untracked(Vec::is_empty)
-            && self.plain.with_untracked(Vec::is_empty);
+        let idle =
+            self.labels.with_untracked(Vec::is_empty) && self.plain.with_untracked(Vec::is_empty);
         if !idle {
             self.labels.set(Vec::new());
             self.texts.set(Vec::new());

@@ -4,12 +4,12 @@
 
 use leptos::prelude::*;
 
-use crate::scoring::gamma_axis::GAMMA_DEFAULT;
+use crate::files::site_suggested::{keep, suggested_base_url, suggested_model, Suggested};
 use crate::metrics::fidelity::Fidelity;
 use crate::metrics::CriterionSet;
 use crate::metrics::Metric;
+use crate::scoring::gamma_axis::GAMMA_DEFAULT;
 use crate::ui::state::backend::{load_parsed, BackendState};
-use crate::files::site_suggested::{keep, suggested_base_url, suggested_model, Suggested};
 use crate::web::storage;
 
 /// What both pages show and share: the metric and its settings, the backend, the size images
@@ -45,7 +45,8 @@ impl Settings {
         // Only what they chose is stored (`persist_settings`), so the rest follows the site.
         let site = crate::ui::site::get();
         let suggested = Suggested::of(&site);
-        let preset_id = storage::load_setting("hj.preset").unwrap_or_else(|| suggested.preset.clone());
+        let preset_id =
+            storage::load_setting("hj.preset").unwrap_or_else(|| suggested.preset.clone());
         let offered = site.offered();
         let metric = storage::load_setting("hj.metric")
             .and_then(|m| Metric::from_id(&m))
@@ -94,33 +95,51 @@ fn persist(state: Settings, key: &'static str, value: impl Fn() -> String + 'sta
 /// Keeps the non-secret settings across visits and the key where the user chose.
 /// Provider settings are saved under the current preset, so each provider keeps its own.
 pub fn persist_settings(state: Settings) {
-    // A refused write is said at once (what was not kept), not dropped.
-    let kept = move |outcome: Result<(), String>| {
+    persist_suggested(state);
+    persist_chosen(state);
+    Effect::new(move |_| {
+        let n = state.provider.effective_concurrency() as usize;
+        state.provider.limiter.with_value(|l| l.set_limit(n));
+    });
+}
+
+/// A refused write is said at once (what was not kept), not dropped.
+fn kept(state: Settings) -> impl Fn(Result<(), String>) + Copy + 'static {
+    move |outcome: Result<(), String>| {
         if let Err(e) = outcome {
             state.storage_error.set(Some(e));
         }
-    };
-    let per_provider = move |name: &'static str, value: String| {
-        kept(crate::web::storage::save_provider_setting(
-            &state.provider.preset.get_untracked(),
-            name,
-            &value,
-        ))
-    };
-    // The provider, metric, base URL and model are stored only where they differ from what
-    // the site (or the app) suggests, so what the visitor never chose follows the site.
+    }
+}
+
+/// The provider, metric, base URL and model: stored only where they differ from what the site
+/// (or the app) suggests, so what the visitor never chose follows the site.
+fn persist_suggested(state: Settings) {
+    let kept = kept(state);
     let site = crate::ui::site::get();
     let suggested = Suggested::of(&site);
     let suggested_preset = suggested.preset.clone();
     Effect::new(move |_| {
         let preset = state.provider.preset.get();
-        kept(storage::keep_setting("hj.preset", keep(&preset, &suggested_preset)))
+        kept(storage::keep_setting(
+            "hj.preset",
+            keep(&preset, &suggested_preset),
+        ))
     });
     let suggested_metric = suggested.metric;
-    Effect::new(move |_| kept(storage::keep_setting("hj.metric", keep(state.metric.get().id(), &suggested_metric))));
+    Effect::new(move |_| {
+        kept(storage::keep_setting(
+            "hj.metric",
+            keep(state.metric.get().id(), &suggested_metric),
+        ))
+    });
     let per_provider_suggested = move |name: &'static str, value: String, suggestion: String| {
         let preset = state.provider.preset.get_untracked();
-        kept(storage::keep_provider_setting(&preset, name, keep(&value, &suggestion)))
+        kept(storage::keep_provider_setting(
+            &preset,
+            name,
+            keep(&value, &suggestion),
+        ))
     };
     // A user:password@ typed into the base URL is refused when sending and never stored.
     let site_for_url = site.clone();
@@ -131,8 +150,24 @@ pub fn persist_settings(state: Settings) {
     });
     Effect::new(move |_| {
         let model = state.provider.model.get();
-        per_provider_suggested("model", model, suggested_model(&site, &state.provider.preset.get_untracked()))
+        per_provider_suggested(
+            "model",
+            model,
+            suggested_model(&site, &state.provider.preset.get_untracked()),
+        )
     });
+}
+
+/// What the visitor sets and the site never suggests: kept as they left it.
+fn persist_chosen(state: Settings) {
+    let kept = kept(state);
+    let per_provider = move |name: &'static str, value: String| {
+        kept(crate::web::storage::save_provider_setting(
+            &state.provider.preset.get_untracked(),
+            name,
+            &value,
+        ))
+    };
     Effect::new(move |_| per_provider("detail", state.provider.image_detail.get().id().into()));
     Effect::new(move |_| per_provider("concurrency", state.provider.concurrency.get().to_string()));
     Effect::new(move |_| per_provider("repeatable", state.provider.repeatable.get().to_string()));
@@ -141,7 +176,8 @@ pub fn persist_settings(state: Settings) {
     Effect::new(move |_| {
         let (preset, metric) = (state.provider.preset.get(), state.metric.get());
         state
-            .provider.max_tokens
+            .provider
+            .max_tokens
             .set(crate::ui::state::backend::load_max_tokens(&preset, metric));
     });
     Effect::new(move |_| {
@@ -153,20 +189,25 @@ pub fn persist_settings(state: Settings) {
             &n.to_string(),
         ))
     });
-    persist(state, "hj.max_side", move || state.max_side.get().to_string());
-    persist(state, "hj.timeout_s", move || state.provider.timeout_s.get().to_string());
-    persist(state, "hj.max_retries", move || state.provider.max_retries.get().to_string());
+    persist(state, "hj.max_side", move || {
+        state.max_side.get().to_string()
+    });
+    persist(state, "hj.timeout_s", move || {
+        state.provider.timeout_s.get().to_string()
+    });
+    persist(state, "hj.max_retries", move || {
+        state.provider.max_retries.get().to_string()
+    });
     persist(state, "hj.prices", move || state.provider.prices.get());
     Effect::new(move |_| {
-        let (key, remember) = (state.provider.api_key.get(), state.provider.remember_key.get());
+        let (key, remember) = (
+            state.provider.api_key.get(),
+            state.provider.remember_key.get(),
+        );
         kept(crate::web::storage::save_api_key(
             &state.provider.preset.get_untracked(),
             &key,
             remember,
         ))
-    });
-    Effect::new(move |_| {
-        let n = state.provider.effective_concurrency() as usize;
-        state.provider.limiter.with_value(|l| l.set_limit(n));
     });
 }

@@ -12,9 +12,7 @@ use crate::scoring::gamma_axis::{key_step, GammaAxis};
 pub fn gamma_at_click(axis: GammaAxis, ev: &web_sys::MouseEvent) -> Option<f64> {
     let el: web_sys::Element = ev.current_target()?.unchecked_into();
     let rect = el.get_bounding_client_rect();
-    Some(axis.gamma_at(
-        (ev.client_x() as f64 - rect.left()) / rect.width().max(1.0),
-    ))
+    Some(axis.gamma_at((ev.client_x() as f64 - rect.left()) / rect.width().max(1.0)))
 }
 
 /// Moves `gamma` as a slider's keys do; `true` when the key was one of them (its default action,

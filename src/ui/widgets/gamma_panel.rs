@@ -4,8 +4,8 @@ use leptos::prelude::*;
 
 use crate::scoring::gamma_axis::GAMMA_MIN;
 use crate::scoring::gamma_axis::{self, GammaAxis};
-use crate::ui::widgets::gamma_events::gamma_at_click;
 use crate::ui::state::Settings;
+use crate::ui::widgets::gamma_events::gamma_at_click;
 
 /// The paper's named settings of γ (Section 3, Appendix A).
 const NAMED_GAMMAS: [(f64, &str); 4] = [
@@ -121,7 +121,10 @@ fn plot_svg(curve: &[(f64, f64)], gamma: f64) -> String {
             gx = x(g)
         );
     }
-    let points: Vec<String> = curve.iter().map(|&(g, s)| format!("{:.1},{:.1}", x(g), y(s))).collect();
+    let points: Vec<String> = curve
+        .iter()
+        .map(|&(g, s)| format!("{:.1},{:.1}", x(g), y(s)))
+        .collect();
     let (cx, cy) = (x(gamma), y(s_at));
     out += &format!(
         "<line class=\"axis\" x1=\"{LEFT}\" y1=\"{bottom}\" x2=\"{r}\" y2=\"{bottom}\"></line>\
@@ -145,8 +148,14 @@ fn table_rows(curve: &[(f64, f64)]) -> String {
     (0..=10)
         .map(|i| {
             let g = if i == 0 { GAMMA_MIN } else { i as f64 / 10.0 };
-            let s = curve.iter().min_by(|a, b| (a.0 - g).abs().total_cmp(&(b.0 - g).abs())).map(|p| p.1);
-            format!("<tr><td>{g:.2}</td><td>{}</td></tr>", s.map(|s| format!("{s:.3}")).unwrap_or_default())
+            let s = curve
+                .iter()
+                .min_by(|a, b| (a.0 - g).abs().total_cmp(&(b.0 - g).abs()))
+                .map(|p| p.1);
+            format!(
+                "<tr><td>{g:.2}</td><td>{}</td></tr>",
+                s.map(|s| format!("{s:.3}")).unwrap_or_default()
+            )
         })
         .collect()
 }

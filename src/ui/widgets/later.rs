@@ -11,13 +11,18 @@ use leptos::prelude::*;
 /// contexts, and its effects end with that owner). Built once and never rebuilt: a reactive
 /// closure would also compile the view's rebuild code. A part of the page that is replaced
 /// (a `Show` hidden and shown again) calls it again with its new element.
-pub fn later<V: IntoView + 'static>(into: NodeRef<leptos::html::Div>, view: impl FnOnce() -> V + 'static) {
+pub fn later<V: IntoView + 'static>(
+    into: NodeRef<leptos::html::Div>,
+    view: impl FnOnce() -> V + 'static,
+) {
     use leptos::tachys::view::{Mountable, Render};
     let owner = Owner::current();
     set_timeout(
         move || {
             // Gone already (its part of the page was replaced within the task): nothing to build.
-            let Some(el) = into.try_get_untracked().flatten() else { return };
+            let Some(el) = into.try_get_untracked().flatten() else {
+                return;
+            };
             let build = move || {
                 let mut built = view().into_view().build();
                 built.mount(&el, None);

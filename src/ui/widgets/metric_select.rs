@@ -2,9 +2,9 @@
 
 use leptos::prelude::*;
 
+use crate::metrics::Metric;
 use crate::ui::run::image_actions;
 use crate::ui::state::{AppState, Settings};
-use crate::metrics::Metric;
 
 /// `page`: the evaluator's state, whose image is re-encoded for the new metric (the lab has
 /// none). Both are props, not context: a context lookup per type costs first-visit bytes.

@@ -22,8 +22,14 @@ pub fn TopBar(page: Page) -> impl IntoView {
     let current = move |p: Page| if p == page { "tab active" } else { "tab" };
     // The site file's title and tagline, and whether it links the lab (site.json).
     let site = crate::ui::site::get();
-    let title = site.title.clone().unwrap_or_else(|| "harmonic-judge".into());
-    let tagline = site.tagline.clone().unwrap_or_else(|| "Score what a vision-language model wrote about an image.".into());
+    let title = site
+        .title
+        .clone()
+        .unwrap_or_else(|| "harmonic-judge".into());
+    let tagline = site
+        .tagline
+        .clone()
+        .unwrap_or_else(|| "Score what a vision-language model wrote about an image.".into());
     let lab_linked = site.lab || page == Page::Lab;
     view! {
         <header class="topbar">

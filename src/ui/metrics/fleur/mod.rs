@@ -3,8 +3,8 @@
 use leptos::prelude::*;
 
 use crate::metrics::fleur;
-use crate::providers::{ImageDetail, Protocol};
 use crate::metrics::Metric;
+use crate::providers::{ImageDetail, Protocol};
 use crate::ui::state::AppState;
 
 pub(crate) mod opened;
@@ -49,7 +49,9 @@ impl super::MetricUi for Ui {
 
     fn billed_model(state: AppState) -> Option<String> {
         state
-            .results.fleur.run
+            .results
+            .fleur
+            .run
             .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
     }
 

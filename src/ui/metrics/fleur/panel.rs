@@ -5,8 +5,8 @@ use leptos::prelude::*;
 
 use crate::ui::widgets::doubt_notes::doubt_notes;
 
-use crate::ui::state::{AppState, ExplainState};
 use crate::metrics::fleur::{PlaceDistribution, Scheme};
+use crate::ui::state::{AppState, ExplainState};
 
 fn scheme_text(s: Scheme) -> &'static str {
     match s {
@@ -64,7 +64,13 @@ pub fn FleurPanel() -> impl IntoView {
         result().map(|r| f(&r).to_string()).unwrap_or_default()
     };
     let explanation = move || state.results.fleur.explanation.with(ExplainState::shown);
-    let kept_note = move || state.results.fleur.explanation.with(ExplainState::kept_note);
+    let kept_note = move || {
+        state
+            .results
+            .fleur
+            .explanation
+            .with(ExplainState::kept_note)
+    };
     view! {
         <div class="overall" data-testid="overall-score" data-value=move || value(|r| r.smoothed.score)
             data-state=move || state.results.fleur.result.with(|s| s.id())

@@ -3,17 +3,21 @@
 
 use leptos::prelude::*;
 
-use crate::ui::run::runner::{ask_why, run_one};
-use crate::ui::state::{AppState, ExplainState, Progress};
 use super::state::FleurRun;
 use crate::metrics::fleur::{self, ExportInput, Input};
+use crate::ui::run::runner::{ask_why, run_one};
+use crate::ui::state::{AppState, ExplainState, Progress};
 
 pub fn input(state: AppState) -> Input {
     Input {
         caption: state.inputs.text.get_untracked(),
         references: (state.settings.metric.get_untracked() == crate::metrics::Metric::RefFleur)
             .then(|| fleur::references_from_lines(&state.inputs.references.get_untracked())),
-        image: state.inputs.image_view.get_untracked().and_then(|v| v.sent()),
+        image: state
+            .inputs
+            .image_view
+            .get_untracked()
+            .and_then(|v| v.sent()),
     }
 }
 
@@ -31,7 +35,11 @@ pub fn evaluate(state: AppState) {
     let request = match fleur::score_request(&backend, &input) {
         Ok(r) => r,
         Err(e) => {
-            state.results.fleur.result.set(Progress::Failed(e.to_string()));
+            state
+                .results
+                .fleur
+                .result
+                .set(Progress::Failed(e.to_string()));
             return;
         }
     };
@@ -40,7 +48,13 @@ pub fn evaluate(state: AppState) {
         backend: backend.clone(),
     }));
     state.results.fleur.explanation.set(ExplainState::Idle);
-    run_one(state, state.results.fleur.result, backend, request, fleur::interpret);
+    run_one(
+        state,
+        state.results.fleur.result,
+        backend,
+        request,
+        fleur::interpret,
+    );
 }
 
 /// Asks why: the smoothed score goes back as the judge's answer.
@@ -49,7 +63,9 @@ pub fn explain(state: AppState) {
         return;
     };
     let Some(score) = state
-        .results.fleur.result
+        .results
+        .fleur
+        .result
         .with_untracked(|s| s.result().map(|r| r.smoothed.score))
     else {
         return;
@@ -57,7 +73,12 @@ pub fn explain(state: AppState) {
     let slot = state.results.fleur.explanation;
     let backend = match crate::ui::run::runner::explain_backend(state, &run.backend) {
         Ok(b) => b,
-        Err(why) => return slot.set(ExplainState::after_failure(slot.with_untracked(|s| s.stored().map(str::to_string)), why)),
+        Err(why) => {
+            return slot.set(ExplainState::after_failure(
+                slot.with_untracked(|s| s.stored().map(str::to_string)),
+                why,
+            ))
+        }
     };
     let request = fleur::explain_request(&backend, &run.input, score);
     ask_why(state, slot, backend, request);
@@ -74,7 +95,11 @@ pub fn result_json(state: AppState) -> Option<String> {
     let progress = state.results.fleur.result.get_untracked();
     let error = progress.error().unwrap_or_else(|| "not finished".into());
     let result = progress.result().ok_or(error.as_str());
-    let explanation = state.results.fleur.explanation.with_untracked(|e| e.stored().map(str::to_string));
+    let explanation = state
+        .results
+        .fleur
+        .explanation
+        .with_untracked(|e| e.stored().map(str::to_string));
     Some(fleur::export_json(&ExportInput {
         caption: &run.input.caption,
         references: run.input.references.as_deref(),

@@ -4,8 +4,8 @@ use leptos::prelude::*;
 
 use crate::metrics::fleur::{self, FleurResult};
 use crate::providers::Backend;
-use crate::ui::progress::Progress;
 use crate::ui::progress::ExplainState;
+use crate::ui::progress::Progress;
 
 /// The inputs and backend of the last FLEUR / RefFLEUR run.
 #[derive(Clone, Debug)]

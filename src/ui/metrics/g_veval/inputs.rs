@@ -37,4 +37,3 @@ pub(crate) fn mode_field(state: AppState) -> impl IntoView {
     </div>
     }
 }
-

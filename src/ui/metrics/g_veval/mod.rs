@@ -3,8 +3,8 @@
 use leptos::prelude::*;
 
 use crate::metrics::g_veval;
-use crate::providers::{ImageDetail, Protocol};
 use crate::metrics::Metric;
+use crate::providers::{ImageDetail, Protocol};
 use crate::ui::state::AppState;
 
 pub(crate) mod inputs;
@@ -39,12 +39,15 @@ impl super::MetricUi for Ui {
     }
 
     fn has_run(state: AppState) -> bool {
-        state.results.g_veval.result.with(|s| s.id() != "idle") || state.candidates.plain_shown(Metric::GVeval)
+        state.results.g_veval.result.with(|s| s.id() != "idle")
+            || state.candidates.plain_shown(Metric::GVeval)
     }
 
     fn billed_model(state: AppState) -> Option<String> {
         state
-            .results.g_veval.run
+            .results
+            .g_veval
+            .run
             .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
     }
 

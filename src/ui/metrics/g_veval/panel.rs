@@ -4,8 +4,8 @@ use leptos::prelude::*;
 
 use crate::ui::widgets::doubt_notes::doubt_notes;
 
-use crate::ui::state::AppState;
 use crate::metrics::g_veval::{GvevalResult, Method, ACCR, INFO};
+use crate::ui::state::AppState;
 
 fn method_text(m: Method) -> &'static str {
     match m {

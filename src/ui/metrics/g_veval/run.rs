@@ -2,15 +2,18 @@
 
 use leptos::prelude::*;
 
-use crate::ui::run::runner::run_one;
-use crate::ui::state::AppState;
 use super::state::GvevalRun;
 use crate::metrics::{g_veval, references_from_lines};
+use crate::ui::run::runner::run_one;
+use crate::ui::state::AppState;
 
 /// The G-VEval input from the form: the medium follows the file (a video gives its composite).
 pub fn input(state: AppState) -> g_veval::Input {
     g_veval::Input {
-        image: state.inputs.image_view.with_untracked(|v| v.as_ref().and_then(|v| v.sent())),
+        image: state
+            .inputs
+            .image_view
+            .with_untracked(|v| v.as_ref().and_then(|v| v.sent())),
         ..form(state)
     }
 }
@@ -35,7 +38,8 @@ pub fn form(state: AppState) -> g_veval::Input {
         },
         image: None,
         fidelity: state
-            .settings.fidelity
+            .settings
+            .fidelity
             .with_untracked(|f| f.for_metric(crate::metrics::Metric::GVeval)),
     }
 }
@@ -52,7 +56,9 @@ pub fn evaluate(state: AppState) {
         Ok(r) => r,
         Err(e) => {
             return state
-                .results.g_veval.result
+                .results
+                .g_veval
+                .result
                 .set(crate::ui::state::Progress::Failed(e.to_string()))
         }
     };
@@ -61,9 +67,13 @@ pub fn evaluate(state: AppState) {
         input,
         backend: backend.clone(),
     }));
-    run_one(state, state.results.g_veval.result, backend, request, move |c| {
-        g_veval::interpret(c, accr)
-    });
+    run_one(
+        state,
+        state.results.g_veval.result,
+        backend,
+        request,
+        move |c| g_veval::interpret(c, accr),
+    );
 }
 
 pub fn export(state: AppState) {

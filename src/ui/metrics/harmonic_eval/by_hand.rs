@@ -8,19 +8,22 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::state::RunContext;
 use crate::metrics::harmonic_eval::by_hand::{self, Bars, Hand, Preset, STEPS};
 use crate::metrics::harmonic_eval::{CriterionResult, Input};
 use crate::providers::Backend;
-use crate::scoring::weighting::Scored;
 use crate::scoring::criteria::Criterion;
-use crate::ui::state::{AppState, ExplainState, Progress};
+use crate::scoring::weighting::Scored;
 use crate::ui::lazy::{self, ChunkMissing, ChunkView};
-use super::state::RunContext;
+use crate::ui::state::{AppState, ExplainState, Progress};
 
 /// A criterion's slot for its bars: the result they give, or the sentence that refuses them.
 fn progress(c: Criterion, bars: &Bars) -> Progress<CriterionResult> {
     match by_hand::result(c, bars) {
-        Ok(result) => Progress::Done { result, cached: false },
+        Ok(result) => Progress::Done {
+            result,
+            cached: false,
+        },
         Err(m) => Progress::Failed(m),
     }
 }
@@ -62,7 +65,8 @@ fn hand_of(state: AppState, target: Target) -> Option<Hand> {
         Target::Single => 0,
         Target::Candidate(i) => i,
     };
-    he.hands.with(|h| h.as_ref().and_then(|h| h.get(i).copied()))
+    he.hands
+        .with(|h| h.as_ref().and_then(|h| h.get(i).copied()))
 }
 
 /// Every criterion of `target` as the weighting reads it (tracked).
@@ -72,8 +76,13 @@ fn scored_of(state: AppState, target: Target) -> Vec<(Criterion, Option<Scored>)
         .iter()
         .map(|&c| {
             let scored = match target {
-                Target::Single => he.criterion(c).with(|s| s.result().map(CriterionResult::scored)),
-                Target::Candidate(i) => he.compared.results.with(|r| r.get(i).and_then(|r| r[c.index()].result().map(CriterionResult::scored))),
+                Target::Single => he
+                    .criterion(c)
+                    .with(|s| s.result().map(CriterionResult::scored)),
+                Target::Candidate(i) => he.compared.results.with(|r| {
+                    r.get(i)
+                        .and_then(|r| r[c.index()].result().map(CriterionResult::scored))
+                }),
             };
             (c, scored)
         })
@@ -83,11 +92,18 @@ fn scored_of(state: AppState, target: Target) -> Vec<(Criterion, Option<Scored>)
 /// `target`'s weights at γ (tracked), aligned with `Criterion::ALL`.
 fn weights_of(state: AppState, target: Target) -> Vec<Option<f64>> {
     match target {
-        Target::Single => state.results.harmonic_eval.weighting.with(|(w, _)| w.clone()),
+        Target::Single => state
+            .results
+            .harmonic_eval
+            .weighting
+            .with(|(w, _)| w.clone()),
         // The core's alignment of weights with criteria, as for the one text.
         Target::Candidate(i) => state.results.harmonic_eval.compared.results.with(|r| {
-            let Some(states) = r.get(i) else { return vec![None; 5] };
-            let results: Vec<Option<&CriterionResult>> = states.iter().map(|s| s.result()).collect();
+            let Some(states) = r.get(i) else {
+                return vec![None; 5];
+            };
+            let results: Vec<Option<&CriterionResult>> =
+                states.iter().map(|s| s.result()).collect();
             crate::metrics::harmonic_eval::weigh(&results, state.settings.gamma.get()).0
         }),
     }
@@ -96,7 +112,9 @@ fn weights_of(state: AppState, target: Target) -> Vec<Option<f64>> {
 /// One criterion's bars changed: only its slot is set again.
 fn put(state: AppState, target: Target, c: Criterion, bars: Bars) {
     let he = state.results.harmonic_eval;
-    let Some(hand) = hand_of_untracked(state, target) else { return };
+    let Some(hand) = hand_of_untracked(state, target) else {
+        return;
+    };
     if hand.bars(c) == bars {
         return;
     }
@@ -149,7 +167,10 @@ fn begin_compared(state: AppState) {
     });
     compared.run.update_value(|r| {
         if let Some(r) = r {
-            r.context.backend = Backend { model: by_hand::MODEL.into(), ..Backend::default() };
+            r.context.backend = Backend {
+                model: by_hand::MODEL.into(),
+                ..Backend::default()
+            };
         }
     });
     put_compared(state, hands);
@@ -166,26 +187,37 @@ fn begin(state: AppState, fresh: bool) {
     let hand = if fresh {
         by_hand::START
     } else {
-        let states: Vec<Progress<CriterionResult>> = he.criteria.iter().map(|s| s.get_untracked()).collect();
+        let states: Vec<Progress<CriterionResult>> =
+            he.criteria.iter().map(|s| s.get_untracked()).collect();
         let shown: [Option<&CriterionResult>; 5] = std::array::from_fn(|i| states[i].result());
         Hand::from_results(&shown)
     };
     state.generation.update_value(|g| *g += 1);
     state.settings.form_problems.set(Vec::new());
-    state.settings.metric.set(crate::metrics::Metric::HarmonicEval);
+    state
+        .settings
+        .metric
+        .set(crate::metrics::Metric::HarmonicEval);
     state.reset_candidates();
     let input = Input {
         task: state.inputs.task.get_untracked(),
         text: state.inputs.text.get_untracked(),
         question: state.inputs.question.get_untracked(),
-        image: state.inputs.image_view.get_untracked().and_then(|v| v.sent()),
+        image: state
+            .inputs
+            .image_view
+            .get_untracked()
+            .and_then(|v| v.sent()),
         fidelity: state.settings.fidelity_now(),
         criteria: Default::default(),
     };
     state.settings.chosen_criteria.set(Default::default());
     he.run.set_value(Some(RunContext {
         input,
-        backend: Backend { model: by_hand::MODEL.into(), ..Backend::default() },
+        backend: Backend {
+            model: by_hand::MODEL.into(),
+            ..Backend::default()
+        },
     }));
     put_all(state, hand);
     if fresh {
@@ -214,7 +246,11 @@ fn begin_loaded(state: AppState, fresh: bool) -> Result<(), ChunkMissing> {
 /// "Set the ratings yourself" (`fresh`) and "Change these ratings": fetches the chunk, then
 /// starts. A chunk that cannot be fetched is said in the form's problems.
 pub(crate) fn start(state: AppState, fresh: bool) {
-    lazy::act(state.settings.form_problems, "setting the ratings by hand", begin_loaded(state, fresh));
+    lazy::act(
+        state.settings.form_problems,
+        "setting the ratings by hand",
+        begin_loaded(state, fresh),
+    );
 }
 
 /// The panel, in the `hand` chunk.
@@ -225,13 +261,25 @@ pub(crate) fn hand_view() -> ChunkView {
 
 fn number_of(ev: &leptos::ev::Event) -> Option<(web_sys::HtmlInputElement, Option<u8>)> {
     let input: web_sys::HtmlInputElement = ev.target()?.dyn_into().ok()?;
-    let v = input.value().trim().parse::<f64>().ok().filter(|v| v.is_finite());
-    Some((input, v.map(|v| v.round().clamp(0.0, f64::from(by_hand::MAX_BAR)) as u8)))
+    let v = input
+        .value()
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite());
+    Some((
+        input,
+        v.map(|v| v.round().clamp(0.0, f64::from(by_hand::MAX_BAR)) as u8),
+    ))
 }
 
 /// The sentence on which criterion carries the weight at this γ, and why.
 fn sentence(state: AppState, target: Target) -> Option<String> {
-    by_hand::weight_sentence(&scored_of(state, target), &weights_of(state, target), state.settings.gamma.get())
+    by_hand::weight_sentence(
+        &scored_of(state, target),
+        &weights_of(state, target),
+        state.settings.gamma.get(),
+    )
 }
 
 #[component]
@@ -262,7 +310,11 @@ fn HandPanel() -> impl IntoView {
         }
         he.compared.clear();
     };
-    let labels = move || he.compared.run.with_value(|r| r.as_ref().map(|r| r.labels.clone()).unwrap_or_default());
+    let labels = move || {
+        he.compared
+            .run
+            .with_value(|r| r.as_ref().map(|r| r.labels.clone()).unwrap_or_default())
+    };
     view! {
         <section class="hand" data-testid="hand-panel" aria-labelledby="hand-heading">
             <header class="hand-top">
@@ -308,17 +360,31 @@ fn CriterionBars(criterion: Criterion, target: Signal<Target>) -> impl IntoView 
     let he = state.results.harmonic_eval;
     let id = criterion.id();
     let label = criterion.label();
-    let bars = move || hand_of(state, target.get()).map(|h| h.bars(criterion)).unwrap_or_default();
+    let bars = move || {
+        hand_of(state, target.get())
+            .map(|h| h.bars(criterion))
+            .unwrap_or_default()
+    };
     let result = move || {
-        scored_of(state, target.get())[criterion.index()].1.map(|s| (s.score, s.sigma))
+        scored_of(state, target.get())[criterion.index()]
+            .1
+            .map(|s| (s.score, s.sigma))
     };
     let weight = move || weights_of(state, target.get())[criterion.index()];
     let refused = move || match target.get() {
         Target::Single => he.criterion(criterion).with(|s| s.error()),
-        Target::Candidate(i) => he.compared.results.with(|r| r.get(i).and_then(|r| r[criterion.index()].error())),
+        Target::Candidate(i) => he
+            .compared
+            .results
+            .with(|r| r.get(i).and_then(|r| r[criterion.index()].error())),
     };
     let on_preset = move |ev: leptos::ev::Event| {
-        let Some(select) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok()) else { return };
+        let Some(select) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+        else {
+            return;
+        };
         if let Some(p) = Preset::from_id(&select.value()) {
             put(state, target.get_untracked(), criterion, p.bars());
         }

@@ -4,16 +4,16 @@
 
 use leptos::prelude::*;
 
+use super::state::{CandidatesRun, CriterionState, RunContext};
 use crate::candidates::export::{comparison_json, Judged};
 use crate::candidates::problems_with;
-use crate::scoring::criteria::Criterion;
+use crate::files::result_file::Comparison;
 use crate::metrics::harmonic_eval::{self, CriterionResult, ExportInput, Input};
 use crate::providers::{Backend, Image};
-use crate::files::result_file::Comparison;
-use crate::ui::run::runner::{begin_run, send_one};
+use crate::scoring::criteria::Criterion;
 use crate::ui::run::candidates_run::send_to_lab_with;
+use crate::ui::run::runner::{begin_run, send_one};
 use crate::ui::state::{AppState, Progress};
-use super::state::{CandidatesRun, CriterionState, RunContext};
 use crate::web::download;
 
 /// Says what stops the run, if anything (the form's problems); true when it can start.
@@ -26,7 +26,8 @@ fn ready(state: AppState, input: &Input, labels: &[String], texts: &[String]) ->
         .problems()
     });
     let no_box = state
-        .inputs.red_box
+        .inputs
+        .red_box
         .get_untracked()
         .filter(|b| b.is_usable())
         .is_none();
@@ -53,19 +54,26 @@ pub fn evaluate(state: AppState) {
     }
     let labels: Vec<String> = labels.iter().map(|l| l.trim().to_string()).collect();
     let backend = state.settings.provider.backend();
-    state.results.harmonic_eval.compared.run.set_value(Some(CandidatesRun {
-        labels: labels.clone(),
-        texts: texts.clone(),
-        context: RunContext {
-            input: input.clone(),
-            backend: backend.clone(),
-        },
-    }));
+    state
+        .results
+        .harmonic_eval
+        .compared
+        .run
+        .set_value(Some(CandidatesRun {
+            labels: labels.clone(),
+            texts: texts.clone(),
+            context: RunContext {
+                input: input.clone(),
+                backend: backend.clone(),
+            },
+        }));
     c.run_labels.set(labels);
     state.clear_comparisons();
     c.lab_message.set(None);
     state.results.harmonic_eval.compared.results.set(vec![
-        std::array::from_fn(|_| CriterionState::Idle);
+        std::array::from_fn(|_| {
+            CriterionState::Idle
+        });
         texts.len()
     ]);
     let run = begin_run(state);
@@ -164,14 +172,27 @@ fn comparison(state: AppState, group: Option<&str>) -> Option<String> {
                 }
             })
             .collect();
-        comparison_json(harmonic_eval::INFO.id, &harmonic_eval::weighting::Harmonic, gamma, judged, &singles, chosen, group)
+        comparison_json(
+            harmonic_eval::INFO.id,
+            &harmonic_eval::weighting::Harmonic,
+            gamma,
+            judged,
+            &singles,
+            chosen,
+            group,
+        )
     })
 }
 
 /// The comparison as a share link carries it: with the image's thumbnail; `None` before a run.
 pub fn comparison_for_link(state: AppState, image: Option<&str>) -> Option<String> {
     let json = comparison(state, None)?;
-    Some(crate::files::result_file::with_extras(&json, image, &Default::default(), None))
+    Some(crate::files::result_file::with_extras(
+        &json,
+        image,
+        &Default::default(),
+        None,
+    ))
 }
 
 /// Shows a comparison read from a share link or a file as if it had just run: the candidates,
@@ -192,21 +213,26 @@ pub fn open(state: AppState, c: Comparison, image: Option<Image>, backend: Backe
     cs.lab_message.set(None);
     cs.labels.set(c.labels.clone());
     cs.texts.set(texts.clone());
-    state.results.harmonic_eval.compared.run.set_value(Some(CandidatesRun {
-        labels: c.labels.clone(),
-        texts,
-        context: RunContext {
-            input: Input {
-                task: first.task,
-                text: first.text.clone(),
-                question: first.question.clone(),
-                image,
-                fidelity: first.fidelity.clone(),
-                criteria: first.criteria_set,
+    state
+        .results
+        .harmonic_eval
+        .compared
+        .run
+        .set_value(Some(CandidatesRun {
+            labels: c.labels.clone(),
+            texts,
+            context: RunContext {
+                input: Input {
+                    task: first.task,
+                    text: first.text.clone(),
+                    question: first.question.clone(),
+                    image,
+                    fidelity: first.fidelity.clone(),
+                    criteria: first.criteria_set,
+                },
+                backend,
             },
-            backend,
-        },
-    }));
+        }));
     cs.preferred.set(c.chosen);
     state.results.harmonic_eval.compared.results.set(
         c.candidates
@@ -235,7 +261,12 @@ pub fn open(state: AppState, c: Comparison, image: Option<Image>, backend: Backe
 pub fn export(state: AppState) {
     let outcome = match comparison(state, None) {
         Some(json) => {
-            let first = state.results.harmonic_eval.compared.run.with_value(|r| r.as_ref().and_then(|r| r.texts.first().cloned()));
+            let first = state
+                .results
+                .harmonic_eval
+                .compared
+                .run
+                .with_value(|r| r.as_ref().and_then(|r| r.texts.first().cloned()));
             let name = crate::files::export_name::export_name(
                 "harmonic_eval-candidates",
                 &first.unwrap_or_default(),
@@ -253,4 +284,3 @@ pub fn export(state: AppState) {
 pub fn send_to_lab(state: AppState) {
     send_to_lab_with(state, |group| comparison(state, Some(group)))
 }
-

@@ -5,14 +5,14 @@
 
 use leptos::prelude::*;
 
+use super::candidates;
+use super::candidates_plot::CandidatesPlot;
 use crate::candidates::render::{
     comparison_table, flips_html, radios_html, ranking_html, Cell, Row,
 };
-use crate::metrics::harmonic_eval::weighting::Harmonic;
 use crate::candidates::{agreement_ranges, agrees, flip_points, ranges_text, scores_at};
+use crate::metrics::harmonic_eval::weighting::Harmonic;
 use crate::scoring::criteria::Criterion;
-use super::candidates_plot::CandidatesPlot;
-use super::candidates;
 use crate::ui::state::AppState;
 
 /// The pick, whether the metric agrees at the current γ, and the γ ranges where it does.

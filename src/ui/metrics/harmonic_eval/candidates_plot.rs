@@ -4,12 +4,12 @@
 
 use leptos::prelude::*;
 
-use crate::metrics::harmonic_eval::weighting::{overall_curve, Harmonic};
-use crate::scoring::weighting::Scored;
 use crate::candidates::render::{curves_table, plot_svg, readout, AXIS};
-use crate::scoring::gamma_axis::key_step;
-use crate::ui::widgets::gamma_events::gamma_at_click;
 use crate::candidates::Flip;
+use crate::metrics::harmonic_eval::weighting::{overall_curve, Harmonic};
+use crate::scoring::gamma_axis::key_step;
+use crate::scoring::weighting::Scored;
+use crate::ui::widgets::gamma_events::gamma_at_click;
 
 #[component]
 pub fn CandidatesPlot(
@@ -27,12 +27,19 @@ pub fn CandidatesPlot(
     // The γ the reader points at (pointer or keys), apart from the page's γ: reading the chart
     // never re-ranks anything.
     let pointed = RwSignal::new(None::<f64>);
-    let text = move || match pointed.get() {
+    let text = move || {
+        match pointed.get() {
         Some(g) => labels.with(|l| scored.with(|s| readout(&Harmonic, l, s, g))),
         None => "Point at the chart, or focus it and use the arrow keys, to read every candidate's score at that γ.".to_string(),
+    }
     };
     let on_key = move |ev: web_sys::KeyboardEvent| {
-        if let Some(next) = key_step(&ev.key(), pointed.get_untracked().unwrap_or_else(|| gamma.get_untracked())) {
+        if let Some(next) = key_step(
+            &ev.key(),
+            pointed
+                .get_untracked()
+                .unwrap_or_else(|| gamma.get_untracked()),
+        ) {
             ev.prevent_default();
             pointed.set(Some(next));
         }

@@ -2,11 +2,11 @@
 
 use leptos::prelude::*;
 
-use crate::ui::widgets::doubt_notes::doubt_notes;
-use crate::ui::state::{AppState, ExplainState};
-use crate::scoring::criteria::Criterion;
-use crate::metrics::harmonic_eval::CriterionResult;
 use crate::answers::doubt::{self, LOW_COVERAGE};
+use crate::metrics::harmonic_eval::CriterionResult;
+use crate::scoring::criteria::Criterion;
+use crate::ui::state::{AppState, ExplainState};
+use crate::ui::widgets::doubt_notes::doubt_notes;
 
 fn full(v: Option<f64>) -> String {
     v.map(|v| v.to_string()).unwrap_or_default()
@@ -21,7 +21,9 @@ pub fn CriterionCard(criterion: Criterion) -> impl IntoView {
     let result = move || slot.with(|s| s.result().cloned());
     let weight = move || {
         state
-            .results.harmonic_eval.weighting
+            .results
+            .harmonic_eval
+            .weighting
             .with(|(w, _)| w.get(criterion.index()).copied().flatten())
     };
     let error = move || slot.with(|s| s.error());
@@ -98,13 +100,23 @@ fn bars(distribution: &[f64]) -> impl IntoView {
 fn numbers(state: AppState, criterion: Criterion, r: CriterionResult) -> impl IntoView {
     let weight = move || {
         state
-            .results.harmonic_eval.weighting
+            .results
+            .harmonic_eval
+            .weighting
             .with(|(w, _)| w.get(criterion.index()).copied().flatten())
     };
     let low = r.coverage.is_some_and(|c| c < LOW_COVERAGE);
     let (title, sigma, coverage) = match (r.sigma, r.coverage) {
-        (Some(s), Some(c)) => ("Smoothed score: expected rating", format!("{s:.3}"), format!("{:.0}%", c * 100.0)),
-        _ => ("Printed rating: no probabilities from this provider", "–".to_string(), "–".to_string()),
+        (Some(s), Some(c)) => (
+            "Smoothed score: expected rating",
+            format!("{s:.3}"),
+            format!("{:.0}%", c * 100.0),
+        ),
+        _ => (
+            "Printed rating: no probabilities from this provider",
+            "–".to_string(),
+            "–".to_string(),
+        ),
     };
     view! {
         <div class="numbers">

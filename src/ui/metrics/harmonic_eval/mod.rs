@@ -2,9 +2,9 @@
 
 use leptos::prelude::*;
 
-use crate::scoring::criteria::Criterion;
 use crate::metrics::harmonic_eval::{estimated_tokens, Input};
 use crate::providers::{ImageDetail, Protocol};
+use crate::scoring::criteria::Criterion;
 use crate::ui::state::AppState;
 
 pub(crate) mod by_hand;
@@ -49,16 +49,30 @@ impl super::MetricUi for Ui {
     }
 
     fn running(state: AppState) -> bool {
-        state.results.harmonic_eval.criteria.iter().any(|c| c.with(|s| s.is_active())) || state.comparison_running()
+        state
+            .results
+            .harmonic_eval
+            .criteria
+            .iter()
+            .any(|c| c.with(|s| s.is_active()))
+            || state.comparison_running()
     }
 
     fn has_run(state: AppState) -> bool {
-        state.results.harmonic_eval.compared.has_run() || state.results.harmonic_eval.criteria.iter().any(|c| c.with(|s| s.id() != "idle"))
+        state.results.harmonic_eval.compared.has_run()
+            || state
+                .results
+                .harmonic_eval
+                .criteria
+                .iter()
+                .any(|c| c.with(|s| s.id() != "idle"))
     }
 
     fn billed_model(state: AppState) -> Option<String> {
         state
-            .results.harmonic_eval.run
+            .results
+            .harmonic_eval
+            .run
             .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
     }
 
@@ -89,8 +103,8 @@ impl super::MetricUi for Ui {
     }
 
     fn panel() -> AnyView {
-        use crate::ui::widgets::gamma_panel::GammaPanel;
         use crate::ui::metrics::harmonic_eval::overall_score::OverallScore;
+        use crate::ui::widgets::gamma_panel::GammaPanel;
         let state = expect_context::<AppState>();
         view! {
             <Show when=move || state.results.harmonic_eval.compared.has_run()>
@@ -119,7 +133,10 @@ fn cards() -> impl IntoView {
     use crate::ui::metrics::harmonic_eval::criterion_card::CriterionCard;
     let cards = NodeRef::<leptos::html::Div>::new();
     crate::ui::widgets::later::later(cards, || {
-        Criterion::ALL.into_iter().map(|c| view! { <CriterionCard criterion=c/> }).collect_view()
+        Criterion::ALL
+            .into_iter()
+            .map(|c| view! { <CriterionCard criterion=c/> })
+            .collect_view()
     });
     view! { <div class="cards" node_ref=cards></div> }
 }
@@ -127,7 +144,9 @@ fn cards() -> impl IntoView {
 /// Whether "Change these ratings" is offered: a model's result with a score, not in flight.
 fn can_change(state: AppState) -> bool {
     let he = state.results.harmonic_eval;
-    !he.by_hand() && he.criteria.iter().any(|c| c.with(|c| c.result().is_some())) && !he.criteria.iter().any(|c| c.with(|c| c.is_active()))
+    !he.by_hand()
+        && he.criteria.iter().any(|c| c.with(|c| c.result().is_some()))
+        && !he.criteria.iter().any(|c| c.with(|c| c.is_active()))
 }
 
 /// The bars of a result set by hand, in their chunk: one function for both the one text and
@@ -156,7 +175,8 @@ fn candidates_view() -> crate::ui::lazy::ChunkView {
         <button type="button" class="hand-change" data-testid="hand-change-button"
             class:hidden=move || !can_change_compared(state)
             on:click=move |_| by_hand::start(state, false)>"Change these ratings"</button>
-    }.into_any())
+    }
+    .into_any())
 }
 
 /// The weights against γ, in their own chunk, and the button that turns the result shown into
@@ -170,5 +190,6 @@ fn weights_view() -> crate::ui::lazy::ChunkView {
         <button type="button" class="hand-change" data-testid="hand-change-button"
             class:hidden=move || !can_change(state)
             on:click=move |_| by_hand::start(state, false)>"Change these ratings"</button>
-    }.into_any())
+    }
+    .into_any())
 }

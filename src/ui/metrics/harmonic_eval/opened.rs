@@ -3,11 +3,11 @@
 
 use leptos::prelude::*;
 
+use super::state::RunContext;
 use crate::metrics::harmonic_eval::reopen::Reopened;
 use crate::metrics::harmonic_eval::Input;
 use crate::providers::{Backend, Image};
 use crate::ui::state::{AppState, ExplainState, Progress};
-use super::state::RunContext;
 
 /// Puts the opened result into the page; `image` is what a run or Explain of it sends.
 pub(crate) fn show(state: AppState, h: Reopened, image: Option<Image>, backend: Backend) {
@@ -18,7 +18,10 @@ pub(crate) fn show(state: AppState, h: Reopened, image: Option<Image>, backend: 
     state.settings.gamma.set(h.gamma);
     for (i, r) in h.results.iter().enumerate() {
         state.results.harmonic_eval.criteria[i].set(match r {
-            Some(Ok(result)) => Progress::Done { result: result.clone(), cached: false },
+            Some(Ok(result)) => Progress::Done {
+                result: result.clone(),
+                cached: false,
+            },
             Some(Err(m)) => Progress::Failed(m.clone()),
             None => Progress::Idle,
         });

@@ -10,7 +10,9 @@ pub fn OverallScore() -> impl IntoView {
     let overall = move || state.results.harmonic_eval.weighting.get().1;
     let counted = move || {
         state
-            .results.harmonic_eval.weighting
+            .results
+            .harmonic_eval
+            .weighting
             .get()
             .0
             .iter()

@@ -3,11 +3,11 @@
 
 use leptos::prelude::*;
 
-use crate::scoring::criteria::Criterion;
+use super::state::{CriterionState, RunContext};
 use crate::metrics::harmonic_eval::{self, ExportInput, Input};
+use crate::scoring::criteria::Criterion;
 use crate::ui::run::runner::{ask_why, begin_run, explain_backend, send_one};
 use crate::ui::state::{AppState, ExplainState, Progress};
-use super::state::{CriterionState, RunContext};
 
 /// Starts a HarmonicEval run: the criteria are requested concurrently (up to the provider's limit), and
 /// each card fills in as its answer arrives. A failed criterion does not affect the others.
@@ -16,7 +16,8 @@ pub fn evaluate(state: AppState) {
     let mut problems = input.problems();
     if state.inputs.task.get_untracked().needs_box()
         && state
-            .inputs.red_box
+            .inputs
+            .red_box
             .get_untracked()
             .filter(|b| b.is_usable())
             .is_none()
@@ -41,7 +42,11 @@ pub fn evaluate(state: AppState) {
 
     for criterion in Criterion::ALL {
         let slot = state.results.harmonic_eval.criterion(criterion);
-        state.results.harmonic_eval.explanation(criterion).set(ExplainState::Idle);
+        state
+            .results
+            .harmonic_eval
+            .explanation(criterion)
+            .set(ExplainState::Idle);
         if !input.criteria.contains(criterion) {
             // Not part of this run: not requested, and no earlier score stays to be weighed.
             slot.set(Progress::Idle);
@@ -73,7 +78,11 @@ pub fn input(state: AppState, text: String) -> Input {
         task: state.inputs.task.get_untracked(),
         text,
         question: state.inputs.question.get_untracked(),
-        image: state.inputs.image_view.get_untracked().and_then(|v| v.sent()),
+        image: state
+            .inputs
+            .image_view
+            .get_untracked()
+            .and_then(|v| v.sent()),
         fidelity: state.settings.fidelity_now(),
         criteria: state.settings.chosen_criteria.get_untracked(),
     }
@@ -85,7 +94,9 @@ pub fn explain(state: AppState, criterion: Criterion) {
         return;
     };
     let Some(score) = state
-        .results.harmonic_eval.criterion(criterion)
+        .results
+        .harmonic_eval
+        .criterion(criterion)
         .with_untracked(|s| s.result().map(|r| r.score))
     else {
         return;
@@ -93,7 +104,12 @@ pub fn explain(state: AppState, criterion: Criterion) {
     let slot = state.results.harmonic_eval.explanation(criterion);
     let backend = match explain_backend(state, &run.backend) {
         Ok(b) => b,
-        Err(why) => return slot.set(ExplainState::after_failure(slot.with_untracked(|s| s.stored().map(str::to_string)), why)),
+        Err(why) => {
+            return slot.set(ExplainState::after_failure(
+                slot.with_untracked(|s| s.stored().map(str::to_string)),
+                why,
+            ))
+        }
     };
     let request = harmonic_eval::explain_request(&backend, criterion, &run.input, score);
     ask_why(state, slot, backend, request);
@@ -108,7 +124,13 @@ pub fn export(state: AppState) {
 /// and, if given, an image; `None` before a run.
 pub fn harmonic_json(state: AppState, image: Option<&str>) -> Option<String> {
     let run = state.results.harmonic_eval.run.get_value()?;
-    let states: Vec<CriterionState> = state.results.harmonic_eval.criteria.iter().map(|s| s.get_untracked()).collect();
+    let states: Vec<CriterionState> = state
+        .results
+        .harmonic_eval
+        .criteria
+        .iter()
+        .map(|s| s.get_untracked())
+        .collect();
     let results = std::array::from_fn(|i| match &states[i] {
         Progress::Done { result, .. } => Some(Ok(result)),
         Progress::Failed(m) => Some(Err(m.clone())),
@@ -129,12 +151,21 @@ pub fn harmonic_json(state: AppState, image: Option<&str>) -> Option<String> {
         criteria: run.input.criteria,
     });
     // A result set by hand says so, and carries its bars.
-    let hand = state.results.harmonic_eval.hands.with_untracked(|h| h.as_ref().and_then(|h| h.first().copied()));
+    let hand = state
+        .results
+        .harmonic_eval
+        .hands
+        .with_untracked(|h| h.as_ref().and_then(|h| h.first().copied()));
     let json = match &hand {
         Some(h) => harmonic_eval::by_hand::mark(&json, h),
         None => json,
     };
     // Explain's answers travel with the result, so opening the file shows them again.
-    let explained = std::array::from_fn(|i| state.results.harmonic_eval.explanations[i].with_untracked(|e| e.stored().map(str::to_string)));
-    Some(crate::files::result_file::with_extras(&json, image, &explained, None))
+    let explained = std::array::from_fn(|i| {
+        state.results.harmonic_eval.explanations[i]
+            .with_untracked(|e| e.stored().map(str::to_string))
+    });
+    Some(crate::files::result_file::with_extras(
+        &json, image, &explained, None,
+    ))
 }

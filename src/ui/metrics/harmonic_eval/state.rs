@@ -5,8 +5,8 @@ use leptos::prelude::*;
 
 use crate::metrics::harmonic_eval::{CriterionResult, Input};
 use crate::providers::Backend;
-use crate::scoring::weighting::Scored;
 use crate::scoring::criteria::Criterion;
+use crate::scoring::weighting::Scored;
 use crate::ui::progress::{ExplainState, Progress};
 
 /// One criterion's progress in the current run.
@@ -54,7 +54,8 @@ impl Compared {
 
     /// Whether any candidate's request is in flight.
     pub fn running(&self) -> bool {
-        self.results.with(|r| r.iter().flatten().any(|s| s.is_active()))
+        self.results
+            .with(|r| r.iter().flatten().any(|s| s.is_active()))
     }
 
     /// Forgets the comparison (no signal touched when there is none).
@@ -141,7 +142,10 @@ impl HarmonicEvalState {
 }
 
 /// HarmonicEval's weights and overall score, following every criterion's state and γ.
-fn weighting_memo(criteria: [RwSignal<CriterionState>; 5], gamma: RwSignal<f64>) -> Memo<Weighting> {
+fn weighting_memo(
+    criteria: [RwSignal<CriterionState>; 5],
+    gamma: RwSignal<f64>,
+) -> Memo<Weighting> {
     Memo::new(move |_| {
         let states: Vec<CriterionState> = criteria.iter().map(|s| s.get()).collect();
         let results: Vec<Option<&CriterionResult>> = states.iter().map(|s| s.result()).collect();

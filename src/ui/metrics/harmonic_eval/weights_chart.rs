@@ -10,9 +10,11 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::scoring::gamma_axis::GAMMA_MIN;
+use crate::metrics::harmonic_eval::weights_view::{
+    band, weight_curve, WeightsAt, GLOSSARY, POINTS,
+};
 use crate::scoring::criteria::Criterion;
-use crate::metrics::harmonic_eval::weights_view::{band, weight_curve, WeightsAt, GLOSSARY, POINTS};
+use crate::scoring::gamma_axis::GAMMA_MIN;
 use crate::ui::state::AppState;
 
 const W: f64 = 340.0;
@@ -33,19 +35,31 @@ fn y(w: f64) -> f64 {
 
 /// The closed outline of one band: along its top, back along its bottom.
 fn outline(bands: &[(f64, f64, f64)]) -> String {
-    let top = bands.iter().map(|&(g, _, hi)| format!("{:.1},{:.1}", x(g), y(hi)));
-    let bottom = bands.iter().rev().map(|&(g, lo, _)| format!("{:.1},{:.1}", x(g), y(lo)));
+    let top = bands
+        .iter()
+        .map(|&(g, _, hi)| format!("{:.1},{:.1}", x(g), y(hi)));
+    let bottom = bands
+        .iter()
+        .rev()
+        .map(|&(g, lo, _)| format!("{:.1},{:.1}", x(g), y(lo)));
     top.chain(bottom).collect::<Vec<_>>().join(" ")
 }
 
 fn sigma_text(sigma: Option<f64>) -> String {
-    sigma.map_or("σ unknown (printed rating)".to_string(), |s| format!("σ = {s:.2}"))
+    sigma.map_or("σ unknown (printed rating)".to_string(), |s| {
+        format!("σ = {s:.2}")
+    })
 }
 
 /// What the readout says about criterion `c` at γ.
 fn readout(c: Criterion, gamma: f64, weight: Option<f64>, sigma: Option<f64>) -> String {
     match weight {
-        Some(w) => format!("{}: weight {:.0} % at γ = {gamma:.2} ({})", c.label(), w * 100.0, sigma_text(sigma)),
+        Some(w) => format!(
+            "{}: weight {:.0} % at γ = {gamma:.2} ({})",
+            c.label(),
+            w * 100.0,
+            sigma_text(sigma)
+        ),
         None => format!("{}: no score, no weight", c.label()),
     }
 }
@@ -80,7 +94,12 @@ fn svg(curve: &[WeightsAt], sigmas: &[Option<f64>; 5], gamma: f64) -> String {
         );
     }
     for w in [0.0, 0.5, 1.0] {
-        s += &format!("<text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{:.0}%</text>", L - 6.0, y(w) + 4.0, w * 100.0);
+        s += &format!(
+            "<text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{:.0}%</text>",
+            L - 6.0,
+            y(w) + 4.0,
+            w * 100.0
+        );
     }
     let cx = x(gamma);
     s += &format!(
@@ -114,7 +133,9 @@ fn details(curve: &[WeightsAt], sigmas: &[Option<f64>; 5]) -> String {
     for p in curve.iter().step_by(2) {
         s += &format!("<tr><td>{:.2}</td>", p.gamma);
         for w in &p.weights {
-            s += &w.map_or("<td>–</td>".to_string(), |w| format!("<td>{:.0} %</td>", w * 100.0));
+            s += &w.map_or("<td>–</td>".to_string(), |w| {
+                format!("<td>{:.0} %</td>", w * 100.0)
+            });
         }
         s += "</tr>";
     }
@@ -136,14 +157,26 @@ fn band_of(ev: &web_sys::Event) -> Option<Criterion> {
 pub fn WeightsChart() -> impl IntoView {
     let state = expect_context::<AppState>();
     let data = Memo::new(move |_| {
-        let results: Vec<_> = state.results.harmonic_eval.criteria.iter().map(|s| s.with(|s| s.result().cloned())).collect();
+        let results: Vec<_> = state
+            .results
+            .harmonic_eval
+            .criteria
+            .iter()
+            .map(|s| s.with(|s| s.result().cloned()))
+            .collect();
         let refs: Vec<_> = results.iter().map(Option::as_ref).collect();
-        let sigmas: [Option<f64>; 5] = std::array::from_fn(|i| results[i].as_ref().and_then(|r| r.sigma));
+        let sigmas: [Option<f64>; 5] =
+            std::array::from_fn(|i| results[i].as_ref().and_then(|r| r.sigma));
         (weight_curve(&refs, POINTS), sigmas)
     });
     let focused = RwSignal::new(None::<Criterion>);
     let text = move || match focused.get() {
-        Some(c) => readout(c, state.settings.gamma.get(), state.results.harmonic_eval.weighting.get().0[c.index()], data.with(|d| d.1[c.index()])),
+        Some(c) => readout(
+            c,
+            state.settings.gamma.get(),
+            state.results.harmonic_eval.weighting.get().0[c.index()],
+            data.with(|d| d.1[c.index()]),
+        ),
         None => "Point at or tab to a band to read its weight.".to_string(),
     };
     let pick = move |ev: &web_sys::Event| {

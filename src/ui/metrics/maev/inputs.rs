@@ -3,10 +3,10 @@
 
 use leptos::prelude::*;
 
-use crate::ui::widgets::fields::{NumberField, TextArea};
+use crate::metrics::maev::Example;
 use crate::ui::metrics::maev::run as maev_run;
 use crate::ui::state::{AppState, ExplainState};
-use crate::metrics::maev::Example;
+use crate::ui::widgets::fields::{NumberField, TextArea};
 
 #[component]
 pub fn MaevInputs() -> impl IntoView {

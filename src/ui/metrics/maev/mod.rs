@@ -3,8 +3,8 @@
 use leptos::prelude::*;
 
 use crate::metrics::maev;
-use crate::providers::{ImageDetail, Protocol};
 use crate::metrics::Metric;
+use crate::providers::{ImageDetail, Protocol};
 use crate::ui::state::AppState;
 
 pub(crate) mod inputs;
@@ -36,18 +36,23 @@ impl super::MetricUi for Ui {
 
     fn running(state: AppState) -> bool {
         state
-            .results.maev.results
+            .results
+            .maev
+            .results
             .with(|t| t.iter().any(|(_, p)| p.is_active()))
             || state.comparison_running()
     }
 
     fn has_run(state: AppState) -> bool {
-        state.results.maev.results.with(|t| !t.is_empty()) || state.candidates.plain_shown(Metric::Maev)
+        state.results.maev.results.with(|t| !t.is_empty())
+            || state.candidates.plain_shown(Metric::Maev)
     }
 
     fn billed_model(state: AppState) -> Option<String> {
         state
-            .results.maev.run
+            .results
+            .maev
+            .run
             .with_value(|r| r.as_ref().map(|r| r.backend.model.clone()))
     }
 

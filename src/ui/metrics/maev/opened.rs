@@ -3,13 +3,18 @@
 
 use leptos::prelude::*;
 
+use super::state::MaevRun;
 use crate::metrics::maev;
 use crate::providers::{Backend, Image};
 use crate::ui::state::{AppState, ExplainState, Progress};
-use super::state::MaevRun;
 
 /// Puts the opened result into the page; MAEV judges text only, so the file's image is not sent.
-pub(crate) fn show(state: AppState, m: maev::reopen::Reopened, _image: Option<Image>, backend: Backend) {
+pub(crate) fn show(
+    state: AppState,
+    m: maev::reopen::Reopened,
+    _image: Option<Image>,
+    backend: Backend,
+) {
     state.inputs.question.set(m.input.question.clone());
     state.results.maev.caption.set(m.input.caption.clone());
     state.results.maev.reference.set(m.input.reference.clone());
@@ -20,10 +25,19 @@ pub(crate) fn show(state: AppState, m: maev::reopen::Reopened, _image: Option<Im
         m.trials
             .into_iter()
             .map(|(examples, r)| {
-                (examples, r.map_or_else(Progress::Failed, |result| Progress::Done { result, cached: false }))
+                (
+                    examples,
+                    r.map_or_else(Progress::Failed, |result| Progress::Done {
+                        result,
+                        cached: false,
+                    }),
+                )
             })
             .collect(),
     );
     // The pool the trials point at stays with the run; the user's own pool is not touched.
-    state.results.maev.run.set_value(Some(MaevRun { input: m.input, backend }));
+    state.results.maev.run.set_value(Some(MaevRun {
+        input: m.input,
+        backend,
+    }));
 }

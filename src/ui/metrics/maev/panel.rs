@@ -5,8 +5,8 @@ use leptos::prelude::*;
 
 use crate::ui::widgets::doubt_notes::doubt_notes;
 
-use crate::ui::state::AppState;
 use crate::metrics::maev::{aggregate, ScoreSource, INFO};
+use crate::ui::state::AppState;
 
 #[component]
 pub fn MaevPanel() -> impl IntoView {
@@ -29,7 +29,9 @@ pub fn MaevPanel() -> impl IntoView {
     let rows = move || {
         let pool = state.metric_settings.maev.pool.get();
         let run_pool = state
-            .results.maev.run
+            .results
+            .maev
+            .run
             .with_value(|r| r.as_ref().map(|r| r.input.pool.clone()))
             .unwrap_or(pool);
         state.results.maev.results.get().into_iter().enumerate().map(|(i, ((zero, two), p))| {

@@ -2,10 +2,10 @@
 
 use leptos::prelude::*;
 
-use crate::ui::run::runner::{begin_run, send_one};
-use crate::ui::state::{AppState, ExplainState, Progress};
 use super::state::MaevRun;
 use crate::metrics::maev;
+use crate::ui::run::runner::{begin_run, send_one};
+use crate::ui::state::{AppState, ExplainState, Progress};
 
 pub fn input(state: AppState) -> maev::Input {
     maev::Input {
@@ -18,7 +18,8 @@ pub fn input(state: AppState) -> maev::Input {
         seed: u64::from(state.metric_settings.maev.seed.get_untracked()),
         pool: state.metric_settings.maev.pool.get_untracked(),
         fidelity: state
-            .settings.fidelity
+            .settings
+            .fidelity
             .with_untracked(|f| f.for_metric(crate::metrics::Metric::Maev)),
     }
 }
@@ -78,9 +79,16 @@ pub fn evaluate(state: AppState) {
 
 /// Asks the chosen VLM for a dense caption of the current image and fills the caption box.
 pub fn caption_image(state: AppState) {
-    let Some(image) = state.inputs.image_view.get_untracked().and_then(|v| v.sent()) else {
+    let Some(image) = state
+        .inputs
+        .image_view
+        .get_untracked()
+        .and_then(|v| v.sent())
+    else {
         state
-            .results.maev.captioning
+            .results
+            .maev
+            .captioning
             .set(ExplainState::Failed("Add an image first.".into()));
         return;
     };
@@ -89,7 +97,9 @@ pub fn caption_image(state: AppState) {
         Ok(r) => r,
         Err(e) => {
             return state
-                .results.maev.captioning
+                .results
+                .maev
+                .captioning
                 .set(ExplainState::Failed(e.to_string()))
         }
     };

@@ -51,6 +51,12 @@ impl Kept {
         };
         Effect::new(move |_| keep("hj.maev.trials", self.trials.get().to_string()));
         Effect::new(move |_| keep("hj.maev.threshold", self.threshold.get().to_string()));
-        Effect::new(move |_| keep("hj.maev.pool", self.pool.with(|p| serde_json::to_string(p).unwrap_or_default())));
+        Effect::new(move |_| {
+            keep(
+                "hj.maev.pool",
+                self.pool
+                    .with(|p| serde_json::to_string(p).unwrap_or_default()),
+            )
+        });
     }
 }

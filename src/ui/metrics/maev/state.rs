@@ -5,8 +5,8 @@ use leptos::prelude::*;
 
 use crate::metrics::maev;
 use crate::providers::Backend;
-use crate::ui::progress::Progress;
 use crate::ui::progress::ExplainState;
+use crate::ui::progress::Progress;
 
 /// The inputs and backend of the last MAEV run.
 #[derive(Clone, Debug)]
