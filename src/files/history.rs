@@ -184,6 +184,17 @@ pub fn list_markup(entries: &[Entry]) -> String {
 mod tests {
     use super::*;
 
+    /// A stored FLEUR entry with an empty result file.
+    fn small_entry() -> Entry {
+        Entry {
+            id: "1".into(),
+            name: "x".into(),
+            metric: "fleur".into(),
+            saved: "t".into(),
+            file: "{}".into(),
+        }
+    }
+
     fn example(name: &str) -> String {
         std::fs::read_to_string(format!(
             "{}/public/examples/{name}",
@@ -222,13 +233,7 @@ mod tests {
 
     #[test]
     fn the_list_shows_at_most_fifty_whatever_the_store_holds_and_no_oversized_record() {
-        let e = Entry {
-            id: "1".into(),
-            name: "x".into(),
-            metric: "fleur".into(),
-            saved: "t".into(),
-            file: "{}".into(),
-        };
+        let e = small_entry();
         let many: Vec<Entry> = (0..5_005)
             .map(|i| Entry {
                 id: entry_id(f64::from(i), 0),
@@ -306,13 +311,7 @@ mod tests {
             long,
             "G-VEval: one two three four five six seven eight\u{2026}"
         );
-        let e = Entry {
-            id: "1".into(),
-            name: "x".into(),
-            metric: "fleur".into(),
-            saved: "t".into(),
-            file: "{}".into(),
-        };
+        let e = small_entry();
         assert_eq!(renamed(&e, "  Class\n demo  ").unwrap().name, "Class demo");
         assert!(renamed(&e, " \t ").unwrap_err().contains("cannot be empty"));
         assert_eq!(
