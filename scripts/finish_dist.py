@@ -250,10 +250,10 @@ def embed_site(html, text):
     site = site if isinstance(site, dict) else {}
     if isinstance(site.get("title"), str):
         html = re.sub(r"<title>.*?</title>", f"<title>{html_text.escape(site['title'])}</title>", html, count=1, flags=re.S)
-        html = re.sub(r'(<div id="static-shell"[^>]*>\s*<header class="topbar">\s*<h1>).*?(</h1>)',
+        html = re.sub(r'(<div\b[^>]*\bid="?static-shell"?[^>]*>\s*<header\b[^>]*>\s*<h1>).*?(</h1>)',
                       lambda m: m.group(1) + html_text.escape(site["title"]) + m.group(2), html, count=1, flags=re.S)
     if isinstance(site.get("tagline"), str):
-        html = re.sub(r'(<div id="static-shell".*?<p class="tagline">).*?(</p>)',
+        html = re.sub(r'(<div\b[^>]*\bid="?static-shell"?.*?<p class="?tagline"?>).*?(</p>)',
                       lambda m: m.group(1) + html_text.escape(site["tagline"]) + m.group(2), html, count=1, flags=re.S)
     return html
 

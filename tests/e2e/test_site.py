@@ -89,6 +89,17 @@ def options(page):
 # --- The site file's rules at build time ---------------------------------------------------
 
 
+def test_the_built_static_shell_takes_the_sites_title_and_tagline():
+    """The built page, its attributes as Trunk minified them: the shell a visitor sees before
+    the wasm says the site's title and tagline, not ours; the embed's shell too."""
+    for name in ["index.html", "embed.html"]:
+        html = finish_dist.embed_site((DIST / name).read_text(), json.dumps({"title": "Birds & Co", "tagline": "Judge <our> captions"}))
+        shell = re.search(r"id=\"?static-shell\"?.*?</header>", html, re.S).group(0)
+        assert "<h1>Birds &amp; Co</h1>" in shell, shell
+        assert "Judge &lt;our&gt; captions</p>" in shell, shell
+        assert "<title>Birds &amp; Co</title>" in html
+
+
 def test_the_build_refuses_a_site_file_with_a_key_with_the_pages_sentence(tmp_path):
     assert problem('{"judge": {"provider": "openai", "base_url": "https://proxy.example/v1"}}') is None
     for text, says in [
