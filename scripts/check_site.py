@@ -47,6 +47,9 @@ ROOT_ONLY = ["coi.js"]
 # wasm's import module names and wasm-bindgen's default file name.)
 ASSET = re.compile(r"""(?:\bfrom\s*|\bimport\s*\(?\s*|module_or_path\s*:\s*)["'`]([^"'`]+\.(?:js|wasm))["'`]"""
                    r"""|["'`](\./chunk-[A-Za-z0-9_.-]+\.wasm)["'`]""")
+# The split loader builds each chunk's URL from its short name (`"./chunk-" + name + ".wasm"`,
+# scripts/finish_dist.py's one_chunk_loader): in a file that does, each `"<part>-<8 hex>"`.
+CHUNK_NAME = re.compile(r"""["'`]([A-Za-z0-9_]+-[0-9a-f]{8})["'`]""")
 ATTR = re.compile(r"""(?:src|href)=["']?([^"' >]+)""")
 
 
@@ -118,8 +121,12 @@ def crawl_page(rep, page_url, seen):
         body = check_file(rep, url, seen)
         if body is None or not url.endswith(".js"):
             continue
-        for groups in ASSET.findall(body.decode("utf-8", "replace")):
-            target = urljoin(url, groups[0] or groups[1])
+        text = body.decode("utf-8", "replace")
+        named = [g[0] or g[1] for g in ASSET.findall(text)]
+        if '"./chunk-"+' in text.replace(" ", ""):
+            named += [f"./chunk-{n}.wasm" for n in CHUNK_NAME.findall(text)]
+        for name in named:
+            target = urljoin(url, name)
             if target not in seen and target not in queue and urlsplit(target).netloc == urlsplit(page_url).netloc:
                 chunks += "/chunk-" in target
                 queue.append(target)

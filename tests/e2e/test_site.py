@@ -424,6 +424,9 @@ def test_check_site_passes_on_a_host_set_up_as_the_headers_recipe_says(tmp_path,
         assert "isolation headers: COOP same-origin" in out and "framing policy of /: frame-ancestors 'self'" in out, out
         assert "framing of /embed.html?embed: allowed" in out and "site.json: valid" in out, out
         assert re.search(r"/chunk-run-[0-9a-f]+\.wasm \(application/wasm", out), out
+        # Every chunk the build placed, found from the loader alone (its names are short).
+        named = re.search(r"ok +/: (\d+) on-demand chunks named by its loaders", out)
+        assert named and int(named.group(1)) == len(list(DIST.glob("chunk-*.wasm"))), out[-2000:]
     finally:
         httpd.shutdown()
 
