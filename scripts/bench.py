@@ -157,11 +157,14 @@ def median(xs):
 
 # ---------------------------------------------------------------- time to interactive
 
+# [the static shell's mark (src/web/shell.js: its image, text and Evaluate take input), the
+# app's (src/ui/mod.rs: the live page is mounted)]
 TTI_JS = """
 const done = arguments[arguments.length - 1];
 const poll = () => {
+  const s = performance.getEntriesByName('hj-shell-interactive')[0];
   const m = performance.getEntriesByName('hj-interactive')[0];
-  if (m) done(m.startTime); else setTimeout(poll, 5);
+  if (m) done([s ? s.startTime : null, m.startTime]); else setTimeout(poll, 5);
 };
 poll();
 """
@@ -205,13 +208,17 @@ def time_to_interactive(d, url, blank_url, loads):
     d.execute_cdp_cmd("Network.enable", {})
     d.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
     early = d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": LONG_TASKS_EARLY})
-    app, blank, app_fcp, blank_fcp, longest = [], [], [], [], []
+    shell, app, blank, app_fcp, blank_fcp, longest = [], [], [], [], [], []
     for _ in range(loads):
         d.get(blank_url)
         blank.append(d.execute_async_script(BLANK_JS))
         blank_fcp.append(d.execute_async_script(FCP_JS))
         d.get(url)
-        app.append(d.execute_async_script(TTI_JS))
+        took, mounted = d.execute_async_script(TTI_JS)
+        app.append(mounted)
+        # Interactive: the first moment a visitor's image, text and Evaluate are taken (the shell
+        # keeps them for the app, which runs a queued Evaluate), or the app's if it came first.
+        shell.append(mounted if took is None else min(took, mounted))
         app_fcp.append(d.execute_async_script(FCP_JS))
         longest.append(d.execute_async_script(LONGEST_JS))
     d.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
@@ -225,10 +232,14 @@ def time_to_interactive(d, url, blank_url, loads):
         "< 100 ms", max(longest) < 100)
     print(f"start-up's longest task: {[round(x) for x in longest]} ms")
     print(f"first contentful paint: {[round(x) for x in app_fcp]} ms; a static page's: {[round(x) for x in blank_fcp]} ms")
-    tti, floor = median(app), median(blank)
-    Row(f"time to interactive (median of {loads} cold loads)", tti, "ms", floor, tti / floor,
-        "< 300 ms and < 2× a static page", tti < 300 and tti / floor < 2)
-    print(f"time to interactive: {[round(x) for x in app]} ms; a static page's load event: {[round(x) for x in blank]} ms")
+    tti, floor = median(shell), median(blank)
+    Row(f"time to interactive, the shell (median of {loads} cold loads)", tti, "ms",
+        floor, tti / floor, "< 300 ms and < 2× a static page", tti < 300 and tti / floor < 2)
+    mounted = median(app)
+    Row(f"the app mounted (median of {loads} cold loads)", mounted, "ms", floor,
+        mounted / floor, "— (reported)", None)
+    print(f"time to interactive: {[round(x) for x in shell]} ms; the app mounted: {[round(x) for x in app]} ms; "
+          f"a static page's load event: {[round(x) for x in blank]} ms")
 
 
 # ---------------------------------------------------------------- image preparation

@@ -24,11 +24,17 @@
    Content-Security-Policy), so its first paint waits on no second request; the lab keeps its
    linked stylesheets (issue 43).
 
-6. Write `embed.html` beside the evaluator's index.html: the same page, which opens as the
+6. Write the static shell's script (src/web/shell.js, minified by esbuild) into the evaluator's page in place of its
+   `<template id="shell-script">`, allowed by its hash (`script-src … 'sha256-…'`): the shell's
+   image, text and Evaluate work before the wasm arrives (issue 43). It is the page's one inline
+   script, inside the shell, so the app removes it with the shell when it mounts.
+
+7. Write `embed.html` beside the evaluator's index.html: the same page (its shell without the
+   fields and their script), which opens as the
    embed. Hosts that set headers per path (Netlify, Cloudflare Pages) can then let any site frame
    the embed while `frame-ancestors 'self'` keeps the full evaluator unframed (docs/deploy/).
 
-7. The site file: `public/site.json`, if there is one, is copied into dist/; dist/site.json is
+8. The site file: `public/site.json`, if there is one, is copied into dist/; dist/site.json is
    checked with scripts/check_site_json.py, and a refused one (a key in it, an unknown field,
    a bad id) fails the build with its sentence. Then it is written into every page
    (`embed_site`: index.html, embed.html, lab/index.html) as
@@ -102,11 +108,13 @@ def externalise_loader(page_dir, html, site_path="site.json"):
     if root == "":
         (page_dir / iso_name).write_bytes(iso)
     # Written short: every first visit carries it. `hj-site` is always in the page (embed_site).
+    # A wasm that cannot be fetched or compiled is announced (`hj-start-failed`, which the static
+    # shell's script says in words): WebKit reports a module's rejected top-level await nowhere.
     loader = (site + f"import init from './{glue}';\n"
               "const w=navigator.serviceWorker;\n"
               "if(!(w&&(w.controller||/isolation_worker\\\\?\"\\s*:\\s*true/.test(document.getElementById('hj-site').content))"
               f"&&await(await import('./{root}{iso_name}')).default('{root}')))"
-              f"await init({{ module_or_path: './{wasm}' }});\n").encode()
+              f"await init({{ module_or_path: './{wasm}' }}).catch(e=>{{dispatchEvent(new Event('hj-start-failed'));throw e}});\n").encode()
     name = f"start-{hashlib.sha256(loader).hexdigest()[:16]}.js"
     (page_dir / name).write_bytes(loader)
     tag = f'<script type=module src=./{name} integrity={sri(loader)}></script>'
@@ -135,6 +143,40 @@ def inline_styles(page_dir, html):
     (page_dir / href).unlink()
     print(f"inlined {href} ({len(css):,} bytes) into {page_dir}/index.html")
     return html
+
+
+SHELL_TEMPLATE = re.compile(r'<template id="?shell-script"?></template>')
+SHELL_INPUTS = re.compile(r'(<section\b[^>]*\bclass="column inputs"[^>]*>).*?(</section>)', re.S)
+
+
+def inline_shell_script(page_dir, html):
+    """The static shell's script into the evaluator's page, where its `<template>` is, and its
+    hash into the policy's `script-src`: it is the page's only inline script."""
+    source = (ROOT / "src" / "web" / "shell.js").read_text()
+    # Minified: every first visit carries it (its comments stay in the source).
+    js = subprocess.run([str(ESBUILD), "--minify", "--log-level=warning"], input=source,
+                        capture_output=True, text=True, check=True).stdout.strip()
+    if "</script" in js.lower():
+        sys.exit("src/web/shell.js: cannot be inlined (it contains </script)")
+    if not SHELL_TEMPLATE.search(html):
+        if "hj-shell-interactive" in html:
+            return html  # already done
+        sys.exit(f"{page_dir}/index.html: no <template id=shell-script> in the static shell")
+    digest = "'sha256-" + base64.b64encode(hashlib.sha256(js.encode()).digest()).decode() + "'"
+    html = SHELL_TEMPLATE.sub(lambda _: f"<script>{js}</script>", html, count=1)
+    html, n = re.subn(r"script-src 'self' 'wasm-unsafe-eval';", f"script-src 'self' 'wasm-unsafe-eval' {digest};", html, count=1)
+    if n != 1:
+        sys.exit(f"{page_dir}/index.html: no Content-Security-Policy script-src to extend")
+    print(f"wrote src/web/shell.js ({len(source):,} -> {len(js):,} bytes) into {page_dir}/index.html")
+    return html
+
+
+def embed_shell(html):
+    """The embed's page: its static shell keeps the header and a loading line but no fields or
+    script (the embed has neither image nor text to take)."""
+    html = SHELL_TEMPLATE.sub("", html)
+    return SHELL_INPUTS.sub(lambda m: m.group(1) + '<p class=shell-loading role=status>Loading…</p>' + m.group(2),
+                            html, count=1)
 
 
 WASM_OPT = ROOT / ".tools" / "node_modules" / ".bin" / "wasm-opt"
@@ -262,8 +304,8 @@ def embed_site(html, text):
     """`html` with the site file `text` (None: none) written in as
     `<meta name="hj-site" id="hj-site" content="…">`: a JSON string (`null` for none; read by
     src/files/site_fresh.rs's `read_embedded`), escaped for the attribute, replacing any earlier
-    copy. A `<meta>`, not a `<script>`: the pages hold no inline script element at all (the CSP
-    test holds them to that). The static shell takes the site's title and tagline."""
+    copy. A `<meta>`, not a `<script>`: the only inline script is the static shell's, allowed
+    by its hash (the CSP test holds the pages to that). The static shell takes the site's title and tagline."""
     data = "null" if text is None else json.dumps(text).replace("<", "\\u003c")
     html = SITE_TAG.sub("", html)
     tag = f'<meta name="hj-site" id="hj-site" content="{html_text.escape(data, quote=True)}">'
@@ -318,8 +360,11 @@ if __name__ == "__main__":
         if split_root is not None:
             html = place_chunks(d, html, split_root)
         html = externalise_loader(d, html, "site.json" if d == Path(args[0]) else "../site.json")
+        embed = None
         if d == Path(args[0]):
             html = inline_styles(d, html)
+            embed = embed_shell(html)
+            html = inline_shell_script(d, html)
         page.write_text(html)
         copy_in_browser_judge(d)
         if d == Path(args[0]):
@@ -327,5 +372,5 @@ if __name__ == "__main__":
             (d / "coi.js").write_bytes((ROOT / "src" / "web" / "coi.js").read_bytes())
         html = embed_site(html, site_text(args[0]))
         page.write_text(html)
-        if d == Path(args[0]):
-            (d / "embed.html").write_text(html)
+        if embed is not None:
+            (d / "embed.html").write_text(embed_site(embed, site_text(args[0])))

@@ -114,8 +114,8 @@ TESTS = {
 }
 
 # The quick tier's browser smoke set (scripts/test.sh --quick): a handful of the fastest tests
-# that load both pages, run HarmonicEval end to end against the fake, open a share link and
-# check the layout and axe-core (at the widths HJ_LAYOUT_WIDTHS names; --quick sets one).
+# that load both pages, run HarmonicEval end to end against the fake (once from the static shell
+# before the wasm), open a share link and check the layout and axe-core (at the widths HJ_LAYOUT_WIDTHS names; --quick sets one).
 SMOKE = {
     ("test_harmonic_eval.py", "test_spec_vector_gamma_slider_and_request_shape"),
     ("test_examples.py", "test_the_static_shell_shows_before_the_wasm_and_matches_the_app"),
@@ -126,6 +126,8 @@ SMOKE = {
     ("test_task_first.py", "test_a_fresh_visit_sees_the_task_first_and_the_judge_in_one_line"),
     ("test_engine_start.py", "test_a_binary_the_cpu_refuses_fails_the_fixture_in_one_line"),
     ("test_by_hand.py", "test_bars_set_by_drag_keys_and_typing_move_every_number_as_the_core_does"),
+    ("test_security.py", "test_the_only_inline_script_is_the_static_shells_inside_the_shell"),
+    ("test_browsers.py", "test_the_static_shell_takes_the_image_the_text_and_evaluate_before_the_wasm[chromium]"),
 }
 
 # A `metric` parameter names the metric it runs.

@@ -66,7 +66,9 @@ pub fn start_lab() {
 }
 
 /// The evaluator's `index.html` holds a static copy of its header and panels, shown while the
-/// wasm downloads; the live page replaces it.
+/// wasm downloads and already taking an image, the text and Evaluate; the live page replaces
+/// it, and the shell's own script (`src/web/shell.js`) replays what the visitor entered onto
+/// the live page's fields once this has run.
 fn remove_static_shell() {
     if let Some(shell) = web_sys::window()
         .and_then(|w| w.document())

@@ -115,10 +115,15 @@ def inject(html):
 class Site:
     """dist/ on a loopback port of its own (so each test's storage starts empty: storage is per
     origin), the watch script injected into HTML. `isolated` sends COOP and COEP
-    (`credentialless`, as scripts/serve.sh does). `log` lists every request (method, path)."""
+    (`credentialless`, as scripts/serve.sh does). `log` lists every request (method, path).
+    `hold(suffix)` keeps every request for a path ending so waiting until `release()`: a host
+    slow to send the wasm, while the page is already up; `refused = suffix` answers them 404."""
 
     def __init__(self, directory, isolated=False):
         self.log = []
+        self.held = None
+        self.refused = None
+        self.gate = threading.Event()
         site = self
 
         class Handler(SimpleHTTPRequestHandler):
@@ -150,6 +155,10 @@ class Site:
 
             def _send(self, head_only):
                 site.log.append((self.command, self.path))
+                if site.held and self.path.split("?", 1)[0].endswith(site.held):
+                    site.gate.wait(120)
+                if site.refused and self.path.split("?", 1)[0].endswith(site.refused):
+                    return self.send_error(404)
                 found = self._html()
                 if found is None:
                     return super().do_HEAD() if head_only else super().do_GET()
@@ -175,7 +184,16 @@ class Site:
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
 
+    def hold(self, suffix):
+        self.gate.clear()
+        self.held = suffix
+
+    def release(self):
+        self.held = None
+        self.gate.set()
+
     def stop(self):
+        self.release()
         self.httpd.shutdown()
         self.httpd.server_close()
 
@@ -219,20 +237,23 @@ class Display:
         self.proc = None
 
 
-def start(engine, profile, display, width=1280, height=1000, prefs=None):
+def start(engine, profile, display, width=1280, height=1000, prefs=None, page_load=None):
     """A fresh session of `engine` (a fresh profile: nothing stored). `prefs` are Firefox
-    preferences (the JSPI flag)."""
+    preferences (the JSPI flag). `page_load="none"`: navigating returns at once, not at the load
+    event (a test that holds the wasm back)."""
     from conftest import make_driver
 
     if engine == "chromium":
         profile.mkdir(parents=True, exist_ok=True)
-        d = make_driver(profile, profile)
+        d = make_driver(profile, profile, page_load=page_load)
         d.set_window_size(width, height)
     elif engine == "firefox":
         from selenium.webdriver.firefox.service import Service
 
         opts = webdriver.FirefoxOptions()
         opts.binary_location = FIREFOX
+        if page_load:
+            opts.page_load_strategy = page_load
         opts.add_argument("-headless")
         opts.add_argument(f"--width={width}")
         opts.add_argument(f"--height={height}")
@@ -246,6 +267,8 @@ def start(engine, profile, display, width=1280, height=1000, prefs=None):
 
         opts = webdriver.WebKitGTKOptions()
         opts.binary_location = minibrowser()
+        if page_load:
+            opts.page_load_strategy = page_load
         opts.add_argument("--automation")
         env = {**os.environ, "DISPLAY": display.start(), "WEBKIT_DISABLE_COMPOSITING_MODE": "1"}
         d = webdriver.WebKitGTK(service=Service(WEBKIT_DRIVER, log_output=subprocess.DEVNULL, env=env), options=opts)

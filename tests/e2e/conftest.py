@@ -93,12 +93,15 @@ def downloads(tmp_path):
     return d
 
 
-def make_driver(profile, downloads, performance_log=False, extra_args=()):
+def make_driver(profile, downloads, performance_log=False, extra_args=(), page_load=None):
     """Headless Debian Chromium through chromedriver; `performance_log` records every network
     event (the request-recording security test reads it); `extra_args` are more command-line
-    switches (the in-page judge's recording test sends everything through a logging proxy)."""
+    switches (the in-page judge's recording test sends everything through a logging proxy);
+    `page_load` a WebDriver page load strategy ("none": navigating returns at once)."""
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
+    if page_load:
+        opts.page_load_strategy = page_load
     for arg in [
         "--headless=new",
         "--no-sandbox",

@@ -116,9 +116,13 @@ def test_the_static_shell_shows_before_the_wasm_and_matches_the_app(browser, app
     page = AppPage(browser, app_url)
     page.wait_for(lambda d: not d.find_elements("id", "static-shell"), "the shell to go")
     # The shell's header and tabs say what the live page says.
-    for sel in [".topbar h1", ".tagline", "[data-testid='tab-single']", "[data-testid='tab-batch']"]:
+    for sel in [".topbar h1", ".tagline", "[data-testid='tab-single']", "[data-testid='tab-batch']",
+                "label[for='image-input']", ".dropzone .hint", "label[for='text-input']",
+                "[data-testid='evaluate-button']"]:
         text = browser.find_element("css selector", sel).text
         assert text and text in unescape(shell.group(0)), sel
+    # And its fields are the app's (issue 43: the app adopts what was entered in them).
+    assert browser.find_element("id", "text-input").get_attribute("placeholder") in unescape(shell.group(0))
     # With scripts off, the shell is what a visitor sees at once.
     browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
     try:

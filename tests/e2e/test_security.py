@@ -6,6 +6,7 @@ storage it was not allowed into, the response cache, exports, logs, error messag
 import base64
 import hashlib
 import json
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -14,7 +15,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.support.ui import Select
 
 from app_page import CRITERIA, AppPage, tid, export_pattern
-from conftest import make_driver
+from conftest import DIST, ROOT, make_driver
 from fakes.openai import FakeOpenAI
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bad_inputs"
@@ -31,14 +32,45 @@ document.addEventListener('securitypolicyviolation',
 """
 
 
+def sha256(text):
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def shell_script():
+    """The static shell's script as the build wrote it into index.html (src/web/shell.js,
+    minified): the page's one inline script."""
+    inline = re.findall(r"<script>(.*?)</script>", (DIST / "index.html").read_text(), re.S)
+    assert len(inline) == 1, f"index.html should carry exactly one inline script, not {len(inline)}"
+    assert "hj-shell-interactive" in inline[0]
+    return inline[0]
+
+
 def evaluator_csp(driver):
     """The evaluator's policy: CSP, with its one inline stylesheet (scripts/finish_dist.py inlines
     style/main.css so the first paint waits on no request) allowed by the hash of exactly that
-    text and nothing else."""
+    text, and the static shell's script (src/web/shell.js, removed with the shell when the app
+    mounts) by the hash of its text; nothing else."""
     styles = driver.execute_script("return [...document.querySelectorAll('style')].map(s => s.textContent)")
     assert len(styles) == 1, f"the evaluator should carry exactly one inline stylesheet, not {len(styles)}"
-    digest = base64.b64encode(hashlib.sha256(styles[0].encode()).digest()).decode()
-    return CSP.replace("style-src 'self';", f"style-src 'self' 'sha256-{digest}';")
+    shell = shell_script()
+    return (CSP.replace("style-src 'self';", f"style-src 'self' {sha256(styles[0])};")
+            .replace("'wasm-unsafe-eval';", f"'wasm-unsafe-eval' {sha256(shell)};"))
+
+
+def test_the_only_inline_script_is_the_static_shells_inside_the_shell():
+    """Built pages: index.html's one inline script is src/web/shell.js (minified), as its hash in the
+    policy says, inside the static shell (so it leaves with the shell); embed.html and the lab
+    have none."""
+    shell = shell_script()
+    html = (DIST / "index.html").read_text()
+    # Minified: the source's comments are not shipped.
+    assert "static-shell" in shell and "event replay" not in shell
+    # After the shell's columns, before the shell's end (the <noscript> follows the shell).
+    assert html.index("</main>") < html.index("<script>") < html.index("</script></div><noscript>")
+    policy = re.search(r"<meta\b[^>]*Content-Security-Policy[^>]*>", html).group(0)
+    assert f"script-src 'self' 'wasm-unsafe-eval' {sha256(shell)};" in policy, policy
+    for other in [DIST / "embed.html", DIST / "lab" / "index.html"]:
+        assert re.findall(r"<script>", other.read_text()) == [], other
 
 
 def origin(url):

@@ -18,6 +18,7 @@ pub fn RunBar() -> impl IntoView {
         <div class="run-bar">
             <button
                 class="primary evaluate"
+                id="evaluate-button"
                 data-testid="evaluate-button"
                 on:click=move |_| crate::ui::metrics::evaluate(state)
                 disabled=running

@@ -327,23 +327,39 @@ pub fn evaluate(state: AppState) {
 
 #[leptos::wasm_split::wasm_split(run, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn evaluate_loaded(state: AppState) -> Result<(), crate::ui::lazy::ChunkMissing> {
+    // An image still being read (chosen a moment before, or handed over by the static shell
+    // with a queued Evaluate, src/web/shell.js) is waited for, not reported missing.
+    if state.inputs.image_loading.get_untracked() {
+        leptos::task::spawn_local(async move {
+            while state.inputs.image_loading.get_untracked() {
+                crate::web::fetch::sleep(20, None).await;
+            }
+            start_run(state);
+        });
+    } else {
+        start_run(state);
+    }
+    Ok(())
+}
+
+/// What Evaluate starts, once the code is here and the image read.
+fn start_run(state: AppState) {
     // One run at a time: the button is disabled while its run is in flight, and a click that
     // slips through (a double click before the page redraws) starts nothing.
     let metric = of(state.settings.metric.get_untracked());
     if untrack(|| metric.running(state)) {
-        return Ok(());
+        return;
     }
     // A provider that needs a key gets one before anything is sent (not five 401s after).
     if let Some(m) = crate::ui::run::guidance::missing_key(state) {
         state.settings.form_problems.set(vec![m]);
-        return Ok(());
+        return;
     }
     if state.candidates.active() {
         metric.evaluate_candidates(state);
     } else {
         metric.evaluate(state);
     }
-    Ok(())
 }
 
 /// Explain: one HarmonicEval criterion (`Some`) or FLEUR's score (`None`), the two metrics
