@@ -301,6 +301,12 @@ def test_the_static_shell_says_so_when_the_evaluator_cannot_load(xb):
     WebDriverWait(xb.d, 15).until(lambda d: "did not load" in status.text, "the shell to say the evaluator did not load")
     assert "Reload the page" in status.text
     assert "error" in status.get_attribute("class")
+    # In the error colour, as the app's errors are, not the loading line's muted one.
+    colours = xb.d.execute_script(
+        "const p = document.createElement('p'); p.className = 'error'; p.textContent = 'x';"
+        "arguments[0].after(p); const c = [getComputedStyle(arguments[0]).color, getComputedStyle(p).color];"
+        "p.remove(); return c;", status)
+    assert colours[0] == colours[1], colours
     assert xb.d.find_element(*tid("shell-text-input")).get_attribute("value") == "kept"
     assert not xb.d.find_elements(*tid("metric-select"))
     # The loader's failure was the point of this test: the watch's record of it is not a defect.

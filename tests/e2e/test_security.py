@@ -15,7 +15,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.support.ui import Select
 
 from app_page import CRITERIA, AppPage, tid, export_pattern
-from conftest import DIST, ROOT, make_driver
+from conftest import DIST, make_driver
 from fakes.openai import FakeOpenAI
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bad_inputs"
