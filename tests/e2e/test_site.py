@@ -100,6 +100,46 @@ def test_the_built_static_shell_takes_the_sites_title_and_tagline():
         assert "<title>Birds &amp; Co</title>" in html
 
 
+def wasm_imports(data):
+    """(module, name) of each import of a wasm module, read with the build step's own reader."""
+    i = 8
+    while i < len(data):
+        sid, (size, at) = data[i], finish_dist._leb(data, i + 1)
+        if sid == 2:
+            body, out = data[at:at + size], []
+            count, j = finish_dist._leb(body, 0)
+            for _ in range(count):
+                module, j = finish_dist._name(body, j)
+                name, j = finish_dist._name(body, j)
+                j = finish_dist._skip_import_desc(body, j)
+                out.append((module, name))
+            return out
+        i = at + size
+    return []
+
+
+@pytest.mark.parametrize("page", [".", "lab"])
+def test_the_built_wasm_imports_its_glue_by_short_names_the_glue_defines(page):
+    """finish_dist's shorten_imports: no wasm-bindgen name with its hash digits is left in the
+    page's wasm, each short name is a key of the glue's imports object, and the page's integrity
+    hashes are those of the files as rewritten (a browser refuses the others; every browser test
+    loads them)."""
+    d = DIST / page
+    glue = next(p for p in d.glob("*.js") if re.fullmatch(r"harmonic-judge(-lab)?-[0-9a-f]+\.js", p.name))
+    wasm = d / (glue.stem + "_bg.wasm")
+    imports = [name for module, name in wasm_imports(wasm.read_bytes()) if module.endswith("_bg.js")]
+    assert len(imports) > 200, len(imports)
+    assert all(len(n) <= 2 for n in imports), [n for n in imports if len(n) > 2][:5]
+    assert len(set(imports)) == len(imports)
+    js = glue.read_text()
+    assert not re.search(r"__wb\w*_[0-9a-f]{16}\b", js), "a wasm-bindgen name with its hash is left in the glue"
+    for name in imports:
+        assert re.search(r"[{,]" + re.escape(name) + r":", js), name
+    html = (d / "index.html").read_text()
+    for f in (glue, wasm):
+        assert finish_dist.sri(f.read_bytes()) in html, f.name
+
+
 def test_the_build_refuses_a_site_file_with_a_key_with_the_pages_sentence(tmp_path):
     assert problem('{"judge": {"provider": "openai", "base_url": "https://proxy.example/v1"}}') is None
     for text, says in [
