@@ -250,7 +250,9 @@ def test_the_static_shell_takes_the_image_the_text_and_evaluate_before_the_wasm(
     xb.site.hold(wasm)
     try:
         xb.note(d)
-        d.get(xb.url)
+        # An address that opens an example (the embed's link; a site's `open_example` too): it
+        # must not replace what the visitor entered in the shell.
+        d.get(xb.url + "?example=gamma-flip-a")
         page.wait_for(lambda dr: dr.find_elements(*tid("shell-evaluate-button")), "the static shell")
         assert d.execute_script("return performance.getEntriesByName('hj-shell-interactive').length") == 1
         file_input(page, "shell-image-input", images / "photo.png")
@@ -287,6 +289,12 @@ def test_the_static_shell_takes_the_image_the_text_and_evaluate_before_the_wasm(
     assert len(fake.requests) >= 5
     sent = json.dumps([r["body"] for r in fake.requests])
     assert "A dog runs across a grassy park." in sent and "data:image/jpeg;base64," in sent
+    # The gallery came (and with it the decision about the address's example), and the visitor's
+    # caption and image are still what the page holds.
+    assert d.find_elements(*tid("demo-gamma-flip-a"))
+    assert not d.find_elements(*tid("opened-note"))
+    assert page.el("text-input").get_attribute("value") == "A dog runs across a grassy park."
+    assert page.el("image-info").text.startswith("photo.png")
 
 
 def test_the_static_shell_says_so_when_the_evaluator_cannot_load(xb):

@@ -33,6 +33,14 @@ fn open_example(state: AppState, view: OpenedView, error: RwSignal<Option<String
     });
 }
 
+/// Whether the visitor has entered a text or an image (or one is being read).
+fn has_input(state: AppState) -> bool {
+    let i = &state.inputs;
+    !i.text.get_untracked().trim().is_empty()
+        || i.image_loading.get_untracked()
+        || i.image_file.with_value(Option::is_some)
+}
+
 /// Fetches the gallery's list into `examples`, then opens the example the address
 /// (`?example=`) or the site file (`open_example`) names, if any: only one the list holds.
 pub fn load_gallery(
@@ -47,7 +55,9 @@ pub fn load_gallery(
             .and_then(|t| result_file::read_manifest(&t))
         {
             Ok(list) => {
-                if let Some(stem) = crate::ui::site::first_example() {
+                // Not over what the visitor entered already (the static shell takes the text
+                // and the image before the app mounts, issue 43): the gallery still offers it.
+                if let Some(stem) = crate::ui::site::first_example().filter(|_| !has_input(state)) {
                     match list.iter().find(|e| e.name == stem) {
                         Some(e) => open_example(state, view, error, e.clone()),
                         None => error.set(Some(format!(
