@@ -11,8 +11,8 @@ Then one test per defect these engines exposed: Firefox without its JSPI flag do
 model it cannot run, WebKit's false isolation sentence, and WebKit's temporary storage
 (refused Blobs) called "full" with an unhandled rejection behind it.
 
-Each engine starts once for the module; each test gets its own loopback origin (so its
-storage starts empty) and, where it needs one, a fresh session."""
+Each engine starts once for the module (started again if it quits: `Shared`); each test gets its
+own loopback origin (so its storage starts empty) and, where it needs one, a fresh session."""
 
 import json
 import warnings
