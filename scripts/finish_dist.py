@@ -59,6 +59,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from wasm_sizes import _leb  # the LEB128 reader the size report already has
+
 ESBUILD = Path(__file__).resolve().parents[1] / ".tools" / "node_modules" / ".bin" / "esbuild"
 ROOT = Path(__file__).resolve().parents[1]
 WLLAMA = ROOT / ".tools" / "node_modules" / "@wllama" / "wllama" / "esm"
@@ -270,17 +272,6 @@ def place_chunks(page_dir, html, split_root):
     loader = (page_dir / link_name).read_bytes()
     tag = f'<link crossorigin href="./{link_name}" integrity="{sri(loader)}" rel="modulepreload">'
     return html[:preload.end()] + tag + html[preload.end():]
-
-
-def _leb(buf, i):
-    result = shift = 0
-    while True:
-        b = buf[i]
-        i += 1
-        result |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            return result, i
 
 
 def _uleb(n):
