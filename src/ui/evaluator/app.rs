@@ -38,6 +38,10 @@ pub fn App() -> impl IntoView {
     crate::web::cache::on_write_error(move |m| state.settings.storage_error.set(Some(m)));
     crate::ui::evaluator::results_guidance::follow_results(state);
     let present = RwSignal::new(false);
+    // The file opener and the history (its storage read with it), below the result: built in
+    // the task after the first screen's (widgets/later.rs: issue 43, no long start-up task).
+    let below = NodeRef::<leptos::html::Div>::new();
+    crate::ui::widgets::later::later(below, || view! { <OpenResult/> <HistoryPanel/> });
 
     view! {
         <TopBar page=Page::Single/>
@@ -67,8 +71,7 @@ pub fn App() -> impl IntoView {
                 <SharePanel/>
                 <PresentButton present=present/>
                 // Below the result, so that an opened result's score sits beside what it judged.
-                <OpenResult/>
-                <HistoryPanel/>
+                <div class="later-part" node_ref=below></div>
             </section>
         </main>
     }
