@@ -79,5 +79,20 @@
     const t = e.target;
     if (t === window || (t && (t.tagName === 'SCRIPT' || (t.tagName === 'LINK' && /preload/.test(t.rel))))) failed();
   }, true);
+
+  // The app's files (the glue, its split loader, the wasm), asked for once the shell has
+  // painted (issue 43): preloaded in the head, they arrived and were compiled before the first
+  // frame, which came about a frame later. scripts/finish_dist.py moved them into this
+  // template. The loader, once it runs (its first line sets `hjSite`), has asked for all of
+  // them itself, and a preload then would only ask twice.
+  const preloads = $('hj-preloads');
+  let asked = !preloads;
+  const ask = () => {
+    if (asked) return;
+    asked = true;
+    if (!('hjSite' in window)) document.head.append(preloads.content);
+  };
+  requestAnimationFrame(() => setTimeout(ask));
+  setTimeout(ask, 100); // a tab in the background paints no frame
   performance.mark('hj-shell-interactive');
 })();

@@ -140,6 +140,34 @@ def test_the_built_wasm_imports_its_glue_by_short_names_the_glue_defines(page):
         assert finish_dist.sri(f.read_bytes()) in html, f.name
 
 
+def test_the_evaluators_preloads_wait_for_its_first_paint_and_each_file_is_fetched_once(browser, app_url):
+    """Issue 43: preloaded in the head, the glue, its split loader and the wasm arrived and were
+    compiled before the first frame. The build moves them into the shell's
+    `<template id=hj-preloads>`, which the shell's script puts into the head once it has painted
+    (unless the loader has already asked for them). The embed, which has no shell script, keeps
+    them in its head. In the browser the page still fetches each file once, and mounts."""
+    html = (DIST / "index.html").read_text()
+    head = html[:html.index("<body")]
+    assert not finish_dist.PRELOAD.search(head), finish_dist.PRELOAD.search(head).group(0)
+    template = re.search(r"<template id=\"?hj-preloads\"?>(.*?)</template>", html, re.S)
+    assert template, "no preload template in the shell"
+    links = finish_dist.PRELOAD.findall(template.group(1))
+    names = sorted(re.search(r'href="?\./([^" >]+)', link).group(1) for link in links)
+    assert [re.sub(r"-[0-9a-f]{16}", "", n) for n in names] == ["harmonic-judge.js", "harmonic-judge_bg.wasm", "split.js"], names
+    for link, name in zip(sorted(links, key=lambda l: re.search(r'href="?\./([^" >]+)', l).group(1)), names):
+        assert finish_dist.sri((DIST / name).read_bytes()) in link, name
+    assert html.index("hj-preloads") < html.index("hj-shell-interactive"), "the template comes before the script that uses it"
+    embed = (DIST / "embed.html").read_text()
+    assert len(finish_dist.PRELOAD.findall(embed[:embed.index("<body")])) == 3
+    assert "hj-preloads" not in embed
+    page = AppPage(browser, app_url)
+    fetched = browser.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name.split('/').pop())")
+    for name in names:
+        assert fetched.count(name) == 1, (name, fetched)
+    assert page.el("evaluate-button").is_enabled()
+
+
 def test_the_build_refuses_a_site_file_with_a_key_with_the_pages_sentence(tmp_path):
     assert problem('{"judge": {"provider": "openai", "base_url": "https://proxy.example/v1"}}') is None
     for text, says in [
