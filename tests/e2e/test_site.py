@@ -151,10 +151,12 @@ def test_the_evaluators_preloads_wait_for_its_first_paint_and_each_file_is_fetch
     assert not finish_dist.PRELOAD.search(head), finish_dist.PRELOAD.search(head).group(0)
     template = re.search(r"<template id=\"?hj-preloads\"?>(.*?)</template>", html, re.S)
     assert template, "no preload template in the shell"
-    links = finish_dist.PRELOAD.findall(template.group(1))
-    names = sorted(re.search(r'href="?\./([^" >]+)', link).group(1) for link in links)
+    links = {re.search(r'href="?\./([^" >]+)', link).group(1): link
+             for link in finish_dist.PRELOAD.findall(template.group(1))}
+    names = sorted(links)
+    assert len(finish_dist.PRELOAD.findall(template.group(1))) == len(names), "a file preloaded twice"
     assert [re.sub(r"-[0-9a-f]{16}", "", n) for n in names] == ["harmonic-judge.js", "harmonic-judge_bg.wasm", "split.js"], names
-    for link, name in zip(sorted(links, key=lambda l: re.search(r'href="?\./([^" >]+)', l).group(1)), names):
+    for name, link in links.items():
         assert finish_dist.sri((DIST / name).read_bytes()) in link, name
     assert html.index("hj-preloads") < html.index("hj-shell-interactive"), "the template comes before the script that uses it"
     embed = (DIST / "embed.html").read_text()
