@@ -11,6 +11,9 @@ use leptos::prelude::*;
 /// contexts, and its effects end with that owner). Built once and never rebuilt: a reactive
 /// closure would also compile the view's rebuild code. A part of the page that is replaced
 /// (a `Show` hidden and shown again) calls it again with its new element.
+/// The `into` element stays in the page as the built part's parent: give it the class the
+/// layout needs, or `later-part` (`display: contents`, style/main.css) to lay the part out as
+/// its parent's own children.
 pub fn later<V: IntoView + 'static>(
     into: NodeRef<leptos::html::Div>,
     view: impl FnOnce() -> V + 'static,
