@@ -15,6 +15,9 @@ export HJ_SPLIT_OUT="$(cargo metadata --format-version 1 --no-deps | python3 -c 
 PATH="$PWD/scripts/split:$PATH" trunk build --release --offline=true "$@" index.html
 # Second page after the first: Trunk empties its own dist directory before building.
 PATH="$PWD/scripts/split:$PATH" trunk build --release --offline=true "$@" --dist dist/lab src/bin/lab.html
+# Our own llama.cpp build for the in-page judge (cached outside the clone; minutes only once).
+HJ_OWN_ENGINE=$(scripts/own_engine.sh)
+export HJ_OWN_ENGINE
 scripts/finish_dist.py --chunks "$HJ_SPLIT_OUT" dist dist/lab
 scripts/examples_manifest.py dist/examples
 for wasm in dist/*_bg.wasm dist/lab/*_bg.wasm; do

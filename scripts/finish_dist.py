@@ -56,6 +56,7 @@ import base64
 import hashlib
 import html as html_text
 import json
+import os
 import re
 import subprocess
 import sys
@@ -393,7 +394,20 @@ def copy_in_browser_judge(page_dir):
         if not src.is_file():
             sys.exit(f"{src} is missing: run scripts/setup.sh")
         (out / name).write_bytes(src.read_bytes())
+    copy_own_engine(out / "own")
     print(f"copied the in-browser judge into {out}")
+
+
+def copy_own_engine(out):
+    """Our own llama.cpp build (scripts/own_engine.sh prints its folder; build.sh passes it as
+    HJ_OWN_ENGINE) and its worker and page-side client, into `wllama/own/`."""
+    built = Path(os.environ.get("HJ_OWN_ENGINE", ""))
+    if not (built / "engine.wasm").is_file():
+        sys.exit("HJ_OWN_ENGINE does not name a folder with engine.wasm: run scripts/own_engine.sh (build.sh does)")
+    out.mkdir(exist_ok=True)
+    own = ROOT / "src" / "web" / "own_engine"
+    for src in [built / "engine.js", built / "engine.wasm", own / "worker.js", own / "client.js"]:
+        (out / src.name).write_bytes(src.read_bytes())
 
 
 def place_site_file(page_dir):

@@ -4,6 +4,7 @@
 // of the first visit. It moves bytes and nothing else: what to send and how to read the answer
 // is decided in Rust (src/providers/in_browser.rs, src/web/in_browser.rs).
 import { CacheManager, Wllama, WllamaAbortError } from './wllama.js';
+import { OwnEngine } from './own/client.js';
 
 const WASM = new URL('./wllama.wasm', import.meta.url).href;
 // The same llama.cpp release built for browsers without JSPI or Memory64 (@wllama/wllama-compat:
@@ -17,6 +18,11 @@ const MEMORY32 = {
 // space is 4 GiB, which must also hold the context, the compute buffers and the image. The
 // Rust side's sentences use the same figure (providers::in_browser::MEMORY32_MAX_BYTES).
 const MEMORY32_MAX_BYTES = 2.5e9;
+// Our own build (own/: llama.cpp built here, one thread, no GPU) reads prompts
+// 3-4x as fast as wllama's Memory32 build on one thread, and still wins against it on two
+// (docs/performance.md). With more threads than that wllama's multi-threaded build runs: not
+// measured here, where the machine has two cores.
+const OURS_MAX_THREADS = 2;
 // llama.cpp's own log lines (its default, INFO: a few lines per load and per request), the
 // last few kept so that a load it refuses can say why; the Rust side tells "out of memory"
 // from a bad file by them.
@@ -75,10 +81,11 @@ const memoryBackend = {
 };
 const cache = keepsFiles ? new CacheManager() : new CacheManager([memoryBackend]);
 
-// An engine of the chosen build: 'memory32' or 'memory64'. wllama itself picks the Memory32
-// build only where JSPI or Memory64 is missing (and never in Firefox); we pick it by speed too,
-// so its choice of resources is replaced by ours, on this instance only.
+// An engine of the chosen build: 'ours', 'memory32' or 'memory64'. wllama itself picks the
+// Memory32 build only where JSPI or Memory64 is missing (and never in Firefox); we pick it by
+// speed too, so its choice of resources is replaced by ours, on this instance only.
 function fresh(build) {
+  if (build === 'ours') return new OwnEngine(quiet);
   const w = new Wllama({ default: WASM }, { logger: quiet, cacheManager: cache });
   w.setCompat(null); // never fetch the compatibility build from a CDN
   if (build === 'memory32') {
@@ -92,17 +99,21 @@ const isFirefox = () => /firefox/i.test(navigator.userAgent || '');
 // Which build loads `bytes` of files with or without the GPU, and why: { build, why } where
 // `why` is a word the Rust side phrases (providers/in_browser/mod.rs, build_sentence), or
 // { build: null, why: 'too-large' } when no build here can hold the files.
-// `globalThis.hjEngineBuild` ('memory32' or 'memory64') forces one, for the benchmark.
+// `globalThis.hjEngineBuild` ('ours', 'memory32' or 'memory64') forces one, for the benchmark
+// and the comparison of builds.
 function chooseBuild(bytes, gpu) {
   const can64 = lacks64().length === 0;
   const forced = globalThis.hjEngineBuild;
+  if (forced === 'ours' && bytes <= MEMORY32_MAX_BYTES) return { build: 'ours', why: 'forced' };
   if (forced === 'memory64' && can64) return { build: 'memory64', why: 'forced' };
   if (forced === 'memory32') return { build: 'memory32', why: 'forced' };
   if (bytes > MEMORY32_MAX_BYTES) return can64 ? { build: 'memory64', why: 'large' } : { build: null, why: 'too-large' };
-  if (!can64) return { build: 'memory32', why: 'lacks:' + lacks64().join(',') };
+  if (!gpu && threadsWanted() <= OURS_MAX_THREADS) return { build: 'ours', why: 'fastest' };
   // wllama's author measured its Memory32 build's WebGPU path as far slower in Firefox.
-  if (gpu && isFirefox()) return { build: 'memory64', why: 'firefox-gpu' };
-  return { build: 'memory32', why: 'faster' };
+  if (gpu && isFirefox() && can64) return { build: 'memory64', why: 'firefox-gpu' };
+  // Why our build does not run: the GPU, or more threads than it has.
+  if (gpu) return { build: 'memory32', why: 'gpu' };
+  return { build: 'memory32', why: 'threads' };
 }
 
 function hasMemory64() {
@@ -296,16 +307,14 @@ async function chat(body, signal) {
 }
 
 async function cacheList() {
-  const w = judge ? judge.w : fresh();
-  const entries = await w.cacheManager.list();
+  const entries = await cache.list();
   return entries
     .filter((e) => e.metadata && e.metadata.originalURL)
     .map((e) => ({ url: e.metadata.originalURL, size: e.size }));
 }
 
 async function cacheClear() {
-  const w = judge ? judge.w : fresh();
-  await w.cacheManager.clear();
+  await cache.clear();
 }
 
 // The Cross-Origin-Embedder-Policy this page was served with ('' when none or unknown), asked

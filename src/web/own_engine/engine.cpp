@@ -1,0 +1,464 @@
+// Our own build of llama.cpp for the page (issue 42, part 4): libllama and llama.cpp's common
+// library compiled here with Debian's emscripten (scripts/own_engine/build.sh), driven through
+// the C functions below by worker.js. It answers one OpenAI-format chat request the way
+// llama-server does, for the parts the app asks for:
+//
+// - the prompt: llama.cpp's own Jinja chat template code (common_chat_templates_apply), as
+//   llama-server applies it, so a model's default system prompt and special tokens are the same;
+// - sampling: llama.cpp's common sampler with llama-server's defaults and the request's
+//   temperature, top_p and seed (temperature 0: greedy);
+// - the logprobs: llama-server's default (before sampling): a softmax over every token's raw
+//   logit at that position, the top `top_logprobs` listed, and the sampled token's own;
+// - the text: each token's piece without special tokens, a token that ends inside a UTF-8
+//   character held back until the character is whole (its alternatives then dropped, as
+//   llama-server drops them), the end-of-generation token listed with an empty text.
+//
+// - images: with a projector loaded, each image_url part becomes llama.cpp's media marker in
+//   the templated prompt and its bytes go through llama.cpp's mtmd library, as llama-server
+//   does; without one, a request with an image is refused with llama-server's words.
+//
+// One request at a time, in steps, so that the worker can hear a cancel between them:
+// hj_begin (template and tokens), hj_prefill (a slice of the prompt, or one chunk of an image
+// prompt), hj_step (one token), hj_result (the answer's JSON).
+#include <emscripten/emscripten.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "chat.h"
+#include "common.h"
+#include "json.h"
+#include "log.h"
+#include "llama.h"
+#include "mtmd-helper.h"
+#include "mtmd.h"
+#include "sampling.h"
+
+namespace {
+
+struct step {
+    llama_token tok;
+    std::string text;  // what this step adds to the answer's text
+    float prob;
+    std::vector<std::pair<llama_token, float>> top;
+};
+
+struct state {
+    llama_model *model = nullptr;
+    llama_context *ctx = nullptr;
+    common_chat_templates_ptr tmpls;
+    mtmd_context *mtmd = nullptr;
+    std::string name;
+    // the request in progress
+    common_sampler *smpl = nullptr;
+    std::vector<llama_token> prompt;
+    size_t fed = 0;
+    // a prompt with images: its chunks (text and image), read one per hj_prefill
+    mtmd_input_chunks *chunks = nullptr;
+    size_t chunk_next = 0;
+    llama_pos n_past = 0;
+    size_t n_prompt = 0;
+    int n_predict = -1;
+    int n_probs = 0;
+    std::vector<step> steps;
+    std::string text;
+    size_t sent = 0;  // bytes of `text` already given to a step
+    int n_gen = 0;
+    bool done = false;
+    std::string finish = "stop";
+    double t_start = 0, t_prompt = 0, t_gen = 0;
+    std::string out;
+};
+
+state S;
+
+double now_ms() {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// llama.cpp's log lines go to the worker, which keeps the last few: a refused file says why.
+void on_log(ggml_log_level level, const char *text, void *) {
+    if (level >= GGML_LOG_LEVEL_INFO || level == GGML_LOG_LEVEL_CONT) fputs(text, stderr);
+}
+
+const char *answer(const std::string &s) {
+    S.out = s;
+    return S.out.c_str();
+}
+
+const char *error(int status, const std::string &msg) {
+    common_json e = common_json::object();
+    e["status"] = status;
+    e["message"] = msg;
+    return answer(e.dump_safe());
+}
+
+// The bytes of a `data:…;base64,…` URL (the app sends images so), or nothing.
+std::vector<unsigned char> data_url_bytes(const std::string &url) {
+    std::vector<unsigned char> out;
+    size_t comma = url.find(',');
+    if (url.rfind("data:", 0) != 0 || comma == std::string::npos) return out;
+    if (url.substr(0, comma).find(";base64") == std::string::npos) return out;
+    unsigned int acc = 0;
+    int bits = 0;
+    for (size_t i = comma + 1; i < url.size(); ++i) {
+        char c = url[i];
+        int v = c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? c - 'a' + 26
+              : c >= '0' && c <= '9' ? c - '0' + 52 : c == '+' ? 62 : c == '/' ? 63 : -1;
+        if (v < 0) continue;  // padding, whitespace
+        acc = (acc << 6) | (unsigned) v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out.push_back((unsigned char) ((acc >> bits) & 0xFF));
+        }
+    }
+    return out;
+}
+
+// Bytes of `s` up to the last whole UTF-8 character: a token may end inside one.
+size_t whole_utf8(const std::string &s) {
+    size_t n = s.size();
+    for (size_t back = 1; back <= 4 && back <= n; ++back) {
+        unsigned char c = s[n - back];
+        size_t need = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+        if (need) return back < need ? n - back : n;
+        if ((c & 0xC0) != 0x80) return n;  // an ASCII byte: nothing is cut
+    }
+    return n;
+}
+
+std::string piece(llama_token t) {
+    return common_token_to_piece(S.ctx, t, false);
+}
+
+void end_request() {
+    if (S.smpl) common_sampler_free(S.smpl);
+    S.smpl = nullptr;
+    if (S.chunks) mtmd_input_chunks_free(S.chunks);
+    S.chunks = nullptr;
+    S.prompt.clear();
+    S.steps.clear();
+    S.text.clear();
+}
+
+}  // namespace
+
+extern "C" {
+
+// Loads the GGUF at `path` (a file the worker mounted). Returns {"n_vocab", "n_ctx"} or
+// {"status", "message"}.
+EMSCRIPTEN_KEEPALIVE const char *hj_load(const char *path, const char *projector, const char *name, int n_ctx) {
+    try {
+        common_log_set_verbosity_thold(-1);  // common's logger would start a thread: none here
+        llama_log_set(on_log, nullptr);
+        llama_backend_init();
+        if (S.mtmd) mtmd_free(S.mtmd);
+        S.mtmd = nullptr;
+        if (S.ctx) llama_free(S.ctx);
+        if (S.model) llama_model_free(S.model);
+        S.ctx = nullptr;
+        S.model = nullptr;
+        S.tmpls.reset();
+        auto mp = llama_model_default_params();
+        mp.load_mode = LLAMA_LOAD_MODE_NONE;  // read into memory once: the file is the worker's blob
+        mp.n_gpu_layers = 0;
+        S.model = llama_model_load_from_file(path, mp);
+        if (!S.model) return error(500, "llama.cpp refused the file");
+        auto cp = llama_context_default_params();
+        cp.n_ctx = n_ctx;
+        cp.n_batch = 2048;  // llama-server's defaults
+        cp.n_ubatch = 512;
+        cp.n_threads = 1;
+        cp.n_threads_batch = 1;
+        S.ctx = llama_init_from_model(S.model, cp);
+        if (!S.ctx) return error(500, "llama.cpp could not make a context (out of memory?)");
+        S.tmpls = common_chat_templates_init(S.model, "");
+        if (projector && *projector) {
+            mtmd_helper_log_set(on_log, nullptr);
+            auto pp = mtmd_context_params_default();
+            pp.use_gpu = false;
+            pp.n_threads = 1;
+            pp.print_timings = false;
+            pp.media_marker = mtmd_default_marker();
+            S.mtmd = mtmd_init_from_file(projector, S.model, pp);
+            if (!S.mtmd) return error(500, "llama.cpp refused the projector");
+        }
+        S.name = name;
+        common_json r = common_json::object();
+        r["vision"] = S.mtmd != nullptr && mtmd_support_vision(S.mtmd);
+        r["n_vocab"] = llama_vocab_n_tokens(llama_model_get_vocab(S.model));
+        r["n_ctx"] = (int) llama_n_ctx(S.ctx);
+        return answer(r.dump_safe());
+    } catch (const std::exception &e) {
+        return error(500, e.what());
+    }
+}
+
+// Starts a chat completion from the request's JSON text. Returns {"n_prompt"} or
+// {"status", "message"}, as llama-server would refuse it.
+EMSCRIPTEN_KEEPALIVE const char *hj_begin(const char *body) {
+    end_request();
+    if (!S.ctx) return error(503, "no model is loaded");
+    try {
+        common_json req = common_json::parse(body);
+        if (!req.contains("messages") || !req["messages"].is_array())
+            return error(400, "'messages' is required");
+        // Each image becomes the media marker, its bytes kept in order (llama-server's way).
+        std::vector<std::vector<unsigned char>> images;
+        common_json &msgs = req["messages"];
+        for (size_t i = 0; i < msgs.size(); ++i) {
+            common_json &m = msgs[i];
+            if (!m.contains("content") || !m["content"].is_array()) continue;
+            common_json &parts = m["content"];
+            for (size_t j = 0; j < parts.size(); ++j) {
+                std::string type = parts[j].value("type", std::string());
+                if (type == "text") continue;
+                if (type != "image_url" || !S.mtmd)
+                    return error(500, "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj");
+                std::string url = parts[j].contains("image_url") ? parts[j]["image_url"].value("url", std::string()) : "";
+                images.push_back(data_url_bytes(url));
+                if (images.back().empty()) return error(400, "the image is not a base64 data URL");
+                common_json marker = common_json::object();
+                marker["type"] = "media_marker";
+                marker["text"] = mtmd_default_marker();
+                parts[j] = marker;
+            }
+        }
+        common_chat_templates_inputs in;
+        in.messages = common_chat_msgs_parse_oaicompat(req["messages"]);
+        in.use_jinja = true;
+        in.add_generation_prompt = true;
+        common_chat_params chat = common_chat_templates_apply(S.tmpls.get(), in);
+        if (images.empty()) {
+            S.prompt = common_tokenize(S.ctx, chat.prompt, true, true);
+            S.n_prompt = S.prompt.size();
+        } else {
+            std::vector<mtmd_bitmap *> bitmaps;
+            auto opt = mtmd_helper_init_opt_default();
+            for (auto &img : images) {
+                auto w = mtmd_helper_bitmap_init_from_buf(S.mtmd, img.data(), img.size(), false, opt);
+                if (!w.bitmap) {
+                    for (auto *b : bitmaps) mtmd_bitmap_free(b);
+                    return error(400, "Failed to load image or audio file");
+                }
+                bitmaps.push_back(w.bitmap);
+            }
+            mtmd_input_text text{chat.prompt.c_str(), chat.prompt.size(), true, true};
+            S.chunks = mtmd_input_chunks_init();
+            int32_t rc = mtmd_tokenize(S.mtmd, S.chunks, &text, (const mtmd_bitmap **) bitmaps.data(), bitmaps.size());
+            for (auto *b : bitmaps) mtmd_bitmap_free(b);
+            if (rc != 0) return error(400, "Failed to tokenize prompt");
+            S.n_prompt = mtmd_helper_get_n_tokens(S.chunks);
+            S.chunk_next = 0;
+            S.n_past = 0;
+        }
+        if (S.n_prompt == 0) return error(400, "the prompt is empty");
+        if ((int) S.n_prompt >= (int) llama_n_ctx(S.ctx))
+            return error(400, "the request exceeds the available context size (" + std::to_string(S.n_prompt) +
+                                  " tokens, " + std::to_string(llama_n_ctx(S.ctx)) + " available)");
+        common_params_sampling sp;
+        sp.temp = req.value("temperature", 0.8f);
+        sp.top_p = req.value("top_p", 0.95f);
+        if (req.contains("seed") && req["seed"].is_number()) sp.seed = req.value("seed", (uint32_t) LLAMA_DEFAULT_SEED);
+        if (req.value("ignore_eos", false)) {  // llama-server's way: the end tokens never win
+            const llama_vocab *vocab = llama_model_get_vocab(S.model);
+            for (llama_token t = 0; t < llama_vocab_n_tokens(vocab); ++t)
+                if (llama_vocab_is_eog(vocab, t)) sp.logit_bias.push_back({t, -INFINITY});
+        }
+        S.smpl = common_sampler_init(S.model, sp);
+        if (!S.smpl) return error(400, "the sampling settings were refused");
+        S.n_predict = req.value("max_tokens", -1);
+        S.n_probs = req.value("logprobs", false) ? std::max(1, req.value("top_logprobs", 1)) : 0;
+        S.fed = 0;
+        S.n_gen = 0;
+        S.sent = 0;
+        S.done = false;
+        S.finish = "stop";
+        S.t_start = now_ms();
+        S.t_gen = 0;
+        llama_memory_clear(llama_get_memory(S.ctx), true);
+        common_json r = common_json::object();
+        r["n_prompt"] = (int) S.n_prompt;
+        return answer(r.dump_safe());
+    } catch (const std::exception &e) {
+        return error(400, e.what());
+    }
+}
+
+// Reads up to `n` more prompt tokens (a prompt with images: its next chunk, whole). Returns
+// how many are left, or -1 when llama.cpp failed.
+EMSCRIPTEN_KEEPALIVE int hj_prefill(int n) {
+    if (!S.smpl) return -1;
+    if (S.chunks) {
+        size_t count = mtmd_input_chunks_size(S.chunks);
+        if (S.chunk_next < count) {
+            const mtmd_input_chunk *c = mtmd_input_chunks_get(S.chunks, S.chunk_next);
+            bool last = S.chunk_next + 1 == count;
+            llama_pos next = S.n_past;
+            if (mtmd_helper_eval_chunk_single(S.mtmd, S.ctx, c, S.n_past, 0, 512, last, &next) != 0) return -1;
+            S.n_past = next;
+            S.fed += mtmd_input_chunk_get_n_tokens(c);
+            ++S.chunk_next;
+        }
+        if (S.chunk_next == count) {
+            S.fed = S.n_prompt;
+            S.t_prompt = now_ms() - S.t_start;
+            return 0;
+        }
+        return (int) std::max<size_t>(1, S.n_prompt - std::min(S.fed, S.n_prompt));
+    }
+    size_t take = std::min(S.prompt.size() - S.fed, (size_t) std::max(1, n));
+    if (take > 0) {
+        // One sequence, positions following the cache, logits for the slice's last token only.
+        if (llama_decode(S.ctx, llama_batch_get_one(S.prompt.data() + S.fed, (int32_t) take)) != 0) return -1;
+        S.fed += take;
+    }
+    if (S.fed == S.prompt.size()) {
+        for (llama_token t : S.prompt) common_sampler_accept(S.smpl, t, false);
+        S.t_prompt = now_ms() - S.t_start;
+    }
+    return (int) (S.prompt.size() - S.fed);
+}
+
+// Samples one token and reads it. Returns 1 while more are to come, 0 when the answer is
+// complete, -1 when llama.cpp failed.
+EMSCRIPTEN_KEEPALIVE int hj_step() {
+    if (!S.smpl || S.fed != S.n_prompt) return -1;
+    if (S.done) return 0;
+    double t0 = now_ms();
+    const float *logits = llama_get_logits_ith(S.ctx, -1);
+    const int n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(S.model));
+    llama_token tok = common_sampler_sample(S.smpl, S.ctx, -1);
+    common_sampler_accept(S.smpl, tok, true);
+    step st{tok, "", 1.0f, {}};
+    if (S.n_probs > 0) {
+        // llama-server's probabilities: a softmax over all raw logits, highest first.
+        std::vector<std::pair<float, llama_token>> cur(n_vocab);
+        for (int i = 0; i < n_vocab; ++i) cur[i] = {logits[i], i};
+        size_t top = std::min((size_t) S.n_probs, cur.size());
+        std::partial_sort(cur.begin(), cur.begin() + top, cur.end(),
+                          [](const auto &a, const auto &b) { return a.first > b.first; });
+        float max_l = cur[0].first;
+        float sum = 0.0f;
+        for (auto &c : cur) sum += expf(c.first - max_l);
+        st.prob = expf(logits[tok] - max_l) / sum;
+        for (size_t i = 0; i < top; ++i) st.top.push_back({cur[i].second, expf(cur[i].first - max_l) / sum});
+    }
+    ++S.n_gen;
+    const llama_vocab *vocab = llama_model_get_vocab(S.model);
+    bool eog = llama_vocab_is_eog(vocab, tok);
+    S.text += piece(tok);
+    size_t whole = whole_utf8(S.text);
+    if (whole == S.text.size()) {  // a token inside a character waits for the rest of it
+        st.text = S.text.substr(S.sent);
+        S.sent = S.text.size();
+        S.steps.push_back(std::move(st));
+    }
+    if (eog) {
+        S.done = true;
+        S.finish = "stop";
+    } else if (S.n_predict >= 0 && S.n_gen >= S.n_predict) {
+        S.done = true;
+        S.finish = "length";
+    } else if ((int) (S.n_prompt + S.n_gen) + 1 >= (int) llama_n_ctx(S.ctx)) {
+        S.done = true;
+        S.finish = "length";
+    } else if (S.chunks) {
+        // after images, positions follow the chunks' (M-RoPE models count them differently)
+        llama_batch b = llama_batch_init(1, 0, 1);
+        b.n_tokens = 1;
+        b.token[0] = tok;
+        b.pos[0] = S.n_past++;
+        b.n_seq_id[0] = 1;
+        b.seq_id[0][0] = 0;
+        b.logits[0] = true;
+        int rc = llama_decode(S.ctx, b);
+        llama_batch_free(b);
+        if (rc != 0) return -1;
+    } else if (llama_decode(S.ctx, llama_batch_get_one(&tok, 1)) != 0) {
+        return -1;
+    }
+    S.t_gen += now_ms() - t0;
+    return S.done ? 0 : 1;
+}
+
+// The finished answer, as llama-server's OpenAI-format chat completion.
+EMSCRIPTEN_KEEPALIVE const char *hj_result() {
+    try {
+        common_json msg = common_json::object();
+        msg["role"] = "assistant";
+        msg["content"] = S.text.substr(0, whole_utf8(S.text));
+        common_json choice = common_json::object();
+        choice["index"] = 0;
+        choice["message"] = msg;
+        choice["finish_reason"] = S.finish;
+        if (S.n_probs > 0) {
+            common_json content = common_json::array();
+            for (const step &st : S.steps) {
+                common_json alts = common_json::array();
+                for (const auto &[t, p] : st.top) {
+                    std::string txt = piece(t);
+                    common_json bytes = common_json::array();
+                    for (unsigned char c : txt) bytes.push_back((int) c);
+                    common_json a = common_json::object();
+                    a["id"] = t;
+                    a["token"] = txt.substr(0, whole_utf8(txt));
+                    a["bytes"] = bytes;
+                    a["logprob"] = p == 0.0f ? -3.4028234663852886e38 : (double) logf(p);
+                    alts.push_back(a);
+                }
+                common_json bytes = common_json::array();
+                for (unsigned char c : st.text) bytes.push_back((int) c);
+                common_json s = common_json::object();
+                s["id"] = st.tok;
+                s["token"] = st.text;
+                s["bytes"] = bytes;
+                s["logprob"] = st.prob == 0.0f ? -3.4028234663852886e38 : (double) logf(st.prob);
+                s["top_logprobs"] = alts;
+                content.push_back(s);
+            }
+            common_json lp = common_json::object();
+            lp["content"] = content;
+            choice["logprobs"] = lp;
+        }
+        common_json r = common_json::object();
+        r["object"] = "chat.completion";
+        r["model"] = S.name;
+        common_json choices = common_json::array();
+        choices.push_back(choice);
+        r["choices"] = choices;
+        common_json usage = common_json::object();
+        usage["prompt_tokens"] = (int) S.n_prompt;
+        usage["completion_tokens"] = S.n_gen;
+        usage["total_tokens"] = (int) S.n_prompt + S.n_gen;
+        r["usage"] = usage;
+        common_json tm = common_json::object();
+        tm["prompt_n"] = (int) S.n_prompt;
+        tm["prompt_ms"] = S.t_prompt;
+        tm["prompt_per_second"] = S.t_prompt > 0 ? 1e3 * S.n_prompt / S.t_prompt : 0.0;
+        tm["predicted_n"] = S.n_gen;
+        tm["predicted_ms"] = S.t_gen;
+        tm["predicted_per_second"] = S.t_gen > 0 ? 1e3 * S.n_gen / S.t_gen : 0.0;
+        r["timings"] = tm;
+        std::string out = r.dump_safe();
+        end_request();
+        return answer(out);
+    } catch (const std::exception &e) {
+        end_request();
+        return error(500, e.what());
+    }
+}
+
+// Drops the request in progress (a cancel).
+EMSCRIPTEN_KEEPALIVE void hj_cancel() {
+    end_request();
+}
+
+}  // extern "C"

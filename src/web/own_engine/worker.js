@@ -1,0 +1,103 @@
+// The worker of our own llama.cpp build (engine.cpp, built by scripts/own_engine/build.sh into
+// engine.js and engine.wasm beside this file). It loads one model from a Blob and answers chat
+// requests one at a time, in steps, so that a cancel is heard between them. client.js is the
+// page's side of it.
+//
+// Messages in: {id, op: 'load', blobs: [model, projector?], name, nCtx}, {id, op: 'chat', body},
+// {op: 'cancel', id}.
+// Messages out: {id, ok: true, value}, {id, ok: false, error}, and {log: line} for each line
+// llama.cpp prints.
+'use strict';
+
+// How many prompt tokens one step reads: about two seconds here, the longest a cancel waits.
+const PREFILL_SLICE = 64;
+
+let ready;
+const started = new Promise((resolve) => { ready = resolve; });
+var Module = {
+  print: (line) => postMessage({ log: String(line) }),
+  printErr: (line) => postMessage({ log: String(line) }),
+  onRuntimeInitialized: () => ready(),
+};
+importScripts('engine.js');
+
+const kinds = (args) => args.map((a) => (typeof a === 'number' ? 'number' : 'string'));
+const text = (name, ...args) => Module.ccall(name, 'string', kinds(args), args);
+const num = (name, ...args) => Module.ccall(name, 'number', kinds(args), args);
+
+// A turn of the event loop, without setTimeout's 4 ms clamp: a cancel message gets in.
+const channel = new MessageChannel();
+let wake = null;
+channel.port1.onmessage = () => { const w = wake; wake = null; if (w) w(); };
+const tick = () => new Promise((resolve) => { wake = resolve; channel.port2.postMessage(0); });
+
+const cancelled = new Set();
+let mounted = false;
+
+// The engine's answer, or its refusal thrown: 'not-loaded' when it holds no model (the Rust
+// side's word), llama.cpp's own message otherwise.
+function refused(json) {
+  const r = JSON.parse(json);
+  if (r.status === 503) throw new Error('not-loaded');
+  if (r.status) throw new Error(r.message);
+  return r;
+}
+
+async function load({ blobs, name, nCtx }) {
+  await started;
+  const FS = Module.FS;
+  if (mounted) {
+    FS.unmount('/models');
+    mounted = false;
+  } else {
+    FS.mkdir('/models');
+  }
+  // Read in place from the Blobs (WORKERFS): no second copy of the files in memory.
+  const files = blobs.map((data, i) => ({ name: i === 0 ? 'model.gguf' : 'projector.gguf', data }));
+  FS.mount(FS.filesystems.WORKERFS, { blobs: files }, '/models');
+  mounted = true;
+  return refused(text('hj_load', '/models/model.gguf', blobs.length > 1 ? '/models/projector.gguf' : '', name, nCtx));
+}
+
+async function chat(id, body) {
+  await started;
+  const begun = refused(text('hj_begin', body));
+  let left = begun.n_prompt;
+  while (left > 0) {
+    await tick();
+    if (cancelled.has(id)) return abort();
+    left = num('hj_prefill', PREFILL_SLICE);
+    if (left < 0) throw new Error('llama_decode failed while reading the prompt');
+  }
+  for (;;) {
+    const more = num('hj_step');
+    if (more < 0) throw new Error('llama_decode failed while writing');
+    if (more === 0) break;
+    await tick();
+    if (cancelled.has(id)) return abort();
+  }
+  return refused(text('hj_result'));
+}
+
+function abort() {
+  num('hj_cancel');
+  const e = new Error('cancelled');
+  e.name = 'AbortError';
+  throw e;
+}
+
+self.onmessage = async (e) => {
+  const m = e.data;
+  if (m.op === 'cancel') {
+    cancelled.add(m.id);
+    return;
+  }
+  try {
+    const value = m.op === 'load' ? await load(m) : await chat(m.id, m.body);
+    postMessage({ id: m.id, ok: true, value });
+  } catch (err) {
+    postMessage({ id: m.id, ok: false, error: String((err && err.message) || err), abort: err && err.name === 'AbortError' });
+  } finally {
+    cancelled.delete(m.id);
+  }
+};
