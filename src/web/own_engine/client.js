@@ -63,10 +63,15 @@ export class OwnEngine {
     };
   }
 
-  // `blobs`: the model, and its projector for images; `params.n_ctx` as wllama's.
+  // `blobs`: the model, and its projector for images, in either order (a download's files
+  // come in wllama's); `params.n_ctx` as wllama's.
   async loadModel(blobs, params) {
-    const name = blobs[0].name || 'model.gguf';
-    const { answer } = this.ask({ op: 'load', blobs: blobs.slice(0, 2), name, nCtx: params.n_ctx || 4096 });
+    const kinds = await Promise.all(blobs.map(architecture));
+    const model = blobs.find((_, i) => kinds[i] !== 'clip') || blobs[0];
+    const projector = blobs.find((b, i) => kinds[i] === 'clip' && b !== model);
+    const files = projector ? [model, projector] : [model];
+    const name = model.name || 'model.gguf';
+    const { answer } = this.ask({ op: 'load', blobs: files, name, nCtx: params.n_ctx || 4096 });
     const facts = await answer;
     this.info = { success: true, n_vocab: facts.n_vocab, n_ctx: facts.n_ctx, vision: !!facts.vision };
   }
@@ -105,6 +110,22 @@ export class OwnEngine {
   supportInputModality(kind) {
     return kind === 'image' && !!this.info.vision;
   }
+}
+
+// A GGUF file's `general.architecture` ('clip' for a projector), read from its first bytes;
+// '' when it is not found there.
+async function architecture(blob) {
+  const bytes = new Uint8Array(await blob.slice(0, 1 << 20).arrayBuffer());
+  const key = new TextEncoder().encode('general.architecture');
+  const view = new DataView(bytes.buffer);
+  outer: for (let i = 0; i + key.length + 12 <= bytes.length; i++) {
+    for (let j = 0; j < key.length; j++) if (bytes[i + j] !== key[j]) continue outer;
+    const at = i + key.length;
+    if (view.getUint32(at, true) !== 8) return ''; // 8: a string value
+    const len = Number(view.getBigUint64(at + 4, true));
+    return new TextDecoder().decode(bytes.subarray(at + 12, Math.min(bytes.length, at + 12 + len)));
+  }
+  return '';
 }
 
 function abortError() {

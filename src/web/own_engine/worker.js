@@ -1,4 +1,4 @@
-// The worker of our own llama.cpp build (engine.cpp, built by scripts/own_engine/build.sh into
+// The worker of our own llama.cpp build (engine.cpp, built by scripts/own_engine.sh into
 // engine.js and engine.wasm beside this file). It loads one model from a Blob and answers chat
 // requests one at a time, in steps, so that a cancel is heard between them. client.js is the
 // page's side of it.
@@ -9,17 +9,21 @@
 // llama.cpp prints.
 'use strict';
 
-// How many prompt tokens one step reads: about two seconds here, the longest a cancel waits.
-const PREFILL_SLICE = 64;
-
-let ready;
-const started = new Promise((resolve) => { ready = resolve; });
+// The engine's JavaScript (engine.js) runs in this worker's global scope and declares globals
+// of its own, among them an `abort` that kills the module: `Module` is the one global of ours,
+// everything else lives in the function below.
 var Module = {
   print: (line) => postMessage({ log: String(line) }),
   printErr: (line) => postMessage({ log: String(line) }),
-  onRuntimeInitialized: () => ready(),
+  onRuntimeInitialized: () => Module.hjReady(),
 };
+Module.hjStarted = new Promise((resolve) => { Module.hjReady = resolve; });
 importScripts('engine.js');
+
+(() => {
+// How many prompt tokens one step reads: about two seconds here, the longest a cancel waits.
+const PREFILL_SLICE = 64;
+const started = Module.hjStarted;
 
 const kinds = (args) => args.map((a) => (typeof a === 'number' ? 'number' : 'string'));
 const text = (name, ...args) => Module.ccall(name, 'string', kinds(args), args);
@@ -65,7 +69,7 @@ async function chat(id, body) {
   let left = begun.n_prompt;
   while (left > 0) {
     await tick();
-    if (cancelled.has(id)) return abort();
+    if (cancelled.has(id)) return dropRequest();
     left = num('hj_prefill', PREFILL_SLICE);
     if (left < 0) throw new Error('llama_decode failed while reading the prompt');
   }
@@ -74,25 +78,38 @@ async function chat(id, body) {
     if (more < 0) throw new Error('llama_decode failed while writing');
     if (more === 0) break;
     await tick();
-    if (cancelled.has(id)) return abort();
+    if (cancelled.has(id)) return dropRequest();
   }
   return refused(text('hj_result'));
 }
 
-function abort() {
+function dropRequest() {
   num('hj_cancel');
-  const e = new Error('cancelled');
-  e.name = 'AbortError';
-  throw e;
+  throw cancelledError();
 }
 
-self.onmessage = async (e) => {
+function cancelledError() {
+  const e = new Error('cancelled');
+  e.name = 'AbortError';
+  return e;
+}
+
+// One request at a time, in the order they came: the engine holds one request's state, and a
+// request sent while a cancelled one is still winding down waits for it. A cancel is heard at
+// once (between two steps of the request it names, or before that request starts).
+let queue = Promise.resolve();
+self.onmessage = (e) => {
   const m = e.data;
   if (m.op === 'cancel') {
     cancelled.add(m.id);
     return;
   }
+  queue = queue.then(() => handle(m));
+};
+
+async function handle(m) {
   try {
+    if (cancelled.has(m.id)) throw cancelledError();
     const value = m.op === 'load' ? await load(m) : await chat(m.id, m.body);
     postMessage({ id: m.id, ok: true, value });
   } catch (err) {
@@ -100,4 +117,5 @@ self.onmessage = async (e) => {
   } finally {
     cancelled.delete(m.id);
   }
-};
+}
+})();
