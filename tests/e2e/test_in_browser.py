@@ -41,7 +41,8 @@ QUIET = ["--disable-features=NetworkTimeServiceQuerying,OptimizationHints,Optimi
          "OptimizationGuideModelDownloading,AutofillServerCommunication,MediaRouter,Translate",
          "--disable-domain-reliability", "--disable-client-side-phishing-detection", "--no-pings",
          "--disable-default-apps", "--safebrowsing-disable-auto-update"]
-BROWSER_OWN = (".google.com", ".googleapis.com", ".gstatic.com", ".duckduckgo.com")
+BROWSER_OWN = (".google.com", ".googleapis.com", ".gstatic.com", ".duckduckgo.com",
+               ".gvt1.com")  # Chromium's component updater (seen once, 2026-12-02)
 
 
 class ModelHost:
