@@ -462,7 +462,8 @@ def judge_here(driver, site, image, build="ours"):
     page = AppPage(driver, site.url)
     in_browser_panel(page)
     if build != "ours":
-        driver.execute_script("globalThis.hjEngineBuild = arguments[0];", build)
+        # Firefox runs this in a sandbox: the page's own window is its wrappedJSObject.
+        driver.execute_script("(window.wrappedJSObject || window).hjEngineBuild = arguments[0];", build)
     page.fill("model-url-input", site.url + "models/SmolLM2-135M-Instruct.Q4_1.gguf")
     page.el("load-model-button").click()
     progress = lambda: page.el("model-load-progress").get_attribute("data-status")  # noqa: E731
