@@ -273,7 +273,7 @@ pub fn build_sentence(build: &str, why: &str, loaded: bool) -> String {
         let reason = match why {
             "forced" => "chosen by hand (hjEngineBuild).",
             _ => {
-                "the fastest here on the CPU: it reads prompts 3 to 4 times as fast as \
+                "the fastest here on the CPU, reading prompts 3 to 4 times as fast as \
                   wllama's builds (docs/performance.md)."
             }
         };
