@@ -293,7 +293,9 @@ function dataUrlBytes(url) {
 async function chat(body, signal) {
   if (!judge) throw new Error('not-loaded');
   const req = JSON.parse(body);
-  for (const m of req.messages || []) {
+  // wllama takes an image as its bytes ({type: 'image', data}); our build reads the request's
+  // JSON text as llama-server does, so its images stay base64 data URLs (`image_url`).
+  for (const m of judge.build === 'ours' ? [] : req.messages || []) {
     if (!Array.isArray(m.content)) continue;
     m.content = m.content.map((part) =>
       part.type === 'image_url' ? { type: 'image', data: dataUrlBytes(part.image_url.url) } : part

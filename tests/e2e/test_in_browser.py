@@ -12,6 +12,7 @@ model's."""
 import collections
 import functools
 import json
+import math
 import re
 import threading
 import time
@@ -170,6 +171,8 @@ def check_chosen(page, doc, chosen):
         if page.state(c) == "error":
             text = page.card(c).find_element("css selector", ".error").text
             assert len(text) > 20 and "does not accept images" not in text, (c, text)
+            # The judge answered and the answer was read: the engine itself did not fail.
+            assert "in-page engine failed" not in text, (c, text)
             continue
         scored += 1
         printed = printed_rating(crit["answer"])
@@ -576,3 +579,51 @@ def test_the_builds_give_the_same_rating_and_logprobs_within_the_tolerance(brows
                     assert here[d] <= min(there.values()) + BUILD_TOLERANCE[one], (one, c, d, a, b)
         print(f"\n[in page] {one} against {other}: largest rating logprob difference {worst:.4f} nats")
         assert worst <= BUILD_TOLERANCE[one], (one, other, worst)
+
+
+def test_our_build_reads_an_image_as_native_llama_server_does(browser, app_url, host, images, real_vlm):
+    """An image through the projector: the correctness question with the image, asked of our
+    build (the page's choice on the CPU) and of native llama-server with the same model and
+    projector. The same most likely rating, logprobs within our build's tolerance; an image that
+    never reached the projector would be refused, or answered as text alone."""
+    import base64
+
+    url = "data:image/png;base64," + base64.b64encode((images / "small.png").read_bytes()).decode()
+    question = json.loads(rating_questions(CAPTION)[0])
+    question["messages"][0]["content"] = [{"type": "image_url", "image_url": {"url": url}},
+                                          {"type": "text", "text": question["messages"][0]["content"]}]
+    body = json.dumps(question)
+    req = urllib.request.Request(real_vlm.url + "/chat/completions", body.encode(), {"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=120) as r:
+        native_answer = json.loads(r.read())
+    native = top_alternatives(native_answer)
+    page = in_browser(browser, app_url)
+    browser.execute_script("delete globalThis.hjEngineBuild;")
+    assert load_url(page, f"{host.url}/{MODEL}", f"{host.url}/projector.gguf") == "ready", \
+        page.el("model-load-status").text
+    assert page.el("engine-build-info").text.startswith(BUILD_SENTENCES["ours"]), page.el("engine-build-info").text
+    assert "with a vision projector" in page.el("model-load-status").text
+    browser.set_script_timeout(JUDGE)
+    got = browser.execute_async_script(ASK_ALL_JS, [body])
+    assert not isinstance(got, str), got
+    ours = top_alternatives(got[0])
+    # The image took the projector's tokens in both: the prompts are the same length.
+    assert got[0]["usage"]["prompt_tokens"] == native_answer["usage"]["prompt_tokens"], (got[0]["usage"],
+                                                                                          native_answer["usage"])
+    shared = [d for d in "12345" if d in ours and d in native]
+    assert shared, (ours, native)
+    best = lambda t: max(shared, key=lambda d: t.get(d, float("-inf")))  # noqa: E731
+    assert best(ours) == best(native), (ours, native)
+    raw = max(abs(ours[d] - native[d]) for d in shared)
+    # The score is computed from the ratings' distribution (the digits' probabilities made to sum
+    # to one): that is what must agree. The raw logprobs also move together (the random-weight
+    # projector's image tokens weigh a little differently), so they are printed, not bounded.
+    def spread(t):
+        top = max(t[d] for d in shared)
+        norm = top + math.log(sum(math.exp(t[d] - top) for d in shared))
+        return {d: t[d] - norm for d in shared}
+    a, b = spread(ours), spread(native)
+    worst = max(abs(a[d] - b[d]) for d in shared)
+    print(f"\n[in page] an image, our build against native llama-server: largest difference in the ratings' "
+          f"distribution {worst:.4f} nats (raw logprobs: {raw:.4f})")
+    assert worst <= BUILD_TOLERANCE["ours"], (worst, ours, native)
