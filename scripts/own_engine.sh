@@ -99,44 +99,18 @@ if [[ ! -f "$OUT/engine.wasm" ]]; then
     -sENVIRONMENT=worker -sEXIT_RUNTIME=0 -sEXPORTED_RUNTIME_METHODS=ccall,FS \
     -sEXPORTED_FUNCTIONS=_hj_load,_hj_begin,_hj_prefill,_hj_step,_hj_result,_hj_cancel \
     -o "$tmp2/engine.js" 2>"$tmp2/link.log" || { tail -n 30 "$tmp2/link.log" >&2; rm -rf "$tmp2"; exit 1; }
-  # The two halves must agree: every import of the wasm is named in the JavaScript's table.
-  python3 - "$tmp2/engine.wasm" "$tmp2/engine.js" <<'PY' || { rm -rf "$tmp2"; exit 1; }
-import re, sys
-wasm, js = open(sys.argv[1], "rb").read(), open(sys.argv[2]).read()
-def leb(b, i):
-    n = shift = 0
-    while True:
-        n |= (b[i] & 0x7F) << shift
-        shift += 7
-        i += 1
-        if b[i - 1] < 0x80:
-            return n, i
-def name(b, i):
-    n, i = leb(b, i)
-    return b[i:i + n].decode(), i + n
-i, names = 8, []
-while i < len(wasm):
-    kind, size, start = wasm[i], *leb(wasm, i + 1)
-    if kind == 2:  # the import section
-        count, j = leb(wasm, start)
-        for _ in range(count):
-            module, j = name(wasm, j)
-            field, j = name(wasm, j)
-            names.append((module, field, wasm[j]))
-            desc = wasm[j]
-            j += 1
-            if desc == 0: _, j = leb(wasm, j)                      # function: type index
-            elif desc == 1: j += 1; flags, j = leb(wasm, j + 0); _, j = leb(wasm, j); j = leb(wasm, j)[1] if flags & 1 else j
-            elif desc == 2: flags, j = leb(wasm, j); _, j = leb(wasm, j); j = leb(wasm, j)[1] if flags & 1 else j
-            else: j += 2                                            # global: type, mutability
-        break
-    i = start + size
-table = re.search(r"asmLibraryArg=\{(.*?)\};", js, re.S)
-keys = set(re.findall(r'"([^"]+)":', table.group(1))) if table else set()
-missing = [f for m, f, d in names if d == 0 and f not in keys]
-if not names or missing:
-    sys.exit(f"own engine: engine.js does not provide the wasm's imports {missing[:5]} (of {len(names)})")
-PY
+  # The two halves must agree: every function the wasm imports is named in engine.js's table
+  # (Debian's wasm-dis lists the imports).
+  imports=$(/usr/bin/wasm-dis "$tmp2/engine.wasm" | sed -n 's/^ *(import "[^"]*" "\([^"]*\)" (func.*/\1/p')
+  table=$(grep -o 'asmLibraryArg={[^}]*}' "$tmp2/engine.js" || true)
+  for name in $imports; do
+    [[ $table == *"\"$name\":"* ]] || {
+      echo "own engine: engine.js does not provide the wasm's import \"$name\" (a mismatched link)" >&2
+      rm -rf "$tmp2"
+      exit 1
+    }
+  done
+  [[ -n $imports ]] || { echo "own engine: wasm-dis found no imports in engine.wasm" >&2; rm -rf "$tmp2"; exit 1; }
   rm -rf "$OUT"
   mkdir -p "$OUT"
   mv "$tmp2/engine.js" "$tmp2/engine.wasm" "$OUT/"
