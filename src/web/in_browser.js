@@ -288,19 +288,24 @@ function dataUrlBytes(url) {
   return out.buffer;
 }
 
-// One chat completion. `body` is the OpenAI-format JSON text the app built (Rust already
-// refused what llama-server would refuse); resolves to llama-server's JSON answer text.
-async function chat(body, signal) {
-  if (!judge) throw new Error('not-loaded');
-  const req = JSON.parse(body);
-  // wllama takes an image as its bytes ({type: 'image', data}); our build reads the request's
-  // JSON text as llama-server does, so its images stay base64 data URLs (`image_url`).
-  for (const m of judge.build === 'ours' ? [] : req.messages || []) {
+// wllama's form of an image: {type: 'image', data: <its bytes>} for each `image_url` part.
+function imagesAsBytes(req) {
+  for (const m of req.messages || []) {
     if (!Array.isArray(m.content)) continue;
     m.content = m.content.map((part) =>
       part.type === 'image_url' ? { type: 'image', data: dataUrlBytes(part.image_url.url) } : part
     );
   }
+}
+
+// One chat completion. `body` is the OpenAI-format JSON text the app built (Rust already
+// refused what llama-server would refuse); resolves to llama-server's JSON answer text.
+async function chat(body, signal) {
+  if (!judge) throw new Error('not-loaded');
+  const req = JSON.parse(body);
+  // Our build reads the request's JSON text as llama-server does (images as base64 data URLs);
+  // wllama takes each image as its bytes.
+  if (judge.build !== 'ours') imagesAsBytes(req);
   delete req.model;
   delete req.stream;
   if (signal) req.abortSignal = signal;
