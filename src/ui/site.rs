@@ -10,6 +10,7 @@
 
 use std::rc::Rc;
 
+use leptos::prelude::{ArcRwSignal, Track, Update};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
@@ -18,15 +19,32 @@ use crate::files::site::{Site, SiteJudge};
 thread_local! {
     static SITE: std::cell::RefCell<Rc<Site>> = std::cell::RefCell::new(Rc::new(Site::default()));
     static PROBLEM: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+    /// The site file's text the page uses now (`None`: none), so the host's later answer is
+    /// applied only where it says something else.
+    static USED: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+    /// Counts the site files applied after the page mounted (issue 58): what reads
+    /// [`tracked`] follows the host's answer when it arrives.
+    static REVISION: ArcRwSignal<u32> = ArcRwSignal::new(0);
+    /// The page's own `<title>`, for a site file that names none after one that did.
+    static PAGE_TITLE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
 }
 
-/// What the site file says (the defaults when there is none or it was refused).
+/// What the site file says (the defaults when there is none or it was refused). Untracked:
+/// read once where a value is set up; [`tracked`] where it is shown.
 pub fn get() -> Rc<Site> {
     SITE.with(|s| s.borrow().clone())
 }
 
-/// Why the site file was not used, if it was refused.
+/// [`get`], tracked: a view or an effect that reads it runs again when the host's site file
+/// arrives after the page mounted and says something else ([`revalidate`]).
+pub fn tracked() -> Rc<Site> {
+    REVISION.with(|r| r.track());
+    get()
+}
+
+/// Why the site file was not used, if it was refused (tracked, like [`tracked`]).
 pub fn problem() -> Option<String> {
+    REVISION.with(|r| r.track());
     PROBLEM.with(|p| p.borrow().clone())
 }
 
@@ -203,7 +221,7 @@ async fn settled_text(
 /// before the page shows: the host's answer when it arrived beside the wasm (an owner's edit
 /// since the build counts at once, and is kept for the next visits), else the copy the build
 /// wrote in (or the host's, learned on an earlier visit). A page the build did not finish
-/// fetches it first, as before.
+/// fetches it first, as before. An answer that comes after this is applied by [`revalidate`].
 pub async fn load(path: &str) {
     let fetched = match built_in() {
         Some(raw) => settled_text(raw, host_copy(true).await)
@@ -211,44 +229,61 @@ pub async fn load(path: &str) {
             .map_err(|_| None),
         None => get_site_text(path, true, crate::files::gate::Origin::Any).await,
     };
-    let text = match fetched {
-        Ok(None) => return,
-        Ok(Some(text)) => text,
+    match fetched {
+        Ok(text) => apply(text).await,
         Err(refused) => {
             let m = refused.unwrap_or_else(|| {
                 "This site's site.json could not be fetched; the page keeps its defaults."
                     .to_string()
             });
             PROBLEM.with(|p| *p.borrow_mut() = Some(m));
-            return;
         }
-    };
-    let outcome = match crate::ui::lazy::loading(parse_loaded(text)).await {
-        Ok(read) => read,
-        Err(_) => Err(crate::ui::lazy::missing("reading this site's site.json")),
-    };
-    match outcome {
-        Ok(site) => SITE.with(|s| *s.borrow_mut() = Rc::new(site)),
-        Err(m) => PROBLEM.with(|p| *p.borrow_mut() = Some(m)),
     }
-    if let (Some(title), Some(doc)) = (
-        get().title.clone(),
-        web_sys::window().and_then(|w| w.document()),
-    ) {
-        doc.set_title(&title);
+}
+
+/// Makes `text` (`None`: no site file) the site file the page reads: parsed in the `site`
+/// chunk (a refused one leaves the defaults and its sentence), and the document's title.
+async fn apply(text: Option<String>) {
+    USED.with(|u| *u.borrow_mut() = text.clone());
+    let outcome = match text {
+        None => Ok(Site::default()),
+        Some(text) => match crate::ui::lazy::loading(parse_loaded(text)).await {
+            Ok(read) => read,
+            Err(_) => Err(crate::ui::lazy::missing("reading this site's site.json")),
+        },
+    };
+    let (site, problem) = match outcome {
+        Ok(site) => (site, None),
+        Err(m) => (Site::default(), Some(m)),
+    };
+    PROBLEM.with(|p| *p.borrow_mut() = problem);
+    let title = site.title.clone();
+    SITE.with(|s| *s.borrow_mut() = Rc::new(site));
+    if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
+        let own = PAGE_TITLE.with(|t| t.borrow_mut().get_or_insert_with(|| doc.title()).clone());
+        doc.set_title(&title.unwrap_or(own));
     }
 }
 
 /// After the page is up: waits for the host's answer to the loader's request (a page the build
-/// finished has both the copy and the request) and keeps it for the next visit where it
-/// differs from the built-in copy. Nothing where the build wrote no copy (the page fetched it
-/// just now) or the host did not answer.
+/// finished has both the copy and the request), keeps it for the next visit where it differs
+/// from the built-in copy, and, where it says something else than the page used, applies it
+/// now (issue 58): what reads [`tracked`] follows. Nothing where the build wrote no copy (the
+/// page fetched it just now) or the host did not answer.
 pub async fn revalidate() {
     let Some(raw) = built_in() else { return };
     let Some(host) = host_copy(false).await else {
         return;
     };
-    let _ = settled_text(raw, Some(host)).await;
+    let Ok(text) = settled_text(raw, Some(host)).await else {
+        return;
+    };
+    let same =
+        USED.with(|u| u.borrow().as_deref().map(str::trim) == text.as_deref().map(str::trim));
+    if !same {
+        apply(text).await;
+        REVISION.with(|r| r.update(|n| *n += 1));
+    }
 }
 
 /// Where the suggestion of the last visit is remembered (`site_suggested::Suggested`, JSON).
@@ -270,6 +305,17 @@ pub fn changed_note() -> leptos::prelude::RwSignal<Option<String>> {
         });
     }
     note
+}
+
+/// After the host's site file was applied to a mounted page ([`revalidate`]): the note that
+/// its suggestion changed where the visitor keeps a value of their own, as on a later visit;
+/// `None` where nothing of theirs differs (or the chunk could not be fetched).
+pub async fn note_after_change() -> Option<String> {
+    let remembered = crate::web::storage::load_setting(SUGGESTED_KEY);
+    crate::ui::lazy::loading(suggestion_changed(remembered))
+        .await
+        .ok()
+        .flatten()
 }
 
 /// In the `site` chunk: compares the suggestion now with the one `remembered`, against what

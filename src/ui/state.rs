@@ -15,6 +15,7 @@ pub(crate) mod backend;
 pub(crate) mod candidates;
 pub(crate) mod inputs;
 pub(crate) mod settings;
+pub(crate) mod site_follow;
 
 pub use crate::ui::progress::{ExplainState, Progress};
 pub use backend::ConnectionState;

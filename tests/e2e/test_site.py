@@ -345,6 +345,92 @@ def test_an_owner_who_edits_the_hosts_site_json_without_rebuilding_reaches_the_n
         httpd.shutdown()
 
 
+def held_site(gate):
+    """A static handler that answers site.json only once `gate["open"]` (a threading.Event) is
+    set: a slow host, whose answer reaches the page after it mounted."""
+    class Held(_StaticHandler):
+        def do_GET(self):
+            if self.path.split("?")[0].endswith("/site.json"):
+                gate["open"].wait(30)
+            super().do_GET()
+    return Held
+
+
+def test_the_hosts_site_json_that_answers_after_the_app_mounted_applies_at_once(browser, tmp_path, fake, images):
+    """Issue 58. A site built without a site file, with one put on the host, whose answer comes
+    after the app has mounted: a new visitor's first visit shows the host's title, metrics and
+    judge within a second of the answer, without a reload, and judges through the owner's
+    backend. The owner then edits it: the first visit after the edit (the same profile, which
+    starts with the copy kept from the first) shows the edit, and a caption and a model the
+    visitor typed before it arrived are kept."""
+    def owner(title, model, metrics, **more):
+        return {"title": title, "judge": {"provider": "openai", "base_url": fake.url, "model": model},
+                "metrics": metrics, **more}
+
+    d = site_dir(tmp_path, owner("Host title", "gpt-4o-mini", ["harmonic_eval", "fleur"]), "late", built=False)
+    assert "Host title" not in (d / "index.html").read_text(), "the pages hold no site file"
+    gate = {"open": threading.Event()}
+    httpd, url = serve(d, held_site(gate))
+
+    def arrives_within_a_second(title):
+        gate["open"].set()
+        start = time.monotonic()
+        page.wait_for(lambda dr: dr.find_element(*tid("site-title")).text == title, f"the title {title!r}", 5)
+        took = time.monotonic() - start
+        assert took < 1.0, f"the host's site file showed {took:.2f} s after its answer"
+        page.wait_for(lambda dr: dr.title == title, "the document's title")
+
+    try:
+        page = AppPage(browser, url)
+        assert page.el("site-title").text == "harmonic-judge", "the page mounted before the host answered"
+        assert len(options(page)) == 5
+        arrives_within_a_second("Host title")
+        assert options(page) == ["harmonic_eval", "fleur"]
+        assert page.el("model-input").get_attribute("value") == "gpt-4o-mini"
+        assert page.el("base-url-input").get_attribute("value") == fake.url
+        page.wait_for(lambda dr: dr.find_elements(*tid("site-changed-note")), "the line that says so")
+        note = page.el("site-changed-note").text
+        assert "arrived" in note and "the title" in note and "the judge's model" in note, note
+        # Evaluate judges through the owner's backend, with no key.
+        page.select_task("ic")
+        page.upload(images / "small.png")
+        page.wait_image()
+        page.fill("text-input", "A small striped square.")
+        page.evaluate()
+        page.wait_settled()
+        chat = [r for r in fake.requests if r["path"].endswith("/chat/completions")]
+        assert len(chat) == 5 and all(r["body"]["model"] == "gpt-4o-mini" for r in chat)
+        assert all(page.state(c) == "done" for c in CRITERIA), [page.card(c).text[:100] for c in CRITERIA]
+
+        # The owner edits the host's file (no rebuild); the same visitor comes back.
+        (d / "site.json").write_text(json.dumps(owner("Edited title", "model-two", ["fleur", "harmonic_eval"],
+                                                      open_example="gamma-flip-a")))
+        later = time.time() + 2  # Last-Modified has whole seconds (see the test above)
+        os.utime(d / "site.json", (later, later))
+        gate["open"] = threading.Event()
+        page = AppPage(browser, url)
+        assert page.el("site-title").text == "Host title", "the copy kept from the first visit, until the host answers"
+        page.fill("text-input", "My own caption, typed before the host answered.")
+        page.fill("model-input", "my-own-model")
+        page.wait_for(lambda dr: dr.execute_script("return localStorage.getItem('hj.openai.model')") == "my-own-model",
+                      "the visitor's model to be kept")
+        arrives_within_a_second("Edited title")
+        assert options(page) == ["fleur", "harmonic_eval"]
+        assert Select(page.el("metric-select")).first_selected_option.get_attribute("value") == "fleur", \
+            "the visitor chose no metric: the site's first"
+        assert page.el("model-input").get_attribute("value") == "my-own-model", "what the visitor typed stays"
+        assert page.el("text-input").get_attribute("value") == "My own caption, typed before the host answered."
+        page.wait_for(lambda dr: dr.find_elements(*tid("site-changed-note")), "the note")
+        note = page.el("site-changed-note").text
+        assert "model-two" in note and "my-own-model" in note, note
+        time.sleep(0.5)  # the site's example is not opened over the visitor's caption
+        assert not browser.find_elements(*tid("opened-note"))
+        assert page.el("text-input").get_attribute("value") == "My own caption, typed before the host answered."
+    finally:
+        gate["open"].set()
+        httpd.shutdown()
+
+
 def test_a_site_file_with_a_key_is_refused_in_one_sentence_and_the_page_keeps_its_defaults(browser, site):
     url = site({"title": "Mine", "judge": {"provider": "openai", "api_key": "sk-owner-secret"}})
     page = AppPage(browser, url)

@@ -72,6 +72,31 @@ pub fn load_gallery(
     });
 }
 
+/// The host's site file arrived after the page mounted (`ui::site::revalidate`): the example it
+/// opens is opened now, where the gallery's list is here, the visitor has entered nothing and
+/// nothing else is open.
+fn follow_site(
+    state: AppState,
+    view: OpenedView,
+    error: RwSignal<Option<String>>,
+    examples: RwSignal<Vec<Example>>,
+) {
+    let initial = crate::ui::site::get();
+    Effect::new(move |last: Option<std::rc::Rc<crate::files::site::Site>>| {
+        let site = crate::ui::site::tracked();
+        let last = last.unwrap_or_else(|| initial.clone());
+        let changed = !std::rc::Rc::ptr_eq(&site, &last) && site.open_example != last.open_example;
+        let idle = untrack(|| view.0.with(Option::is_none) && !has_input(state));
+        if let Some(stem) = site.open_example.clone().filter(|_| changed && idle) {
+            let listed = examples.with_untracked(|l| l.iter().find(|e| e.name == stem).cloned());
+            if let Some(e) = listed {
+                open_example(state, view, error, e);
+            }
+        }
+        site
+    });
+}
+
 #[component]
 pub fn ExamplesGallery() -> impl IntoView {
     let state = expect_context::<AppState>();
@@ -79,6 +104,7 @@ pub fn ExamplesGallery() -> impl IntoView {
     let examples = RwSignal::new(Vec::<Example>::new());
     let error = RwSignal::new(None::<String>);
     load_gallery(state, view, error, examples);
+    follow_site(state, view, error, examples);
     view! {
         <section class="demo-gallery" data-testid="demo-gallery" aria-labelledby="demo-heading">
             <h2 id="demo-heading">"Try an example"</h2>

@@ -96,6 +96,7 @@ fn persist(state: Settings, key: &'static str, value: impl Fn() -> String + 'sta
 /// Provider settings are saved under the current preset, so each provider keeps its own.
 pub fn persist_settings(state: Settings) {
     persist_suggested(state);
+    crate::ui::state::site_follow::follow_site(state);
     persist_chosen(state);
     Effect::new(move |_| {
         let n = state.provider.effective_concurrency() as usize;
@@ -113,24 +114,23 @@ fn kept(state: Settings) -> impl Fn(Result<(), String>) + Copy + 'static {
 }
 
 /// The provider, metric, base URL and model: stored only where they differ from what the site
-/// (or the app) suggests, so what the visitor never chose follows the site.
+/// (or the app) suggests, so what the visitor never chose follows the site. The suggestion is
+/// read when a value changes: the host's site file may arrive after the page mounted
+/// (`site_follow`).
 fn persist_suggested(state: Settings) {
     let kept = kept(state);
-    let site = crate::ui::site::get();
-    let suggested = Suggested::of(&site);
-    let suggested_preset = suggested.preset.clone();
+    let now = || Suggested::of(&crate::ui::site::get());
     Effect::new(move |_| {
         let preset = state.provider.preset.get();
         kept(storage::keep_setting(
             "hj.preset",
-            keep(&preset, &suggested_preset),
+            keep(&preset, &now().preset),
         ))
     });
-    let suggested_metric = suggested.metric;
     Effect::new(move |_| {
         kept(storage::keep_setting(
             "hj.metric",
-            keep(state.metric.get().id(), &suggested_metric),
+            keep(state.metric.get().id(), &now().metric),
         ))
     });
     let per_provider_suggested = move |name: &'static str, value: String, suggestion: String| {
@@ -142,14 +142,15 @@ fn persist_suggested(state: Settings) {
         ))
     };
     // A user:password@ typed into the base URL is refused when sending and never stored.
-    let site_for_url = site.clone();
     Effect::new(move |_| {
         let url = crate::providers::without_credentials(&state.provider.base_url.get());
-        let suggestion = suggested_base_url(&site_for_url, &state.provider.preset.get_untracked());
+        let site = crate::ui::site::get();
+        let suggestion = suggested_base_url(&site, &state.provider.preset.get_untracked());
         per_provider_suggested("base_url", url, suggestion)
     });
     Effect::new(move |_| {
         let model = state.provider.model.get();
+        let site = crate::ui::site::get();
         per_provider_suggested(
             "model",
             model,

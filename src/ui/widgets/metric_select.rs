@@ -6,6 +6,8 @@ use crate::metrics::Metric;
 use crate::ui::run::image_actions;
 use crate::ui::state::{AppState, Settings};
 
+/// The metrics offered follow the site file, also when the host's arrives after the page
+/// mounted; each option says whether it is the one chosen, so a new list keeps the choice.
 /// `page`: the evaluator's state, whose image is re-encoded for the new metric (the lab has
 /// none). Both are props, not context: a context lookup per type costs first-visit bytes.
 #[component]
@@ -26,7 +28,7 @@ pub fn MetricSelect(settings: Settings, page: Option<AppState>) -> impl IntoView
         <div class="field metric-field">
             <label for="metric-select">"Metric"</label>
             <select id="metric-select" data-testid="metric-select" on:change=on_metric prop:value=move || state.metric.get().id()>
-                {crate::ui::site::get().offered().into_iter().map(|m| view! { <option value=m.id()>{m.info().name}</option> }).collect_view()}
+                {move || crate::ui::site::tracked().offered().into_iter().map(|m| view! { <option value=m.id() prop:selected=move || state.metric.get() == m>{m.info().name}</option> }).collect_view()}
             </select>
         </div>
     }
