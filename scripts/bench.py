@@ -190,16 +190,35 @@ poll();
 
 
 # Installed before any of the page's scripts (CDP), so every long task of the start-up is seen.
+# Beside it a heartbeat (issue 58): a timer every 20 ms from the document's start, whose longest
+# gap between two ticks is how long a click or a key made during start-up would have waited.
+# It counts what the longtask figure does not: tasks that run back to back, and style, layout
+# and paint between them.
 LONG_TASKS_EARLY = """
 window.__hjStartLong = [];
 new PerformanceObserver(l => l.getEntries().forEach(e => window.__hjStartLong.push(e.duration)))
   .observe({ entryTypes: ['longtask'] });
+window.__hjBeat = { last: performance.now(), worst: 0, stop: false };
+(function beat() {
+  const b = window.__hjBeat, now = performance.now();
+  b.worst = Math.max(b.worst, now - b.last);
+  b.last = now;
+  if (!b.stop) setTimeout(beat, 20);
+})();
 """
 
 LONGEST_JS = """
 const done = arguments[arguments.length - 1];
-// A little after the interactive mark, for the tasks it queued.
-setTimeout(() => done(Math.max(0, ...(window.__hjStartLong || [-1]))), 300);
+// A little after the mounted mark (the second start-up task's), for the tasks it queued.
+const wait = () => {
+  if (!performance.getEntriesByName('hj-mounted').length) return setTimeout(wait, 5);
+  setTimeout(() => {
+    const b = window.__hjBeat || { worst: -1 };
+    b.stop = true;
+    done([Math.max(0, ...(window.__hjStartLong || [-1])), b.worst]);
+  }, 300);
+};
+wait();
 """
 
 
@@ -208,7 +227,7 @@ def time_to_interactive(d, url, blank_url, loads):
     d.execute_cdp_cmd("Network.enable", {})
     d.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
     early = d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": LONG_TASKS_EARLY})
-    shell, app, blank, app_fcp, blank_fcp, longest = [], [], [], [], [], []
+    shell, app, blank, app_fcp, blank_fcp, longest, beat = [], [], [], [], [], [], []
     for _ in range(loads):
         d.get(blank_url)
         blank.append(d.execute_async_script(BLANK_JS))
@@ -220,7 +239,9 @@ def time_to_interactive(d, url, blank_url, loads):
         # keeps them for the app, which runs a queued Evaluate), or the app's if it came first.
         shell.append(mounted if took is None else min(took, mounted))
         app_fcp.append(d.execute_async_script(FCP_JS))
-        longest.append(d.execute_async_script(LONGEST_JS))
+        task, gap = d.execute_async_script(LONGEST_JS)
+        longest.append(task)
+        beat.append(gap)
     d.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
     d.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": early["identifier"]})
     # Issue 19: the static shell in index.html paints before the wasm has arrived.
@@ -231,6 +252,7 @@ def time_to_interactive(d, url, blank_url, loads):
     Row(f"start-up's longest task (worst of {loads} cold loads)", max(longest), "ms", None, None,
         "< 100 ms", max(longest) < 100)
     print(f"start-up's longest task: {[round(x) for x in longest]} ms")
+    print(f"start-up's longest heartbeat gap (20 ms timer), the same profile: {[round(x) for x in beat]} ms")
     print(f"first contentful paint: {[round(x) for x in app_fcp]} ms; a static page's: {[round(x) for x in blank_fcp]} ms")
     tti, floor = median(shell), median(blank)
     Row(f"time to interactive, the shell (median of {loads} cold loads)", tti, "ms",
@@ -240,6 +262,28 @@ def time_to_interactive(d, url, blank_url, loads):
         mounted / floor, "— (reported)", None)
     print(f"time to interactive: {[round(x) for x in shell]} ms; the app mounted: {[round(x) for x in app]} ms; "
           f"a static page's load event: {[round(x) for x in blank]} ms")
+
+
+def new_visitors(url, profiles, loads):
+    """Issue 58: start-up as a new visitor feels it. Each load in a browser of its own with a
+    new profile (no HTTP cache, no compiled code of the page's scripts or wasm), the heartbeat of
+    LONG_TASKS_EARLY from the document's start to a little after the app's second start-up task:
+    its longest gap is how long a click or a key made then would have waited. Met when `loads - 1`
+    of `loads` stay under 100 ms (one slow load on a shared 2-core machine is not the page's);
+    each load's figure is printed."""
+    gaps = []
+    for i in range(loads):
+        d = chromium(profiles / f"new-visitor-{i}")
+        try:
+            d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": LONG_TASKS_EARLY})
+            d.get(url)
+            gaps.append(d.execute_async_script(LONGEST_JS)[1])
+        finally:
+            d.quit()
+    met = sum(1 for g in gaps if g < 100)
+    Row(f"start-up's longest heartbeat gap, new visitors (median of {loads})", median(gaps), "ms", None, None,
+        f"< 100 ms in {loads - 1} of {loads}", met >= loads - 1)
+    print(f"start-up's longest heartbeat gap, each load a new visitor: {[round(x) for x in gaps]} ms")
 
 
 # ---------------------------------------------------------------- image preparation
@@ -553,6 +597,7 @@ def main():
         d = chromium(tmp / "profile")
         try:
             time_to_interactive(d, app_url, blank_url, loads)
+            new_visitors(app_url, tmp, 5)
             if not args.startup_only:
                 rest(d, args, tmp, app_url, photo_url, photo, small, runs, gamma_runs)
         finally:
