@@ -16,7 +16,17 @@ PATH="$PWD/scripts/split:$PATH" trunk build --release --offline=true "$@" index.
 # Second page after the first: Trunk empties its own dist directory before building.
 PATH="$PWD/scripts/split:$PATH" trunk build --release --offline=true "$@" --dist dist/lab src/bin/lab.html
 # Our own llama.cpp build for the in-page judge (cached outside the clone; minutes only once).
-HJ_OWN_ENGINE=$(scripts/own_engine.sh)
+# HJ_ENGINE_LATER=1 (scripts/serve.sh) does not wait for a first build of it: the site is
+# finished without it (the in-page judge runs wllama's Memory32 build, and says so) and
+# scripts/serve.sh builds it beside the running server.
+if HJ_OWN_ENGINE=$(scripts/own_engine.sh --cached); then
+  :
+elif [[ ${HJ_ENGINE_LATER:-} == 1 ]]; then
+  HJ_OWN_ENGINE=""
+  echo "our own llama.cpp build for the in-page judge is not built yet: the site is finished without it"
+else
+  HJ_OWN_ENGINE=$(scripts/own_engine.sh)
+fi
 export HJ_OWN_ENGINE
 scripts/finish_dist.py --chunks "$HJ_SPLIT_OUT" dist dist/lab
 scripts/examples_manifest.py dist/examples

@@ -45,12 +45,14 @@
    `<meta name="hj-site" id="hj-site" content="…">`, `null` for none, so the page needs no
    request before its first paint; the static shell shows the site's title and tagline. An
    owner who edits dist/site.json on the host without rebuilding still reaches visitors: the
-   page asks the host for it once it is up and uses the host's copy from the next visit
-   (src/files/site_fresh.rs). `scripts/finish_dist.py --site dist` writes an edited
+   loader asks the host for it beside the wasm, and the page applies the host's copy when it
+   arrives, on that same visit, and keeps it for the next (src/files/site_fresh.rs,
+   src/ui/state/site_follow.rs). `scripts/finish_dist.py --site dist` writes an edited
    dist/site.json into the pages again without a rebuild, so even the next visit has it.
 
 Usage: scripts/finish_dist.py [--chunks DIR] dist [dist/lab ...]
-       scripts/finish_dist.py --site dist"""
+       scripts/finish_dist.py --site dist
+       scripts/finish_dist.py --own-engine FOLDER dist [dist/lab ...]"""
 
 import base64
 import hashlib
@@ -102,7 +104,8 @@ def externalise_loader(page_dir, html, site_path="site.json"):
     glue = re.search(r"from '\./([^']+\.js)'", m.group(1)).group(1)
     wasm = re.search(r"module_or_path: '\./([^']+\.wasm)'", m.group(1)).group(1)
     # Only what the app needs: ask the host for the site file beside the wasm (the page uses the
-    # answer if it is here when the app starts, never waiting for it: src/ui/site.rs), then
+    # answer if it is here when the app starts, and applies it when it arrives otherwise, never
+    # waiting for it: src/ui/site.rs), then
     # instantiate the wasm (its `main` mounts the page). `window.hjSite` settles to the text,
     # null for none (404), or undefined for a failure.
     site = ("window.hjSite = fetch('" + site_path + "', { cache: 'no-cache', "
@@ -400,13 +403,17 @@ def copy_in_browser_judge(page_dir):
 
 def copy_own_engine(out):
     """Our own llama.cpp build (scripts/own_engine.sh prints its folder; build.sh passes it as
-    HJ_OWN_ENGINE) and its worker and page-side client, into `wllama/own/`."""
-    built = Path(os.environ.get("HJ_OWN_ENGINE", ""))
-    if not (built / "engine.wasm").is_file():
+    HJ_OWN_ENGINE) and its worker and page-side client, into `wllama/own/`. HJ_OWN_ENGINE set
+    but empty (build.sh with HJ_ENGINE_LATER=1): the worker and client only; the page then runs
+    wllama's build and says why (src/web/in_browser.js asks for own/engine.wasm), until
+    `--own-engine` adds the build."""
+    name = os.environ.get("HJ_OWN_ENGINE")
+    if name is None or (name and not (Path(name) / "engine.wasm").is_file()):
         sys.exit("HJ_OWN_ENGINE does not name a folder with engine.wasm: run scripts/own_engine.sh (build.sh does)")
     out.mkdir(exist_ok=True)
     own = ROOT / "src" / "web" / "own_engine"
-    for src in [built / "engine.js", built / "engine.wasm", own / "worker.js", own / "client.js"]:
+    built = [Path(name) / "engine.js", Path(name) / "engine.wasm"] if name else []
+    for src in [own / "worker.js", own / "client.js", *built]:
         (out / src.name).write_bytes(src.read_bytes())
 
 
@@ -477,6 +484,14 @@ def embed_site_in_pages(dist):
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--site"]:
         embed_site_in_pages(sys.argv[2])
+        sys.exit(0)
+    if sys.argv[1:2] == ["--own-engine"]:
+        # A site finished without our own build (build.sh with HJ_ENGINE_LATER=1): add it,
+        # once scripts/own_engine.sh has built it (scripts/serve.sh does, beside the server).
+        os.environ["HJ_OWN_ENGINE"] = sys.argv[2]
+        for d in map(Path, sys.argv[3:]):
+            copy_own_engine(d / "wllama" / "own")
+            print(f"added our own llama.cpp build to {d / 'wllama' / 'own'}")
         sys.exit(0)
     args = sys.argv[1:]
     split_root = None

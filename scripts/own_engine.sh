@@ -14,12 +14,15 @@
 # libraries: about 6 minutes on 2 cores) and by engine.cpp and this script (the -O3 link:
 # about 3 minutes).
 #
-#   scripts/own_engine.sh     build if needed; print the folder
+#   scripts/own_engine.sh            build if needed; print the folder
+#   scripts/own_engine.sh --cached   print the folder if it is built, else exit 1 (no build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 
 LLAMA_SDIST=$(sed -n 's/^LLAMA_SDIST=\([^ ]*\).*/\1/p' scripts/real_engine.sh)
+# --cached asks without building: nothing is built without emscripten.
+[[ ${1:-} == --cached ]] && ! command -v emcc >/dev/null && exit 1
 command -v emcc >/dev/null && command -v cmake >/dev/null || {
   as_root apt-get update -q >&2
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q emscripten cmake >&2
@@ -49,6 +52,11 @@ OUT="$LIBS/web-$KEY"
 # ggml then silently falls back to its generic kernels. LLAMA_WASM_MEM64=OFF: llama.cpp asks for
 # Memory64 by default, which 3.1.6's clang 14 crashes on.
 FLAGS="-msimd128 -fexceptions"
+
+if [[ ${1:-} == --cached ]]; then
+  [[ -f "$OUT/engine.wasm" ]] && echo "$OUT" && exit 0
+  exit 1
+fi
 
 if [[ ! -f "$LIBS/lib/done" ]]; then
   tmp=$(mktemp -d)

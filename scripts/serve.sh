@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Sets up everything, builds the site (both pages) and serves dist/ at http://127.0.0.1:8000/
+# as soon as it is built
 # (the batch lab at /lab/). Not `trunk serve`: its inline loader and live-reload script are
 # refused by the page's Content-Security-Policy, and it would serve only the one-item page.
 # It sends COOP and COEP, so the page is cross-origin isolated and the in-browser judge
@@ -13,7 +14,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-scripts/build.sh
+# The page first: our own llama.cpp build for the in-page judge (about 10 minutes the first
+# time on 2 cores) is built beside the running server, then added to dist/; until then the
+# in-page judge runs wllama's Memory32 build, and its panel says so (issue 59).
+HJ_ENGINE_LATER=1 scripts/build.sh
+if [[ ! -f dist/wllama/own/engine.wasm ]]; then
+  log=.tools/own_engine.log
+  echo "building our own llama.cpp for the in-page judge beside the server (log: $log)"
+  ( if own=$(scripts/own_engine.sh 2>"$log"); then
+      scripts/finish_dist.py --own-engine "$own" dist dist/lab >>"$log" \
+        && echo "our own llama.cpp build is in dist/: the in-page judge runs it from its next model load"
+    else
+      echo "our own llama.cpp build failed (see $log): the in-page judge keeps wllama's build"
+    fi ) &
+fi
 port="${PORT:-8000}"
 echo "serving dist/ at http://127.0.0.1:$port/ (Ctrl-C stops)"
 coep="${COEP:-credentialless}"

@@ -101,19 +101,31 @@ const isFirefox = () => /firefox/i.test(navigator.userAgent || '');
 // { build: null, why: 'too-large' } when no build here can hold the files.
 // `globalThis.hjEngineBuild` ('ours', 'memory32' or 'memory64') forces one, for the benchmark
 // and the comparison of builds.
-function chooseBuild(bytes, gpu) {
+// `ours`: whether this site serves our own build (oursServed).
+function chooseBuild(bytes, gpu, ours) {
   const can64 = lacks64().length === 0;
   const forced = globalThis.hjEngineBuild;
-  if (forced === 'ours' && bytes <= MEMORY32_MAX_BYTES) return { build: 'ours', why: 'forced' };
+  if (forced === 'ours' && ours && bytes <= MEMORY32_MAX_BYTES) return { build: 'ours', why: 'forced' };
   if (forced === 'memory64' && can64) return { build: 'memory64', why: 'forced' };
   if (forced === 'memory32') return { build: 'memory32', why: 'forced' };
   if (bytes > MEMORY32_MAX_BYTES) return can64 ? { build: 'memory64', why: 'large' } : { build: null, why: 'too-large' };
-  if (!gpu && threadsWanted() <= OURS_MAX_THREADS) return { build: 'ours', why: 'fastest' };
+  if (!gpu && threadsWanted() <= OURS_MAX_THREADS) return ours ? { build: 'ours', why: 'fastest' } : { build: 'memory32', why: 'not-built' };
   // wllama's author measured its Memory32 build's WebGPU path as far slower in Firefox.
   if (gpu && isFirefox() && can64) return { build: 'memory64', why: 'firefox-gpu' };
   // Why our build does not run: the GPU, or more threads than it has.
   if (gpu) return { build: 'memory32', why: 'gpu' };
   return { build: 'memory32', why: 'threads' };
+}
+
+// Whether this site serves our own build: a first scripts/serve.sh finishes the site before it
+// (issue 59) and adds it minutes later, so a "no" is asked again at the next load.
+let oursHere = false;
+async function oursServed() {
+  if (!oursHere) {
+    oursHere = await fetch(new URL('./own/engine.wasm', import.meta.url), { method: 'HEAD', cache: 'no-store' })
+      .then((r) => r.ok, () => false);
+  }
+  return oursHere;
 }
 
 function hasMemory64() {
@@ -211,8 +223,9 @@ async function load(source, progress, check, gpu) {
     if (refusal) throw new Error('refused:' + refusal);
   }
   const bytes = blobs.reduce((n, b) => n + b.size, 0);
+  const ours = await oursServed();
   const chosen = (onGpu) => {
-    const c = chooseBuild(bytes, onGpu);
+    const c = chooseBuild(bytes, onGpu, ours);
     if (!c.build) throw new Error('too-large:' + bytes);
     return c;
   };
@@ -344,7 +357,7 @@ async function facts() {
   return {
     missing: missing(),
     // The build a model of up to MEMORY32_MAX_BYTES will run on the CPU here, before one loads.
-    build: chooseBuild(0, false),
+    build: chooseBuild(0, false, await oursServed()),
     isolated: !!globalThis.crossOriginIsolated,
     coep: globalThis.crossOriginIsolated ? '' : await servedCoep(),
     cores: navigator.hardwareConcurrency || 1,

@@ -14,6 +14,9 @@ import functools
 import json
 import math
 import re
+import shutil
+import subprocess
+import sys
 import threading
 import time
 import urllib.request
@@ -24,7 +27,7 @@ import pytest
 from selenium.webdriver.support.ui import Select
 
 from app_page import ASK_ALL_JS, CRITERIA, AppPage, export_pattern, rating_questions, top_alternatives
-from conftest import make_driver
+from conftest import ROOT, make_driver
 from test_layout import checker_for  # noqa: F401 (a fixture)
 from recording_proxy import RecordingProxy
 from test_real_engine import CAPTION, check_harmonic_cards, check_maev_trials, export, printed_rating, set_budget
@@ -368,6 +371,51 @@ def test_a_cross_origin_isolated_page_runs_the_engine_on_threads_with_nearly_the
     print(f"\n[threads] clarity: wllama's Memory32 build {multi_s:.0f} s on 2 threads, {single_s:.0f} s on one; "
           f"our build {ours_s:.0f} s on one; score {multi[0][1]} against {single[0][1]} and {ours[0][1]}; "
           f"% {m} against {o}")
+
+
+def test_a_site_finished_before_our_build_judges_on_wllamas_and_takes_ours_once_added(browser, tmp_path, host, images):
+    """Issue 59: scripts/serve.sh serves the page before our own llama.cpp build is compiled
+    (build.sh with HJ_ENGINE_LATER=1 leaves wllama/own/ without engine.js and engine.wasm) and
+    adds it with `finish_dist.py --own-engine` when it is. Meanwhile the in-page judge runs
+    wllama's Memory32 build and says why; once added, the next load runs ours, with no reload."""
+    from conftest import DIST, _StaticHandler
+    from test_site import serve
+
+    d = tmp_path / "early"
+    d.mkdir()
+    for entry in DIST.iterdir():
+        if entry.name != "wllama":
+            (d / entry.name).symlink_to(entry)
+    (d / "wllama").mkdir()
+    for entry in (DIST / "wllama").iterdir():
+        if entry.name != "own":
+            (d / "wllama" / entry.name).symlink_to(entry)
+    (d / "wllama" / "own").mkdir()
+    for name in ("client.js", "worker.js"):  # copies: --own-engine writes them again
+        shutil.copy(DIST / "wllama" / "own" / name, d / "wllama" / "own" / name)
+    httpd, url = serve(d, _StaticHandler)
+    try:
+        page = in_browser(browser, url)
+        build = page.el("engine-build-info")
+        page.wait_for(lambda dr: build.text.strip(), "the build sentence")
+        assert build.text.startswith("Will run llama.cpp's Memory32 build"), build.text
+        assert "not on this site yet" in build.text, build.text
+        assert load_url(page, f"{host.url}/{MODEL}") == "ready", page.el("model-load-status").text
+        assert build.text.startswith("Runs llama.cpp's Memory32 build"), build.text
+        harmonic_ready(page, images / "small.png")
+        only_fluency(page)
+        page.evaluate()
+        page.wait_for(lambda dr: page.state("fluency") in ("done", "error"), "fluency", JUDGE)
+        assert "the in-page engine failed" not in page.card("fluency").text, page.card("fluency").text
+        # The build finishes: serve.sh adds it to the served folder.
+        built = DIST / "wllama" / "own"
+        run = subprocess.run([sys.executable, str(ROOT / "scripts" / "finish_dist.py"), "--own-engine", str(built),
+                              str(d)], capture_output=True, text=True)
+        assert run.returncode == 0 and (d / "wllama" / "own" / "engine.wasm").is_file(), run.stdout + run.stderr
+        assert load_url(page, f"{host.url}/{MODEL}") == "ready", page.el("model-load-status").text
+        assert build.text.startswith("Runs our own build of llama.cpp"), build.text
+    finally:
+        httpd.shutdown()
 
 
 def test_the_same_input_gives_identical_distributions_twice_and_cancel_stops_a_run(browser, app_url, host, images):

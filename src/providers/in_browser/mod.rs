@@ -289,6 +289,11 @@ pub fn build_sentence(build: &str, why: &str, loaded: bool) -> String {
     let reason = match why {
         "faster" => "the faster of the two on the CPU, measured (docs/performance.md).".to_string(),
         "gpu" => "our own, faster build has no GPU path, so wllama's runs.".to_string(),
+        "not-built" => {
+            "our own, faster build is not on this site yet (a first scripts/serve.sh \
+                        adds it a few minutes after the page is up; scripts/build.sh waits for it)."
+                .to_string()
+        }
         "threads" => "the page may use more than two threads, which wllama's build can and our \
                       own one-thread build cannot."
             .to_string(),
@@ -584,7 +589,11 @@ mod tests {
             "{ours}"
         );
         assert!(build_sentence("ours", "forced", true).starts_with("Runs our own build"));
-        for (why, says) in [("gpu", "no GPU path"), ("threads", "more than two threads")] {
+        for (why, says) in [
+            ("gpu", "no GPU path"),
+            ("threads", "more than two threads"),
+            ("not-built", "not on this site yet"),
+        ] {
             let s = build_sentence("memory32", why, true);
             assert!(
                 s.starts_with("Runs llama.cpp's Memory32 build") && s.contains(says),
