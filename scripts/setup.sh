@@ -91,6 +91,8 @@ if $want_tests; then
     as_root apt-get update -q
     DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q firefox-esr webkit2gtk-driver xvfb
   fi
+  say "rust-analyzer (scripts/check_editor.py: an editor follows the code into src/ui/)"
+  rustup component add rust-analyzer
   say "Python test environment (.venv)"
   [[ -x .venv/bin/python ]] || python3 -m venv .venv
   .venv/bin/pip install -q --disable-pip-version-check -r tests/e2e/requirements.txt
