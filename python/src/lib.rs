@@ -159,6 +159,9 @@ fn settings_of(
     Ok((plan, backend))
 }
 
+/// A planned batch: its JSONL, how many requests, and (item id, reason) for each item left out.
+type Planned = (String, usize, Vec<(String, String)>);
+
 /// The dataset's requests as OpenAI Batch API JSONL: (text, how many, [(item id, reason)] for
 /// the items that could not be planned).
 #[pyfunction]
@@ -178,7 +181,7 @@ fn plan(
     max_tokens: Option<u32>,
     image_detail: &str,
     boxes_drawn: bool,
-) -> PyResult<(String, usize, Vec<(String, String)>)> {
+) -> PyResult<Planned> {
     let (plan, backend) = settings_of(
         metric,
         extended,
