@@ -67,6 +67,8 @@ FILES = {
     # The in-page judge's GPU setting, its numbers before and during the wait, and the backend
     # a result records (Chromium with --enable-unsafe-webgpu).
     "test_in_page_gpu.py": ({"evaluator"}, {"harmonic_eval"}, {"providers"}),
+    # The command line and the Python package (issue 60): the same numbers as the lab.
+    "test_cli.py": ({"lab"}, set(), {"batch"}),
 }
 
 ENGINES = {"test_real_engine.py": "real_engine", "test_engine_start.py": "real_engine", "test_in_browser.py": "in_browser",
@@ -111,6 +113,8 @@ TESTS = {
     ("test_real_engine.py", "test_fleur_candidates_against_the_real_engine"): {"candidates"},
     ("test_task_first.py", "test_explain_on_an_opened_example_keeps_the_stored_explanation"): {"fleur"},
     ("test_site.py", "test_a_fresh_visitor_judges_inside_the_page_with_the_sites_model"): {"in_browser", "harmonic_eval"},
+    ("test_cli.py", "test_one_set_of_answers_gives_the_same_numbers_in_the_page_the_cli_and_python"): ALL_METRICS,
+    ("test_cli.py", "test_the_cli_judges_a_dataset_on_the_real_engine_survives_a_kill_and_the_lab_agrees"): {"real_engine", "fleur"},
 }
 
 # The quick tier's browser smoke set (scripts/test.sh --quick): a handful of the fastest tests

@@ -301,6 +301,26 @@ pub struct RunSettings {
     pub maev: MaevSettings,
 }
 
+impl RunSettings {
+    /// What a lab run fixes when the page's storage holds no setting of its own
+    /// (`ui::metrics::stored_run_settings` with nothing stored): G-VEval reference-free, MAEV's
+    /// default trials, threshold and few-shot pool with seed 1. The command line and the Python
+    /// package run with these, so their requests are the lab's.
+    pub fn lab(fidelity: fidelity::Fidelity, chosen_criteria: CriterionSet) -> RunSettings {
+        RunSettings {
+            fidelity,
+            chosen_criteria,
+            gv_mode: g_veval::Mode::RefFree,
+            maev: MaevSettings {
+                trials: maev::DEFAULT_TRIALS,
+                threshold: maev::DEFAULT_THRESHOLD,
+                seed: 1,
+                pool: maev::default_pool(),
+            },
+        }
+    }
+}
+
 /// A metric's identity as shown to users and written in exports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MetricInfo {

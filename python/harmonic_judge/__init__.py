@@ -1,0 +1,281 @@
+"""harmonic-judge in Python: the page's metrics for notebooks and pipelines.
+
+The same Rust core as the page and the ``hj`` command (no second implementation), in three
+steps that need no Rust knowledge::
+
+    import harmonic_judge as hj
+
+    data = hj.Dataset("dataset.jsonl")                 # or a .zip holding dataset and images
+    planned = hj.plan(data, metric="harmonic_eval", provider="vllm", model="Qwen/Qwen2.5-VL-3B-Instruct")
+    open("requests.jsonl", "w").write(planned.jsonl)   # run it on OpenAI's Batch API or vLLM's run_batch
+    scored = hj.score(data, open("answers.jsonl").read(), metric="harmonic_eval", provider="vllm",
+                      model="Qwen/Qwen2.5-VL-3B-Instruct")
+    scored.results.overall(gamma=0.5)                  # γ re-weighting, without asking again
+    scored.results.agreement()                         # the lab's τ-b, τ-c, pairwise accuracy
+
+Results files are the lab's (``Results.to_jsonl`` writes one its *Import results* opens).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+from . import _core
+
+__all__ = [
+    "Dataset",
+    "Results",
+    "Planned",
+    "Scored",
+    "Agreement",
+    "plan",
+    "score",
+    "read_results",
+    "metrics",
+    "providers",
+    "GAMMA_DEFAULT",
+]
+
+__version__: str = _core.__version__
+
+#: γ of the overall score when none is given: the page's default.
+GAMMA_DEFAULT = 0.75
+
+
+class Dataset:
+    """A dataset in the lab's format, read from disk and checked as the lab checks an import.
+
+    ``path`` is a ``.jsonl``, ``.csv`` or ``.tsv`` file (its images beside it, or in
+    ``images``: a ZIP or a folder), or a ``.zip`` holding the dataset file and its images.
+    Bad rows are left out and listed in :attr:`report` with their line numbers; a file that
+    cannot be read at all raises :class:`ValueError` with the page's sentence.
+    """
+
+    def __init__(self, path: Union[str, os.PathLike], images: Union[str, os.PathLike, None] = None):
+        self._core = _core.Dataset(os.fspath(path), None if images is None else os.fspath(images))
+
+    @property
+    def name(self) -> str:
+        """The dataset file's name (inside the ZIP when it came in one)."""
+        return self._core.name
+
+    @property
+    def ids(self) -> List[str]:
+        """The items' ids, in file order (an item's position is its batch ``custom_id`` prefix)."""
+        return self._core.ids
+
+    @property
+    def report(self) -> List[str]:
+        """The lab's findings in line order: bad rows and warnings, one sentence each."""
+        return self._core.report
+
+    def __len__(self) -> int:
+        return len(self._core)
+
+    def __repr__(self) -> str:
+        return f"Dataset({self.name!r}, {len(self)} items)"
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """The lab's agreement with human judgments at one γ.
+
+    ``figures`` is the lab's *Export agreement* document: ``overall`` and ``criteria`` with
+    ``tau_b``/``tau_c`` (×100, each ``{"value", "ci_low", "ci_high"}``, 95 % bootstrap intervals
+    drawn as the lab draws them) and ``pairwise_accuracy``. ``lines`` words it as the lab's table.
+    """
+
+    figures: Dict[str, Any]
+    lines: List[str]
+
+    @property
+    def tau_b(self) -> Optional[float]:
+        """The overall score's Kendall τ-b ×100."""
+        return self.figures["overall"]["tau_b"]["value"]
+
+    @property
+    def tau_c(self) -> Optional[float]:
+        """The overall score's Kendall τ-c ×100."""
+        return self.figures["overall"]["tau_c"]["value"]
+
+    @property
+    def pairwise_accuracy(self) -> Optional[float]:
+        """Pairwise accuracy (%) over the best-of-N pairs, when there are any."""
+        return self.figures["pairwise_accuracy"]["accuracy"]["value"]
+
+
+class Results:
+    """Items' results as the lab stores them; the numbers stay in the core until read."""
+
+    def __init__(self, core: Any):
+        self._core = core
+
+    @staticmethod
+    def read_jsonl(text: str) -> "Results":
+        """A results JSONL file's text, read as the lab's *Import results* reads it (lines it
+        refuses are in :attr:`problems`)."""
+        return Results(_core.Results.read_jsonl(text))
+
+    @property
+    def problems(self) -> List[str]:
+        """Lines of a read file that were not results, one sentence each."""
+        return self._core.problems
+
+    def __len__(self) -> int:
+        return len(self._core)
+
+    def to_dicts(self) -> List[Dict[str, Any]]:
+        """Every result as a dict: ``id``, ``metric``, ``criteria`` (``name``, ``score``,
+        ``sigma``, ``distribution``, ``error``, ``doubts``) or ``score``, ``error``, ``human``…
+        Floats are exact (the shortest text that reads back to the same double)."""
+        return json.loads(self._core.to_json())
+
+    def to_jsonl(self, gamma: float = GAMMA_DEFAULT) -> str:
+        """The lab's results JSONL (``overall`` at ``gamma`` added to each line)."""
+        return self._core.to_jsonl(float(gamma))
+
+    def overall(self, gamma: float = GAMMA_DEFAULT) -> List[Optional[float]]:
+        """Each result's overall score at ``gamma``: HarmonicEval's criteria weighed by
+        σ^(−2(1−γ)/γ) (γ = 1 the plain mean), other metrics' one score; ``None`` when none."""
+        return self._core.overall(float(gamma))
+
+    def agreement(
+        self, gamma: float = GAMMA_DEFAULT, protocol: str = "repeated", keep_partial: bool = False
+    ) -> Optional[Agreement]:
+        """The lab's agreement figures, or ``None`` when no result carries a human judgment.
+
+        ``protocol``: several ratings per item as ``"repeated"`` (each paired with the score,
+        CLIPScore's) or ``"averaged"`` (G-VEval's). Items scored on fewer than all their
+        criteria are left out unless ``keep_partial``, as in the lab.
+        """
+        got = self._core.agreement(float(gamma), protocol, keep_partial)
+        if got is None:
+            return None
+        figures, lines = got
+        return Agreement(json.loads(figures), lines)
+
+    def __repr__(self) -> str:
+        return f"Results({len(self)} items)"
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A planned batch: ``jsonl`` (OpenAI Batch API lines, ``custom_id`` ``"<item>:<slot>"``;
+    vLLM's ``run_batch`` reads it too), how many ``requests``, and the items that could not be
+    planned as ``(id, reason)``."""
+
+    jsonl: str
+    requests: int
+    broken: List[Tuple[str, str]] = field(default_factory=list)
+
+    def lines(self) -> List[Dict[str, Any]]:
+        """The requests as dicts."""
+        return [json.loads(line) for line in self.jsonl.splitlines() if line.strip()]
+
+
+@dataclass(frozen=True)
+class Scored:
+    """Answers read into ``results``; ``unanswered`` item ids; ``stray`` lines (answers to no
+    item of the dataset, unreadable lines), one sentence each."""
+
+    results: Results
+    unanswered: List[str]
+    stray: List[str]
+
+
+def _options(
+    metric: Optional[str],
+    extended: bool,
+    extensions: Sequence[str],
+    criteria: Sequence[str],
+    provider: str,
+    model: Optional[str],
+    base_url: Optional[str],
+    max_tokens: Optional[int],
+    image_detail: str,
+) -> Dict[str, Any]:
+    return dict(
+        metric=metric,
+        extended=extended,
+        extensions=list(extensions),
+        criteria=list(criteria),
+        provider=provider,
+        model=model,
+        base_url=base_url,
+        max_tokens=max_tokens,
+        image_detail=image_detail,
+    )
+
+
+def plan(
+    dataset: Dataset,
+    *,
+    metric: Optional[str] = None,
+    provider: str = "openai",
+    model: Optional[str] = None,
+    base_url: Optional[str] = None,
+    max_tokens: Optional[int] = None,
+    image_detail: str = "auto",
+    extended: bool = False,
+    extensions: Sequence[str] = (),
+    criteria: Sequence[str] = (),
+    boxes_drawn: bool = False,
+) -> Planned:
+    """The dataset's requests, as the lab's Batch-API run makes them.
+
+    ``metric`` is one of :func:`metrics` (default the first, HarmonicEval); ``provider`` one of
+    :func:`providers`, whose defaults (model, output budget) apply as on the page. Images are
+    sent as their files are (the page re-encodes them in the browser); REG boxes must already
+    be drawn in (``boxes_drawn=True``). Raises :class:`ValueError` with a sentence for a setting
+    that cannot be used.
+    """
+    jsonl, n, broken = _core.plan(
+        dataset._core,
+        boxes_drawn=boxes_drawn,
+        **_options(metric, extended, extensions, criteria, provider, model, base_url, max_tokens, image_detail),
+    )
+    return Planned(jsonl, n, [tuple(b) for b in broken])
+
+
+def score(
+    dataset: Dataset,
+    answers: str,
+    *,
+    metric: Optional[str] = None,
+    provider: str = "openai",
+    model: Optional[str] = None,
+    base_url: Optional[str] = None,
+    max_tokens: Optional[int] = None,
+    image_detail: str = "auto",
+    extended: bool = False,
+    extensions: Sequence[str] = (),
+    criteria: Sequence[str] = (),
+) -> Scored:
+    """Reads a batch's answers (the text of OpenAI's or vLLM's output and error files, one
+    answer per line) into the items' results, as the lab reads a finished batch. Give the same
+    metric and options as :func:`plan`."""
+    core, unanswered, stray = _core.score(
+        dataset._core,
+        answers,
+        **_options(metric, extended, extensions, criteria, provider, model, base_url, max_tokens, image_detail),
+    )
+    return Scored(Results(core), unanswered, stray)
+
+
+def read_results(path: Union[str, os.PathLike]) -> Results:
+    """A results JSONL file (the lab's export, or ``hj run``'s), read as the lab reads it."""
+    with open(path, encoding="utf-8") as f:
+        return Results.read_jsonl(f.read())
+
+
+def metrics() -> List[str]:
+    """The metrics' ids, the default first."""
+    return _core.metrics()
+
+
+def providers() -> List[str]:
+    """The providers' ids (the page's presets)."""
+    return _core.providers()

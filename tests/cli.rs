@@ -1,0 +1,380 @@
+//! The `hj` binary end to end, natively: planning and scoring the sample dataset give the
+//! library's own results; a live run against a loopback server in OpenAI's wire format records
+//! each item as it finishes, stops at a rejected key with nothing lost, and resumes with only the
+//! items left; bad input gets a sentence and a non-zero exit. (The browser suite runs it against
+//! the real llama-server and the Python fakes: tests/e2e/test_cli.py.)
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use harmonic_judge::lab::io;
+use harmonic_judge::native::{batch_files, files, settings};
+
+const HJ: &str = env!("CARGO_BIN_EXE_hj");
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("public/sample-dataset.zip")
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hj-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn hj(args: &[&str]) -> Output {
+    Command::new(HJ)
+        .args(args)
+        .env_remove("HJ_API_KEY")
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// A chat completion printing `rating`, its token certain but for a little mass on "2".
+fn completion(rating: &str) -> serde_json::Value {
+    serde_json::json!({"model": "judge", "choices": [{"index": 0, "finish_reason": "stop",
+        "message": {"role": "assistant", "content": rating},
+        "logprobs": {"content": [{"token": rating, "logprob": -0.105,
+            "top_logprobs": [{"token": rating, "logprob": -0.105}, {"token": "2", "logprob": -2.3}]}]}}]})
+}
+
+#[test]
+fn plan_then_score_gives_the_librarys_results_and_the_labs_figures() {
+    let dir = temp("plan");
+    let requests = dir.join("requests.jsonl");
+    let zip = sample();
+    let o = hj(&[
+        "plan",
+        zip.to_str().unwrap(),
+        "--provider",
+        "vllm",
+        "--out",
+        requests.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&requests)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 6 * 5, "six items, five criteria each");
+    // Every request answered, as a batch's output file holds them.
+    let answers: String = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let rating = ["3", "4", "5"][i % 3];
+            serde_json::json!({"id": format!("r{i}"), "custom_id": l["custom_id"],
+                "response": {"status_code": 200, "body": completion(rating)}, "error": null})
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    let answers_path = dir.join("answers.jsonl");
+    std::fs::write(&answers_path, &answers).unwrap();
+    let results = dir.join("results.jsonl");
+    let agreement = dir.join("agreement.json");
+    let o = hj(&[
+        "score",
+        zip.to_str().unwrap(),
+        answers_path.to_str().unwrap(),
+        "--provider",
+        "vllm",
+        "--out",
+        results.to_str().unwrap(),
+        "--agreement",
+        agreement.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        text(&o).contains("Agreement with human judgments (6 items"),
+        "{}",
+        text(&o)
+    );
+    // The library's own reading of the same answers: the file is its results, byte for byte
+    // (compared as text: serde_json reads floats back to within one unit in the last place,
+    // in the page as here, so a parsed file is not the bit-exact test).
+    let metric = settings::metric("harmonic_eval").unwrap();
+    let plan = settings::plan(metric, false, &[], &[]).unwrap();
+    let judge = settings::JudgeSettings {
+        provider: "vllm".into(),
+        ..Default::default()
+    };
+    let backend = judge.offline_backend(metric).unwrap();
+    let loaded = files::load(&zip, None, false).unwrap();
+    let want = batch_files::score(&plan, &backend, &loaded.items, &answers).results;
+    assert_eq!(want.len(), 6);
+    assert!(want.iter().all(|r| r.is_complete()));
+    assert_eq!(
+        std::fs::read_to_string(&results).unwrap(),
+        io::to_jsonl(&want, 0.75)
+    );
+    // The figures are those of the file as the lab's import reads it.
+    let (got, problems) = io::from_jsonl(&std::fs::read_to_string(&results).unwrap());
+    assert!(problems.is_empty(), "{problems:?}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&agreement).unwrap()).unwrap();
+    let f = harmonic_judge::lab::figures::figures(&got, 0.75, Default::default(), false).unwrap();
+    assert_eq!(
+        doc["overall"]["tau_b"]["value"].as_f64(),
+        f.report.overall.tau_b
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A loopback server in OpenAI's wire format: `answer(n)` gives the status and body of the
+/// n-th chat request (0-based), counted in `hits`.
+fn serve(
+    answer: impl Fn(usize) -> (u16, String) + Send + Sync + 'static,
+) -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let hits = Arc::new(AtomicUsize::new(0));
+    let (counter, answer) = (hits.clone(), Arc::new(answer));
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let (counter, answer) = (counter.clone(), answer.clone());
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut stream = stream;
+                loop {
+                    let mut length = 0;
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    loop {
+                        let mut h = String::new();
+                        if reader.read_line(&mut h).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        if h.trim().is_empty() {
+                            break;
+                        }
+                        if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+                            length = v.trim().parse().unwrap_or(0);
+                        }
+                    }
+                    let mut body = vec![0; length];
+                    if reader.read_exact(&mut body).is_err() {
+                        return;
+                    }
+                    let n = counter.fetch_add(1, Ordering::SeqCst);
+                    let (status, text) = answer(n);
+                    let head = format!(
+                        "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\n{}content-length: {}\r\n\r\n",
+                        if status == 429 { "retry-after: 0.2\r\n" } else { "" },
+                        text.len()
+                    );
+                    if stream
+                        .write_all(head.as_bytes())
+                        .and_then(|()| stream.write_all(text.as_bytes()))
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (url, hits)
+}
+
+#[test]
+fn a_run_stops_at_a_rejected_key_and_resumes_with_nothing_lost() {
+    let dir = temp("run");
+    let out = dir.join("results.jsonl");
+    let zip = sample();
+    let ok = completion("4").to_string();
+    // Two items' worth of answers (five criteria each), then the key is refused.
+    let refused = r#"{"error":{"message":"Incorrect API key provided: sk-te***. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}"#;
+    let (url, hits) = serve(move |n| {
+        if n < 10 {
+            (200, ok.clone())
+        } else {
+            (401, refused.to_string())
+        }
+    });
+    let run = |url: &str| {
+        hj(&[
+            "run",
+            zip.to_str().unwrap(),
+            "--provider",
+            "llama_server",
+            "--base-url",
+            url,
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let o = run(&url);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    let said = text(&o);
+    assert!(
+        said.contains("API key was rejected") && said.contains("run the same command again"),
+        "{said}"
+    );
+    let kept = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(
+        kept.lines().count(),
+        2,
+        "the items done are kept, the refused one is not"
+    );
+    assert_eq!(hits.load(Ordering::SeqCst), 11);
+    // Resumed against a server that answers: only the four items left are sent.
+    let ok = completion("5").to_string();
+    let (url, hits) = serve(move |_| (200, ok.clone()));
+    let o = run(&url);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("Resuming: 2 of 6 items"), "{}", text(&o));
+    assert_eq!(hits.load(Ordering::SeqCst), 4 * 5);
+    let (results, problems) = io::from_jsonl(&std::fs::read_to_string(&out).unwrap());
+    assert!(problems.is_empty());
+    let mut ids: Vec<&str> = results.iter().map(|r| r.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), 6, "every item once");
+    assert!(results.iter().all(|r| r.is_complete()));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_input_gets_a_sentence_and_a_non_zero_exit() {
+    let dir = temp("bad");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec![
+                "run".into(),
+                "missing.jsonl".into(),
+                "--provider".into(),
+                "llama_server".into(),
+                "--out".into(),
+                "o.jsonl".into(),
+            ],
+            "there is no such file",
+        ),
+        (
+            vec!["judge".into(), "--key".into(), "sk-123".into()],
+            "--key-env",
+        ),
+        (
+            vec![
+                "judge".into(),
+                "--text".into(),
+                "A cat.".into(),
+                "--image".into(),
+                "nope.png".into(),
+                "--provider".into(),
+                "llama_server".into(),
+            ],
+            "cannot be read",
+        ),
+        (
+            vec![
+                "plan".into(),
+                "x.jsonl".into(),
+                "--metric".into(),
+                "bleu".into(),
+            ],
+            "There is no metric",
+        ),
+        (
+            vec![
+                "judge".into(),
+                "--provider".into(),
+                "openai".into(),
+                "--text".into(),
+                "x".into(),
+            ],
+            "needs an API key",
+        ),
+        (vec!["frobnicate".into()], "There is no command"),
+    ];
+    for (args, sentence) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = hj(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains(sentence), "{args:?}: {}", text(&o));
+        assert!(!text(&o).contains("sk-123"));
+    }
+    // A bad dataset line: said with its number; the good rows still run.
+    let data = dir.join("d.jsonl");
+    std::fs::write(
+        &data,
+        "{\"id\":\"a\",\"text\":\"A cat.\",\"task\":\"ic\"}\n{\"text\":\"no id\"}\n",
+    )
+    .unwrap();
+    let o = hj(&[
+        "plan",
+        data.to_str().unwrap(),
+        "--metric",
+        "fleur",
+        "--provider",
+        "vllm",
+        "--out",
+        dir.join("r.jsonl").to_str().unwrap(),
+    ]);
+    assert!(text(&o).contains("Line 2:"), "{}", text(&o));
+    assert_ne!(o.status.code(), Some(0));
+    let help = hj(&["--help"]);
+    assert!(text(&help).contains("hj run DATASET"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_rate_limit_that_outlasts_the_retries_stops_the_run_after_honouring_retry_after() {
+    let dir = temp("429");
+    let out = dir.join("results.jsonl");
+    let limited = r#"{"error":{"message":"Rate limit reached for gpt-4o.","type":"tokens","param":null,"code":"rate_limit_exceeded"}}"#;
+    let (url, hits) = serve(move |_| (429, limited.to_string()));
+    let started = std::time::Instant::now();
+    let o = hj(&[
+        "run",
+        sample().to_str().unwrap(),
+        "--metric",
+        "fleur",
+        "--provider",
+        "llama_server",
+        "--base-url",
+        &url,
+        "--retries",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    let said = text(&o);
+    assert!(said.contains("Retrying in 0.2 s (retry 1 of 2)"), "{said}");
+    assert!(
+        said.contains("HTTP 429") && said.contains("retry after 0.2 s"),
+        "{said}"
+    );
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        3,
+        "one request and two retries, then the stop"
+    );
+    assert!(
+        started.elapsed().as_secs_f64() >= 0.4,
+        "each retry waited what the server asked"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap_or_default(),
+        "",
+        "nothing recorded"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
