@@ -50,6 +50,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import metric_list  # noqa: E402
 
 SRC = Path(__file__).resolve().parent.parent / "src"
+
+
+def sources(root=SRC):
+    """The Rust sources under `root`, without build outputs (src/python/target/, where maturin
+    builds the Python package's binding)."""
+    return (p for p in sorted(root.rglob("*.rs")) if "target" not in p.relative_to(SRC).parts)
 MAX_FILE = 600
 MAX_FN = 80
 
@@ -248,7 +254,7 @@ def metric_identifiers():
     """Files outside the rooms and registries (tests aside) with an identifier, in code, that
     contains a metric's name (`harmonic`, `he_`, `fleur`, `maev`, `gveval`, `g_veval`)."""
     out = []
-    for path in sorted(SRC.rglob("*.rs")):
+    for path in sources():
         rel = str(path.relative_to(SRC))
         if rel in REGISTRIES or rel.endswith("tests.rs"):
             continue
@@ -312,7 +318,7 @@ def main():
     top_edges, sub_edges = {}, {}
     naming = {}
     tops = {top(p.relative_to(SRC)) for p in SRC.glob("*") if p.suffix == ".rs" or p.is_dir()}
-    for path in sorted(SRC.rglob("*.rs")):
+    for path in sources():
         rel = path.relative_to(SRC)
         loc, f, code = analyse(path)
         files.append((loc, str(rel)))

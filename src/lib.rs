@@ -22,7 +22,7 @@ pub mod inputs;
 pub mod lab;
 pub mod meta;
 pub mod metrics;
-/// Native only: what the command line (`src/bin/hj/`) and the Python package (`python/`) share.
+/// Native only: what the command line (`src/bin/hj/`) and the Python package (`src/python/`) share.
 #[cfg(not(target_arch = "wasm32"))]
 pub mod native;
 pub mod providers;

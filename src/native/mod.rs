@@ -1,5 +1,5 @@
 //! The core's way in without a page, natively only: what the command line (`src/bin/hj/`) and
-//! the Python package (`python/`) share. Nothing here decides a number: the requests are
+//! the Python package (`src/python/`) share. Nothing here decides a number: the requests are
 //! `batch::plan::Plan::requests`, the answers are read by `Plan::read` and
 //! `batch::openai_batch::read_output`, the figures are `lab::figures`, exactly as the lab calls
 //! them; this module only reads files from disk and turns the page's settings into arguments.

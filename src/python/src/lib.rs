@@ -3,7 +3,7 @@
 //! `lab::figures`, `ItemResult::overall`), so the numbers are the page's. Results stay Rust
 //! values inside [`Results`]: a float crosses into Python once, exactly (as a Python float, or
 //! as the shortest text that reads back to it), and never comes back through a text parse.
-//! The Python layer (`python/harmonic_judge/__init__.py`) adds types and docstrings.
+//! The Python layer (`src/python/harmonic_judge/__init__.py`) adds types and docstrings.
 
 use std::path::Path;
 
