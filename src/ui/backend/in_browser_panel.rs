@@ -183,6 +183,31 @@ fn picked(id: &str) -> Option<web_sys::File> {
     input.files()?.get(0)
 }
 
+/// The model the site file names for its visitors, ready to load; a site file that arrives
+/// later (`ui::site::revalidate`) replaces it where the visitor has not typed another.
+fn follow_site_model(p: Panel) {
+    Effect::new(move |named: Option<(String, String)>| {
+        let j = crate::ui::site::tracked();
+        let j = j.judge.as_ref().filter(|j| j.provider == "in_browser");
+        let resolved =
+            |u: Option<&String>| u.map(|u| crate::ui::site::resolve(u)).unwrap_or_default();
+        let now = (
+            resolved(j.and_then(|j| j.model_url.as_ref())),
+            resolved(j.and_then(|j| j.projector_url.as_ref())),
+        );
+        let (model, projector) = named.unwrap_or_default();
+        untrack(|| {
+            if p.url.get() == model {
+                p.url.set(now.0.clone());
+            }
+            if p.projector_url.get() == projector {
+                p.projector_url.set(now.1.clone());
+            }
+        });
+        now
+    });
+}
+
 #[component]
 pub fn InBrowserPanel() -> impl IntoView {
     let p = Panel {
@@ -204,28 +229,7 @@ pub fn InBrowserPanel() -> impl IntoView {
         build: RwSignal::new(String::new()),
         keeps: RwSignal::new(true),
     };
-    // The model the site file names for its visitors, ready to load; a site file that arrives
-    // later (`ui::site::revalidate`) replaces it where the visitor has not typed another.
-    Effect::new(move |named: Option<(String, String)>| {
-        let j = crate::ui::site::tracked();
-        let j = j.judge.as_ref().filter(|j| j.provider == "in_browser");
-        let resolved =
-            |u: Option<&String>| u.map(|u| crate::ui::site::resolve(u)).unwrap_or_default();
-        let now = (
-            resolved(j.and_then(|j| j.model_url.as_ref())),
-            resolved(j.and_then(|j| j.projector_url.as_ref())),
-        );
-        let (model, projector) = named.unwrap_or_default();
-        untrack(|| {
-            if p.url.get() == model {
-                p.url.set(now.0.clone());
-            }
-            if p.projector_url.get() == projector {
-                p.projector_url.set(now.1.clone());
-            }
-        });
-        now
-    });
+    follow_site_model(p);
     p.refresh();
     size_watch(p);
     let busy = move || matches!(p.status.get(), "downloading" | "loading");

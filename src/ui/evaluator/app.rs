@@ -30,6 +30,7 @@ pub fn App() -> impl IntoView {
     provide_context(opened);
     crate::ui::evaluator::share::open_from_fragment(state, opened);
     crate::ui::state::settings::persist_settings(state.settings);
+    crate::ui::state::site_follow::follow_site(state.settings);
     state.metric_settings.persist(state.settings.storage_error);
     // The answer cache's count opens IndexedDB: after the first screen (widgets/later.rs).
     crate::ui::widgets::later::mounted(move || runner::refresh_cache_count(state.settings));

@@ -21,6 +21,7 @@ pub fn LabApp() -> impl IntoView {
     let state = Settings::restore();
     provide_context(state);
     crate::ui::state::settings::persist_settings(state);
+    crate::ui::state::site_follow::follow_site(state);
     runner::refresh_cache_count(state);
     // A failed cache write is said with the other storage refusals (under the run bar; in the
     // lab, in the batch panel); the run keeps its answer.

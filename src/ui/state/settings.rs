@@ -96,7 +96,6 @@ fn persist(state: Settings, key: &'static str, value: impl Fn() -> String + 'sta
 /// Provider settings are saved under the current preset, so each provider keeps its own.
 pub fn persist_settings(state: Settings) {
     persist_suggested(state);
-    crate::ui::state::site_follow::follow_site(state);
     persist_chosen(state);
     Effect::new(move |_| {
         let n = state.provider.effective_concurrency() as usize;

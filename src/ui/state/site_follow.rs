@@ -16,10 +16,11 @@ use leptos::prelude::*;
 use crate::files::site::Site;
 use crate::files::site_suggested::{suggested_base_url, suggested_model, Suggested};
 use crate::metrics::Metric;
-use crate::ui::state::Settings;
+use crate::ui::state::settings::Settings;
 use crate::web::storage;
 
-/// Follows each site file applied after `state` was set up.
+/// Follows each site file applied after `state` was set up (both pages call it beside
+/// `persist_settings`).
 pub fn follow_site(state: Settings) {
     let initial = crate::ui::site::get();
     Effect::new(move |last: Option<Rc<Site>>| {
