@@ -63,6 +63,8 @@ FILES = {
     "test_real_engine.py": ({"evaluator"}, set(), set()),
     # The engine starts as the suite starts it, or says in one line why not (no page).
     "test_engine_start.py": (set(), set(), set()),
+    # The SmolVLM-256M-shaped test model in llama-server: its views, and the wrong files (issue 57).
+    "test_vision_model.py": (set(), set(), {"providers"}),
     "test_in_browser.py": ({"evaluator"}, set(), {"providers"}),
     # The in-page judge's GPU setting, its numbers before and during the wait, and the backend
     # a result records (Chromium with --enable-unsafe-webgpu).
@@ -71,7 +73,8 @@ FILES = {
     "test_cli.py": ({"lab"}, set(), {"batch"}),
 }
 
-ENGINES = {"test_real_engine.py": "real_engine", "test_engine_start.py": "real_engine", "test_in_browser.py": "in_browser",
+ENGINES = {"test_real_engine.py": "real_engine", "test_engine_start.py": "real_engine",
+           "test_vision_model.py": "real_engine", "test_in_browser.py": "in_browser",
            "test_in_page_gpu.py": "in_browser"}
 
 ALL_METRICS = {"harmonic_eval", "fleur", "g_veval", "maev"}

@@ -39,6 +39,12 @@ pub enum JudgeError {
         status: u16,
         message: Option<String>,
     },
+    /// The text model lacks the special tokens its projector wraps each image in (llama.cpp
+    /// answers 400 "Invalid token": SmolLM2 loaded with SmolVLM's projector).
+    ImageTokens {
+        status: u16,
+        message: Option<String>,
+    },
     /// The user pressed Cancel.
     Cancelled,
     /// A metric that asks for a printed number (FLEUR, G-VEval) got none.
@@ -96,6 +102,19 @@ impl fmt::Display for JudgeError {
                     f,
                     "This model does not accept images (HTTP {status}). Choose a vision model \
                      (for llama-server, start it with the model's --mmproj file)"
+                )?;
+                end_with_server_message(f, message)
+            }
+            JudgeError::ImageTokens { status, message } => {
+                write!(
+                    f,
+                    "This model lacks the image tokens its projector needs (HTTP {status}): \
+                     llama.cpp wraps each image in the projector's special tokens (SmolVLM's \
+                     <fake_token_around_image> and <global-img>), and this model's vocabulary \
+                     has none of them. Load SmolVLM's own model file with its projector (for \
+                     llama-server: -m SmolVLM-256M-Instruct-Q8_0.gguf --mmproj \
+                     mmproj-SmolVLM-256M-Instruct-Q8_0.gguf), not plain SmolLM2 with SmolVLM's \
+                     projector"
                 )?;
                 end_with_server_message(f, message)
             }
@@ -200,7 +219,7 @@ impl std::error::Error for JudgeError {}
 impl JudgeError {
     /// The error for a non-2xx answer, recognising from the server's own words the refusals a
     /// person fixes differently: a bad key (Gemini answers 400 for it), a model without image
-    /// input, an endpoint or model without logprobs.
+    /// input or without its projector's image tokens, an endpoint or model without logprobs.
     pub fn from_http(status: u16, message: Option<String>, retry_after: Option<String>) -> Self {
         let lower = message.as_deref().unwrap_or("").to_ascii_lowercase();
         let says = |words: &[&str]| words.iter().any(|w| lower.contains(w));
@@ -220,6 +239,11 @@ impl JudgeError {
                 && says(&["not supported", "not allowed", "unsupported", "not enabled"])
             {
                 return JudgeError::NoLogprobs;
+            }
+            // llama-server's words, and only its: a token mtmd looked up for the image's
+            // delimiters is not in the text model's vocabulary (text alone never gets it).
+            if status == 400 && lower.trim() == "invalid token" {
+                return JudgeError::ImageTokens { status, message };
             }
             let about_images = says(&["image", "vision", "mmproj", "multimodal"]);
             if about_images
@@ -433,6 +457,31 @@ mod tests {
             None,
         );
         assert!(matches!(e, JudgeError::NoVision { .. }), "{e:?}");
+
+        // llama-server with plain SmolLM2 and SmolVLM's projector, to any image: its body byte
+        // for byte (tests/e2e/test_vision_model.py asserts the same one).
+        let body =
+            r#"{"error":{"code":400,"message":"Invalid token","type":"invalid_request_error"}}"#;
+        let e = JudgeError::from_http(400, error_body_message(body), None);
+        assert!(
+            matches!(e, JudgeError::ImageTokens { status: 400, .. }),
+            "{e:?}"
+        );
+        let said = e.to_string();
+        for part in [
+            "lacks the image tokens",
+            "<fake_token_around_image> and <global-img>",
+            "SmolVLM's own model file with its projector",
+            "Server said: Invalid token",
+        ] {
+            assert!(said.contains(part), "{part}: {said}");
+        }
+        assert!(!e.is_transient());
+        // Other words, or another status, stay what they were.
+        let e = JudgeError::from_http(400, Some("Prompt contains invalid tokens".into()), None);
+        assert!(matches!(e, JudgeError::Http { .. }), "{e:?}");
+        let e = JudgeError::from_http(500, Some("Invalid token".into()), None);
+        assert!(matches!(e, JudgeError::Http { .. }), "{e:?}");
 
         let e = JudgeError::from_http(503, Some("overloaded".into()), Some("2".into()));
         assert!(e.is_transient());

@@ -218,7 +218,11 @@ async function load(source, progress, check, gpu) {
     name = decodeURIComponent(new URL(source.url).pathname.split('/').pop() || 'model.gguf');
   }
   for (const [i, blob] of blobs.entries()) {
-    const label = source.files ? (i === 0 ? 'model' : 'projector') : 'downloaded';
+    // The slot a file came from, so a projector given as the model (or the reverse) is refused
+    // by name: picked files are [model, projector]; downloads are the model's file (or shards)
+    // with the projector last.
+    const slot = i === 0 ? 'model' : source.files || (source.mmprojUrl && i === blobs.length - 1) ? 'projector' : '';
+    const label = source.files ? slot : ('downloaded ' + slot).trim();
     const refusal = check(label, await head(blob), blob.size);
     if (refusal) throw new Error('refused:' + refusal);
   }

@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -74,21 +75,25 @@ def exit_reason(returncode):
 class RealLlamaServer:
     """A real llama-server on a free loopback port. With `vision`, it loads the random-weight
     projector so images take llama.cpp's real image path. `binary` replaces bin/llama-server
-    (the tests of the one-line reason use it)."""
+    (the tests of the one-line reason use it); `model` and `projector` replace the suite's
+    SmolLM2 and its projector (test_vision_model.py loads the SmolVLM-256M-shaped files)."""
 
-    def __init__(self, engine_dir, vision, extra=(), binary=None, ready_within=60.0):
+    def __init__(self, engine_dir, vision, extra=(), binary=None, ready_within=60.0, model=None,
+                 projector=None):
         engine_dir = Path(engine_dir)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/v1"
         args = [
             str(binary or engine_dir / "bin" / "llama-server"),
-            "-m", str(engine_dir / MODEL_FILE),
+            "-m", str(model or engine_dir / MODEL_FILE),
             "--alias", ALIAS,
             "--host", "127.0.0.1", "--port", str(self.port),
             *SUITE_FLAGS,
             *extra,
         ]
-        if vision:
+        if projector:
+            args += ["--mmproj", str(projector)]
+        elif vision:
             args += ["--mmproj", str(engine_dir / "projector.gguf")]
         self.log_path = engine_dir / f"server-{self.port}.log"
         self.log = open(self.log_path, "wb")
@@ -116,16 +121,19 @@ class RealLlamaServer:
         tail = log_tail(self.log_path)
         raise EngineDied(f"{head}. Its log ({self.log_path}) ends: {tail or '(empty)'}")
 
-    def chat(self, content="Rate this caption from 1 to 5: a dog on grass.", **extra):
-        """One chat completion with logprobs, as the app asks: (HTTP status, JSON body). A server
-        that dies on it raises EngineDied with the reason."""
+    def chat(self, content="Rate this caption from 1 to 5: a dog on grass.", timeout=120, **extra):
+        """One chat completion with logprobs, as the app asks: (HTTP status, JSON body), an
+        error status with llama-server's error body. A server that dies on it raises EngineDied
+        with the reason."""
         body = {"model": ALIAS, "messages": [{"role": "user", "content": content}], "max_tokens": 4,
                 "temperature": 0, "logprobs": True, "top_logprobs": 5, **extra}
         req = urllib.request.Request(self.url + "/chat/completions", json.dumps(body).encode(),
                                      {"Content-Type": "application/json"})
         try:
-            with urllib.request.urlopen(req, timeout=120) as r:
+            with urllib.request.urlopen(req, timeout=timeout) as r:
                 return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read() or b"{}")
         except OSError as e:
             time.sleep(0.5)
             if self.proc.poll() is not None:

@@ -51,6 +51,7 @@ pub fn stops_the_run(e: &JudgeError) -> bool {
             | JudgeError::Redirect { .. }
             | JudgeError::Setting { .. }
             | JudgeError::NoVision { .. }
+            | JudgeError::ImageTokens { .. }
             | JudgeError::Http {
                 status: 401 | 403 | 404 | 429,
                 ..

@@ -1,6 +1,8 @@
-//! The one fact the panel reads from a model's GGUF header before loading it: its
-//! quantization (`general.file_type`), because llama.cpp's WebAssembly build has SIMD kernels
-//! for some quantizations and not others, and that decides how fast the judge runs in the page.
+//! The facts the panel reads from a GGUF header before loading it: a model's quantization
+//! (`general.file_type`), because llama.cpp's WebAssembly build has SIMD kernels for some
+//! quantizations and not others, and that decides how fast the judge runs in the page; and
+//! what the file is (`general.architecture`: `clip` for a vision projector), so that a projector
+//! picked as the model, or a model as the projector, is refused before llama.cpp sees it.
 //!
 //! GGUF (llama.cpp's file format): the magic `GGUF`, a u32 version, a u64 tensor count, a u64
 //! key count, then each key as a u64-length string, a u32 value type and the value; little
@@ -31,6 +33,26 @@ pub fn file_type(head: &[u8]) -> Option<u32> {
                 return None;
             }
             continue;
+        }
+        r.skip_value(kind)?;
+    }
+    None
+}
+
+/// `general.architecture` of the header in `head` (`"llama"` for SmolLM2, `"clip"` for a vision
+/// projector); `None` when the bytes do not reach it or are not GGUF.
+pub fn architecture(head: &[u8]) -> Option<String> {
+    let mut r = Reader { bytes: head, at: 0 };
+    if r.take(4)? != b"GGUF" || r.u32()? < 2 {
+        return None;
+    }
+    let _tensors = r.u64()?;
+    let keys = r.u64()?;
+    for _ in 0..keys {
+        let key = r.string()?;
+        let kind = r.u32()?;
+        if key == b"general.architecture" && kind == 8 {
+            return Some(String::from_utf8_lossy(r.string()?).into_owned());
         }
         r.skip_value(kind)?;
     }
@@ -194,6 +216,10 @@ mod tests {
             ("general.file_type", 4, 1u32.to_le_bytes().to_vec()),
         ]);
         assert_eq!(file_type(&clip), None);
+        assert_eq!(architecture(&clip).as_deref(), Some("clip"));
+        assert_eq!(architecture(&h).as_deref(), Some("llama"));
+        assert_eq!(architecture(&h[..30]), None, "cut short");
+        assert_eq!(architecture(b"\x89PNG\r\n\x1a\n"), None);
         // A length beyond the bytes, and an unknown type, end the search.
         let mut bad = header(&[("x", 99, vec![])]);
         assert_eq!(file_type(&bad), None);

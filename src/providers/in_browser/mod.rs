@@ -114,7 +114,8 @@ pub fn props_body(name: &str, vision: bool) -> String {
 }
 
 /// The sentence refusing a picked or downloaded file before llama.cpp sees it, or `None`.
-/// `label` is "model", "projector" or "downloaded"; `head` its first bytes.
+/// `label` is "model", "projector", "downloaded model", "downloaded projector" or "downloaded"
+/// (a file whose slot is not known); `head` its first bytes.
 pub fn check_file(label: &str, head: &[u8], size: f64) -> Option<String> {
     if size < 8.0 || head.len() < 4 {
         return Some(format!(
@@ -122,7 +123,7 @@ pub fn check_file(label: &str, head: &[u8], size: f64) -> Option<String> {
         ));
     }
     if head.starts_with(b"GGUF") {
-        return None;
+        return wrong_slot(label, gguf::architecture(head).as_deref());
     }
     let looks = match sniff(head).kind {
         Kind::Jpeg | Kind::Png | Kind::Gif | Kind::WebP | Kind::Bmp | Kind::Avif => "an image",
@@ -137,6 +138,68 @@ pub fn check_file(label: &str, head: &[u8], size: f64) -> Option<String> {
         "The {label} file is not a GGUF model (it looks like {looks}). Choose a .gguf file, \
          such as a model from the suggestions or its mmproj projector."
     ))
+}
+
+/// A projector (`general.architecture` = `clip`) in the model's slot, or a model in the
+/// projector's: llama.cpp would refuse either with a line few people read.
+fn wrong_slot(label: &str, architecture: Option<&str>) -> Option<String> {
+    match architecture? {
+        "clip" if label.ends_with("model") => Some(projector_as_model(label)),
+        "clip" => None,
+        arch if label.ends_with("projector") => Some(model_as_projector(label, Some(arch))),
+        _ => None,
+    }
+}
+
+fn projector_as_model(label: &str) -> String {
+    format!(
+        "The {label} file is a vision projector (an mmproj file), not a language model: llama.cpp \
+         cannot judge with it alone. Give it as the projector, and the language model it was \
+         made for as the model (for SmolVLM-256M-Instruct: SmolVLM-256M-Instruct-Q8_0.gguf \
+         with mmproj-SmolVLM-256M-Instruct-Q8_0.gguf)."
+    )
+}
+
+/// `arch`: the file's `general.architecture`, when its header was read.
+fn model_as_projector(label: &str, arch: Option<&str>) -> String {
+    let what = match arch {
+        Some(arch) => format!("is a language model ({arch}), not a vision projector"),
+        None => "is not a vision projector llama.cpp can read (a language model?)".to_string(),
+    };
+    format!(
+        "The {label} file {what}. Give the language model as the model, and its mmproj file as \
+         the projector (for SmolVLM-256M-Instruct: mmproj-SmolVLM-256M-Instruct-Q8_0.gguf)."
+    )
+}
+
+/// The sentence for llama.cpp's own refusal of a model and projector that do not belong
+/// together, from its log lines (`msg` as the bridge reports them, joined by " | "), or `None`.
+fn mismatched_files(msg: &str) -> Option<String> {
+    // mtmd_init_from_file's words for a projector made for another text model's width.
+    const WIDTHS: &str = "mismatch between text model (n_embd = ";
+    const PROJECTOR: &str = "mmproj (n_embd = ";
+    if let Some(at) = msg.find(WIDTHS) {
+        let line = msg[at..].split(" | ").next().unwrap_or(WIDTHS).trim_end();
+        let number = |s: &str| -> String { s.chars().take_while(char::is_ascii_digit).collect() };
+        let model = number(&line[WIDTHS.len()..]);
+        let projector = line
+            .find(PROJECTOR)
+            .map(|i| number(&line[i + PROJECTOR.len()..]))
+            .unwrap_or_default();
+        return Some(format!(
+            "The projector was made for a text model {projector} wide, and this model is {model} \
+             wide: they do not belong together. Load the projector published with this model \
+             (for SmolVLM-256M-Instruct: mmproj-SmolVLM-256M-Instruct-Q8_0.gguf), or the model \
+             it was made for (llama.cpp said: {line})."
+        ));
+    }
+    if msg.contains("CLIP cannot be used as main model") {
+        return Some(projector_as_model("model"));
+    }
+    if msg.contains("Failed to load CLIP model from") {
+        return Some(model_as_projector("projector", None));
+    }
+    None
 }
 
 fn about_memory(msg: &str) -> bool {
@@ -170,6 +233,9 @@ pub fn load_failure(msg: &str) -> String {
     }
     if msg == "abort" {
         return "Loading was cancelled.".into();
+    }
+    if let Some(sentence) = mismatched_files(msg) {
+        return sentence;
     }
     if let Some(bytes) = msg.strip_prefix("too-large:") {
         let size = bytes
@@ -216,6 +282,13 @@ pub fn chat_failure(msg: &str) -> JudgeError {
             message: "No model is loaded in this page: in the Judge settings, load one from a URL \
                       or pick its file first."
                 .into(),
+        };
+    }
+    // llama-server's own words (wllama runs its code): the text model lacks an image token.
+    if msg.trim() == "Invalid token" {
+        return JudgeError::ImageTokens {
+            status: 400,
+            message: Some(msg.trim().to_string()),
         };
     }
     if about_memory(msg) {
@@ -498,6 +571,95 @@ mod tests {
         assert!(check_file("model", b"PK\x03\x04abcd", 100.0)
             .unwrap()
             .contains("ZIP"));
+    }
+
+    /// A GGUF header holding only `general.architecture`.
+    fn gguf_of(arch: &str) -> Vec<u8> {
+        let mut h = b"GGUF".to_vec();
+        h.extend(3u32.to_le_bytes());
+        h.extend(0u64.to_le_bytes());
+        h.extend(1u64.to_le_bytes());
+        for s in ["general.architecture", arch] {
+            h.extend((s.len() as u64).to_le_bytes());
+            h.extend(s.as_bytes());
+            if s != arch {
+                h.extend(8u32.to_le_bytes());
+            }
+        }
+        h
+    }
+
+    #[test]
+    fn a_projector_as_the_model_and_a_model_as_the_projector_are_refused_before_loading() {
+        let (clip, llama) = (gguf_of("clip"), gguf_of("llama"));
+        assert_eq!(check_file("model", &llama, 1e8), None);
+        assert_eq!(check_file("projector", &clip, 1e8), None);
+        assert_eq!(check_file("downloaded projector", &clip, 1e8), None);
+        assert_eq!(check_file("downloaded", &clip, 1e8), None, "slot unknown");
+        let swapped = check_file("model", &clip, 1.9e8).unwrap();
+        assert!(
+            swapped.starts_with("The model file is a vision projector (an mmproj file)")
+                && swapped.contains("Give it as the projector"),
+            "{swapped}"
+        );
+        let url = check_file("downloaded model", &clip, 1.9e8).unwrap();
+        assert!(
+            url.starts_with("The downloaded model file is a vision projector"),
+            "{url}"
+        );
+        let other = check_file("projector", &llama, 9.8e7).unwrap();
+        assert!(
+            other.starts_with(
+                "The projector file is a language model (llama), not a vision projector"
+            ) && other.contains("mmproj-SmolVLM-256M-Instruct-Q8_0.gguf"),
+            "{other}"
+        );
+    }
+
+    /// llama.cpp's own lines (llama-server's log, tests/e2e/test_vision_model.py), as the bridge
+    /// passes them on after its own words.
+    #[test]
+    fn files_that_do_not_belong_together_are_named_from_llama_cpps_lines() {
+        let widths = load_failure(
+            "llama.cpp refused the projector: mtmd_init_from_file: error: mismatch between text \
+             model (n_embd = 576) and mmproj (n_embd = 960) | srv    load_model: failed to load \
+             multimodal model, 'wide.gguf'",
+        );
+        assert_eq!(
+            widths,
+            "The projector was made for a text model 960 wide, and this model is 576 wide: they \
+             do not belong together. Load the projector published with this model (for \
+             SmolVLM-256M-Instruct: mmproj-SmolVLM-256M-Instruct-Q8_0.gguf), or the model it \
+             was made for (llama.cpp said: mismatch between text model (n_embd = 576) and \
+             mmproj (n_embd = 960))."
+        );
+        let as_model = load_failure(
+            "llama.cpp refused the file: llama_model_load: error loading model: CLIP cannot be \
+             used as main model, use it with --mmproj instead | llama_model_load_from_file_impl: \
+             failed to load model",
+        );
+        assert!(
+            as_model.starts_with("The model file is a vision projector"),
+            "{as_model}"
+        );
+        let as_projector = load_failure(
+            "llama.cpp refused the projector: mtmd_init_from_file: error: Failed to load CLIP \
+             model from /models/SmolLM2-135M-Instruct.Q4_1.gguf",
+        );
+        assert!(
+            as_projector
+                .starts_with("The projector file is not a vision projector llama.cpp can read"),
+            "{as_projector}"
+        );
+        // llama-server's answer to an image, in the page as natively.
+        let e = chat_failure("Invalid token");
+        assert!(
+            matches!(e, JudgeError::ImageTokens { status: 400, .. }),
+            "{e:?}"
+        );
+        assert!(e
+            .to_string()
+            .contains("<fake_token_around_image> and <global-img>"));
     }
 
     #[test]
