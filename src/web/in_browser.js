@@ -219,9 +219,10 @@ async function load(source, progress, check, gpu) {
   }
   for (const [i, blob] of blobs.entries()) {
     // The slot a file came from, so a projector given as the model (or the reverse) is refused
-    // by name: picked files are [model, projector]; downloads are the model's file (or shards)
-    // with the projector last.
-    const slot = i === 0 ? 'model' : source.files || (source.mmprojUrl && i === blobs.length - 1) ? 'projector' : '';
+    // by name: picked files are [model, projector]. Downloaded files come back in wllama's order
+    // (the projector is not last): without a projector URL every one is the model's (its
+    // shards), with one no file is told apart.
+    const slot = source.files ? (i === 0 ? 'model' : 'projector') : source.mmprojUrl ? '' : 'model';
     const label = source.files ? slot : ('downloaded ' + slot).trim();
     const refusal = check(label, await head(blob), blob.size);
     if (refusal) throw new Error('refused:' + refusal);
