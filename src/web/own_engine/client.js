@@ -10,6 +10,8 @@ export class OwnEngine {
     this.pending = new Map();
     this.next = 1;
     this.info = { success: false };
+    // Hears the engine's progress while it reads a prompt (worker.js's {progress}).
+    this.onProgress = null;
   }
 
   start() {
@@ -19,6 +21,10 @@ export class OwnEngine {
       const m = e.data;
       if (m.log !== undefined) {
         this.logger.log(m.log);
+        return;
+      }
+      if (m.progress !== undefined) {
+        if (this.onProgress) this.onProgress(m.progress);
         return;
       }
       const p = this.pending.get(m.id);

@@ -17,9 +17,22 @@
 //   the templated prompt and its bytes go through llama.cpp's mtmd library, as llama-server
 //   does; without one, a request with an image is refused with llama-server's words.
 //
+// - each image view is encoded once (issue 57): its embeddings are kept, keyed by the image's
+//   bytes (mtmd's SHA-256 id), the view's place and its token count, for as long as the
+//   projector is loaded and within EMBD_CACHE_BYTES, so a second criterion, candidate, Explain
+//   or lab row with the same image reads them instead of running the vision tower again;
+// - the image detail (`image_url.detail`, OpenAI's field, which llama-server ignores): "high"
+//   reads every view the projector's file asks for; "low" reads the global view alone, as
+//   SmolVLM's processor writes an image it does not split (transformers'
+//   processing_idefics3.py, `_prompt_single_image`: <fake_token_around_image><global-img>
+//   <image>x64<fake_token_around_image>), where the projector tiles that way (idefics3's
+//   layout, checked token by token; elsewhere every view is read); none ("auto") encodes the
+//   global view first, times it, and reads every view only when they would take at most
+//   AUTO_BUDGET_MS on this device, else the global view alone. Decided once per image and load.
+//
 // One request at a time, in steps, so that the worker can hear a cancel between them:
-// hj_begin (template and tokens), hj_prefill (a slice of the prompt, or one chunk of an image
-// prompt), hj_step (one token), hj_result (the answer's JSON).
+// hj_begin (template and tokens), hj_prefill (a slice of the prompt, or one view of an image),
+// hj_step (one token), hj_result (the answer's JSON); hj_progress says where a request is.
 #include <emscripten/emscripten.h>
 
 #include <algorithm>
@@ -28,7 +41,11 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <list>
+#include <map>
+#include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "chat.h"
@@ -41,6 +58,56 @@
 #include "sampling.h"
 
 namespace {
+
+// The most bytes of image embeddings kept (SmolVLM-256M: 64 tokens x 576 floats, 147 KiB a
+// view, so about 450 views); the least recently used go first.
+constexpr size_t EMBD_CACHE_BYTES = 64u << 20;
+// "auto" reads every view of an image when they would take at most this long here.
+constexpr double AUTO_BUDGET_MS = 20000;
+
+// One piece of the prompt as it is read: text tokens, or one view of an image.
+struct item {
+    std::vector<llama_token> tokens;           // text
+    const mtmd_input_chunk *chunk = nullptr;   // a view (owned by state::chunks)
+    std::string key;                           // the view's cache key
+};
+
+// The views of one image in the tokenized prompt (mtmd gives every view the image's id).
+struct image_views {
+    std::string id;
+    std::vector<size_t> at;      // indexes into the chunks, in order
+    bool can_low = false;        // the global view can be read alone (idefics3's layout)
+    size_t global = 0;           // which of `at` is the global view
+    std::string detail;          // "low", "high", or "" (auto)
+};
+
+struct embd_cache {
+    std::list<std::pair<std::string, std::vector<float>>> lru;  // most recent first
+    std::unordered_map<std::string, decltype(lru)::iterator> at;
+    size_t bytes = 0;
+    const std::vector<float> *get(const std::string &k) {
+        auto it = at.find(k);
+        if (it == at.end()) return nullptr;
+        lru.splice(lru.begin(), lru, it->second);
+        return &it->second->second;
+    }
+    void put(const std::string &k, const float *v, size_t n) {
+        if (at.count(k)) return;
+        lru.emplace_front(k, std::vector<float>(v, v + n));
+        at[k] = lru.begin();
+        bytes += n * sizeof(float);
+        while (bytes > EMBD_CACHE_BYTES && lru.size() > 1) {
+            bytes -= lru.back().second.size() * sizeof(float);
+            at.erase(lru.back().first);
+            lru.pop_back();
+        }
+    }
+    void clear() {
+        lru.clear();
+        at.clear();
+        bytes = 0;
+    }
+};
 
 struct step {
     llama_token tok;
@@ -59,10 +126,19 @@ struct state {
     common_sampler *smpl = nullptr;
     std::vector<llama_token> prompt;
     size_t fed = 0;
-    // a prompt with images: its chunks (text and image), read one per hj_prefill
+    // a prompt with images: mtmd's chunks, the images in them, and the plan read from them
+    // (one item per hj_prefill), made once every "auto" image is decided
     mtmd_input_chunks *chunks = nullptr;
-    size_t chunk_next = 0;
+    std::vector<image_views> images;
+    std::vector<item> plan;
+    bool planned = false;
+    size_t item_next = 0, item_fed = 0;
     llama_pos n_past = 0;
+    // this request's views: read, encoded here, taken from the cache; encoding's time
+    int views = 0, views_full = 0, view_now = 0, encoded = 0, reused = 0;
+    double encode_ms = 0;
+    std::string error;  // why hj_prefill returned -2
+    std::set<std::string> encoded_now;  // views this request encoded (not counted as reused)
     size_t n_prompt = 0;
     int n_predict = -1;
     int n_probs = 0;
@@ -74,6 +150,12 @@ struct state {
     std::string finish = "stop";
     double t_start = 0, t_prompt = 0, t_gen = 0;
     std::string out;
+    // since the projector was loaded: embeddings kept, views encoded and their time, and the
+    // detail each image got ("auto" decides once per image)
+    embd_cache cache;
+    int encoded_total = 0, reused_total = 0;
+    double encode_ms_total = 0;
+    std::map<std::string, bool> full_views;  // image id -> every view read (else the global)
 };
 
 state S;
@@ -143,9 +225,215 @@ void end_request() {
     S.smpl = nullptr;
     if (S.chunks) mtmd_input_chunks_free(S.chunks);
     S.chunks = nullptr;
+    S.images.clear();
+    S.plan.clear();
+    S.planned = false;
     S.prompt.clear();
     S.steps.clear();
     S.text.clear();
+    S.encoded_now.clear();
+}
+
+// The token that `text` is, or -1 when it is not one token in this vocabulary.
+llama_token single_token(const char *text) {
+    std::vector<llama_token> t = common_tokenize(S.ctx, text, false, true);
+    return t.size() == 1 ? t[0] : -1;
+}
+
+// Whether text chunk `i` ends with `a` `b` (b < 0: any token).
+bool text_ends_with(size_t i, llama_token a, llama_token b) {
+    const mtmd_input_chunk *c = mtmd_input_chunks_get(S.chunks, i);
+    if (mtmd_input_chunk_get_type(c) != MTMD_INPUT_CHUNK_TYPE_TEXT) return false;
+    size_t n = 0;
+    const llama_token *t = mtmd_input_chunk_get_tokens_text(c, &n);
+    return n >= 2 && t[n - 2] == a && (b < 0 || t[n - 1] == b);
+}
+
+// The images in the tokenized prompt, their views in order, and whether the global view can be
+// read alone: idefics3's layout, where the tiles come first, each after
+// <fake_token_around_image><row_y_col_x>, and the global view last, after
+// <fake_token_around_image><global-img> (mtmd.cpp's MTMD_SLICE_TMPL_IDEFICS3).
+void find_images(const std::vector<std::string> &details) {
+    const llama_token fake = single_token("<fake_token_around_image>");
+    const llama_token global = single_token("<global-img>");
+    const llama_token first_tile = single_token("<row_1_col_1>");
+    size_t count = mtmd_input_chunks_size(S.chunks);
+    for (size_t i = 0; i < count; ++i) {
+        const mtmd_input_chunk *c = mtmd_input_chunks_get(S.chunks, i);
+        if (mtmd_input_chunk_get_type(c) != MTMD_INPUT_CHUNK_TYPE_IMAGE) continue;
+        std::string id = mtmd_input_chunk_get_id(c) ? mtmd_input_chunk_get_id(c) : "";
+        if (S.images.empty() || S.images.back().id != id) S.images.push_back({id, {}, false, 0, ""});
+        S.images.back().at.push_back(i);
+    }
+    for (size_t k = 0; k < S.images.size(); ++k) {
+        image_views &im = S.images[k];
+        im.detail = k < details.size() ? details[k] : "";
+        size_t first = im.at.front(), last = im.at.back();
+        im.global = im.at.size() - 1;
+        im.can_low = im.at.size() > 1 && fake >= 0 && global >= 0 && first_tile >= 0 && first > 0 &&
+                     text_ends_with(first - 1, fake, first_tile) && text_ends_with(last - 1, fake, global);
+    }
+}
+
+std::string view_key(const image_views &im, size_t k) {
+    const mtmd_input_chunk *c = mtmd_input_chunks_get(S.chunks, im.at[k]);
+    return im.id + "#" + std::to_string(k) + "/" + std::to_string(im.at.size()) + "#" +
+           std::to_string(mtmd_input_chunk_get_n_tokens(c));
+}
+
+double ms_per_view() {
+    return S.encoded_total > 0 ? S.encode_ms_total / S.encoded_total : 0;
+}
+
+// Runs the vision tower on one view and keeps its embeddings. False when llama.cpp failed.
+bool encode_view(const mtmd_input_chunk *c, const std::string &key) {
+    double t0 = now_ms();
+    if (mtmd_encode_chunk(S.mtmd, c) != 0) return false;
+    const float *embd = mtmd_get_output_embd(S.mtmd);
+    size_t n = mtmd_input_chunk_get_n_tokens(c) * (size_t) llama_model_n_embd_inp(S.model);
+    S.cache.put(key, embd, n);
+    double dt = now_ms() - t0;
+    S.encode_ms += dt;
+    S.encode_ms_total += dt;
+    ++S.encoded;
+    ++S.encoded_total;
+    S.encoded_now.insert(key);
+    return true;
+}
+
+// Whether image `im` is read whole (every view) or by its global view alone.
+bool reads_every_view(const image_views &im) {
+    if (!im.can_low || im.detail == "high") return true;
+    if (im.detail == "low") return false;
+    auto it = S.full_views.find(im.id);
+    return it != S.full_views.end() && it->second;
+}
+
+// The prompt as it will be read, once every image's views are decided. False (with S.error)
+// when it does not fit the context.
+bool make_plan() {
+    size_t count = mtmd_input_chunks_size(S.chunks);
+    std::vector<bool> drop(count, false);
+    std::map<size_t, size_t> cut_tail, keep_tail;  // text chunk -> tokens cut from / kept at its end
+    std::map<size_t, std::string> keys;
+    S.views = S.views_full = 0;
+    for (const image_views &im : S.images) {
+        S.views_full += (int) im.at.size();
+        if (reads_every_view(im)) {
+            S.views += (int) im.at.size();
+            for (size_t k = 0; k < im.at.size(); ++k) keys[im.at[k]] = view_key(im, k);
+            continue;
+        }
+        // the global view alone: <fake_token_around_image><global-img> view <fake_token_around_image>
+        size_t first = im.at.front(), global = im.at[im.global];
+        cut_tail[first - 1] = 2;  // <fake_token_around_image><row_1_col_1>
+        for (size_t j = first; j < global - 1; ++j) drop[j] = true;  // the tiles and their labels
+        keep_tail[global - 1] = 2;  // "\n\n" dropped
+        keys[global] = view_key(im, im.global);
+        S.views += 1;
+    }
+    S.plan.clear();
+    S.n_prompt = 0;
+    for (size_t i = 0; i < count; ++i) {
+        if (drop[i]) continue;
+        const mtmd_input_chunk *c = mtmd_input_chunks_get(S.chunks, i);
+        item it;
+        if (mtmd_input_chunk_get_type(c) == MTMD_INPUT_CHUNK_TYPE_TEXT) {
+            size_t n = 0;
+            const llama_token *t = mtmd_input_chunk_get_tokens_text(c, &n);
+            size_t from = keep_tail.count(i) ? n - std::min(n, keep_tail[i]) : 0;
+            size_t to = cut_tail.count(i) ? n - std::min(n, cut_tail[i]) : n;
+            if (from >= to) continue;
+            it.tokens.assign(t + from, t + to);
+            S.n_prompt += it.tokens.size();
+        } else if (mtmd_input_chunk_get_type(c) == MTMD_INPUT_CHUNK_TYPE_IMAGE && keys.count(i)) {
+            it.chunk = c;
+            it.key = keys[i];
+            S.n_prompt += mtmd_input_chunk_get_n_tokens(c);
+        } else {
+            S.error = "this engine reads text and images only";
+            return false;
+        }
+        S.plan.push_back(std::move(it));
+    }
+    S.planned = true;
+    if (S.plan.empty() || S.plan.back().chunk) {
+        S.error = "the prompt must end with text after its images";
+        return false;
+    }
+    if ((int) S.n_prompt >= (int) llama_n_ctx(S.ctx)) {
+        S.error = "the request exceeds the available context size (" + std::to_string(S.n_prompt) + " tokens, " +
+                  std::to_string(llama_n_ctx(S.ctx)) + " available)";
+        return false;
+    }
+    return true;
+}
+
+// Reads the next piece of an image prompt: up to `n` tokens of text, or one view. Returns what
+// is left (at least 1 until the end), -1 when llama.cpp failed, -2 with S.error.
+int prefill_images(int n) {
+    if (!S.planned) {
+        // An "auto" image not decided yet: encode its global view (needed either way), time it,
+        // and read every view only when they would take at most AUTO_BUDGET_MS here.
+        for (const image_views &im : S.images) {
+            if (!im.can_low || !im.detail.empty() || S.full_views.count(im.id)) continue;
+            std::string key = view_key(im, im.global);
+            if (!S.cache.get(key) && !encode_view(mtmd_input_chunks_get(S.chunks, im.at[im.global]), key)) return -1;
+            S.full_views[im.id] = ms_per_view() * (double) im.at.size() <= AUTO_BUDGET_MS;
+            return (int) std::max<size_t>(1, S.n_prompt);
+        }
+        if (!make_plan()) return -2;
+    }
+    if (S.item_next < S.plan.size()) {
+        const item &it = S.plan[S.item_next];
+        const bool last = S.item_next + 1 == S.plan.size();
+        if (it.chunk) {
+            const std::vector<float> *e = S.cache.get(it.key);
+            if (!e) {
+                if (!encode_view(it.chunk, it.key)) return -1;
+                e = S.cache.get(it.key);
+            } else if (!S.encoded_now.count(it.key)) {
+                ++S.reused;
+                ++S.reused_total;
+            }
+            ++S.view_now;
+            llama_pos next = S.n_past;
+            std::vector<float> embd(*e);  // a copy: the cache may move while llama.cpp reads
+            if (mtmd_helper_decode_image_chunk(S.mtmd, S.ctx, it.chunk, embd.data(), S.n_past, 0, 512, &next, nullptr, nullptr) != 0)
+                return -1;
+            S.n_past = next;
+            S.fed += mtmd_input_chunk_get_n_tokens(it.chunk);
+            ++S.item_next;
+        } else {
+            size_t take = std::min(it.tokens.size() - S.item_fed, (size_t) std::max(1, n));
+            llama_batch b = llama_batch_init((int32_t) take, 0, 1);
+            b.n_tokens = (int32_t) take;
+            for (size_t i = 0; i < take; ++i) {
+                b.token[i] = it.tokens[S.item_fed + i];
+                b.pos[i] = S.n_past + (llama_pos) i;
+                b.n_seq_id[i] = 1;
+                b.seq_id[i][0] = 0;
+                b.logits[i] = false;
+            }
+            if (last && S.item_fed + take == it.tokens.size()) b.logits[take - 1] = true;
+            int rc = llama_decode(S.ctx, b);
+            llama_batch_free(b);
+            if (rc != 0) return -1;
+            S.n_past += (llama_pos) take;
+            S.item_fed += take;
+            S.fed += take;
+            if (S.item_fed == it.tokens.size()) {
+                ++S.item_next;
+                S.item_fed = 0;
+            }
+        }
+    }
+    if (S.item_next == S.plan.size()) {
+        S.fed = S.n_prompt;
+        S.t_prompt = now_ms() - S.t_start;
+        return 0;
+    }
+    return (int) std::max<size_t>(1, S.n_prompt - std::min(S.fed, S.n_prompt));
 }
 
 }  // namespace
@@ -191,6 +479,10 @@ EMSCRIPTEN_KEEPALIVE const char *hj_load(const char *path, const char *projector
             if (!S.mtmd) return error(500, "llama.cpp refused the projector");
         }
         S.name = name;
+        S.cache.clear();
+        S.full_views.clear();
+        S.encoded_total = S.reused_total = 0;
+        S.encode_ms_total = 0;
         common_json r = common_json::object();
         r["vision"] = S.mtmd != nullptr && mtmd_support_vision(S.mtmd);
         r["n_vocab"] = llama_vocab_n_tokens(llama_model_get_vocab(S.model));
@@ -212,6 +504,7 @@ EMSCRIPTEN_KEEPALIVE const char *hj_begin(const char *body) {
             return error(400, "'messages' is required");
         // Each image becomes the media marker, its bytes kept in order (llama-server's way).
         std::vector<std::vector<unsigned char>> images;
+        std::vector<std::string> details;  // each image's `detail` ("" when not sent: auto)
         common_json &msgs = req["messages"];
         for (size_t i = 0; i < msgs.size(); ++i) {
             common_json &m = msgs[i];
@@ -224,6 +517,8 @@ EMSCRIPTEN_KEEPALIVE const char *hj_begin(const char *body) {
                     return error(500, "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj");
                 std::string url = parts[j].contains("image_url") ? parts[j]["image_url"].value("url", std::string()) : "";
                 images.push_back(data_url_bytes(url));
+                std::string detail = parts[j]["image_url"].is_object() ? parts[j]["image_url"].value("detail", std::string()) : "";
+                details.push_back(detail == "low" || detail == "high" ? detail : "");
                 if (images.back().empty()) return error(400, "the image is not a base64 data URL");
                 common_json marker = common_json::object();
                 marker["type"] = "media_marker";
@@ -255,12 +550,28 @@ EMSCRIPTEN_KEEPALIVE const char *hj_begin(const char *body) {
             int32_t rc = mtmd_tokenize(S.mtmd, S.chunks, &text, (const mtmd_bitmap **) bitmaps.data(), bitmaps.size());
             for (auto *b : bitmaps) mtmd_bitmap_free(b);
             if (rc != 0) return error(400, "Failed to tokenize prompt");
+            // llama-server's check of every prompt token: a text model without the tokens the
+            // projector wraps views in (SmolLM2 with SmolVLM's projector) is refused so.
+            const int n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(S.model));
+            for (size_t i = 0; i < mtmd_input_chunks_size(S.chunks); ++i) {
+                size_t n = 0;
+                const llama_token *t = mtmd_input_chunk_get_tokens_text(mtmd_input_chunks_get(S.chunks, i), &n);
+                for (size_t k = 0; t && k < n; ++k)
+                    if (t[k] < 0 || t[k] >= n_vocab) return error(400, "Invalid token");
+            }
             S.n_prompt = mtmd_helper_get_n_tokens(S.chunks);
-            S.chunk_next = 0;
+            S.item_next = S.item_fed = 0;
             S.n_past = 0;
+            S.views = S.views_full = S.view_now = S.encoded = S.reused = 0;
+            S.encode_ms = 0;
+            find_images(details);
+            bool undecided = false;
+            for (const image_views &im : S.images)
+                undecided = undecided || (im.can_low && im.detail.empty() && !S.full_views.count(im.id));
+            if (!undecided && !make_plan()) return error(400, S.error);
         }
         if (S.n_prompt == 0) return error(400, "the prompt is empty");
-        if ((int) S.n_prompt >= (int) llama_n_ctx(S.ctx))
+        if (!S.chunks && (int) S.n_prompt >= (int) llama_n_ctx(S.ctx))
             return error(400, "the request exceeds the available context size (" + std::to_string(S.n_prompt) +
                                   " tokens, " + std::to_string(llama_n_ctx(S.ctx)) + " available)");
         common_params_sampling sp;
@@ -292,28 +603,12 @@ EMSCRIPTEN_KEEPALIVE const char *hj_begin(const char *body) {
     }
 }
 
-// Reads up to `n` more prompt tokens (a prompt with images: its next chunk, whole). Returns
-// how many are left, or -1 when llama.cpp failed.
+// Reads up to `n` more prompt tokens (a prompt with images: up to `n` of text, or one view).
+// Returns how many are left, -1 when llama.cpp failed, -2 when the request is refused
+// (hj_error says why).
 EMSCRIPTEN_KEEPALIVE int hj_prefill(int n) {
     if (!S.smpl) return -1;
-    if (S.chunks) {
-        size_t count = mtmd_input_chunks_size(S.chunks);
-        if (S.chunk_next < count) {
-            const mtmd_input_chunk *c = mtmd_input_chunks_get(S.chunks, S.chunk_next);
-            bool last = S.chunk_next + 1 == count;
-            llama_pos next = S.n_past;
-            if (mtmd_helper_eval_chunk_single(S.mtmd, S.ctx, c, S.n_past, 0, 512, last, &next) != 0) return -1;
-            S.n_past = next;
-            S.fed += mtmd_input_chunk_get_n_tokens(c);
-            ++S.chunk_next;
-        }
-        if (S.chunk_next == count) {
-            S.fed = S.n_prompt;
-            S.t_prompt = now_ms() - S.t_start;
-            return 0;
-        }
-        return (int) std::max<size_t>(1, S.n_prompt - std::min(S.fed, S.n_prompt));
-    }
+    if (S.chunks) return prefill_images(n);
     size_t take = std::min(S.prompt.size() - S.fed, (size_t) std::max(1, n));
     if (take > 0) {
         // One sequence, positions following the cache, logits for the slice's last token only.
@@ -446,6 +741,16 @@ EMSCRIPTEN_KEEPALIVE const char *hj_result() {
         tm["predicted_n"] = S.n_gen;
         tm["predicted_ms"] = S.t_gen;
         tm["predicted_per_second"] = S.t_gen > 0 ? 1e3 * S.n_gen / S.t_gen : 0.0;
+        if (S.chunks) {
+            // ours, beside llama-server's fields: the image views read, encoded and reused
+            common_json im = common_json::object();
+            im["views"] = S.views;
+            im["views_full"] = S.views_full;
+            im["encoded"] = S.encoded;
+            im["reused"] = S.reused;
+            im["encode_ms"] = S.encode_ms;
+            tm["images"] = im;
+        }
         r["timings"] = tm;
         std::string out = r.dump_safe();
         end_request();
@@ -454,6 +759,40 @@ EMSCRIPTEN_KEEPALIVE const char *hj_result() {
         end_request();
         return error(500, e.what());
     }
+}
+
+// Where the request in progress is, and this load's image figures: {"views" (0 until decided),
+// "views_full", "view" (views read so far), "to_encode" (views left that are not in memory),
+// "encoded", "reused", "encode_ms", "fed",
+// "n_prompt", "encoded_total", "reused_total", "ms_per_view"}.
+EMSCRIPTEN_KEEPALIVE const char *hj_progress() {
+    common_json r = common_json::object();
+    r["views"] = S.planned ? S.views : 0;
+    int full = 0;
+    for (const image_views &im : S.images) full += (int) im.at.size();
+    r["views_full"] = full;
+    r["view"] = S.view_now;
+    // the views still to read that are not in memory (each costs an encode)
+    int to_encode = 0;
+    for (size_t i = S.item_next; i < S.plan.size(); ++i)
+        if (S.plan[i].chunk && !S.cache.at.count(S.plan[i].key)) ++to_encode;
+    r["to_encode"] = to_encode;
+    r["encoded"] = S.encoded;
+    r["reused"] = S.reused;
+    r["encode_ms"] = S.encode_ms;
+    r["fed"] = (int) S.fed;
+    r["n_prompt"] = (int) S.n_prompt;
+    r["encoded_total"] = S.encoded_total;
+    r["reused_total"] = S.reused_total;
+    r["ms_per_view"] = ms_per_view();
+    return answer(r.dump_safe());
+}
+
+// Why hj_prefill refused the request (-2), as llama-server's error.
+EMSCRIPTEN_KEEPALIVE const char *hj_error() {
+    std::string why = S.error;
+    end_request();
+    return error(400, why);
 }
 
 // Drops the request in progress (a cancel).

@@ -5,8 +5,9 @@
 //
 // Messages in: {id, op: 'load', blobs: [model, projector?], name, nCtx}, {id, op: 'chat', body},
 // {op: 'cancel', id}.
-// Messages out: {id, ok: true, value}, {id, ok: false, error}, and {log: line} for each line
-// llama.cpp prints.
+// Messages out: {id, ok: true, value}, {id, ok: false, error}, {log: line} for each line
+// llama.cpp prints, and {id, progress} after each step of reading a prompt (engine.cpp's
+// hj_progress: the image's views read, encoded and reused, the prompt's tokens read).
 'use strict';
 
 // The engine's JavaScript (engine.js) runs in this worker's global scope and declares globals
@@ -66,12 +67,16 @@ async function load({ blobs, name, nCtx }) {
 async function chat(id, body) {
   await started;
   const begun = refused(text('hj_begin', body));
+  const tell = () => postMessage({ id, progress: JSON.parse(text('hj_progress')) });
   let left = begun.n_prompt;
+  tell();
   while (left > 0) {
     await tick();
     if (cancelled.has(id)) return dropRequest();
     left = num('hj_prefill', PREFILL_SLICE);
+    if (left === -2) return refused(text('hj_error'));
     if (left < 0) throw new Error('llama_decode failed while reading the prompt');
+    tell();
   }
   for (;;) {
     const more = num('hj_step');
