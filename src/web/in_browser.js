@@ -274,6 +274,7 @@ async function finish(w, { name, identity, gpuError, lines, build }) {
     await w.exit().catch(() => {});
     throw new Error(said('llama.cpp refused the file'));
   }
+  lastProgress = '';
   judge = {
     w,
     name,
@@ -318,8 +319,13 @@ function imagesAsBytes(req) {
 
 // One chat completion. `body` is the OpenAI-format JSON text the app built (Rust already
 // refused what llama-server would refuse); resolves to llama-server's JSON answer text.
+// Our build's progress on the request it is reading (engine.cpp's hj_progress), as JSON text
+// for the Rust side's 1-second timer; '' when none was heard since the model loaded.
+let lastProgress = '';
+
 async function chat(body, signal) {
   if (!judge) throw new Error('not-loaded');
+  if (judge.build === 'ours') judge.w.onProgress = (p) => { lastProgress = JSON.stringify(p); };
   const req = JSON.parse(body);
   // Our build reads the request's JSON text as llama-server does (images as base64 data URLs);
   // wllama takes each image as its bytes.
@@ -384,6 +390,7 @@ globalThis.hjInBrowser = {
   facts: () => guard(facts()),
   load: (source, progress, check, gpu) => guard(load(source, progress, check, gpu).then((r) => { progress('loading', 1); return r; })),
   chat: (body, signal) => guard(chat(body, signal)),
+  progress: () => lastProgress,
   cacheList: () => guard(cacheList()),
   cacheClear: () => guard(cacheClear()),
 };

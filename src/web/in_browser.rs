@@ -14,6 +14,7 @@ use std::cell::RefCell;
 
 use crate::answers::errors::JudgeError;
 use crate::providers::in_browser::gpu::{self, Compute, Engine, GpuChoice, NoGpu, Probe};
+use crate::providers::in_browser::images::{EngineProgress, ImageFigures};
 use crate::providers::in_browser::meter::Meter;
 use crate::providers::in_browser::{self as core, Route};
 use crate::providers::HttpRequest;
@@ -38,6 +39,8 @@ pub struct Loaded {
     pub why: Option<NoGpu>,
     /// The model's quantization (`general.file_type` of its GGUF header), when read.
     pub file_type: Option<u32>,
+    /// The projector's (its matrices' type), when one was loaded and read.
+    pub projector_type: Option<u32>,
     /// Which build of llama.cpp runs it (`memory32`, `memory64`) and why (the bridge's word).
     pub build: (String, String),
 }
@@ -68,6 +71,8 @@ thread_local! {
     static TICKER: RefCell<Option<Ticker>> = const { RefCell::new(None) };
     /// The quantization of the model file being loaded (its header, read by the file check).
     static FILE_TYPE: std::cell::Cell<Option<u32>> = const { std::cell::Cell::new(None) };
+    /// The same of the projector being loaded, if any.
+    static PROJECTOR_TYPE: std::cell::Cell<Option<u32>> = const { std::cell::Cell::new(None) };
     /// The requests of the current burst, for the time per answer and the time left.
     static METER: RefCell<Meter> = RefCell::new(Meter::default());
 }
@@ -85,6 +90,9 @@ pub fn on_timing(hear: impl Fn(String) + 'static) {
 }
 
 fn tell_timing() {
+    if let Some(p) = engine_progress() {
+        METER.with(|m| m.borrow_mut().progress(p));
+    }
     let line = METER.with(|m| m.borrow().sentence(js_sys::Date::now()));
     ON_TIMING.with(|h| {
         if let Some(hear) = h.borrow().as_ref() {
@@ -140,6 +148,16 @@ fn keep_timing() {
     });
 }
 
+/// What our build last said of the request it reads (`hjInBrowser.progress()`, synchronous);
+/// `None` before the bridge is loaded or when it heard nothing.
+fn engine_progress() -> Option<EngineProgress> {
+    let window = web_sys::window()?;
+    let api = get(&window, "hjInBrowser");
+    let progress = get(&api, "progress").dyn_into::<Function>().ok()?;
+    let json = progress.call0(&api).ok()?.as_string()?;
+    EngineProgress::parse(&json)
+}
+
 /// What the page can do, and what is loaded.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Facts {
@@ -188,6 +206,7 @@ fn read_loaded(v: &JsValue) -> Option<Loaded> {
             Compute::Cpu => WHY.with(|w| w.borrow().clone()),
         },
         file_type: FILE_TYPE.with(std::cell::Cell::get),
+        projector_type: PROJECTOR_TYPE.with(std::cell::Cell::get),
         build: (text(v, "build"), text(v, "buildWhy")),
     };
     LOADED.with(|l| *l.borrow_mut() = Some((loaded.identity.clone(), loaded.engine())));
@@ -331,6 +350,7 @@ pub async fn load(
     }
     let planned = gpu::plan(choice, &facts.gpu);
     FILE_TYPE.with(|t| t.set(None));
+    PROJECTOR_TYPE.with(|t| t.set(None));
     let spec = Object::new();
     let set = |k: &str, v: &JsValue| {
         let _ = Reflect::set(&spec, &JsValue::from_str(k), v);
@@ -356,6 +376,9 @@ pub async fn load(
             // The model's header, not a projector's (which gives `None`).
             if let Some(t) = core::gguf::file_type(&head) {
                 FILE_TYPE.with(|f| f.set(Some(t)));
+            }
+            if let Some(t) = core::gguf::projector_file_type(&head) {
+                PROJECTOR_TYPE.with(|f| f.set(Some(t)));
             }
             JsValue::from_str(&core::check_file(&label, &head, size).unwrap_or_default())
         },
@@ -471,8 +494,14 @@ async fn answer_request(
             let signal = signal.map_or(JsValue::UNDEFINED, |s| s.clone().into());
             keep_timing();
             let out = call("chat", &[JsValue::from_str(&body), signal]).await;
-            let out = out.map_err(|e| core::chat_failure(&e))?;
-            Ok(answer(200, out.as_string().unwrap_or_default()))
+            let out = out
+                .map_err(|e| core::chat_failure(&e))?
+                .as_string()
+                .unwrap_or_default();
+            if let Some(f) = ImageFigures::of_answer(&out) {
+                METER.with(|m| m.borrow_mut().images(f));
+            }
+            Ok(answer(200, out))
         }
     }
 }

@@ -12,32 +12,71 @@
 /// `general.file_type` of a model's header in `head`; `None` when the bytes do not reach it,
 /// or for a projector (`general.architecture` = `clip`), whose quantization is not the judge's.
 pub fn file_type(head: &[u8]) -> Option<u32> {
-    let mut r = Reader { bytes: head, at: 0 };
-    if r.take(4)? != b"GGUF" {
-        return None;
+    match typed(head) {
+        (Some(true), _) => None,
+        (_, t) => t,
     }
-    let version = r.u32()?;
-    if version < 2 {
-        return None;
-    }
-    let _tensors = r.u64()?;
-    let keys = r.u64()?;
-    for _ in 0..keys {
-        let key = r.string()?;
-        let kind = r.u32()?;
-        if key == b"general.file_type" && kind == 4 {
-            return r.u32();
-        }
-        if key == b"general.architecture" && kind == 8 {
-            if r.string()? == b"clip" {
-                return None;
-            }
-            continue;
-        }
-        r.skip_value(kind)?;
-    }
-    None
 }
+
+/// `general.file_type` of a vision projector's header (`general.architecture` = `clip`);
+/// `None` for a model, or when the bytes do not reach it.
+pub fn projector_file_type(head: &[u8]) -> Option<u32> {
+    match typed(head) {
+        (Some(true), t) => t,
+        _ => None,
+    }
+}
+
+/// Whether the header says `clip` (once `general.architecture` is read) and its
+/// `general.file_type`, each as far as the bytes reach.
+fn typed(head: &[u8]) -> (Option<bool>, Option<u32>) {
+    let (mut clip, mut file_type) = (None, None);
+    let mut r = Reader { bytes: head, at: 0 };
+    if r.take(4) != Some(b"GGUF".as_slice()) || r.u32().is_none_or(|v| v < 2) {
+        return (None, None);
+    }
+    let (Some(_tensors), Some(keys)) = (r.u64(), r.u64()) else {
+        return (None, None);
+    };
+    for _ in 0..keys {
+        let (Some(key), Some(kind)) = (r.string(), r.u32()) else {
+            break;
+        };
+        if key == b"general.file_type" && kind == 4 {
+            file_type = r.u32();
+        } else if key == b"general.architecture" && kind == 8 {
+            clip = r.string().map(|a| a == b"clip");
+        } else if r.skip_value(kind).is_none() {
+            break;
+        }
+        if clip.is_some() && file_type.is_some() {
+            break;
+        }
+    }
+    (clip, file_type)
+}
+
+/// The note for a projector whose matrices are F32 or F16, or `None`. llama.cpp's WebAssembly
+/// build has no SIMD kernels for F16's products and converts each element alone; its Q8_0
+/// kernels are SIMD. Measured with the SmolVLM-256M-shaped projector (scripts/make_smolvlm.py),
+/// one view in the page, one thread (docs/performance.md).
+pub fn slow_projector_note(file_type: Option<u32>) -> Option<String> {
+    let name = match file_type? {
+        0 => "F32",
+        1 => "F16",
+        _ => return None,
+    };
+    Some(format!(
+        "This projector's matrices are {name}, which have no SIMD kernels in the page: the same \
+         projector in Q8_0 encodes each image view about {PROJECTOR_Q8_SPEEDUP} faster here \
+         (for SmolVLM-256M-Instruct: mmproj-SmolVLM-256M-Instruct-Q8_0.gguf; \
+         docs/performance.md)."
+    ))
+}
+
+/// How much faster a Q8_0 projector encodes a view in the page than the same one in F16 (the
+/// benchmark's vision rows; docs/performance.md).
+pub const PROJECTOR_Q8_SPEEDUP: &str = "2.5×";
 
 /// `general.architecture` of the header in `head` (`"llama"` for SmolLM2, `"clip"` for a vision
 /// projector); `None` when the bytes do not reach it or are not GGUF.
@@ -216,6 +255,23 @@ mod tests {
             ("general.file_type", 4, 1u32.to_le_bytes().to_vec()),
         ]);
         assert_eq!(file_type(&clip), None);
+        assert_eq!(projector_file_type(&clip), Some(1));
+        assert_eq!(projector_file_type(&h), None, "a model is not a projector");
+        for cut in 0..clip.len() - 1 {
+            assert_eq!(projector_file_type(&clip[..cut]), None, "cut at {cut}");
+        }
+        assert!(slow_projector_note(projector_file_type(&clip))
+            .unwrap()
+            .starts_with(
+                "This projector's matrices are F16, which have no SIMD kernels in the page"
+            ));
+        assert!(slow_projector_note(Some(0)).unwrap().contains("F32"));
+        assert_eq!(
+            slow_projector_note(Some(7)),
+            None,
+            "Q8_0 is the suggested form"
+        );
+        assert_eq!(slow_projector_note(None), None);
         assert_eq!(architecture(&clip).as_deref(), Some("clip"));
         assert_eq!(architecture(&h).as_deref(), Some("llama"));
         assert_eq!(architecture(&h[..30]), None, "cut short");

@@ -2,6 +2,8 @@
 //! about how much memory it needs, and while judging, how long each answer took and about how
 //! long the rest will take. Pure: the transport records the times, the panel shows the words.
 
+use super::images::{EngineProgress, ImageFigures, ImageTally};
+
 /// The requests of one burst (from the first request sent while none was waiting, until none
 /// is waiting again): when each was answered, and how many are still waiting.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -12,6 +14,11 @@ pub struct Meter {
     answers: Vec<f64>,
     /// Requests sent to the engine and not yet answered (or failed).
     waiting: u32,
+    /// What the engine last said of the request it is reading (our build only).
+    live: Option<EngineProgress>,
+    /// The images of this burst's answers, and this device's time per view (ms, 0: unknown).
+    images: ImageTally,
+    ms_per_view: f64,
 }
 
 impl Meter {
@@ -20,6 +27,7 @@ impl Meter {
         if self.waiting == 0 {
             *self = Meter {
                 start: now,
+                ms_per_view: self.ms_per_view,
                 ..Meter::default()
             };
         }
@@ -30,6 +38,19 @@ impl Meter {
     pub fn answered(&mut self, now: f64) {
         self.waiting = self.waiting.saturating_sub(1);
         self.answers.push(now);
+    }
+
+    /// The engine's progress on the request it reads, as it last said.
+    pub fn progress(&mut self, p: EngineProgress) {
+        if p.ms_per_view > 0.0 {
+            self.ms_per_view = p.ms_per_view;
+        }
+        self.live = Some(p);
+    }
+
+    /// An answer's image figures (`timings.images`).
+    pub fn images(&mut self, f: ImageFigures) {
+        self.images.add(f);
     }
 
     pub fn waiting(&self) -> u32 {
@@ -63,8 +84,25 @@ impl Meter {
         Some((mean * f64::from(self.waiting) - since).max(0.0))
     }
 
-    /// The `judge-timing` line: "" when nothing was asked yet.
+    /// The `judge-timing` line, with what the engine says of images: "" when nothing was
+    /// asked yet.
     pub fn sentence(&self, now: f64) -> String {
+        let mut line = self.answers_sentence(now);
+        let reading = self.live.as_ref().filter(|_| self.waiting > 0);
+        for part in [
+            reading.and_then(EngineProgress::sentence),
+            self.images.sentence(self.ms_per_view),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            line.push(' ');
+            line.push_str(&part);
+        }
+        line
+    }
+
+    fn answers_sentence(&self, now: f64) -> String {
         let each = self.each_s();
         if each.is_empty() && self.waiting == 0 {
             return String::new();
@@ -162,6 +200,47 @@ mod tests {
         m.sent(300_000.0);
         assert!(m.each_s().is_empty());
         assert_eq!(m.waiting(), 1);
+    }
+
+    #[test]
+    fn the_line_says_which_view_is_read_and_what_the_images_cost() {
+        let mut m = Meter::default();
+        m.sent(0.0);
+        m.progress(EngineProgress {
+            views: 1,
+            views_full: 13,
+            to_encode: 1,
+            ..EngineProgress::default()
+        });
+        assert_eq!(
+            m.sentence(500.0),
+            "The in-page judge is answering (1 waiting, 1 s so far); the time left shows after the first answer. Reading the image: view 1 of 1."
+        );
+        m.progress(EngineProgress {
+            views: 1,
+            views_full: 13,
+            view: 1,
+            encoded: 1,
+            ms_per_view: 2_000.0,
+            ..EngineProgress::default()
+        });
+        m.images(ImageFigures {
+            views: 1,
+            views_full: 13,
+            encoded: 1,
+            reused: 0,
+            encode_ms: 2_000.0,
+        });
+        m.answered(3_000.0);
+        assert_eq!(
+            m.sentence(3_000.0),
+            "Each answer took 3 s. The image: 1 of its 13 views read (the global view alone, as all 13 would take about 26 s here; set Image detail to high for every view); 1 view encoded (2.0 s), 0 taken from memory."
+        );
+        // A new burst starts its own tally and keeps the device's speed.
+        m.sent(10_000.0);
+        assert_eq!(m.images, ImageTally::default());
+        assert_eq!(m.ms_per_view, 2_000.0);
+        assert_eq!(m.live, None);
     }
 
     #[test]

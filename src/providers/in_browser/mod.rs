@@ -12,6 +12,7 @@ use crate::inputs::sniff::{sniff, Kind};
 
 pub mod gguf;
 pub mod gpu;
+pub mod images;
 pub mod meter;
 
 /// The preset's base URL: requests built for it never reach the network. `.invalid` is

@@ -81,14 +81,25 @@ fn key_field(state: Settings) -> impl IntoView {
     }
 }
 
-/// OpenAI's image detail, shown for OpenAI-format providers only.
+/// OpenAI's image detail, shown for OpenAI-format providers only; the in-page judge (our
+/// build) reads it as how many of a tiling model's views to read.
 fn detail_select(state: Settings) -> impl IntoView {
     let is_openai_protocol =
         move || preset(&state.provider.preset.get()).protocol == Protocol::OpenAi;
+    let in_page = move || state.provider.preset.get() == "in_browser";
+    let hint = move || {
+        if in_page() {
+            "In this page (our llama.cpp build), for a model that cuts an image into views (SmolVLM): low reads the global view alone; high every view the model's file asks for (13 for a 640×480 photo); auto times the global view on this device and reads them all only when they would take at most 20 s. Each view is encoded once and kept while the model is loaded."
+        } else {
+            "low: 85 tokens per image; high: tiles of 512 px; auto: OpenAI chooses (the paper setting; the low-detail extension sends low for photos, high for documents). Other servers ignore it."
+        }
+    };
     view! {
         <Show when=is_openai_protocol>
             <div class="field">
-                <label for="detail-select">"Image detail (OpenAI)"</label>
+                <label for="detail-select">
+                    {move || if in_page() { "Image detail" } else { "Image detail (OpenAI)" }}
+                </label>
                 <select
                     id="detail-select"
                     data-testid="detail-select"
@@ -97,7 +108,7 @@ fn detail_select(state: Settings) -> impl IntoView {
                 >
                     {ImageDetail::ALL.iter().map(|d| view! { <option value=d.id()>{d.id()}</option> }).collect_view()}
                 </select>
-                <small class="hint">"low: 85 tokens per image; high: tiles of 512 px; auto: OpenAI chooses (the paper setting; the low-detail extension sends low for photos, high for documents). Other servers ignore it."</small>
+                <small class="hint">{hint}</small>
             </div>
         </Show>
     }

@@ -96,7 +96,17 @@ impl Panel {
         self.gpu_status.set(gpu::status(l.engine(), l.why.as_ref()));
         self.status.set("ready");
         self.fraction.set(1.0);
-        let slow = crate::providers::in_browser::gguf::slow_note(l.file_type);
+        let gguf = crate::providers::in_browser::gguf::slow_note;
+        let slow = [
+            gguf(l.file_type),
+            l.vision
+                .then(|| crate::providers::in_browser::gguf::slow_projector_note(l.projector_type))
+                .flatten(),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|s| format!(" {s}"))
+        .collect::<String>();
         self.message.set(format!(
             "Loaded {} ({}). Evaluate as with any provider.{}",
             l.name,
@@ -105,7 +115,7 @@ impl Panel {
             } else {
                 "no projector: text only"
             },
-            slow.map(|s| format!(" {s}")).unwrap_or_default()
+            slow
         ));
     }
 
