@@ -559,6 +559,26 @@ def rest(d, args, tmp, app_url, photo_url, photo, small, runs, gamma_runs):
     if os.environ.get("HJ_ENGINE_DIR") and not args.smoke:
         d.set_script_timeout(900)
         bench_in_page.in_page_vs_native(d, app_url, small, Path(os.environ["HJ_ENGINE_DIR"]), Row)
+        bench_in_page.vision_vs_native(d, app_url, Path(os.environ["HJ_ENGINE_DIR"]), Row, small)
+
+
+def vision_only():
+    """Issue 57's table alone (bench_in_page.vision_vs_native): about 10 minutes on 2 cores."""
+    if not os.environ.get("HJ_ENGINE_DIR"):
+        sys.exit("--vision needs HJ_ENGINE_DIR (HJ_ENGINE_DIR=$(scripts/real_engine.sh))")
+    with tempfile.TemporaryDirectory() as tmp:
+        photo = Path(tmp) / "small.jpg"
+        subprocess.run(["ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x480:rate=1",
+                        "-frames:v", "1", str(photo)], check=True)
+        site, app_url = serve(DIST)
+        d = chromium(Path(tmp) / "profile")
+        d.set_script_timeout(900)
+        try:
+            bench_in_page.vision_vs_native(d, app_url, Path(os.environ["HJ_ENGINE_DIR"]), Row, photo)
+        finally:
+            d.quit()
+            site.shutdown()
+    print_table()
 
 
 def main():
@@ -570,7 +590,11 @@ def main():
     ap.add_argument("--startup-only", action="store_true",
                     help="only the start-up figures (longest task, first paint, interactive): the loop for issue 43")
     ap.add_argument("--lab-sizes", help="the stored counts to time, comma-separated (the first is the baseline)")
+    ap.add_argument("--vision", action="store_true",
+                    help="only the SmolVLM-shaped model in the page against native llama-server (issue 57)")
     args = ap.parse_args()
+    if args.vision:
+        return vision_only()
     loads, runs, gamma_runs = (3, 2, 9) if args.smoke else (15, 7, 21)
     if not (DIST / "index.html").exists():
         sys.exit("dist/ is missing: run scripts/bench.sh (it builds the site first)")

@@ -118,7 +118,9 @@ def native_build(engine):
     return f"{isa}, {' '.join(NATIVE_FLAGS)}"
 
 
-def native_server(engine, model=MODEL, threads=1):
+def native_server(engine, model=MODEL, threads=1, projector=None):
+    """llama-server from the engine folder, on `model` (a name in the folder, or a path) and
+    `projector` (a path; the folder's projector.gguf by default)."""
     import socket
 
     with socket.socket() as s:
@@ -126,7 +128,7 @@ def native_server(engine, model=MODEL, threads=1):
         port = s.getsockname()[1]
     log = open(engine / f"server-bench-{port}.log", "wb")
     proc = subprocess.Popen([str(engine / "bin" / "llama-server"), "-m", str(engine / model), "--mmproj",
-                             str(engine / "projector.gguf"), "--host", "127.0.0.1", "--port", str(port),
+                             str(projector or engine / "projector.gguf"), "--host", "127.0.0.1", "--port", str(port),
                              "-t", str(threads), *NATIVE_FLAGS], stdout=log, stderr=subprocess.STDOUT)
     end = time.time() + 60
     while time.time() < end:
@@ -214,6 +216,79 @@ def in_page_vs_native(d, app_url, image, engine, report):
     finally:
         models.shutdown()
         iso.shutdown()
+
+
+# The SmolVLM-256M-shaped test model (scripts/smolvlm_model.sh): the text model with SmolVLM's
+# image tokens, and its projector in F16 (as converted) and in Q8_0.
+VLM_TEXT = "SmolLM2-135M-Instruct-smolvlm.Q4_1.gguf"
+VLM_PROJECTORS = {"F16": "smolvlm-projector.gguf", "Q8_0": "smolvlm-projector-q8_0.gguf"}
+
+
+def seconds_said(text):
+    """Seconds in the page's words: "0.9 s", "17 s", "3 min 05 s"."""
+    import re
+
+    m = re.fullmatch(r"(?:(\d+) min )?([\d.]+) s", text.strip())
+    return int(m.group(1) or 0) * 60 + float(m.group(2))
+
+
+def image_figures(line):
+    """(views encoded, their seconds, views from memory) from the run bar's line."""
+    import re
+
+    m = re.search(r"(\d+) views? encoded \(([^)]*)\), (\d+) taken from memory", line)
+    assert m, line
+    return int(m.group(1)), seconds_said(m.group(2)), int(m.group(3))
+
+
+def native_encodes(log_path):
+    """Views llama-server encoded and their milliseconds, from its log ("image slice encoded in N ms")."""
+    import re
+
+    ms = [int(x) for x in re.findall(r"image slice encoded in (\d+) ms", Path(log_path).read_text(errors="replace"))]
+    return len(ms), sum(ms) / 1000
+
+
+def vision_vs_native(d, app_url, engine, report, photo):
+    """Issue 57's table: one HarmonicEval evaluation (5 criteria, 2 of them with the image) of
+    a 640x480 photo with the SmolVLM-256M-shaped model, one thread: in the page on our build
+    with every view (image detail high: 13 views) for each projector form, against native
+    llama-server with the same files and views (which encodes the image again for each grounded
+    criterion: the app sends cache_prompt false); each with its encoding's share; then the page
+    at its default settings (image detail auto) with the Q8_0 projector, whose budget is 60 s."""
+    vlm = Path(subprocess.run([str(ROOT / "scripts" / "smolvlm_model.sh")], check=True, capture_output=True,
+                              text=True).stdout.strip())
+    files, files_url = serve(vlm)
+    try:
+        for form, projector in VLM_PROJECTORS.items():
+            def high(page):
+                Select(page.el("detail-select")).select_by_value("high")
+            page = load(d, app_url, f"{files_url}/{VLM_TEXT}", f"{files_url}/{projector}", "ours", high)
+            in_page = he_evaluation(d, page, photo)
+            time.sleep(1.5)  # the line is told once more after the last answer
+            encoded, enc_s, reused = image_figures(page.el("judge-timing").text)
+            proc, log, native = native_server(engine, vlm / VLM_TEXT, 1, vlm / projector)
+            try:
+                native_s = he_native(d, page, native)
+            finally:
+                stop(proc, log)
+            n_encoded, native_enc = native_encodes(log.name)
+            report(f"SmolVLM-shaped HarmonicEval, 640x480 photo, every view (13), projector {form}: in the page "
+                   f"(ours, 1 thread; {encoded} views encoded in {enc_s:.0f} s, {reused} from memory) vs native "
+                   f"({native_build(engine)}, -t 1; {n_encoded} views encoded in {native_enc:.0f} s)",
+                   in_page, "s", native_s, in_page / native_s, budget="≤ 3× native",
+                   ok=in_page / native_s <= 3)
+        page = load(d, app_url, f"{files_url}/{VLM_TEXT}", f"{files_url}/{VLM_PROJECTORS['Q8_0']}", "")
+        default = he_evaluation(d, page, photo)
+        time.sleep(1.5)
+        line = page.el("judge-timing").text
+        encoded, enc_s, reused = image_figures(line)
+        views = "every view" if "13 views read" in line else "the global view alone"
+        report(f"SmolVLM-shaped HarmonicEval in the page at its defaults (image detail auto: {views}; "
+               f"{encoded} encoded in {enc_s:.0f} s, {reused} from memory), projector Q8_0, 1 thread",
+               default, "s", None, None, budget="≤ 60 s", ok=default <= 60)
+    finally:
+        files.shutdown()
 
 
 def stop(proc, log):

@@ -9,7 +9,7 @@ cost: a SigLIP-B/16 tower at 512 px (12 blocks, width 768, 12 heads, FFN 3072), 
 `idefics3` projector (pixel shuffle by 4: 64 tokens per 512 px view) and a projection to
 SmolLM2's width, 576. What an image shows has no meaningful effect on the answers.
 
-    make_smolvlm.py projector OUT.gguf [--no-preproc-size] [--width 576]
+    make_smolvlm.py projector OUT.gguf [--no-preproc-size] [--width 576] [--q8]
     make_smolvlm.py text SmolLM2-135M-Instruct.Q4_1.gguf OUT.gguf
 
 `projector`: every key and tensor llama.cpp's loader (tools/mtmd/clip.cpp) reads for an
@@ -18,7 +18,9 @@ SmolVLM-256M: matrices in F16, the embeddings, norms and biases in F32. By defau
 `clip.vision.preproc_image_size = 2048`, the longest edge today's converter writes for
 SmolVLM-256M: llama.cpp then resizes every image to 2048 on its longest side and cuts it into
 512 px tiles plus one global view (a 640x480 photo: 13 encodes). `--no-preproc-size` leaves the
-key out, as older conversions did (the same photo: 2 encodes).
+key out, as older conversions did (the same photo: 2 encodes). `--q8` stores the same matrices
+in Q8_0 (gguf-py's quantizer, as llama.cpp's converter does with `--outtype q8_0`): in the page
+their products have wasm SIMD kernels, where F16's have none (docs/performance.md).
 
 `text`: mtmd wraps each view in `<fake_token_around_image>`, `<global-img>` and
 `<row_R_col_C>`, which plain SmolLM2 lacks (llama-server answers every image request 400
@@ -37,7 +39,8 @@ import argparse
 import os
 
 import numpy as np
-from gguf import GGUFReader, GGUFValueType, GGUFWriter, Keys
+from gguf import GGMLQuantizationType, GGUFReader, GGUFValueType, GGUFWriter, Keys
+from gguf.quants import quantize
 
 SIDE, PATCH, DIM, HEADS, FFN, BLOCKS, SCALE = 512, 16, 768, 12, 3072, 12, 4
 PREPROC_LONGEST_EDGE = 2048
@@ -52,11 +55,19 @@ CONTROL = 3  # llama.cpp's LLAMA_TOKEN_TYPE_CONTROL, as its converter marks spec
 SPARE_ROWS = range(3, 17)  # SmolLM2's unused special tokens: their rows are copied
 
 
-def write_projector(out: str, width: int, preproc: bool) -> None:
+def write_projector(out: str, width: int, preproc: bool, q8: bool = False) -> None:
     rng = np.random.default_rng(20260257)
 
     def matrix(*shape: int) -> np.ndarray:
         return (rng.standard_normal(shape, dtype=np.float32) * 0.02).astype(np.float16)
+
+    def put(name: str, data: np.ndarray) -> None:
+        # the same F16 values, or those values in Q8_0 (the matrices only: 2-D F16)
+        if q8 and data.dtype == np.float16 and data.ndim == 2:
+            g.add_tensor(name, quantize(data.astype(np.float32), GGMLQuantizationType.Q8_0),
+                         raw_dtype=GGMLQuantizationType.Q8_0)
+        else:
+            g.add_tensor(name, data)
 
     def embedding(*shape: int) -> np.ndarray:
         return rng.standard_normal(shape, dtype=np.float32) * 0.02
@@ -71,7 +82,7 @@ def write_projector(out: str, width: int, preproc: bool) -> None:
     g = GGUFWriter(tmp, "clip")
     g.add_type("mmproj")
     g.add_string("general.name", "harmonic-judge SmolVLM-256M-shaped projector (random weights, not a model)")
-    g.add_uint32(Keys.General.FILE_TYPE, 1)  # MOSTLY_F16
+    g.add_uint32(Keys.General.FILE_TYPE, 7 if q8 else 1)  # MOSTLY_Q8_0, MOSTLY_F16
     g.add_bool("clip.has_vision_encoder", True)
     g.add_string("clip.projector_type", "idefics3")
     g.add_bool("clip.use_gelu", True)
@@ -88,25 +99,25 @@ def write_projector(out: str, width: int, preproc: bool) -> None:
         g.add_uint32("clip.vision.preproc_image_size", PREPROC_LONGEST_EDGE)
 
     # numpy shapes are ggml's reversed: a linear layer is (out, in).
-    g.add_tensor("v.patch_embd.weight", embedding(DIM, 3, PATCH, PATCH))
-    g.add_tensor("v.patch_embd.bias", zeros(DIM))
-    g.add_tensor("v.position_embd.weight", embedding((SIDE // PATCH) ** 2, DIM))
+    put("v.patch_embd.weight", embedding(DIM, 3, PATCH, PATCH))
+    put("v.patch_embd.bias", zeros(DIM))
+    put("v.position_embd.weight", embedding((SIDE // PATCH) ** 2, DIM))
     for b in range(BLOCKS):
         p = f"v.blk.{b}"
         for proj in ("attn_q", "attn_k", "attn_v", "attn_out"):
-            g.add_tensor(f"{p}.{proj}.weight", matrix(DIM, DIM))
-            g.add_tensor(f"{p}.{proj}.bias", zeros(DIM))
+            put(f"{p}.{proj}.weight", matrix(DIM, DIM))
+            put(f"{p}.{proj}.bias", zeros(DIM))
         for norm in ("ln1", "ln2"):
-            g.add_tensor(f"{p}.{norm}.weight", ones(DIM))
-            g.add_tensor(f"{p}.{norm}.bias", zeros(DIM))
-        g.add_tensor(f"{p}.ffn_up.weight", matrix(FFN, DIM))
-        g.add_tensor(f"{p}.ffn_up.bias", zeros(FFN))
-        g.add_tensor(f"{p}.ffn_down.weight", matrix(DIM, FFN))
-        g.add_tensor(f"{p}.ffn_down.bias", zeros(DIM))
-    g.add_tensor("v.post_ln.weight", ones(DIM))
-    g.add_tensor("v.post_ln.bias", zeros(DIM))
+            put(f"{p}.{norm}.weight", ones(DIM))
+            put(f"{p}.{norm}.bias", zeros(DIM))
+        put(f"{p}.ffn_up.weight", matrix(FFN, DIM))
+        put(f"{p}.ffn_up.bias", zeros(FFN))
+        put(f"{p}.ffn_down.weight", matrix(DIM, FFN))
+        put(f"{p}.ffn_down.bias", zeros(DIM))
+    put("v.post_ln.weight", ones(DIM))
+    put("v.post_ln.bias", zeros(DIM))
     # The pixel shuffle stacks SCALE x SCALE neighbours: the projection reads DIM * SCALE^2.
-    g.add_tensor("mm.model.fc.weight", matrix(width, DIM * SCALE * SCALE))
+    put("mm.model.fc.weight", matrix(width, DIM * SCALE * SCALE))
     _finish(g, tmp, out)
 
 
@@ -191,12 +202,13 @@ def main() -> None:
     p.add_argument("--no-preproc-size", action="store_true",
                    help="leave out clip.vision.preproc_image_size (no 2048 px tiling)")
     p.add_argument("--width", type=int, default=576, help="the text model's embedding width")
+    p.add_argument("--q8", action="store_true", help="the matrices in Q8_0 instead of F16")
     t = sub.add_parser("text", help="SmolLM2 with SmolVLM-256M's image tokens")
     t.add_argument("src")
     t.add_argument("out")
     args = ap.parse_args()
     if args.what == "projector":
-        write_projector(args.out, args.width, not args.no_preproc_size)
+        write_projector(args.out, args.width, not args.no_preproc_size, args.q8)
     else:
         write_text(args.src, args.out)
 

@@ -9,6 +9,8 @@
 #   smolvlm-projector.gguf                    idefics3, SigLIP-B/16 at 512 px, random weights,
 #                                             clip.vision.preproc_image_size = 2048 (181 MiB)
 #   smolvlm-projector-nopreproc.gguf          the same without that key (fewer views an image)
+#   smolvlm-projector-q8_0.gguf               the first with its matrices in Q8_0 (104 MB; the
+#                                             page's fastest form, docs/performance.md)
 # The key is the first 12 hex digits of make_smolvlm.py's SHA-256 and the SmolLM2 wheel's
 # version: a changed script makes new files in a new folder. Making them takes seconds.
 #
@@ -26,7 +28,8 @@ DIR="$CACHE/smolvlm-$KEY-smollm2-$SMOLLM_WHEEL"
 TEXT=SmolLM2-135M-Instruct-smolvlm.Q4_1.gguf
 say() { printf '==> %s\n' "$*" >&2; }
 
-if [[ -s "$DIR/$TEXT" && -s "$DIR/smolvlm-projector.gguf" && -s "$DIR/smolvlm-projector-nopreproc.gguf" ]]; then
+if [[ -s "$DIR/$TEXT" && -s "$DIR/smolvlm-projector.gguf" && -s "$DIR/smolvlm-projector-nopreproc.gguf" \
+      && -s "$DIR/smolvlm-projector-q8_0.gguf" ]]; then
   echo "$DIR"
   exit 0
 fi
@@ -65,4 +68,5 @@ say "SmolVLM-256M-shaped test model (scripts/make_smolvlm.py, random weights) in
 "$py" scripts/make_smolvlm.py text "$src" "$DIR/$TEXT"
 "$py" scripts/make_smolvlm.py projector "$DIR/smolvlm-projector.gguf"
 "$py" scripts/make_smolvlm.py projector --no-preproc-size "$DIR/smolvlm-projector-nopreproc.gguf"
+"$py" scripts/make_smolvlm.py projector --q8 "$DIR/smolvlm-projector-q8_0.gguf"
 echo "$DIR"
