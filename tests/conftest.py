@@ -66,6 +66,9 @@ FILES = {
     # The SmolVLM-256M-shaped test model in llama-server: its views, and the wrong files (issue 57).
     "test_vision_model.py": (set(), set(), {"providers"}),
     "test_in_browser.py": ({"evaluator"}, set(), {"providers"}),
+    # The same model in the page on our build: one encode per view, auto detail, the run bar's
+    # words, missing image tokens (issue 57).
+    "test_vision_in_page.py": ({"evaluator"}, {"harmonic_eval"}, {"providers", "candidates"}),
     # The in-page judge's GPU setting, its numbers before and during the wait, and the backend
     # a result records (Chromium with --enable-unsafe-webgpu).
     "test_in_page_gpu.py": ({"evaluator"}, {"harmonic_eval"}, {"providers"}),
@@ -75,7 +78,7 @@ FILES = {
 
 ENGINES = {"test_real_engine.py": "real_engine", "test_engine_start.py": "real_engine",
            "test_vision_model.py": "real_engine", "test_in_browser.py": "in_browser",
-           "test_in_page_gpu.py": "in_browser"}
+           "test_in_page_gpu.py": "in_browser", "test_vision_in_page.py": "in_browser"}
 
 ALL_METRICS = {"harmonic_eval", "fleur", "g_veval", "maev"}
 
