@@ -323,9 +323,38 @@ function imagesAsBytes(req) {
 // for the Rust side's 1-second timer; '' when none was heard since the model loaded.
 let lastProgress = '';
 
-async function chat(body, signal) {
+// `idleMs`: the request's time limit, counted from the engine's last progress (our build says
+// where it is after each view and slice of the prompt, so a photo that takes minutes to read is
+// not cut off while it is being read; wllama's says nothing, so for it this is a plain limit);
+// a request stopped so rejects with 'idle-timeout'.
+async function chat(body, signal, idleMs) {
   if (!judge) throw new Error('not-loaded');
-  if (judge.build === 'ours') judge.w.onProgress = (p) => { lastProgress = JSON.stringify(p); };
+  const stop = new AbortController();
+  const forward = () => stop.abort();
+  if (signal) {
+    if (signal.aborted) stop.abort();
+    signal.addEventListener('abort', forward, { once: true });
+  }
+  let idle = false;
+  let timer = null;
+  const arm = () => {
+    clearTimeout(timer);
+    if (idleMs > 0) timer = setTimeout(() => { idle = true; stop.abort(); }, idleMs);
+  };
+  arm();
+  if (judge.build === 'ours') judge.w.onProgress = (p) => { lastProgress = JSON.stringify(p); arm(); };
+  try {
+    return await answerChat(body, stop.signal);
+  } catch (e) {
+    if (idle) throw new Error('idle-timeout');
+    throw e;
+  } finally {
+    clearTimeout(timer);
+    if (signal) signal.removeEventListener('abort', forward);
+  }
+}
+
+async function answerChat(body, signal) {
   const req = JSON.parse(body);
   // Our build reads the request's JSON text as llama-server does (images as base64 data URLs);
   // wllama takes each image as its bytes.
@@ -389,7 +418,7 @@ async function guard(promise) {
 globalThis.hjInBrowser = {
   facts: () => guard(facts()),
   load: (source, progress, check, gpu) => guard(load(source, progress, check, gpu).then((r) => { progress('loading', 1); return r; })),
-  chat: (body, signal) => guard(chat(body, signal)),
+  chat: (body, signal, idleMs) => guard(chat(body, signal, idleMs)),
   progress: () => lastProgress,
   cacheList: () => guard(cacheList()),
   cacheClear: () => guard(cacheClear()),

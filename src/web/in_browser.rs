@@ -432,11 +432,13 @@ fn answer(status: u16, body: String) -> RawResponse {
 /// Answers one request built for the in-browser preset as llama-server would. The engine's
 /// transport lives in the provider's own chunk (with its settings panel), fetched on the first
 /// request, so the first visit carries none of it.
+/// `idle_ms`: the time limit, counted from the engine's last word of progress.
 pub async fn send(
     req: &HttpRequest,
     signal: Option<&web_sys::AbortSignal>,
+    idle_ms: u32,
 ) -> Result<RawResponse, JudgeError> {
-    match send_in_chunk(req.clone(), signal.cloned()).await {
+    match send_in_chunk(req.clone(), signal.cloned(), idle_ms).await {
         Ok(answer) => answer.await,
         Err(_) => Err(JudgeError::Setting {
             message: "The in-page judge could not be loaded from this site. Check the connection and reload the page."
@@ -461,15 +463,17 @@ impl From<leptos::wasm_split::SplitLoaderError> for NotFetched {
 fn send_in_chunk(
     req: HttpRequest,
     signal: Option<web_sys::AbortSignal>,
+    idle_ms: u32,
 ) -> Result<Answering, NotFetched> {
     Ok(Box::pin(async move {
-        answer_request(&req, signal.as_ref()).await
+        answer_request(&req, signal.as_ref(), idle_ms).await
     }))
 }
 
 async fn answer_request(
     req: &HttpRequest,
     signal: Option<&web_sys::AbortSignal>,
+    idle_ms: u32,
 ) -> Result<RawResponse, JudgeError> {
     let setting = |message: String| JudgeError::Setting { message };
     let facts = facts().await.map_err(setting)?;
@@ -493,9 +497,15 @@ async fn answer_request(
             };
             let signal = signal.map_or(JsValue::UNDEFINED, |s| s.clone().into());
             keep_timing();
-            let out = call("chat", &[JsValue::from_str(&body), signal]).await;
+            let idle = JsValue::from_f64(f64::from(idle_ms));
+            let out = call("chat", &[JsValue::from_str(&body), signal, idle]).await;
             let out = out
-                .map_err(|e| core::chat_failure(&e))?
+                .map_err(|e| match e.as_str() {
+                    "idle-timeout" => JudgeError::Timeout {
+                        seconds: idle_ms / 1000,
+                    },
+                    _ => core::chat_failure(&e),
+                })?
                 .as_string()
                 .unwrap_or_default();
             if let Some(f) = ImageFigures::of_answer(&out) {

@@ -78,10 +78,11 @@ async function chat(id, body) {
     if (left < 0) throw new Error('llama_decode failed while reading the prompt');
     tell();
   }
-  for (;;) {
+  for (let n = 1; ; n++) {
     const more = num('hj_step');
     if (more < 0) throw new Error('llama_decode failed while writing');
     if (more === 0) break;
+    if (n % 16 === 0) tell();  // still writing: the page's time limit counts from here
     await tick();
     if (cancelled.has(id)) return dropRequest();
   }
