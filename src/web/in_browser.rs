@@ -14,7 +14,7 @@ use std::cell::RefCell;
 
 use crate::answers::errors::JudgeError;
 use crate::providers::in_browser::gpu::{self, Compute, Engine, GpuChoice, NoGpu, Probe};
-use crate::providers::in_browser::images::{EngineProgress, ImageFigures};
+use crate::providers::in_browser::images::{EngineProgress, ImageFigures, ImageViews};
 use crate::providers::in_browser::meter::Meter;
 use crate::providers::in_browser::{self as core, Route};
 use crate::providers::HttpRequest;
@@ -75,6 +75,20 @@ thread_local! {
     static PROJECTOR_TYPE: std::cell::Cell<Option<u32>> = const { std::cell::Cell::new(None) };
     /// The requests of the current burst, for the time per answer and the time left.
     static METER: RefCell<Meter> = RefCell::new(Meter::default());
+    /// The views read of the last image answered about (what an export records).
+    static LAST_VIEWS: std::cell::Cell<Option<ImageViews>> = const { std::cell::Cell::new(None) };
+}
+
+/// The views the loaded model read of the last image it answered about since the last run
+/// began, for the export; `None` before such an answer (a run answered from the cache, a text
+/// alone, another model loaded since, a result opened from a file).
+pub fn image_views_now() -> Option<ImageViews> {
+    LAST_VIEWS.with(std::cell::Cell::get)
+}
+
+/// A run begins or a result is opened: the views read before are not this result's.
+pub fn forget_image_views() {
+    LAST_VIEWS.with(|v| v.set(None));
 }
 
 /// The model loaded, as last read (no call to the bridge): its identity (for the answer
@@ -209,7 +223,13 @@ fn read_loaded(v: &JsValue) -> Option<Loaded> {
         projector_type: PROJECTOR_TYPE.with(std::cell::Cell::get),
         build: (text(v, "build"), text(v, "buildWhy")),
     };
-    LOADED.with(|l| *l.borrow_mut() = Some((loaded.identity.clone(), loaded.engine())));
+    LOADED.with(|l| {
+        let mut l = l.borrow_mut();
+        if l.as_ref().map(|(id, _)| id) != Some(&loaded.identity) {
+            LAST_VIEWS.with(|v| v.set(None));
+        }
+        *l = Some((loaded.identity.clone(), loaded.engine()));
+    });
     Some(loaded)
 }
 
@@ -316,6 +336,7 @@ pub async fn facts() -> Result<Facts, String> {
             let loaded = read_loaded(&get(&f, "loaded"));
             if loaded.is_none() {
                 LOADED.with(|l| *l.borrow_mut() = None);
+                LAST_VIEWS.with(|v| v.set(None));
             }
             loaded
         },
@@ -510,6 +531,9 @@ async fn answer_request(
                 .unwrap_or_default();
             if let Some(f) = ImageFigures::of_answer(&out) {
                 METER.with(|m| m.borrow_mut().images(f));
+                if let Some(views) = ImageViews::of_figures(f) {
+                    LAST_VIEWS.with(|l| l.set(Some(views)));
+                }
             }
             Ok(answer(200, out))
         }

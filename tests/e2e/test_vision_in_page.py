@@ -20,9 +20,10 @@ import time
 import pytest
 from selenium.webdriver.support.ui import Select
 
-from app_page import CRITERIA
+from app_page import CRITERIA, export_pattern
 from conftest import _png
 from test_in_browser import JUDGE, LOAD, in_browser, progress
+from test_real_engine import export
 from test_vision_model import smolvlm_dir  # noqa: F401 (a fixture)
 
 TEXT = "SmolLM2-135M-Instruct-smolvlm.Q4_1.gguf"
@@ -115,7 +116,7 @@ def test_one_image_is_encoded_once_for_every_grounded_criterion_and_candidate(br
 
 
 def test_auto_detail_reads_every_view_only_when_this_device_can_afford_it(browser, app_url, smolvlm_dir,
-                                                                          tmp_path):
+                                                                          tmp_path, downloads):
     page = in_browser(browser, app_url)
     assert Select(page.el("detail-select")).first_selected_option.get_attribute("value") == "auto"
     load_files(page, smolvlm_dir)
@@ -135,6 +136,9 @@ def test_auto_detail_reads_every_view_only_when_this_device_can_afford_it(browse
         assert "1 view encoded" in last, last
     else:
         assert "13 views encoded" in last, last
+    # The export records the views auto chose, beside the engine that read them.
+    doc = export(page, downloads, export_pattern("harmonic_eval"))
+    assert doc["engine"]["image_views"] == {"read": 13 if every else 1, "of": 13}, doc["engine"]
     print(f"\nauto detail, one grounded criterion: {took:.1f} s; {last}")
 
 

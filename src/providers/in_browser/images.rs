@@ -147,6 +147,41 @@ impl ImageTally {
     }
 }
 
+/// The views the judge read of the last image it answered about, as an export records them
+/// inside its `engine`: `"image_views": {"read": 1, "of": 13}` (issue 57). "auto" decides once
+/// per image and model, so every answer about that image read the same views.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageViews {
+    pub read: u32,
+    pub of: u32,
+}
+
+impl ImageViews {
+    /// An answer's views, when it read an image.
+    pub fn of_figures(f: ImageFigures) -> Option<ImageViews> {
+        (f.views_full > 0).then_some(ImageViews {
+            read: f.views,
+            of: f.views_full,
+        })
+    }
+
+    /// `doc` (an exported result) with these views in its `engine` record; `doc` unchanged
+    /// when it records no engine (another provider) or is not a JSON object.
+    pub fn record(self, doc: &str) -> String {
+        let Ok(Value::Object(mut obj)) = serde_json::from_str::<Value>(doc) else {
+            return doc.to_string();
+        };
+        let Some(Value::Object(engine)) = obj.get_mut("engine") else {
+            return doc.to_string();
+        };
+        engine.insert(
+            "image_views".into(),
+            serde_json::json!({"read": self.read, "of": self.of}),
+        );
+        Value::Object(obj).to_string()
+    }
+}
+
 fn plural<'a>(n: u32, one: &'a str, many: &'a str) -> &'a str {
     if n == 1 {
         one
@@ -167,6 +202,31 @@ fn seconds(ms: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_export_records_the_views_read_inside_its_engine() {
+        let figures = ImageFigures {
+            views: 1,
+            views_full: 13,
+            encoded: 1,
+            ..ImageFigures::default()
+        };
+        let views = ImageViews::of_figures(figures).unwrap();
+        assert_eq!(views, ImageViews { read: 1, of: 13 });
+        let doc =
+            r#"{"metric":"harmonic-eval","engine":{"backend":"cpu","threads":1},"score":0.5}"#;
+        let v: Value = serde_json::from_str(&views.record(doc)).unwrap();
+        assert_eq!(v["engine"]["image_views"]["read"], 1);
+        assert_eq!(v["engine"]["image_views"]["of"], 13);
+        assert_eq!(v["engine"]["threads"], 1);
+        assert_eq!(v["score"], 0.5);
+        // Another provider's export has no engine: nothing is added.
+        let other = r#"{"metric":"fleur","provider":"openai"}"#;
+        assert_eq!(views.record(other), other);
+        assert_eq!(views.record("not json"), "not json");
+        // An answer without an image names no views.
+        assert_eq!(ImageViews::of_figures(ImageFigures::default()), None);
+    }
 
     #[test]
     fn the_engines_progress_says_which_view_and_how_long_the_image_has_left() {

@@ -58,6 +58,7 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
     // otherwise sit beside the new score, and Copy link would share it with that score).
     state.inputs.image.set_value(None);
     state.inputs.image_file.set_value(None);
+    crate::web::in_browser::forget_image_views();
     state.inputs.image_error.set(None);
     state
         .inputs

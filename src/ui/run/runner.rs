@@ -57,6 +57,8 @@ pub(crate) fn begin_run(state: AppState) -> RunHandle {
     let generation = state.generation.get_value() + 1;
     state.generation.set_value(generation);
     state.billed.set(Vec::new());
+    // The views an export records are those the in-page judge read for this run's answers.
+    crate::web::in_browser::forget_image_views();
     RunHandle {
         generation,
         cancel: new_cancel(state),
@@ -262,6 +264,11 @@ pub(crate) fn save_result(state: AppState, json: Option<String>) {
         return state.export_error.set(Some(
             "Evaluate first: there is nothing to export yet.".into(),
         ));
+    };
+    // The in-page judge's image views (its `engine` record; other providers' files have none).
+    let json = match crate::web::in_browser::image_views_now() {
+        Some(views) => views.record(&json),
+        None => json,
     };
     let name = crate::files::export_name::for_result(&json, crate::web::download::local_now());
     let outcome = crate::web::download::download_text(&name, "application/json", &json);
