@@ -5,7 +5,8 @@
 # (tests/e2e/test_browsers.py) also runs in Firefox ESR and in WebKitGTK under Xvfb. This full
 # run is the default and what CI runs (.ci/run).
 #
-#   scripts/test.sh                  everything (about 30 minutes on 2 cores once set up)
+#   scripts/test.sh                  everything (about 30 minutes on 2 cores once set up; the
+#                                    browser tests in two parallel workers, HJ_TEST_WORKERS=1: one)
 #   scripts/test.sh --quick          set-up check, cargo test, clippy for wasm32, structure, format, a build only if dist/ is
 #                                    older than the sources, the fakes' self-tests and the browser
 #                                    smoke set (pytest -m smoke); about 2 minutes once built
@@ -87,7 +88,23 @@ for arg in "$@"; do
   [[ $arg != -* && -e ${arg%%::*} ]] && paths=()
 done
 if ! $quick; then
-  .venv/bin/python -m pytest tests/fakes_selftest tests/e2e -q -p no:cacheprovider
+  # Two workers, each taking whole test files (a file's browsers and engines stay in one worker):
+  # a serial run left a third of the two cores idle, waiting on browsers. The tests that measure
+  # time or memory (marker `alone`) run afterwards with the machine to themselves.
+  # HJ_TEST_WORKERS=1 runs everything in one process, in the same order.
+  workers=${HJ_TEST_WORKERS:-$(( $(nproc) >= 2 ? 2 : 1 ))}
+  # The SmolVLM-shaped test model is made before the workers start: two would make it at once.
+  scripts/smolvlm_model.sh >/dev/null
+  status=0
+  if (( workers > 1 )); then
+    .venv/bin/python -m pytest tests/fakes_selftest tests/e2e -q -p no:cacheprovider \
+      -n "$workers" --dist loadfile -m "not alone" || status=$?
+    printf '\n==> The tests that measure time or memory, alone on the machine\n'
+    .venv/bin/python -m pytest tests/e2e -q -p no:cacheprovider -m alone || status=$?
+  else
+    .venv/bin/python -m pytest tests/fakes_selftest tests/e2e -q -p no:cacheprovider || status=$?
+  fi
+  (( status == 0 )) || exit "$status"
 elif [[ $# -eq 0 ]]; then
   # The smoke set checks the layout at one width (HJ_LAYOUT_WIDTHS; every width in the full run).
   HJ_LAYOUT_WIDTHS="${HJ_LAYOUT_WIDTHS:-390}" \

@@ -140,6 +140,27 @@ SMOKE = {
     ("test_browsers.py", "test_the_static_shell_takes_the_image_the_text_and_evaluate_before_the_wasm[chromium]"),
 }
 
+# Tests that measure time or memory, or that depend on a bound of a second or so: in the full
+# run they get the machine to themselves, after the two parallel workers (scripts/test.sh,
+# `-m alone`). "*": every test of the file.
+ALONE = {
+    # the peak memory of the renderer, main-thread tasks against a baseline of the same run
+    ("test_gate.py", "*"),
+    # click latency and long tasks while 100k results arrive; reading a million lines
+    ("test_lab_scale.py", "*"),
+    # the time limit of 1 s is the subject: all five criteria fail within 2.8 s
+    ("test_harmonic_eval.py", "test_silent_server_times_out_instead_of_spinning"),
+    # the host's site file shows within 1 s of its answer
+    ("test_site.py", "test_the_hosts_site_json_that_answers_after_the_app_mounted_applies_at_once"),
+    # a 100-megapixel image refused from its header within 5 s, without decoding
+    ("test_bad_inputs.py", "test_a_100_megapixel_image_is_refused_at_once_with_the_limit"),
+}
+
+# The files that take longest (PYTEST_ADDOPTS=--durations=0 on a quiet 2-core machine, round 48),
+# run first, so that neither parallel worker is left with a long file at the end.
+LONGEST_FIRST = ["test_in_browser.py", "test_vision_in_page.py", "test_real_engine.py", "test_browsers.py",
+                 "test_in_page_gpu.py", "test_cli.py", "test_layout.py", "test_vision_model.py"]
+
 # A `metric` parameter names the metric it runs.
 PARAM_METRIC = {"harmonic_eval": "harmonic_eval", "fleur": "fleur", "ref_fleur": "fleur",
                 "g_veval": "g_veval", "maev": "maev"}
@@ -199,6 +220,14 @@ def pytest_collection_modifyitems(config, items):
         marks = markers_of(path.name, name, params)
         if (path.name, name) in SMOKE or (path.name, item.name) in SMOKE:
             marks.add("smoke")
+        if (path.name, "*") in ALONE or (path.name, name) in ALONE:
+            marks.add("alone")
         for m in sorted(marks):
             item.add_marker(getattr(pytest.mark, m))
+    # Stable: within a file, and among the other files, the order stays as collected.
+    items.sort(key=lambda item: _rank(Path(str(item.path)).name))
     _layout_widths()
+
+
+def _rank(file):
+    return LONGEST_FIRST.index(file) if file in LONGEST_FIRST else len(LONGEST_FIRST)

@@ -11,6 +11,7 @@ server with the suite's flags and no other, asks /health and one chat completion
 and exits 0 only when both answer (only the standard library, so it runs before any venv)."""
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -24,7 +25,13 @@ MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 ALIAS = "smollm2-135m"
 # What every test server gets, and nothing else: a build that needs an extra flag to run here
 # (say --no-repack) is a build the suite must not accept.
-SUITE_FLAGS = ("-t", "2", "-c", "8192", "-np", "2")
+# Two threads, or one in each of the full run's parallel workers (pytest-xdist sets
+# PYTEST_XDIST_WORKER; HJ_ENGINE_THREADS overrides): llama.cpp's threads wait for each other by
+# spinning, and two servers of two threads beside a browser on two cores made the real engine's
+# tests 3-5 times slower. A matrix row is computed by one thread either way: the numbers do not
+# change.
+THREADS = os.environ.get("HJ_ENGINE_THREADS") or ("1" if os.environ.get("PYTEST_XDIST_WORKER") else "2")
+SUITE_FLAGS = ("-t", THREADS, "-c", "8192", "-np", "2")
 
 _WHY = {
     signal.SIGILL: "the CPU advertises instructions this machine does not allow; rebuild the engine "
