@@ -562,8 +562,9 @@ def rest(d, args, tmp, app_url, photo_url, photo, small, runs, gamma_runs):
         bench_in_page.vision_vs_native(d, app_url, Path(os.environ["HJ_ENGINE_DIR"]), Row, small)
 
 
-def vision_only():
-    """Issue 57's table alone (bench_in_page.vision_vs_native): about 10 minutes on 2 cores."""
+def vision_only(defaults_only=False):
+    """Issue 57's table alone (bench_in_page.vision_vs_native): about 10 minutes on 2 cores;
+    `defaults_only`: its last row alone (the page at its default settings), about 2 minutes."""
     if not os.environ.get("HJ_ENGINE_DIR"):
         sys.exit("--vision needs HJ_ENGINE_DIR (HJ_ENGINE_DIR=$(scripts/real_engine.sh))")
     with tempfile.TemporaryDirectory() as tmp:
@@ -574,7 +575,8 @@ def vision_only():
         d = chromium(Path(tmp) / "profile")
         d.set_script_timeout(900)
         try:
-            bench_in_page.vision_vs_native(d, app_url, Path(os.environ["HJ_ENGINE_DIR"]), Row, photo)
+            forms = {} if defaults_only else bench_in_page.VLM_PROJECTORS
+            bench_in_page.vision_vs_native(d, app_url, Path(os.environ["HJ_ENGINE_DIR"]), Row, photo, forms)
         finally:
             d.quit()
             site.shutdown()
@@ -592,9 +594,11 @@ def main():
     ap.add_argument("--lab-sizes", help="the stored counts to time, comma-separated (the first is the baseline)")
     ap.add_argument("--vision", action="store_true",
                     help="only the SmolVLM-shaped model in the page against native llama-server (issue 57)")
+    ap.add_argument("--vision-defaults", action="store_true",
+                    help="only the SmolVLM-shaped model in the page at its default settings (issue 57's 60 s)")
     args = ap.parse_args()
-    if args.vision:
-        return vision_only()
+    if args.vision or args.vision_defaults:
+        return vision_only(defaults_only=args.vision_defaults)
     loads, runs, gamma_runs = (3, 2, 9) if args.smoke else (15, 7, 21)
     if not (DIST / "index.html").exists():
         sys.exit("dist/ is missing: run scripts/bench.sh (it builds the site first)")
