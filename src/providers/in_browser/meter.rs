@@ -21,6 +21,11 @@ pub struct Meter {
     ms_per_view: f64,
 }
 
+/// The progress line with what the judge is on: "Judging correctness. Reading the image: …".
+pub fn judging(on: &str, line: &str) -> String {
+    format!("Judging {on}. {line}")
+}
+
 impl Meter {
     /// A request is sent to the engine at `now`.
     pub fn sent(&mut self, now: f64) {
@@ -169,6 +174,14 @@ pub fn before_loading(sizes: &[Option<f64>], cached: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_line_names_what_the_judge_is_on() {
+        assert_eq!(
+            judging("correctness", "Reading the image: view 1 of 1."),
+            "Judging correctness. Reading the image: view 1 of 1."
+        );
+    }
 
     #[test]
     fn each_answer_is_timed_from_the_one_before() {

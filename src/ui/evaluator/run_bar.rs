@@ -14,6 +14,15 @@ pub fn RunBar() -> impl IntoView {
         let _ = timing.try_set(line);
     });
     let running = move || crate::ui::metrics::of(state.settings.metric.get()).running(state);
+    // While a run is going, the line names what the judge is on, where the metric can tell.
+    let line = move || {
+        let said = timing.get();
+        let on = crate::ui::metrics::of(state.settings.metric.get()).asking(state);
+        match on.filter(|_| !said.is_empty() && running()) {
+            Some(on) => crate::providers::in_browser::meter::judging(on, &said),
+            None => said,
+        }
+    };
     view! {
         <div class="run-bar">
             <button
@@ -45,7 +54,7 @@ pub fn RunBar() -> impl IntoView {
         </div>
         <p class="hint" data-testid="judge-timing" role="status"
             hidden=move || timing.get().is_empty() || state.settings.provider.preset.get() != "in_browser">
-            {move || timing.get()}
+            {line}
         </p>
         <span class="error" role="alert" data-testid="storage-error">
             {move || state.settings.storage_error.get()}

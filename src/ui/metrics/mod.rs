@@ -145,6 +145,12 @@ pub(crate) trait MetricUi {
     fn result_json(state: AppState) -> Option<String>;
     /// Whether a request of the current run is in flight.
     fn running(state: AppState) -> bool;
+    /// What the judge is answering now, named for the in-page judge's progress line
+    /// ("correctness"), where that can be told: one request at a time, sent in order. `None` by
+    /// default.
+    fn asking(_state: AppState) -> Option<&'static str> {
+        None
+    }
     /// Whether there is a run to export.
     fn has_run(state: AppState) -> bool;
     /// The model of the last run, to price the usage it reported.
@@ -194,6 +200,9 @@ impl Page {
     }
     pub(crate) fn running(&self, state: AppState) -> bool {
         with_ui!(self.0, U => U::running(state))
+    }
+    pub(crate) fn asking(&self, state: AppState) -> Option<&'static str> {
+        with_ui!(self.0, U => U::asking(state))
     }
     pub(crate) fn has_run(&self, state: AppState) -> bool {
         with_ui!(self.0, U => U::has_run(state))

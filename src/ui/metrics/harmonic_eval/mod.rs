@@ -58,6 +58,20 @@ impl super::MetricUi for Ui {
             || state.comparison_running()
     }
 
+    /// With one request at a time (the in-page judge's repeatable default), the criteria are
+    /// asked in their order and each card stays running until its answer: the first running
+    /// card is the one the judge is on. Not told for a comparison of candidates.
+    fn asking(state: AppState) -> Option<&'static str> {
+        if state.settings.provider.effective_concurrency() != 1 || state.comparison_running() {
+            return None;
+        }
+        Criterion::ALL
+            .into_iter()
+            .zip(state.results.harmonic_eval.criteria)
+            .find(|(_, s)| s.with(|p| matches!(p, crate::ui::progress::Progress::Running)))
+            .map(|(c, _)| c.id())
+    }
+
     fn has_run(state: AppState) -> bool {
         state.results.harmonic_eval.compared.has_run()
             || state
