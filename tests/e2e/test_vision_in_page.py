@@ -126,7 +126,7 @@ def test_auto_detail_reads_every_view_only_when_this_device_can_afford_it(browse
     seen, last = run_watching(page, ["criterion-correctness"])
     took = time.time() - started
     # Before any view was timed, the line said so, naming the criterion; then it read the views it chose.
-    assert any("Judging correctness. Reading the image: timing its global view on this device" in line
+    assert any(line.startswith("Judging correctness. ") and "timing its global view on this device" in line
                for line in seen), seen
     every = re.search(r"The image: 13 views read", last)
     alone = re.search(r"1 of its 13 views read \(the global view alone, as all 13 would take about "
