@@ -226,7 +226,7 @@ fn read_loaded(v: &JsValue) -> Option<Loaded> {
     LOADED.with(|l| {
         let mut l = l.borrow_mut();
         if l.as_ref().map(|(id, _)| id) != Some(&loaded.identity) {
-            LAST_VIEWS.with(|v| v.set(None));
+            forget_image_views();
         }
         *l = Some((loaded.identity.clone(), loaded.engine()));
     });
@@ -336,7 +336,7 @@ pub async fn facts() -> Result<Facts, String> {
             let loaded = read_loaded(&get(&f, "loaded"));
             if loaded.is_none() {
                 LOADED.with(|l| *l.borrow_mut() = None);
-                LAST_VIEWS.with(|v| v.set(None));
+                forget_image_views();
             }
             loaded
         },
