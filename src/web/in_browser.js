@@ -18,11 +18,9 @@ const MEMORY32 = {
 // space is 4 GiB, which must also hold the context, the compute buffers and the image. The
 // Rust side's sentences use the same figure (providers::in_browser::MEMORY32_MAX_BYTES).
 const MEMORY32_MAX_BYTES = 2.5e9;
-// Our own build (own/: llama.cpp built here, one thread, no GPU) reads prompts
-// 3-4x as fast as wllama's Memory32 build on one thread, and still wins against it on two
-// (docs/performance.md). With more threads than that wllama's multi-threaded build runs: not
-// measured here, where the machine has two cores.
-const OURS_MAX_THREADS = 2;
+// Our own build (own/: llama.cpp built here, no GPU) reads prompts 3-4x as fast as wllama's
+// Memory32 build on one thread (docs/performance.md); where the page is cross-origin isolated
+// its threaded build (own/mt/) runs on as many threads as wllama's would.
 // llama.cpp's own log lines (its default, INFO: a few lines per load and per request), the
 // last few kept so that a load it refuses can say why; the Rust side tells "out of memory"
 // from a bad file by them.
@@ -109,12 +107,11 @@ function chooseBuild(bytes, gpu, ours) {
   if (forced === 'memory64' && can64) return { build: 'memory64', why: 'forced' };
   if (forced === 'memory32') return { build: 'memory32', why: 'forced' };
   if (bytes > MEMORY32_MAX_BYTES) return can64 ? { build: 'memory64', why: 'large' } : { build: null, why: 'too-large' };
-  if (!gpu && threadsWanted() <= OURS_MAX_THREADS) return ours ? { build: 'ours', why: 'fastest' } : { build: 'memory32', why: 'not-built' };
+  if (!gpu) return ours ? { build: 'ours', why: 'fastest' } : { build: 'memory32', why: 'not-built' };
   // wllama's author measured its Memory32 build's WebGPU path as far slower in Firefox.
   if (gpu && isFirefox() && can64) return { build: 'memory64', why: 'firefox-gpu' };
-  // Why our build does not run: the GPU, or more threads than it has.
-  if (gpu) return { build: 'memory32', why: 'gpu' };
-  return { build: 'memory32', why: 'threads' };
+  // Our build has no GPU path.
+  return { build: 'memory32', why: 'gpu' };
 }
 
 // Whether this site serves our own build: a first scripts/serve.sh finishes the site before it

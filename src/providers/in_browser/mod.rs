@@ -352,8 +352,8 @@ pub fn build_sentence(build: &str, why: &str, loaded: bool) -> String {
             }
         };
         return format!(
-            "{verb} our own build of llama.cpp (one thread, 32-bit memory, built from the same \
-             source as wllama's): {reason}"
+            "{verb} our own build of llama.cpp (32-bit memory, threads where the page is \
+             cross-origin isolated, built from the same source as wllama's): {reason}"
         );
     }
     let (name, what) = match build {
@@ -368,9 +368,6 @@ pub fn build_sentence(build: &str, why: &str, loaded: bool) -> String {
                         adds it a few minutes after the page is up; scripts/build.sh waits for it)."
                 .to_string()
         }
-        "threads" => "the page may use more than two threads, which wllama's build can and our \
-                      own one-thread build cannot."
-            .to_string(),
         "large" => format!(
             "these files are larger than the {} the Memory32 build can hold.",
             size_text(MEMORY32_MAX_BYTES)
@@ -747,14 +744,13 @@ mod tests {
         assert!(build_sentence("memory32", "odd", true).ends_with("(odd)."));
         let ours = build_sentence("ours", "fastest", false);
         assert!(
-            ours.starts_with("Will run our own build of llama.cpp (one thread")
+            ours.starts_with("Will run our own build of llama.cpp (32-bit memory, threads where")
                 && ours.contains("3 to 4 times as fast"),
             "{ours}"
         );
         assert!(build_sentence("ours", "forced", true).starts_with("Runs our own build"));
         for (why, says) in [
             ("gpu", "no GPU path"),
-            ("threads", "more than two threads"),
             ("not-built", "not on this site yet"),
         ] {
             let s = build_sentence("memory32", why, true);

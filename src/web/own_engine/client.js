@@ -1,6 +1,7 @@
 // The page's side of our own llama.cpp build (worker.js, engine.cpp): the few methods of
 // wllama's `Wllama` that the bridge (in_browser.js) uses, so the bridge drives either engine
-// the same way. One thread, the CPU.
+// the same way. The CPU, on one thread, or on `n_threads` where the page is cross-origin
+// isolated (the threaded build, mt/).
 const WORKER = new URL('./worker.js', import.meta.url).href;
 
 export class OwnEngine {
@@ -10,13 +11,15 @@ export class OwnEngine {
     this.pending = new Map();
     this.next = 1;
     this.info = { success: false };
+    // The threads the worker was started with (loadModel's n_threads).
+    this.threads = 1;
     // Hears the engine's progress while it reads a prompt (worker.js's {progress}).
     this.onProgress = null;
   }
 
   start() {
     if (this.worker) return;
-    this.worker = new Worker(WORKER);
+    this.worker = new Worker(this.threads > 1 ? `${WORKER}?threads=${this.threads}` : WORKER);
     this.worker.onmessage = (e) => {
       const m = e.data;
       if (m.log !== undefined) {
@@ -70,8 +73,12 @@ export class OwnEngine {
   }
 
   // `blobs`: the model, and its projector for images, in either order (a download's files
-  // come in wllama's); `params.n_ctx` as wllama's.
+  // come in wllama's); `params.n_ctx` and `params.n_threads` as wllama's (more than one thread
+  // only where the page is cross-origin isolated: the threaded build needs shared memory).
   async loadModel(blobs, params) {
+    const threads = globalThis.crossOriginIsolated ? Math.max(1, params.n_threads || 1) : 1;
+    if (this.worker && threads !== this.threads) this.fail('exited');
+    this.threads = threads;
     const kinds = await Promise.all(blobs.map(architecture));
     const model = blobs.find((_, i) => kinds[i] !== 'clip') || blobs[0];
     const projector = blobs.find((b, i) => kinds[i] === 'clip' && b !== model);
@@ -80,6 +87,7 @@ export class OwnEngine {
     const { answer } = this.ask({ op: 'load', blobs: files, name, nCtx: params.n_ctx || 4096 });
     const facts = await answer;
     this.info = { success: true, n_vocab: facts.n_vocab, n_ctx: facts.n_ctx, vision: !!facts.vision };
+    this.threads = facts.threads || 1;
   }
 
   getLoadedContextInfo() {
@@ -106,11 +114,11 @@ export class OwnEngine {
   }
 
   getNumThreads() {
-    return 1;
+    return this.threads;
   }
 
   isMultithread() {
-    return false;
+    return this.threads > 1;
   }
 
   supportInputModality(kind) {

@@ -440,9 +440,11 @@ int prefill_images(int n) {
 
 extern "C" {
 
-// Loads the GGUF at `path` (a file the worker mounted). Returns {"n_vocab", "n_ctx"} or
-// {"status", "message"}.
-EMSCRIPTEN_KEEPALIVE const char *hj_load(const char *path, const char *projector, const char *name, int n_ctx) {
+// Loads the GGUF at `path` (a file the worker mounted), computing on `n_threads` threads (1
+// in the one-thread build; the threaded build's worker has that many less one made already).
+// Returns {"n_vocab", "n_ctx", "vision", "threads"} or {"status", "message"}.
+EMSCRIPTEN_KEEPALIVE const char *hj_load(const char *path, const char *projector, const char *name, int n_ctx,
+                                         int n_threads) {
     try {
         common_log_set_verbosity_thold(-1);  // common's logger would start a thread: none here
         llama_log_set(on_log, nullptr);
@@ -463,8 +465,9 @@ EMSCRIPTEN_KEEPALIVE const char *hj_load(const char *path, const char *projector
         cp.n_ctx = n_ctx;
         cp.n_batch = 2048;  // llama-server's defaults
         cp.n_ubatch = 512;
-        cp.n_threads = 1;
-        cp.n_threads_batch = 1;
+        n_threads = std::max(1, n_threads);
+        cp.n_threads = n_threads;
+        cp.n_threads_batch = n_threads;
         S.ctx = llama_init_from_model(S.model, cp);
         if (!S.ctx) return error(500, "llama.cpp could not make a context (out of memory?)");
         S.tmpls = common_chat_templates_init(S.model, "");
@@ -472,7 +475,7 @@ EMSCRIPTEN_KEEPALIVE const char *hj_load(const char *path, const char *projector
             mtmd_helper_log_set(on_log, nullptr);
             auto pp = mtmd_context_params_default();
             pp.use_gpu = false;
-            pp.n_threads = 1;
+            pp.n_threads = n_threads;
             pp.print_timings = false;
             pp.media_marker = mtmd_default_marker();
             S.mtmd = mtmd_init_from_file(projector, S.model, pp);
@@ -487,6 +490,7 @@ EMSCRIPTEN_KEEPALIVE const char *hj_load(const char *path, const char *projector
         r["vision"] = S.mtmd != nullptr && mtmd_support_vision(S.mtmd);
         r["n_vocab"] = llama_vocab_n_tokens(llama_model_get_vocab(S.model));
         r["n_ctx"] = (int) llama_n_ctx(S.ctx);
+        r["threads"] = n_threads;
         return answer(r.dump_safe());
     } catch (const std::exception &e) {
         return error(500, e.what());

@@ -1,7 +1,10 @@
 // The worker of our own llama.cpp build (engine.cpp, built by scripts/own_engine.sh into
-// engine.js and engine.wasm beside this file). It loads one model from a Blob and answers chat
-// requests one at a time, in steps, so that a cancel is heard between them. client.js is the
-// page's side of it.
+// engine.js and engine.wasm beside this file, and its threaded build into mt/). It loads one
+// model from a Blob and answers chat requests one at a time, in steps, so that a cancel is heard
+// between them. client.js is the page's side of it.
+//
+// `worker.js?threads=N` (N > 1, a cross-origin isolated page only) runs the threaded build on N
+// threads: this worker computes, and N - 1 more (mt/engine.worker.js) are made as it starts.
 //
 // Messages in: {id, op: 'load', blobs: [model, projector?], name, nCtx}, {id, op: 'chat', body},
 // {op: 'cancel', id}.
@@ -19,7 +22,17 @@ var Module = {
   onRuntimeInitialized: () => Module.hjReady(),
 };
 Module.hjStarted = new Promise((resolve) => { Module.hjReady = resolve; });
-importScripts('engine.js');
+Module.hjThreads = Math.max(1, Math.min(64, Number(new URLSearchParams(self.location.search).get('threads')) || 1));
+if (Module.hjThreads > 1) {
+  // The threads' workers load the same engine.js (not this file) from mt/.
+  const here = (file) => new URL('mt/' + file, self.location.href).href;
+  Module.locateFile = here;
+  Module.mainScriptUrlOrBlob = here('engine.js');
+  Module.hjPool = Module.hjThreads - 1;
+  importScripts(here('engine.js'));
+} else {
+  importScripts('engine.js');
+}
 
 (() => {
 // How many prompt tokens one step reads: about two seconds here, the longest a cancel waits.
@@ -61,7 +74,8 @@ async function load({ blobs, name, nCtx }) {
   const files = blobs.map((data, i) => ({ name: i === 0 ? 'model.gguf' : 'projector.gguf', data }));
   FS.mount(FS.filesystems.WORKERFS, { blobs: files }, '/models');
   mounted = true;
-  return refused(text('hj_load', '/models/model.gguf', blobs.length > 1 ? '/models/projector.gguf' : '', name, nCtx));
+  return refused(text('hj_load', '/models/model.gguf', blobs.length > 1 ? '/models/projector.gguf' : '', name, nCtx,
+    Module.hjThreads));
 }
 
 async function chat(id, body) {
