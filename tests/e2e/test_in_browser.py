@@ -326,21 +326,21 @@ def probabilities(card_text):
 
 def test_a_cross_origin_isolated_page_runs_the_engine_on_threads_with_nearly_the_same_numbers(
         browser, app_url, isolated_url, host, images):
-    """Served with COOP/COEP, the page runs llama.cpp on two threads (this machine's cores), and
-    repeats itself exactly there. One thread gives the same most likely rating, but not the same
-    digits: measured on this machine, clarity's probabilities move by up to 0.8 percentage points
-    (score 3.5181 on two threads against 3.5227 on one, in every run). Native llama-server with
-    the same model gives bit-identical logprobs at -t 1 and -t 2, so the difference lies in the
-    WebAssembly build's threaded kernels (presumably sums split among threads), not in the app:
-    the same input and the same thread count always give the same numbers.
-
-    wllama's Memory32 build is forced: on two cores the page's own choice is our one-thread
-    build, which is faster still; the test ends by timing that."""
+    """Served with COOP/COEP, the page runs our build of llama.cpp threaded (own/mt/) on two
+    threads (this machine's cores), and repeats itself exactly there. One thread gives the same
+    most likely rating, but not the same digits: measured on this machine, clarity's
+    probabilities moved by up to 1.4 percentage points with our build (0.8 with wllama's, score
+    3.5181 on two threads against 3.5227 on one, in every run). Native llama-server with the same model gives
+    bit-identical logprobs at -t 1 and -t 2, so a difference lies in the WebAssembly builds'
+    threaded kernels (sums split among threads), not in the app: the same input and the same
+    thread count always give the same numbers. wllama's Memory32 build, forced, on the same two
+    threads gives the same most likely rating too."""
     page = in_browser(browser, isolated_url)
     assert "Cross-origin isolated" in page.el("threads-info").text, page.el("threads-info").text
     assert browser.execute_script("return crossOriginIsolated") is True
-    browser.execute_script("globalThis.hjEngineBuild = 'memory32';")
     assert load_url(page, f"{host.url}/{MODEL}") == "ready", page.el("model-load-status").text
+    # The page's own choice: our build, on both cores.
+    assert page.el("engine-build-info").text.startswith("Runs our own build"), page.el("engine-build-info").text
     threads = page.el("threads-info").text
     assert threads.startswith("Multi-threaded: 2 threads"), threads
     start = time.monotonic()
@@ -348,8 +348,8 @@ def test_a_cross_origin_isolated_page_runs_the_engine_on_threads_with_nearly_the
     multi_s = time.monotonic() - start
     assert clarity_alone(page, images / "small.png") == multi, "two threads repeat themselves"
     page = in_browser(browser, app_url)  # the same build, served without COOP/COEP
-    browser.execute_script("globalThis.hjEngineBuild = 'memory32';")
     assert load_url(page, f"{host.url}/{MODEL}") == "ready"
+    assert page.el("engine-build-info").text.startswith("Runs our own build"), page.el("engine-build-info").text
     assert "Single-threaded" in page.el("threads-info").text
     start = time.monotonic()
     single = clarity_alone(page, images / "small.png")
@@ -357,20 +357,60 @@ def test_a_cross_origin_isolated_page_runs_the_engine_on_threads_with_nearly_the
     assert multi[0][0] == single[0][0] == "done", (multi, single)
     m, o = probabilities(multi[1]), probabilities(single[1])
     assert m.index(max(m)) == o.index(max(o)), (m, o)
-    assert max(abs(a - b) for a, b in zip(m, o)) <= 1.0, (m, o)  # percentage points
-    assert abs(float(multi[0][1]) - float(single[0][1])) < 0.05, (multi[0], single[0])
-    # The page's own choice on this isolated page of a two-core machine: our build, one thread.
+    assert max(abs(a - b) for a, b in zip(m, o)) <= 2.0, (m, o)  # percentage points
+    assert abs(float(multi[0][1]) - float(single[0][1])) < 0.1, (multi[0], single[0])
+    # wllama's threaded build on the same isolated page and threads.
     page = in_browser(browser, isolated_url)
+    browser.execute_script("globalThis.hjEngineBuild = 'memory32';")
     assert load_url(page, f"{host.url}/{MODEL}") == "ready"
-    assert page.el("engine-build-info").text.startswith("Runs our own build"), page.el("engine-build-info").text
-    assert page.el("threads-info").text.startswith("Single-threaded, although the page is cross-origin isolated")
+    assert page.el("threads-info").text.startswith("Multi-threaded: 2 threads"), page.el("threads-info").text
     start = time.monotonic()
-    ours = clarity_alone(page, images / "small.png")
-    ours_s = time.monotonic() - start
-    assert ours[0][0] == "done", ours
-    print(f"\n[threads] clarity: wllama's Memory32 build {multi_s:.0f} s on 2 threads, {single_s:.0f} s on one; "
-          f"our build {ours_s:.0f} s on one; score {multi[0][1]} against {single[0][1]} and {ours[0][1]}; "
-          f"% {m} against {o}")
+    theirs = clarity_alone(page, images / "small.png")
+    theirs_s = time.monotonic() - start
+    w = probabilities(theirs[1])
+    assert theirs[0][0] == "done" and w.index(max(w)) == m.index(max(m)), (theirs, m)
+    print(f"\n[threads] clarity: our build {multi_s:.0f} s on 2 threads, {single_s:.0f} s on one; "
+          f"wllama's Memory32 build {theirs_s:.0f} s on 2; score {multi[0][1]} against {single[0][1]} and "
+          f"{theirs[0][1]}; % {m} against {o} and {w}")
+
+
+def answer_seconds(page):
+    """The seconds the last answer took, from the run bar's line ("Each answer took 13 s."),
+    which is told once more after the run's last answer."""
+    said = re.compile(r"Each answer took (?:(\d+) min )?([\d.]+) s\.")
+    page.wait_for(lambda d: said.search(page.el("judge-timing").text), "the answer's time", 10)
+    found = said.search(page.el("judge-timing").text)
+    return int(found.group(1) or 0) * 60 + float(found.group(2))
+
+
+def test_the_time_limit_counts_from_the_engines_last_word_of_progress(browser, app_url, host, images):
+    """Our build tells the page after each slice of a prompt it reads and every 16 tokens it
+    writes, and a request's time limit counts from the last of these (issue 57: a photo read at
+    every view worked steadily for minutes and was cut off at 120 s). wllama's builds tell
+    nothing, so for them the limit counts from the start. The limit set here is a third of what
+    one answer takes on this machine, measured first in the same test: our build answers within
+    it, wllama's is stopped at it."""
+    page = in_browser(browser, app_url)
+    assert load_url(page, f"{host.url}/{MODEL}") == "ready", page.el("model-load-status").text
+    first = clarity_alone(page, images / "small.png")
+    assert first[0][0] == "done", first
+    took = answer_seconds(page)
+    limit = max(1, math.ceil(took / 3))
+    if took <= limit + 1:
+        pytest.skip(f"one answer takes {took} s here: too fast to outlast a time limit of whole seconds")
+    page.set_number("timeout-input", limit)
+    again = clarity_alone(page, images / "small.png")
+    assert again[0][0] == "done", (limit, again)
+    assert answer_seconds(page) > limit, (limit, page.el("judge-timing").text)
+    assert again == first, "the same answer, with or without the limit"
+    # wllama's Memory32 build, the same limit: it says nothing while it works.
+    page = in_browser(browser, app_url)
+    browser.execute_script("globalThis.hjEngineBuild = 'memory32';")
+    assert load_url(page, f"{host.url}/{MODEL}") == "ready"
+    page.set_number("timeout-input", limit)
+    theirs = clarity_alone(page, images / "small.png")
+    assert theirs[0][0] == "error" and f"did not answer within {limit} s" in page.card("clarity").text, theirs
+    print(f"\n[time limit] one answer {took:.1f} s; a limit of {limit} s: ours answered, wllama's was stopped")
 
 
 def test_a_site_finished_before_our_build_judges_on_wllamas_and_takes_ours_once_added(browser, tmp_path, host, images):
