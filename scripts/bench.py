@@ -575,8 +575,8 @@ def vision_only(defaults_only=False):
         d = chromium(Path(tmp) / "profile")
         d.set_script_timeout(900)
         try:
-            forms = {} if defaults_only else bench_in_page.VLM_PROJECTORS
-            bench_in_page.vision_vs_native(d, app_url, Path(os.environ["HJ_ENGINE_DIR"]), Row, photo, forms)
+            rows = [] if defaults_only else bench_in_page.VLM_ROWS
+            bench_in_page.vision_vs_native(d, app_url, Path(os.environ["HJ_ENGINE_DIR"]), Row, photo, rows)
         finally:
             d.quit()
             site.shutdown()
