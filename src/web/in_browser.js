@@ -208,7 +208,14 @@ async function load(source, progress, check, gpu) {
     identity = 'url:' + source.url + '|' + (source.mmprojUrl || '');
     progress('downloading', 0);
     const src = source.mmprojUrl ? { url: source.url, mmprojUrl: source.mmprojUrl } : { url: source.url };
-    const model = await fresh().modelManager.getModelOrDownload(src, {
+    // wllama's getModelOrDownload finds a kept model by its URL alone, projector or not: the
+    // same model with another projector (or none) came back with the one kept before. A kept
+    // model is taken only with the same projector; otherwise what is missing is downloaded.
+    const manager = fresh().modelManager;
+    const kept = (await manager.getModels())
+      .find((m) => m.url === src.url && (m.mmprojUrl || '') === (src.mmprojUrl || ''));
+    if (kept) progress('downloading', 1);
+    const model = kept || await manager.downloadModel(src, {
       progressCallback: ({ loaded, total }) => progress('downloading', total > 0 ? loaded / total : 0),
     });
     blobs = await model.open();

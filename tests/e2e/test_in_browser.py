@@ -374,6 +374,23 @@ def test_a_cross_origin_isolated_page_runs_the_engine_on_threads_with_nearly_the
           f"{theirs[0][1]}; % {m} against {o} and {w}")
 
 
+def test_the_same_model_url_with_another_projector_or_none_loads_what_was_asked(browser, app_url, host):
+    """A model downloaded with a projector, then the same model URL without one, then with it
+    again: each load has what was asked. wllama's model cache finds a kept model by its URL
+    alone, so the second load had the projector and a changed projector URL gave the old
+    projector (found in round 49's benchmark: the Q8_0 row had run the F16 projector)."""
+    page = in_browser(browser, app_url)
+    status = lambda: page.el("model-load-status").text
+    assert load_url(page, f"{host.url}/{MODEL}", f"{host.url}/projector.gguf") == "ready", status()
+    assert "with a vision projector" in status(), status()
+    page = in_browser(browser, app_url)
+    assert load_url(page, f"{host.url}/{MODEL}") == "ready", status()
+    assert "with a vision projector" not in status(), status()
+    page = in_browser(browser, app_url)
+    assert load_url(page, f"{host.url}/{MODEL}", f"{host.url}/projector.gguf") == "ready", status()
+    assert "with a vision projector" in status(), status()
+
+
 def answer_seconds(page):
     """The seconds the last answer took, from the run bar's line ("Each answer took 13 s."),
     which is told once more after the run's last answer."""
