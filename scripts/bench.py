@@ -563,7 +563,8 @@ def rest(d, args, tmp, app_url, photo_url, photo, small, runs, gamma_runs):
 
 
 def vision_only(defaults_only=False):
-    """Issue 57's table alone (bench_in_page.vision_vs_native): about 10 minutes on 2 cores;
+    """Issue 57's table alone (bench_in_page.vision_vs_native): about 45 minutes on 2 cores with
+    its four rows (the F16 projector on one thread in the page alone takes about 11);
     `defaults_only`: its last row alone (the page at its default settings), about 2 minutes."""
     if not os.environ.get("HJ_ENGINE_DIR"):
         sys.exit("--vision needs HJ_ENGINE_DIR (HJ_ENGINE_DIR=$(scripts/real_engine.sh))")
@@ -594,9 +595,13 @@ def main():
     ap.add_argument("--lab-sizes", help="the stored counts to time, comma-separated (the first is the baseline)")
     ap.add_argument("--vision", action="store_true",
                     help="only the SmolVLM-shaped model in the page against native llama-server (issue 57)")
+    ap.add_argument("--vision-rows", help="with --vision: the rows at every view, e.g. Q8_0:1,Q8_0:2 "
+                    "(projector form:threads; all four by default)")
     ap.add_argument("--vision-defaults", action="store_true",
                     help="only the SmolVLM-shaped model in the page at its default settings (issue 57's 60 s)")
     args = ap.parse_args()
+    if args.vision_rows:
+        bench_in_page.VLM_ROWS = [(f, int(t)) for f, t in (r.split(":") for r in args.vision_rows.split(","))]
     if args.vision or args.vision_defaults:
         return vision_only(defaults_only=args.vision_defaults)
     loads, runs, gamma_runs = (3, 2, 9) if args.smoke else (15, 7, 21)
