@@ -416,10 +416,12 @@ pub fn threads_sentence(
                  the build above runs one thread."
             )
         }
-        (true, None) => format!(
-            "Cross-origin isolated: the engine will use up to {} threads.",
-            cores.clamp(1, 8)
-        ),
+        (true, None) => match cores.clamp(1, 8) {
+            1 => "Cross-origin isolated, but this device reports one core: the engine will use \
+                  one thread."
+                .into(),
+            n => format!("Cross-origin isolated: the engine will use up to {n} threads."),
+        },
         (false, _) if coep.starts_with("credentialless") => "Single-threaded: this server \
             sends COOP and COEP: credentialless, but this browser does not support \
             credentialless (Safari and other WebKit browsers do not), so the page is not \
@@ -779,6 +781,12 @@ mod tests {
         let half = threads_sentence(true, false, "require-corp", None, 8);
         assert!(half.contains("Cross-Origin-Opener-Policy"), "{half}");
         assert!(threads_sentence(true, true, "credentialless", None, 8).contains("up to 8 threads"));
+        // One core (or a browser that says one): no "up to 1 threads".
+        let one = threads_sentence(true, true, "credentialless", None, 1);
+        assert!(
+            one.contains("one core") && one.contains("one thread.") && !one.contains("up to"),
+            "{one}"
+        );
         // A browser without Web Workers may be isolated, but no thread will run anything there.
         let firefox = threads_sentence(false, true, "", None, 2);
         assert!(
