@@ -15,7 +15,8 @@ With no GPU (this project's machines) Chromium offers no adapter with these swit
 SwiftShader without shader-f16 with --enable-unsafe-webgpu alone), the GPU run falls back to
 the CPU, and the report says so: tests/e2e/test_in_page_gpu.py runs this
 script for that path. `--json FILE` also writes the report as JSON. HJ_GPU_FLAGS replaces the
-Chromium switches that select the GPU (default: Vulkan through ANGLE, the GPU blocklist off).
+Chromium switches that select the GPU (default: Vulkan through ANGLE, the GPU blocklist off);
+HJ_PAGE_CORES, the cores the page sees (the suite's parallel workers give it one).
 """
 
 import json
@@ -52,6 +53,9 @@ def driver(profile, downloads):
     opts.add_experimental_option("prefs", {"download.default_directory": str(downloads),
                                            "download.prompt_for_download": False})
     d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    if os.environ.get("HJ_PAGE_CORES"):  # the cores the page sees: its engine's threads (tests/e2e/conftest.py)
+        d.execute_cdp_cmd("Emulation.setHardwareConcurrencyOverride",
+                          {"hardwareConcurrency": int(os.environ["HJ_PAGE_CORES"])})
     d.set_page_load_timeout(60)
     d.set_script_timeout(120)
     return d

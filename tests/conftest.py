@@ -157,6 +157,9 @@ ALONE = {
     ("test_bad_inputs.py", "test_a_100_megapixel_image_is_refused_at_once_with_the_limit"),
     # a time limit of a third of one answer, measured in the same test: it needs steady timing
     ("test_in_browser.py", "test_the_time_limit_counts_from_the_engines_last_word_of_progress"),
+    # the engine on two threads, the machine's cores: beside the other worker its threads spin
+    # for cores they do not get (and there each page is given one core: conftest.PAGE_CORES)
+    ("test_in_browser.py", "test_a_cross_origin_isolated_page_runs_the_engine_on_threads_with_nearly_the_same_numbers"),
 }
 
 # The files that take longest (PYTEST_ADDOPTS=--durations=0 on a quiet 2-core machine, round 48),

@@ -241,7 +241,7 @@ def start(engine, profile, display, width=1280, height=1000, prefs=None, page_lo
     """A fresh session of `engine` (a fresh profile: nothing stored). `prefs` are Firefox
     preferences (the JSPI flag). `page_load="none"`: navigating returns at once, not at the load
     event (a test that holds the wasm back)."""
-    from conftest import make_driver
+    from conftest import PAGE_CORES, make_driver
 
     if engine == "chromium":
         profile.mkdir(parents=True, exist_ok=True)
@@ -257,8 +257,10 @@ def start(engine, profile, display, width=1280, height=1000, prefs=None, page_lo
         opts.add_argument("-headless")
         opts.add_argument(f"--width={width}")
         opts.add_argument(f"--height={height}")
+        cores = {"dom.maxHardwareConcurrency": int(PAGE_CORES)} if PAGE_CORES else {}  # conftest.PAGE_CORES
         for k, v in {"browser.shell.checkDefaultBrowser": False, "datareporting.policy.dataSubmissionEnabled": False,
-                     "app.update.enabled": False, "browser.aboutConfig.showWarning": False, **(prefs or {})}.items():
+                     "app.update.enabled": False, "browser.aboutConfig.showWarning": False, **cores,
+                     **(prefs or {})}.items():
             opts.set_preference(k, v)
         d = webdriver.Firefox(service=Service(geckodriver(), log_output=subprocess.DEVNULL), options=opts)
         d.set_window_size(width, height)

@@ -28,6 +28,12 @@ ROOT = Path(__file__).resolve().parents[2]
 DIST = Path(os.environ.get("HJ_DIST", ROOT / "dist"))
 CHROMIUM = os.environ.get("HJ_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("HJ_CHROMEDRIVER", "/usr/bin/chromedriver")
+# The cores a page sees (navigator.hardwareConcurrency), which the in-page judge takes as its
+# threads where the page is cross-origin isolated: one in each of the full run's parallel
+# workers (HJ_PAGE_CORES overrides), for the reason engine.py gives llama-server one thread
+# there: the threaded build's workers wait for each other by spinning, beside a second worker's
+# browser on 2 cores. The tests that are about threads run alone, with the machine's cores.
+PAGE_CORES = os.environ.get("HJ_PAGE_CORES") or ("1" if os.environ.get("PYTEST_XDIST_WORKER") else "")
 
 
 def framing_headers(request_path):
@@ -127,6 +133,8 @@ def make_driver(profile, downloads, performance_log=False, extra_args=(), page_l
     opts.set_capability("goog:loggingPrefs", logs)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
     driver.set_page_load_timeout(30)
+    if PAGE_CORES:  # kept by this tab across navigations
+        driver.execute_cdp_cmd("Emulation.setHardwareConcurrencyOverride", {"hardwareConcurrency": int(PAGE_CORES)})
     return driver
 
 
