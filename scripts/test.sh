@@ -95,6 +95,7 @@ if ! $quick; then
   workers=${HJ_TEST_WORKERS:-$(( $(nproc) >= 2 ? 2 : 1 ))}
   # The SmolVLM-shaped test model is made before the workers start: two would make it at once.
   scripts/smolvlm_model.sh >/dev/null
+  rm -rf target/e2e-times  # each test's worker, start and seconds (tests/conftest.py)
   status=0
   if (( workers > 1 )); then
     .venv/bin/python -m pytest tests/fakes_selftest tests/e2e -q -p no:cacheprovider \

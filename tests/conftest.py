@@ -237,3 +237,20 @@ def pytest_collection_modifyitems(config, items):
 
 def _rank(file):
     return LONGEST_FIRST.index(file) if file in LONGEST_FIRST else len(LONGEST_FIRST)
+
+
+# Where the time goes (issue 59): each test's worker, start and seconds per phase, one line
+# each, in target/e2e-times/<worker>.tsv (HJ_TIMES=0 turns it off). Two workers' lines side by
+# side show which file held a worker at the end; --durations shows only the slowest.
+# scripts/test.sh empties the folder before the end-to-end tests.
+_TIMES = None if os.environ.get("HJ_TIMES") == "0" else Path(__file__).resolve().parents[1] / "target" / "e2e-times"
+
+
+def pytest_runtest_logreport(report):
+    # (xdist's controller hears each worker's reports again, with the worker as `node`)
+    if _TIMES is None or report.when not in ("setup", "call", "teardown") or getattr(report, "node", None):
+        return
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    _TIMES.mkdir(parents=True, exist_ok=True)
+    with open(_TIMES / f"{worker}.tsv", "a") as f:
+        f.write(f"{report.start:.1f}\t{report.duration:.2f}\t{report.when}\t{report.outcome}\t{report.nodeid}\n")
