@@ -254,3 +254,30 @@ def pytest_runtest_logreport(report):
     _TIMES.mkdir(parents=True, exist_ok=True)
     with open(_TIMES / f"{worker}.tsv", "a") as f:
         f.write(f"{report.start:.1f}\t{report.duration:.2f}\t{report.when}\t{report.outcome}\t{report.nodeid}\n")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """After a parallel run: each worker's span and its files by the seconds they held it, the
+    last first (which file left a worker alone at the end)."""
+    parallel = getattr(terminalreporter.config.option, "numprocesses", None)
+    if _TIMES is None or os.environ.get("PYTEST_XDIST_WORKER") or not parallel or not _TIMES.is_dir():
+        return
+    workers = sorted(_TIMES.glob("gw*.tsv"))
+    if len(workers) < 2:
+        return
+    terminalreporter.write_sep("-", "each worker's time (target/e2e-times/)")
+    for path in workers:
+        rows = [line.split("\t") for line in path.read_text().splitlines() if line.count("\t") == 4]
+        if not rows:
+            continue
+        start = min(float(r[0]) for r in rows)
+        end = max(float(r[0]) + float(r[1]) for r in rows)
+        files = {}
+        for r in rows:
+            f = r[4].split("::")[0].rsplit("/", 1)[-1]
+            first, last, busy = files.get(f, (float(r[0]), 0.0, 0.0))
+            files[f] = (min(first, float(r[0])), max(last, float(r[0]) + float(r[1])), busy + float(r[1]))
+        order = sorted(files.items(), key=lambda kv: kv[1][0])
+        tail = ", ".join(f"{f} {v[2]:.0f} s" for f, v in order[-3:])
+        terminalreporter.write_line(f"{path.stem}: {end - start:.0f} s from its first test to its last, "
+                                    f"{len(files)} file{'s' * (len(files) != 1)}; the last three: {tail}")
