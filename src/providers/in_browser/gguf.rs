@@ -74,9 +74,10 @@ pub fn slow_projector_note(file_type: Option<u32>) -> Option<String> {
     ))
 }
 
-/// How much faster a Q8_0 projector encodes a view in the page than the same one in F16 (the
-/// benchmark's vision rows; docs/performance.md).
-pub const PROJECTOR_Q8_SPEEDUP: &str = "2.5×";
+/// How much faster a Q8_0 projector encodes a view in the page than the same one in F16: the
+/// benchmark's table of issue 57 (round 50, one run, our build; docs/performance.md): 12.7 s
+/// against 45.5 s a view on one thread (3.6×), 7.0 s against 27.2 s on two (3.9×).
+pub const PROJECTOR_Q8_SPEEDUP: &str = "3.5×";
 
 /// `general.architecture` of the header in `head` (`"llama"` for SmolLM2, `"clip"` for a vision
 /// projector); `None` when the bytes do not reach it or are not GGUF.
