@@ -562,9 +562,10 @@ def rest(d, args, tmp, app_url, photo_url, photo, small, runs, gamma_runs):
         bench_in_page.vision_vs_native(d, app_url, Path(os.environ["HJ_ENGINE_DIR"]), Row, small)
 
 
-def vision_only(defaults_only=False):
-    """Issue 57's table alone (bench_in_page.vision_vs_native): about 45 minutes on 2 cores with
-    its four rows (the F16 projector on one thread in the page alone takes about 11);
+def vision_only(defaults_only=False, shots=None):
+    """Issue 57's table alone (bench_in_page.vision_vs_native): about an hour on 2 cores with its
+    eight rows (the F16 projector at every view on one thread in the page alone takes about 11,
+    wllama's Memory64 build with 2 views about 13);
     `defaults_only`: its last row alone (the page at its default settings), about 2 minutes."""
     if not os.environ.get("HJ_ENGINE_DIR"):
         sys.exit("--vision needs HJ_ENGINE_DIR (HJ_ENGINE_DIR=$(scripts/real_engine.sh))")
@@ -576,6 +577,9 @@ def vision_only(defaults_only=False):
         d = chromium(Path(tmp) / "profile")
         d.set_script_timeout(900)
         try:
+            if shots:
+                bench_in_page.progress_screenshots(d, app_url, photo, Path(shots))
+                return
             rows = [] if defaults_only else bench_in_page.VLM_ROWS
             bench_in_page.vision_vs_native(d, app_url, Path(os.environ["HJ_ENGINE_DIR"]), Row, photo, rows)
         finally:
@@ -595,13 +599,17 @@ def main():
     ap.add_argument("--lab-sizes", help="the stored counts to time, comma-separated (the first is the baseline)")
     ap.add_argument("--vision", action="store_true",
                     help="only the SmolVLM-shaped model in the page against native llama-server (issue 57)")
-    ap.add_argument("--vision-rows", help="with --vision: the rows at every view, e.g. Q8_0:1,Q8_0:2 "
-                    "(projector form:threads; all four by default)")
+    ap.add_argument("--vision-rows", help="with --vision: the rows, e.g. Q8_0:1,F16-2:2:memory32 "
+                    "(projector:threads[:build], the build ours unless named; all eight by default)")
     ap.add_argument("--vision-defaults", action="store_true",
                     help="only the SmolVLM-shaped model in the page at its default settings (issue 57's 60 s)")
+    ap.add_argument("--vision-shots", metavar="DIR",
+                    help="only screenshots of the run bar while the page reads a photo's 13 views (issue 57)")
     args = ap.parse_args()
+    if args.vision_shots:
+        return vision_only(shots=args.vision_shots)
     if args.vision_rows:
-        bench_in_page.VLM_ROWS = [(f, int(t)) for f, t in (r.split(":") for r in args.vision_rows.split(","))]
+        bench_in_page.VLM_ROWS = bench_in_page.parse_rows(args.vision_rows)
     if args.vision or args.vision_defaults:
         return vision_only(defaults_only=args.vision_defaults)
     loads, runs, gamma_runs = (3, 2, 9) if args.smoke else (15, 7, 21)
