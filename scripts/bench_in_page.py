@@ -240,6 +240,17 @@ VLM_PROJECTORS = {"F16": "smolvlm-projector.gguf", "Q8_0": "smolvlm-projector-q8
                   "F16-2": "smolvlm-projector-nopreproc.gguf"}
 
 
+def smolvlm_dir():
+    """The folder of the SmolVLM-shaped model (made once, cached: scripts/smolvlm_model.sh)."""
+    return Path(subprocess.run([str(ROOT / "scripts" / "smolvlm_model.sh")], check=True, capture_output=True,
+                               text=True).stdout.strip())
+
+
+def detail(value):
+    """A `before` for load(): sets the judge's image detail (stored in the profile)."""
+    return lambda page: Select(page.el("detail-select")).select_by_value(value)
+
+
 def seconds_said(text):
     """Seconds in the page's words: "0.9 s", "17 s", "3 min 05 s"."""
     import re
@@ -303,8 +314,7 @@ def vision_vs_native(d, app_url, engine, report, photo, rows=VLM_ROWS):
         print(f"row: {value:.1f} s{f' against {rest[1]:.1f} s' if len(rest) > 1 and rest[1] else ''}: {name}",
               flush=True)
         table(name, value, *rest, **kw)
-    vlm = Path(subprocess.run([str(ROOT / "scripts" / "smolvlm_model.sh")], check=True, capture_output=True,
-                              text=True).stdout.strip())
+    vlm = smolvlm_dir()
     files, files_url = serve(vlm)
     iso, iso_url = serve(ROOT / "dist", isolated=True)
     urls = {1: app_url, 2: iso_url + "/"}
@@ -316,7 +326,7 @@ def vision_vs_native(d, app_url, engine, report, photo, rows=VLM_ROWS):
             name = f"SmolVLM-shaped HarmonicEval, 640x480 photo, {views}, projector {form.split('-')[0]}, {t}, {build}"
             try:
                 def high(page):
-                    Select(page.el("detail-select")).select_by_value("high")
+                    detail("high")(page)
                     # wllama's builds tell no progress, so their limit counts from each request's
                     # start: a grounded criterion reads 2 F16 views for minutes.
                     page.set_number("timeout-input", 300 if build != "ours" else 120)
@@ -348,9 +358,8 @@ def vision_vs_native(d, app_url, engine, report, photo, rows=VLM_ROWS):
             except Exception as e:  # noqa: BLE001 - a row that fails says why; the table goes on
                 report(f"{name}: FAILED ({type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''})",
                        -1, "s", None, None)
-        def auto(page):  # the rows above left "high" stored in this profile
-            Select(page.el("detail-select")).select_by_value("auto")
-        page = load(d, app_url, f"{files_url}/{VLM_TEXT}", f"{files_url}/{VLM_PROJECTORS['Q8_0']}", "", auto)
+        # the rows above left "high" stored in this profile
+        page = load(d, app_url, f"{files_url}/{VLM_TEXT}", f"{files_url}/{VLM_PROJECTORS['Q8_0']}", "", detail("auto"))
         default = he_evaluation(d, page, photo)
         first = d.execute_script("return window.__benchFirstWord;")
         time.sleep(1.5)
@@ -374,14 +383,12 @@ def progress_screenshots(d, app_url, photo, out):
     SmolVLM-shaped model (Q8_0 projector, one thread, image detail high: 13 views) in our build,
     caught while it reads view 3 or later, at 1280 and 390 px wide, light and dark; written to
     `out` as progress-<width>-<scheme>.png."""
-    vlm = Path(subprocess.run([str(ROOT / "scripts" / "smolvlm_model.sh")], check=True, capture_output=True,
-                              text=True).stdout.strip())
+    vlm = smolvlm_dir()
     files, files_url = serve(vlm)
     out.mkdir(parents=True, exist_ok=True)
     try:
-        def high(page):
-            Select(page.el("detail-select")).select_by_value("high")
-        page = load(d, app_url, f"{files_url}/{VLM_TEXT}", f"{files_url}/{VLM_PROJECTORS['Q8_0']}", "ours", high)
+        page = load(d, app_url, f"{files_url}/{VLM_TEXT}", f"{files_url}/{VLM_PROJECTORS['Q8_0']}", "ours",
+                    detail("high"))
         page.upload(photo)
         page.wait_image()
         page.fill("text-input", "A dog runs across a grassy park.")

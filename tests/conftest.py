@@ -259,8 +259,8 @@ def pytest_runtest_logreport(report):
 
 
 def pytest_terminal_summary(terminalreporter):
-    """After a parallel run: each worker's span and its files by the seconds they held it, the
-    last first (which file left a worker alone at the end)."""
+    """After a parallel run: each worker's span from its first test to its last, and the last
+    three files it ran with the seconds each held it (which file left a worker alone at the end)."""
     parallel = getattr(terminalreporter.config.option, "numprocesses", None)
     if _TIMES is None or os.environ.get("PYTEST_XDIST_WORKER") or not parallel or not _TIMES.is_dir():
         return
