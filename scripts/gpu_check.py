@@ -16,7 +16,8 @@ SwiftShader without shader-f16 with --enable-unsafe-webgpu alone), the GPU run f
 the CPU, and the report says so: tests/e2e/test_in_page_gpu.py runs this
 script for that path. `--json FILE` also writes the report as JSON. HJ_GPU_FLAGS replaces the
 Chromium switches that select the GPU (default: Vulkan through ANGLE, the GPU blocklist off);
-HJ_PAGE_CORES, the cores the page sees (the suite's parallel workers give it one).
+HJ_PAGE_CORES, the cores the page sees (one when run from a parallel worker of the suite, whose
+PYTEST_XDIST_WORKER it inherits: tests/e2e/conftest.py).
 """
 
 import json
@@ -36,7 +37,7 @@ from selenium.webdriver.support.ui import Select  # noqa: E402
 
 import bench_in_page  # noqa: E402
 from app_page import CRITERIA, export_pattern  # noqa: E402
-from conftest import CHROMEDRIVER, CHROMIUM, _png  # noqa: E402
+from conftest import CHROMEDRIVER, CHROMIUM, PAGE_CORES, _png  # noqa: E402
 
 GPU_FLAGS = os.environ.get("HJ_GPU_FLAGS", "--enable-unsafe-webgpu --enable-features=Vulkan,VulkanFromANGLE "
                            "--use-angle=vulkan --use-vulkan=native --ignore-gpu-blocklist").split()
@@ -53,9 +54,8 @@ def driver(profile, downloads):
     opts.add_experimental_option("prefs", {"download.default_directory": str(downloads),
                                            "download.prompt_for_download": False})
     d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
-    if os.environ.get("HJ_PAGE_CORES"):  # the cores the page sees: its engine's threads (tests/e2e/conftest.py)
-        d.execute_cdp_cmd("Emulation.setHardwareConcurrencyOverride",
-                          {"hardwareConcurrency": int(os.environ["HJ_PAGE_CORES"])})
+    if PAGE_CORES:  # the cores the page sees: its engine's threads (tests/e2e/conftest.py)
+        d.execute_cdp_cmd("Emulation.setHardwareConcurrencyOverride", {"hardwareConcurrency": int(PAGE_CORES)})
     d.set_page_load_timeout(60)
     d.set_script_timeout(120)
     return d
