@@ -3,7 +3,7 @@
 import re
 import time
 
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import NoSuchFrameException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -55,9 +55,12 @@ class AppPage:
                       "the app's second start-up task")
 
     def wait_for(self, cond, what, timeout=15):
-        # A redraw between finding an element and reading it is not a failure: look again.
+        # A redraw between finding an element and reading it is not a failure: look again. Nor is
+        # a look that lands while the old page unloads (WebKit answers "no such frame" after a
+        # navigation that did not wait for the load, `page_load="none"`).
         return WebDriverWait(
-            self.d, timeout, poll_frequency=0.05, ignored_exceptions=(StaleElementReferenceException,)
+            self.d, timeout, poll_frequency=0.05,
+            ignored_exceptions=(StaleElementReferenceException, NoSuchFrameException),
         ).until(cond, f"timed out waiting for {what}")
 
     def el(self, name):
