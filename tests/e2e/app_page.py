@@ -3,9 +3,14 @@
 import re
 import time
 
-from selenium.common.exceptions import NoSuchFrameException, StaleElementReferenceException
+from selenium.common.exceptions import (
+    NoSuchElementException,
+    NoSuchFrameException,
+    StaleElementReferenceException,
+    TimeoutException,
+)
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import Select
 
 CRITERIA = ["correctness", "completeness", "clarity", "fluency", "conciseness"]
 
@@ -55,13 +60,26 @@ class AppPage:
                       "the app's second start-up task")
 
     def wait_for(self, cond, what, timeout=15):
-        # A redraw between finding an element and reading it is not a failure: look again. Nor is
-        # a look that lands while the old page unloads (WebKit answers "no such frame" after a
-        # navigation that did not wait for the load, `page_load="none"`).
-        return WebDriverWait(
-            self.d, timeout, poll_frequency=0.05,
-            ignored_exceptions=(StaleElementReferenceException, NoSuchFrameException),
-        ).until(cond, f"timed out waiting for {what}")
+        """`cond(driver)` once it is true, within `timeout` seconds. It is asked every 50 ms at
+        first, then less often as the wait goes on (a tenth of the time waited so far, at most
+        every half second): each question is a WebDriver command or several, and asked 20 times
+        a second through a long wait for an engine they took about half a core of two from it."""
+        start = time.monotonic()
+        end = start + timeout
+        while True:
+            try:
+                value = cond(self.d)
+                if value:
+                    return value
+            # A redraw between finding an element and reading it is not a failure: look again.
+            # Nor is a look that lands while the old page unloads (WebKit answers "no such
+            # frame" after a navigation that did not wait for the load, `page_load="none"`).
+            except (NoSuchElementException, StaleElementReferenceException, NoSuchFrameException):
+                pass
+            now = time.monotonic()
+            if now > end:
+                raise TimeoutException(f"timed out waiting for {what}")
+            time.sleep(min(max(0.05, (now - start) / 10), 0.5, end - now + 0.01))
 
     def el(self, name):
         e = self.d.find_element(*tid(name))
@@ -145,8 +163,12 @@ class AppPage:
         return self.card(criterion).get_attribute("data-state")
 
     def wait_settled(self, timeout=20):
+        """Every criterion's card done or failed (read in one step in the page per look)."""
         self.wait_for(
-            lambda d: all(self.state(c) in ("done", "error") for c in CRITERIA),
+            lambda d: d.execute_script(
+                "return arguments[0].every(c => ['done', 'error'].includes("
+                "document.querySelector(`[data-testid='criterion-${c}']`)?.getAttribute('data-state')));",
+                CRITERIA),
             "every criterion to finish",
             timeout,
         )

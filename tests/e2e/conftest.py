@@ -1,6 +1,8 @@
 """Fixtures for the end-to-end tests: the built app served from dist/ on loopback, a fake
-provider on another loopback port (so every call is cross-origin and CORS is real), and a fresh
-headless Debian Chromium per test driven through chromedriver."""
+provider on another loopback port (so every call is cross-origin and CORS is real), and headless
+Debian Chromium driven through chromedriver: one session shared by the tests that ask for
+`browser`, reset between them to what a fresh profile shows (`SharedChromium`), and a session
+of their own for the tests in FRESH_BROWSER and those that start one with `make_driver`."""
 
 import functools
 import os
@@ -9,13 +11,17 @@ import struct
 import subprocess
 import sys
 import threading
+import warnings
 import zlib
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.timeouts import Timeouts
 
 sys.path.insert(0, str(Path(__file__).parent))
 # The wire-format fakes are the package tests/fakes/.
@@ -99,6 +105,28 @@ def downloads(tmp_path):
     return d
 
 
+def origin_of(url):
+    """The origin of an http(s) URL ("http://127.0.0.1:8000"), None for any other scheme."""
+    parts = urlsplit(url or "")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+class _Chrome(webdriver.Chrome):
+    """chromedriver's Chrome, noting the origin of every page it is sent to (`hj_origins`): the
+    shared session's reset clears what those origins stored."""
+
+    def get(self, url):
+        found = origin_of(url)
+        if found:
+            self.__dict__.setdefault("hj_origins", set()).add(found)
+        super().get(url)
+
+
+WINDOW = (1280, 1000)
+
+
 def make_driver(profile, downloads, performance_log=False, extra_args=(), page_load=None):
     """Headless Debian Chromium through chromedriver; `performance_log` records every network
     event (the request-recording security test reads it); `extra_args` are more command-line
@@ -118,7 +146,7 @@ def make_driver(profile, downloads, performance_log=False, extra_args=(), page_l
         "--disable-component-update",
         "--disable-sync",
         "--disable-dev-shm-usage",
-        "--window-size=1280,1000",
+        f"--window-size={WINDOW[0]},{WINDOW[1]}",
         f"--user-data-dir={profile}",
         *extra_args,
     ]:
@@ -131,18 +159,160 @@ def make_driver(profile, downloads, performance_log=False, extra_args=(), page_l
     if performance_log:
         logs["performance"] = "ALL"
     opts.set_capability("goog:loggingPrefs", logs)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    driver = _Chrome(service=Service(CHROMEDRIVER), options=opts)
     driver.set_page_load_timeout(30)
-    if PAGE_CORES:  # kept by this tab across navigations
-        driver.execute_cdp_cmd("Emulation.setHardwareConcurrencyOverride", {"hardwareConcurrency": int(PAGE_CORES)})
+    emulate_cores(driver)
     return driver
 
 
+def emulate_cores(driver):
+    """PAGE_CORES, where set, for the driver's current tab (kept across its navigations; a new
+    tab has the machine's cores again)."""
+    if PAGE_CORES:
+        driver.execute_cdp_cmd("Emulation.setHardwareConcurrencyOverride", {"hardwareConcurrency": int(PAGE_CORES)})
+
+
+# Tests that keep a Chromium of their own, with why ("*": every test of the file); every other
+# test that asks for `browser` gets the shared session. Tests that need other switches (a
+# performance log, a proxy, WebGPU, a profile kept across a restart) start theirs with
+# `make_driver` and are not listed here.
+FRESH_BROWSER = {
+    ("test_gate.py", "*"):
+        "reads the peak resident memory of the browser's renderer processes: a shared browser's "
+        "earlier tests' renderers, or one reused, would be counted",
+    ("test_chunks.py", "test_a_first_visit_fetches_no_chunk_and_evaluate_fetches_the_judging_code"):
+        "a new visitor's first visit: what it fetches and that no worker is registered",
+    ("test_site.py", "test_the_evaluators_preloads_wait_for_its_first_paint_and_each_file_is_fetched_once"):
+        "counts each file's fetches on a first visit: a renderer's memory cache would hide some",
+    ("test_task_first.py", "test_a_fresh_visit_sees_the_task_first_and_the_judge_in_one_line"):
+        "a new visitor's first visit",
+}
+
+
+class SharedChromium:
+    """One headless Chromium for the tests that ask for `browser`, handed to each as a fresh
+    profile would show it. After a test, `reset`: every tab the test left is closed and a new
+    one opened on about:blank (which also drops what a test set through the DevTools protocol
+    on its tab: emulated viewports and media, scripts added to new documents, blocked URLs;
+    the cores a page sees are PAGE_CORES again);
+    the HTTP cache and every cookie are cleared; every origin the test used (the pages it was
+    sent to, each tab's history and frames, the app's) loses all it stored (local and session
+    storage, IndexedDB, Cache Storage, service workers, file systems) and any quota a test set;
+    permissions are reset; the window is 1280x1000 again; the timeouts are the driver's first
+    ones; the console log is drained. Before a test the profile's download folder is pointed at
+    that test's own folder.
+    A session that fails to reset, or that a test ended, is quit, and the next test starts a
+    new one (with a warning)."""
+
+    def __init__(self, root):
+        self.root = root
+        self.driver = None
+        self.starts = 0
+        # The profile's download folder: a link, pointed at each test's own folder in turn. The
+        # DevTools protocol's download folder would do it too, but it overwrites a file of the
+        # same name where the browser's own setting adds " (1)".
+        self.downloads = root / "downloads"
+
+    def take(self, downloads):
+        """The session, its downloads going to `downloads`; a new one if there is none or the
+        last test ended it."""
+        pointer = self.root / "downloads.next"
+        pointer.unlink(missing_ok=True)
+        pointer.symlink_to(downloads, target_is_directory=True)
+        os.replace(pointer, self.downloads)
+        if self.driver is not None:
+            try:
+                self.driver.execute_cdp_cmd("Browser.getVersion", {})
+                return self.driver
+            except Exception as e:  # noqa: BLE001 - a session a test ended or broke
+                warnings.warn(f"the shared Chromium no longer answered ({e.__class__.__name__}): a new one starts")
+                self.quit()
+        self.starts += 1
+        self.driver = make_driver(self.root / f"profile-{self.starts}", self.downloads)
+        return self.driver
+
+    def reset(self, origins=()):
+        if self.driver is None:
+            return
+        try:
+            self._reset(set(origins))
+        except Exception as e:  # noqa: BLE001 - whatever it was, the next test gets a new session
+            warnings.warn(f"the shared Chromium could not be reset ({e.__class__.__name__}: {e}); "
+                          "the next test starts a new one")
+            self.quit()
+
+    def _reset(self, origins):
+        d = self.driver
+        origins |= d.__dict__.pop("hj_origins", set())
+        old = d.window_handles
+        for handle in old:
+            d.switch_to.window(handle)
+            origins |= self._origins_of_tab(d)
+        d.switch_to.new_window("tab")
+        fresh = d.current_window_handle
+        for handle in old:
+            d.switch_to.window(handle)
+            d.close()
+        d.switch_to.window(fresh)
+        d.execute_cdp_cmd("Page.bringToFront", {})  # focused, as a new session's first tab is
+        emulate_cores(d)  # the new tab's cores, as make_driver sets the first tab's
+        d.execute_cdp_cmd("Network.clearBrowserCache", {})
+        d.execute_cdp_cmd("Network.clearBrowserCookies", {})
+        for origin in sorted(o for o in origins if o):
+            d.execute_cdp_cmd("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+            d.execute_cdp_cmd("Storage.overrideQuotaForOrigin", {"origin": origin})
+        d.execute_cdp_cmd("Browser.resetPermissions", {})
+        if d.get_window_size() != {"width": WINDOW[0], "height": WINDOW[1]}:
+            d.set_window_size(*WINDOW)
+        d.timeouts = Timeouts(implicit_wait=0, page_load=30, script=30)
+        d.get_log("browser")
+        d.__dict__.pop("hj_origins", None)
+
+    @staticmethod
+    def _origins_of_tab(d):
+        """The origins of a tab's pages: its history's and every frame's now."""
+        try:
+            d.switch_to.alert.dismiss()
+        except NoAlertPresentException:
+            pass
+        found = {origin_of(e["url"]) for e in d.execute_cdp_cmd("Page.getNavigationHistory", {})["entries"]}
+        frames = [d.execute_cdp_cmd("Page.getFrameTree", {})["frameTree"]]
+        while frames:
+            node = frames.pop()
+            found.add(origin_of(node["frame"]["url"]))
+            frames.extend(node.get("childFrames", []))
+        return found
+
+    def quit(self):
+        if self.driver is not None:
+            try:
+                self.driver.quit()
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+        self.driver = None
+
+
+@pytest.fixture(scope="session")
+def shared_chromium(tmp_path_factory):
+    shared = SharedChromium(tmp_path_factory.mktemp("shared-chromium"))
+    yield shared
+    shared.quit()
+
+
 @pytest.fixture
-def browser(tmp_path, downloads):
-    driver = make_driver(tmp_path / "profile", downloads)
+def browser(request, tmp_path, downloads, app_url, shared_chromium):
+    """Headless Chromium for one test: the shared session, reset after the test (see
+    SharedChromium), or for the tests in FRESH_BROWSER a session of their own."""
+    file, name = request.node.path.name, getattr(request.node, "originalname", request.node.name)
+    why = FRESH_BROWSER.get((file, name)) or FRESH_BROWSER.get((file, "*"))
+    if why:
+        driver = make_driver(tmp_path / "profile", downloads)
+        yield driver
+        driver.quit()
+        return
+    driver = shared_chromium.take(downloads)
     yield driver
-    driver.quit()
+    shared_chromium.reset({origin_of(app_url)})
 
 
 def _png(width, height, pixel):
