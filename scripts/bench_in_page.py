@@ -360,6 +360,14 @@ def vision_vs_native(d, app_url, engine, report, photo, rows=VLM_ROWS):
                        -1, "s", None, None)
         # the rows above left "high" stored in this profile
         page = load(d, app_url, f"{files_url}/{VLM_TEXT}", f"{files_url}/{VLM_PROJECTORS['Q8_0']}", "", detail("auto"))
+        started = time.time()
+        proc, log, _ = native_server(engine, vlm / VLM_TEXT, 1, projector=vlm / VLM_PROJECTORS["Q8_0"])
+        native_start = time.time() - started
+        stop(proc, log)
+        report("SmolVLM-shaped model and Q8_0 projector (98 + 104 MB) in the page: from the Load click to ready "
+               "(fetched from loopback or the browser's cache, read into our build) vs native llama-server's start "
+               "with the same files (to its first healthy answer)",
+               page.load_s, "s", native_start, page.load_s / native_start)
         default = he_evaluation(d, page, photo)
         first = d.execute_script("return window.__benchFirstWord;")
         time.sleep(1.5)
@@ -433,9 +441,11 @@ def load(d, app_url, model_url, projector_url, build, before=None):
         before(page)
     page.fill("model-url-input", model_url)
     page.fill("projector-url-input", projector_url)
+    clicked = time.time()
     page.el("load-model-button").click()
     page.wait_for(lambda _: page.el("model-load-progress").get_attribute("data-status") in ("ready", "error"),
                   "the model", 300)
+    page.load_s = time.time() - clicked  # from the click to "ready": fetched, read into the engine
     assert page.el("model-load-progress").get_attribute("data-status") == "ready", page.el("model-load-status").text
     page.wait_for(lambda _: page.el("engine-build-info").text.startswith("Runs"), "the build sentence", 30)
     return page

@@ -99,7 +99,7 @@ if ! $quick; then
   status=0
   if (( workers > 1 )); then
     .venv/bin/python -m pytest tests/fakes_selftest tests/e2e -q -p no:cacheprovider \
-      -n "$workers" --dist loadfile -m "not alone" --durations=15 || status=$?
+      -n "$workers" --dist loadfile --no-loadscope-reorder -m "not alone" --durations=15 || status=$?
     printf '\n==> The tests that measure time or memory, alone on the machine\n'
     .venv/bin/python -m pytest tests/e2e -q -p no:cacheprovider -m alone --durations=5 || status=$?
   else

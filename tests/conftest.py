@@ -164,12 +164,17 @@ ALONE = {
     ("test_in_browser.py", "test_a_cross_origin_isolated_page_runs_the_engine_on_threads_with_nearly_the_same_numbers"),
 }
 
-# The files that take longest (PYTEST_ADDOPTS=--durations=0 on a quiet 2-core machine, round 48),
-# first in the collected order. Round 50 found that pytest-xdist 3.8 hands out whole files by
-# their number of tests, most first (its loadscope reorder), so in the parallel run this order
-# does not hold; the two workers still ended within 2 s of each other (target/e2e-times/).
-LONGEST_FIRST = ["test_in_browser.py", "test_vision_in_page.py", "test_real_engine.py", "test_browsers.py",
-                 "test_in_page_gpu.py", "test_cli.py", "test_layout.py", "test_vision_model.py"]
+# The files that take longest, longest first (worker-seconds in round 51's clean-clone run,
+# target/e2e-times/): in_browser 387, real_engine 342, browsers 205, vision_in_page 201, cli 199,
+# in_page_gpu 141, layout 120, vision_model 93, batch 74, faults 70, providers 65; every other
+# file 53 s or less, in the collected order after them. scripts/test.sh passes pytest-xdist
+# --no-loadscope-reorder, so each worker takes the next file in this order as it finishes one,
+# and the short files come last, where they even the two workers out. (Without it xdist 3.8
+# hands out files by their number of tests, most first: in round 51 that left one worker with
+# the command line's three tests, 199 s, at the end, and the other idle for 107 s.)
+LONGEST_FIRST = ["test_in_browser.py", "test_real_engine.py", "test_browsers.py", "test_vision_in_page.py",
+                 "test_cli.py", "test_in_page_gpu.py", "test_layout.py", "test_vision_model.py", "test_batch.py",
+                 "test_faults.py", "test_providers.py"]
 
 # A `metric` parameter names the metric it runs.
 PARAM_METRIC = {"harmonic_eval": "harmonic_eval", "fleur": "fleur", "ref_fleur": "fleur",
