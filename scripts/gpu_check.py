@@ -37,7 +37,7 @@ from selenium.webdriver.support.ui import Select  # noqa: E402
 
 import bench_in_page  # noqa: E402
 from app_page import CRITERIA, export_pattern  # noqa: E402
-from conftest import CHROMEDRIVER, CHROMIUM, PAGE_CORES, _png  # noqa: E402
+from conftest import CHROMEDRIVER, CHROMIUM, _png, emulate_cores  # noqa: E402
 
 GPU_FLAGS = os.environ.get("HJ_GPU_FLAGS", "--enable-unsafe-webgpu --enable-features=Vulkan,VulkanFromANGLE "
                            "--use-angle=vulkan --use-vulkan=native --ignore-gpu-blocklist").split()
@@ -54,8 +54,7 @@ def driver(profile, downloads):
     opts.add_experimental_option("prefs", {"download.default_directory": str(downloads),
                                            "download.prompt_for_download": False})
     d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
-    if PAGE_CORES:  # the cores the page sees: its engine's threads (tests/e2e/conftest.py)
-        d.execute_cdp_cmd("Emulation.setHardwareConcurrencyOverride", {"hardwareConcurrency": int(PAGE_CORES)})
+    emulate_cores(d)  # the cores the page sees: its engine's threads (tests/e2e/conftest.py)
     d.set_page_load_timeout(60)
     d.set_script_timeout(120)
     return d
