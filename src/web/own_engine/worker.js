@@ -93,7 +93,6 @@ async function load({ blobs, name, nCtx }) {
   await started;
   const FS = Module.FS;
   bufferedReads(FS);
-  window_ = null;
   if (mounted) {
     FS.unmount('/models');
     mounted = false;
@@ -104,8 +103,12 @@ async function load({ blobs, name, nCtx }) {
   const files = blobs.map((data, i) => ({ name: i === 0 ? 'model.gguf' : 'projector.gguf', data }));
   FS.mount(FS.filesystems.WORKERFS, { blobs: files }, '/models');
   mounted = true;
-  return refused(text('hj_load', '/models/model.gguf', blobs.length > 1 ? '/models/projector.gguf' : '', name, nCtx,
-    Module.hjThreads));
+  try {
+    return refused(text('hj_load', '/models/model.gguf', blobs.length > 1 ? '/models/projector.gguf' : '', name,
+      nCtx, Module.hjThreads));
+  } finally {
+    window_ = null;  // the engine holds what it read: the window's megabyte goes
+  }
 }
 
 async function chat(id, body) {
