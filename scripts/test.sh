@@ -5,7 +5,7 @@
 # (tests/e2e/test_browsers.py) also runs in Firefox ESR and in WebKitGTK under Xvfb. This full
 # run is the default and what CI runs (.ci/run).
 #
-#   scripts/test.sh                  everything (about 26 minutes on 2 cores once set up; the
+#   scripts/test.sh                  everything (25 to 35 minutes on 2 cores once set up; the
 #                                    browser tests in two parallel workers, HJ_TEST_WORKERS=1: one)
 #   scripts/test.sh --quick          set-up check, cargo test, clippy for wasm32, structure, format, a build only if dist/ is
 #                                    older than the sources, the fakes' self-tests and the browser
