@@ -168,11 +168,12 @@ ALONE = {
 # target/e2e-times/): in_browser 387, real_engine 342, browsers 205, vision_in_page 201, cli 199,
 # in_page_gpu 141, layout 120, vision_model 93, batch 74, faults 70, providers 65; every other
 # file 53 s or less, in the collected order after them. (Round 52's faster machine, from
-# nothing: 285, 211, 161, 135, cli 97 with its killed run at 20 items, 75, 76, 50, 63, 55, 52.) scripts/test.sh passes pytest-xdist
-# --no-loadscope-reorder, so each worker takes the next file in this order as it finishes one,
-# and the short files come last, where they even the two workers out. (Without it xdist 3.8
-# hands out files by their number of tests, most first: in round 51 that left one worker with
-# the command line's three tests, 199 s, at the end, and the other idle for 107 s.)
+# nothing: 285, 211, 161, 135, cli 97 with its killed run at 20 items, 75, 76, 50, 63, 55, 52.)
+# scripts/test.sh passes pytest-xdist --no-loadscope-reorder, so each worker takes the next
+# file in this order as it finishes one, and the short files come last, where they even the two
+# workers out. (Without it xdist 3.8 hands out files by their number of tests, most first: in
+# round 51 that left one worker with the command line's three tests, 199 s, at the end, and the
+# other idle for 107 s.)
 LONGEST_FIRST = ["test_in_browser.py", "test_real_engine.py", "test_browsers.py", "test_vision_in_page.py",
                  "test_cli.py", "test_in_page_gpu.py", "test_layout.py", "test_vision_model.py", "test_batch.py",
                  "test_faults.py", "test_providers.py"]

@@ -24,7 +24,7 @@ from fakes.openai import FakeOpenAI, sure
 
 N = 50
 # The real engine's run, killed halfway and resumed: 20 items, about 2 s each on one thread
-# (50 took 111-131 s of the suite's 25 minutes; what is asserted does not depend on the count).
+# (50 took 111-131 s on round 51's machine; what is asserted does not depend on the count).
 KILLED = 20
 METRICS = ["harmonic_eval", "fleur", "ref_fleur", "g_veval", "maev"]
 
