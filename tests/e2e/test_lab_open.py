@@ -71,6 +71,9 @@ def named_gammas(page):
 def open_in_evaluator(page, item):
     """Selects the item's row, presses Open in evaluator and returns the evaluator's new tab."""
     page.el(f"result-{item}").click()
+    # the row's details, with the button, render after the click (once in a clean-clone run the
+    # button was looked for before they had)
+    page.wait_for(lambda d: d.find_elements(*tid(f"open-in-evaluator-{item}")), "the row's Open in evaluator")
     before = set(page.d.window_handles)
     page.el(f"open-in-evaluator-{item}").click()
     page.quiet()
