@@ -115,7 +115,7 @@ fn plan_then_score_gives_the_librarys_results_and_the_labs_figures() {
     };
     let backend = judge.offline_backend(metric).unwrap();
     let loaded = files::load(&zip, None, false).unwrap();
-    let want = batch_files::score(&plan, &backend, &loaded.items, &answers).results;
+    let want = batch_files::score(&plan, &backend, &loaded.items, &[&answers]).results;
     assert_eq!(want.len(), 6);
     assert!(want.iter().all(|r| r.is_complete()));
     assert_eq!(
@@ -376,5 +376,120 @@ fn a_rate_limit_that_outlasts_the_retries_stops_the_run_after_honouring_retry_af
         "",
         "nothing recorded"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The sample planned for vLLM: its requests' `custom_id`s, in the file's order.
+fn planned_ids(dir: &Path) -> Vec<String> {
+    let requests = dir.join("requests.jsonl");
+    let o = hj(&[
+        "plan",
+        sample().to_str().unwrap(),
+        "--provider",
+        "vllm",
+        "--out",
+        requests.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    std::fs::read_to_string(&requests)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["custom_id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+/// An output line answering `custom_id` with `rating`.
+fn answer(custom_id: &str, rating: &str) -> String {
+    serde_json::json!({"custom_id": custom_id,
+        "response": {"status_code": 200, "body": completion(rating)}, "error": null})
+    .to_string()
+        + "\n"
+}
+
+/// `hj score` of the sample with the answers files `answers` (texts); its output and results.
+fn score_with(dir: &Path, answers: &[String]) -> (Output, Vec<harmonic_judge::lab::ItemResult>) {
+    let mut args: Vec<String> = vec!["score".into(), sample().to_str().unwrap().into()];
+    for (i, a) in answers.iter().enumerate() {
+        let path = dir.join(format!("answers-{i}.jsonl"));
+        std::fs::write(&path, a).unwrap();
+        args.push(path.to_str().unwrap().into());
+    }
+    let out = dir.join("results.jsonl");
+    let _ = std::fs::remove_file(&out);
+    args.extend(["--provider", "vllm", "--out", out.to_str().unwrap()].map(String::from));
+    let o = hj(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let results = std::fs::read_to_string(&out)
+        .map(|t| io::from_jsonl(&t).0)
+        .unwrap_or_default();
+    (o, results)
+}
+
+#[test]
+fn score_reads_every_answer_against_the_plan() {
+    let dir = temp("exact");
+    let ids = planned_ids(&dir);
+    assert_eq!(ids[0], "0:correctness");
+    let all: Vec<String> = ids.iter().map(|id| answer(id, "4")).collect();
+    // A missing answer: item 0 is incomplete, named, counted apart, and exit 1.
+    let (o, results) = score_with(&dir, &[all[1..].concat()]);
+    let said = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("5 of 6 items scored on every criterion, 1 incomplete"),
+        "{said}"
+    );
+    assert!(said.contains("no answer to 0:correctness"), "{said}");
+    let first = results.iter().find(|r| {
+        r.criteria
+            .iter()
+            .any(|c| c.name == "correctness" && c.score.is_none())
+    });
+    let first = first.expect("item 0's unanswered criterion is recorded");
+    assert!(!first.is_complete());
+    assert_eq!(results.iter().filter(|r| r.is_complete()).count(), 5);
+    // Answered later, in a second answers file: complete, exit 0.
+    let (o, results) = score_with(&dir, &[all[1..].concat(), all[0].clone()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("6 of 6 items scored on every criterion, 0 incomplete"));
+    assert!(results.iter().all(|r| r.is_complete()));
+    // A second answer to one request: the first kept, said, exit 1.
+    let (o, dup) = score_with(&dir, &[all.concat() + &answer("0:correctness", "1")]);
+    let said = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("A second answer to \u{201c}0:correctness\u{201d}"),
+        "{said}"
+    );
+    assert_eq!(dup, results, "the second answer changed nothing");
+    // Stray slots and non-canonical item numbers answer nothing: said, no criterion added.
+    for stray in [
+        "0:nonsense",
+        "0:Correctness",
+        "0:correctness:extra",
+        "00:correctness",
+        "+0:correctness",
+    ] {
+        let (o, got) = score_with(&dir, &[all.concat() + &answer(stray, "1")]);
+        let said = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{stray}: {said}");
+        assert!(
+            said.contains(&format!(
+                "\u{201c}{stray}\u{201d} answers no planned request"
+            )),
+            "{said}"
+        );
+        assert_eq!(got, results, "{stray}");
+    }
+    // A non-canonical number in place of the planned one leaves the item incomplete.
+    let renamed = all
+        .concat()
+        .replacen("\"0:correctness\"", "\"00:correctness\"", 1);
+    let (o, _) = score_with(&dir, &[renamed]);
+    assert!(text(&o).contains("1 incomplete"), "{}", text(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }

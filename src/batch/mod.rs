@@ -19,6 +19,7 @@ pub mod dataset;
 pub mod kept;
 pub mod openai_batch;
 pub mod plan;
+pub mod reading;
 pub mod ready;
 pub mod zip;
 

@@ -1,9 +1,8 @@
 //! Batch planning: what requests one dataset item needs under a metric, and how their answers
-//! become its [`ItemResult`]; the OpenAI Batch API's `custom_id` scheme, the grouping of its
-//! answers by item and what it saved. Pure, so the lab's in-browser run and its Batch API run
-//! share one tested plan and keep only the wiring (images, sending, storage) in `ui/`.
-
-use std::collections::BTreeMap;
+//! become its [`ItemResult`]; the OpenAI Batch API's `custom_id` scheme and what it saved (its
+//! answers are read against the plan by [`super::reading`]). Pure, so the lab's in-browser run
+//! and its Batch API run share one tested plan and keep only the wiring (images, sending,
+//! storage) in `ui/`.
 
 use super::Item;
 use crate::answers::errors::JudgeError;
@@ -12,7 +11,6 @@ use crate::metrics::fidelity::Fidelity;
 use crate::metrics::room::{ItemReading, Run, Subject};
 use crate::metrics::{with_room, Metric, RunSettings};
 use crate::providers::{Backend, HttpRequest, Image};
-use crate::scoring::criteria::Criterion;
 
 pub use crate::metrics::room::Answers;
 
@@ -156,33 +154,13 @@ pub fn custom_id(index: usize, slot: &str) -> String {
     format!("{index}:{slot}")
 }
 
-/// The item index and slot of a `custom_id` made by [`custom_id`]; `None` for any other.
+/// The item index and slot of a `custom_id` exactly as [`custom_id`] writes it: the index in
+/// its canonical decimal form (no leading zero, no sign) and a non-empty slot; `None` for any
+/// other. Whether the slot is one the plan made is [`super::reading`]'s to check.
 pub fn parse_custom_id(id: &str) -> Option<(usize, &str)> {
     let (index, slot) = id.split_once(':')?;
-    Some((index.parse().ok()?, slot))
-}
-
-/// The Batch API's answers grouped by item index, each item's in its prompt's slot order
-/// (criteria in their usual order); answers under a `custom_id` not ours are dropped.
-pub fn group_by_item(output: Answers) -> BTreeMap<usize, Answers> {
-    let mut by_item: BTreeMap<usize, Answers> = BTreeMap::new();
-    for (id, answer) in output {
-        if let Some((index, slot)) = parse_custom_id(&id) {
-            by_item
-                .entry(index)
-                .or_default()
-                .push((slot.to_string(), answer));
-        }
-    }
-    for answers in by_item.values_mut() {
-        answers.sort_by_key(|(slot, _)| {
-            Criterion::ALL
-                .iter()
-                .position(|c| c.id() == slot)
-                .unwrap_or(usize::MAX)
-        });
-    }
-    by_item
+    let number: usize = index.parse().ok()?;
+    (number.to_string() == index && !slot.is_empty()).then_some((number, slot))
 }
 
 /// The tokens a finished Batch API run was billed for, and what they would cost live.
@@ -280,6 +258,7 @@ mod tests {
     use crate::metrics::fidelity::Extension;
     use crate::metrics::g_veval;
     use crate::metrics::CriterionSet;
+    use crate::scoring::criteria::Criterion;
 
     fn backend() -> Backend {
         Backend {
@@ -483,27 +462,23 @@ mod tests {
         assert_eq!(parse_custom_id("x:score"), None);
         assert_eq!(parse_custom_id("12"), None);
         assert_eq!(parse_custom_id("-1:score"), None);
-    }
-
-    #[test]
-    fn answers_are_grouped_by_item_in_criterion_order() {
-        let ok = || parse_chat_completion(FOUR);
-        let output: Answers = vec![
-            ("1:fluency".into(), ok()),
-            ("0:score".into(), ok()),
-            (
-                "1:correctness".into(),
-                Err(JudgeError::Timeout { seconds: 1 }),
-            ),
-            ("stray".into(), ok()),
-            ("1:clarity".into(), ok()),
-        ];
-        let g = group_by_item(output);
-        assert_eq!(g.keys().copied().collect::<Vec<_>>(), [0, 1]);
-        let order: Vec<&str> = g[&1].iter().map(|(s, _)| s.as_str()).collect();
-        assert_eq!(order, ["correctness", "clarity", "fluency"]);
-        assert!(g[&1][0].1.is_err(), "each answer stays with its slot");
-        assert_eq!(g[&0].len(), 1);
+        // Only the form the plan writes: no leading zero, no sign, a slot.
+        for other in [
+            "00:score",
+            "+0:score",
+            "01:score",
+            "0:",
+            " 0:score",
+            "0x1:score",
+        ] {
+            assert_eq!(parse_custom_id(other), None, "{other}");
+        }
+        assert_eq!(parse_custom_id("0:score"), Some((0, "score")));
+        assert_eq!(
+            parse_custom_id("0:a:b"),
+            Some((0, "a:b")),
+            "the plan checks the slot"
+        );
     }
 
     #[test]

@@ -2,13 +2,15 @@
 //! JSONL file in OpenAI's Batch API format (`custom_id` = `<item index>:<slot>`), which vLLM's
 //! `run_batch` reads as well; and a file of answers in that API's output format read back into
 //! the lab's results. Both call what the lab calls (`Plan::requests`,
-//! `openai_batch::input_jsonl`, `openai_batch::read_output`, `plan::group_by_item`,
-//! `Plan::read`), so a cluster that runs the requests on its own engine gets the lab's scores.
+//! `openai_batch::input_jsonl`, `openai_batch::read_output`, `batch::reading`, which reads
+//! every answer against the plan), so a cluster that runs the requests on its own engine gets
+//! the lab's scores.
 
 use super::files::{item_image, Images};
 use crate::answers::errors::{redact, JudgeError};
 use crate::batch::openai_batch;
 use crate::batch::plan::{self, Plan};
+use crate::batch::reading::{self, PlannedRequests};
 use crate::batch::Item;
 use crate::lab::ItemResult;
 use crate::providers::{Backend, HttpRequest, Protocol};
@@ -88,60 +90,21 @@ pub fn plan_jsonl(
     })
 }
 
-/// What a file of answers gave.
-#[derive(Clone, Debug, Default)]
-pub struct Scored {
-    /// One per item that has at least one answer, in item order.
-    pub results: Vec<ItemResult>,
-    /// Items of the dataset with no answer in the file (by id).
-    pub unanswered: Vec<String>,
-    /// Answers whose `custom_id` names no item of this dataset, and lines that could not be
-    /// read, each in a sentence.
-    pub stray: Vec<String>,
-}
+pub use crate::batch::reading::BatchScores as Scored;
 
-/// Reads `answers` (the Batch API's output and error files, or vLLM's, one answer per line)
-/// into the items' results, as the lab reads a finished batch. `backend` is who answered (its
-/// model and wire format are recorded; its key, if any, is redacted from every error).
-pub fn score(plan: &Plan, backend: &Backend, items: &[Item], answers: &str) -> Scored {
-    let mut stray = Vec::new();
-    let output: plan::Answers = openai_batch::read_output(answers)
-        .into_iter()
-        .filter_map(|(id, answer)| match (&answer, id.is_empty()) {
-            (Err(e), true) => {
-                stray.push(e.to_string());
-                None
-            }
-            _ => Some((id, answer)),
-        })
+/// Reads `answers` (the texts of the Batch API's output and error files, or vLLM's, one answer
+/// per line; several files one after the other, a later one answering what an earlier left
+/// unanswered or failed) against the requests [`plan_jsonl`] plans for `items`, as the lab reads
+/// a finished batch (`batch::reading`). `backend` is who answered (its model and wire format are
+/// recorded; its key, if any, is redacted from every error).
+pub fn score(plan: &Plan, backend: &Backend, items: &[Item], answers: &[&str]) -> Scored {
+    let output: plan::Answers = answers
+        .iter()
+        .flat_map(|text| openai_batch::read_output(text))
         .collect();
+    let planned = PlannedRequests::of(plan, backend, items, |_| true);
     let say = |e: JudgeError| redact(&e.to_string(), &backend.api_key);
-    let mut scored = Scored::default();
-    let grouped = plan::group_by_item(output.clone());
-    for (id, _) in &output {
-        match plan::parse_custom_id(id) {
-            Some((index, _)) if index < items.len() => {}
-            _ => stray.push(format!(
-                "The answer \u{201c}{id}\u{201d} names no item of this dataset (custom_id \
-                 <item index>:<slot>): was the file planned from another dataset?"
-            )),
-        }
-    }
-    for (index, item) in items.iter().enumerate() {
-        match grouped.get(&index) {
-            Some(answers) => scored.results.push(plan.read(
-                backend,
-                item,
-                plan.blank_result(item),
-                answers.clone(),
-                say,
-            )),
-            None => scored.unanswered.push(item.id.clone()),
-        }
-    }
-    stray.dedup();
-    scored.stray = stray;
-    scored
+    reading::score(plan, backend, items, &planned, output, say)
 }
 
 #[cfg(test)]
@@ -267,16 +230,19 @@ mod tests {
         lines.push(answer_line("0:conciseness", "Rating: 2"));
         lines.push(answer_line("99:fluency", "4"));
         lines.push("not json".into());
-        let scored = score(&plan, &b, &loaded.items, &lines.join("\n"));
+        let scored = score(&plan, &b, &loaded.items, &[&lines.join("\n")]);
         assert_eq!(scored.results.len(), 1);
         assert_eq!(scored.unanswered.len(), loaded.items.len() - 1);
-        assert_eq!(scored.stray.len(), 2, "{:?}", scored.stray);
-        let mut grouped = plan::group_by_item(openai_batch::read_output(&lines[..5].join("\n")));
+        assert_eq!(scored.notes.len(), 2, "{:?}", scored.notes);
+        let answers = openai_batch::read_output(&lines[..5].join("\n"))
+            .into_iter()
+            .map(|(id, a)| (plan::parse_custom_id(&id).unwrap().1.to_string(), a))
+            .collect();
         let want = plan.read(
             &b,
             &loaded.items[0],
             plan.blank_result(&loaded.items[0]),
-            grouped.remove(&0).unwrap(),
+            answers,
             |e| e.to_string(),
         );
         assert_eq!(scored.results[0], want);

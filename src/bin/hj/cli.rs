@@ -17,13 +17,14 @@ USAGE
   hj judge --image IMG --text TEXT [options]       judge one text, print its scores
   hj run DATASET --out results.jsonl [options]     judge a dataset live (resumable)
   hj plan DATASET --out requests.jsonl [options]   write its requests as batch JSONL
-  hj score DATASET ANSWERS --out results.jsonl     read a batch's answers into results
+  hj score DATASET ANSWERS... --out results.jsonl  read a batch's answers into results
   hj figures results.jsonl                         the lab's agreement figures of a results file
 
 DATASET is the lab's: a .jsonl, .csv or .tsv file (images beside it, or --images ZIP|DIR), or a
 .zip holding the dataset file and its images. Results files are the lab's: Import results opens
 them there. Requests are OpenAI Batch API lines (custom_id <item>:<slot>), which vLLM's run_batch
-reads too; ANSWERS is that API's (or vLLM's) output, error lines included.
+reads too; ANSWERS is that API's (or vLLM's) output, error lines included; a later ANSWERS file
+answers what an earlier one left unanswered or failed.
 
 THE JUDGE (as on the page)
   --metric ID          {metrics} (default {metric})

@@ -172,55 +172,54 @@ pub fn plan(words: &[String]) -> Result<i32, String> {
     Ok(if left_out == 0 { OK } else { INCOMPLETE })
 }
 
-/// `hj score DATASET ANSWERS --out results.jsonl`.
+/// `hj score DATASET ANSWERS [MORE_ANSWERS…] --out results.jsonl`: a later answers file
+/// answers what an earlier one left unanswered or failed (the batch's error file, a retry's
+/// output).
 pub fn score(words: &[String]) -> Result<i32, String> {
     let args = parse(
         words,
         &[&FIGURE_VALUES[..], &["images", "out"]].concat(),
         &["keep-partial"],
     )?;
-    let [dataset, answers] = args.positionals(&["the dataset", "the answers file"])?[..] else {
-        unreachable!()
+    let Some((dataset, answers)) = args.positional.split_first().filter(|(_, a)| !a.is_empty())
+    else {
+        return Err(
+            "This command takes the dataset and the answers file (one or more); --help shows how."
+                .into(),
+        );
     };
     let (plan, backend) = offline(&args)?;
     let out = out_path(&args, "the results")?;
     let figure_options = FigureOptions::of(&args)?;
     let loaded = load(&args, dataset, false)?;
-    let text = std::fs::read_to_string(answers)
-        .map_err(|e| format!("\u{201c}{answers}\u{201d} cannot be read: {e}."))?;
-    let scored = batch_files::score(&plan, &backend, &loaded.items, &text);
-    for s in scored.stray.iter().take(10) {
-        eprintln!("{s}");
+    let mut texts = Vec::with_capacity(answers.len());
+    for path in answers {
+        texts.push(
+            std::fs::read_to_string(path)
+                .map_err(|e| format!("\u{201c}{path}\u{201d} cannot be read: {e}."))?,
+        );
     }
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let scored = batch_files::score(&plan, &backend, &loaded.items, &texts);
+    report::notes(&scored.notes);
     if scored.results.is_empty() {
         return Err(format!(
-            "\u{201c}{answers}\u{201d} holds no answer to any item of this dataset, so nothing \
-             was written."
+            "{} no answer to any planned request of this dataset, so nothing was written.",
+            match &answers[..] {
+                [one] => format!("\u{201c}{one}\u{201d} holds"),
+                _ => "The answers files hold".to_string(),
+            }
         ));
     }
     crate::outfile::replace(&out, &io::to_jsonl(&scored.results, figure_options.gamma))?;
-    if !scored.unanswered.is_empty() {
-        eprintln!(
-            "{} items have no answer in the file: {}.",
-            scored.unanswered.len(),
-            scored
-                .unanswered
-                .iter()
-                .take(5)
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+    if let Some(s) = scored.unanswered_sentence() {
+        eprintln!("{s}");
     }
-    let done = scored.results.iter().filter(|r| r.is_complete()).count();
-    let failed = scored.results.len() - done;
-    let left_out = scored.unanswered.len() + loaded.bad_rows;
-    eprintln!(
-        "{}",
-        report::summary(loaded.items.len(), done, failed, left_out, &out)
-    );
+    let left_out = loaded.bad_rows;
+    let head = scored.summary(loaded.items.len());
+    eprintln!("{}", report::summary_of(head, left_out, &out));
     report::figures_of_file(&out, &figure_options)?;
-    let clean = failed == 0 && left_out == 0 && scored.stray.is_empty();
+    let clean = scored.complete() == loaded.items.len() && left_out == 0 && scored.notes.is_empty();
     Ok(if clean { OK } else { INCOMPLETE })
 }
 

@@ -104,10 +104,13 @@ pub fn figures_of_file(path: &Path, options: &FigureOptions) -> Result<Option<Fi
 
 /// The run's last words: how many items have results, and what to do about the rest.
 pub fn summary(total: usize, done: usize, failed: usize, left_out: usize, out: &Path) -> String {
-    let mut s = format!(
-        "{done} of {total} items scored on every criterion, {failed} failed; results in {}.",
-        out.display()
-    );
+    let head = format!("{done} of {total} items scored on every criterion, {failed} failed");
+    summary_of(head, left_out, out)
+}
+
+/// `head` (the counts) followed by where the results are and the dataset lines left out.
+pub fn summary_of(head: String, left_out: usize, out: &Path) -> String {
+    let mut s = format!("{head}; results in {}.", out.display());
     if left_out > 0 {
         s.push_str(&format!(
             " {left_out} dataset line{} left out (see above).",
@@ -115,4 +118,14 @@ pub fn summary(total: usize, done: usize, failed: usize, left_out: usize, out: &
         ));
     }
     s
+}
+
+/// The first ten of `notes` on standard error, and how many more there are.
+pub fn notes(notes: &[String]) {
+    for n in notes.iter().take(10) {
+        eprintln!("{n}");
+    }
+    if notes.len() > 10 {
+        eprintln!("… and {} more such sentences.", notes.len() - 10);
+    }
 }

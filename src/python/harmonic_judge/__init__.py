@@ -178,12 +178,22 @@ class Planned:
 
 @dataclass(frozen=True)
 class Scored:
-    """Answers read into ``results``; ``unanswered`` item ids; ``stray`` lines (answers to no
-    item of the dataset, unreadable lines), one sentence each."""
+    """Answers read against the plan into ``results``; ``unanswered`` item ids (no answer at
+    all); ``incomplete`` item ids (some planned request unanswered: in ``results`` but never
+    complete, nor scored as if they were); ``notes``, one sentence each (unreadable lines,
+    answers to no planned request, second answers to one request, incomplete items); and
+    ``summary``, the counts as ``hj score`` and the lab say them."""
 
     results: Results
     unanswered: List[str]
-    stray: List[str]
+    incomplete: List[str]
+    notes: List[str]
+    summary: str
+
+    @property
+    def stray(self) -> List[str]:
+        """The sentences (``notes``), under their former name."""
+        return self.notes
 
 
 def _options(
@@ -257,12 +267,12 @@ def score(
     """Reads a batch's answers (the text of OpenAI's or vLLM's output and error files, one
     answer per line) into the items' results, as the lab reads a finished batch. Give the same
     metric and options as :func:`plan`."""
-    core, unanswered, stray = _core.score(
+    core, unanswered, incomplete, notes, summary = _core.score(
         dataset._core,
         answers,
         **_options(metric, extended, extensions, criteria, provider, model, base_url, max_tokens, image_detail),
     )
-    return Scored(Results(core), unanswered, stray)
+    return Scored(Results(core), unanswered, incomplete, notes, summary)
 
 
 def read_results(path: Union[str, os.PathLike]) -> Results:

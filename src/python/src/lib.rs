@@ -207,7 +207,12 @@ fn plan(
     Ok((planned.jsonl, planned.requests, broken))
 }
 
-/// A file of answers read into results: (results, unanswered item ids, stray-line sentences).
+/// What reading a batch's answers gave: results, unanswered item ids, incomplete item ids (a
+/// planned request unanswered), sentences (the core's, as `hj score` says them), the summary.
+type ScoredTuple = (Results, Vec<String>, Vec<String>, Vec<String>, String);
+
+/// A file of answers read against the plan into results (`batch::reading`, as the lab and
+/// `hj score` read them).
 #[pyfunction]
 #[pyo3(signature = (dataset, answers, metric=None, extended=false, extensions=Vec::new(),
     criteria=Vec::new(), provider="openai", model=None, base_url=None, max_tokens=None,
@@ -225,7 +230,7 @@ fn score(
     base_url: Option<String>,
     max_tokens: Option<u32>,
     image_detail: &str,
-) -> PyResult<(Results, Vec<String>, Vec<String>)> {
+) -> PyResult<ScoredTuple> {
     let (plan, backend) = settings_of(
         metric,
         extended,
@@ -237,12 +242,22 @@ fn score(
         max_tokens,
         image_detail,
     )?;
-    let scored = batch_files::score(&plan, &backend, &dataset.loaded.items, answers);
+    let items = &dataset.loaded.items;
+    let scored = batch_files::score(&plan, &backend, items, &[answers]);
+    let summary = scored.summary(items.len());
+    let mut notes = scored.notes.clone();
+    notes.extend(scored.unanswered_sentence());
     let results = Results {
         results: scored.results,
         problems: Vec::new(),
     };
-    Ok((results, scored.unanswered, scored.stray))
+    Ok((
+        results,
+        scored.unanswered,
+        scored.incomplete,
+        notes,
+        summary,
+    ))
 }
 
 /// The metrics' ids, the first the default.

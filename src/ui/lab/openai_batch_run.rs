@@ -9,6 +9,7 @@ use leptos::task::spawn_local;
 use crate::answers::errors::{redact, JudgeError};
 use crate::batch::openai_batch::{self, BatchInfo};
 use crate::batch::plan::{self as batch_plan, Plan, Saving};
+use crate::batch::reading::{self, PlannedRequests};
 use crate::lab::ItemResult;
 use crate::providers::{Backend, HttpRequest};
 use crate::ui::lab::batch_items::{plan, prepared_image};
@@ -129,7 +130,8 @@ pub async fn poll(state: Settings, b: BatchState, batch_id: String) {
     let Some(body) = download_answers(b, &backend, &info).await else {
         return;
     };
-    // Group the answers by item (custom_id = "<index>:<slot>").
+    // Read every answer against the requests planned for the items without a result (the
+    // core's reader, as `hj score` and Python read them).
     let items = b.items.get_value();
     let output = openai_batch::read_output(&body);
     let saving = {
@@ -141,25 +143,34 @@ pub async fn poll(state: Settings, b: BatchState, batch_id: String) {
         )
     };
     let plan = plan(state, metric);
+    let done: std::collections::HashSet<String> = b
+        .results
+        .with_untracked(|r| r.iter().map(|x| x.id.clone()).collect());
+    let planned = PlannedRequests::of(&plan, &backend, &items, |i| !done.contains(&i.id));
     let key = backend.api_key.clone();
-    let results: Vec<ItemResult> = batch_plan::group_by_item(output)
-        .into_iter()
-        .filter_map(|(index, answers)| {
-            let item = items.get(index)?;
-            let key = key.clone();
-            Some(
-                plan.read(&backend, item, plan.blank_result(item), answers, move |e| {
-                    redact(&e.to_string(), &key)
-                }),
-            )
-        })
+    let scored = reading::score(&plan, &backend, &items, &planned, output, |e| {
+        redact(&e.to_string(), &key)
+    });
+    let summary = scored.summary(planned.0.len());
+    let notes: Vec<String> = scored
+        .notes
+        .iter()
+        .cloned()
+        .chain(scored.unanswered_sentence())
         .collect();
+    if !notes.is_empty() {
+        b.report.update(|r| {
+            r.splice(0..0, notes);
+        });
+    }
+    let results = scored.results;
     store_results(b, results).await;
     forget_batch(b).await;
     b.status.set(BatchStatus::Finished);
     let cost = saving.sentence();
-    b.message
-        .set(Some(format!("OpenAI batch {batch_id} finished.{cost}")));
+    b.message.set(Some(format!(
+        "OpenAI batch {batch_id} finished: {summary}.{cost}"
+    )));
 }
 
 /// The Batch API's input lines of the items without a result, each under its `custom_id`;
