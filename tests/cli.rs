@@ -201,8 +201,12 @@ fn a_run_stops_at_a_rejected_key_and_resumes_with_nothing_lost() {
     let ok = completion("4").to_string();
     // Two items' worth of answers (five criteria each), then the key is refused.
     let refused = r#"{"error":{"message":"Incorrect API key provided: sk-te***. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}"#;
+    // One server (a resume must reach the same judge at the same base URL), which accepts the
+    // key again once `fixed`.
+    let fixed = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let key_fixed = fixed.clone();
     let (url, hits) = serve(move |n| {
-        if n < 10 {
+        if n < 10 || key_fixed.load(Ordering::SeqCst) {
             (200, ok.clone())
         } else {
             (401, refused.to_string())
@@ -234,13 +238,12 @@ fn a_run_stops_at_a_rejected_key_and_resumes_with_nothing_lost() {
         "the items done are kept, the refused one is not"
     );
     assert_eq!(hits.load(Ordering::SeqCst), 11);
-    // Resumed against a server that answers: only the four items left are sent.
-    let ok = completion("5").to_string();
-    let (url, hits) = serve(move |_| (200, ok.clone()));
+    // Resumed once the server answers: only the four items left are sent.
+    fixed.store(true, Ordering::SeqCst);
     let o = run(&url);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(text(&o).contains("Resuming: 2 of 6 items"), "{}", text(&o));
-    assert_eq!(hits.load(Ordering::SeqCst), 4 * 5);
+    assert_eq!(hits.load(Ordering::SeqCst), 11 + 4 * 5);
     let (results, problems) = io::from_jsonl(&std::fs::read_to_string(&out).unwrap());
     assert!(problems.is_empty());
     let mut ids: Vec<&str> = results.iter().map(|r| r.id.as_str()).collect();
@@ -491,5 +494,126 @@ fn score_reads_every_answer_against_the_plan() {
         .replacen("\"0:correctness\"", "\"00:correctness\"", 1);
     let (o, _) = score_with(&dir, &[renamed]);
     assert!(text(&o).contains("1 incomplete"), "{}", text(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn no_command_writes_over_one_of_its_inputs() {
+    let dir = temp("inputs");
+    // A copy: were the check missing, the repository's sample would be replaced.
+    let zip = dir.join("d.zip");
+    std::fs::copy(sample(), &zip).unwrap();
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    let same_zip = dir.join("sub/../d.zip");
+    let answers = dir.join("answers.jsonl");
+    let answers_text = answer("0:correctness", "4");
+    std::fs::write(&answers, &answers_text).unwrap();
+    let zip_bytes = std::fs::read(&zip).unwrap();
+    let (z, a, s) = (
+        zip.to_str().unwrap(),
+        answers.to_str().unwrap(),
+        same_zip.to_str().unwrap(),
+    );
+    let url = "http://127.0.0.1:9/v1";
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["plan", z, "--provider", "vllm", "--out", s],
+        vec!["score", z, a, "--provider", "vllm", "--out", a],
+        vec!["score", z, a, "--provider", "vllm", "--out", s],
+        vec![
+            "run",
+            z,
+            "--provider",
+            "vllm",
+            "--base-url",
+            url,
+            "--out",
+            s,
+        ],
+    ];
+    for case in cases {
+        let o = hj(&case);
+        let said = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{case:?}: {said}");
+        assert!(
+            said.contains("is one of this command's inputs"),
+            "{case:?}: {said}"
+        );
+        assert_eq!(std::fs::read(&zip).unwrap(), zip_bytes, "{case:?}");
+        assert_eq!(std::fs::read_to_string(&answers).unwrap(), answers_text);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn run_refuses_a_file_that_is_not_its_results_and_another_judge() {
+    let dir = temp("judge");
+    let zip = sample();
+    let z = zip.to_str().unwrap();
+    let out = dir.join("results.jsonl");
+    // A batch's answers where the results would go: refused, never rewritten, nothing sent.
+    let answers_text: String = ["0:correctness", "0:fluency"]
+        .iter()
+        .map(|id| answer(id, "4"))
+        .collect();
+    std::fs::write(&out, &answers_text).unwrap();
+    let ok = completion("4").to_string();
+    let (url, hits) = serve(move |_| (200, ok.clone()));
+    let run = |model: &str, provider: &str, url: &str| {
+        hj(&[
+            "run",
+            z,
+            "--provider",
+            provider,
+            "--base-url",
+            url,
+            "--model",
+            model,
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let o = run("m", "custom", &url);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("is not a results file"), "{}", text(&o));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), answers_text);
+    assert_eq!(hits.load(Ordering::SeqCst), 0);
+    // A run with one judge records it, `custom` as `custom`.
+    std::fs::remove_file(&out).unwrap();
+    let o = run("m", "custom", &url);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let written = std::fs::read_to_string(&out).unwrap();
+    for line in written.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["judge"]["provider"], "custom", "{line}");
+        assert_eq!(v["judge"]["model"], "m");
+        assert_eq!(v["judge"]["base_url"], url.as_str());
+        assert_eq!(v["judge"]["metric"], "harmonic_eval");
+    }
+    let (results, problems) = io::from_jsonl(&written);
+    assert!(problems.is_empty() && results.len() == 6, "{problems:?}");
+    // The same run again resumes (nothing left); another model, provider or base URL is refused.
+    let o = run("m", "custom", &url);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let sent = hits.load(Ordering::SeqCst);
+    let other_url = url.replace("/v1", "/v2");
+    for (model, provider, url) in [
+        ("other-model", "custom", url.as_str()),
+        ("m", "vllm", url.as_str()),
+        ("m", "custom", other_url.as_str()),
+    ] {
+        let o = run(model, provider, url);
+        let said = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{model} {provider} {url}: {said}");
+        assert!(
+            said.contains("another judge") && said.contains("start a new file with another --out"),
+            "{said}"
+        );
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), written);
+    }
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        sent,
+        "nothing sent by a refused resume"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -27,10 +27,23 @@ fn parse(words: &[String], values: &[&str], switches: &[&str]) -> Result<Args, S
     args::parse(words, &values, &switches)
 }
 
-fn out_path(args: &Args, what: &str) -> Result<PathBuf, String> {
-    args.value("out")
+/// The `--out` file, refused where it (or `--agreement`) is one of the command's inputs: the
+/// dataset, `--images`, and the `more` the command reads.
+fn out_path(args: &Args, what: &str, dataset: &str, more: &[&str]) -> Result<PathBuf, String> {
+    let out = args
+        .value("out")
         .map(PathBuf::from)
-        .ok_or_else(|| format!("Name the file to write {what} to (--out FILE)."))
+        .ok_or_else(|| format!("Name the file to write {what} to (--out FILE)."))?;
+    let mut inputs: Vec<&Path> = vec![Path::new(dataset)];
+    inputs.extend(args.value("images").map(Path::new));
+    inputs.extend(more.iter().map(Path::new));
+    crate::outfile::refuse_input(&out, &inputs)?;
+    if let Some(agreement) = args.value("agreement") {
+        let agreement = Path::new(agreement);
+        crate::outfile::refuse_input(agreement, &inputs)?;
+        crate::outfile::refuse_input(agreement, &[&out])?;
+    }
+    Ok(out)
 }
 
 /// The dataset, its report said on standard error. `needs_image`: whether an item whose image
@@ -67,11 +80,13 @@ pub fn run(words: &[String]) -> Result<i32, String> {
     };
     let (plan, judge) = args::judge(&args)?;
     let backend = judge.backend(plan.metric)?;
-    let out = out_path(&args, "the results")?;
+    let out = out_path(&args, "the results", dataset, &[])?;
     let figure_options = FigureOptions::of(&args)?;
     let loaded = load(&args, dataset, plan.metric.needs_image_file())?;
     let ids: HashSet<&str> = loaded.items.iter().map(|i| i.id.as_str()).collect();
-    let existing = crate::outfile::resume(&out, plan.metric, &ids, args.has("retry-failed"))?;
+    let record =
+        crate::outfile::judge_record(&judge.provider, &backend, &plan, &args.list("criteria"));
+    let existing = crate::outfile::resume(&out, &record, &ids, args.has("retry-failed"))?;
     for note in &existing.notes {
         eprintln!("{note}");
     }
@@ -94,7 +109,7 @@ pub fn run(words: &[String]) -> Result<i32, String> {
         client: &client,
     };
     let workers = judge.concurrency(args.number("concurrency", 5)?)?;
-    let appender = crate::outfile::Appender::open(&out, figure_options.gamma)?;
+    let appender = crate::outfile::Appender::open(&out, figure_options.gamma, &record)?;
     let mut progress = crate::progress::Progress::new(total, finished.len());
     let outcome = crate::run::run(
         &judged,
@@ -143,7 +158,7 @@ pub fn plan(words: &[String]) -> Result<i32, String> {
         unreachable!()
     };
     let (plan, backend) = offline(&args)?;
-    let out = out_path(&args, "the requests")?;
+    let out = out_path(&args, "the requests", dataset, &[])?;
     let loaded = load(&args, dataset, false)?;
     let planned = batch_files::plan_jsonl(
         &plan,
@@ -189,7 +204,8 @@ pub fn score(words: &[String]) -> Result<i32, String> {
         );
     };
     let (plan, backend) = offline(&args)?;
-    let out = out_path(&args, "the results")?;
+    let more: Vec<&str> = answers.iter().map(String::as_str).collect();
+    let out = out_path(&args, "the results", dataset, &more)?;
     let figure_options = FigureOptions::of(&args)?;
     let loaded = load(&args, dataset, false)?;
     let mut texts = Vec::with_capacity(answers.len());
@@ -205,7 +221,7 @@ pub fn score(words: &[String]) -> Result<i32, String> {
     if scored.results.is_empty() {
         return Err(format!(
             "{} no answer to any planned request of this dataset, so nothing was written.",
-            match &answers[..] {
+            match answers {
                 [one] => format!("\u{201c}{one}\u{201d} holds"),
                 _ => "The answers files hold".to_string(),
             }

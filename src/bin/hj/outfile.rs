@@ -9,8 +9,9 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use harmonic_judge::batch::plan::Plan;
 use harmonic_judge::lab::{io, ItemResult};
-use harmonic_judge::metrics::Metric;
+use harmonic_judge::providers::Backend;
 
 /// What a results file already holds.
 #[derive(Debug, Default)]
@@ -20,13 +21,93 @@ pub struct Existing {
     pub notes: Vec<String>,
 }
 
-/// Reads the results already in `path` for a run of `metric` over the items `ids`; failed
-/// ones are dropped when `retry_failed` (they run again). A file of another metric or another
-/// dataset is refused, never overwritten. The file is rewritten, without what was dropped,
-/// only when something was.
+/// Refuses to write `out` where it is one of the `inputs` (the same file, reached by any path:
+/// compared canonicalized, and by device and inode), so a command never replaces what it reads.
+pub fn refuse_input(out: &Path, inputs: &[&Path]) -> Result<(), String> {
+    let out_real = canonical(out);
+    for input in inputs {
+        let same = match (&out_real, canonical(input)) {
+            (Some(o), Some(i)) => *o == i || same_inode(o, &i),
+            _ => false,
+        };
+        if same {
+            return Err(format!(
+                "\u{201c}{}\u{201d} is one of this command's inputs (\u{201c}{}\u{201d}): \
+                 writing there would replace it. Choose another file to write to.",
+                out.display(),
+                input.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The path with every link and `..` resolved; for a file not made yet, its folder's resolved
+/// path and its name.
+fn canonical(path: &Path) -> Option<PathBuf> {
+    if let Ok(p) = path.canonicalize() {
+        return Some(p);
+    }
+    let name = path.file_name()?;
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    Some(parent.canonicalize().ok()?.join(name))
+}
+
+#[cfg(unix)]
+fn same_inode(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_inode(_: &Path, _: &Path) -> bool {
+    false
+}
+
+/// Who a run's results were judged by, as each line of its file records it (`judge`): the
+/// provider (the preset named, `custom` included), base URL, model, metric and its options.
+pub type JudgeRecord = serde_json::Value;
+
+/// The judge record of a run: `provider` is the preset id as given (`custom` stays `custom`),
+/// `criteria` the criteria asked for (`--criteria`; none: all).
+pub fn judge_record(
+    provider: &str,
+    backend: &Backend,
+    plan: &Plan,
+    criteria: &[String],
+) -> JudgeRecord {
+    let mut criteria = criteria.to_vec();
+    criteria.sort();
+    criteria.dedup();
+    serde_json::json!({
+        "provider": provider,
+        "base_url": backend.base_url,
+        "model": backend.model,
+        "metric": plan.metric.id(),
+        "options": {
+            "extensions": plan.fidelity().record().extensions,
+            "criteria": criteria,
+            "image_detail": backend.image_detail.id(),
+            "max_tokens": backend.tuning.max_tokens,
+            "repeatable": backend.tuning.repeatable,
+        },
+    })
+}
+
+/// Reads the results already in `path` for a run of `judge` over the items `ids`; failed ones
+/// are dropped when `retry_failed` (they run again). A file that is not this tool's results (a
+/// line that is not a result, other than a last line cut off by a stop), or holds another
+/// metric's, another judge's or another dataset's, is refused with a sentence and never
+/// rewritten. The file is rewritten, without what was dropped, only when something was.
 pub fn resume(
     path: &Path,
-    metric: Metric,
+    judge: &JudgeRecord,
     ids: &HashSet<&str>,
     retry_failed: bool,
 ) -> Result<Existing, String> {
@@ -39,11 +120,20 @@ pub fn resume(
     let mut kept: Vec<(ItemResult, &str)> = Vec::new();
     let mut notes = Vec::new();
     let mut dropped = false;
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let Ok(r) = serde_json::from_str::<ItemResult>(line) else {
+    let lines: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .collect();
+    for (k, &(i, line)) in lines.iter().enumerate() {
+        let Some((r, recorded)) = read_line(line) else {
+            // Only the last line can be cut off by a stop, and it is no whole JSON value then.
+            if k + 1 != lines.len()
+                || text.ends_with('\n')
+                || serde_json::from_str::<serde_json::Value>(line).is_ok()
+            {
+                return Err(not_results(path, i + 1));
+            }
             notes.push(format!(
                 "Line {} of \u{201c}{shown}\u{201d} is not a whole result (the run was stopped \
                  while writing it?): dropped, its item runs again.",
@@ -52,13 +142,7 @@ pub fn resume(
             dropped = true;
             continue;
         };
-        if r.metric != metric.id() {
-            return Err(format!(
-                "\u{201c}{shown}\u{201d} holds results of another metric ({}): choose another \
-                 --out, or the same --metric to resume it.",
-                r.metric
-            ));
-        }
+        check_judge(path, &r, recorded.as_ref(), judge)?;
         if !ids.contains(r.id.as_str()) {
             return Err(format!(
                 "\u{201c}{shown}\u{201d} holds a result for item \u{201c}{}\u{201d}, which this \
@@ -96,6 +180,76 @@ pub fn resume(
     })
 }
 
+/// A results line: the result and the judge it records, if any (files written before issue 68
+/// record none). `None` for a line that is no result (a result has an id and a metric).
+fn read_line(line: &str) -> Option<(ItemResult, Option<JudgeRecord>)> {
+    let value: serde_json::Value = serde_json::from_str(line).ok()?;
+    let object = value.as_object()?;
+    if !["id", "metric"]
+        .iter()
+        .all(|k| object.get(*k).is_some_and(|v| v.is_string()))
+    {
+        return None;
+    }
+    let result: ItemResult = serde_json::from_str(line).ok()?;
+    Some((result, object.get("judge").cloned()))
+}
+
+fn not_results(path: &Path, line: usize) -> String {
+    format!(
+        "\u{201c}{}\u{201d} is not a results file of hj run (line {line} is not a result): it \
+         was left as it is. Choose another --out.",
+        path.display()
+    )
+}
+
+/// Refuses a result judged by another metric or judge than `judge`.
+fn check_judge(
+    path: &Path,
+    r: &ItemResult,
+    recorded: Option<&JudgeRecord>,
+    judge: &JudgeRecord,
+) -> Result<(), String> {
+    let shown = path.display();
+    let metric = judge["metric"].as_str().unwrap_or_default();
+    if r.metric != metric {
+        return Err(format!(
+            "\u{201c}{shown}\u{201d} holds results of another metric ({}): choose another \
+             --out, or the same --metric to resume it.",
+            r.metric
+        ));
+    }
+    let model = r.kept.as_ref().map(|k| k.model.as_str());
+    let differs = match recorded {
+        Some(recorded) => recorded != judge,
+        // Written before the judge was recorded: its model, where it kept one.
+        None => model.is_some_and(|m| Some(m) != judge["model"].as_str()),
+    };
+    if differs {
+        let was = recorded.map_or_else(|| format!("model {}", model.unwrap_or_default()), describe);
+        return Err(format!(
+            "\u{201c}{shown}\u{201d} holds results judged by another judge ({was}; this run: \
+             {}). A run has one judge: resume it with the same --provider, --base-url, --model, \
+             --metric and options, or start a new file with another --out.",
+            describe(judge)
+        ));
+    }
+    Ok(())
+}
+
+/// A judge record in words.
+fn describe(judge: &JudgeRecord) -> String {
+    let s = |k: &str| judge[k].as_str().unwrap_or("?").to_string();
+    format!(
+        "provider {}, base URL {}, model {}, metric {}, options {}",
+        s("provider"),
+        s("base_url"),
+        s("model"),
+        s("metric"),
+        judge["options"]
+    )
+}
+
 /// Writes `text` to `path` through a file beside it, so a stop midway leaves the old file.
 pub fn replace(path: &Path, text: &str) -> Result<(), String> {
     let tmp: PathBuf = {
@@ -113,10 +267,12 @@ pub struct Appender {
     file: File,
     gamma: f64,
     path: PathBuf,
+    /// `,"judge":{…}}`: what ends each line in place of its last brace.
+    judge_tail: String,
 }
 
 impl Appender {
-    pub fn open(path: &Path, gamma: f64) -> Result<Appender, String> {
+    pub fn open(path: &Path, gamma: f64, judge: &JudgeRecord) -> Result<Appender, String> {
         let file = OpenOptions::new()
             .create(true)
             .append(true)
@@ -126,13 +282,17 @@ impl Appender {
             file,
             gamma,
             path: path.to_path_buf(),
+            judge_tail: format!(",\"judge\":{judge}}}\n"),
         })
     }
 
     pub fn append(&mut self, result: &ItemResult) -> Result<(), String> {
         // One write of the whole line: a stop leaves it whole or absent (or cut, and dropped
         // on resume).
-        let line = io::to_jsonl(std::slice::from_ref(result), self.gamma);
+        // The lab's line, its numbers as written, with the judge added as its last key.
+        let mut line = io::to_jsonl(std::slice::from_ref(result), self.gamma);
+        line.truncate(line.trim_end().len().saturating_sub(1));
+        line.push_str(&self.judge_tail);
         self.file
             .write_all(line.as_bytes())
             .and_then(|()| self.file.flush())
@@ -150,6 +310,17 @@ impl Appender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use harmonic_judge::metrics::Metric;
+
+    fn judge(metric: Metric, model: &str) -> JudgeRecord {
+        let plan = harmonic_judge::native::settings::plan(metric, false, &[], &[]).unwrap();
+        let backend = Backend {
+            base_url: "http://h/v1".into(),
+            model: model.into(),
+            ..Backend::default()
+        };
+        judge_record("custom", &backend, &plan, &[])
+    }
 
     fn result(id: &str, score: Option<f64>) -> ItemResult {
         ItemResult {
@@ -166,7 +337,10 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("hj-outfile-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("r.jsonl");
-        let mut a = Appender::open(&path, 0.75).unwrap();
+        let m = Metric::ALL[1];
+        let j = judge(m, "m");
+        assert_eq!(j["provider"], "custom");
+        let mut a = Appender::open(&path, 0.75, &j).unwrap();
         a.append(&result("a", Some(0.5))).unwrap();
         a.append(&result("b", None)).unwrap();
         drop(a);
@@ -174,20 +348,71 @@ mod tests {
         text.push_str("{\"id\":\"c\",\"met");
         std::fs::write(&path, &text).unwrap();
         let ids: HashSet<&str> = ["a", "b", "c"].into_iter().collect();
-        let m = Metric::ALL[1];
-        let e = resume(&path, m, &ids, false).unwrap();
+        let e = resume(&path, &j, &ids, false).unwrap();
         assert_eq!(e.results.len(), 2);
         assert!(e.notes[0].starts_with("Line 3 "), "{:?}", e.notes);
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);
-        let e = resume(&path, m, &ids, true).unwrap();
+        let e = resume(&path, &j, &ids, true).unwrap();
         assert_eq!(e.results, [result("a", Some(0.5))]);
-        assert!(resume(&path, Metric::ALL[0], &ids, false)
+        assert!(resume(&path, &judge(Metric::ALL[0], "m"), &ids, false)
             .unwrap_err()
             .contains("another metric"));
+        let before = std::fs::read_to_string(&path).unwrap();
+        let other_model = resume(&path, &judge(m, "other"), &ids, false).unwrap_err();
+        assert!(
+            other_model.contains("another judge") && other_model.contains("another --out"),
+            "{other_model}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            before,
+            "left as it is"
+        );
         let other: HashSet<&str> = ["z"].into_iter().collect();
-        assert!(resume(&path, m, &other, false)
+        assert!(resume(&path, &j, &other, false)
             .unwrap_err()
             .contains("another dataset"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_that_is_not_results_is_refused_and_left_as_it_is() {
+        let dir = std::env::temp_dir().join(format!("hj-outfile-not-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("answers.jsonl");
+        let j = judge(Metric::ALL[1], "m");
+        let ids: HashSet<&str> = ["a"].into_iter().collect();
+        for text in [
+            "{\"custom_id\":\"0:score\",\"response\":{}}\n{\"custom_id\":\"1:score\"}\n",
+            "{\"custom_id\":\"0:score\"}",
+            "hello\n",
+            "not json\n{\"id\":\"a\",\"met",
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let e = resume(&path, &j, &ids, false).unwrap_err();
+            assert!(e.contains("is not a results file"), "{text}: {e}");
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_output_that_is_an_input_is_refused_by_any_path() {
+        let dir = std::env::temp_dir().join(format!("hj-outfile-in-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        let input = dir.join("d.zip");
+        std::fs::write(&input, "x").unwrap();
+        let roundabout = dir.join("sub/../d.zip");
+        assert!(refuse_input(&roundabout, &[&input]).is_err());
+        assert!(refuse_input(&input, &[Path::new("elsewhere"), &roundabout]).is_err());
+        let link = dir.join("link.zip");
+        let _ = std::fs::remove_file(&link);
+        std::fs::hard_link(&input, &link).unwrap();
+        assert!(
+            refuse_input(&link, &[&input]).is_err(),
+            "a hard link is the same file"
+        );
+        assert!(refuse_input(&dir.join("new.jsonl"), &[&input]).is_ok());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
