@@ -617,3 +617,26 @@ fn run_refuses_a_file_that_is_not_its_results_and_another_judge() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn gamma_outside_the_sliders_range_gets_the_cores_sentence() {
+    let dir = temp("gamma");
+    let ids = planned_ids(&dir);
+    let all: String = ids.iter().map(|id| answer(id, "4")).collect();
+    let (o, _) = score_with(&dir, &[all]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let results = dir.join("results.jsonl");
+    let r = results.to_str().unwrap();
+    for bad in ["nan", "NaN", "0", "1e-320", "0.009", "1.5", "-1", "inf"] {
+        let o = hj(&["figures", r, "--gamma", bad]);
+        let want = harmonic_judge::lab::overall::checked_gamma(bad.parse().unwrap()).unwrap_err();
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", text(&o));
+        assert_eq!(String::from_utf8_lossy(&o.stderr).trim(), want, "{bad}");
+    }
+    for good in ["0.01", "1"] {
+        let o = hj(&["figures", r, "--gamma", good]);
+        assert_eq!(o.status.code(), Some(0), "{good}: {}", text(&o));
+        assert!(!text(&o).contains("NaN"), "{}", text(&o));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -6,7 +6,33 @@
 //! scores are bit for bit those of [`ItemResult::overall`] (tested below).
 
 use super::record::ItemResult;
+use crate::scoring::gamma_axis::GAMMA_MIN;
 use crate::scoring::weighting::Weighting;
+
+/// The γ's a user may ask for, from any door (`hj --gamma`, Python's `gamma=`): the lab's
+/// slider's range, [`GAMMA_MIN`] to 1 (`ui::widgets::gamma_panel`'s bounds).
+pub const GAMMA_RANGE: std::ops::RangeInclusive<f64> = GAMMA_MIN..=1.0;
+
+/// `gamma` when it is in [`GAMMA_RANGE`]; otherwise (NaN included) the sentence every door
+/// says. Every γ it lets through gives a number wherever one is given at γ = 1 (tested below).
+pub fn checked_gamma(gamma: f64) -> Result<f64, String> {
+    if GAMMA_RANGE.contains(&gamma) {
+        Ok(gamma)
+    } else {
+        // 1e-320 as such, not as 320 digits.
+        let plain = gamma.to_string();
+        let shown = if plain.len() > 12 {
+            format!("{gamma:e}")
+        } else {
+            plain
+        };
+        Err(format!(
+            "γ is between {} and {}, as on the lab's slider; {shown} is not.",
+            GAMMA_RANGE.start(),
+            GAMMA_RANGE.end()
+        ))
+    }
+}
 
 /// One item's γ-independent part.
 #[derive(Clone)]
@@ -84,6 +110,68 @@ impl OverallTable {
 mod tests {
     use super::*;
     use crate::lab::record::CriterionRecord;
+
+    #[test]
+    fn gamma_is_checked_against_the_sliders_range_and_nan_refused() {
+        for bad in [
+            f64::NAN,
+            0.0,
+            1e-320,
+            0.0099,
+            -0.5,
+            1.0 + 1e-12,
+            f64::INFINITY,
+        ] {
+            let e = checked_gamma(bad).unwrap_err();
+            assert!(e.starts_with("γ is between 0.01 and 1"), "{bad}: {e}");
+            assert!(e.len() < 80, "{e}");
+        }
+        for good in [GAMMA_MIN, 0.5, 0.75, 1.0] {
+            assert_eq!(checked_gamma(good), Ok(good));
+        }
+    }
+
+    #[test]
+    fn no_gamma_the_check_lets_through_gives_nan() {
+        let record = |score: f64, sigma: Option<f64>| CriterionRecord {
+            name: "c".into(),
+            score: Some(score),
+            sigma,
+            distribution: None,
+            error: None,
+            doubts: Vec::new(),
+        };
+        let sigmas = [
+            Some(1e-300),
+            Some(1e300),
+            Some(0.0),
+            None,
+            Some(f64::MIN_POSITIVE),
+            Some(2.0),
+        ];
+        let mut results = Vec::new();
+        for (i, &a) in sigmas.iter().enumerate() {
+            for &b in &sigmas[i..] {
+                results.push(ItemResult {
+                    metric: "harmonic_eval".into(),
+                    criteria: vec![record(1.0, a), record(5.0, b), record(3.0, Some(0.3))],
+                    ..ItemResult::default()
+                });
+            }
+        }
+        let mut gammas = vec![GAMMA_MIN, GAMMA_MIN + f64::EPSILON, 1.0 - f64::EPSILON, 1.0];
+        gammas.extend((1..=100).map(|k| f64::from(k) / 100.0));
+        for &g in &gammas {
+            let g = checked_gamma(g).unwrap();
+            for r in &results {
+                let o = r.overall(g).unwrap();
+                assert!(
+                    o.is_finite() && (1.0..=5.0).contains(&o),
+                    "γ {g}: {o} for {r:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn scores_equal_item_overall_bit_for_bit() {

@@ -115,16 +115,11 @@ impl Args {
         }
     }
 
-    /// γ, in (0, 1] as on the page's slider.
+    /// γ, within the lab's slider's range (`lab::overall::checked_gamma`, whose sentence
+    /// Python says too).
     pub fn gamma(&self) -> Result<f64, String> {
         let g: f64 = self.number("gamma", GAMMA_DEFAULT)?;
-        if g.is_finite() && g > 0.0 && g <= 1.0 {
-            Ok(g)
-        } else {
-            Err(format!(
-                "γ is between 0 (excluded) and 1; --gamma {g} is not."
-            ))
-        }
+        harmonic_judge::lab::overall::checked_gamma(g)
     }
 
     /// The exactly `n` positional arguments the command takes, named `what` for the sentence.

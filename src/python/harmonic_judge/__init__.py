@@ -139,7 +139,9 @@ class Results:
 
     def overall(self, gamma: float = GAMMA_DEFAULT) -> List[Optional[float]]:
         """Each result's overall score at ``gamma``: HarmonicEval's criteria weighed by
-        σ^(−2(1−γ)/γ) (γ = 1 the plain mean), other metrics' one score; ``None`` when none."""
+        σ^(−2(1−γ)/γ) (γ = 1 the plain mean), other metrics' one score; ``None`` when none.
+        ``gamma`` is within the lab's slider's range, 0.01 to 1: any other (NaN included) raises
+        :class:`ValueError` with the sentence ``hj --gamma`` says."""
         return self._core.overall(float(gamma))
 
     def agreement(

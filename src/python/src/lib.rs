@@ -21,6 +21,11 @@ fn err(sentence: String) -> PyErr {
     PyValueError::new_err(sentence)
 }
 
+/// γ within the lab's slider's range, or `ValueError` with the sentence `hj --gamma` says.
+fn gamma(g: f64) -> PyResult<f64> {
+    harmonic_judge::lab::overall::checked_gamma(g).map_err(err)
+}
+
 /// A dataset read from disk and checked as the lab checks an import.
 #[pyclass(module = "harmonic_judge._core", frozen)]
 struct Dataset {
@@ -100,14 +105,15 @@ impl Results {
     }
 
     #[pyo3(signature = (gamma=0.75))]
-    fn to_jsonl(&self, gamma: f64) -> String {
-        io::to_jsonl(&self.results, gamma)
+    fn to_jsonl(&self, gamma: f64) -> PyResult<String> {
+        Ok(io::to_jsonl(&self.results, self::gamma(gamma)?))
     }
 
     /// Each result's overall score at γ (its criteria re-weighted; a one-score metric's score).
     #[pyo3(signature = (gamma=0.75))]
-    fn overall(&self, gamma: f64) -> Vec<Option<f64>> {
-        self.results.iter().map(|r| r.overall(gamma)).collect()
+    fn overall(&self, gamma: f64) -> PyResult<Vec<Option<f64>>> {
+        let g = self::gamma(gamma)?;
+        Ok(self.results.iter().map(|r| r.overall(g)).collect())
     }
 
     /// The lab's agreement figures as its *Export agreement* JSON, or `None` without human
@@ -120,6 +126,7 @@ impl Results {
         keep_partial: bool,
     ) -> PyResult<Option<(String, Vec<String>)>> {
         let p = self::protocol(protocol)?;
+        let gamma = self::gamma(gamma)?;
         Ok(figures::figures(&self.results, gamma, p, keep_partial).map(|f| (f.json(), f.lines())))
     }
 }
