@@ -640,3 +640,53 @@ fn gamma_outside_the_sliders_range_gets_the_cores_sentence() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn plan_checks_openais_request_limit_before_writing_and_none_for_vllm() {
+    let dir = temp("limits");
+    std::fs::write(dir.join("p.png"), PNG).unwrap();
+    // 10,001 items sharing one image, five requests each: 50,005, over OpenAI's 50,000.
+    let rows: String = (0..10_001)
+        .map(|i| format!("{{\"id\": \"i{i}\", \"task\": \"ic\", \"text\": \"A red square.\", \"image\": \"p.png\"}}\n"))
+        .collect();
+    let data = dir.join("d.jsonl");
+    std::fs::write(&data, rows).unwrap();
+    let out = dir.join("requests.jsonl");
+    let plan = |provider: &str| {
+        hj(&[
+            "plan",
+            data.to_str().unwrap(),
+            "--provider",
+            provider,
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let o = plan("openai");
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("OpenAI accepts at most 50000"),
+        "{}",
+        text(&o)
+    );
+    assert!(!out.exists(), "nothing written");
+    assert!(std::fs::read_dir(&dir).unwrap().all(|e| !e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .ends_with(".tmp")));
+    let o = plan("vllm");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(written.lines().count(), 50_005);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A 1×1 PNG.
+const PNG: [u8; 67] = [
+    0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1F, 0x15, 0xC4,
+    0x89, 0x00, 0x00, 0x00, 0x0A, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9C, 0x63, 0x00, 0x01, 0x00, 0x00,
+    0x05, 0x00, 0x01, 0x0D, 0x0A, 0x2D, 0xB4, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE,
+    0x42, 0x60, 0x82,
+];

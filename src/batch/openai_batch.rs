@@ -74,56 +74,107 @@ fn jsonl_within(
         return Err(setting("There are no requests to send as a batch.".into()));
     }
     if requests.len() > MAX_REQUESTS {
-        return Err(setting(format!(
-            "A batch of {} requests is too large: OpenAI accepts at most {MAX_REQUESTS} requests \
-             per batch. Split the dataset into smaller runs.",
-            requests.len()
-        )));
+        return Err(too_many(requests.len()));
     }
     let mut seen = HashSet::with_capacity(requests.len());
     let mut out = String::new();
     for (custom_id, request) in requests {
-        if custom_id.is_empty() {
-            return Err(setting(
-                "Every batch request needs a custom_id (an empty one was given).".into(),
-            ));
-        }
         if !seen.insert(custom_id.as_str()) {
             return Err(setting(format!(
                 "The custom_id \u{201c}{custom_id}\u{201d} is used twice; each batch request \
                  needs its own."
             )));
         }
-        if request.method != Method::Post || !request.url.ends_with("/chat/completions") {
-            return Err(setting(format!(
-                "Request \u{201c}{custom_id}\u{201d} is not a chat-completion request, so it \
-                 cannot go into an OpenAI batch."
-            )));
-        }
-        let body: Value = serde_json::from_str(&request.body).map_err(|e| {
-            setting(format!(
-                "Request \u{201c}{custom_id}\u{201d} has no JSON body ({e}), so it cannot go \
-                 into an OpenAI batch."
-            ))
-        })?;
-        // Written by hand to keep OpenAI's documented key order; `Value` serialises compactly,
-        // so a line never contains a raw newline.
-        out.push_str("{\"custom_id\":");
-        out.push_str(&Value::String(custom_id.clone()).to_string());
-        out.push_str(",\"method\":\"POST\",\"url\":");
-        out.push_str(&Value::String(ENDPOINT.into()).to_string());
-        out.push_str(",\"body\":");
-        out.push_str(&body.to_string());
-        out.push_str("}\n");
+        out.push_str(&input_line(custom_id, request)?);
         if out.len() > max_bytes {
-            return Err(setting(format!(
-                "The batch file would be over {} MB, OpenAI's limit for one batch. Split the \
-                 dataset into smaller runs or use smaller images.",
-                max_bytes / 1_000_000
-            )));
+            return Err(too_big(max_bytes));
         }
     }
     Ok(out)
+}
+
+/// One line of the batch input file (its newline included): `custom_id` must be non-empty and
+/// `request` an OpenAI chat-completion request with a JSON body. What [`input_jsonl`] writes
+/// for each request, and what a caller writing the file as it plans uses.
+pub fn input_line(custom_id: &str, request: &HttpRequest) -> Result<String, JudgeError> {
+    if custom_id.is_empty() {
+        return Err(setting(
+            "Every batch request needs a custom_id (an empty one was given).".into(),
+        ));
+    }
+    if request.method != Method::Post || !request.url.ends_with("/chat/completions") {
+        return Err(setting(format!(
+            "Request \u{201c}{custom_id}\u{201d} is not a chat-completion request, so it \
+             cannot go into an OpenAI batch."
+        )));
+    }
+    let body: Value = serde_json::from_str(&request.body).map_err(|e| {
+        setting(format!(
+            "Request \u{201c}{custom_id}\u{201d} has no JSON body ({e}), so it cannot go \
+             into an OpenAI batch."
+        ))
+    })?;
+    // Written by hand to keep OpenAI's documented key order; `Value` serialises compactly,
+    // so a line never contains a raw newline.
+    let mut out = String::with_capacity(request.body.len() + custom_id.len() + 64);
+    out.push_str("{\"custom_id\":");
+    out.push_str(&Value::String(custom_id.to_string()).to_string());
+    out.push_str(",\"method\":\"POST\",\"url\":");
+    out.push_str(&Value::String(ENDPOINT.into()).to_string());
+    out.push_str(",\"body\":");
+    out.push_str(&body.to_string());
+    out.push_str("}\n");
+    Ok(out)
+}
+
+fn too_big(max_bytes: usize) -> JudgeError {
+    setting(format!(
+        "The batch file would be over {} MB, OpenAI's limit for one batch. Split the dataset \
+         into smaller runs or use smaller images.",
+        max_bytes / 1_000_000
+    ))
+}
+
+fn too_many(requests: usize) -> JudgeError {
+    setting(format!(
+        "A batch of {requests} requests is too large: OpenAI accepts at most {MAX_REQUESTS} \
+         requests per batch. Split the dataset into smaller runs."
+    ))
+}
+
+/// The limits of the runner a batch file is made for: OpenAI's Batch API has
+/// [`MAX_REQUESTS`] and [`MAX_FILE_BYTES`]; vLLM's `run_batch` and the other servers none
+/// (none is invented for them).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Limits {
+    pub max_requests: Option<usize>,
+    pub max_bytes: Option<usize>,
+}
+
+impl Limits {
+    /// The limits for the provider preset `id`: OpenAI's for `openai`, none for the others.
+    pub fn for_provider(id: &str) -> Limits {
+        if id == "openai" {
+            Limits {
+                max_requests: Some(MAX_REQUESTS),
+                max_bytes: Some(MAX_FILE_BYTES),
+            }
+        } else {
+            Limits {
+                max_requests: None,
+                max_bytes: None,
+            }
+        }
+    }
+
+    /// Refuses `requests` requests in `bytes` bytes where they pass a limit.
+    pub fn check(&self, requests: usize, bytes: usize) -> Result<(), JudgeError> {
+        match (self.max_requests, self.max_bytes) {
+            (Some(max), _) if requests > max => Err(too_many(requests)),
+            (_, Some(max)) if bytes > max => Err(too_big(max)),
+            _ => Ok(()),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

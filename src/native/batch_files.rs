@@ -8,7 +8,7 @@
 
 use super::files::{item_image, Images};
 use crate::answers::errors::{redact, JudgeError};
-use crate::batch::openai_batch;
+use crate::batch::openai_batch::{self, Limits};
 use crate::batch::plan::{self, Plan};
 use crate::batch::reading::{self, PlannedRequests};
 use crate::batch::Item;
@@ -47,17 +47,33 @@ pub struct Planned {
     pub broken: Vec<ItemResult>,
 }
 
-/// Every item's requests (`items`, in the order their index is counted) as Batch API JSONL;
-/// items in `done` (by id) are skipped. `Err` when the file cannot be made at all (no request,
-/// too many, not OpenAI's wire format).
-pub fn plan_jsonl(
+/// What [`plan_to`] wrote: how many requests, how many bytes, and the items that could not be
+/// planned with their reason.
+#[derive(Clone, Debug, Default)]
+pub struct Written {
+    pub requests: usize,
+    pub bytes: usize,
+    pub broken: Vec<ItemResult>,
+}
+
+/// Every item's requests (`items`, in the order their index is counted) as Batch API JSONL
+/// written to `out` as they are made, one item at a time, so memory holds one item's requests
+/// whatever the dataset's size; items in `done` (by id) are skipped. `limits` are the runner's
+/// (`openai_batch::Limits::for_provider`): the request count is checked before anything is
+/// written, the size as each line is. `Err` when the file cannot be made at all (too many
+/// requests, too large, not OpenAI's wire format, a write that failed): what was written is
+/// then to be thrown away.
+#[allow(clippy::too_many_arguments)]
+pub fn plan_to(
     plan: &Plan,
     backend: &Backend,
     items: &[Item],
     images: &Images,
     boxes_drawn: bool,
     done: &dyn Fn(&str) -> bool,
-) -> Result<Planned, String> {
+    limits: Limits,
+    out: &mut dyn std::io::Write,
+) -> Result<Written, String> {
     if backend.protocol != Protocol::OpenAi {
         return Err(format!(
             "A batch file is in OpenAI's format (its Batch API and vLLM's batch runner read it); \
@@ -66,27 +82,63 @@ pub fn plan_jsonl(
             backend.protocol.id()
         ));
     }
-    let mut lines = Vec::new();
-    let mut broken = Vec::new();
-    for (index, item) in items.iter().enumerate().filter(|(_, i)| !done(&i.id)) {
-        match item_requests(plan, backend, item, images, boxes_drawn) {
-            Ok(reqs) => lines.extend(
-                reqs.into_iter()
-                    .map(|(slot, r)| (plan::custom_id(index, &slot), r)),
-            ),
-            Err(result) => broken.push(*result),
+    if let Some(max) = limits.max_requests {
+        // Counted without images (a request's slots do not depend on it), before writing.
+        let planned = PlannedRequests::of(plan, backend, items, |i| !done(&i.id));
+        let n = planned.0.values().map(Vec::len).sum();
+        if n > max {
+            return Err(limits.check(n, 0).unwrap_err().to_string());
         }
     }
-    // Every item broken: nothing to write, and each result says why.
-    let jsonl = if lines.is_empty() {
-        String::new()
-    } else {
-        openai_batch::input_jsonl(&lines).map_err(|e| e.to_string())?
-    };
+    let mut written = Written::default();
+    for (index, item) in items.iter().enumerate().filter(|(_, i)| !done(&i.id)) {
+        let requests = match item_requests(plan, backend, item, images, boxes_drawn) {
+            Ok(r) => r,
+            Err(result) => {
+                written.broken.push(*result);
+                continue;
+            }
+        };
+        for (slot, request) in requests {
+            let line = openai_batch::input_line(&plan::custom_id(index, &slot), &request)
+                .map_err(|e| e.to_string())?;
+            written.requests += 1;
+            written.bytes += line.len();
+            limits
+                .check(written.requests, written.bytes)
+                .map_err(|e| e.to_string())?;
+            out.write_all(line.as_bytes())
+                .map_err(|e| format!("The batch file could not be written: {e}."))?;
+        }
+    }
+    Ok(written)
+}
+
+/// [`plan_to`] into memory (the Python package's `plan`).
+pub fn plan_jsonl(
+    plan: &Plan,
+    backend: &Backend,
+    items: &[Item],
+    images: &Images,
+    boxes_drawn: bool,
+    done: &dyn Fn(&str) -> bool,
+    limits: Limits,
+) -> Result<Planned, String> {
+    let mut jsonl = Vec::new();
+    let written = plan_to(
+        plan,
+        backend,
+        items,
+        images,
+        boxes_drawn,
+        done,
+        limits,
+        &mut jsonl,
+    )?;
     Ok(Planned {
-        jsonl,
-        requests: lines.len(),
-        broken,
+        jsonl: String::from_utf8(jsonl).map_err(|e| e.to_string())?,
+        requests: written.requests,
+        broken: written.broken,
     })
 }
 
@@ -117,6 +169,68 @@ mod tests {
     fn sample() -> files::Loaded {
         let zip = Path::new(env!("CARGO_MANIFEST_DIR")).join("public/sample-dataset.zip");
         files::load(&zip, None, true).unwrap()
+    }
+
+    fn none() -> Limits {
+        Limits::for_provider("vllm")
+    }
+
+    #[test]
+    fn the_runners_limits_are_checked_before_and_while_writing() {
+        let loaded = sample();
+        let metric = Metric::ALL[0];
+        let plan = settings::plan(metric, false, &[], &[]).unwrap();
+        let b = backend(metric);
+        let go = |limits: Limits, out: &mut Vec<u8>| {
+            plan_to(
+                &plan,
+                &b,
+                &loaded.items,
+                &loaded.images,
+                false,
+                &|_| false,
+                limits,
+                out,
+            )
+        };
+        let mut all = Vec::new();
+        let w = go(none(), &mut all).unwrap();
+        assert_eq!(w.bytes, all.len());
+        assert!(w.requests > 3);
+        assert_eq!(
+            Limits::for_provider("vllm").max_requests,
+            None,
+            "none invented"
+        );
+        assert_eq!(Limits::for_provider("openai").max_requests, Some(50_000));
+        // Too many requests: refused before a byte is written.
+        let mut out = Vec::new();
+        let few = Limits {
+            max_requests: Some(w.requests - 1),
+            max_bytes: None,
+        };
+        let e = go(few, &mut out).unwrap_err();
+        assert!(e.contains("at most") && out.is_empty(), "{e}");
+        // Too large: refused at the line that passes the size, nothing past it written.
+        let small = Limits {
+            max_requests: None,
+            max_bytes: Some(all.len() / 2),
+        };
+        let mut out = Vec::new();
+        let e = go(small, &mut out).unwrap_err();
+        assert!(e.contains("would be over"), "{e}");
+        assert!(out.len() <= all.len() / 2 && all.starts_with(&out));
+        // The file written as planned is the in-memory one, byte for byte.
+        let jsonl = plan_jsonl(
+            &plan,
+            &b,
+            &loaded.items,
+            &loaded.images,
+            false,
+            &|_| false,
+            none(),
+        );
+        assert_eq!(jsonl.unwrap().jsonl.as_bytes(), &all[..]);
     }
 
     fn backend(metric: Metric) -> Backend {
@@ -150,8 +264,16 @@ mod tests {
         for metric in Metric::ALL {
             let plan = settings::plan(metric, false, &[], &[]).unwrap();
             let b = backend(metric);
-            let planned =
-                plan_jsonl(&plan, &b, &loaded.items, &loaded.images, false, &|_| false).unwrap();
+            let planned = plan_jsonl(
+                &plan,
+                &b,
+                &loaded.items,
+                &loaded.images,
+                false,
+                &|_| false,
+                none(),
+            )
+            .unwrap();
             let lines: Vec<serde_json::Value> = planned
                 .jsonl
                 .lines()
@@ -189,9 +311,15 @@ mod tests {
                 continue;
             }
             let first = loaded.items[0].id.clone();
-            let rest = plan_jsonl(&plan, &b, &loaded.items, &loaded.images, false, &|id| {
-                id == first
-            })
+            let rest = plan_jsonl(
+                &plan,
+                &b,
+                &loaded.items,
+                &loaded.images,
+                false,
+                &|id| id == first,
+                none(),
+            )
             .unwrap();
             assert!(rest
                 .jsonl
@@ -213,6 +341,7 @@ mod tests {
             &Images::None,
             true,
             &|_| false,
+            none(),
         );
         assert!(refused.unwrap_err().contains("OpenAI's format"));
     }

@@ -160,21 +160,31 @@ pub fn plan(words: &[String]) -> Result<i32, String> {
     let (plan, backend) = offline(&args)?;
     let out = out_path(&args, "the requests", dataset, &[])?;
     let loaded = load(&args, dataset, false)?;
-    let planned = batch_files::plan_jsonl(
-        &plan,
-        &backend,
-        &loaded.items,
-        &loaded.images,
-        args.has("boxes-drawn"),
-        &|_| false,
-    )?;
-    for r in &planned.broken {
-        eprintln!("{}: {}", r.id, r.error.as_deref().unwrap_or_default());
-    }
-    if planned.requests == 0 {
-        return Err("No item could be planned (see above), so no file was written.".into());
-    }
-    crate::outfile::replace(&out, &planned.jsonl)?;
+    let provider = args
+        .value("provider")
+        .unwrap_or(harmonic_judge::providers::PRESETS[0].id);
+    let limits = harmonic_judge::batch::openai_batch::Limits::for_provider(provider);
+    // Written as planned, one item at a time, through a file beside `out`: a refusal midway
+    // (a limit passed) leaves `out` as it was.
+    let planned = crate::outfile::write_through(&out, |file| {
+        let planned = batch_files::plan_to(
+            &plan,
+            &backend,
+            &loaded.items,
+            &loaded.images,
+            args.has("boxes-drawn"),
+            &|_| false,
+            limits,
+            file,
+        )?;
+        for r in &planned.broken {
+            eprintln!("{}: {}", r.id, r.error.as_deref().unwrap_or_default());
+        }
+        if planned.requests == 0 {
+            return Err("No item could be planned (see above), so no file was written.".into());
+        }
+        Ok(planned)
+    })?;
     let items = loaded.items.len() - planned.broken.len();
     println!(
         "{} requests for {items} items written to {} (OpenAI's Batch API format, which vLLM's \

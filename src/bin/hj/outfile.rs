@@ -252,14 +252,37 @@ fn describe(judge: &JudgeRecord) -> String {
 
 /// Writes `text` to `path` through a file beside it, so a stop midway leaves the old file.
 pub fn replace(path: &Path, text: &str) -> Result<(), String> {
+    write_through(path, |f| {
+        f.write_all(text.as_bytes())
+            .map_err(|e| format!("\u{201c}{}\u{201d} cannot be written: {e}.", path.display()))
+    })
+}
+
+/// Lets `write` write `path`'s new content, streamed, into a file beside it, which replaces
+/// `path` only when `write` succeeds (it is removed otherwise): a stop or a refusal midway
+/// leaves the old file.
+pub fn write_through<T>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<T, String>,
+) -> Result<T, String> {
     let tmp: PathBuf = {
         let mut name = path.file_name().unwrap_or_default().to_os_string();
         name.push(".tmp");
         path.with_file_name(name)
     };
-    std::fs::write(&tmp, text)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|e| format!("\u{201c}{}\u{201d} cannot be written: {e}.", path.display()))
+    let cannot =
+        |e: std::io::Error| format!("\u{201c}{}\u{201d} cannot be written: {e}.", path.display());
+    let file = File::create(&tmp).map_err(cannot)?;
+    let mut buffered = std::io::BufWriter::new(file);
+    let outcome = write(&mut buffered).and_then(|value| {
+        buffered.flush().map_err(cannot)?;
+        std::fs::rename(&tmp, path).map_err(cannot)?;
+        Ok(value)
+    });
+    if outcome.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    outcome
 }
 
 /// Appends results as they finish, one whole line each, flushed at once.

@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use harmonic_judge::batch::openai_batch::Limits;
 use harmonic_judge::batch::plan::Plan;
 use harmonic_judge::lab::{figures, io, ItemResult};
 use harmonic_judge::meta::RatingProtocol;
@@ -201,11 +202,16 @@ fn plan(
         image_detail,
     )?;
     let d = &dataset.loaded;
-    let planned =
-        batch_files::plan_jsonl(&plan, &backend, &d.items, &d.images, boxes_drawn, &|_| {
-            false
-        })
-        .map_err(err)?;
+    let planned = batch_files::plan_jsonl(
+        &plan,
+        &backend,
+        &d.items,
+        &d.images,
+        boxes_drawn,
+        &|_| false,
+        Limits::for_provider(provider),
+    )
+    .map_err(err)?;
     let broken = planned
         .broken
         .into_iter()
