@@ -432,6 +432,15 @@ fn score_with(dir: &Path, answers: &[String]) -> (Output, Vec<harmonic_judge::la
     (o, results)
 }
 
+/// The line of `score_with`'s results file for item `id`, as written (with `overall`).
+fn result_line(dir: &Path, id: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["id"] == id)
+        .unwrap_or_else(|| panic!("no line for {id}"))
+}
+
 #[test]
 fn score_reads_every_answer_against_the_plan() {
     let dir = temp("exact");
@@ -455,11 +464,24 @@ fn score_reads_every_answer_against_the_plan() {
     let first = first.expect("item 0's unanswered criterion is recorded");
     assert!(!first.is_complete());
     assert_eq!(results.iter().filter(|r| r.is_complete()).count(), 5);
+    // Its line reports no overall, says why, and marks what is missing; the others have one.
+    let line = result_line(&dir, &first.id);
+    assert_eq!(line["overall"], serde_json::Value::Null, "{line}");
+    assert_eq!(line["missing_answers"], serde_json::json!(["correctness"]));
+    let why = line["incomplete"].as_str().unwrap_or_default();
+    assert!(why.starts_with("No overall: no answer to its planned request for correctness"));
+    let mut others = results.iter().filter(|r| r.id != first.id);
+    assert!(others.all(|r| result_line(&dir, &r.id)["overall"].is_f64()));
     // Answered later, in a second answers file: complete, exit 0.
     let (o, results) = score_with(&dir, &[all[1..].concat(), all[0].clone()]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(text(&o).contains("6 of 6 items scored on every criterion, 0 incomplete"));
     assert!(results.iter().all(|r| r.is_complete()));
+    let line = result_line(&dir, &first.id);
+    assert!(
+        line["overall"].is_f64() && line.get("incomplete").is_none(),
+        "{line}"
+    );
     // A second answer to one request: the first kept, said, exit 1.
     let (o, dup) = score_with(&dir, &[all.concat() + &answer("0:correctness", "1")]);
     let said = text(&o);
@@ -492,8 +514,14 @@ fn score_reads_every_answer_against_the_plan() {
     let renamed = all
         .concat()
         .replacen("\"0:correctness\"", "\"00:correctness\"", 1);
-    let (o, _) = score_with(&dir, &[renamed]);
+    let (o, got) = score_with(&dir, &[renamed]);
     assert!(text(&o).contains("1 incomplete"), "{}", text(&o));
+    let incomplete: Vec<_> = got.iter().filter(|r| r.overall(0.75).is_none()).collect();
+    assert_eq!(incomplete.len(), 1, "only item 0 has no overall");
+    assert_eq!(
+        result_line(&dir, &incomplete[0].id)["overall"],
+        serde_json::Value::Null
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

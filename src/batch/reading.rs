@@ -172,6 +172,7 @@ pub fn score(
             continue;
         }
         let mut missing = Vec::new();
+        let mut missing_slots = Vec::new();
         let answers: Answers = names
             .iter()
             .zip(answers)
@@ -180,12 +181,15 @@ pub fn score(
                     let id = plan::custom_id(index, slot);
                     let message = unanswered(&id);
                     missing.push(id);
+                    missing_slots.push(slot.clone());
                     Err(JudgeError::Setting { message })
                 });
                 (slot.clone(), answer)
             })
             .collect();
         let mut result = plan.read(backend, item, plan.blank_result(item), answers, &say);
+        // Marked, so that no door reports an overall from the rest (`ItemResult::overall`).
+        result.missing_answers = missing_slots;
         if !missing.is_empty() {
             let sentence = format!(
                 "Item \u{201c}{}\u{201d} is incomplete: no answer to {}. It is not scored as \
@@ -318,7 +322,10 @@ mod tests {
             .unwrap()
             .contains("\u{201c}0:correctness\u{201d}"));
         assert_eq!(r.failed_criteria(), 1);
-        assert!(s.results[1].is_complete());
+        assert_eq!(r.missing_answers, ["correctness"]);
+        assert_eq!(r.overall(0.75), None, "no overall from the other four");
+        assert!(r.scored_overall(0.75).is_some());
+        assert!(s.results[1].is_complete() && s.results[1].overall(0.75).is_some());
         assert_eq!(s.notes.len(), 1, "{:?}", s.notes);
         assert!(s.notes[0].contains("item-0") && s.notes[0].contains("0:correctness"));
         assert_eq!(
@@ -332,6 +339,8 @@ mod tests {
         both.push(("0:correctness".into(), rated("4")));
         let (later, _) = read(Metric::HarmonicEval, 2, both);
         assert!(later.incomplete.is_empty() && later.results[0].is_complete());
+        assert!(later.results[0].missing_answers.is_empty());
+        assert!(later.results[0].overall(0.75).is_some());
     }
 
     #[test]
@@ -435,6 +444,7 @@ mod tests {
             "not the mean of two trials as if whole"
         );
         assert!(s.results[0].error.as_deref().unwrap().contains("0:trial-2"));
+        assert_eq!(s.results[0].missing_answers, ["trial-2"]);
         assert_eq!(s.incomplete, ["item-0"]);
         assert_eq!(s.failed(), 0, "counted as incomplete, not failed");
     }

@@ -7,12 +7,16 @@ use std::fmt::Write;
 use super::record::{CriterionRecord, ItemResult};
 use crate::scoring::criteria::Criterion;
 
-/// Results as JSONL. `overall` is added per line (at `gamma`) and ignored on import.
+/// Results as JSONL. `overall` is added per line (at `gamma`; `null` for an item with none, and
+/// for an incomplete one `incomplete` says why) and ignored on import.
 pub fn to_jsonl(results: &[ItemResult], gamma: f64) -> String {
     let mut out = String::new();
     for r in results {
         let mut v = serde_json::to_value(r).expect("plain data serialises");
         v["overall"] = serde_json::json!(r.overall(gamma));
+        if let Some(why) = r.incomplete_sentence() {
+            v["incomplete"] = serde_json::json!(why);
+        }
         v["failed_criteria"] = serde_json::json!(r.failed_criteria());
         out.push_str(&v.to_string());
         out.push('\n');
@@ -104,6 +108,7 @@ pub fn csv_header() -> Vec<String> {
     for c in Criterion::ALL {
         h.push(format!("{}_doubts", c.id()));
     }
+    h.push("missing_answers".into());
     h
 }
 
@@ -155,6 +160,7 @@ pub fn to_csv(results: &[ItemResult], gamma: f64) -> String {
             let rec = r.criteria.iter().find(|x| x.name == c.id());
             row.push(rec.map(|x| x.doubts.join(" ")).unwrap_or_default());
         }
+        row.push(csv_field(&r.missing_answers.join(" ")));
         let _ = write!(out, "{}\r\n", row.join(","));
     }
     out
@@ -276,6 +282,10 @@ impl<'a> Cells<'a> {
             error: self.get("error").map(str::to_owned),
             group: self.get("group").map(str::to_owned),
             chosen: matches!(self.get("chosen"), Some("1" | "true" | "yes")),
+            missing_answers: self
+                .get("missing_answers")
+                .map(|m| m.split_whitespace().map(str::to_owned).collect())
+                .unwrap_or_default(),
             ..ItemResult::default()
         };
         for c in Criterion::ALL {
@@ -430,6 +440,38 @@ mod tests {
             problems[0].starts_with("Line 7: correctness_score"),
             "{problems:?}"
         );
+    }
+
+    #[test]
+    fn an_incomplete_item_is_written_with_no_overall_and_why_and_read_back_so() {
+        let mut a = sample().remove(0);
+        assert!(a.overall(0.75).is_some(), "scored on its one criterion");
+        a.missing_answers = vec!["fluency".into()];
+        let line: serde_json::Value =
+            serde_json::from_str(to_jsonl(&[a.clone()], 0.75).trim()).expect("one JSON line");
+        assert_eq!(line["overall"], serde_json::Value::Null);
+        assert_eq!(line["missing_answers"], serde_json::json!(["fluency"]));
+        let why = line["incomplete"].as_str().unwrap();
+        assert!(
+            why.contains("no answer to its planned request for fluency"),
+            "{why}"
+        );
+        let (back, _) = from_jsonl(&to_jsonl(&[a.clone()], 0.75));
+        assert_eq!(back, [a.clone()]);
+        assert_eq!(back[0].overall(0.75), None);
+        // CSV: the overall cell empty, the mark in its own column, read back.
+        let csv = to_csv(&[a.clone()], 0.75);
+        let records = crate::batch::dataset::csv_records(&csv);
+        let header = &records[0].1;
+        let overall = header.iter().position(|h| h == "overall").unwrap();
+        assert_eq!(records[1].1[overall], "");
+        let (back, problems) = from_csv_records(&records);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(back[0].missing_answers, ["fluency"]);
+        assert_eq!(back[0].overall(0.75), None);
+        // A complete item's line has no such key.
+        a.missing_answers.clear();
+        assert!(!to_jsonl(&[a], 0.75).contains("incomplete"));
     }
 
     #[test]

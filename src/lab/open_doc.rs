@@ -134,7 +134,8 @@ pub fn source(r: &ItemResult, dataset: &str, with_image: bool) -> String {
 pub fn document(r: &ItemResult, gamma: f64) -> Result<String, String> {
     let metric = openable(r)?;
     let kept = r.kept.as_deref().ok_or_else(|| OLDER_RECORD.to_string())?;
-    let mut doc = with_room!(metric, M => M::document(&stored(r, kept, r.overall(gamma)), gamma))?;
+    let mut doc =
+        with_room!(metric, M => M::document(&stored(r, kept, r.scored_overall(gamma)), gamma))?;
     doc.insert("metric".into(), Value::from(metric.id()));
     doc.insert("model".into(), Value::from(kept.model.as_str()));
     doc.insert("provider".into(), Value::from(kept.provider.as_str()));

@@ -67,6 +67,10 @@ impl OverallTable {
     }
 
     fn entry(&mut self, r: &ItemResult) -> Entry {
+        if r.is_incomplete() {
+            // No overall at any γ, as `ItemResult::overall` says.
+            return Entry::Fixed(None);
+        }
         let Some(weighting) = r.weighted() else {
             return Entry::Fixed(r.score);
         };
@@ -200,9 +204,18 @@ mod tests {
                 metric: if i % 7 == 3 { "fleur" } else { "harmonic_eval" }.into(),
                 criteria: if i % 50 == 0 { Vec::new() } else { criteria },
                 score: (i % 100 == 0).then_some(0.7),
+                // Some a batch left incomplete: no overall, as `overall` says.
+                missing_answers: if i % 11 == 5 {
+                    vec!["c4".into()]
+                } else {
+                    Vec::new()
+                },
                 ..ItemResult::default()
             });
         }
+        assert!(results
+            .iter()
+            .any(|r| r.is_incomplete() && r.scored_overall(0.5).is_some()));
         let table = OverallTable::new(&results);
         let mut out = Vec::new();
         for gamma in [

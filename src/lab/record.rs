@@ -48,6 +48,12 @@ pub struct ItemResult {
     /// files without it. Boxed: 8 bytes per item when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kept: Option<Box<Kept>>,
+    /// A batch's planned requests (their slots: criterion ids, MAEV's trials) that had no
+    /// answer in the answers read (`batch::reading`): the item is *incomplete*, and has no
+    /// overall until they are answered (issue 68). Empty for an item judged live, whose failed
+    /// criteria leave an overall on the rest, as the evaluator shows it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing_answers: Vec<String>,
 }
 
 /// The part of an item's result only the evaluator needs: who judged it, HarmonicEval's
@@ -107,8 +113,21 @@ impl ItemResult {
         self.weighting().filter(|_| !self.criteria.is_empty())
     }
 
-    /// The item's overall score at `gamma` (γ only matters where the metric weighs criteria).
+    /// The item's overall score at `gamma` (γ only matters where the metric weighs criteria);
+    /// `None` for an [incomplete](Self::is_incomplete) item, which has no overall to report
+    /// until its missing answers are read: a number from the rest would look like a complete
+    /// item's. Every results file, figure and table reports this one.
     pub fn overall(&self, gamma: f64) -> Option<f64> {
+        if self.is_incomplete() {
+            return None;
+        }
+        self.scored_overall(gamma)
+    }
+
+    /// What its scored criteria give at `gamma`, whatever is missing: the evaluator's overall of
+    /// a run with some criteria failed (`lab::open_doc` opens an item with it). Use
+    /// [`Self::overall`] to report an item's overall.
+    pub fn scored_overall(&self, gamma: f64) -> Option<f64> {
         let Some(weighting) = self.weighted() else {
             return self.score;
         };
@@ -142,8 +161,36 @@ impl ItemResult {
     }
 
     /// Done means it has a score to compare; an item whose every criterion failed is failed.
+    /// An incomplete item with some criteria scored is partial, not failed.
     pub fn is_failed(&self) -> bool {
-        self.overall(1.0).is_none()
+        self.scored_overall(1.0).is_none()
+    }
+
+    /// Some of a batch's planned requests for it had no answer ([`Self::missing_answers`]).
+    pub fn is_incomplete(&self) -> bool {
+        !self.missing_answers.is_empty()
+    }
+
+    /// Why an incomplete item has no overall, in the words every door uses (a results line's
+    /// `incomplete`, `hj`'s report); `None` when it is not incomplete.
+    pub fn incomplete_sentence(&self) -> Option<String> {
+        self.is_incomplete().then(|| {
+            format!(
+                "No overall: no answer to its planned request{} for {}, so it is not scored as \
+                 if it were whole; score again with {} added.",
+                if self.missing_answers.len() == 1 {
+                    ""
+                } else {
+                    "s"
+                },
+                self.missing_answers.join(", "),
+                if self.missing_answers.len() == 1 {
+                    "that answer"
+                } else {
+                    "those answers"
+                }
+            )
+        })
     }
 
     /// HarmonicEval: how many criteria have no score (0 for the other metrics).
@@ -151,14 +198,15 @@ impl ItemResult {
         self.criteria.iter().filter(|c| c.score.is_none()).count()
     }
 
-    /// Scored, but on fewer than all its criteria: its overall rests on the rest.
+    /// Scored, but on fewer than all its criteria: its overall rests on the rest (an
+    /// incomplete item's criteria left unanswered count among them; it has no overall).
     pub fn is_partial(&self) -> bool {
         !self.is_failed() && self.failed_criteria() > 0
     }
 
-    /// Scored on every criterion.
+    /// Scored on every criterion, every planned request answered.
     pub fn is_complete(&self) -> bool {
-        !self.is_failed() && self.failed_criteria() == 0
+        !self.is_failed() && self.failed_criteria() == 0 && !self.is_incomplete()
     }
 }
 
@@ -211,6 +259,44 @@ mod tests {
             c.score = None;
         }
         assert!(r.is_failed() && !r.is_partial() && !r.is_complete());
+    }
+
+    #[test]
+    fn an_incomplete_item_has_no_overall_but_its_scored_criteria_still_weigh() {
+        let mut r = he(&[(4.0, Some(0.2)), (2.0, Some(1.0)), (3.0, Some(0.5))]);
+        let whole = r.overall(0.5);
+        r.criteria[2].score = None;
+        r.criteria[2].sigma = None;
+        // Failed live (the evaluator's partial run): the overall rests on the rest.
+        let rest = r.overall(0.5).unwrap();
+        assert_ne!(Some(rest), whole);
+        assert_eq!(r.scored_overall(0.5), Some(rest));
+        assert!(r.incomplete_sentence().is_none());
+        // Unanswered in a batch: no overall at any γ, partial not failed, never complete.
+        r.missing_answers = vec!["c2".into()];
+        for g in [0.01, 0.5, 1.0] {
+            assert_eq!(r.overall(g), None, "γ = {g}");
+        }
+        assert_eq!(
+            r.scored_overall(0.5),
+            Some(rest),
+            "what the evaluator would show"
+        );
+        assert!(r.is_incomplete() && r.is_partial() && !r.is_failed() && !r.is_complete());
+        let said = r.incomplete_sentence().unwrap();
+        assert!(
+            said.starts_with("No overall: no answer to its planned request for c2"),
+            "{said}"
+        );
+        // The mark survives a results file.
+        let back: ItemResult = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+        assert_eq!(back.missing_answers, ["c2"]);
+        assert_eq!(back.overall(0.5), None);
+        // Serialised only when set: older files and live results are unchanged.
+        r.missing_answers.clear();
+        assert!(!serde_json::to_string(&r)
+            .unwrap()
+            .contains("missing_answers"));
     }
 
     #[test]

@@ -20,6 +20,10 @@ pub fn item_lines(r: &ItemResult, gamma: f64) -> Vec<String> {
         });
     }
     let name = Metric::from_id(&r.metric).map_or(r.metric.as_str(), |m| m.info().name);
+    if let Some(why) = r.incomplete_sentence() {
+        lines.push(format!("  {why}"));
+        return lines;
+    }
     match (r.overall(gamma), r.weighted().is_some()) {
         (Some(o), true) => lines.push(format!("  Overall at γ = {gamma:.2}: {o:.4}")),
         (Some(o), false) => lines.push(format!("  {name}: {o:.4}")),

@@ -134,12 +134,15 @@ class Results:
         return json.loads(self._core.to_json())
 
     def to_jsonl(self, gamma: float = GAMMA_DEFAULT) -> str:
-        """The lab's results JSONL (``overall`` at ``gamma`` added to each line)."""
+        """The lab's results JSONL (``overall`` at ``gamma`` added to each line: ``null`` for an
+        incomplete item, whose line also says why in ``incomplete``)."""
         return self._core.to_jsonl(float(gamma))
 
     def overall(self, gamma: float = GAMMA_DEFAULT) -> List[Optional[float]]:
         """Each result's overall score at ``gamma``: HarmonicEval's criteria weighed by
-        σ^(−2(1−γ)/γ) (γ = 1 the plain mean), other metrics' one score; ``None`` when none.
+        σ^(−2(1−γ)/γ) (γ = 1 the plain mean), other metrics' one score; ``None`` when none,
+        and for an incomplete item (a batch's planned request for it unanswered: its dict's
+        ``missing_answers`` names them), never a number from the criteria that were answered.
         ``gamma`` is within the lab's slider's range, 0.01 to 1: any other (NaN included) raises
         :class:`ValueError` with the sentence ``hj --gamma`` says."""
         return self._core.overall(float(gamma))
