@@ -718,3 +718,161 @@ const PNG: [u8; 67] = [
     0x05, 0x00, 0x01, 0x0D, 0x0A, 0x2D, 0xB4, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE,
     0x42, 0x60, 0x82,
 ];
+
+/// `hj` with `args`, which must end within `secs` (killed and failed otherwise: a read that
+/// waits on a pipe or runs on through a device would hang here).
+fn hj_within(secs: u64, args: &[&str]) -> Output {
+    let mut child = Command::new(HJ)
+        .args(args)
+        .env_remove("HJ_API_KEY")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("hj {args:?} did not end within {secs} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn every_file_read_is_a_regular_file_within_its_stated_limit() {
+    let dir = temp("special");
+    let fifo = dir.join("pipe.jsonl");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success(), "mkfifo");
+    let fifo_zip = dir.join("pipe.zip");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo_zip)
+        .status()
+        .unwrap()
+        .success());
+    let zero = "/dev/zero";
+    let sample = sample();
+    let sample = sample.to_str().unwrap();
+    let out = dir.join("out.jsonl");
+    let out = out.to_str().unwrap();
+    let (fifo, fifo_zip) = (fifo.to_str().unwrap(), fifo_zip.to_str().unwrap());
+    let folder = dir.to_str().unwrap();
+    let not_regular = "is not a regular file (a pipe, a device or a socket)";
+    fn judge(image: &str) -> Vec<&str> {
+        vec![
+            "judge",
+            "--text",
+            "A cat.",
+            "--image",
+            image,
+            "--provider",
+            "llama_server",
+        ]
+    }
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["plan", fifo, "--provider", "vllm", "--out", out],
+            not_regular,
+        ),
+        (
+            vec!["plan", zero, "--provider", "vllm", "--out", out],
+            not_regular,
+        ),
+        (
+            vec!["plan", fifo_zip, "--provider", "vllm", "--out", out],
+            not_regular,
+        ),
+        (
+            vec!["plan", folder, "--provider", "vllm", "--out", out],
+            "is a folder, not a file",
+        ),
+        (
+            vec![
+                "plan",
+                sample,
+                "--images",
+                fifo_zip,
+                "--provider",
+                "vllm",
+                "--out",
+                out,
+            ],
+            not_regular,
+        ),
+        (
+            vec!["score", sample, fifo, "--provider", "vllm", "--out", out],
+            not_regular,
+        ),
+        (
+            vec!["score", sample, zero, "--provider", "vllm", "--out", out],
+            not_regular,
+        ),
+        (
+            vec!["score", sample, folder, "--provider", "vllm", "--out", out],
+            "is a folder",
+        ),
+        (vec!["figures", fifo], not_regular),
+        (vec!["figures", zero], not_regular),
+        (
+            vec!["run", sample, "--provider", "llama_server", "--out", fifo],
+            not_regular,
+        ),
+        (judge(fifo), not_regular),
+        (judge(zero), not_regular),
+        (judge(folder), "is a folder"),
+    ];
+    for (args, sentence) in cases {
+        let o = hj_within(20, &args);
+        let said = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {said}");
+        assert!(said.contains(sentence), "{args:?}: {said}");
+    }
+    // Over a stated limit: refused by its size before a byte is read (sparse files, so the
+    // test writes nothing of them).
+    let sparse = |name: &str, len: u64| {
+        let p = dir.join(name);
+        std::fs::File::create(&p).unwrap().set_len(len).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let big_image = sparse("big.png", 60 << 20);
+    let o = hj_within(20, &judge(&big_image));
+    assert!(
+        text(&o).contains("is 60 MB, more than the 50 MB an image may be"),
+        "{}",
+        text(&o)
+    );
+    let big_data = sparse("big.jsonl", 300 << 20);
+    let o = hj_within(20, &["plan", &big_data, "--provider", "vllm", "--out", out]);
+    assert!(
+        text(&o).contains("is 300 MB, more than the 256 MB a dataset file may be"),
+        "{}",
+        text(&o)
+    );
+    // An answers file is read a line at a time, each at most 64 MB: one endless line is
+    // refused at the limit, not read to the end.
+    let endless = sparse("answers.jsonl", 70 << 20);
+    let o = hj_within(
+        30,
+        &[
+            "score",
+            sample,
+            &endless,
+            "--provider",
+            "vllm",
+            "--out",
+            out,
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("Line 1 of") && text(&o).contains("is longer than 64 MB"),
+        "{}",
+        text(&o)
+    );
+    assert!(!Path::new(out).exists(), "nothing written");
+    let _ = std::fs::remove_dir_all(&dir);
+}

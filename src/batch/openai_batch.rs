@@ -525,7 +525,9 @@ pub fn read_output(jsonl: &str) -> Vec<(String, Result<Completion, JudgeError>)>
         .collect()
 }
 
-fn read_output_line(number: usize, line: &str) -> (String, Result<Completion, JudgeError>) {
+/// One line of an output or error file (its 1-based `number`), as [`read_output`] reads it: for
+/// a reader that goes a line at a time (`native::batch_files::read_answers`).
+pub fn read_output_line(number: usize, line: &str) -> (String, Result<Completion, JudgeError>) {
     let bad = |detail: String| JudgeError::BadResponse {
         detail: format!("line {number} of the batch results {detail}"),
     };

@@ -42,6 +42,13 @@ impl JsonlReader {
         self.pos = 0;
     }
 
+    /// Reads the file's next line (without its line break), for a reader that goes a line at a
+    /// time (`hj`'s, `native::disk::each_line`): the same as reading the file whole.
+    pub fn read_line(&mut self, line: &str) {
+        self.line += 1;
+        self.line_read(line);
+    }
+
     /// Bytes of the current text read.
     pub fn position(&self) -> usize {
         self.pos
@@ -83,8 +90,7 @@ mod tests {
     fn in_one_step(text: &str) -> (Vec<ItemResult>, Vec<String>) {
         let mut r = JsonlReader::default();
         for line in text.lines() {
-            r.line += 1;
-            r.line_read(line);
+            r.read_line(line);
         }
         (r.results, r.problems)
     }

@@ -154,6 +154,29 @@ pub fn score(plan: &Plan, backend: &Backend, items: &[Item], answers: &[&str]) -
         .iter()
         .flat_map(|text| openai_batch::read_output(text))
         .collect();
+    score_answers(plan, backend, items, output)
+}
+
+/// Reads a file of answers (the Batch API's output or error file, or vLLM's) a line at a time,
+/// each line at most `disk::LINE_BYTES` (a special file refused), adding its answers to
+/// `output` as [`openai_batch::read_output`] reads a text: memory holds the answers read, not
+/// the file.
+pub fn read_answers(path: &std::path::Path, output: &mut plan::Answers) -> Result<(), String> {
+    super::disk::each_line(path, |number, line, _| {
+        if !line.trim().is_empty() {
+            output.push(openai_batch::read_output_line(number, line));
+        }
+        Ok(())
+    })
+}
+
+/// [`score`] of answers already read (by [`read_answers`], one file after another).
+pub fn score_answers(
+    plan: &Plan,
+    backend: &Backend,
+    items: &[Item],
+    output: plan::Answers,
+) -> Scored {
     let planned = PlannedRequests::of(plan, backend, items, |_| true);
     let say = |e: JudgeError| redact(&e.to_string(), &backend.api_key);
     reading::score(plan, backend, items, &planned, output, say)

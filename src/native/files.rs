@@ -10,6 +10,8 @@ use crate::batch::{self, Item, Method, ZipArchive};
 use crate::inputs::sniff::{self, Kind};
 use crate::providers::Image;
 
+use super::disk::{self, read_limited};
+
 /// Where the items' images are.
 #[derive(Clone, Debug)]
 pub enum Images {
@@ -38,28 +40,6 @@ pub struct Loaded {
     /// Rows refused (each in the report).
     pub bad_rows: usize,
     pub images: Images,
-}
-
-fn read(path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| {
-        format!(
-            "\u{201c}{}\u{201d} cannot be read: {}.",
-            path.display(),
-            plain_io(&e)
-        )
-    })
-}
-
-/// An I/O error in words (without Rust's "(os error 2)").
-fn plain_io(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "there is no such file".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => {
-            let s = e.to_string();
-            s.split(" (os error").next().unwrap_or(&s).to_lowercase()
-        }
-    }
 }
 
 fn is_zip(path: &Path) -> bool {
@@ -92,7 +72,7 @@ fn zip_entry(bytes: &[u8], archive: &ZipArchive, name: &str) -> Result<Vec<u8>, 
 }
 
 fn open_zip(path: &Path) -> Result<(Vec<u8>, ZipArchive), String> {
-    let bytes = read(path)?;
+    let bytes = read_limited(path, "a ZIP", disk::ZIP_BYTES)?;
     let archive = ZipArchive::parse(&bytes)
         .map_err(|e| format!("\u{201c}{}\u{201d}: {e}", path.display()))?;
     Ok((bytes, archive))
@@ -129,7 +109,7 @@ pub fn load(dataset: &Path, images: Option<&Path>, needs_image: bool) -> Result<
         };
         (name, text, Some((bytes, archive)))
     } else {
-        let bytes = read(dataset)?;
+        let bytes = read_limited(dataset, "a dataset file", disk::DATASET_BYTES)?;
         let text = String::from_utf8(bytes)
             .map_err(|_| format!("\u{201c}{}\u{201d} is not UTF-8 text.", dataset.display()))?;
         let name = dataset
@@ -201,7 +181,7 @@ pub fn image_bytes(images: &Images, name: &str) -> Result<Vec<u8>, String> {
         )),
         Images::Zip { bytes, archive } => zip_entry(bytes, archive, name),
         Images::Dir(dir) => match in_dir(dir, name) {
-            Some(p) => read(&p),
+            Some(p) => read_limited(&p, "an image", disk::IMAGE_BYTES),
             None => Err(format!(
                 "Image \u{201c}{name}\u{201d} is not among the chosen files."
             )),

@@ -8,10 +8,12 @@
 //!   from plain strings, with the page's defaults and its sentences for what is wrong;
 //! * [`files`]: a dataset (JSONL, CSV, or a ZIP holding it) and its images (the ZIP, or a folder)
 //!   from disk, checked as the lab checks an import;
+//! * [`disk`]: every file read from disk, each with its stated limit, special files refused;
 //! * [`batch_files`]: planning (the requests as OpenAI Batch API JSONL, which vLLM's batch runner
 //!   reads too) and scoring (a file of answers into the lab's results).
 
 pub mod base64;
 pub mod batch_files;
+pub mod disk;
 pub mod files;
 pub mod settings;

@@ -218,15 +218,12 @@ pub fn score(words: &[String]) -> Result<i32, String> {
     let out = out_path(&args, "the results", dataset, &more)?;
     let figure_options = FigureOptions::of(&args)?;
     let loaded = load(&args, dataset, false)?;
-    let mut texts = Vec::with_capacity(answers.len());
+    // A line at a time, each limited: memory holds the answers, not the files.
+    let mut output = Vec::new();
     for path in answers {
-        texts.push(
-            std::fs::read_to_string(path)
-                .map_err(|e| format!("\u{201c}{path}\u{201d} cannot be read: {e}."))?,
-        );
+        batch_files::read_answers(Path::new(path), &mut output)?;
     }
-    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let scored = batch_files::score(&plan, &backend, &loaded.items, &texts);
+    let scored = batch_files::score_answers(&plan, &backend, &loaded.items, output);
     report::notes(&scored.notes);
     if scored.results.is_empty() {
         return Err(format!(

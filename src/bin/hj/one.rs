@@ -9,6 +9,7 @@ use harmonic_judge::batch;
 use harmonic_judge::files::gate::MAX_DOC_BYTES;
 use harmonic_judge::files::result_file::with_extras;
 use harmonic_judge::lab::open_doc;
+use harmonic_judge::native::disk;
 use harmonic_judge::native::files::{self, Images};
 use serde_json::{json, Map, Value};
 
@@ -125,16 +126,8 @@ fn image_of(path: Option<&Path>) -> Result<(Images, Option<String>), String> {
     let Some(p) = path else {
         return Ok((Images::None, None));
     };
-    let bytes = std::fs::read(p).map_err(|e| {
-        format!(
-            "The image \u{201c}{}\u{201d} cannot be read: {}.",
-            p.display(),
-            match e.kind() {
-                std::io::ErrorKind::NotFound => "there is no such file".to_string(),
-                _ => e.to_string(),
-            }
-        )
-    })?;
+    // Refused when not a regular file or over the page's limit for an image, before reading.
+    let bytes = disk::read_limited(p, "an image", disk::IMAGE_BYTES)?;
     // Refused now, before any request, with the page's sentence.
     files::image(&bytes, &p.display().to_string())?;
     let dir = p

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use harmonic_judge::batch::plan::Plan;
 use harmonic_judge::lab::{io, ItemResult};
+use harmonic_judge::native::disk;
 use harmonic_judge::providers::Backend;
 
 /// What a results file already holds.
@@ -112,35 +113,30 @@ pub fn resume(
     retry_failed: bool,
 ) -> Result<Existing, String> {
     let shown = path.display();
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Existing::default()),
-        Err(e) => return Err(format!("\u{201c}{shown}\u{201d} cannot be read: {e}.")),
+    let file = match disk::open(path) {
+        Ok((file, _)) => file,
+        Err((std::io::ErrorKind::NotFound, _)) => return Ok(Existing::default()),
+        Err((_, e)) => return Err(e),
     };
-    let mut kept: Vec<(ItemResult, &str)> = Vec::new();
+    let mut kept: Vec<(ItemResult, String)> = Vec::new();
     let mut notes = Vec::new();
     let mut dropped = false;
-    let lines: Vec<(usize, &str)> = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .collect();
-    for (k, &(i, line)) in lines.iter().enumerate() {
+    // A line that is no result: the file is refused unless it is the last line, cut off by a
+    // stop (no line break after it, and no whole JSON value).
+    let mut cut_off: Option<usize> = None;
+    disk::each_line_in(path, file, |number, line, ended| {
+        if line.trim().is_empty() {
+            return Ok(());
+        }
+        if let Some(earlier) = cut_off {
+            return Err(not_results(path, earlier));
+        }
         let Some((r, recorded)) = read_line(line) else {
-            // Only the last line can be cut off by a stop, and it is no whole JSON value then.
-            if k + 1 != lines.len()
-                || text.ends_with('\n')
-                || serde_json::from_str::<serde_json::Value>(line).is_ok()
-            {
-                return Err(not_results(path, i + 1));
+            if ended || serde_json::from_str::<serde_json::Value>(line).is_ok() {
+                return Err(not_results(path, number));
             }
-            notes.push(format!(
-                "Line {} of \u{201c}{shown}\u{201d} is not a whole result (the run was stopped \
-                 while writing it?): dropped, its item runs again.",
-                i + 1
-            ));
-            dropped = true;
-            continue;
+            cut_off = Some(number);
+            return Ok(());
         };
         check_judge(path, &r, recorded.as_ref(), judge)?;
         if !ids.contains(r.id.as_str()) {
@@ -155,7 +151,15 @@ pub fn resume(
             kept.remove(k);
             dropped = true;
         }
-        kept.push((r, line));
+        kept.push((r, line.to_string()));
+        Ok(())
+    })?;
+    if let Some(number) = cut_off {
+        notes.push(format!(
+            "Line {number} of \u{201c}{shown}\u{201d} is not a whole result (the run was stopped \
+             while writing it?): dropped, its item runs again."
+        ));
+        dropped = true;
     }
     if retry_failed {
         let before = kept.len();

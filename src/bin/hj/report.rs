@@ -4,9 +4,11 @@
 use std::path::Path;
 
 use harmonic_judge::lab::figures::{figures, Figures};
-use harmonic_judge::lab::{io, ItemResult};
+use harmonic_judge::lab::jsonl_reader::JsonlReader;
+use harmonic_judge::lab::ItemResult;
 use harmonic_judge::meta::RatingProtocol;
 use harmonic_judge::metrics::Metric;
+use harmonic_judge::native::disk;
 
 /// An item's scores, one line each; the error instead when it has none.
 pub fn item_lines(r: &ItemResult, gamma: f64) -> Vec<String> {
@@ -76,9 +78,13 @@ impl FigureOptions {
 /// Reads a results file as the lab's *Import results* does and prints its figures (when its
 /// results carry human judgments), writing the agreement JSON where asked.
 pub fn figures_of_file(path: &Path, options: &FigureOptions) -> Result<Option<Figures>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("\u{201c}{}\u{201d} cannot be read: {e}.", path.display()))?;
-    let (results, problems) = io::from_jsonl(&text);
+    // A line at a time, each limited, as the lab's import reads it.
+    let mut reader = JsonlReader::default();
+    disk::each_line(path, |_, line, _| {
+        reader.read_line(line);
+        Ok(())
+    })?;
+    let (results, problems) = (reader.results, reader.problems);
     for p in problems.iter().take(10) {
         eprintln!("{}: {p}", path.display());
     }

@@ -281,9 +281,10 @@ def score(
 
 
 def read_results(path: Union[str, os.PathLike]) -> Results:
-    """A results JSONL file (the lab's export, or ``hj run``'s), read as the lab reads it."""
-    with open(path, encoding="utf-8") as f:
-        return Results.read_jsonl(f.read())
+    """A results JSONL file (the lab's export, or ``hj run``'s), read as the lab reads it: a line
+    at a time (each at most 64 MB), and only a regular file; a folder, a pipe or a device (or a
+    file that is not there) raises :class:`ValueError` with ``hj``'s sentence."""
+    return Results(_core.Results.read_file(os.fspath(path)))
 
 
 def metrics() -> List[str]:

@@ -9,11 +9,12 @@ use std::path::Path;
 
 use harmonic_judge::batch::openai_batch::Limits;
 use harmonic_judge::batch::plan::Plan;
+use harmonic_judge::lab::jsonl_reader::JsonlReader;
 use harmonic_judge::lab::{figures, io, ItemResult};
 use harmonic_judge::meta::RatingProtocol;
 use harmonic_judge::metrics::Metric;
 use harmonic_judge::native::settings::{self, JudgeSettings};
-use harmonic_judge::native::{batch_files, files};
+use harmonic_judge::native::{batch_files, disk, files};
 use harmonic_judge::providers::{Backend, ImageDetail};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -89,6 +90,23 @@ impl Results {
     fn read_jsonl(text: &str) -> Results {
         let (results, problems) = io::from_jsonl(text);
         Results { results, problems }
+    }
+
+    /// A results JSONL file read from disk as `hj figures` reads it: a line at a time, each at
+    /// most `native::disk::LINE_BYTES`, and only a regular file (a pipe or a device refused
+    /// with a sentence, never waited on).
+    #[staticmethod]
+    fn read_file(path: &str) -> PyResult<Results> {
+        let mut reader = JsonlReader::default();
+        disk::each_line(Path::new(path), |_, line, _| {
+            reader.read_line(line);
+            Ok(())
+        })
+        .map_err(err)?;
+        Ok(Results {
+            results: reader.results,
+            problems: reader.problems,
+        })
     }
 
     #[getter]
