@@ -37,6 +37,7 @@ from fakes.openai import FakeOpenAI  # noqa: E402
 import wasm_sizes  # noqa: E402
 import bench_lab_scale  # noqa: E402
 import bench_in_page  # noqa: E402
+import bench_cli_memory  # noqa: E402
 from conftest import _png  # noqa: E402
 
 DIST = Path(os.environ.get("HJ_DIST", ROOT / "dist"))
@@ -70,6 +71,8 @@ def fmt(v, unit):
         return f"{v:.1f} ms"
     if unit == "tokens":
         return f"{v:,} tok"
+    if unit == "MB":
+        return f"{v:,.1f} MB"
     return f"{v}"
 
 
@@ -594,6 +597,10 @@ def main():
     ap.add_argument("--strict", action="store_true", help="exit 1 when a budget is missed")
     ap.add_argument("--lab-scale", choices=["skip", "only", "also"], default="also",
                     help="the lab's per-result cost at 1k, 10k and 100k stored results (several minutes)")
+    ap.add_argument("--cli-memory", choices=["skip", "only", "also"], default="also",
+                    help="hj plan's and hj score's peak memory at 1k, 10k and 100k items sharing a 1 MB "
+                    "image (issue 68; builds an optimised hj, about a minute and a half; --smoke: a "
+                    "few seconds on the debug build)")
     ap.add_argument("--startup-only", action="store_true",
                     help="only the start-up figures (longest task, first paint, interactive): the loop for issue 43")
     ap.add_argument("--lab-sizes", help="the stored counts to time, comma-separated (the first is the baseline)")
@@ -613,6 +620,10 @@ def main():
     if args.vision or args.vision_defaults:
         return vision_only(defaults_only=args.vision_defaults)
     loads, runs, gamma_runs = (3, 2, 9) if args.smoke else (15, 7, 21)
+    if args.cli_memory == "only":
+        bench_cli_memory.report(Row, args.smoke)
+        print_table()
+        return
     if not (DIST / "index.html").exists():
         sys.exit("dist/ is missing: run scripts/bench.sh (it builds the site first)")
 
@@ -620,6 +631,8 @@ def main():
         return lab_scale_only(args)
     sizes()
     wasm_sizes.report(ROOT / "target" / "wasm32-unknown-unknown" / "release" / "harmonic-judge.wasm")
+    if args.cli_memory == "also" and not args.startup_only:
+        bench_cli_memory.report(Row, args.smoke)
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)

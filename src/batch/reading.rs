@@ -39,6 +39,23 @@ impl PlannedRequests {
         PlannedRequests(slots)
     }
 
+    /// How many requests [`Self::of`] lists, counted without keeping their slots: what `hj plan`
+    /// checks a runner's request limit with before writing (100,000 items' slots held at once
+    /// were about 50 MB).
+    pub fn count(
+        plan: &Plan,
+        backend: &Backend,
+        items: &[Item],
+        planned: impl Fn(&Item) -> bool,
+    ) -> usize {
+        items
+            .iter()
+            .filter(|i| planned(i))
+            .filter_map(|item| plan.requests(backend, item, None).ok())
+            .map(|requests| requests.len())
+            .sum()
+    }
+
     /// Where the planned request `custom_id` is (its item's index and its slot's position), or
     /// `None` when the plan has no such request: a `custom_id` is read exactly as written.
     fn find(&self, custom_id: &str) -> Option<(usize, usize)> {
@@ -108,69 +125,108 @@ fn unanswered(custom_id: &str) -> String {
     )
 }
 
-/// One answer per planned request: `None` while unanswered. Lines that answer nothing planned,
-/// and second answers, are said in `notes`.
-type Slots = BTreeMap<usize, Vec<Option<Result<Completion, JudgeError>>>>;
+/// One planned item's answers while they come in.
+enum Answering {
+    /// One per planned request, in the plan's order: `None` while unanswered.
+    Waiting(Vec<Option<Result<Completion, JudgeError>>>),
+    /// Every planned request had a good answer, so the item was read into its result at once
+    /// and its answers let go: a later answer to it is a second answer.
+    Read,
+}
 
-/// Sorts `output` (a batch's answers in file order, as `openai_batch::read_output` gives them;
-/// several files one after the other) into the planned requests. The first answer to a request
-/// is kept, except that a failed one gives way to a later answer that is not (a retried
-/// request's): a second answer is said and ignored.
-fn sort(planned: &PlannedRequests, output: Answers, notes: &mut Vec<String>) -> Slots {
-    let mut slots: Slots = planned
-        .0
-        .iter()
-        .map(|(&index, s)| (index, s.iter().map(|_| None).collect()))
-        .collect();
-    for (id, answer) in output {
+/// Reads a batch's answers against its plan as they come, one at a time ([`Reader::add`]): an
+/// item is read into its result as soon as each of its planned requests has a good answer, so
+/// memory holds the answers of the items still waiting (answers mostly come item by item),
+/// not every answer of the batch. [`score`] is this reader over answers already in memory.
+pub struct Reader<'a, F: Fn(JudgeError) -> String> {
+    plan: &'a Plan,
+    backend: &'a Backend,
+    items: &'a [Item],
+    planned: &'a PlannedRequests,
+    say: F,
+    /// Items with at least one answer, by index.
+    answering: BTreeMap<usize, Answering>,
+    /// Results of the items read, by index.
+    read: BTreeMap<usize, ItemResult>,
+    notes: Vec<String>,
+}
+
+impl<'a, F: Fn(JudgeError) -> String> Reader<'a, F> {
+    /// `say` words an error for a record (the caller redacts the key).
+    pub fn new(
+        plan: &'a Plan,
+        backend: &'a Backend,
+        items: &'a [Item],
+        planned: &'a PlannedRequests,
+        say: F,
+    ) -> Self {
+        Reader {
+            plan,
+            backend,
+            items,
+            planned,
+            say,
+            answering: BTreeMap::new(),
+            read: BTreeMap::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// One answer, in file order (several files one after the other). The first answer to a
+    /// request is kept, except that a failed one gives way to a later answer that is not (a
+    /// retried request's); a second answer, and an answer to no planned request, is said and
+    /// ignored.
+    pub fn add(&mut self, id: String, answer: Result<Completion, JudgeError>) {
         if id.is_empty() {
             // A line with no custom_id that could be read: its error names the line.
             if let Err(e) = answer {
-                notes.push(e.to_string());
+                self.notes.push(e.to_string());
             }
-            continue;
+            return;
         }
-        let Some((index, position)) = planned.find(&id) else {
-            notes.push(format!(
+        let Some((index, position)) = self.planned.find(&id) else {
+            self.notes.push(format!(
                 "The answer \u{201c}{id}\u{201d} answers no planned request (a custom_id is \
                  <item>:<slot> exactly as the plan wrote it: the item's number without leading \
                  zeros or sign, the slot as planned): ignored. Was the file planned from another \
                  dataset or with other options?"
             ));
-            continue;
+            return;
         };
-        let slot = &mut slots.get_mut(&index).expect("planned")[position];
+        let second = || {
+            format!("A second answer to \u{201c}{id}\u{201d}: the first is kept, this one ignored.")
+        };
+        let state = self.answering.entry(index).or_insert_with(|| {
+            Answering::Waiting(self.planned.0[&index].iter().map(|_| None).collect())
+        });
+        let Answering::Waiting(answers) = state else {
+            self.notes.push(second());
+            return;
+        };
+        let slot = &mut answers[position];
         match slot {
             None => *slot = Some(answer),
             Some(Err(_)) if answer.is_ok() => *slot = Some(answer),
-            Some(_) => notes.push(format!(
-                "A second answer to \u{201c}{id}\u{201d}: the first is kept, this one ignored."
-            )),
+            Some(_) => return self.notes.push(second()),
+        }
+        if answers.iter().all(|a| matches!(a, Some(Ok(_)))) {
+            let Answering::Waiting(answers) = std::mem::replace(state, Answering::Read) else {
+                unreachable!("waiting above")
+            };
+            let (result, _) = self.read_item(index, answers);
+            self.read.insert(index, result);
         }
     }
-    slots
-}
 
-/// Reads `output` against the `planned` requests into the items' results, as the lab reads a
-/// finished batch; `say` words an error for a record (the caller redacts the key).
-pub fn score(
-    plan: &Plan,
-    backend: &Backend,
-    items: &[Item],
-    planned: &PlannedRequests,
-    output: Answers,
-    say: impl Fn(JudgeError) -> String,
-) -> BatchScores {
-    let mut scored = BatchScores::default();
-    let slots = sort(planned, output, &mut scored.notes);
-    for (index, answers) in slots {
-        let (Some(item), Some(names)) = (items.get(index), planned.0.get(&index)) else {
-            continue;
-        };
-        if answers.iter().all(Option::is_none) {
-            scored.unanswered.push(item.id.clone());
-            continue;
-        }
+    /// Item `index`'s result from its `answers` (one per planned request, `None` unanswered),
+    /// with the sentence saying it is incomplete when some are.
+    fn read_item(
+        &self,
+        index: usize,
+        answers: Vec<Option<Result<Completion, JudgeError>>>,
+    ) -> (ItemResult, Option<String>) {
+        let item = &self.items[index];
+        let names = &self.planned.0[&index];
         let mut missing = Vec::new();
         let mut missing_slots = Vec::new();
         let answers: Answers = names
@@ -187,29 +243,83 @@ pub fn score(
                 (slot.clone(), answer)
             })
             .collect();
-        let mut result = plan.read(backend, item, plan.blank_result(item), answers, &say);
+        let plan = self.plan;
+        let mut result = plan.read(
+            self.backend,
+            item,
+            plan.blank_result(item),
+            answers,
+            &self.say,
+        );
         // Marked, so that no door reports an overall from the rest (`ItemResult::overall`).
         result.missing_answers = missing_slots;
-        if !missing.is_empty() {
-            let sentence = format!(
-                "Item \u{201c}{}\u{201d} is incomplete: no answer to {}. It is not scored as \
-                 if it were whole; score again with those answers added (the batch's error file, \
-                 or the output of retrying those requests).",
-                item.id,
-                missing.join(", ")
-            );
-            if result.criteria.is_empty() {
-                // One score from several requests (MAEV's trials): none from a part of them.
-                result.score = None;
-                result.kept = None;
-                result.error = Some(sentence.clone());
-            }
-            scored.incomplete.push(item.id.clone());
-            scored.notes.push(sentence);
+        if missing.is_empty() {
+            return (result, None);
         }
-        scored.results.push(result);
+        let sentence = format!(
+            "Item \u{201c}{}\u{201d} is incomplete: no answer to {}. It is not scored as if it \
+             were whole; score again with those answers added (the batch's error file, or the \
+             output of retrying those requests).",
+            item.id,
+            missing.join(", ")
+        );
+        if result.criteria.is_empty() {
+            // One score from several requests (MAEV's trials): none from a part of them.
+            result.score = None;
+            result.kept = None;
+            result.error = Some(sentence.clone());
+        }
+        (result, Some(sentence))
     }
-    scored
+
+    /// What the answers gave: every planned item with an answer read (in item order), the
+    /// items with none named.
+    pub fn finish(mut self) -> BatchScores {
+        let mut scored = BatchScores {
+            notes: std::mem::take(&mut self.notes),
+            ..BatchScores::default()
+        };
+        let mut answering = std::mem::take(&mut self.answering);
+        for &index in self.planned.0.keys() {
+            let Some(item) = self.items.get(index) else {
+                continue;
+            };
+            match answering.remove(&index) {
+                None => scored.unanswered.push(item.id.clone()),
+                Some(Answering::Read) => {
+                    scored.results.extend(self.read.remove(&index));
+                }
+                Some(Answering::Waiting(answers)) => {
+                    let (result, incomplete) = self.read_item(index, answers);
+                    if let Some(sentence) = incomplete {
+                        scored.incomplete.push(item.id.clone());
+                        scored.notes.push(sentence);
+                    }
+                    scored.results.push(result);
+                }
+            }
+        }
+        scored
+    }
+}
+
+/// Reads `output` (a batch's answers in file order, as `openai_batch::read_output` gives them;
+/// several files one after the other) against the `planned` requests into the items' results,
+/// as the lab reads a finished batch; `say` words an error for a record (the caller redacts the
+/// key).
+pub fn score(
+    plan: &Plan,
+    backend: &Backend,
+    items: &[Item],
+    planned: &PlannedRequests,
+    output: Answers,
+    say: impl Fn(JudgeError) -> String,
+) -> BatchScores {
+    let mut reader = Reader::new(plan, backend, items, planned, say);
+    for (id, answer) in output {
+        reader.add(id, answer);
+    }
+    reader.finish()
 }
 
 #[cfg(test)]
@@ -289,6 +399,24 @@ mod tests {
             |i| i.id == "item-1",
         );
         assert_eq!(only_second.0.keys().copied().collect::<Vec<_>>(), [1]);
+        let count = |n, planned: &dyn Fn(&Item) -> bool| {
+            PlannedRequests::count(
+                &test_plan(Metric::HarmonicEval),
+                &backend(),
+                &items(n),
+                planned,
+            )
+        };
+        assert_eq!(count(3, &|_| true), 3 * ids.len());
+        assert_eq!(count(2, &|i| i.id == "item-1"), ids.len());
+        // MAEV refuses an item without its question: no requests, none counted.
+        let maev = test_plan(Metric::Maev);
+        let listed = PlannedRequests::of(&maev, &backend(), &items(2), |_| true);
+        let listed: usize = listed.0.values().map(Vec::len).sum();
+        assert_eq!(
+            PlannedRequests::count(&maev, &backend(), &items(2), |_| true),
+            listed
+        );
     }
 
     #[test]
@@ -380,6 +508,38 @@ mod tests {
             s.results[0].is_complete() && s.notes.is_empty(),
             "{:?}",
             s.notes
+        );
+    }
+
+    #[test]
+    fn an_item_is_read_as_soon_as_its_answers_are_in_and_they_are_let_go() {
+        let p = test_plan(Metric::HarmonicEval);
+        let items = items(2);
+        let planned = PlannedRequests::of(&p, &backend(), &items, |_| true);
+        let mut output = all_answered(&planned, "4");
+        // Item 1's first answer failed: it waits for a retry, read only at the end.
+        output[5].1 = Err(JudgeError::Timeout { seconds: 1 });
+        let b = backend();
+        let mut reader = Reader::new(&p, &b, &items, &planned, |e| e.to_string());
+        for (id, answer) in output {
+            reader.add(id, answer);
+        }
+        assert!(matches!(reader.answering[&0], Answering::Read));
+        assert!(
+            reader.read.contains_key(&0),
+            "item 0 read, its answers dropped"
+        );
+        assert!(matches!(reader.answering[&1], Answering::Waiting(_)));
+        assert!(!reader.read.contains_key(&1));
+        // In item order, item 1 read at the end with its failed criterion.
+        let whole = reader.finish();
+        let ids: Vec<&str> = whole.results.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["item-0", "item-1"]);
+        assert!(whole.results[0].is_complete());
+        assert_eq!(whole.results[1].failed_criteria(), 1);
+        assert!(
+            whole.results[1].missing_answers.is_empty(),
+            "answered, but failed"
         );
     }
 

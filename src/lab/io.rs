@@ -10,18 +10,20 @@ use crate::scoring::criteria::Criterion;
 /// Results as JSONL. `overall` is added per line (at `gamma`; `null` for an item with none, and
 /// for an incomplete one `incomplete` says why) and ignored on import.
 pub fn to_jsonl(results: &[ItemResult], gamma: f64) -> String {
-    let mut out = String::new();
-    for r in results {
-        let mut v = serde_json::to_value(r).expect("plain data serialises");
-        v["overall"] = serde_json::json!(r.overall(gamma));
-        if let Some(why) = r.incomplete_sentence() {
-            v["incomplete"] = serde_json::json!(why);
-        }
-        v["failed_criteria"] = serde_json::json!(r.failed_criteria());
-        out.push_str(&v.to_string());
-        out.push('\n');
+    results.iter().map(|r| jsonl_line(r, gamma)).collect()
+}
+
+/// One result's line of [`to_jsonl`], its newline included (for a writer that streams them).
+pub fn jsonl_line(r: &ItemResult, gamma: f64) -> String {
+    let mut v = serde_json::to_value(r).expect("plain data serialises");
+    v["overall"] = serde_json::json!(r.overall(gamma));
+    if let Some(why) = r.incomplete_sentence() {
+        v["incomplete"] = serde_json::json!(why);
     }
-    out
+    v["failed_criteria"] = serde_json::json!(r.failed_criteria());
+    let mut line = v.to_string();
+    line.push('\n');
+    line
 }
 
 pub use super::ranges::range_problem;

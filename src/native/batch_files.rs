@@ -84,8 +84,7 @@ pub fn plan_to(
     }
     if let Some(max) = limits.max_requests {
         // Counted without images (a request's slots do not depend on it), before writing.
-        let planned = PlannedRequests::of(plan, backend, items, |i| !done(&i.id));
-        let n = planned.0.values().map(Vec::len).sum();
+        let n = PlannedRequests::count(plan, backend, items, |i| !done(&i.id));
         if n > max {
             return Err(limits.check(n, 0).unwrap_err().to_string());
         }
@@ -150,36 +149,44 @@ pub use crate::batch::reading::BatchScores as Scored;
 /// a finished batch (`batch::reading`). `backend` is who answered (its model and wire format are
 /// recorded; its key, if any, is redacted from every error).
 pub fn score(plan: &Plan, backend: &Backend, items: &[Item], answers: &[&str]) -> Scored {
-    let output: plan::Answers = answers
-        .iter()
-        .flat_map(|text| openai_batch::read_output(text))
-        .collect();
-    score_answers(plan, backend, items, output)
-}
-
-/// Reads a file of answers (the Batch API's output or error file, or vLLM's) a line at a time,
-/// each line at most `disk::LINE_BYTES` (a special file refused), adding its answers to
-/// `output` as [`openai_batch::read_output`] reads a text: memory holds the answers read, not
-/// the file.
-pub fn read_answers(path: &std::path::Path, output: &mut plan::Answers) -> Result<(), String> {
-    super::disk::each_line(path, |number, line, _| {
-        if !line.trim().is_empty() {
-            output.push(openai_batch::read_output_line(number, line));
+    let planned = PlannedRequests::of(plan, backend, items, |_| true);
+    let say = |e: JudgeError| redact(&e.to_string(), &backend.api_key);
+    let mut reader = reading::Reader::new(plan, backend, items, &planned, say);
+    for text in answers {
+        // As `openai_batch::read_output` numbers and skips lines, one answer at a time.
+        for (i, line) in text.lines().enumerate() {
+            if !line.trim().is_empty() {
+                let (id, answer) = openai_batch::read_output_line(i + 1, line);
+                reader.add(id, answer);
+            }
         }
-        Ok(())
-    })
+    }
+    reader.finish()
 }
 
-/// [`score`] of answers already read (by [`read_answers`], one file after another).
-pub fn score_answers(
+/// [`score`] of answers files on disk (`hj score`): each read a line at a time (each line at
+/// most `disk::LINE_BYTES`, a special file refused) straight into `batch::reading::Reader`, which
+/// reads an item as soon as its answers are in and lets them go, so memory holds the results
+/// and the answers of the items still waiting, not the files nor every answer.
+pub fn score_files(
     plan: &Plan,
     backend: &Backend,
     items: &[Item],
-    output: plan::Answers,
-) -> Scored {
+    answers: &[&std::path::Path],
+) -> Result<Scored, String> {
     let planned = PlannedRequests::of(plan, backend, items, |_| true);
     let say = |e: JudgeError| redact(&e.to_string(), &backend.api_key);
-    reading::score(plan, backend, items, &planned, output, say)
+    let mut reader = reading::Reader::new(plan, backend, items, &planned, say);
+    for path in answers {
+        super::disk::each_line(path, |number, line, _| {
+            if !line.trim().is_empty() {
+                let (id, answer) = openai_batch::read_output_line(number, line);
+                reader.add(id, answer);
+            }
+            Ok(())
+        })?;
+    }
+    Ok(reader.finish())
 }
 
 #[cfg(test)]

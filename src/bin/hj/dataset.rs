@@ -218,12 +218,9 @@ pub fn score(words: &[String]) -> Result<i32, String> {
     let out = out_path(&args, "the results", dataset, &more)?;
     let figure_options = FigureOptions::of(&args)?;
     let loaded = load(&args, dataset, false)?;
-    // A line at a time, each limited: memory holds the answers, not the files.
-    let mut output = Vec::new();
-    for path in answers {
-        batch_files::read_answers(Path::new(path), &mut output)?;
-    }
-    let scored = batch_files::score_answers(&plan, &backend, &loaded.items, output);
+    // A line at a time, each limited, each item read once its answers are in.
+    let paths: Vec<&Path> = answers.iter().map(Path::new).collect();
+    let scored = batch_files::score_files(&plan, &backend, &loaded.items, &paths)?;
     report::notes(&scored.notes);
     if scored.results.is_empty() {
         return Err(format!(
@@ -234,15 +231,26 @@ pub fn score(words: &[String]) -> Result<i32, String> {
             }
         ));
     }
-    crate::outfile::replace(&out, &io::to_jsonl(&scored.results, figure_options.gamma))?;
+    // A line at a time, not the whole file's text in memory.
+    crate::outfile::write_through(&out, |f| {
+        for r in &scored.results {
+            f.write_all(io::jsonl_line(r, figure_options.gamma).as_bytes())
+                .map_err(|e| {
+                    format!("\u{201c}{}\u{201d} cannot be written: {e}.", out.display())
+                })?;
+        }
+        Ok(())
+    })?;
     if let Some(s) = scored.unanswered_sentence() {
         eprintln!("{s}");
     }
     let left_out = loaded.bad_rows;
     let head = scored.summary(loaded.items.len());
     eprintln!("{}", report::summary_of(head, left_out, &out));
-    report::figures_of_file(&out, &figure_options)?;
     let clean = scored.complete() == loaded.items.len() && left_out == 0 && scored.notes.is_empty();
+    // The figures read the results from the file, as the lab's import does: not held twice.
+    drop((scored, loaded));
+    report::figures_of_file(&out, &figure_options)?;
     Ok(if clean { OK } else { INCOMPLETE })
 }
 
