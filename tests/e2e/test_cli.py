@@ -240,3 +240,120 @@ def test_the_cli_says_the_pages_sentences_for_a_wrong_key_and_a_rate_limit(tmp_p
         assert "run the same command again to resume" in limited.stderr
     finally:
         fake.stop()
+
+
+def answer_line(custom_id, rating):
+    """A batch output line answering `custom_id` with `rating`, its token nearly certain."""
+    body = {"model": "judge", "choices": [{"index": 0, "finish_reason": "stop",
+            "message": {"role": "assistant", "content": rating},
+            "logprobs": {"content": [{"token": rating, "logprob": -0.105, "top_logprobs": [
+                {"token": rating, "logprob": -0.105}, {"token": "2", "logprob": -2.3}]}]}}]}
+    return json.dumps({"custom_id": custom_id, "response": {"status_code": 200, "body": body},
+                       "error": None}) + "\n"
+
+
+PY_SCORE = """
+import json, math, sys, harmonic_judge as hj
+data, images, cases = sys.argv[1], sys.argv[2], json.load(open(sys.argv[3]))
+d = hj.Dataset(data, images=images)
+out = {}
+for name, text in cases.items():
+    s = hj.score(d, text, provider="vllm")
+    rows = s.results.to_dicts()
+    out[name] = {"notes": s.notes, "summary": s.summary, "incomplete": s.incomplete,
+                 "overall": dict(zip([r["id"] for r in rows], s.results.overall(0.75))),
+                 "missing": {r["id"]: r.get("missing_answers", []) for r in rows},
+                 "lines": [json.loads(l) for l in s.results.to_jsonl(0.75).splitlines()]}
+said = {}
+results = hj.score(d, cases["clean"], provider="vllm").results
+for bad in ["nan", "0", "1e-320", "0.009", "1.5", "-1", "inf"]:
+    words = []
+    for call in (results.overall, results.to_jsonl, results.agreement):
+        try:
+            call(float(bad))
+            words.append(None)
+        except ValueError as e:
+            words.append(str(e))
+    said[bad] = words
+out["gamma"] = said
+print(json.dumps(out))
+"""
+
+
+def test_python_reads_a_batch_against_its_plan_and_refuses_a_bad_gamma_as_hj_does(tmp_path, hj, package):
+    """Issue 68 through Python: a missing answer, a duplicate, a stray slot and a non-canonical
+    item number each give hj score's sentence; a missing answer (or one under a non-canonical
+    number, which answers nothing) leaves the item incomplete, counted apart, with no overall;
+    NaN and γ outside the slider's range raise hj's sentence."""
+    data, images = make_dataset(tmp_path, n=3)
+    requests = tmp_path / "requests.jsonl"
+    subprocess.run([hj, "plan", str(data), "--images", str(images), "--provider", "vllm", "--out", str(requests)],
+                   check=True, capture_output=True)
+    ids = [json.loads(l)["custom_id"] for l in lines_of(requests)]
+    assert ids[0] == "0:correctness" and len(ids) == 15, ids
+    lines = {i: answer_line(i, str(2 + n % 3)) for n, i in enumerate(ids)}
+    clean = "".join(lines.values())
+    cases = {
+        "clean": clean,
+        "missing": "".join(l for i, l in lines.items() if i != "0:correctness"),
+        "duplicate": clean + answer_line("0:correctness", "5"),
+        "stray": clean + answer_line("0:nonsense", "5"),
+        "renamed": clean.replace('"0:correctness"', '"00:correctness"', 1),
+    }
+    cases_path = tmp_path / "cases.json"
+    cases_path.write_text(json.dumps(cases))
+    py = subprocess.run([str(package), "-c", PY_SCORE, str(data), str(images), str(cases_path)],
+                        capture_output=True, text=True)
+    assert py.returncode == 0, py.stderr
+    got = json.loads(py.stdout)
+
+    def cli(name):
+        answers, out = tmp_path / f"answers-{name}.jsonl", tmp_path / f"results-{name}.jsonl"
+        answers.write_text(cases[name])
+        done = subprocess.run([hj, "score", str(data), str(answers), "--provider", "vllm", "--out", str(out)],
+                              capture_output=True, text=True)
+        return done, {r["id"]: r for r in map(json.loads, lines_of(out))}
+
+    clean_overall = got["clean"]["overall"]
+    assert all(isinstance(v, float) for v in clean_overall.values()), clean_overall
+    assert got["clean"]["notes"] == [] and got["clean"]["incomplete"] == []
+    sentence = {
+        "missing": "no answer to 0:correctness",
+        "duplicate": "A second answer to \u201c0:correctness\u201d: the first is kept",
+        "stray": "\u201c0:nonsense\u201d answers no planned request",
+        "renamed": "\u201c00:correctness\u201d answers no planned request",
+    }
+    for name, words in sentence.items():
+        case = got[name]
+        done, cli_rows = cli(name)
+        assert done.returncode == 1, (name, done.stderr)
+        # Its sentence, and the same sentences and summary as hj score.
+        assert any(words in n for n in case["notes"]), (name, case["notes"])
+        for note in case["notes"]:
+            assert note in done.stderr, (name, note, done.stderr)
+        assert case["summary"] in done.stderr, (name, case["summary"], done.stderr)
+        if name in ("missing", "renamed"):
+            # Incomplete: counted apart, no overall anywhere, the missing slot named.
+            assert case["incomplete"] == ["item-00"], name
+            assert case["summary"].startswith("2 of 3 items scored on every criterion, 1 incomplete"), case
+            assert case["overall"]["item-00"] is None, name
+            assert case["missing"]["item-00"] == ["correctness"], name
+            line = next(l for l in case["lines"] if l["id"] == "item-00")
+            assert line["overall"] is None and "no answer to its planned request" in line["incomplete"], line
+            assert cli_rows["item-00"]["overall"] is None, name
+            assert cli_rows["item-00"]["missing_answers"] == ["correctness"], name
+        else:
+            # The first answer kept, the stray ignored: complete, the clean run's numbers.
+            assert case["incomplete"] == [], name
+            assert case["summary"].startswith("3 of 3 items scored on every criterion, 0 incomplete"), case
+            assert case["overall"] == clean_overall, name
+            assert cli_rows["item-00"]["overall"] == clean_overall["item-00"], name
+        assert case["overall"]["item-01"] == clean_overall["item-01"], name
+    # γ: NaN and outside the slider's range, the sentence hj says for --gamma.
+    done, _ = cli("clean")
+    results = tmp_path / "results-clean.jsonl"
+    for bad, words in got["gamma"].items():
+        said = subprocess.run([hj, "figures", str(results), "--gamma", bad], capture_output=True, text=True)
+        assert said.returncode == 2, (bad, said.stdout)
+        assert said.stderr.strip().startswith("\u03b3 is between 0.01 and 1"), said.stderr
+        assert words == [said.stderr.strip()] * 3, (bad, words, said.stderr)
