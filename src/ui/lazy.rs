@@ -102,16 +102,39 @@ pub fn loading<T>(
     }
 }
 
+/// How long a button's code may take to arrive when the action has no time limit of its own.
+pub const CHUNK_WAIT_MS: u32 = 60_000;
+
+/// After this long without the code, the form says what it is waiting for.
+const SAY_WAITING_MS: u32 = 2_000;
+
 /// Runs a button's action in its chunk (`load`: the chunk's entry, already called) and, where
 /// the chunk cannot be fetched, says so as the form's one problem: "The code for {what} could
-/// not be loaded…". One copy for every such button: each call site only boxes its future.
+/// not be loaded…". It never waits silently or for ever (issue 72): after two seconds the form
+/// says what it waits for, and after `limit_ms` (a run's: the request's time limit) it gives up
+/// with a sentence; the action then never starts, even if the code arrives later. One copy for
+/// every such button: each call site only boxes its future.
 pub fn act(
     problems: RwSignal<Vec<String>>,
     what: &'static str,
+    limit_ms: u32,
     load: impl std::future::Future<Output = Result<(), ChunkMissing>> + 'static,
 ) {
     let busy = Busy::new();
-    leptos::task::spawn_local(report(Box::pin(load), busy, problems, what));
+    leptos::task::spawn_local(report(Box::pin(load), busy, problems, what, limit_ms));
+}
+
+/// The sentence while a button's code is still on its way.
+pub fn waiting(what: &str) -> String {
+    format!("Waiting for the code for {what} to arrive from this site\u{2026}")
+}
+
+/// The sentence when it did not arrive within `limit_ms`.
+pub fn too_slow(what: &str, limit_ms: u32) -> String {
+    format!(
+        "The code for {what} did not arrive from this site within {} s, so nothing was sent. Check the connection and try again.",
+        limit_ms / 1000
+    )
 }
 
 async fn report(
@@ -119,11 +142,31 @@ async fn report(
     busy: Busy,
     problems: RwSignal<Vec<String>>,
     what: &'static str,
+    limit_ms: u32,
 ) {
-    let out = load.await;
+    use futures::future::{select, Either};
+    let note = waiting(what);
+    let said = {
+        let note = note.clone();
+        Box::pin(async move {
+            crate::web::fetch::sleep(SAY_WAITING_MS.min(limit_ms), None).await;
+            problems.set(vec![note]);
+            crate::web::fetch::sleep(limit_ms.saturating_sub(SAY_WAITING_MS), None).await;
+        })
+    };
+    let out = match select(load, said).await {
+        Either::Left((out, _)) => Some(out),
+        Either::Right(_) => None,
+    };
     drop(busy);
-    if out.is_err() {
-        problems.set(vec![missing(what)]);
+    // The waiting note goes once the code is here; a problem the action set stays.
+    if problems.with_untracked(|p| p.len() == 1 && p[0] == note) {
+        problems.set(Vec::new());
+    }
+    match out {
+        Some(Ok(())) => {}
+        Some(Err(ChunkMissing)) => problems.set(vec![missing(what)]),
+        None => problems.set(vec![too_slow(what, limit_ms)]),
     }
 }
 

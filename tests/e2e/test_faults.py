@@ -277,3 +277,44 @@ def test_storage_refusals_are_said_and_lose_nothing(browser, app_url, faulty):
     page.wait_for(lambda d: not d.find_elements("css selector", '[data-testid="theme-not-kept"]'),
                   "the theme sentence to go")
     assert page.local_storage("hj.theme") == browser.execute_script(root_theme)
+
+
+def test_a_run_whose_code_never_arrives_ends_with_a_sentence_within_the_request_time_limit(browser, fake, images):
+    """Issue 72: a run never waits silently or for ever. The host holds back the code Evaluate
+    needs (the `run` chunk): the form says within seconds what it waits for, and at the
+    request's time limit (set to 4 s here) it ends with a sentence and sends nothing, not even
+    when the code arrives afterwards. The page keeps working: the next Evaluate judges."""
+    import browsers
+    from conftest import DIST
+
+    site = browsers.Site(DIST)
+    run_chunk = next(p.name for p in DIST.glob("chunk-run-*.wasm"))
+    try:
+        page = AppPage(browser, site.url)
+        page.set_backend(fake.url, "gpt-4o", "sk-faults-0123456789")
+        page.set_number("timeout-input", 4)
+        page.upload(images / "small.png")
+        page.wait_image()
+        page.fill("text-input", "A small striped square.")
+        site.hold(run_chunk)
+        start = time.monotonic()
+        page.el("evaluate-button").click()
+        problems = lambda: page.el("form-problems").text  # noqa: E731
+        page.wait_for(lambda d: "Waiting for the code for judging to arrive from this site" in problems(),
+                      "the sentence that says what the run waits for", 4)
+        page.wait_for(lambda d: "did not arrive from this site within 4 s, so nothing was sent" in problems(),
+                      "the sentence at the request's time limit", 8)
+        took = time.monotonic() - start
+        assert 3.5 < took < 6.5, f"the run gave up after {took:.1f} s, with a 4 s time limit"
+        assert "Waiting for" not in problems(), problems()
+        site.release()
+        time.sleep(1.5)
+        assert fake.requests == [], "the run that gave up sent nothing when its code came late"
+        assert all(page.state(c) not in ("running", "retrying") for c in CRITERIA)
+        page.evaluate()
+        page.wait_settled()
+        assert all(page.state(c) == "done" for c in CRITERIA), [page.card(c).text[:100] for c in CRITERIA]
+        assert len([r for r in fake.requests if r["path"].endswith("/chat/completions")]) == 5
+        assert problems() == ""
+    finally:
+        site.stop()

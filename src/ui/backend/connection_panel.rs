@@ -58,6 +58,7 @@ pub fn check_connection(state: Settings) {
     crate::ui::lazy::act(
         state.form_problems,
         "the connection check",
+        crate::ui::lazy::CHUNK_WAIT_MS,
         check_loaded(state),
     );
 }

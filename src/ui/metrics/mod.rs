@@ -330,8 +330,20 @@ pub fn evaluate(state: AppState) {
     crate::ui::lazy::act(
         state.settings.form_problems,
         "judging",
+        request_limit_ms(state),
         evaluate_loaded(state),
     );
+}
+
+/// A request's time limit, which also bounds what a run waits for before it sends (its code, an
+/// image still being read): nothing waits longer than the request itself may take.
+fn request_limit_ms(state: AppState) -> u32 {
+    state
+        .settings
+        .provider
+        .timeout_s
+        .get_untracked()
+        .saturating_mul(1000)
 }
 
 #[leptos::wasm_split::wasm_split(run, wasm_split_path = ::leptos::wasm_split, fallible)]
@@ -340,7 +352,17 @@ fn evaluate_loaded(state: AppState) -> Result<(), crate::ui::lazy::ChunkMissing>
     // with a queued Evaluate, src/web/shell.js) is waited for, not reported missing.
     if state.inputs.image_loading.get_untracked() {
         leptos::task::spawn_local(async move {
+            // Never for ever: an image still being read after the request's time limit is said.
+            let limit = request_limit_ms(state);
+            let start = js_sys::Date::now();
             while state.inputs.image_loading.get_untracked() {
+                if js_sys::Date::now() - start >= f64::from(limit) {
+                    state.settings.form_problems.set(vec![format!(
+                        "The image was still being read after {} s, so nothing was sent: wait for its preview, or choose it again, then press Evaluate.",
+                        limit / 1000
+                    )]);
+                    return;
+                }
                 crate::web::fetch::sleep(20, None).await;
             }
             start_run(state);
@@ -380,6 +402,7 @@ pub fn explain(state: AppState, criterion: Option<crate::scoring::criteria::Crit
     crate::ui::lazy::act(
         state.settings.form_problems,
         "Explain",
+        request_limit_ms(state),
         explain_loaded(state, criterion),
     );
 }

@@ -249,6 +249,7 @@ pub(crate) fn start(state: AppState, fresh: bool) {
     lazy::act(
         state.settings.form_problems,
         "setting the ratings by hand",
+        crate::ui::lazy::CHUNK_WAIT_MS,
         begin_loaded(state, fresh),
     );
 }
