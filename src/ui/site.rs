@@ -170,23 +170,49 @@ fn settle(
     Ok((to_use(built.as_deref(), kept_now.as_deref()), keep))
 }
 
+/// How long a page that holds no site file of its own (built without one, none kept from an
+/// earlier visit) waits for the host's answer before it mounts with its defaults: the request
+/// left beside the wasm and is a few hundred bytes, so it is nearly always here by then, and a
+/// site whose file was served from the first byte then opens as that site, not as the default
+/// page that a moment later changes under the visitor (issue 72). A slow host's answer still
+/// applies when it comes ([`revalidate`]).
+const FIRST_VISIT_WAIT_MS: i32 = 1_000;
+
+/// How long [`host_copy`] waits for the host's answer.
+#[derive(Clone, Copy)]
+enum Wait {
+    /// Only an answer already here.
+    Settled,
+    /// At most this many milliseconds.
+    Within(i32),
+    /// Until it comes.
+    Answer,
+}
+
 /// What the host answered for `site.json` to the request the page's loader started beside the
 /// wasm (`window.hjSite`, scripts/finish_dist.py): `Some(Some(text))`, `Some(None)` for none
-/// (404), `None` for no answer (yet, with `settled_only`) or a failure.
-async fn host_copy(settled_only: bool) -> Option<Option<String>> {
+/// (404), `None` for no answer (within `wait`) or a failure.
+async fn host_copy(wait: Wait) -> Option<Option<String>> {
     let window = web_sys::window()?;
     let pending: js_sys::Promise = js_sys::Reflect::get(&window, &"hjSite".into())
         .ok()?
         .dyn_into()
         .ok()?;
-    let promise = if settled_only {
+    // "Not yet" settles as `undefined`, which reads as no answer.
+    let not_yet = |ms: i32| {
+        js_sys::Promise::new(&mut |resolve, _| {
+            if ms == 0 {
+                let _ = resolve.call0(&wasm_bindgen::JsValue::UNDEFINED);
+            } else {
+                let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+            }
+        })
+    };
+    let promise = match wait {
         // Whichever is settled first: the answer, if it is already here, else "not yet".
-        js_sys::Promise::race(&js_sys::Array::of2(
-            &pending,
-            &js_sys::Promise::resolve(&wasm_bindgen::JsValue::UNDEFINED),
-        ))
-    } else {
-        pending
+        Wait::Settled => js_sys::Promise::race(&js_sys::Array::of2(&pending, &not_yet(0))),
+        Wait::Within(ms) => js_sys::Promise::race(&js_sys::Array::of2(&pending, &not_yet(ms))),
+        Wait::Answer => pending,
     };
     let answer = JsFuture::from(promise).await.ok()?;
     if answer.is_null() {
@@ -224,9 +250,17 @@ async fn settled_text(
 /// fetches it first, as before. An answer that comes after this is applied by [`revalidate`].
 pub async fn load(path: &str) {
     let fetched = match built_in() {
-        Some(raw) => settled_text(raw, host_copy(true).await)
-            .await
-            .map_err(|_| None),
+        Some(raw) => {
+            let holds_none = raw.is_none() && crate::web::storage::load_setting(KEPT).is_none();
+            let wait = if holds_none {
+                Wait::Within(FIRST_VISIT_WAIT_MS)
+            } else {
+                Wait::Settled
+            };
+            settled_text(raw, host_copy(wait).await)
+                .await
+                .map_err(|_| None)
+        }
         None => get_site_text(path, true, crate::files::gate::Origin::Any).await,
     };
     match fetched {
@@ -272,7 +306,7 @@ async fn apply(text: Option<String>) {
 /// page fetched it just now) or the host did not answer.
 pub async fn revalidate() {
     let Some(raw) = built_in() else { return };
-    let Some(host) = host_copy(false).await else {
+    let Some(host) = host_copy(Wait::Answer).await else {
         return;
     };
     let Ok(text) = settled_text(raw, Some(host)).await else {

@@ -290,6 +290,52 @@ def test_a_harmonic_eval_run_the_history_and_its_result_file(xb, fake, images, t
     assert page.overall() == pytest.approx(score, abs=1e-12)
 
 
+@pytest.mark.parametrize("late", [False, True], ids=["served", "late"])
+def test_a_demo_site_opens_its_example_then_judges_the_visitors_photo_with_no_key(xb, fake, images, tmp_path, late):
+    """Issue 72, docs/deploying.md's demo recipe in each engine: this exact site.json (a custom
+    OpenAI-compatible judge, no key, an example opened on arrival, no lab) dropped beside the
+    built files of a site served as plain static files. The example opens with its score and no
+    request; then the visitor's own photo and caption go to the owner's server, five requests,
+    and every criterion is done. `served`: the file is there from the first byte, and the page
+    says nothing of a late arrival; `late`: the host answers for it only after the app mounted
+    (issue 58's path: the judge switches and the example opens under a live page)."""
+    from test_site import site_dir
+
+    config = {"title": "Caption lab demo", "tagline": "Judged by our own proxy",
+              "judge": {"provider": "custom", "base_url": fake.url, "model": "gpt-4o"},
+              "metrics": ["harmonic_eval"], "open_example": "gamma-flip-b", "lab": False}
+    xb.site.stop()
+    xb.site = browsers.Site(site_dir(tmp_path, config, built=False))
+    xb.url = xb.site.url
+    if late:
+        xb.site.hold("site.json")
+    page = xb.page()
+    if late:
+        assert page.el("site-title").text == "harmonic-judge", "the app mounted before the host's answer"
+        xb.site.release()
+    page.wait_for(lambda d: page.el("site-title").text == "Caption lab demo", "the site's title")
+    page.wait_for(lambda d: page.el("opened-note").is_displayed() and page.overall() is not None,
+                  "the site's example with its score", 30)
+    assert not fake.requests, "opening the example asks nothing"
+    file_input(page, "image-input", images / "photo.png")
+    page.wait_image()
+    page.fill("text-input", "A dog runs across a grassy park.")
+    page.evaluate()
+    page.wait_settled(timeout=60)
+    assert all(page.state(c) == "done" for c in CRITERIA), [page.card(c).text[:120] for c in CRITERIA]
+    chat = [r for r in fake.requests if r["path"].endswith("/chat/completions")]
+    assert len(chat) == 5, [r["path"] for r in fake.requests]
+    assert all("authorization" not in r["headers"] and r["body"]["model"] == "gpt-4o" for r in chat)
+    sent = json.dumps([r["body"] for r in chat])
+    assert "A dog runs across a grassy park." in sent and "data:image/jpeg;base64," in sent
+    assert "Two squares" not in sent, "the visitor's caption, not the example's"
+    notes = xb.d.find_elements(*tid("site-changed-note"))
+    if late:
+        assert notes and "arrived after the page opened" in notes[0].text
+    else:
+        assert not notes or "arrived after" not in notes[0].text, notes[0].text
+
+
 def test_the_static_shell_takes_the_image_the_text_and_evaluate_before_the_wasm(xb, fake, images):
     """Issue 43: the page is usable before its wasm arrives. With the host holding the wasm back,
     a visitor chooses an image, types the caption and clicks Evaluate in the static shell; when

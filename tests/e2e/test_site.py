@@ -234,6 +234,45 @@ def test_a_fresh_visitor_judges_through_the_owners_proxy_with_no_key(browser, si
     assert re.search(r'<iframe src="http://127\.0\.0\.1:\d+/embed\.html\?embed#r=', code), code
 
 
+@pytest.mark.parametrize("built", [False, True], ids=["dropped-beside", "built-in"])
+def test_a_site_that_opens_an_example_on_arrival_judges_the_visitors_own_photo(browser, tmp_path, fake, images, built):
+    """Issue 72: docs/deploying.md's demo recipe, as an owner deploys it: this site.json (a
+    custom OpenAI-compatible judge with no key, an example opened on arrival, no lab), served as
+    plain static files, dropped beside a build made without it or built into the pages. The
+    example opens with its score and no request; the visitor's own photo and caption are then
+    judged through the owner's server, five requests, every criterion done. A file served from
+    the first byte is no late arrival: no "arrived after" line."""
+    config = {"title": "Caption lab demo", "tagline": "Judged by our own proxy",
+              "judge": {"provider": "custom", "base_url": fake.url, "model": "gpt-4o"},
+              "metrics": ["harmonic_eval"], "open_example": "gamma-flip-b", "lab": False}
+    httpd, url = serve(site_dir(tmp_path, config, built=built), SimpleHTTPRequestHandler)
+    try:
+        page = AppPage(browser, url)
+        page.wait_for(lambda d: page.el("site-title").text == "Caption lab demo", "the site's title")
+        page.wait_for(lambda d: page.el("opened-note").is_displayed() and page.overall() is not None,
+                      "the site's example with its score", 30)
+        assert "good on every criterion" in page.el("opened-note").text
+        assert Select(page.el("preset-select")).first_selected_option.get_attribute("value") == "custom"
+        assert page.el("api-key-input").get_attribute("value") == ""
+        assert not fake.requests, "opening the example asks nothing"
+        page.upload(images / "photo.png")
+        page.wait_image()
+        page.fill("text-input", "A dog runs across a grassy park.")
+        page.evaluate()
+        page.wait_settled(timeout=30)
+        assert all(page.state(c) == "done" for c in CRITERIA), [page.card(c).text[:120] for c in CRITERIA]
+        chat = [r for r in fake.requests if r["path"].endswith("/chat/completions")]
+        assert len(chat) == 5, [r["path"] for r in fake.requests]
+        assert all("authorization" not in r["headers"] for r in chat), "the owner's server holds no key of the visitor's"
+        assert all(r["body"]["model"] == "gpt-4o" for r in chat)
+        sent = json.dumps(chat[0]["body"])
+        assert "A dog runs across a grassy park." in sent and "Two squares" not in sent, "the visitor's caption, not the example's"
+        notes = browser.find_elements(*tid("site-changed-note"))
+        assert not notes or "arrived after" not in notes[0].text, notes[0].text
+    finally:
+        httpd.shutdown()
+
+
 def test_a_returning_visitor_follows_the_owners_changes_and_keeps_what_they_chose(browser, tmp_path, fake):
     """The owner edits site.json between visits (same browser profile, same origin): the new
     title, judge model and metrics reach the visitor for everything they never set; a model they
