@@ -111,3 +111,44 @@ def test_a_run_being_submitted_in_another_tab_is_not_submitted_again(browser, ap
         assert fake.count() == 0
     finally:
         fake.stop()
+
+
+def test_the_labs_batch_is_read_against_its_plan(browser, app_url, dataset, downloads):  # noqa: F811
+    """Issue 68 in the lab: the batch's output file lacks item 0's correctness (a user scoring
+    the output alone), answers it under a non-canonical number, adds a stray slot and a second
+    answer. The lab says each in the core's sentences (as hj score and Python do), counts item 0
+    incomplete, and exports it with no overall."""
+    fake = FakeOpenAI()
+    fake.dist_for = opinion
+    fake.batch_drop = {"0:correctness"}
+    fake.batch_extra = [("00:correctness", "0:correctness"), ("1:nonsense", "1:fluency"),
+                        ("2:clarity", "2:clarity")]
+    try:
+        page = open_batch(browser, app_url, fake)
+        openai_preset(page, fake)
+        data, images = dataset
+        page.el("dataset-input").send_keys(f"{data}\n{images}")
+        page.wait_for(lambda d: progress(page)[2] == N, "the dataset to load")
+        page.el("submit-openai-batch-button").click()
+        page.wait_for(lambda d: progress(page)[3] == "finished", "the batch to finish", 60)
+        message = page.el("batch-message").text
+        assert f"{N - 1} of {N} items scored on every criterion, 1 incomplete (a planned request has no answer)" \
+            in message, message
+        report = page.el("import-report").text
+        for said in ["Item \u201citem-00\u201d is incomplete: no answer to 0:correctness",
+                     "\u201c00:correctness\u201d answers no planned request",
+                     "\u201c1:nonsense\u201d answers no planned request",
+                     "A second answer to \u201c2:clarity\u201d: the first is kept"]:
+            assert said in report, (said, report)
+        done, failed, total, _ = progress(page)
+        assert (done, failed, total) == (N - 1, 1, N)
+        page.el("export-results-jsonl").click()
+        rows = {r["id"]: r for r in (json.loads(l) for l in
+                page.wait_file(downloads, "results.jsonl").read_text().splitlines() if l.strip())}
+        assert rows["item-00"]["overall"] is None, rows["item-00"]
+        assert rows["item-00"]["missing_answers"] == ["correctness"]
+        assert "no answer to its planned request for correctness" in rows["item-00"]["incomplete"]
+        assert all(isinstance(r["overall"], float) for i, r in rows.items() if i != "item-00")
+        assert len(rows["item-01"]["criteria"]) == 5, "the stray slot is no criterion"
+    finally:
+        fake.stop()

@@ -221,7 +221,11 @@ class FakeOpenAI(FakeProvider):
       ends ``expired`` and they go to the error file as ``"response": null, "error":
       {"code": "batch_expired", …}``; ``fake.batch_expire`` does that to every line.
       ``fake.batch_reverse_output`` writes result lines in reverse input order (OpenAI does
-      not keep the order). ``fake.batch_fail`` (checked at the next poll) ends the batch
+      not keep the order). ``fake.batch_drop`` (a set of ``custom_id``s) leaves those lines out
+      of both files, as a user scoring the output file alone meets them; ``fake.batch_extra``
+      (``(custom_id, copied_from)`` pairs) appends to the output file a copy of the answer to
+      ``copied_from`` under ``custom_id`` (a second answer, or one to no planned request).
+      ``fake.batch_fail`` (checked at the next poll) ends the batch
       ``failed`` with an enqueued-token-limit error;
     * ``POST /v1/batches/{id}/cancel`` answers ``cancelling``; the next poll ``cancelled``
       (nothing run). A finished batch cannot be cancelled (409);
@@ -250,6 +254,8 @@ class FakeOpenAI(FakeProvider):
         self.batch_fail = False
         self.batch_expire = False
         self.batch_reverse_output = False
+        self.batch_drop = set()
+        self.batch_extra = []
         self._batch_lines = {}  # batch id -> [(line, custom_id, body)]
         self._batch_problems = {}  # batch id -> errors.data entries found while reading lines
         self._batch_progress = {}  # batch id -> how many polls answered in_progress
@@ -714,6 +720,11 @@ class FakeOpenAI(FakeProvider):
         if self.batch_reverse_output:
             outputs.reverse()
             errors.reverse()
+        for custom_id, copied_from in self.batch_extra:
+            source = next(x for x in outputs if x["custom_id"] == copied_from)
+            outputs.append({**source, "custom_id": custom_id})
+        outputs = [x for x in outputs if x["custom_id"] not in self.batch_drop]
+        errors = [x for x in errors if x["custom_id"] not in self.batch_drop]
         now = int(time.time())
         if outputs:
             content = "".join(json.dumps(x) + "\n" for x in outputs).encode()
