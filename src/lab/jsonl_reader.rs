@@ -75,7 +75,14 @@ impl JsonlReader {
                 .push(format!("Line {n}: the result has no id.")),
             Ok(r) => match range_problem(&r) {
                 Some(why) => self.problems.push(format!("Line {n}: {why}.")),
-                None => self.results.push(r),
+                None => {
+                    // Kept, with a sentence: its scores stand, its judge is not taken for another.
+                    let provider = r.kept.as_ref().map_or("", |k| k.provider.as_str());
+                    if let Some(why) = crate::providers::Protocol::unknown(provider) {
+                        self.problems.push(format!("Line {n}: {why}"));
+                    }
+                    self.results.push(r)
+                }
             },
             Err(e) => self.problems.push(format!("Line {n}: not a result ({e}).")),
         }
@@ -93,6 +100,24 @@ mod tests {
             r.read_line(line);
         }
         (r.results, r.problems)
+    }
+
+    #[test]
+    fn a_result_of_an_unknown_provider_is_kept_with_a_sentence() {
+        let text = concat!(
+            r#"{"id":"a","metric":"fleur","score":0.5,"kept":{"model":"m","provider":"mistral"}}"#,
+            "\n",
+            r#"{"id":"b","metric":"fleur","score":0.5,"kept":{"model":"m","provider":"custom"}}"#,
+            "\n",
+            r#"{"id":"c","metric":"fleur","score":0.5,"kept":{"model":"m","provider":"gemini"}}"#,
+        );
+        let (results, problems) = in_one_step(text);
+        assert_eq!(results.len(), 3, "its scores stand");
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].starts_with("Line 1: ") && problems[0].contains("\u{201c}mistral\u{201d}"),
+            "{problems:?}"
+        );
     }
 
     #[test]

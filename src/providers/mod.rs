@@ -33,6 +33,36 @@ pub enum Protocol {
 }
 
 impl Protocol {
+    /// Every wire format, in the order the page lists them.
+    pub const ALL: [Protocol; 3] = [Protocol::OpenAi, Protocol::Gemini, Protocol::Anthropic];
+
+    /// The wire format `id` names: a protocol's own id (what the page's exports record), or a
+    /// preset's (`custom`, `llama_server`, `in_browser`, …, as `hj`'s results record a run);
+    /// `None` for anything else, which no reader may take for OpenAI's.
+    pub fn from_id(id: &str) -> Option<Protocol> {
+        Protocol::ALL
+            .into_iter()
+            .find(|p| p.id() == id)
+            .or_else(|| {
+                presets::PRESETS
+                    .iter()
+                    .find(|p| p.id == id)
+                    .map(|p| p.protocol)
+            })
+    }
+
+    /// The sentence for a file that names `id` as its judge's provider where [`Protocol::from_id`]
+    /// knows none; `None` where it knows one, or where the file names none.
+    pub fn unknown(id: &str) -> Option<String> {
+        let id = id.trim();
+        (!id.is_empty() && Protocol::from_id(id).is_none()).then(|| {
+            format!(
+                "The file names the provider \u{201c}{id}\u{201d}, which is not one this page knows ({}, or a preset's id such as custom): its scores are shown as the file recorded them, and nothing is asked of \u{201c}{id}\u{201d}.",
+                Protocol::ALL.map(Protocol::id).join(", ")
+            )
+        })
+    }
+
     pub fn id(self) -> &'static str {
         match self {
             Protocol::OpenAi => "openai",
@@ -446,7 +476,31 @@ mod tests {
         assert_eq!(tuned.sends(ChatParams::RATING).max_tokens, 7);
     }
 
-    const ALL: [Protocol; 3] = [Protocol::OpenAi, Protocol::Gemini, Protocol::Anthropic];
+    const ALL: [Protocol; 3] = Protocol::ALL;
+
+    #[test]
+    fn a_provider_id_is_read_strictly_and_an_unknown_one_is_said() {
+        for p in Protocol::ALL {
+            assert_eq!(Protocol::from_id(p.id()), Some(p));
+        }
+        assert_eq!(Protocol::from_id("custom"), Some(Protocol::OpenAi));
+        assert_eq!(Protocol::from_id("in_browser"), Some(Protocol::OpenAi));
+        assert_eq!(Protocol::from_id("llama_server"), Some(Protocol::OpenAi));
+        for unknown in ["mistral", "OpenAI", "openai ", "", "gemini2"] {
+            assert_eq!(Protocol::from_id(unknown), None, "{unknown:?}");
+        }
+        let said = Protocol::unknown("mistral").expect("a sentence");
+        assert!(
+            said.contains("\u{201c}mistral\u{201d}") && said.contains("openai, gemini, anthropic")
+        );
+        assert_eq!(Protocol::unknown("gemini"), None);
+        assert_eq!(Protocol::unknown("vllm"), None);
+        assert_eq!(
+            Protocol::unknown("  "),
+            None,
+            "a file that names none is not refused"
+        );
+    }
 
     #[test]
     fn a_query_in_the_base_url_stays_after_the_appended_path() {

@@ -357,3 +357,21 @@ def test_python_reads_a_batch_against_its_plan_and_refuses_a_bad_gamma_as_hj_doe
         assert said.returncode == 2, (bad, said.stdout)
         assert said.stderr.strip().startswith("\u03b3 is between 0.01 and 1"), said.stderr
         assert words == [said.stderr.strip()] * 3, (bad, words, said.stderr)
+
+
+def test_python_keeps_a_result_of_an_unknown_provider_with_the_pages_sentence(package):
+    """Issue 69: a results line whose judge's provider no reader knows is kept with its scores and
+    a sentence (the core's `Protocol::unknown`, the lab's import says the same), never read as
+    OpenAI's; a preset's id (`custom`, as `hj run` records it) is known."""
+    lines = [json.dumps({"id": "a", "metric": "fleur", "score": 0.5, "kept": {"model": "m", "provider": "mistral"}}),
+             json.dumps({"id": "b", "metric": "fleur", "score": 0.25, "kept": {"model": "m", "provider": "custom"}})]
+    out = subprocess.run([str(package), "-c", f"""
+import json, harmonic_judge as hj
+r = hj.Results.read_jsonl({chr(10).join(lines)!r})
+print(json.dumps({{"n": len(r.to_dicts()), "problems": r.problems}}))
+"""], capture_output=True, text=True, check=True)
+    got = json.loads(out.stdout)
+    assert got["n"] == 2, got
+    assert len(got["problems"]) == 1, got
+    said = got["problems"][0]
+    assert said.startswith("Line 1: The file names the provider \u201cmistral\u201d, which is not one this page knows"), said

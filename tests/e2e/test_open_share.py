@@ -12,7 +12,8 @@ import json
 import pytest
 from selenium.webdriver.support.ui import Select
 
-from app_page import AppPage, export_pattern
+from app_page import AppPage, export_pattern, tid
+from conftest import DIST
 from fakes.openai import sure
 from test_examples import _shared_doc, other_origins
 
@@ -127,3 +128,24 @@ def test_an_exported_result_opens_from_its_file_and_its_link_as_if_just_run(brow
     finally:
         other_browser.quit()
     assert len(server.requests) == sent, "opening sends nothing"
+
+
+def test_a_result_file_of_an_unknown_provider_opens_with_a_sentence_not_as_openai(browser, app_url, tmp_path):
+    """Issue 69: a result file that names a provider the page does not know opens with its scores
+    and a sentence that says so; the file's own claim is quoted as it is, never as OpenAI."""
+    doc = json.loads((DIST / "examples" / "gamma-flip-a.json").read_text())
+    doc["provider"] = "mistral"
+    path = tmp_path / "unknown-provider.json"
+    path.write_text(json.dumps(doc))
+    page = AppPage(browser, app_url)
+    page.el("open-result-input").send_keys(str(path))
+    page.wait_for(lambda d: page.overall() is not None, "the opened result")
+    said = page.el("opened-provider-unknown").text
+    assert "\u201cmistral\u201d, which is not one this page knows" in said, said
+    assert "through mistral" in page.el("opened-model").text
+    known = tmp_path / "known.json"
+    known.write_text(json.dumps({**doc, "provider": "gemini"}))
+    page = AppPage(browser, app_url)
+    page.el("open-result-input").send_keys(str(known))
+    page.wait_for(lambda d: page.overall() is not None, "the opened result")
+    assert not browser.find_elements(*tid("opened-provider-unknown"))

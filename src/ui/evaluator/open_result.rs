@@ -18,6 +18,9 @@ pub struct OpenedNote {
     /// What the file says about itself: shown as its claims, apart from what the page knows.
     pub claims: Claims,
     pub metric: String,
+    /// The sentence for a provider this page does not know (`Protocol::unknown`): the file
+    /// is shown, but never as if OpenAI had judged it.
+    pub unknown_provider: Option<String>,
 }
 
 /// What an opened result says about where it comes from; nothing here can be checked.
@@ -31,13 +34,6 @@ pub struct Claims {
 /// The opened result's note, provided by the evaluator page.
 #[derive(Clone, Copy)]
 pub struct OpenedView(pub RwSignal<Option<OpenedNote>>);
-
-fn protocol(id: &str) -> Protocol {
-    [Protocol::OpenAi, Protocol::Gemini, Protocol::Anthropic]
-        .into_iter()
-        .find(|p| p.id() == id)
-        .unwrap_or_default()
-}
 
 /// Puts a read result into the page. Refused (with a sentence) while a run is in flight.
 pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Result<(), String> {
@@ -71,8 +67,11 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
             is_video: false,
             note: None,
         }));
+    let unknown_provider = Protocol::unknown(&opened.provider);
     let mut backend = Backend {
-        protocol: protocol(&opened.provider),
+        // An unknown provider's scores are shown as recorded; its sentence says so, and
+        // Explain asks the judge set up now, as for any opened result.
+        protocol: Protocol::from_id(&opened.provider).unwrap_or_default(),
         // The file's base URL is not kept: Explain on a result without a stored answer asks
         // the backend configured now, as after any run.
         base_url: String::new(),
@@ -100,6 +99,7 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
             source: opened.source,
         },
         metric: opened.metric,
+        unknown_provider,
     }));
     Ok(())
 }
@@ -172,6 +172,9 @@ pub fn OpenedPanel() -> impl IntoView {
             <div class="opened-note" data-testid="opened-note">
                 <p>"Opened from " <strong>{n.from.clone()}</strong> ": no request was sent."</p>
                 {claims_view(&n.claims)}
+                {n.unknown_provider.clone().map(|u| view! {
+                    <p class="warn-text" role="status" data-testid="opened-provider-unknown">{u}</p>
+                })}
             </div>
         })}
     }
