@@ -25,17 +25,22 @@ const MEMORY32_MAX_BYTES = 2.5e9;
 // last few kept so that a load it refuses can say why; the Rust side tells "out of memory"
 // from a bad file by them.
 const engineLines = [];
-// llama.cpp's lines that say where the weights went (the Rust side reads them), kept whole
-// for the load in progress.
+// llama.cpp's lines that say where the weights went (the Rust side reads them:
+// providers/in_browser/placement.rs), kept whole for the load in progress, at every level:
+// wllama passes "offloaded 31/31 layers to GPU" and the buffers' sizes on at debug level.
 const placement = /buffer size|layers to GPU|ggml_webgpu|using .* backend/i;
 const placed = [];
-function keep(...args) {
+function place(...args) {
   const line = args.map(String).join(' ').trim();
-  engineLines.push(line);
-  if (engineLines.length > 40) engineLines.shift();
   if (placement.test(line) && placed.length < 100) placed.push(line);
+  return line;
 }
-const quiet = { debug() {}, log: keep, warn: keep, error: keep };
+function keep(...args) {
+  engineLines.push(place(...args));
+  if (engineLines.length > 40) engineLines.shift();
+}
+// Debug lines count only for the placement, never for the reasons a load failed.
+const quiet = { debug: place, log: keep, warn: keep, error: keep };
 let judge = null; // { w, name, vision, threads, multithread, backend, gpuError, lines }
 
 // What the browser offers for the GPU path, read once: WebGPU, its adapter, the adapter's
@@ -43,7 +48,7 @@ let judge = null; // { w, name, vision, threads, multithread, backend, gpuError,
 let gpuSeen = null;
 async function gpuProbe() {
   if (gpuSeen) return gpuSeen;
-  const out = { api: false, adapter: false, features: [], vendor: '', architecture: '' };
+  const out = { api: false, adapter: false, features: [], vendor: '', architecture: '', device: '' };
   try {
     if (navigator.gpu) {
       out.api = true;
@@ -54,6 +59,7 @@ async function gpuProbe() {
         const info = a.info || {};
         out.vendor = String(info.vendor || '');
         out.architecture = String(info.architecture || '');
+        out.device = String(info.device || '');
       }
     }
   } catch (e) {

@@ -16,6 +16,7 @@ use crate::answers::errors::JudgeError;
 use crate::providers::in_browser::gpu::{self, Compute, Engine, GpuChoice, NoGpu, Probe};
 use crate::providers::in_browser::images::{EngineProgress, ImageFigures, ImageViews};
 use crate::providers::in_browser::meter::Meter;
+use crate::providers::in_browser::placement::Placement;
 use crate::providers::in_browser::{self as core, Route};
 use crate::providers::HttpRequest;
 use crate::web::response::RawResponse;
@@ -33,8 +34,10 @@ pub struct Loaded {
     /// Which files are loaded, on how many threads and on which backend: part of the answer
     /// cache's key.
     pub identity: String,
-    /// Where it computes, read from llama.cpp's own lines about its buffers.
+    /// Where it computes, read from llama.cpp's own lines about its layers and buffers.
     pub backend: Compute,
+    /// What llama.cpp said it put on the GPU (layers, buffers' sizes, the adapter's words).
+    pub placement: Placement,
     /// Why not the GPU (when it is not used), as decided at load time.
     pub why: Option<NoGpu>,
     /// The model's quantization (`general.file_type` of its GGUF header), when read.
@@ -215,6 +218,7 @@ fn read_loaded(v: &JsValue) -> Option<Loaded> {
         multithread: get(v, "multithread").is_truthy(),
         identity: gpu::identity(&text(v, "identity"), backend),
         backend,
+        placement: Placement::read(&lines),
         why: match backend {
             Compute::WebGpu => None,
             Compute::Cpu => WHY.with(|w| w.borrow().clone()),
@@ -250,6 +254,7 @@ fn read_probe(v: &JsValue) -> Probe {
         features: strings(&get(v, "features")),
         vendor: text(v, "vendor"),
         architecture: text(v, "architecture"),
+        device: text(v, "device"),
     }
 }
 

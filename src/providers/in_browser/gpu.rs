@@ -9,6 +9,8 @@
 
 use serde::Serialize;
 
+use super::placement::{adapter_name, Placement};
+
 /// The GPU setting of the in-page judge.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum GpuChoice {
@@ -110,9 +112,11 @@ pub struct Probe {
     /// `requestAdapter()` gave an adapter.
     pub adapter: bool,
     pub features: Vec<String>,
-    /// The adapter's own words: vendor and architecture ("google", "swiftshader").
+    /// The adapter's own words: vendor, architecture and device ("google", "swiftshader"; all
+    /// empty for Firefox's software adapter).
     pub vendor: String,
     pub architecture: String,
+    pub device: String,
 }
 
 impl Probe {
@@ -120,14 +124,20 @@ impl Probe {
         self.features.iter().any(|f| f == feature)
     }
 
-    /// "google swiftshader", or "" when the adapter says nothing of itself.
+    /// "google swiftshader" (vendor and architecture), the device where those are empty, or ""
+    /// when the adapter says nothing of itself.
     fn named(&self) -> String {
-        [self.vendor.trim(), self.architecture.trim()]
+        let named = [self.vendor.trim(), self.architecture.trim()]
             .iter()
             .filter(|s| !s.is_empty())
             .copied()
             .collect::<Vec<_>>()
-            .join(" ")
+            .join(" ");
+        if named.is_empty() {
+            self.device.trim().to_string()
+        } else {
+            named
+        }
     }
 }
 
@@ -177,20 +187,11 @@ pub fn plan(choice: GpuChoice, probe: &Probe) -> Result<(), NoGpu> {
     }
 }
 
-/// The engine's layers per buffer as llama.cpp logged them while loading: the backend whose
-/// buffer holds the model. A line such as `load_tensors:   CPU_Mapped model buffer size = 80 MiB`
-/// or `load_tensors:       WebGPU model buffer size = 80 MiB`; any model buffer that is not the
-/// CPU's means the GPU holds (some of) the weights.
+/// Where the engine computes, from llama.cpp's own lines while loading ([`Placement`]): the
+/// GPU when it offloaded layers to it or holds (some of) the weights in a buffer that is not the
+/// CPU's (`load_tensors:       WebGPU model buffer size = 80 MiB`).
 pub fn used(engine_lines: &[String]) -> Compute {
-    let gpu = engine_lines.iter().any(|l| {
-        let l = l.trim();
-        let Some(at) = l.find("model buffer size") else {
-            return false;
-        };
-        let name = l[..at].rsplit(':').next().unwrap_or("").trim();
-        !name.is_empty() && !name.to_ascii_uppercase().starts_with("CPU")
-    });
-    if gpu {
+    if Placement::read(engine_lines).on_gpu() {
         Compute::WebGpu
     } else {
         Compute::Cpu
@@ -215,17 +216,27 @@ pub fn failed(msg: &str) -> NoGpu {
 }
 
 /// The `gpu-status` sentence: which backend runs, and when the GPU was asked for and is not
-/// used, why.
-pub fn status(engine: Engine, why: Option<&NoGpu>) -> String {
+/// used, why. On the GPU it says what the engine put there (`placement`, from its own lines) and
+/// on which adapter: as the engine named it, else as the browser did (`probe`), else
+/// [`super::placement::UNNAMED`].
+pub fn status(engine: Engine, why: Option<&NoGpu>, placement: &Placement, probe: &Probe) -> String {
     let threads = match engine.threads {
         1 => "1 thread".to_string(),
         n => format!("{n} threads"),
     };
     match (engine.backend, why) {
         (Compute::WebGpu, _) => {
+            let adapter =
+                adapter_name(&[placement.adapter.as_deref().unwrap_or(""), &probe.named()]);
+            let details = placement.details();
             format!(
-                "Runs on the GPU (WebGPU){}; the CPU uses {threads}.",
-                if GPU_VERIFIED { "" } else { ", experimental" }
+                "Runs on the GPU ({adapter}){}{}; the CPU uses {threads}.",
+                if GPU_VERIFIED { "" } else { ", experimental" },
+                if details.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {details}")
+                }
             )
         }
         (Compute::Cpu, None) | (Compute::Cpu, Some(NoGpu::Chosen)) => {
@@ -246,7 +257,7 @@ pub fn expect(choice: GpuChoice, probe: &Probe) -> String {
     match plan(choice, probe) {
         Ok(()) => format!(
             "Will try the GPU ({}); if it fails to start, the CPU takes over and this line says why.",
-            probe.named()
+            adapter_name(&[&probe.named()])
         ),
         Err(NoGpu::Chosen) => "Will run on the CPU.".into(),
         Err(why) => format!("Will run on the CPU: {}", reason(&why)),
@@ -288,6 +299,7 @@ mod tests {
             features: features.iter().map(|s| s.to_string()).collect(),
             vendor: "google".into(),
             architecture: "swiftshader".into(),
+            device: String::new(),
         }
     }
 
@@ -379,10 +391,20 @@ mod tests {
             threads: 1,
         };
         assert_eq!(
-            status(cpu1, Some(&NoGpu::Chosen)),
+            status(
+                cpu1,
+                Some(&NoGpu::Chosen),
+                &Placement::default(),
+                &Probe::default()
+            ),
             "Runs on the CPU (1 thread)."
         );
-        let s = status(cpu1, Some(&NoGpu::OutOfMemory));
+        let s = status(
+            cpu1,
+            Some(&NoGpu::OutOfMemory),
+            &Placement::default(),
+            &Probe::default(),
+        );
         assert!(
             s.starts_with("Runs on the CPU (1 thread): the GPU ran out of memory"),
             "{s}"
@@ -392,14 +414,66 @@ mod tests {
             threads: 4,
         };
         assert_eq!(
-            status(gpu, None),
-            "Runs on the GPU (WebGPU), experimental; the CPU uses 4 threads."
+            status(gpu, None, &Placement::default(), &probe(&[NEEDED_FEATURE])),
+            "Runs on the GPU (google swiftshader), experimental; the CPU uses 4 threads."
         );
         assert!(reason(&failed("failed to allocate buffer")).contains("out of memory"));
         assert!(reason(&failed("device lost")).contains("(device lost)"));
         assert!(expect(GpuChoice::Gpu, &probe(&[NEEDED_FEATURE]))
             .starts_with("Will try the GPU (google swiftshader)"));
         assert_eq!(expect(GpuChoice::Cpu, &probe(&[])), "Will run on the CPU.");
+    }
+
+    /// Firefox ESR 153's WebGPU adapter on a machine with no GPU (issue 70): vendor,
+    /// architecture and device empty, `shader-f16` offered; llama.cpp put every layer there.
+    #[test]
+    fn firefoxs_unnamed_adapter_is_named_as_such_and_the_layers_on_it_are_said() {
+        let firefox = Probe {
+            api: true,
+            adapter: true,
+            features: vec![NEEDED_FEATURE.into()],
+            ..Probe::default()
+        };
+        assert_eq!(
+            expect(GpuChoice::Gpu, &firefox),
+            "Will try the GPU (an unnamed adapter, probably a software one); if it fails to \
+             start, the CPU takes over and this line says why."
+        );
+        let lines: Vec<String> = [
+            "ggml_webgpu: adapter_info: vendor_id: 0 | vendor:  | architecture:  | device_id: 0 | name:  | device_desc: ",
+            "load_tensors: offloaded 31/31 layers to GPU",
+            "load_tensors:   CPU_Mapped model buffer size =    28.12 MiB",
+            "load_tensors:       WebGPU model buffer size =    92.10 MiB",
+            "llama_kv_cache:     WebGPU KV buffer size =    90.00 MiB",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let backend = used(&lines);
+        assert_eq!(backend, Compute::WebGpu);
+        let engine = Engine {
+            backend,
+            threads: 2,
+        };
+        assert_eq!(
+            status(engine, None, &Placement::read(&lines), &firefox),
+            "Runs on the GPU (an unnamed adapter, probably a software one), experimental: 31 of \
+             31 layers, model 92.1 MiB, KV cache 90.0 MiB; the CPU uses 2 threads."
+        );
+        // The engine's name for the adapter comes first, the browser's where it gave none.
+        let named = Placement::read(&[
+            "ggml_webgpu: adapter_info: vendor_id: 1 | vendor: intel | architecture: xe | device_id: 2 | name:  | device_desc: ".to_string(),
+        ]);
+        assert!(status(engine, None, &named, &firefox).starts_with("Runs on the GPU (intel xe),"));
+        assert!(status(engine, None, &Placement::default(), &probe(&[]))
+            .starts_with("Runs on the GPU (google swiftshader),"));
+        let device_only = Probe {
+            device: "Mesa lavapipe".into(),
+            ..firefox.clone()
+        };
+        assert!(
+            expect(GpuChoice::Gpu, &device_only).starts_with("Will try the GPU (Mesa lavapipe);")
+        );
     }
 
     #[test]

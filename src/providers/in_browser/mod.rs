@@ -14,6 +14,7 @@ pub mod gguf;
 pub mod gpu;
 pub mod images;
 pub mod meter;
+pub mod placement;
 
 /// The preset's base URL: requests built for it never reach the network. `.invalid` is
 /// reserved (RFC 2606) and never resolves, so a stray request could go nowhere.

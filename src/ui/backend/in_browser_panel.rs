@@ -93,7 +93,12 @@ impl Panel {
 
     fn ready(self, l: &Loaded) {
         self.backend.set(l.backend.id());
-        self.gpu_status.set(gpu::status(l.engine(), l.why.as_ref()));
+        self.gpu_status.set(gpu::status(
+            l.engine(),
+            l.why.as_ref(),
+            &l.placement,
+            &self.probe.get_untracked(),
+        ));
         self.status.set("ready");
         self.fraction.set(1.0);
         let gguf = crate::providers::in_browser::gguf::slow_note;
