@@ -86,10 +86,11 @@ if $want_tests; then
     as_root apt-get update -q
     DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q chromium chromium-driver ffmpeg nginx-light
   fi
-  say "Firefox ESR, WebKitGTK's WebDriver and Xvfb (Debian; the cross-browser set, tests/e2e/test_browsers.py)"
-  if ! command -v firefox-esr >/dev/null || ! command -v WebKitWebDriver >/dev/null || ! command -v Xvfb >/dev/null; then
+  say "Firefox ESR, WebKitGTK's WebDriver, Xvfb and Mesa's Vulkan (Debian; the cross-browser set, tests/e2e/test_browsers.py; Firefox's WebGPU adapter, tests/e2e/test_in_page_gpu.py)"
+  if ! command -v firefox-esr >/dev/null || ! command -v WebKitWebDriver >/dev/null || ! command -v Xvfb >/dev/null \
+     || ! dpkg -s mesa-vulkan-drivers >/dev/null 2>&1; then
     as_root apt-get update -q
-    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q firefox-esr webkit2gtk-driver xvfb
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q firefox-esr webkit2gtk-driver xvfb mesa-vulkan-drivers
   fi
   say "rust-analyzer (scripts/check_editor.py: an editor follows the code into src/ui/)"
   rustup component add rust-analyzer

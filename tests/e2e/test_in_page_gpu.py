@@ -157,3 +157,46 @@ def test_the_gpu_check_script_reports_the_fallback_where_there_is_no_gpu(engine_
     assert report["gpu_backend"] == "cpu" and report["cpu_backend"] == "cpu", report
     assert "ratings match the CPU path's: yes" in run.stdout and report["ratings_match"] is True
     assert report["scored"], "at least one criterion scored"
+
+
+# Firefox ESR offers WebGPU on this machine once asked to (issue 70): its adapter is Mesa's
+# Vulkan on the CPU (lavapipe, `mesa-vulkan-drivers`), has `shader-f16`, and reports empty names.
+FIREFOX_WEBGPU = {"dom.webgpu.enabled": True, "gfx.webgpu.ignore-blocklist": True}
+
+
+@pytest.fixture
+def firefox_gpu(tmp_path):
+    import browsers
+
+    display = browsers.Display()  # not started: Firefox runs headless
+    driver = browsers.start("firefox", tmp_path / "firefox-profile", display, prefs=FIREFOX_WEBGPU)
+    yield driver
+    driver.quit()
+
+
+def test_firefox_webgpu_status_says_the_layers_the_engine_put_on_the_gpu(firefox_gpu, app_url, host):
+    """Issue 70: with the GPU setting, llama.cpp (wllama's Memory64 build) puts SmolLM2's layers on
+    Firefox's WebGPU adapter and says so in its own lines, at debug level. The status says where
+    the engine computes from those lines: on the GPU, how many layers, the buffers' sizes, and the
+    adapter named as what it is (its names are empty: "an unnamed adapter, probably a software
+    one"), before loading too; never "kept every layer on the CPU", never "()"."""
+    seen = adapter(firefox_gpu)
+    if seen is None:
+        pytest.skip("this Firefox offers no WebGPU adapter here (mesa-vulkan-drivers missing?)")
+    features, vendor, arch = seen
+    if "shader-f16" not in features:
+        pytest.skip(f"this Firefox's adapter ({vendor} {arch}) has no shader-f16: the GPU path cannot start")
+    page = in_browser(firefox_gpu, app_url)
+    Select(page.el("gpu-select")).select_by_value("gpu")
+    page.wait_for(lambda d: page.el("gpu-status").text.startswith("Will try the GPU"), "the sentence before loading")
+    before = page.el("gpu-status").text
+    assert "()" not in before and ("an unnamed adapter, probably a software one" in before or vendor), before
+    assert load_url(page, f"{host.url}/{MODEL}") == "ready", page.el("model-load-status").text
+    status = page.el("gpu-status")
+    text = status.text
+    layers = re.search(r"(\d+) of (\d+) layers", text)
+    assert status.get_attribute("data-backend") == "webgpu", text
+    assert text.startswith("Runs on the GPU"), text
+    assert layers and int(layers.group(1)) > 0 and int(layers.group(1)) <= int(layers.group(2)), text
+    assert re.search(r"model \d+(\.\d)? [MG]iB", text) and "KV cache" in text, text
+    assert "kept every layer on the CPU" not in text and "()" not in text, text
