@@ -18,8 +18,8 @@ const MEMORY32 = {
 // space is 4 GiB, which must also hold the context, the compute buffers and the image. The
 // Rust side's sentences use the same figure (providers::in_browser::MEMORY32_MAX_BYTES).
 const MEMORY32_MAX_BYTES = 2.5e9;
-// Our own build (own/: llama.cpp built here, no GPU) reads prompts 3-4x as fast as wllama's
-// Memory32 build on one thread (docs/performance.md); where the page is cross-origin isolated
+// Our own build (own/: llama.cpp built here, no GPU) takes 1.8-2.4x less time per evaluation
+// than wllama's builds (docs/performance.md's table); where the page is cross-origin isolated
 // its threaded build (own/mt/) runs on as many threads as wllama's would.
 // llama.cpp's own log lines (its default, INFO: a few lines per load and per request), the
 // last few kept so that a load it refuses can say why; the Rust side tells "out of memory"
