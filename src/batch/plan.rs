@@ -249,8 +249,19 @@ pub(crate) fn test_item() -> Item {
     }
 }
 
+/// The judge the batch tests plan for (here and in `batch::reading`).
+#[cfg(test)]
+pub(crate) fn test_backend() -> Backend {
+    Backend {
+        base_url: "http://h/v1".into(),
+        model: "m".into(),
+        ..Backend::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::test_backend as backend;
     use super::test_plan as plan;
     use super::*;
     use crate::answers::completion::parse_chat_completion;
@@ -259,14 +270,6 @@ mod tests {
     use crate::metrics::g_veval;
     use crate::metrics::CriterionSet;
     use crate::scoring::criteria::Criterion;
-
-    fn backend() -> Backend {
-        Backend {
-            base_url: "http://h/v1".into(),
-            model: "m".into(),
-            ..Backend::default()
-        }
-    }
 
     use super::test_item as item;
 

@@ -326,17 +326,9 @@ pub fn score(
 mod tests {
     use super::*;
     use crate::answers::completion::parse_chat_completion;
-    use crate::batch::plan::{test_item, test_plan};
+    use crate::batch::plan::{test_backend as backend, test_item, test_plan};
     use crate::metrics::Metric;
     use crate::scoring::criteria::Criterion;
-
-    fn backend() -> Backend {
-        Backend {
-            base_url: "http://h/v1".into(),
-            model: "m".into(),
-            ..Backend::default()
-        }
-    }
 
     /// An answer printing `rating`, its token certain but for a little mass on "2".
     fn rated(rating: &str) -> Result<Completion, JudgeError> {
