@@ -341,7 +341,7 @@ def image_preparation(d, app_url, photo_dir, photo, runs):
 # ---------------------------------------------------------------- input tokens
 
 def openai_high_tokens(w, h):
-    """OpenAI's published rule for detail "high", written out here independently of src/transport/cost.rs."""
+    """OpenAI's published rule for detail "high", written out here independently of crates/core/src/transport/cost.rs."""
     s = min(1.0, 2048 / max(w, h))
     w, h = w * s, h * s
     s = min(1.0, 768 / min(w, h))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values for src/meta/bootstrap_tests.rs, from scipy (and the krippendorff package).
+"""Reference values for crates/core/src/meta/bootstrap_tests.rs, from scipy (and the krippendorff package).
 
 Not part of the build: run it in a venv with scipy, numpy and krippendorff to re-derive the
 numbers pinned in the Rust tests, e.g.

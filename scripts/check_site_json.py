@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Checks a site file (site.json) at build time with the rules the page applies when it loads
-one (src/files/site.rs, `site::parse`): one JSON object with only the known fields, a preset provider,
+one (crates/core/src/files/site.rs, `site::parse`): one JSON object with only the known fields, a preset provider,
 http(s) URLs, known metric ids, an example's file stem, and never a key. A key-like field name
 (`key`, `api_key`, `apiKey`, `authorization`, `token`, `secret`, `password`, ...) anywhere in it,
 or a key-like value (`sk-...`, `Bearer ...`, a URL with a user name or a `key=` parameter),
 refuses it. The metric ids are the registry's (scripts/metric_list.py reads them from
-src/metrics/mod.rs); src/files/site.rs's tests check that this file knows every preset and
+crates/core/src/metrics/mod.rs); crates/core/src/files/site.rs's tests check that this file knows every preset and
 metric id.
 
 Usage: scripts/check_site_json.py FILE...   (exit 1 with one sentence per refused file)

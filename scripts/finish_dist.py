@@ -46,7 +46,7 @@
    request before its first paint; the static shell shows the site's title and tagline. An
    owner who edits dist/site.json on the host without rebuilding still reaches visitors: the
    loader asks the host for it beside the wasm, and the page applies the host's copy when it
-   arrives, on that same visit, and keeps it for the next (src/files/site_fresh.rs,
+   arrives, on that same visit, and keeps it for the next (crates/core/src/files/site_fresh.rs,
    src/ui/state/site_follow.rs). `scripts/finish_dist.py --site dist` writes an edited
    dist/site.json into the pages again without a rebuild, so even the next visit has it.
 
@@ -446,7 +446,7 @@ SITE_TAG = re.compile(r'[ \t]*<meta name="hj-site" id="hj-site" content="[^"]*">
 def embed_site(html, text):
     """`html` with the site file `text` (None: none) written in as
     `<meta name="hj-site" id="hj-site" content="…">`: a JSON string (`null` for none; read by
-    src/files/site_fresh.rs's `read_embedded`), escaped for the attribute, replacing any earlier
+    crates/core/src/files/site_fresh.rs's `read_embedded`), escaped for the attribute, replacing any earlier
     copy. A `<meta>`, not a `<script>`: the only inline script is the static shell's, allowed
     by its hash (the CSP test holds the pages to that). The static shell takes the site's title and tagline."""
     data = "null" if text is None else json.dumps(text).replace("<", "\\u003c")

@@ -3,8 +3,8 @@
 # final statistics. Needs a nightly toolchain and `cargo install cargo-fuzz`.
 #   scripts/fuzz.sh [seconds-per-target=60] [target ...]
 # Targets: response_parsers rating fleur_smoothing g_veval_extract maev_trial dataset_import
-# image_sniff. New inputs are kept in target/fuzz-corpus/ (tests/fuzz/corpus/ is the committed
-# seed set); a crash is written to tests/fuzz/artifacts/<target>/ and should become a unit test.
+# image_sniff. New inputs are kept in target/fuzz-corpus/ (crates/core/fuzz/corpus/ is the committed
+# seed set); a crash is written to crates/core/fuzz/artifacts/<target>/ and should become a unit test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
@@ -14,6 +14,6 @@ targets=("$@")
 for t in "${targets[@]}"; do
   mkdir -p "target/fuzz-corpus/$t"
   printf '\n==> %s (%s s)\n' "$t" "$seconds"
-  cargo +nightly fuzz run --fuzz-dir tests/fuzz "$t" "target/fuzz-corpus/$t" "tests/fuzz/corpus/$t" -- \
+  cargo +nightly fuzz run --fuzz-dir crates/core/fuzz "$t" "target/fuzz-corpus/$t" "crates/core/fuzz/corpus/$t" -- \
     -max_total_time="$seconds" -print_final_stats=1 2>&1 | grep -E "stat::number_of_executed_units|stat::peak_rss|ERROR|panicked|SUMMARY" || true
 done

@@ -1,14 +1,14 @@
-"""The metrics as the registry writes them out (src/metrics/mod.rs), for the scripts that must
+"""The metrics as the registry writes them out (crates/core/src/metrics/mod.rs), for the scripts that must
 know every metric without a list of their own (structure.py, check_site_json.py): the variants
 of `pub enum Metric`, in the metric selector's order, and the room (folder) of each, read from
 `Metric::info`'s arms (`Metric::RefFleur => fleur::RefFleur::INFO`). A metric's id is its name
-in snake case (`RefFleur` -> `ref_fleur`); src/metrics/mod.rs's tests hold every
+in snake case (`RefFleur` -> `ref_fleur`); crates/core/src/metrics/mod.rs's tests hold every
 `MetricInfo::id` to that."""
 
 import re
 from pathlib import Path
 
-REGISTRY = Path(__file__).resolve().parent.parent / "src" / "metrics" / "mod.rs"
+REGISTRY = Path(__file__).resolve().parent.parent / "crates" / "core" / "src" / "metrics" / "mod.rs"
 
 
 def variants(path=REGISTRY):

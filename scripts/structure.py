@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Structure report for src/: largest files, longest functions, import cycles, and the rooms
+"""Structure report for every package's sources (src/, crates/*/src/): largest files, longest functions, import cycles, and the rooms
 (flat aliases, pages named from outside, metrics named outside their folders).
 
     python3 scripts/structure.py            # report
@@ -29,7 +29,7 @@ named only from inside it and by ui/mod.rs: what the metrics' folders or the oth
 with it lives in ui/run/ or ui/widgets/.
 
 A metric is one room (--check exits 1 otherwise): its names appear only in its two folders
-(src/metrics/<m>/, src/ui/metrics/<m>/) and the registries (src/metrics/mod.rs,
+(crates/core/src/metrics/<m>/, src/ui/metrics/<m>/) and the registries (crates/core/src/metrics/mod.rs,
 src/ui/metrics/mod.rs and its rooms' state, src/ui/metrics/state.rs). Its names are its module as a path segment (`maev::`,
 `crate::metrics::maev`, `use crate::metrics::{maev}`), its variants after `::`
 (`Metric::Maev`, `Reopened::Maev`, `CandidateBase::Maev`; FLEUR's room holds `Fleur` and
@@ -49,13 +49,31 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import metric_list  # noqa: E402
 
-SRC = Path(__file__).resolve().parent.parent / "src"
+TOP = Path(__file__).resolve().parent.parent
+SRC = TOP / "src"  # the page: ui/, web/, its entry points
+CORE = TOP / "crates" / "core" / "src"  # the pure core, re-exported by the page under the same names
+# Every package's sources, each with the prefix its paths get here. The page and the core share
+# one namespace (src/lib.rs re-exports the core's rooms, so the page writes `crate::metrics`);
+# `hj` and the Python binding are crates of their own, checked for size and names.
+ROOTS = [(SRC, ""), (CORE, ""), (TOP / "crates" / "hj" / "src", "hj"),
+         (TOP / "crates" / "python" / "src", "python")]
 
 
-def sources(root=SRC):
-    """The Rust sources under `root`, without build outputs (src/python/target/, where maturin
-    builds the Python package's binding)."""
-    return (p for p in sorted(root.rglob("*.rs")) if "target" not in p.relative_to(SRC).parts)
+def sources(roots=ROOTS):
+    """The Rust sources of every package, without build outputs."""
+    for root, _ in roots:
+        yield from (p for p in sorted(root.rglob("*.rs")) if "target" not in p.relative_to(root).parts)
+
+
+def rel_of(path):
+    """A source's path as this report writes it: `metrics/maev/room.rs`, `ui/state.rs`,
+    `hj/run.rs`."""
+    for root, prefix in ROOTS:
+        if path.is_relative_to(root):
+            return Path(prefix) / path.relative_to(root)
+    raise ValueError(path)
+
+
 MAX_FILE = 600
 MAX_FN = 80
 
@@ -247,7 +265,7 @@ def metric_names(rel, text, code):
 
 
 IDENT_PARTS = re.compile(r"harmonic|^he_|_he_|fleur|maev|gveval|g_veval", re.I)
-NOT_A_METRIC = {"harmonic_judge"}  # the crate's own name
+NOT_A_METRIC = {"harmonic_judge", "harmonic_judge_core"}  # the crates' own names
 
 
 def metric_identifiers():
@@ -255,7 +273,7 @@ def metric_identifiers():
     contains a metric's name (`harmonic`, `he_`, `fleur`, `maev`, `gveval`, `g_veval`)."""
     out = []
     for path in sources():
-        rel = str(path.relative_to(SRC))
+        rel = str(rel_of(path))
         if rel in REGISTRIES or rel.endswith("tests.rs"):
             continue
         if any(rel.startswith((f"metrics/{m}/", f"ui/metrics/{m}/")) for m in METRICS):
@@ -317,9 +335,9 @@ def main():
     files, fns = [], []
     top_edges, sub_edges = {}, {}
     naming = {}
-    tops = {top(p.relative_to(SRC)) for p in SRC.glob("*") if p.suffix == ".rs" or p.is_dir()}
+    tops = {top(p.relative_to(r)) for r in (SRC, CORE) for p in r.glob("*") if p.suffix == ".rs" or p.is_dir()}
     for path in sources():
-        rel = path.relative_to(SRC)
+        rel = rel_of(path)
         loc, f, code = analyse(path)
         files.append((loc, str(rel)))
         named = metric_names(str(rel), path.read_text(), code)
@@ -337,7 +355,7 @@ def main():
         for m in re.finditer(r"\b((?:super::)+)([a-z_][a-z0-9_]*)", code):
             target = modpath[: len(modpath) - m.group(1).count("super")] + [m.group(2)]
             if len(modpath) >= 2 and len(target) >= 2 and target[0] == a and target[1] != modpath[1]:
-                if (SRC / a / (target[1] + ".rs")).exists() or (SRC / a / target[1]).is_dir():
+                if any((r / a / (target[1] + ".rs")).exists() or (r / a / target[1]).is_dir() for r in (SRC, CORE)):
                     sub_edges.setdefault(a, {}).setdefault(modpath[1], set()).add(target[1])
     # ui/: components name each other by real paths (`crate::ui::evaluator::runner::…`); an
     # edge from a file to the file such a path names.
@@ -387,12 +405,12 @@ def main():
     print(f"files outside a page folder naming it: {len(into_page)}")
     for e in into_page:
         print(f"  {e}")
-    # Every metric room (a folder of src/metrics/) must be in the registry's list (METRICS is
+    # Every metric room (a folder of crates/core/src/metrics/) must be in the registry's list (METRICS is
     # read from it), or the check above would not hold it to its room.
-    rooms = sorted(d.name for d in (SRC / "metrics").iterdir() if d.is_dir())
+    rooms = sorted(d.name for d in (CORE / "metrics").iterdir() if d.is_dir())
     unlisted = [r for r in rooms if r not in METRICS]
     for r in unlisted:
-        print(f"metric room src/metrics/{r}/ is not in the registry (`pub enum Metric` and `Metric::info` in src/metrics/mod.rs)")
+        print(f"metric room crates/core/src/metrics/{r}/ is not in the registry (`pub enum Metric` and `Metric::info` in crates/core/src/metrics/mod.rs)")
     per_metric = {m: sorted(f for f, ms in naming.items() if m in ms) for m in METRICS}
     print("files naming a metric outside its room: " + ", ".join(f"{m} {len(fs)}" for m, fs in per_metric.items()))
     for f, ms in sorted(naming.items()):

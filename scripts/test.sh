@@ -43,9 +43,9 @@ cargo test --locked
 # seconds, before the slower release build (about 1.5 minutes the first time on 2 cores).
 printf '\n==> The page'"'"'s own code for wasm32 (cargo clippy --target wasm32-unknown-unknown)\n'
 if cargo clippy --version >/dev/null 2>&1; then
-  cargo clippy --locked --target wasm32-unknown-unknown --lib --bins -- -D warnings
+  cargo clippy --locked --target wasm32-unknown-unknown -p harmonic-judge --lib --bins -- -D warnings
 else
-  cargo check --locked --target wasm32-unknown-unknown --lib --bins  # a toolchain without clippy
+  cargo check --locked --target wasm32-unknown-unknown -p harmonic-judge --lib --bins  # a toolchain without clippy
 fi
 
 if ! $quick; then
@@ -69,7 +69,7 @@ fi
 stale_dist() {
   local stamp=dist/examples/manifest.json
   [[ -f $stamp && -f dist/lab/index.html ]] || return 0
-  [[ -n $(find src style public index.html Cargo.toml Cargo.lock Trunk.toml .cargo \
+  [[ -n $(find src crates/core style public index.html Cargo.toml Cargo.lock Trunk.toml .cargo \
             scripts/build.sh scripts/finish_dist.py scripts/examples_manifest.py scripts/split \
             -newer "$stamp" -print -quit 2>/dev/null) ]]
 }

@@ -1,33 +1,14 @@
-//! harmonic-judge: VLM-as-a-judge metrics computed in the browser.
+//! harmonic-judge's page: the evaluator and the lab in the browser, over the pure core
+//! (`crates/core`, the crate `harmonic_judge_core`).
 //!
-//! The crate is split in two halves:
-//!
-//! * a **pure core** (everything outside `ui` and `web`) with no browser dependency: the metric
-//!   math, prompt templates, provider request building and response parsing. It compiles on the
-//!   host and is tested with a plain `cargo test`;
-//! * the **browser half** (`ui`, `web`), compiled only for `wasm32`: Leptos components, `fetch`,
-//!   canvas image handling and storage.
-//!
-//! The method is HarmonicEval (Ohi et al., "HarmonicEval: Multi-modal, Multi-task, Multi-criteria
-//! Automatic Evaluation Using a Vision Language Model"); see `metrics::harmonic_eval`.
+//! `ui` (Leptos components, by page and by metric) and `web` (`fetch`, canvas image handling,
+//! storage, the in-page engine) compile for `wasm32` only. The core's rooms are re-exported under
+//! their own names, so a path in the page such as `crate::metrics::Metric` is the core's item
+//! and go-to-definition lands in `crates/core/src/`.
 
-pub mod answers;
-pub mod batch;
-pub mod candidates;
-pub mod files;
-#[cfg(not(target_arch = "wasm32"))]
-#[doc(hidden)]
-pub mod fuzzing;
-pub mod inputs;
-pub mod lab;
-pub mod meta;
-pub mod metrics;
-/// Native only: what the command line (`src/bin/hj/`) and the Python package (`src/python/`) share.
-#[cfg(not(target_arch = "wasm32"))]
-pub mod native;
-pub mod providers;
-pub mod scoring;
-pub mod transport;
+pub use harmonic_judge_core::{
+    answers, batch, candidates, files, inputs, lab, meta, metrics, providers, scoring, transport,
+};
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

@@ -2,7 +2,7 @@
 // file into dist/wllama/ by scripts/finish_dist.py). The app loads this module only when that
 // provider is chosen, by adding a <script type=module> (script-src 'self'); it is never part
 // of the first visit. It moves bytes and nothing else: what to send and how to read the answer
-// is decided in Rust (src/providers/in_browser.rs, src/web/in_browser.rs).
+// is decided in Rust (crates/core/src/providers/in_browser.rs, src/web/in_browser.rs).
 import { CacheManager, Wllama, WllamaAbortError } from './wllama.js';
 import { OwnEngine } from './own/client.js';
 

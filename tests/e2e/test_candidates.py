@@ -255,7 +255,7 @@ def test_the_cost_estimate_counts_every_candidate(browser, app_url, fake, images
 
 
 def _shared_doc(link):
-    """The document a share link carries (base64url of raw deflate, as src/files/share.rs writes it)."""
+    """The document a share link carries (base64url of raw deflate, as crates/core/src/files/share.rs writes it)."""
     import base64
     import zlib
 

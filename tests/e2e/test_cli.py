@@ -32,7 +32,7 @@ METRICS = ["harmonic_eval", "fleur", "ref_fleur", "g_veval", "maev"]
 @pytest.fixture(scope="session")
 def hj():
     """The hj binary, built as `cargo test` builds it (debug, incremental)."""
-    subprocess.run(["cargo", "build", "--quiet", "--bin", "hj"], cwd=ROOT, check=True)
+    subprocess.run(["cargo", "build", "--quiet", "-p", "hj"], cwd=ROOT, check=True)
     return str(ROOT / "target" / "debug" / "hj")
 
 

@@ -12,7 +12,7 @@ loading the wrong files:
   encodes); without it, 2;
 - plain SmolLM2 with SmolVLM's projector answers every image 400 "Invalid token";
 - a projector for another width, a projector given as the model and a model given as the
-  projector stop llama-server at start-up, with the lines src/providers/in_browser pins.
+  projector stop llama-server at start-up, with the lines crates/core/src/providers/in_browser pins.
 
 Each request's time and its time per view are printed (pytest -s shows them); the weights are
 random, so the answers mean nothing, and only the counts are asserted.
@@ -112,7 +112,7 @@ def test_plain_smollm2_with_smolvlms_projector_refuses_every_image(engine_dir, s
         status, text = server.chat(PROMPT)
         assert status == 200, "text alone still works"
         status, body = server.chat(image_content(photo))
-        # The body src/answers/errors.rs pins: mtmd found no <fake_token_around_image>.
+        # The body crates/core/src/answers/errors.rs pins: mtmd found no <fake_token_around_image>.
         assert (status, body) == (400, {"error": {"code": 400, "message": "Invalid token",
                                                   "type": "invalid_request_error"}})
     finally:

@@ -1,6 +1,6 @@
 """Loopback servers that answer like real model providers: what every fake shares.
 
-The wire formats live beside it, one module per provider as in ``src/providers/``:
+The wire formats live beside it, one module per provider as in ``crates/core/src/providers/``:
 ``openai.py`` (``FakeOpenAI``), ``llama.py`` (``FakeLlamaServer``), ``gemini.py``
 (``FakeGemini``) and ``anthropic.py`` (``FakeAnthropic``); each builds on ``FakeProvider`` below.
 

@@ -1,0 +1,5 @@
+#![no_main]
+//! See `harmonic_judge_core::fuzzing::response_parsers`.
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| harmonic_judge_core::fuzzing::response_parsers(data));

@@ -1,0 +1,17 @@
+//! `hj`, harmonic-judge on the command line: the page's metrics, requests, readings and lab
+//! figures from the same core (`harmonic_judge_core::native` and what it calls), so a pipeline gets
+//! the page's numbers. See docs/cli.md.
+
+mod args;
+mod cli;
+mod dataset;
+mod http;
+mod one;
+mod outfile;
+mod progress;
+mod report;
+mod run;
+
+fn main() {
+    cli::main()
+}

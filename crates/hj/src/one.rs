@@ -1,0 +1,167 @@
+//! `hj judge`: one image and one text, judged as the evaluator judges them, the scores printed
+//! and, with `--json`, the result file the page opens (the lab's record turned into the
+//! evaluator's document, `lab::open_doc::document`, with the image when it fits the page's
+//! limit). The item goes through the dataset reader, so its checks and sentences are the lab's.
+
+use std::path::Path;
+
+use harmonic_judge_core::batch;
+use harmonic_judge_core::files::gate::MAX_DOC_BYTES;
+use harmonic_judge_core::files::result_file::with_extras;
+use harmonic_judge_core::lab::open_doc;
+use harmonic_judge_core::native::disk;
+use harmonic_judge_core::native::files::{self, Images};
+use serde_json::{json, Map, Value};
+
+use crate::args::{self, Args, JUDGE_SWITCHES, JUDGE_VALUES};
+
+const VALUES: [&str; 12] = [
+    "image",
+    "text",
+    "task",
+    "question",
+    "reference",
+    "caption",
+    "reference-answer",
+    "box",
+    "json",
+    "gamma",
+    "timeout",
+    "retries",
+];
+
+/// The item as one dataset line.
+fn item_line(args: &Args, image: Option<&str>) -> Result<String, String> {
+    let mut obj = Map::new();
+    obj.insert("id".into(), json!("item"));
+    obj.insert("task".into(), json!(args.value("task").unwrap_or("ic")));
+    let text = args
+        .value("text")
+        .ok_or("Give the text to judge (--text \"…\").")?;
+    obj.insert("text".into(), json!(text));
+    for (flag, key) in [
+        ("question", "question"),
+        ("caption", "caption"),
+        ("reference-answer", "reference_answer"),
+    ] {
+        if let Some(v) = args.value(flag) {
+            obj.insert(key.into(), json!(v));
+        }
+    }
+    let references = args.all("reference");
+    if !references.is_empty() {
+        obj.insert("references".into(), json!(references));
+    }
+    if let Some(b) = args.value("box") {
+        let numbers: Result<Vec<f64>, _> = b.split(',').map(|x| x.trim().parse::<f64>()).collect();
+        let numbers = numbers.map_err(|_| {
+            format!("--box is four numbers l,t,r,b between 0 and 1, not \u{201c}{b}\u{201d}.")
+        })?;
+        obj.insert("box".into(), json!(numbers));
+    }
+    if let Some(name) = image {
+        obj.insert("image".into(), json!(name));
+    }
+    Ok(Value::Object(obj).to_string())
+}
+
+/// `hj judge --image IMG --text TEXT`.
+pub fn judge(words: &[String]) -> Result<i32, String> {
+    let values: Vec<&str> = JUDGE_VALUES.iter().chain(&VALUES).copied().collect();
+    let switches: Vec<&str> = JUDGE_SWITCHES
+        .iter()
+        .chain(&["boxes-drawn"])
+        .copied()
+        .collect();
+    let args = args::parse(words, &values, &switches)?;
+    args.positionals(&[])?;
+    let (plan, judge) = args::judge(&args)?;
+    let backend = judge.backend(plan.metric)?;
+    let gamma = args.gamma()?;
+    let image_path = args.value("image").map(Path::new);
+    if plan.sends_image() && image_path.is_none() {
+        return Err("Add an image: --image FILE.".into());
+    }
+    let (images, name) = image_of(image_path)?;
+    let parsed = batch::parse("item.jsonl", &item_line(&args, name.as_deref())?);
+    if let Some(problem) = parsed.problems.first() {
+        return Err(problem.message.clone());
+    }
+    let item = parsed
+        .items
+        .into_iter()
+        .next()
+        .ok_or("The item could not be read.")?;
+    let client = crate::http::Client::new(args.number("timeout", 120)?, args.number("retries", 3)?);
+    let judged = crate::run::Judge {
+        plan: &plan,
+        backend: &backend,
+        images: &images,
+        boxes_drawn: args.has("boxes-drawn"),
+        client: &client,
+    };
+    let result = judged.item(&item, &|why| eprintln!("{why}"))?;
+    println!(
+        "{} ({}), judged by {} at {}",
+        plan.metric.info().name,
+        plan.fidelity().level(),
+        backend.model,
+        harmonic_judge_core::providers::without_credentials(&backend.base_url)
+    );
+    for line in crate::report::item_lines(&result, gamma) {
+        println!("{line}");
+    }
+    if let Some(out) = args.value("json") {
+        write_json(Path::new(out), &result, &images, &item, gamma)?;
+    }
+    Ok(if result.is_complete() {
+        crate::dataset::OK
+    } else {
+        crate::dataset::INCOMPLETE
+    })
+}
+
+/// Where the one image is, and its file name as the item names it.
+fn image_of(path: Option<&Path>) -> Result<(Images, Option<String>), String> {
+    let Some(p) = path else {
+        return Ok((Images::None, None));
+    };
+    // Refused when not a regular file or over the page's limit for an image, before reading.
+    let bytes = disk::read_limited(p, "an image", disk::IMAGE_BYTES)?;
+    // Refused now, before any request, with the page's sentence.
+    files::image(&bytes, &p.display().to_string())?;
+    let dir = p
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+    Ok((Images::Dir(dir.to_path_buf()), name))
+}
+
+/// The result file the page opens, with the image where it fits the page's limit.
+fn write_json(
+    out: &Path,
+    result: &harmonic_judge_core::lab::ItemResult,
+    images: &Images,
+    item: &batch::Item,
+    gamma: f64,
+) -> Result<(), String> {
+    let doc = open_doc::document(result, gamma)?;
+    let data_url = match images {
+        Images::None => None,
+        _ => files::item_image(images, item, true)?.map(|i| i.data_url()),
+    };
+    let with_image = with_extras(&doc, data_url.as_deref(), &Default::default(), None);
+    let text = if with_image.len() <= MAX_DOC_BYTES {
+        with_image
+    } else {
+        eprintln!("The image is too large for the page's result file: it is left out.");
+        with_extras(&doc, None, &Default::default(), None)
+    };
+    crate::outfile::replace(out, &text)?;
+    eprintln!(
+        "Result file written to {} (open it on the page: Open a result).",
+        out.display()
+    );
+    Ok(())
+}

@@ -1,5 +1,0 @@
-#![no_main]
-//! The metric room's harness called `g_veval_extract` (`MetricCore::FUZZ`), through `harmonic_judge::fuzzing::run`.
-use libfuzzer_sys::fuzz_target;
-
-fuzz_target!(|data: &[u8]| harmonic_judge::fuzzing::run("g_veval_extract", data));

@@ -1,5 +1,0 @@
-#![no_main]
-//! See `harmonic_judge::fuzzing::response_parsers`.
-use libfuzzer_sys::fuzz_target;
-
-fuzz_target!(|data: &[u8]| harmonic_judge::fuzzing::response_parsers(data));
