@@ -1,20 +1,19 @@
 #!/usr/bin/env python3
-"""Checks that an editor follows the code into the wasm32-only modules (issue 59).
+"""Checks that an editor follows the code through every package of the workspace, from the
+repository's root, with no settings at all (issues 59 and 69).
 
-`src/ui/` and `src/web/` compile for wasm32 only (`src/lib.rs`), so rust-analyzer, which
-analyses for the host by default, sees them as cfg'd out ("unlinked file"): go-to-definition
-stops at the Evaluate button. `.vscode/settings.json` sets `rust-analyzer.cargo.target` to
-wasm32 (a `rust-analyzer.toml` at the top was tried first: rust-analyzer 1.95 reads it but
-fetches the workspace for the host all the same). This script starts rust-analyzer on a
-checkout the way VS Code does with that file (its `rust-analyzer.*` settings as the
-initialization options and as the answer to `workspace/configuration`, nothing else), waits
-until it has loaded the project, and asks where the Evaluate button's click handler
-(`crate::ui::metrics::evaluate` in `src/ui/evaluator/run_bar.rs`) is defined. It passes when the
-answer is `src/ui/metrics/mod.rs`'s `pub fn evaluate`; `--without-settings` shows that without
-the file there is no answer.
+The page's package compiles for the host as well as for wasm32 (src/lib.rs), so rust-analyzer,
+which analyses for the host, sees `src/ui/` and `src/web/` as linked code; the core
+(crates/core) and `hj` (crates/hj) are plain host crates. (Before the workspace, the page's code
+was wasm32-only and a `.vscode/settings.json` had to switch the whole crate to wasm32, which hid
+the native half from the editor.) This script starts rust-analyzer on a checkout as an editor
+does with no configuration, waits until it has loaded the workspace, and asks where each of a
+few calls is defined: one in the page, one from the page into the core (through the page's
+re-export), one inside the core and one from `hj` into the core. It passes when every answer is
+the expected file's definition.
 
-    scripts/check_editor.py [--without-settings] [CHECKOUT]   (default: this checkout; needs
-                                     `rustup component add rust-analyzer` and the wasm32 target)
+    scripts/check_editor.py [CHECKOUT]   (default: this checkout; needs
+                                          `rustup component add rust-analyzer`)
 
 About a minute on 2 cores (proc macros are built first). HJ_VERBOSE=1 prints what the server says.
 """
@@ -29,29 +28,20 @@ import threading
 import time
 from pathlib import Path
 
-ARGS = [a for a in sys.argv[1:] if a != "--without-settings"]
-WITH_SETTINGS = "--without-settings" not in sys.argv[1:]
-ROOT = Path(ARGS[0] if ARGS else Path(__file__).resolve().parent.parent).resolve()
-CALLER = ROOT / "src/ui/evaluator/run_bar.rs"
-NEEDLE = "crate::ui::metrics::evaluate(state)"
-WANT = ROOT / "src/ui/metrics/mod.rs"
+ROOT = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent).resolve()
 
-
-def settings():
-    """The checked-in editor settings' rust-analyzer section, nested as VS Code sends it
-    ({"cargo": {"target": ...}} for "rust-analyzer.cargo.target")."""
-    path = ROOT / ".vscode" / "settings.json"
-    if not WITH_SETTINGS or not path.is_file():
-        return {}
-    out = {}
-    for key, value in json.loads(path.read_text()).items():
-        if key.startswith("rust-analyzer."):
-            *parents, leaf = key.removeprefix("rust-analyzer.").split(".")
-            node = out
-            for p in parents:
-                node = node.setdefault(p, {})
-            node[leaf] = value
-    return out
+# (the calling file, the text of the call, the name asked about in it, the file it must lead to,
+# the text its definition's line holds)
+PROBES = [
+    ("src/ui/evaluator/run_bar.rs", "crate::ui::metrics::evaluate(state)", "evaluate",
+     "src/ui/metrics/mod.rs", "fn evaluate"),
+    ("src/ui/evaluator/open_result.rs", "crate::metrics::Metric::from_id(", "from_id",
+     "crates/core/src/metrics/mod.rs", "fn from_id"),
+    ("crates/core/src/lab/overall.rs", "use crate::scoring::weighting::Weighting;", "Weighting",
+     "crates/core/src/scoring/weighting.rs", "Weighting"),
+    ("crates/hj/src/cli.rs", "use harmonic_judge_core::metrics::Metric;", "Metric",
+     "crates/core/src/metrics/mod.rs", "enum Metric"),
+]
 
 
 def server():
@@ -121,54 +111,70 @@ class Lsp:
             print("<-", method, json.dumps(msg.get("params"))[:300], flush=True)
         if method == "experimental/serverStatus":
             self.quiescent = msg["params"].get("quiescent", False)
-        elif method == "workspace/configuration":  # as VS Code answers: the checked-in settings
-            self.send({"id": msg["id"], "result": [settings() for _ in msg["params"]["items"]]})
+        elif method == "workspace/configuration":  # no settings: every item empty
+            self.send({"id": msg["id"], "result": [{} for _ in msg["params"]["items"]]})
         elif "id" in msg and method:  # any other request from the server: answer it empty
             self.send({"id": msg["id"], "result": None})
 
 
+def definition(lsp, path, line_no, col, deadline):
+    """The first definition rust-analyzer gives for (line_no, col) in `path`, asking again while
+    it is still indexing; None at the deadline."""
+    while time.monotonic() < deadline:
+        answer = lsp.request("textDocument/definition", {
+            "textDocument": {"uri": path.as_uri()}, "position": {"line": line_no, "character": col}},
+            min(deadline, time.monotonic() + 30))
+        result = answer.get("result") or []
+        result = [result] if isinstance(result, dict) else result
+        if result:
+            return result[0]
+        time.sleep(2)
+    return None
+
+
 def main():
-    text = CALLER.read_text()
-    line_no = next(i for i, l in enumerate(text.splitlines()) if NEEDLE in l)
-    col = text.splitlines()[line_no].index(NEEDLE) + len("crate::ui::metrics::") + 2
     lsp = Lsp(server())
     start = time.monotonic()
-    deadline = start + (900 if WITH_SETTINGS else 120)
+    deadline = start + 900
     lsp.request("initialize", {
-        "processId": os.getpid(), "rootUri": ROOT.as_uri(),
-        "initializationOptions": settings(),
+        "processId": os.getpid(), "rootUri": ROOT.as_uri(), "initializationOptions": {},
         "workspaceFolders": [{"uri": ROOT.as_uri(), "name": ROOT.name}],
         "capabilities": {"experimental": {"serverStatusNotification": True},
                          "textDocument": {"definition": {"linkSupport": False}}},
     }, deadline)
     lsp.send({"method": "initialized", "params": {}})
-    lsp.send({"method": "textDocument/didOpen", "params": {"textDocument": {
-        "uri": CALLER.as_uri(), "languageId": "rust", "version": 1, "text": text}}})
+    for rel, *_ in PROBES:
+        path = ROOT / rel
+        lsp.send({"method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": path.as_uri(), "languageId": "rust", "version": 1, "text": path.read_text()}}})
     while not lsp.quiescent and (msg := lsp.read(deadline)) is not None:
         lsp.handle(msg)
-    print(f"rust-analyzer loaded the project in {time.monotonic() - start:.0f} s")
-    found = None
-    while time.monotonic() < deadline:
-        answer = lsp.request("textDocument/definition", {
-            "textDocument": {"uri": CALLER.as_uri()}, "position": {"line": line_no, "character": col}},
-            min(deadline, time.monotonic() + 30))
-        result = answer.get("result") or []
-        result = [result] if isinstance(result, dict) else result
-        if result:
-            found = result[0]
-            break
-        time.sleep(2)
+    print(f"rust-analyzer loaded the workspace in {time.monotonic() - start:.0f} s")
+    failed = []
+    for rel, needle, name, want, want_text in PROBES:
+        path = ROOT / rel
+        lines = path.read_text().splitlines()
+        hit = [i for i, l in enumerate(lines) if needle in l]
+        if not hit:
+            failed.append(f"{rel}: the call `{needle}` is not there any more (update PROBES)")
+            continue
+        line_no = hit[0]
+        col = lines[line_no].index(needle) + needle.index(name) + 1
+        found = definition(lsp, path, line_no, col, deadline)
+        if not found:
+            failed.append(f"{rel}:{line_no + 1}: no definition for `{name}`")
+            continue
+        uri = found.get("uri") or found.get("targetUri")
+        line = (found.get("range") or found.get("targetRange"))["start"]["line"]
+        where = Path(uri.removeprefix("file://")).resolve()
+        defined = where.read_text().splitlines()[line]
+        shown = where.relative_to(ROOT) if where.is_relative_to(ROOT) else where
+        print(f"{rel}:{line_no + 1} `{name}` -> {shown}:{line + 1}: {defined.strip()}")
+        if where != (ROOT / want).resolve() or want_text not in defined:
+            failed.append(f"{rel}:{line_no + 1}: `{name}` led to {shown}:{line + 1}, not {want}'s {want_text}")
     lsp.p.kill()
-    if not found:
-        sys.exit(f"FAIL: rust-analyzer found no definition for the Evaluate button's handler "
-                 f"({CALLER.relative_to(ROOT)}:{line_no + 1})")
-    uri, line = found.get("uri") or found.get("targetUri"), (found.get("range") or found.get("targetRange"))["start"]["line"]
-    where = Path(uri.removeprefix("file://"))
-    defined = where.read_text().splitlines()[line]
-    print(f"the Evaluate button's handler ({CALLER.relative_to(ROOT)}:{line_no + 1}) -> "
-          f"{where.relative_to(ROOT) if where.is_relative_to(ROOT) else where}:{line + 1}: {defined.strip()}")
-    if where != WANT or "fn evaluate" not in defined:
-        sys.exit(f"FAIL: expected {WANT.relative_to(ROOT)}'s fn evaluate")
+    if failed:
+        sys.exit("FAIL:\n  " + "\n  ".join(failed))
     print("ok")
 
 

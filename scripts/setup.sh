@@ -92,7 +92,7 @@ if $want_tests; then
     as_root apt-get update -q
     DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q firefox-esr webkit2gtk-driver xvfb mesa-vulkan-drivers
   fi
-  say "rust-analyzer (scripts/check_editor.py: an editor follows the code into src/ui/)"
+  say "rust-analyzer (scripts/check_editor.py: an editor follows every package with no settings)"
   rustup component add rust-analyzer
   say "Python test environment (.venv)"
   [[ -x .venv/bin/python ]] || python3 -m venv .venv

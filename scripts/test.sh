@@ -39,8 +39,8 @@ fi
 printf '\n==> Native tests (cargo test)\n'
 cargo test --locked
 
-# src/ui/ and src/web/ compile for wasm32 only: cargo test never sees them. Checked here in
-# seconds, before the slower release build (about 1.5 minutes the first time on 2 cores).
+# The page's package as the browser runs it (cargo test compiles it for the host): checked here
+# in seconds, before the slower release build (about 1.5 minutes the first time on 2 cores).
 printf '\n==> The page'"'"'s own code for wasm32 (cargo clippy --target wasm32-unknown-unknown)\n'
 if cargo clippy --version >/dev/null 2>&1; then
   cargo clippy --locked --target wasm32-unknown-unknown -p harmonic-judge --lib --bins -- -D warnings
@@ -49,7 +49,7 @@ else
 fi
 
 if ! $quick; then
-  printf '\n==> The editor: rust-analyzer, with .vscode/settings.json, follows the Evaluate button into src/ui/\n'
+  printf '\n==> The editor: rust-analyzer, with no settings, follows calls in the page, the core and hj\n'
   python3 scripts/check_editor.py
 fi
 

@@ -2,15 +2,14 @@
 //! (`crates/core`, the crate `harmonic_judge_core`).
 //!
 //! `ui` (Leptos components, by page and by metric) and `web` (`fetch`, canvas image handling,
-//! storage, the in-page engine) compile for `wasm32` only. The core's rooms are re-exported under
-//! their own names, so a path in the page such as `crate::metrics::Metric` is the core's item
-//! and go-to-definition lands in `crates/core/src/`.
+//! storage, the in-page engine) run in the browser only; they compile for the host as well, so
+//! `cargo test` checks them and an editor follows them without a target setting. The core's
+//! rooms are re-exported under their own names, so a path in the page such as
+//! `crate::metrics::Metric` is the core's item and go-to-definition lands in `crates/core/src/`.
 
 pub use harmonic_judge_core::{
     answers, batch, candidates, files, inputs, lab, meta, metrics, providers, scoring, transport,
 };
 
-#[cfg(target_arch = "wasm32")]
 pub mod ui;
-#[cfg(target_arch = "wasm32")]
 pub mod web;
