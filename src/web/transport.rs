@@ -92,7 +92,7 @@ pub async fn send_chat(
         if cancelled() {
             return Err(JudgeError::Cancelled);
         }
-        let Some(wait_ms) = options.policy.delay_ms(
+        let Some(wait) = options.policy.next_wait(
             retries,
             &error,
             js_sys::Math::random(),
@@ -101,22 +101,9 @@ pub async fn send_chat(
             return Err(error);
         };
         retries += 1;
-        on_wait(format!(
-            "{} Retrying in {:.1} s (retry {retries} of {}).",
-            short_reason(&error),
-            f64::from(wait_ms) / 1000.0,
-            options.policy.max_retries
-        ));
-        if fetch::sleep(wait_ms, options.cancel).await {
+        on_wait(wait.sentence);
+        if fetch::sleep(wait.ms, options.cancel).await {
             return Err(JudgeError::Cancelled);
         }
-    }
-}
-
-fn short_reason(error: &JudgeError) -> String {
-    match error {
-        JudgeError::Http { status: 429, .. } => "Rate limited (HTTP 429).".into(),
-        JudgeError::Http { status, .. } => format!("The server failed (HTTP {status})."),
-        other => other.to_string(),
     }
 }

@@ -115,17 +115,12 @@ impl Client {
                 },
                 Err(e) => e,
             };
-            let Some(wait_ms) = self.policy.delay_ms(retries, &error, jitter(), now_s()) else {
+            let Some(wait) = self.policy.next_wait(retries, &error, jitter(), now_s()) else {
                 return Err(error);
             };
             retries += 1;
-            on_wait(format!(
-                "{} Retrying in {:.1} s (retry {retries} of {}).",
-                short_reason(&error),
-                f64::from(wait_ms) / 1000.0,
-                self.policy.max_retries
-            ));
-            std::thread::sleep(Duration::from_millis(u64::from(wait_ms)));
+            on_wait(wait.sentence);
+            std::thread::sleep(Duration::from_millis(u64::from(wait.ms)));
         }
     }
 }
@@ -146,14 +141,6 @@ fn failed(req: &HttpRequest, e: ureq::Error, timeout_s: u32) -> JudgeError {
         _ => JudgeError::Network {
             url: req.url.clone(),
         },
-    }
-}
-
-fn short_reason(error: &JudgeError) -> String {
-    match error {
-        JudgeError::Http { status: 429, .. } => "Rate limited (HTTP 429).".into(),
-        JudgeError::Http { status, .. } => format!("The server failed (HTTP {status})."),
-        other => other.to_string(),
     }
 }
 

@@ -1,6 +1,8 @@
 //! When to try a request again. Rate limits (429) and server failures (408, 5xx) are retried
 //! with exponential backoff and jitter; a `Retry-After` from the server is honoured as the
 //! least wait. Everything else (a bad key, an unknown model) would fail the same way again.
+//! [`RetryPolicy::next_wait`] is what every door's retry loop asks after a failed attempt: the
+//! wait and the sentence the user sees; the door keeps its own timer and fetch.
 
 use crate::answers::errors::JudgeError;
 pub use crate::answers::retry_after::{http_date, parse_retry_after, retry_after_secs};
@@ -61,6 +63,45 @@ impl RetryPolicy {
             return None;
         }
         Some(wait.min(f64::from(self.max_wait_ms)).round() as u32)
+    }
+
+    /// After a failed attempt, `retries_done` retries into a request: the wait before the next
+    /// attempt and the sentence saying why, or `None` to give up with `error`. The page's
+    /// transport and `hj`'s client both ask this, so they retry and word it alike.
+    pub fn next_wait(
+        &self,
+        retries_done: u32,
+        error: &JudgeError,
+        jitter: f64,
+        now_unix_s: f64,
+    ) -> Option<Wait> {
+        let ms = self.delay_ms(retries_done, error, jitter, now_unix_s)?;
+        Some(Wait {
+            ms,
+            sentence: format!(
+                "{} Retrying in {:.1} s (retry {} of {}).",
+                short_reason(error),
+                f64::from(ms) / 1000.0,
+                retries_done + 1,
+                self.max_retries
+            ),
+        })
+    }
+}
+
+/// A wait before the next attempt: how long, and the sentence that says why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Wait {
+    pub ms: u32,
+    pub sentence: String,
+}
+
+/// Why a request is retried, in a few words.
+fn short_reason(error: &JudgeError) -> String {
+    match error {
+        JudgeError::Http { status: 429, .. } => "Rate limited (HTTP 429).".into(),
+        JudgeError::Http { status, .. } => format!("The server failed (HTTP {status})."),
+        other => other.to_string(),
     }
 }
 
@@ -130,6 +171,39 @@ mod tests {
             ..p
         };
         assert_eq!(off.delay_ms(0, &http(500, None), 0.3, NOW), None);
+    }
+
+    #[test]
+    fn the_wait_is_said_in_one_sentence() {
+        let p = RetryPolicy {
+            max_retries: 2,
+            ..RetryPolicy::default()
+        };
+        let limited = p.next_wait(0, &http(429, Some("2")), 0.0, NOW).unwrap();
+        assert_eq!(limited.ms, 2000);
+        assert_eq!(
+            limited.sentence,
+            "Rate limited (HTTP 429). Retrying in 2.0 s (retry 1 of 2)."
+        );
+        let failed = p.next_wait(1, &http(503, None), 0.0, NOW).unwrap();
+        assert_eq!(failed.ms, 1000);
+        assert_eq!(
+            failed.sentence,
+            "The server failed (HTTP 503). Retrying in 1.0 s (retry 2 of 2)."
+        );
+        let timed_out = JudgeError::Http {
+            status: 408,
+            message: None,
+            retry_after: Some("0.5".into()),
+        };
+        assert!(p
+            .next_wait(0, &timed_out, 0.0, NOW)
+            .unwrap()
+            .sentence
+            .starts_with("The server failed (HTTP 408). Retrying in 0.5 s"));
+        // The attempt limit and a lasting error give up, as `delay_ms` does.
+        assert_eq!(p.next_wait(2, &http(503, None), 0.0, NOW), None);
+        assert_eq!(p.next_wait(0, &http(401, None), 0.0, NOW), None);
     }
 
     /// Wed, 21 Oct 2026 07:28:00 GMT.
