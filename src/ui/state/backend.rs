@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::metrics::Metric;
-use crate::providers::{preset, Backend, ImageDetail, Tuning};
+use crate::providers::{preset, Backend, BackendChoice, ImageDetail};
 use crate::transport::cost::DEFAULT_PRICES;
 use crate::transport::limiter::Limiter;
 use crate::transport::retry::RetryPolicy;
@@ -109,17 +109,15 @@ impl BackendState {
             .flatten()
             .map(|(_, engine)| engine);
         Backend {
-            protocol: p.protocol,
-            base_url,
             engine,
-            model: self.model.get_untracked(),
-            api_key: self.api_key.get_untracked(),
-            image_detail: self.image_detail.get_untracked(),
-            tuning: Tuning {
-                max_tokens: Some(self.max_tokens.get_untracked()),
-                llama_cpp: p.llama_cpp,
-                repeatable: self.repeatable.get_untracked(),
-            },
+            ..p.backend(BackendChoice {
+                base_url: Some(base_url),
+                model: Some(self.model.get_untracked()),
+                api_key: self.api_key.get_untracked(),
+                image_detail: self.image_detail.get_untracked(),
+                max_tokens: self.max_tokens.get_untracked(),
+                repeatable: Some(self.repeatable.get_untracked()),
+            })
         }
     }
 
@@ -179,12 +177,8 @@ impl ProviderSettings {
         // The site file's base URL and model, where it presets this provider.
         let site = crate::ui::site::judge_for(preset_id).unwrap_or_default();
         ProviderSettings {
-            base_url: get("base_url")
-                .or(site.base_url)
-                .unwrap_or_else(|| p.base_url.into()),
-            model: get("model")
-                .or(site.model)
-                .unwrap_or_else(|| p.model.into()),
+            base_url: p.base_url_or(get("base_url").or(site.base_url)),
+            model: p.model_or(get("model").or(site.model)),
             api_key,
             remember_key,
             image_detail: ImageDetail::from_id(&get("detail").unwrap_or_default()),
@@ -192,7 +186,7 @@ impl ProviderSettings {
                 .and_then(|s| s.parse().ok())
                 .filter(|&n| n >= 1)
                 .unwrap_or(DEFAULT_CONCURRENCY),
-            repeatable: get("repeatable").map_or(p.local, |s| s == "true"),
+            repeatable: p.repeatable_or(get("repeatable").map(|s| s == "true")),
         }
     }
 }

@@ -6,7 +6,7 @@
 use crate::batch::plan::Plan;
 use crate::metrics::fidelity::{Extension, Fidelity};
 use crate::metrics::{CriterionSet, Metric, RunSettings};
-use crate::providers::{in_browser, Backend, ImageDetail, Preset, Tuning, PRESETS};
+use crate::providers::{in_browser, Backend, BackendChoice, ImageDetail, Preset, PRESETS};
 use crate::scoring::criteria::Criterion;
 
 /// The judge's settings as the page's *Judge* form has them; `None` means the page's default
@@ -94,17 +94,14 @@ impl JudgeSettings {
     /// The preset, base URL and model, or what is missing.
     fn parts(&self, need_url: bool) -> Result<(&'static Preset, String, String), String> {
         let p = preset(&self.provider)?;
-        let base_url = self
-            .base_url
-            .clone()
-            .unwrap_or_else(|| p.base_url.to_string());
+        let base_url = p.base_url_or(self.base_url.clone());
         if need_url && base_url.trim().is_empty() {
             return Err(format!(
                 "The provider \u{201c}{}\u{201d} has no base URL of its own: give one (--base-url).",
                 p.id
             ));
         }
-        let model = self.model.clone().unwrap_or_else(|| p.model.to_string());
+        let model = p.model_or(self.model.clone());
         if model.trim().is_empty() {
             return Err(format!(
                 "The provider \u{201c}{}\u{201d} has no default model: name one (--model).",
@@ -115,23 +112,16 @@ impl JudgeSettings {
     }
 
     fn build(&self, metric: Metric, p: &Preset, base_url: String, model: String) -> Backend {
-        Backend {
-            protocol: p.protocol,
-            base_url,
-            model,
+        p.backend(BackendChoice {
+            base_url: Some(base_url),
+            model: Some(model),
             api_key: self.api_key.clone(),
             image_detail: self.image_detail,
-            tuning: Tuning {
-                max_tokens: Some(
-                    self.max_tokens
-                        .unwrap_or_else(|| metric.info().default_max_tokens(p.local))
-                        .max(1),
-                ),
-                llama_cpp: p.llama_cpp,
-                repeatable: self.repeatable.unwrap_or(p.local),
-            },
-            engine: None,
-        }
+            max_tokens: self
+                .max_tokens
+                .unwrap_or_else(|| metric.info().default_max_tokens(p.local)),
+            repeatable: self.repeatable,
+        })
     }
 
     /// Requests at once: one in repeatable mode (as the page does), else `asked`.

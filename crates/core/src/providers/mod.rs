@@ -16,7 +16,7 @@ pub mod openai;
 mod presets;
 
 pub use chat::{ChatParams, Image, Message, Part, Role, Tuning, REPEATABLE_SEED};
-pub use presets::{preset, Preset, PRESETS};
+pub use presets::{preset, BackendChoice, Preset, PRESETS};
 
 use std::fmt;
 
@@ -103,6 +103,15 @@ impl ImageDetail {
             .into_iter()
             .find(|d| d.id() == id)
             .unwrap_or_default()
+    }
+
+    /// The detail named `id`, or the sentence every door says, naming the door's `option`
+    /// (`--detail`, `image_detail`).
+    pub fn checked(id: &str, option: &str) -> Result<ImageDetail, String> {
+        Self::ALL
+            .into_iter()
+            .find(|d| d.id() == id)
+            .ok_or_else(|| format!("{option} is auto, low or high, not \u{201c}{id}\u{201d}."))
     }
 }
 
@@ -448,6 +457,17 @@ mod tests {
             api_key: key.into(),
             ..Backend::default()
         }
+    }
+
+    #[test]
+    fn an_image_detail_is_named_or_refused_with_a_sentence() {
+        for d in ImageDetail::ALL {
+            assert_eq!(ImageDetail::checked(d.id(), "image_detail"), Ok(d));
+        }
+        assert_eq!(
+            ImageDetail::checked("max", "--detail"),
+            Err("--detail is auto, low or high, not \u{201c}max\u{201d}.".into())
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Named starting points for the backend settings. The user may edit every field; settings
 //! are kept per preset.
 
-use super::Protocol;
+use super::{Backend, ImageDetail, Protocol, Tuning};
 
 /// A backend the app knows how to reach.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -145,6 +145,56 @@ pub fn preset(id: &str) -> &'static Preset {
         .unwrap_or(&PRESETS[PRESETS.len() - 1])
 }
 
+/// What a door chose for a backend on a preset; each `None` is the preset's default. (No
+/// `Debug`: it holds the key.)
+#[derive(Clone, Default, PartialEq)]
+pub struct BackendChoice {
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    pub api_key: String,
+    pub image_detail: ImageDetail,
+    /// The output budget of scoring requests: the door's, or the metric's default on this
+    /// preset (`MetricInfo::default_max_tokens(preset.local)`); at least 1.
+    pub max_tokens: u32,
+    pub repeatable: Option<bool>,
+}
+
+impl Preset {
+    /// The base URL chosen, or the preset's.
+    pub fn base_url_or(&self, chosen: Option<String>) -> String {
+        chosen.unwrap_or_else(|| self.base_url.to_string())
+    }
+
+    /// The model chosen, or the preset's.
+    pub fn model_or(&self, chosen: Option<String>) -> String {
+        chosen.unwrap_or_else(|| self.model.to_string())
+    }
+
+    /// Repeatable mode as chosen, or the preset's default: on for the servers users run.
+    pub fn repeatable_or(&self, chosen: Option<bool>) -> bool {
+        chosen.unwrap_or(self.local)
+    }
+
+    /// The backend every door builds on this preset: its protocol and llama.cpp's fields, the
+    /// choices made, the preset's defaults for the rest. No in-page engine (the page adds the
+    /// one that answers).
+    pub fn backend(&self, chosen: BackendChoice) -> Backend {
+        Backend {
+            protocol: self.protocol,
+            base_url: self.base_url_or(chosen.base_url),
+            model: self.model_or(chosen.model),
+            api_key: chosen.api_key,
+            image_detail: chosen.image_detail,
+            tuning: Tuning {
+                max_tokens: Some(chosen.max_tokens.max(1)),
+                llama_cpp: self.llama_cpp,
+                repeatable: self.repeatable_or(chosen.repeatable),
+            },
+            engine: None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,5 +216,43 @@ mod tests {
         }
         assert_eq!(preset("nope").id, "custom");
         assert_eq!(preset("gemini").protocol, Protocol::Gemini);
+    }
+
+    #[test]
+    fn a_backend_takes_its_presets_defaults_where_nothing_was_chosen() {
+        let llama = preset("llama_server").backend(BackendChoice::default());
+        assert_eq!(llama.base_url, "http://127.0.0.1:8080/v1");
+        assert_eq!(llama.model, "local");
+        assert_eq!(llama.protocol, Protocol::OpenAi);
+        assert_eq!(
+            llama.tuning,
+            Tuning {
+                max_tokens: Some(1),
+                llama_cpp: true,
+                repeatable: true,
+            }
+        );
+        let gemini = preset("gemini").backend(BackendChoice {
+            base_url: Some("http://proxy/v1beta".into()),
+            model: Some("gemini-x".into()),
+            api_key: "k".into(),
+            image_detail: ImageDetail::High,
+            max_tokens: 20,
+            repeatable: Some(true),
+        });
+        assert_eq!(gemini.protocol, Protocol::Gemini);
+        assert_eq!(
+            (
+                gemini.base_url.as_str(),
+                gemini.model.as_str(),
+                gemini.api_key.as_str()
+            ),
+            ("http://proxy/v1beta", "gemini-x", "k")
+        );
+        assert_eq!(gemini.image_detail, ImageDetail::High);
+        assert_eq!(gemini.tuning.max_tokens, Some(20));
+        assert!(gemini.tuning.repeatable && !gemini.tuning.llama_cpp);
+        assert!(!preset("openai").repeatable_or(None) && preset("vllm").repeatable_or(None));
+        assert!(!preset("vllm").repeatable_or(Some(false)));
     }
 }
