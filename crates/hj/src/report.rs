@@ -59,12 +59,7 @@ impl FigureOptions {
     pub fn of(args: &crate::args::Args) -> Result<FigureOptions, String> {
         let protocol = match args.value("protocol") {
             None => RatingProtocol::default(),
-            Some(id) => RatingProtocol::ALL
-                .into_iter()
-                .find(|p| p.id() == id)
-                .ok_or_else(|| {
-                    format!("--protocol is repeated or averaged, not \u{201c}{id}\u{201d}.")
-                })?,
+            Some(id) => RatingProtocol::checked(id, "--protocol")?,
         };
         Ok(FigureOptions {
             gamma: args.gamma()?,

@@ -70,6 +70,15 @@ impl RatingProtocol {
             .unwrap_or_default()
     }
 
+    /// The protocol named `id`, or the sentence every door says, naming the door's `option`
+    /// (`--protocol`, `protocol`).
+    pub fn checked(id: &str, option: &str) -> Result<RatingProtocol, String> {
+        Self::ALL
+            .into_iter()
+            .find(|p| p.id() == id)
+            .ok_or_else(|| format!("{option} is repeated or averaged, not \u{201c}{id}\u{201d}."))
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             RatingProtocol::Repeated => "each rating paired with the score (CLIPScore, FLEUR)",
@@ -150,6 +159,17 @@ mod tests {
 
     /// scipy 1.17.1: kendalltau(human, metric, variant=..., nan_policy='omit') on the flattened
     /// vectors (17 observations after the NaN rating is dropped).
+    #[test]
+    fn a_protocol_is_named_or_refused_with_a_sentence() {
+        for p in RatingProtocol::ALL {
+            assert_eq!(RatingProtocol::checked(p.id(), "protocol"), Ok(p));
+        }
+        assert_eq!(
+            RatingProtocol::checked("mean", "--protocol"),
+            Err("--protocol is repeated or averaged, not \u{201c}mean\u{201d}.".into())
+        );
+    }
+
     #[test]
     fn matches_scipy_on_flattened_vectors() {
         let t = repeated_ratings_tau(&SCORES, &ratings()).unwrap();
