@@ -1,4 +1,6 @@
-//! Decoding, downscaling and encoding the image in the browser.
+//! Decoding, downscaling and encoding the image in the browser. The numbers (longest side,
+//! quality, colours, the REG box's stroke) and the sentences are the core's
+//! (`inputs::pipeline`), which the command line and Python follow with the `image` crate.
 //!
 //! The browser's own decoder (`createImageBitmap`) and canvas JPEG encoder are used rather than
 //! the `image` crate: they are native code, honour EXIF orientation, cover every format the
@@ -9,13 +11,9 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageBitmap};
 
-use crate::inputs::geometry::{box_stroke, fit_within, NormBox};
+use crate::inputs::geometry::NormBox;
+use crate::inputs::pipeline::{self, Stroke};
 use crate::inputs::sniff;
-
-/// Files above this are refused before decoding, so a huge upload cannot freeze the tab.
-pub const MAX_FILE_BYTES: f64 = 50.0 * 1024.0 * 1024.0;
-/// JPEG quality of the uploaded image.
-const JPEG_QUALITY: f64 = 0.9;
 
 /// The downscaled image, kept as a canvas so the REG box can be redrawn without decoding again.
 pub struct LoadedImage {
@@ -64,21 +62,10 @@ fn canvas_2d(
 /// Decodes `file` and scales it so its longest side is at most `max_side`.
 async fn load(file: &web_sys::Blob, max_side: u32) -> Result<LoadedImage, String> {
     let size = file.size();
-    if size == 0.0 {
-        return Err("The file is empty (0 bytes).".into());
+    if let Some(why) = pipeline::file_refusal(size) {
+        return Err(why);
     }
-    if size > MAX_FILE_BYTES {
-        return Err(format!(
-            "The file is {:.0} MB; images up to {:.0} MB are accepted.",
-            size / 1_048_576.0,
-            MAX_FILE_BYTES / 1_048_576.0
-        ));
-    }
-    let not_decodable = || {
-        "This file could not be decoded as an image. It may be damaged, or not a JPEG, PNG, \
-         WebP, GIF, BMP or AVIF file."
-            .to_string()
-    };
+    let not_decodable = || pipeline::NOT_DECODABLE.to_string();
     // The header first: name what is not an image, refuse what is too large to decode.
     let sniffed = sniff::sniff(&read_range(file, 0.0, 512.0 * 1024.0).await);
     if let Some(why) = sniff::refusal(&sniffed) {
@@ -101,11 +88,11 @@ async fn load(file: &web_sys::Blob, max_side: u32) -> Result<LoadedImage, String
         .map_err(|_| not_decodable())?
         .unchecked_into();
     let original_size = (bitmap.width(), bitmap.height());
-    let (w, h) = fit_within(original_size.0, original_size.1, max_side);
+    let (w, h) = pipeline::scaled_size(original_size.0, original_size.1, max_side);
     let drawn = (|| {
         let (canvas, ctx) = canvas_2d(w, h)?;
         // JPEG has no alpha: flatten transparent images onto white, not black.
-        ctx.set_fill_style_str("#ffffff");
+        ctx.set_fill_style_str(pipeline::BACKGROUND_CSS);
         ctx.fill_rect(0.0, 0.0, w as f64, h as f64);
         // web-sys has no binding for imageSmoothingQuality; set the property directly.
         let _ = js_sys::Reflect::set(&ctx, &"imageSmoothingQuality".into(), &"high".into());
@@ -151,14 +138,17 @@ pub fn encode_jpeg(image: &LoadedImage, red_box: Option<NormBox>) -> Result<Stri
             let (canvas, ctx) = canvas_2d(w, h)?;
             ctx.draw_image_with_html_canvas_element(&image.canvas, 0.0, 0.0)
                 .map_err(|_| "Could not draw the box.".to_string())?;
-            let (x, y, bw, bh) = b.to_pixels(w, h);
-            ctx.set_stroke_style_str("#ff0000");
-            ctx.set_line_width(box_stroke(w, h));
-            ctx.stroke_rect(x, y, bw, bh);
+            let stroke = Stroke::of(b, w, h);
+            ctx.set_stroke_style_str(pipeline::BOX_CSS);
+            ctx.set_line_width(stroke.line_width);
+            ctx.stroke_rect(stroke.x, stroke.y, stroke.w, stroke.h);
             canvas
         }
     };
     source
-        .to_data_url_with_type_and_encoder_options("image/jpeg", &JsValue::from_f64(JPEG_QUALITY))
+        .to_data_url_with_type_and_encoder_options(
+            "image/jpeg",
+            &JsValue::from_f64(pipeline::jpeg_quality_browser()),
+        )
         .map_err(|_| "The browser could not encode the image as JPEG.".to_string())
 }

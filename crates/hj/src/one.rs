@@ -11,6 +11,7 @@ use harmonic_judge_core::files::result_file::with_extras;
 use harmonic_judge_core::lab::open_doc;
 use harmonic_judge_core::native::disk;
 use harmonic_judge_core::native::files::{self, Images};
+use harmonic_judge_core::providers::Image;
 use serde_json::{json, Map, Value};
 
 use crate::args::{self, Args, JUDGE_SWITCHES, JUDGE_VALUES};
@@ -112,7 +113,11 @@ pub fn judge(words: &[String]) -> Result<i32, String> {
         println!("{line}");
     }
     if let Some(out) = args.value("json") {
-        write_json(Path::new(out), &result, &images, &item, gamma)?;
+        let sent = match images {
+            Images::None => None,
+            _ => files::item_image(&images, &item, args.has("boxes-drawn"))?,
+        };
+        write_json(Path::new(out), &result, sent, gamma)?;
     }
     Ok(if result.is_complete() {
         crate::dataset::OK
@@ -128,8 +133,9 @@ fn image_of(path: Option<&Path>) -> Result<(Images, Option<String>), String> {
     };
     // Refused when not a regular file or over the page's limit for an image, before reading.
     let bytes = disk::read_limited(p, "an image", disk::IMAGE_BYTES)?;
-    // Refused now, before any request, with the page's sentence.
-    files::image(&bytes, &p.display().to_string())?;
+    // Refused now, before any request, with the page's sentence (prepared as the page
+    // prepares it; kept, so the item's request does not decode it again unless it has a box).
+    files::image(&bytes, &p.display().to_string(), None)?;
     let dir = p
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -138,19 +144,16 @@ fn image_of(path: Option<&Path>) -> Result<(Images, Option<String>), String> {
     Ok((Images::Dir(dir.to_path_buf()), name))
 }
 
-/// The result file the page opens, with the image where it fits the page's limit.
+/// The result file the page opens, with the image as it was sent (scaled, its box drawn in)
+/// where it fits the page's limit.
 fn write_json(
     out: &Path,
     result: &harmonic_judge_core::lab::ItemResult,
-    images: &Images,
-    item: &batch::Item,
+    sent: Option<Image>,
     gamma: f64,
 ) -> Result<(), String> {
     let doc = open_doc::document(result, gamma)?;
-    let data_url = match images {
-        Images::None => None,
-        _ => files::item_image(images, item, true)?.map(|i| i.data_url()),
-    };
+    let data_url = sent.map(|i| i.data_url());
     let with_image = with_extras(&doc, data_url.as_deref(), &Default::default(), None);
     let text = if with_image.len() <= MAX_DOC_BYTES {
         with_image

@@ -7,10 +7,12 @@
 use std::path::{Path, PathBuf};
 
 use crate::batch::{self, Item, Method, ZipArchive};
-use crate::inputs::sniff::{self, Kind};
+use crate::inputs::geometry::NormBox;
+use crate::inputs::pipeline;
 use crate::providers::Image;
 
 use super::disk::{self, read_limited};
+use super::image_prep;
 
 /// Where the items' images are.
 #[derive(Clone, Debug)]
@@ -189,32 +191,17 @@ pub fn image_bytes(images: &Images, name: &str) -> Result<Vec<u8>, String> {
     }
 }
 
-/// An image file as it is sent: its own bytes, inline, with the type its header says. The page
-/// downscales and re-encodes as JPEG in the browser; natively there is no decoder, so the file
-/// goes as it is, and anything the page would refuse before decoding is refused with its
-/// sentence.
-pub fn image(bytes: &[u8], name: &str) -> Result<Image, String> {
-    let sniffed = sniff::sniff(&bytes[..bytes.len().min(512 * 1024)]);
-    if let Some(why) = sniff::refusal(&sniffed) {
-        return Err(format!("\u{201c}{name}\u{201d}: {why}"));
-    }
-    let mime = match sniffed.kind {
-        Kind::Jpeg => "image/jpeg",
-        Kind::Png => "image/png",
-        Kind::Gif => "image/gif",
-        Kind::WebP => "image/webp",
-        _ => {
-            return Err(format!(
-                "\u{201c}{name}\u{201d} is not a PNG, JPEG, GIF or WebP image, the formats a \
-                 judge accepts as they are: convert it first."
-            ))
-        }
-    };
-    Ok(Image::new(mime, super::base64::encode(bytes)))
+/// An image file as it is sent, prepared as the page prepares it (`image_prep`): decoded,
+/// scaled so its longest side is at most `inputs::pipeline::MAX_SIDE`, `red_box` drawn in when
+/// given, encoded as JPEG. What the page refuses is refused with its sentence, after the name.
+pub fn image(bytes: &[u8], name: &str, red_box: Option<NormBox>) -> Result<Image, String> {
+    image_prep::prepared_image(bytes, pipeline::MAX_SIDE, red_box)
+        .map_err(|why| format!("\u{201c}{name}\u{201d}: {why}"))
 }
 
-/// The image an item sends, when it names one; `boxes_drawn` says the REG boxes are already in
-/// the images (the page draws them in; natively there is no canvas to draw them with).
+/// The image an item sends, when it names one, prepared as the page prepares it: a REG item's
+/// usable box is drawn in unless `boxes_drawn` says the images already show their boxes (then
+/// it is sent scaled, without drawing again).
 pub fn item_image(
     images: &Images,
     item: &Item,
@@ -223,15 +210,12 @@ pub fn item_image(
     let Some(name) = &item.image else {
         return Ok(None);
     };
-    if item.task.needs_box() && !boxes_drawn {
-        return Err(format!(
-            "Item \u{201c}{}\u{201d} is a referring expression: the page draws its box into the \
-             image, which the command line cannot. Draw the boxes in beforehand and say so \
-             (--boxes-drawn), or run this dataset in the lab.",
-            item.id
-        ));
-    }
-    image(&image_bytes(images, name)?, name).map(Some)
+    let red_box = if item.task.needs_box() && !boxes_drawn {
+        item.bbox.filter(|b| b.is_usable())
+    } else {
+        None
+    };
+    image(&image_bytes(images, name)?, name, red_box).map(Some)
 }
 
 #[cfg(test)]
@@ -250,7 +234,7 @@ mod tests {
         assert_eq!(loaded.left_out, 0, "{:?}", loaded.report);
         for item in loaded.items.iter().filter(|i| !i.task.needs_box()) {
             let img = item_image(&loaded.images, item, false).unwrap().unwrap();
-            assert_eq!(img.mime, "image/png");
+            assert_eq!(img.mime, "image/jpeg");
         }
     }
 
@@ -280,19 +264,42 @@ mod tests {
     }
 
     #[test]
-    fn what_a_judge_cannot_take_is_refused_with_a_sentence() {
-        assert!(image(b"%PDF-1.7 ...", "a.pdf").unwrap_err().contains("PDF"));
-        assert!(image(
+    fn what_the_page_refuses_is_refused_with_its_sentence_after_the_name() {
+        let pdf = image(b"%PDF-1.7 ...", "a.pdf", None).unwrap_err();
+        assert!(
+            pdf.starts_with("\u{201c}a.pdf\u{201d}: This is a PDF"),
+            "{pdf}"
+        );
+        // A BMP header with nothing after it: the page's sentence for what does not decode.
+        let bmp = image(
             b"BM\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01\0\0\0\x01\0\0\0",
-            "a.bmp"
+            "a.bmp",
+            None,
         )
-        .unwrap_err()
-        .contains("convert it first"));
-        let png = image(
-            b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01",
-            "a.png",
-        )
-        .unwrap();
-        assert_eq!(png.mime, "image/png");
+        .unwrap_err();
+        assert!(bmp.ends_with(pipeline::NOT_DECODABLE), "{bmp}");
+        let empty = image(b"", "e.png", None).unwrap_err();
+        assert!(empty.ends_with("The file is empty (0 bytes)."), "{empty}");
+    }
+
+    #[test]
+    fn items_send_a_jpeg_with_their_box_drawn_unless_it_already_is() {
+        let loaded = load(&sample(), None, true).unwrap();
+        let mut item = loaded.items[0].clone();
+        let plain = item_image(&loaded.images, &item, false).unwrap().unwrap();
+        assert_eq!(plain.mime, "image/jpeg");
+        item.task = crate::scoring::task::Task::Reg;
+        item.bbox = Some(NormBox {
+            x0: 0.2,
+            y0: 0.2,
+            x1: 0.8,
+            y1: 0.8,
+        });
+        let boxed = item_image(&loaded.images, &item, false).unwrap().unwrap();
+        assert_ne!(boxed, plain, "the box is drawn in");
+        assert_eq!(
+            item_image(&loaded.images, &item, true).unwrap(),
+            Some(plain)
+        );
     }
 }

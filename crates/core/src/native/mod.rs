@@ -9,11 +9,14 @@
 //! * [`files`]: a dataset (JSONL, CSV, or a ZIP holding it) and its images (the ZIP, or a folder)
 //!   from disk, checked as the lab checks an import;
 //! * [`disk`]: every file read from disk, each with its stated limit, special files refused;
+//! * [`image_prep`]: an image prepared as the page prepares it (decoded, scaled to the longest
+//!   side, the REG box drawn in, JPEG), with the `image` crate where the page has the browser's
+//!   canvas;
 //! * [`batch_files`]: planning (the requests as OpenAI Batch API JSONL, which vLLM's batch runner
 //!   reads too) and scoring (a file of answers into the lab's results).
 
-pub mod base64;
 pub mod batch_files;
 pub mod disk;
 pub mod files;
+pub mod image_prep;
 pub mod settings;
