@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use crate::lab::duration::duration;
 use crate::ui::lab::batch_run;
 use crate::ui::lab::batch_state::{BatchState, BatchStatus};
 use crate::ui::state::Settings;
@@ -16,15 +17,6 @@ fn files_of(ev: &leptos::ev::Event) -> Vec<web_sys::File> {
         .collect();
     input.set_value("");
     out
-}
-
-fn duration(ms: f64) -> String {
-    let s = (ms / 1000.0).round() as u64;
-    if s >= 3600 {
-        format!("{}h {:02}m", s / 3600, (s % 3600) / 60)
-    } else {
-        format!("{}m {:02}s", s / 60, s % 60)
-    }
 }
 
 #[component]
@@ -156,7 +148,7 @@ fn progress_view(b: BatchState) -> impl IntoView {
                     if partial > 0 { format!(" ({partial} scored on fewer than all criteria)") } else { String::new() },
                     total.saturating_sub(done + failed),
                     rate,
-                    eta.map(|e| format!(" · about {} left", duration(e))).unwrap_or_default(),
+                    eta.map(|ms| format!(" · about {} left", duration(ms / 1000.0))).unwrap_or_default(),
                     status().id()
                 )}</span>
             </div>

@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod compare;
+pub mod duration;
 pub mod figures;
 pub mod io;
 pub mod jsonl_reader;
