@@ -1,14 +1,18 @@
-//! The command line's words: `--name value` options (given once, or repeated where a list is
-//! meant), `--flag` switches and positional arguments, checked against what each command takes;
-//! and the judge's options every command shares, turned into the page's settings.
+//! A command's options as the commands read them (by name: `args.value("out")`), taken from
+//! what clap parsed against `options`' declarations (the values given, and the defaults
+//! declared there); and the judge's options every command shares, turned into the page's
+//! settings.
 
 use std::collections::BTreeMap;
 
+use clap::{ArgAction, ArgMatches, CommandFactory};
 use harmonic_judge_core::batch::plan::Plan;
 use harmonic_judge_core::metrics::Metric;
 use harmonic_judge_core::native::settings::{self, JudgeSettings};
 use harmonic_judge_core::providers::ImageDetail;
 use harmonic_judge_core::scoring::gamma_axis::GAMMA_DEFAULT;
+
+use crate::options::Cli;
 
 /// The options every command that judges takes (values).
 pub const JUDGE_VALUES: [&str; 9] = [
@@ -25,7 +29,7 @@ pub const JUDGE_VALUES: [&str; 9] = [
 /// The switches every command that judges takes.
 pub const JUDGE_SWITCHES: [&str; 3] = ["extended", "repeatable", "no-repeatable"];
 
-/// A command's words, parsed.
+/// A command's options, parsed.
 #[derive(Debug, Default)]
 pub struct Args {
     values: BTreeMap<String, Vec<String>>,
@@ -33,48 +37,78 @@ pub struct Args {
     pub positional: Vec<String>,
 }
 
-/// Parses `words` for a command taking the options `values` (with a value) and `switches`.
+/// The sentence for an API key given on the command line, where other users and the shell's
+/// history could read it (said before anything else is parsed, so the key is never echoed).
+pub fn refuse_key(words: &[String]) -> Result<(), String> {
+    let named = |w: &str| {
+        let name = w.strip_prefix("--")?;
+        let name = name.split_once('=').map_or(name, |(n, _)| n);
+        matches!(name, "key" | "api-key" | "token").then_some(())
+    };
+    match words
+        .iter()
+        .take_while(|w| *w != "--")
+        .find_map(|w| named(w))
+    {
+        Some(()) => Err(
+            "An API key is never given on the command line (other users and the shell's \
+             history could read it): put it in an environment variable and name that \
+             variable with --key-env NAME."
+                .into(),
+        ),
+        None => Ok(()),
+    }
+}
+
+/// The options of the command line `words` (the command's name first, as `hj` was given it),
+/// which `cli` has parsed already; `values` and `switches` are the options the command reads,
+/// which must be those `options` declares for it.
 pub fn parse(words: &[String], values: &[&str], switches: &[&str]) -> Result<Args, String> {
+    refuse_key(words)?;
+    let matches = Cli::command()
+        .try_get_matches_from(std::iter::once("hj").chain(words.iter().map(String::as_str)))
+        .map_err(|e| crate::cli::said(&e))?;
+    let (name, sub) = matches
+        .subcommand()
+        .ok_or("Name a command (hj --help lists them).")?;
+    let command = Cli::command();
+    let declared = command
+        .find_subcommand(name)
+        .ok_or("Name a command (hj --help lists them).")?;
+    let args = of(declared, sub);
+    debug_assert!(
+        args.values.keys().all(|k| values.contains(&k.as_str()))
+            && args.switches.iter().all(|k| switches.contains(&k.as_str())),
+        "hj {name}: {args:?} against {values:?} and {switches:?}"
+    );
+    Ok(args)
+}
+
+/// The options `declared` names, as `matches` holds them.
+fn of(declared: &clap::Command, matches: &ArgMatches) -> Args {
     let mut args = Args::default();
-    let mut i = 0;
-    while i < words.len() {
-        let w = &words[i];
-        i += 1;
-        let Some(name) = w.strip_prefix("--") else {
-            args.positional.push(w.clone());
-            continue;
+    for arg in declared.get_arguments() {
+        let id = arg.get_id().as_str();
+        let raw = || -> Vec<String> {
+            matches
+                .get_raw(id)
+                .into_iter()
+                .flatten()
+                .map(|v| v.to_string_lossy().into_owned())
+                .collect()
         };
-        let (name, inline) = match name.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (name, None),
-        };
-        if matches!(name, "key" | "api-key" | "token") {
-            return Err(
-                "An API key is never given on the command line (other users and the shell's \
-                 history could read it): put it in an environment variable and name that \
-                 variable with --key-env NAME."
-                    .into(),
-            );
-        }
-        if values.contains(&name) {
-            let value = match inline {
-                Some(v) => v,
-                None if i < words.len() => {
-                    i += 1;
-                    words[i - 1].clone()
-                }
-                None => return Err(format!("--{name} needs a value.")),
-            };
-            args.values.entry(name.to_string()).or_default().push(value);
-        } else if switches.contains(&name) && inline.is_none() {
-            args.switches.push(name.to_string());
-        } else {
-            return Err(format!(
-                "There is no option --{name} here (--help lists the options)."
-            ));
+        match (arg.get_long(), arg.get_action()) {
+            (None, _) if arg.is_positional() => args.positional.extend(raw()),
+            (Some(long), ArgAction::SetTrue) if matches.get_flag(id) => {
+                args.switches.push(long.to_string())
+            }
+            (Some(long), ArgAction::Set | ArgAction::Append) if matches.contains_id(id) => {
+                args.values.insert(long.to_string(), raw());
+            }
+            _ => {}
         }
     }
-    Ok(args)
+    args
 }
 
 impl Args {
@@ -163,12 +197,7 @@ pub fn judge(args: &Args) -> Result<(Plan, JudgeSettings), String> {
         }
         Err(_) => return Err(format!("The environment variable {key_env} is not text.")),
     };
-    let detail = args.value("detail").unwrap_or("auto");
-    if !ImageDetail::ALL.iter().any(|d| d.id() == detail) {
-        return Err(format!(
-            "--detail is auto, low or high, not \u{201c}{detail}\u{201d}."
-        ));
-    }
+    let detail = ImageDetail::checked(args.value("detail").unwrap_or("auto"), "--detail")?;
     let judge = JudgeSettings {
         provider: args
             .value("provider")
@@ -177,7 +206,7 @@ pub fn judge(args: &Args) -> Result<(Plan, JudgeSettings), String> {
         base_url: args.value("base-url").map(str::to_string),
         model: args.value("model").map(str::to_string),
         api_key,
-        image_detail: ImageDetail::from_id(detail),
+        image_detail: detail,
         max_tokens: args
             .value("max-tokens")
             .map(|_| args.number("max-tokens", 0u32))
@@ -203,24 +232,61 @@ mod tests {
     }
 
     #[test]
-    fn options_switches_and_positionals() {
+    fn options_switches_positionals_and_defaults() {
         let a = parse(
-            &words("data.jsonl --model m --extension a,b --extension=c --extended out"),
-            &["model", "extension"],
-            &["extended"],
+            &words("plan data.jsonl --model m --extension a,b --extension=c --extended --out o"),
+            &[&JUDGE_VALUES[..], &["images", "out"]].concat(),
+            &[&JUDGE_SWITCHES[..], &["boxes-drawn"]].concat(),
         )
         .unwrap();
-        assert_eq!(a.positional, ["data.jsonl", "out"]);
+        assert_eq!(a.positional, ["data.jsonl"]);
         assert_eq!(a.value("model"), Some("m"));
+        assert_eq!(a.value("out"), Some("o"));
         assert_eq!(a.list("extension"), ["a", "b", "c"]);
-        assert!(a.has("extended"));
-        assert!(parse(&words("--nope"), &[], &[])
-            .unwrap_err()
-            .contains("--nope"));
-        assert!(parse(&words("--model"), &["model"], &[])
-            .unwrap_err()
-            .contains("needs a value"));
-        let key = parse(&words("--key sk-123"), &["key"], &[]).unwrap_err();
-        assert!(key.contains("--key-env") && !key.contains("sk-123"));
+        assert!(a.has("extended") && !a.has("boxes-drawn"));
+        // The declared defaults; what has none is absent.
+        assert_eq!(a.value("metric"), Some(Metric::ALL[0].id()));
+        assert_eq!(a.value("detail"), Some("auto"));
+        assert_eq!(a.value("key-env"), None);
+        let s = parse(
+            &words("score d.jsonl a.jsonl b.jsonl --gamma 0.5"),
+            &[
+                &JUDGE_VALUES[..],
+                &["gamma", "protocol", "agreement", "images", "out"],
+            ]
+            .concat(),
+            &[&JUDGE_SWITCHES[..], &["keep-partial"]].concat(),
+        )
+        .unwrap();
+        assert_eq!(s.positional, ["d.jsonl", "a.jsonl", "b.jsonl"]);
+        assert_eq!(s.gamma(), Ok(0.5));
+        assert_eq!(s.number("max-tokens", 7u32), Ok(7));
+    }
+
+    #[test]
+    fn refusals_are_sentences() {
+        let none: [&str; 0] = [];
+        let said = |line: &str| parse(&words(line), &none, &none).unwrap_err();
+        assert!(said("figures r.jsonl --nope").contains("--nope"));
+        assert!(said("figures r.jsonl --gamma").contains("--gamma"));
+        assert!(said("judge --detail max").contains("--detail is auto, low or high"));
+        assert!(said("plan d --metric bleu").starts_with("There is no metric"));
+        assert_eq!(
+            said("figures r --gamma 2"),
+            harmonic_judge_core::lab::overall::checked_gamma(2.0).unwrap_err()
+        );
+        assert_eq!(
+            said("figures r --gamma -1"),
+            harmonic_judge_core::lab::overall::checked_gamma(-1.0).unwrap_err()
+        );
+        assert_eq!(
+            said("run d --timeout soon"),
+            "--timeout takes a number, not \u{201c}soon\u{201d}."
+        );
+        for key in ["--key sk-123", "--api-key=sk-123", "--token sk-123"] {
+            let s = said(&format!("judge {key}"));
+            assert!(s.contains("--key-env") && !s.contains("sk-123"), "{s}");
+        }
+        assert!(refuse_key(&words("judge --text -- --key")).is_ok());
     }
 }

@@ -1,103 +1,94 @@
-//! `hj`'s commands and help (a native program: `main.rs` gives wasm32 a stub, since a
-//! `cargo build --target wasm32-unknown-unknown` builds every binary).
+//! `hj`'s entry: the command line parsed by clap against `options`' declarations (its help,
+//! suggestions and completions), a refusal said as a sentence with exit status 2, and the
+//! command run.
+use std::io::Write;
+
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{CommandFactory, Parser};
+
+use crate::options::{Cli, Command, NotANumber};
 use crate::{dataset, one};
-use harmonic_judge_core::metrics::Metric;
-use harmonic_judge_core::native::settings::providers;
 
 /// Usage errors and input that cannot be read at all.
 const BAD_INPUT: i32 = 2;
 
-fn help() -> String {
-    let metrics: Vec<&str> = Metric::ALL.iter().map(|m| m.id()).collect();
-    let providers: Vec<&str> = providers().map(|p| p.id).collect();
-    format!(
-        "hj: score what a vision-language model wrote about an image, as harmonic-judge's page does.
+/// What `hj` says of a command line clap refused: a value's own sentence (the core's, for
+/// γ, a metric or a provider) as it is, an unknown command with the commands there are, and
+/// anything else in clap's words (a mistyped option with the one meant, a missing value).
+pub fn said(e: &clap::Error) -> String {
+    let context = |kind| match e.get(kind) {
+        Some(ContextValue::String(s)) => s.clone(),
+        Some(ContextValue::Strings(s)) => s
+            .iter()
+            .map(|s| format!("\u{201c}{s}\u{201d}"))
+            .collect::<Vec<_>>()
+            .join(" or "),
+        _ => String::new(),
+    };
+    match e.kind() {
+        ErrorKind::ValueValidation => match std::error::Error::source(e) {
+            Some(s) if s.is::<NotANumber>() => {
+                let arg = context(ContextKind::InvalidArg);
+                let flag = arg.split_whitespace().next().unwrap_or_default();
+                let value = context(ContextKind::InvalidValue);
+                format!("{flag} takes a number, not \u{201c}{value}\u{201d}.")
+            }
+            Some(s) => s.to_string(),
+            None => e.render().to_string().trim_end().to_string(),
+        },
+        ErrorKind::InvalidSubcommand => {
+            let meant = match context(ContextKind::SuggestedSubcommand) {
+                s if s.is_empty() => String::new(),
+                s => format!(" Did you mean {s}?"),
+            };
+            format!(
+                "There is no command \u{201c}{}\u{201d}: hj judge, run, plan, score, figures \
+                 or completions (hj --help says more).{meant}",
+                context(ContextKind::InvalidSubcommand)
+            )
+        }
+        _ => e.render().to_string().trim_end().to_string(),
+    }
+}
 
-USAGE
-  hj judge --image IMG --text TEXT [options]       judge one text, print its scores
-  hj run DATASET --out results.jsonl [options]     judge a dataset live (resumable)
-  hj plan DATASET --out requests.jsonl [options]   write its requests as batch JSONL
-  hj score DATASET ANSWERS... --out results.jsonl  read a batch's answers into results
-  hj figures results.jsonl                         the lab's agreement figures of a results file
-
-DATASET is the lab's: a .jsonl, .csv or .tsv file (images beside it, or --images ZIP|DIR), or a
-.zip holding the dataset file and its images. Results files are the lab's: Import results opens
-them there. Requests are OpenAI Batch API lines (custom_id <item>:<slot>), which vLLM's run_batch
-reads too; ANSWERS is that API's (or vLLM's) output, error lines included; a later ANSWERS file
-answers what an earlier one left unanswered or failed.
-
-THE JUDGE (as on the page)
-  --metric ID          {metrics} (default {metric})
-  --provider ID        (default {provider}) {providers}
-  --base-url URL       the server's API root (default: the provider's)
-  --model NAME         (default: the provider's)
-  --key-env NAME       the environment variable holding the API key (default HJ_API_KEY);
-                       a key is never given on the command line
-  --max-tokens N       output budget of a scoring request (default: the metric's on this provider)
-  --detail auto|low|high   OpenAI's image detail
-  --repeatable | --no-repeatable   fixed seed, one request at a time (default on for local servers)
-  --extended           every extension of ours that can be switched; --extension ID one of them
-  --criteria a,b       HarmonicEval: the criteria judged (default all five)
-
-RUNS
-  --concurrency N      items at once (default 5; 1 in repeatable mode)
-  --retries N          retries of a rate limit or server failure, Retry-After honoured (default 3)
-  --timeout S          seconds per request (default 120)
-  --retry-failed       run: judge the failed items of the results file again
-  --boxes-drawn        REG: the images already show their boxes (the page draws them in)
-  --gamma G            γ of the overall score (default 0.75)
-  --protocol repeated|averaged   several human ratings per item (default repeated)
-  --keep-partial       figures: keep items scored on fewer than all criteria
-  --agreement FILE     also write the figures as the lab's agreement JSON
-
-ONE ITEM (hj judge)
-  --task ic|vqa|vdu|reg  --question Q  --reference R (repeat)  --caption C
-  --reference-answer A  --box l,t,r,b  --json FILE (the result file the page opens)
-
-Exit status: 0 all scored; 1 some items failed or were left out (written, and said);
-2 bad input; 3 stopped early (a rejected key, an unreachable server, a rate limit that outlasted
-the retries): nothing was lost, run the same command again to resume.",
-        metrics = metrics.join(", "),
-        metric = Metric::ALL[0].id(),
-        providers = providers.join(", "),
-        provider = harmonic_judge_core::providers::PRESETS[0].id,
-    )
+fn refused(sentence: &str) -> ! {
+    eprintln!("{sentence}");
+    std::process::exit(BAD_INPUT);
 }
 
 pub fn main() {
     let words: Vec<String> = std::env::args().skip(1).collect();
-    let (command, rest) = match words.split_first() {
-        Some((c, rest)) => (c.as_str(), rest),
-        None => ("--help", &words[..]),
-    };
-    if rest.iter().any(|w| w == "--help" || w == "-h")
-        || matches!(command, "--help" | "-h" | "help")
-    {
-        use std::io::Write;
-        // A closed pipe (hj --help | head) is not an error worth a panic.
-        let _ = writeln!(std::io::stdout(), "{}", help());
-        return;
+    if let Err(sentence) = crate::args::refuse_key(&words) {
+        refused(&sentence);
     }
-    let outcome = match command {
-        "judge" => one::judge(rest),
-        "run" => dataset::run(rest),
-        "plan" => dataset::plan(rest),
-        "score" => dataset::score(rest),
-        "figures" => dataset::figures(rest),
-        "--version" | "-V" => {
-            println!("hj {}", env!("CARGO_PKG_VERSION"));
+    let cli =
+        match Cli::try_parse_from(std::iter::once("hj").chain(words.iter().map(String::as_str))) {
+            Ok(cli) => cli,
+            // Help and the version go to standard output (a closed pipe, `hj --help | head`, is no
+            // error), help asked for by giving nothing to standard error; both as clap prints them.
+            Err(e)
+                if !e.use_stderr()
+                    || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
+            {
+                e.exit()
+            }
+            Err(e) => refused(&said(&e)),
+        };
+    let outcome = match cli.command {
+        Command::Judge(_) => one::judge(&words),
+        Command::Run(_) => dataset::run(&words),
+        Command::Plan(_) => dataset::plan(&words),
+        Command::Score(_) => dataset::score(&words),
+        Command::Figures(_) => dataset::figures(&words),
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "hj", &mut out);
+            let _ = std::io::stdout().write_all(&out);
             return;
         }
-        other => Err(format!(
-            "There is no command \u{201c}{other}\u{201d}: hj judge, run, plan, score or figures \
-             (hj --help says more)."
-        )),
     };
     match outcome {
         Ok(code) => std::process::exit(code),
-        Err(sentence) => {
-            eprintln!("{sentence}");
-            std::process::exit(BAD_INPUT);
-        }
+        Err(sentence) => refused(&sentence),
     }
 }

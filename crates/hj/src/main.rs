@@ -7,6 +7,7 @@ mod cli;
 mod dataset;
 mod http;
 mod one;
+mod options;
 mod outfile;
 mod progress;
 mod report;

@@ -1,43 +1,47 @@
 //! The run's progress on standard error, as the lab's progress line words it (done, failed,
-//! remaining, items per minute, time left): on a terminal a bar redrawn in place, elsewhere (a
-//! log, CI) a quiet line every tenth of the run or every 30 s, whichever comes first.
+//! remaining, items per minute, time left): on a terminal an `indicatif` bar redrawn in place,
+//! elsewhere (a log, CI, `HJ_NO_BAR` set) a quiet line every tenth of the run or every 30 s,
+//! whichever comes first.
 
-use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
+use harmonic_judge_core::lab::duration::duration;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
 pub struct Progress {
-    tty: bool,
+    /// The bar, on a terminal; `None` writes lines.
+    bar: Option<ProgressBar>,
     total: usize,
     /// Finished before this run started (resumed), not counted in the rate.
     before: usize,
     started: Instant,
-    last_draw: Option<Instant>,
     last_logged: usize,
-    drawn: bool,
+    last_line: Option<Instant>,
 }
 
-/// "42s", "3m 05s", "1h 02m", as the lab's progress line says it.
-pub fn duration(secs: f64) -> String {
-    let s = secs.round().max(0.0) as u64;
-    if s >= 3600 {
-        format!("{}h {:02}m", s / 3600, (s % 3600) / 60)
-    } else if s >= 60 {
-        format!("{}m {:02}s", s / 60, s % 60)
-    } else {
-        format!("{s}s")
+/// A bar on standard error, or `None` where it is not a terminal or `HJ_NO_BAR` is set.
+fn bar(total: usize, before: usize) -> Option<ProgressBar> {
+    let target = ProgressDrawTarget::stderr();
+    if target.is_hidden() || std::env::var_os("HJ_NO_BAR").is_some() {
+        return None;
     }
+    let style = ProgressStyle::with_template("[{bar:24}] {pos}/{len} · {msg}")
+        .expect("a valid template")
+        .progress_chars("#>.");
+    let bar = ProgressBar::with_draw_target(Some(total as u64), target).with_style(style);
+    bar.set_position(before as u64);
+    Some(bar)
 }
 
 impl Progress {
     pub fn new(total: usize, before: usize) -> Progress {
         Progress {
-            tty: std::io::stderr().is_terminal() && std::env::var_os("HJ_NO_BAR").is_none(),
+            bar: bar(total, before),
             total,
             before,
             started: Instant::now(),
-            last_draw: None,
             last_logged: before,
-            drawn: false,
+            last_line: None,
         }
     }
 
@@ -56,65 +60,49 @@ impl Progress {
         format!("{done} done · {failed} failed · {left} remaining · {rate:.1} items/min{eta}")
     }
 
-    /// Says where the run is; `force` draws even when it drew a moment ago.
+    /// Says where the run is; `force` writes a line even when one was written a moment ago
+    /// (the bar draws at most 20 times a second whatever it is told).
     pub fn update(&mut self, done: usize, failed: usize, force: bool) {
         let finished = done + failed;
+        if let Some(bar) = &self.bar {
+            bar.set_position(finished as u64);
+            bar.set_message(self.line(done, failed));
+            if force {
+                bar.tick();
+            }
+            return;
+        }
         let now = Instant::now();
-        if self.tty {
-            if !force
-                && self
-                    .last_draw
-                    .is_some_and(|t| now - t < Duration::from_millis(100))
-            {
-                return;
-            }
-            let width = 24;
-            let filled = (finished * width)
-                .checked_div(self.total)
-                .unwrap_or(width)
-                .min(width);
-            let bar: String = "#".repeat(filled) + &".".repeat(width - filled);
-            eprint!(
-                "\r\x1b[2K[{bar}] {finished}/{} · {}",
-                self.total,
-                self.line(done, failed)
-            );
-            let _ = std::io::stderr().flush();
-            self.drawn = true;
-        } else {
-            let step = (self.total / 10).max(1);
-            let due = finished >= self.last_logged + step
-                || finished == self.total
-                || self
-                    .last_draw
-                    .is_some_and(|t| now - t >= Duration::from_secs(30));
-            if !force && (!due || finished == self.last_logged) {
-                return;
-            }
-            self.last_logged = finished;
-            eprintln!(
-                "{finished}/{} items: {}",
-                self.total,
-                self.line(done, failed)
-            );
+        let step = (self.total / 10).max(1);
+        let due = finished >= self.last_logged + step
+            || finished == self.total
+            || self
+                .last_line
+                .is_some_and(|t| now - t >= Duration::from_secs(30));
+        if !force && (!due || finished == self.last_logged) {
+            return;
         }
-        self.last_draw = Some(now);
+        self.last_logged = finished;
+        self.last_line = Some(now);
+        eprintln!(
+            "{finished}/{} items: {}",
+            self.total,
+            self.line(done, failed)
+        );
     }
 
-    /// A sentence between progress lines (a retry's wait, a warning).
+    /// A sentence between progress lines (a retry's wait, a warning), above the bar.
     pub fn say(&mut self, sentence: &str) {
-        if self.tty && self.drawn {
-            eprint!("\r\x1b[2K");
-            self.drawn = false;
+        match &self.bar {
+            Some(bar) => bar.suspend(|| eprintln!("{sentence}")),
+            None => eprintln!("{sentence}"),
         }
-        eprintln!("{sentence}");
     }
 
-    /// Ends the bar's line.
+    /// Leaves the bar as it ends, on its own line.
     pub fn finish(&mut self) {
-        if self.tty && self.drawn {
-            eprintln!();
-            self.drawn = false;
+        if let Some(bar) = self.bar.take() {
+            bar.finish();
         }
     }
 }
@@ -122,13 +110,6 @@ impl Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations_read_as_the_labs() {
-        assert_eq!(duration(42.4), "42s");
-        assert_eq!(duration(185.0), "3m 05s");
-        assert_eq!(duration(3720.0), "1h 02m");
-    }
 
     #[test]
     fn the_line_counts_what_is_left() {
