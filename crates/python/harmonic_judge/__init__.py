@@ -18,12 +18,16 @@ Results files are the lab's (``Results.to_jsonl`` writes one its *Import results
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, TypedDict, TypeVar, Union
 
 from . import _core
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "Dataset",
@@ -31,18 +35,22 @@ __all__ = [
     "Planned",
     "Scored",
     "Agreement",
+    "Options",
     "plan",
     "score",
     "read_results",
     "metrics",
     "providers",
     "GAMMA_DEFAULT",
+    "PROTOCOL_DEFAULT",
 ]
 
 __version__: str = _core.__version__
 
-#: γ of the overall score when none is given: the page's default.
-GAMMA_DEFAULT = 0.75
+#: γ of the overall score when none is given: the page's default (the core's).
+GAMMA_DEFAULT: float = _core.GAMMA_DEFAULT
+#: How several human ratings of an item enter τ when no protocol is given (the core's).
+PROTOCOL_DEFAULT: str = _core.PROTOCOL_DEFAULT
 
 
 class Dataset:
@@ -148,13 +156,14 @@ class Results:
         return self._core.overall(float(gamma))
 
     def agreement(
-        self, gamma: float = GAMMA_DEFAULT, protocol: str = "repeated", keep_partial: bool = False
+        self, gamma: float = GAMMA_DEFAULT, protocol: str = PROTOCOL_DEFAULT, keep_partial: bool = False
     ) -> Optional[Agreement]:
         """The lab's agreement figures, or ``None`` when no result carries a human judgment.
 
         ``protocol``: several ratings per item as ``"repeated"`` (each paired with the score,
-        CLIPScore's) or ``"averaged"`` (G-VEval's). Items scored on fewer than all their
-        criteria are left out unless ``keep_partial``, as in the lab.
+        CLIPScore's; the default) or ``"averaged"`` (G-VEval's); any other raises
+        :class:`ValueError` with a sentence. Items scored on fewer than all their criteria are
+        left out unless ``keep_partial``, as in the lab. ``gamma`` as in :meth:`overall`.
         """
         got = self._core.agreement(float(gamma), protocol, keep_partial)
         if got is None:
@@ -201,82 +210,65 @@ class Scored:
         return self.notes
 
 
-def _options(
-    metric: Optional[str],
-    extended: bool,
-    extensions: Sequence[str],
-    criteria: Sequence[str],
-    provider: str,
-    model: Optional[str],
-    base_url: Optional[str],
-    max_tokens: Optional[int],
-    image_detail: str,
-) -> Dict[str, Any]:
-    return dict(
-        metric=metric,
-        extended=extended,
-        extensions=list(extensions),
-        criteria=list(criteria),
-        provider=provider,
-        model=model,
-        base_url=base_url,
-        max_tokens=max_tokens,
-        image_detail=image_detail,
-    )
+class Options(TypedDict, total=False):
+    """The options :func:`plan` and :func:`score` take, as keywords: the page's *Judge* and
+    metric settings. Give both the same. Their defaults are the binding's (``_core.OPTIONS``).
 
-
-def plan(
-    dataset: Dataset,
-    *,
-    metric: Optional[str] = None,
-    provider: str = "openai",
-    model: Optional[str] = None,
-    base_url: Optional[str] = None,
-    max_tokens: Optional[int] = None,
-    image_detail: str = "auto",
-    extended: bool = False,
-    extensions: Sequence[str] = (),
-    criteria: Sequence[str] = (),
-    boxes_drawn: bool = False,
-) -> Planned:
-    """The dataset's requests, as the lab's Batch-API run makes them.
-
-    ``metric`` is one of :func:`metrics` (default the first, HarmonicEval); ``provider`` one of
-    :func:`providers`, whose defaults (model, output budget) apply as on the page. Images are
-    sent as their files are (the page re-encodes them in the browser); REG boxes must already
-    be drawn in (``boxes_drawn=True``). Raises :class:`ValueError` with a sentence for a setting
-    that cannot be used.
+    ``metric``: one of :func:`metrics` (``None``: the first, HarmonicEval). ``provider``: one of
+    :func:`providers`, whose defaults (base URL, model, output budget) apply as on the page;
+    ``model`` and ``base_url`` override them, ``max_tokens`` the metric's output budget there.
+    ``image_detail``: OpenAI's ``"auto"``, ``"low"`` or ``"high"``. ``extended``: every
+    extension of ours that can be switched on; ``extensions``: those named; ``criteria``:
+    HarmonicEval's criteria judged (all when empty). ``boxes_drawn``: whether the images
+    already show the REG boxes.
     """
-    jsonl, n, broken = _core.plan(
-        dataset._core,
-        boxes_drawn=boxes_drawn,
-        **_options(metric, extended, extensions, criteria, provider, model, base_url, max_tokens, image_detail),
-    )
+
+    metric: Optional[str]
+    provider: str
+    model: Optional[str]
+    base_url: Optional[str]
+    max_tokens: Optional[int]
+    image_detail: str
+    extended: bool
+    extensions: Sequence[str]
+    criteria: Sequence[str]
+    boxes_drawn: bool
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _takes_options(f: _F) -> _F:
+    """Shows ``f``'s ``**options`` as the keyword-only parameters they are (for ``help`` and
+    ``inspect``): :class:`Options`' types with the binding's defaults."""
+    types = {name: getattr(t, "__forward_arg__", t) for name, t in Options.__annotations__.items()}
+    sig = inspect.signature(f)
+    params = [p for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    params += [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=types[name])
+        for name, default in _core.OPTIONS
+    ]
+    f.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+    return f
+
+
+@_takes_options
+def plan(dataset: Dataset, **options: Unpack[Options]) -> Planned:
+    """The dataset's requests, as the lab's Batch-API run makes them, with the page's settings
+    (:class:`Options`). Images are sent as their files are (the page re-encodes them in the
+    browser). Raises :class:`ValueError` with a sentence for a setting that cannot be used, and
+    :class:`TypeError` for an option there is not.
+    """
+    jsonl, n, broken = _core.plan(dataset._core, **options)
     return Planned(jsonl, n, [tuple(b) for b in broken])
 
 
-def score(
-    dataset: Dataset,
-    answers: str,
-    *,
-    metric: Optional[str] = None,
-    provider: str = "openai",
-    model: Optional[str] = None,
-    base_url: Optional[str] = None,
-    max_tokens: Optional[int] = None,
-    image_detail: str = "auto",
-    extended: bool = False,
-    extensions: Sequence[str] = (),
-    criteria: Sequence[str] = (),
-) -> Scored:
+@_takes_options
+def score(dataset: Dataset, answers: str, **options: Unpack[Options]) -> Scored:
     """Reads a batch's answers (the text of OpenAI's or vLLM's output and error files, one
     answer per line) into the items' results, as the lab reads a finished batch. Give the same
-    metric and options as :func:`plan`."""
-    core, unanswered, incomplete, notes, summary = _core.score(
-        dataset._core,
-        answers,
-        **_options(metric, extended, extensions, criteria, provider, model, base_url, max_tokens, image_detail),
-    )
+    options (:class:`Options`) as :func:`plan`."""
+    core, unanswered, incomplete, notes, summary = _core.score(dataset._core, answers, **options)
     return Scored(Results(core), unanswered, incomplete, notes, summary)
 
 

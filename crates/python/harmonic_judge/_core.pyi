@@ -1,8 +1,14 @@
-"""Type stubs of the compiled binding (python/src/lib.rs); use the package's own API."""
+"""Type stubs of the compiled binding (crates/python/src/lib.rs); use the package's own API.
+The options ``plan`` and ``score`` take are declared once, in ``crates/python/src/options.rs``:
+``OPTIONS`` lists them with their defaults, :class:`harmonic_judge.Options` types them."""
 
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Tuple
 
 __version__: str
+#: (name, default) of each option of ``plan`` and ``score``, in order.
+OPTIONS: List[Tuple[str, Any]]
+GAMMA_DEFAULT: float
+PROTOCOL_DEFAULT: str
 
 class Dataset:
     def __init__(self, path: str, images: Optional[str] = None) -> None: ...
@@ -23,37 +29,15 @@ class Results:
     def problems(self) -> List[str]: ...
     def __len__(self) -> int: ...
     def to_json(self) -> str: ...
-    def to_jsonl(self, gamma: float = 0.75) -> str: ...
-    def overall(self, gamma: float = 0.75) -> List[Optional[float]]: ...
+    def to_jsonl(self, gamma: Optional[float] = None) -> str: ...
+    def overall(self, gamma: Optional[float] = None) -> List[Optional[float]]: ...
     def agreement(
-        self, gamma: float = 0.75, protocol: str = "repeated", keep_partial: bool = False
+        self, gamma: Optional[float] = None, protocol: Optional[str] = None, keep_partial: bool = False
     ) -> Optional[Tuple[str, List[str]]]: ...
 
-def plan(
-    dataset: Dataset,
-    metric: Optional[str] = None,
-    extended: bool = False,
-    extensions: Sequence[str] = ...,
-    criteria: Sequence[str] = ...,
-    provider: str = "openai",
-    model: Optional[str] = None,
-    base_url: Optional[str] = None,
-    max_tokens: Optional[int] = None,
-    image_detail: str = "auto",
-    boxes_drawn: bool = False,
-) -> Tuple[str, int, List[Tuple[str, str]]]: ...
+def plan(dataset: Dataset, **options: Any) -> Tuple[str, int, List[Tuple[str, str]]]: ...
 def score(
-    dataset: Dataset,
-    answers: str,
-    metric: Optional[str] = None,
-    extended: bool = False,
-    extensions: Sequence[str] = ...,
-    criteria: Sequence[str] = ...,
-    provider: str = "openai",
-    model: Optional[str] = None,
-    base_url: Optional[str] = None,
-    max_tokens: Optional[int] = None,
-    image_detail: str = "auto",
+    dataset: Dataset, answers: str, **options: Any
 ) -> Tuple[Results, List[str], List[str], List[str], str]: ...
 def metrics() -> List[str]: ...
 def providers() -> List[str]: ...

@@ -5,27 +5,32 @@
 //! as the shortest text that reads back to it), and never comes back through a text parse.
 //! The Python layer (`crates/python/harmonic_judge/__init__.py`) adds types and docstrings.
 
+mod options;
+
 use std::path::Path;
 
 use harmonic_judge_core::batch::openai_batch::Limits;
-use harmonic_judge_core::batch::plan::Plan;
 use harmonic_judge_core::lab::jsonl_reader::JsonlReader;
 use harmonic_judge_core::lab::{figures, io, ItemResult};
 use harmonic_judge_core::meta::RatingProtocol;
 use harmonic_judge_core::metrics::Metric;
-use harmonic_judge_core::native::settings::{self, JudgeSettings};
+use harmonic_judge_core::native::settings;
 use harmonic_judge_core::native::{batch_files, disk, files};
-use harmonic_judge_core::providers::{Backend, ImageDetail};
+use harmonic_judge_core::scoring::gamma_axis::GAMMA_DEFAULT;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use options::Options;
 
 fn err(sentence: String) -> PyErr {
     PyValueError::new_err(sentence)
 }
 
-/// γ within the lab's slider's range, or `ValueError` with the sentence `hj --gamma` says.
-fn gamma(g: f64) -> PyResult<f64> {
-    harmonic_judge_core::lab::overall::checked_gamma(g).map_err(err)
+/// γ (the core's default when not given) within the lab's slider's range, or `ValueError` with
+/// the sentence `hj --gamma` says.
+fn gamma(g: Option<f64>) -> PyResult<f64> {
+    harmonic_judge_core::lab::overall::checked_gamma(g.unwrap_or(GAMMA_DEFAULT)).map_err(err)
 }
 
 /// A dataset read from disk and checked as the lab checks an import.
@@ -72,17 +77,6 @@ struct Results {
     problems: Vec<String>,
 }
 
-fn protocol(id: &str) -> PyResult<RatingProtocol> {
-    RatingProtocol::ALL
-        .into_iter()
-        .find(|p| p.id() == id)
-        .ok_or_else(|| {
-            err(format!(
-                "protocol is repeated or averaged, not \u{201c}{id}\u{201d}."
-            ))
-        })
-}
-
 #[pymethods]
 impl Results {
     /// A results JSONL file's text, read as the lab's *Import results* reads it.
@@ -123,111 +117,55 @@ impl Results {
         serde_json::to_string(&self.results).unwrap_or_default()
     }
 
-    #[pyo3(signature = (gamma=0.75))]
-    fn to_jsonl(&self, gamma: f64) -> PyResult<String> {
+    #[pyo3(signature = (gamma=None))]
+    fn to_jsonl(&self, gamma: Option<f64>) -> PyResult<String> {
         Ok(io::to_jsonl(&self.results, self::gamma(gamma)?))
     }
 
     /// Each result's overall score at γ (its criteria re-weighted; a one-score metric's score).
-    #[pyo3(signature = (gamma=0.75))]
-    fn overall(&self, gamma: f64) -> PyResult<Vec<Option<f64>>> {
+    #[pyo3(signature = (gamma=None))]
+    fn overall(&self, gamma: Option<f64>) -> PyResult<Vec<Option<f64>>> {
         let g = self::gamma(gamma)?;
         Ok(self.results.iter().map(|r| r.overall(g)).collect())
     }
 
     /// The lab's agreement figures as its *Export agreement* JSON, or `None` without human
     /// judgments; `lines` as its table words them.
-    #[pyo3(signature = (gamma=0.75, protocol="repeated", keep_partial=false))]
+    #[pyo3(signature = (gamma=None, protocol=None, keep_partial=false))]
     fn agreement(
         &self,
-        gamma: f64,
-        protocol: &str,
+        gamma: Option<f64>,
+        protocol: Option<&str>,
         keep_partial: bool,
     ) -> PyResult<Option<(String, Vec<String>)>> {
-        let p = self::protocol(protocol)?;
+        let p = match protocol {
+            Some(id) => RatingProtocol::checked(id, "protocol").map_err(err)?,
+            None => RatingProtocol::default(),
+        };
         let gamma = self::gamma(gamma)?;
         Ok(figures::figures(&self.results, gamma, p, keep_partial).map(|f| (f.json(), f.lines())))
     }
-}
-
-/// The plan and the backend from the page's settings (`offline`: no key needed).
-#[allow(clippy::too_many_arguments)]
-fn settings_of(
-    metric: Option<&str>,
-    extended: bool,
-    extensions: Vec<String>,
-    criteria: Vec<String>,
-    provider: &str,
-    model: Option<String>,
-    base_url: Option<String>,
-    max_tokens: Option<u32>,
-    image_detail: &str,
-) -> PyResult<(Plan, Backend)> {
-    let metric = match metric {
-        Some(id) => settings::metric(id).map_err(err)?,
-        None => Metric::ALL[0],
-    };
-    let plan = settings::plan(metric, extended, &extensions, &criteria).map_err(err)?;
-    if !ImageDetail::ALL.iter().any(|d| d.id() == image_detail) {
-        return Err(err(format!(
-            "image_detail is auto, low or high, not \u{201c}{image_detail}\u{201d}."
-        )));
-    }
-    let judge = JudgeSettings {
-        provider: provider.to_string(),
-        base_url,
-        model,
-        image_detail: ImageDetail::from_id(image_detail),
-        max_tokens,
-        ..JudgeSettings::default()
-    };
-    let backend = judge.offline_backend(metric).map_err(err)?;
-    Ok((plan, backend))
 }
 
 /// A planned batch: its JSONL, how many requests, and (item id, reason) for each item left out.
 type Planned = (String, usize, Vec<(String, String)>);
 
 /// The dataset's requests as OpenAI Batch API JSONL: (text, how many, [(item id, reason)] for
-/// the items that could not be planned).
+/// the items that could not be planned). `options`: [`Options`].
 #[pyfunction]
-#[pyo3(signature = (dataset, metric=None, extended=false, extensions=Vec::new(), criteria=Vec::new(),
-    provider="openai", model=None, base_url=None, max_tokens=None, image_detail="auto",
-    boxes_drawn=false))]
-#[allow(clippy::too_many_arguments)]
-fn plan(
-    dataset: &Dataset,
-    metric: Option<&str>,
-    extended: bool,
-    extensions: Vec<String>,
-    criteria: Vec<String>,
-    provider: &str,
-    model: Option<String>,
-    base_url: Option<String>,
-    max_tokens: Option<u32>,
-    image_detail: &str,
-    boxes_drawn: bool,
-) -> PyResult<Planned> {
-    let (plan, backend) = settings_of(
-        metric,
-        extended,
-        extensions,
-        criteria,
-        provider,
-        model,
-        base_url,
-        max_tokens,
-        image_detail,
-    )?;
+#[pyo3(signature = (dataset, **options))]
+fn plan(dataset: &Dataset, options: Option<&Bound<'_, PyDict>>) -> PyResult<Planned> {
+    let options = Options::from_kwargs("plan", options)?;
+    let (plan, backend) = options.settings()?;
     let d = &dataset.loaded;
     let planned = batch_files::plan_jsonl(
         &plan,
         &backend,
         &d.items,
         &d.images,
-        boxes_drawn,
+        options.boxes_drawn,
         &|_| false,
-        Limits::for_provider(provider),
+        Limits::for_provider(&options.provider),
     )
     .map_err(err)?;
     let broken = planned
@@ -243,36 +181,15 @@ fn plan(
 type ScoredTuple = (Results, Vec<String>, Vec<String>, Vec<String>, String);
 
 /// A file of answers read against the plan into results (`batch::reading`, as the lab and
-/// `hj score` read them).
+/// `hj score` read them). `options`: [`Options`], the plan's.
 #[pyfunction]
-#[pyo3(signature = (dataset, answers, metric=None, extended=false, extensions=Vec::new(),
-    criteria=Vec::new(), provider="openai", model=None, base_url=None, max_tokens=None,
-    image_detail="auto"))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (dataset, answers, **options))]
 fn score(
     dataset: &Dataset,
     answers: &str,
-    metric: Option<&str>,
-    extended: bool,
-    extensions: Vec<String>,
-    criteria: Vec<String>,
-    provider: &str,
-    model: Option<String>,
-    base_url: Option<String>,
-    max_tokens: Option<u32>,
-    image_detail: &str,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<ScoredTuple> {
-    let (plan, backend) = settings_of(
-        metric,
-        extended,
-        extensions,
-        criteria,
-        provider,
-        model,
-        base_url,
-        max_tokens,
-        image_detail,
-    )?;
+    let (plan, backend) = Options::from_kwargs("score", options)?.settings()?;
     let items = &dataset.loaded.items;
     let scored = batch_files::score(&plan, &backend, items, &[answers]);
     let summary = scored.summary(items.len());
@@ -312,5 +229,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(metrics, m)?)?;
     m.add_function(wrap_pyfunction!(providers, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // What the Python layer's signatures are built from: the options `plan` and `score` take
+    // with their defaults, γ's default and the rating protocol's, all the core's.
+    m.add("OPTIONS", Options::defaults(m.py())?)?;
+    m.add("GAMMA_DEFAULT", GAMMA_DEFAULT)?;
+    m.add("PROTOCOL_DEFAULT", RatingProtocol::default().id())?;
     Ok(())
 }
