@@ -339,6 +339,45 @@ fn bad_input_gets_a_sentence_and_a_non_zero_exit() {
 }
 
 #[test]
+fn help_suggestions_and_completions_come_from_the_declared_options() {
+    // Each command's help, with its defaults and the values it takes.
+    let help = hj(&["run", "--help"]);
+    assert_eq!(help.status.code(), Some(0), "{}", text(&help));
+    for words in [
+        "--boxes-drawn",
+        "--concurrency <N>",
+        "[default: 120]",
+        "llama_server",
+    ] {
+        assert!(text(&help).contains(words), "{words}: {}", text(&help));
+    }
+    // A mistyped command or option: the one meant; a value that is not a number: a sentence.
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["figure", "r.jsonl"],
+            "Did you mean \u{201c}figures\u{201d}?",
+        ),
+        (&["run", "d.jsonl", "--concurency", "3"], "'--concurrency'"),
+        (
+            &["run", "d.jsonl", "--timeout", "soon"],
+            "--timeout takes a number, not \u{201c}soon\u{201d}.",
+        ),
+        (
+            &["figures", "r.jsonl", "--protocol", "mean"],
+            "--protocol is repeated or averaged",
+        ),
+    ];
+    for (args, sentence) in cases {
+        let o = hj(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains(sentence), "{args:?}: {}", text(&o));
+    }
+    let bash = hj(&["completions", "bash"]);
+    assert_eq!(bash.status.code(), Some(0), "{}", text(&bash));
+    assert!(text(&bash).contains("_hj()") && text(&bash).contains("--key-env"));
+}
+
+#[test]
 fn a_rate_limit_that_outlasts_the_retries_stops_the_run_after_honouring_retry_after() {
     let dir = temp("429");
     let out = dir.join("results.jsonl");
