@@ -17,10 +17,12 @@ pub struct Progress {
     started: Instant,
     last_logged: usize,
     last_line: Option<Instant>,
+    /// Whether the bar redraws by itself (from the first update on).
+    ticking: bool,
 }
 
 /// A bar on standard error, or `None` where it is not a terminal or `HJ_NO_BAR` is set.
-fn bar(total: usize, before: usize) -> Option<ProgressBar> {
+fn bar(total: usize) -> Option<ProgressBar> {
     let target = ProgressDrawTarget::stderr();
     if target.is_hidden() || std::env::var_os("HJ_NO_BAR").is_some() {
         return None;
@@ -28,20 +30,20 @@ fn bar(total: usize, before: usize) -> Option<ProgressBar> {
     let style = ProgressStyle::with_template("[{bar:24}] {pos}/{len} · {msg}")
         .expect("a valid template")
         .progress_chars("#>.");
-    let bar = ProgressBar::with_draw_target(Some(total as u64), target).with_style(style);
-    bar.set_position(before as u64);
-    Some(bar)
+    // Drawn from the first update, which says where the run is.
+    Some(ProgressBar::with_draw_target(Some(total as u64), target).with_style(style))
 }
 
 impl Progress {
     pub fn new(total: usize, before: usize) -> Progress {
         Progress {
-            bar: bar(total, before),
+            bar: bar(total),
             total,
             before,
             started: Instant::now(),
             last_logged: before,
             last_line: None,
+            ticking: false,
         }
     }
 
@@ -61,14 +63,18 @@ impl Progress {
     }
 
     /// Says where the run is; `force` writes a line even when one was written a moment ago
-    /// (the bar draws at most 20 times a second whatever it is told).
+    /// (the bar draws at most 20 times a second whatever it is told, and redraws by itself).
     pub fn update(&mut self, done: usize, failed: usize, force: bool) {
         let finished = done + failed;
         if let Some(bar) = &self.bar {
+            // The position first: the message's draw shows both.
             bar.set_position(finished as u64);
             bar.set_message(self.line(done, failed));
-            if force {
-                bar.tick();
+            if !self.ticking {
+                // Redrawn four times a second from now on, so the last word is always shown
+                // (a draw within 50 ms of the one before is skipped).
+                bar.enable_steady_tick(Duration::from_millis(250));
+                self.ticking = true;
             }
             return;
         }
@@ -99,10 +105,11 @@ impl Progress {
         }
     }
 
-    /// Leaves the bar as it ends, on its own line.
+    /// Leaves the bar as the run ends (where it stopped, not filled), on its own line.
     pub fn finish(&mut self) {
         if let Some(bar) = self.bar.take() {
-            bar.finish();
+            bar.abandon();
+            eprintln!();
         }
     }
 }
