@@ -274,10 +274,10 @@ async function load(source, progress, check, gpu) {
     }
   }
   if (!gpu || gpuError) await start(w2, false);
-  return finish(w2, { name, identity, gpuError, lines, build });
+  return finish(w2, { name, identity, gpuError, lines, build, files: { blobs, bytes, ours, threads } });
 }
 
-async function finish(w, { name, identity, gpuError, lines, build }) {
+async function finish(w, { name, identity, gpuError, lines, build, files }) {
   // wllama does not look at the engine's own verdict; a file llama.cpp refused loads "nothing".
   const info = w.getLoadedContextInfo();
   if (!info.success || !(info.n_vocab > 0)) {
@@ -299,8 +299,65 @@ async function finish(w, { name, identity, gpuError, lines, build }) {
     multithread: w.isMultithread(),
     gpuError,
     lines,
+    // Kept to start the engine again on the CPU when the GPU fails while answering.
+    files,
+    baseIdentity: identity,
+    onGpu: lines.some((l) => /offloaded [1-9]\d*\/\d+ layers to GPU/i.test(l)),
+    restarting: null,
   };
   return loadedFacts();
+}
+
+// A failure of the engine itself, not of the request: the wasm trapped or aborted (llama.cpp's
+// WebGPU backend aborts when a queue wait times out), and wllama refuses every later call.
+const CRASH = /\(ABORT\)|crashed|unreachable|RuntimeError|Queue wait timed out|device (was )?lost/i;
+
+// What the GPU said when it failed: llama.cpp's own line if it printed one (ggml_webgpu: Queue
+// wait timed out after 30000 ms), never the stack trace the engine prints after it; else the
+// error's words.
+function gpuReason(e) {
+  const lines = engineLines
+    .flatMap((l) => l.split('\n'))
+    .map((l) => l.trim())
+    .filter((l) => l && !/^Stack trace|@http|wasm-function/i.test(l))
+    .reverse();
+  const line = lines.find((l) => /Queue wait timed out|device (was )?lost/i.test(l))
+    || lines.find((l) => /ggml_webgpu|webgpu/i.test(l) && /fail|error|abort|timed out|lost/i.test(l));
+  const why = (line || message(e) || 'the engine stopped').replace(/^.*?(ggml_webgpu:)/, '$1').trim();
+  return why.length > 200 ? why.slice(0, 200) + '…' : why;
+}
+
+// The GPU failed while answering: the engine that crashed is let go and the same files are
+// loaded again on the CPU (n_gpu_layers 0), in this page, without a reload. Requests that
+// failed together wait for the one restart. Resolves once the CPU engine is loaded (or throws
+// the reason it could not be).
+let restarting = null;
+function restartOnCpu(old, reason) {
+  if (old.restarting) return old.restarting;
+  old.restarting = restarting = (async () => {
+    if (judge === old) judge = null;
+    await Promise.race([old.w.exit().catch(() => {}), new Promise((r) => setTimeout(r, 2000))]);
+    const { blobs, bytes, ours, threads } = old.files;
+    const build = chooseBuild(bytes, false, ours);
+    if (!build.build) throw new Error('too-large:' + bytes);
+    const w = fresh(build.build);
+    engineLines.length = 0;
+    placed.length = 0;
+    try {
+      await w.loadModel(blobs, { n_ctx: 4096, n_threads: threads, seed: 1, n_gpu_layers: 0 });
+    } catch (e) {
+      throw new Error(said(message(e)));
+    }
+    await finish(w, {
+      name: old.name,
+      identity: old.baseIdentity,
+      gpuError: 'answering:' + reason,
+      lines: placed.slice(),
+      build,
+      files: old.files,
+    });
+  })().finally(() => { restarting = null; });
+  return old.restarting;
 }
 
 function loadedFacts() {
@@ -338,6 +395,8 @@ let lastProgress = '';
 // not cut off while it is being read; wllama's says nothing, so for it this is a plain limit);
 // a request stopped so rejects with 'idle-timeout'.
 async function chat(body, signal, idleMs) {
+  // A request that arrives while the engine is being started again on the CPU waits for it.
+  if (!judge && restarting) await restarting.catch(() => {});
   if (!judge) throw new Error('not-loaded');
   const stop = new AbortController();
   const forward = () => stop.abort();
@@ -353,11 +412,21 @@ async function chat(body, signal, idleMs) {
   };
   arm();
   if (judge.build === 'ours') judge.w.onProgress = (p) => { lastProgress = JSON.stringify(p); arm(); };
+  const asked = judge;
   try {
     return await answerChat(body, stop.signal);
   } catch (e) {
     if (idle) throw new Error('idle-timeout');
-    throw e;
+    if (stop.signal.aborted || !asked.onGpu || !CRASH.test(message(e) + ' ' + engineLines.slice(-5).join(' '))) throw e;
+    // The GPU failed (issue 70): this request ends with the reason, and the engine comes back
+    // on the CPU by itself for the next ones.
+    const reason = gpuReason(e);
+    try {
+      await restartOnCpu(asked, reason);
+    } catch (again) {
+      throw new Error('gpu-failed-dead:' + reason + ' | ' + message(again));
+    }
+    throw new Error('gpu-failed:' + reason);
   } finally {
     clearTimeout(timer);
     if (signal) signal.removeEventListener('abort', forward);

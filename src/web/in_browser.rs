@@ -72,6 +72,9 @@ thread_local! {
     /// the engine has requests waiting.
     static ON_TIMING: RefCell<Option<Hearer>> = const { RefCell::new(None) };
     static TICKER: RefCell<Option<Ticker>> = const { RefCell::new(None) };
+    /// Who hears that the engine was started again on the CPU after the GPU failed while
+    /// answering (the panel, whose status line then says so).
+    static ON_RESTART: RefCell<Option<Box<dyn Fn()>>> = const { RefCell::new(None) };
     /// The quantization of the model file being loaded (its header, read by the file check).
     static FILE_TYPE: std::cell::Cell<Option<u32>> = const { std::cell::Cell::new(None) };
     /// The same of the projector being loaded, if any.
@@ -104,6 +107,12 @@ pub fn loaded_now() -> Option<(String, Engine)> {
 /// take) every second while the engine has requests waiting, and once more after the last.
 pub fn on_timing(hear: impl Fn(String) + 'static) {
     ON_TIMING.with(|h| *h.borrow_mut() = Some(Box::new(hear)));
+}
+
+/// `hear` is called when the engine has been started again on the CPU by itself (the GPU failed
+/// while answering), after the loaded model's facts were read again.
+pub fn on_restart(hear: impl Fn() + 'static) {
+    ON_RESTART.with(|h| *h.borrow_mut() = Some(Box::new(hear)));
 }
 
 fn tell_timing() {
@@ -221,7 +230,12 @@ fn read_loaded(v: &JsValue) -> Option<Loaded> {
         placement: Placement::read(&lines),
         why: match backend {
             Compute::WebGpu => None,
-            Compute::Cpu => WHY.with(|w| w.borrow().clone()),
+            // Started again on the CPU after the GPU failed while answering: the bridge says
+            // why; otherwise why the load kept it on the CPU.
+            Compute::Cpu => Some(text(v, "gpuError"))
+                .filter(|e| e.starts_with(gpu::ANSWERING))
+                .map(|e| gpu::failed(&e))
+                .or_else(|| WHY.with(|w| w.borrow().clone())),
         },
         file_type: FILE_TYPE.with(std::cell::Cell::get),
         projector_type: PROJECTOR_TYPE.with(std::cell::Cell::get),
@@ -525,6 +539,18 @@ async fn answer_request(
             keep_timing();
             let idle = JsValue::from_f64(f64::from(idle_ms));
             let out = call("chat", &[JsValue::from_str(&body), signal, idle]).await;
+            if let Err(e) = &out {
+                if e.starts_with("gpu-failed") {
+                    // The engine now runs on the CPU (or not at all): the loaded facts (the
+                    // answer cache's identity, what a run records) and the panel follow.
+                    let _ = self::facts().await;
+                    ON_RESTART.with(|h| {
+                        if let Some(hear) = h.borrow().as_ref() {
+                            hear();
+                        }
+                    });
+                }
+            }
             let out = out
                 .map_err(|e| match e.as_str() {
                     "idle-timeout" => JudgeError::Timeout {

@@ -198,3 +198,71 @@ def test_firefox_webgpu_status_says_the_layers_the_engine_put_on_the_gpu(firefox
     assert layers and int(layers.group(1)) > 0 and int(layers.group(1)) <= int(layers.group(2)), text
     assert re.search(r"model \d+(\.\d)? [MG]iB", text) and "KV cache" in text, text
     assert "kept every layer on the CPU" not in text and "()" not in text, text
+
+
+def test_a_gpu_that_fails_while_answering_ends_that_answer_with_a_sentence_and_the_judge_goes_on_on_the_cpu(
+        firefox_gpu, app_url, host, images):
+    """Issue 70: on this machine Firefox's adapter is Mesa's Vulkan on the CPU, and reading an
+    evaluation's prompt there outlasts llama.cpp's WebGPU queue wait (30 s): the engine aborts
+    ("ggml_webgpu: Queue wait timed out after 30000 ms") and wllama refuses every later call. The
+    answer being read ends with one sentence that says so; the bridge starts the engine again on
+    the CPU with the same files, in the same page (no reload); the status line says why it now
+    runs on the CPU; the criterion queued behind it and the next evaluation are answered there."""
+    page = in_browser(firefox_gpu, app_url)
+    seen = adapter(firefox_gpu)
+    assert seen is not None and "shader-f16" in seen[0], "Firefox's WebGPU adapter with shader-f16 (setup.sh --test)"
+    Select(page.el("gpu-select")).select_by_value("gpu")
+    assert load_url(page, f"{host.url}/{MODEL}", f"{host.url}/projector.gguf") == "ready", \
+        page.el("model-load-status").text
+    assert page.el("gpu-status").get_attribute("data-backend") == "webgpu", page.el("gpu-status").text
+    firefox_gpu.execute_script("window.hjSamePage = 1;")
+    Select(page.el("metric-select")).select_by_value("harmonic_eval")
+    page.upload(images / "small.png")
+    page.wait_image()
+    page.fill("text-input", TEXT)
+    subset = page.el("criteria-subset")
+    for c in ("correctness", "completeness", "clarity"):
+        subset.find_element("css selector", f'input[value="{c}"]').click()
+    page.evaluate()
+    for c in ("fluency", "conciseness"):
+        page.wait_for(lambda d: page.state(c) in ("done", "error"), c, JUDGE)
+    status = page.el("gpu-status")
+    if status.get_attribute("data-backend") == "webgpu":
+        pytest.skip("the GPU answered within llama.cpp's queue wait here: nothing failed to recover from "
+                    f"({[page.state(c) for c in ('fluency', 'conciseness')]})")
+    # The first answer on the GPU ends with the engine's own reason and what happened next.
+    failed = page.card("fluency").text
+    assert page.state("fluency") == "error", failed
+    assert ("The GPU failed while answering (ggml_webgpu: Queue wait timed out after 30000 ms). The in-page "
+            "judge started again on the CPU by itself, with the same model: press Evaluate again to ask there.") \
+        in failed, failed
+    assert "could not be read" not in failed and "crashed" not in failed, failed
+    # The engine came back on the CPU in this page, and the line says why.
+    assert firefox_gpu.execute_script("return window.hjSamePage") == 1, "the page was reloaded"
+    assert status.get_attribute("data-backend") == "cpu", status.text
+    assert status.text == (
+        "Runs on the CPU (1 thread): the GPU failed while answering (ggml_webgpu: Queue wait timed out after "
+        "30000 ms), so the engine started again on the CPU by itself, with the same model. Load the model "
+        "again to try the GPU once more."), status.text
+    assert progress_ready(page), page.el("model-load-status").text
+    # The criterion queued behind the failed one was answered on the CPU, not refused.
+    assert "GPU failed" not in page.card("conciseness").text, page.card("conciseness").text
+    # The next evaluation is answered there: no criterion fails for the GPU, and the engine's
+    # own lines say where its weights are.
+    page.evaluate()
+    for c in ("fluency", "conciseness"):
+        page.wait_for(lambda d: page.state(c) in ("done", "error"), c, JUDGE)
+        assert "GPU failed" not in page.card(c).text and "in-page engine failed" not in page.card(c).text, \
+            page.card(c).text
+    assert "done" in (page.state("fluency"), page.state("conciseness")), \
+        [page.card(c).text for c in ("fluency", "conciseness")]
+    lines = firefox_gpu.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        hjInBrowser.facts().then((f) => done(f.loaded ? f.loaded.lines : null), (e) => done(String(e)));
+    """)
+    assert lines and any("CPU model buffer size" in l for l in lines), lines
+    assert not any("layers to GPU" in l and not l.startswith("load_tensors: offloaded 0/") for l in lines), lines
+
+
+def progress_ready(page):
+    return page.el("model-load-progress").get_attribute("data-status") == "ready"

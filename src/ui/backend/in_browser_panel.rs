@@ -245,6 +245,12 @@ pub fn InBrowserPanel() -> impl IntoView {
         keeps: RwSignal::new(true),
     };
     follow_site_model(p);
+    // The GPU failed while answering and the engine came back on the CPU: the status line says so.
+    crate::web::in_browser::on_restart(move || {
+        if p.gpu_status.try_get_untracked().is_some() {
+            p.refresh();
+        }
+    });
     p.refresh();
     size_watch(p);
     let busy = move || matches!(p.status.get(), "downloading" | "loading");

@@ -163,7 +163,14 @@ pub enum NoGpu {
     OutOfMemory,
     /// Loading on the GPU failed otherwise; the CPU took over (the engine's words).
     Failed(String),
+    /// The GPU failed while answering (a queue wait that timed out, a crash): the engine was
+    /// started again on the CPU by itself, with the same files (the engine's words).
+    FailedWhileAnswering(String),
 }
+
+/// The bridge's `gpuError` for an engine started again on the CPU after the GPU failed while
+/// answering: this prefix, then the reason.
+pub const ANSWERING: &str = "answering:";
 
 /// What to ask the engine for: `Ok(())` = offload every layer to WebGPU (the engine's default),
 /// `Err(why)` = CPU only (`n_gpu_layers: 0`, which also keeps the engine from touching WebGPU).
@@ -208,6 +215,9 @@ pub fn offload_line(engine_lines: &[String]) -> Option<String> {
 
 /// The reason for a GPU load that failed, from what the engine threw.
 pub fn failed(msg: &str) -> NoGpu {
+    if let Some(reason) = msg.strip_prefix(ANSWERING) {
+        return NoGpu::FailedWhileAnswering(reason.chars().take(200).collect());
+    }
     if super::about_memory(msg) {
         NoGpu::OutOfMemory
     } else {
@@ -285,6 +295,10 @@ pub fn reason(why: &NoGpu) -> String {
         ),
         NoGpu::OutOfMemory => "the GPU ran out of memory loading this model, so the CPU took over.".into(),
         NoGpu::Failed(msg) => format!("the GPU failed to start ({msg}), so the CPU took over."),
+        NoGpu::FailedWhileAnswering(msg) => format!(
+            "the GPU failed while answering ({msg}), so the engine started again on the CPU by \
+             itself, with the same model. Load the model again to try the GPU once more."
+        ),
     }
 }
 
@@ -301,6 +315,27 @@ mod tests {
             architecture: "swiftshader".into(),
             device: String::new(),
         }
+    }
+
+    #[test]
+    fn a_gpu_that_failed_while_answering_is_said_with_the_engines_words() {
+        let why = failed("answering:ggml_webgpu: Queue wait timed out after 30000 ms");
+        assert_eq!(
+            why,
+            NoGpu::FailedWhileAnswering("ggml_webgpu: Queue wait timed out after 30000 ms".into())
+        );
+        let engine = Engine {
+            backend: Compute::Cpu,
+            threads: 1,
+        };
+        assert_eq!(
+            status(engine, Some(&why), &Placement::default(), &Probe::default()),
+            "Runs on the CPU (1 thread): the GPU failed while answering (ggml_webgpu: Queue wait \
+             timed out after 30000 ms), so the engine started again on the CPU by itself, with \
+             the same model. Load the model again to try the GPU once more."
+        );
+        // A failure at load time keeps its own sentence.
+        assert_eq!(failed("(ABORT)"), NoGpu::Failed("(ABORT)".into()));
     }
 
     #[test]

@@ -279,6 +279,25 @@ pub fn chat_failure(msg: &str) -> JudgeError {
     if msg == "abort" {
         return JudgeError::Cancelled;
     }
+    // The GPU failed while answering (issue 70): the bridge started the engine again on the
+    // CPU, or could not.
+    if let Some(rest) = msg.strip_prefix("gpu-failed:") {
+        return JudgeError::Setting {
+            message: format!(
+                "The GPU failed while answering ({rest}). The in-page judge started again on \
+                 the CPU by itself, with the same model: press Evaluate again to ask there."
+            ),
+        };
+    }
+    if let Some(rest) = msg.strip_prefix("gpu-failed-dead:") {
+        let (reason, why) = rest.split_once(" | ").unwrap_or((rest, ""));
+        return JudgeError::Setting {
+            message: format!(
+                "The GPU failed while answering ({reason}), and the in-page judge could not \
+                 start again on the CPU ({why}): load the model again."
+            ),
+        };
+    }
     if msg == "not-loaded" {
         return JudgeError::Setting {
             message: "No model is loaded in this page: in the Judge settings, load one from a URL \
@@ -708,6 +727,19 @@ mod tests {
             chat_failure("boom"),
             JudgeError::BadResponse { .. }
         ));
+        // The GPU failed while answering: the sentence says what the engine said and what
+        // happened next, never "the server's answer could not be read".
+        assert_eq!(
+            chat_failure("gpu-failed:ggml_webgpu: Queue wait timed out after 30000 ms").to_string(),
+            "The GPU failed while answering (ggml_webgpu: Queue wait timed out after 30000 ms). \
+             The in-page judge started again on the CPU by itself, with the same model: press \
+             Evaluate again to ask there."
+        );
+        let dead = chat_failure("gpu-failed-dead:(ABORT) | out of memory").to_string();
+        assert!(
+            dead.contains("((ABORT))") && dead.contains("(out of memory): load the model again"),
+            "{dead}"
+        );
     }
 
     #[test]
