@@ -26,7 +26,7 @@ pub fn BackendPanel(settings: Settings, page: Option<AppState>) -> impl IntoView
             </datalist>
             {key_field(state)}
             {detail_select(state)}
-            <Show when=move || current().id == "in_browser">
+            <Show when=move || current().in_page()>
                 {crate::ui::lazy::chunk("in-browser judge's settings", in_browser_view)}
             </Show>
             <ConnectionPanel settings=state/>
@@ -86,7 +86,7 @@ fn key_field(state: Settings) -> impl IntoView {
 fn detail_select(state: Settings) -> impl IntoView {
     let is_openai_protocol =
         move || preset(&state.provider.preset.get()).protocol == Protocol::OpenAi;
-    let in_page = move || state.provider.preset.get() == "in_browser";
+    let in_page = move || preset(&state.provider.preset.get()).in_page();
     let hint = move || {
         if in_page() {
             "In this page (our llama.cpp build), for a model that cuts an image into views (SmolVLM): low reads the global view alone; high every view the model's file asks for (13 for a 640×480 photo); auto times the global view on this device and reads them all only when they would take at most 20 s. Each view is encoded once and kept while the model is loaded."

@@ -203,7 +203,10 @@ fn picked(id: &str) -> Option<web_sys::File> {
 fn follow_site_model(p: Panel) {
     Effect::new(move |named: Option<(String, String)>| {
         let j = crate::ui::site::tracked();
-        let j = j.judge.as_ref().filter(|j| j.provider == "in_browser");
+        let j = j
+            .judge
+            .as_ref()
+            .filter(|j| crate::providers::preset(&j.provider).in_page());
         let resolved =
             |u: Option<&String>| u.map(|u| crate::ui::site::resolve(u)).unwrap_or_default();
         let now = (

@@ -53,7 +53,7 @@ pub fn RunBar() -> impl IntoView {
             </label>
         </div>
         <p class="hint" data-testid="judge-timing" role="status"
-            hidden=move || timing.get().is_empty() || state.settings.provider.preset.get() != "in_browser">
+            hidden=move || timing.get().is_empty() || !crate::providers::preset(&state.settings.provider.preset.get()).in_page()>
             {line}
         </p>
         <span class="error" role="alert" data-testid="storage-error">

@@ -238,7 +238,7 @@ fn judge(j: &Map<String, Value>) -> Result<SiteJudge, String> {
         model_url: text("model_url")?,
         projector_url: text("projector_url")?,
     };
-    let in_browser = out.provider == "in_browser";
+    let in_browser = crate::providers::preset(&out.provider).in_page();
     if let Some(u) = out.base_url.as_deref().filter(|u| !is_http_url(u)) {
         return Err(refuse(format_args!(
             "\"judge.base_url\" \"{u}\" is not an http(s) URL"

@@ -6,7 +6,7 @@
 use crate::batch::plan::Plan;
 use crate::metrics::fidelity::{Extension, Fidelity};
 use crate::metrics::{CriterionSet, Metric, RunSettings};
-use crate::providers::{in_browser, Backend, BackendChoice, ImageDetail, Preset, PRESETS};
+use crate::providers::{Backend, BackendChoice, ImageDetail, Preset, PRESETS};
 use crate::scoring::criteria::Criterion;
 
 /// The judge's settings as the page's *Judge* form has them; `None` means the page's default
@@ -43,13 +43,13 @@ impl std::fmt::Debug for JudgeSettings {
 
 /// The providers a command can name: every preset but the in-page judge.
 pub fn providers() -> impl Iterator<Item = &'static Preset> {
-    PRESETS.iter().filter(|p| !in_browser::handles(p.base_url))
+    PRESETS.iter().filter(|p| !p.in_page())
 }
 
 /// The preset named `id`, or a sentence listing those there are.
 pub fn preset(id: &str) -> Result<&'static Preset, String> {
     if let Some(p) = PRESETS.iter().find(|p| p.id == id) {
-        if in_browser::handles(p.base_url) {
+        if p.in_page() {
             return Err(
                 "The in-browser judge runs only inside the page; from here, point at a server \
                  (llama_server, vllm, ollama, or an API)."

@@ -137,6 +137,14 @@ pub const PRESETS: [Preset; 9] = [
     },
 ];
 
+impl Preset {
+    /// Whether this is the in-page engine: the one test every door uses, by the preset's base
+    /// URL (`in_browser::handles`, the same test `web::fetch` applies to each request).
+    pub fn in_page(&self) -> bool {
+        super::in_browser::handles(self.base_url)
+    }
+}
+
 /// The preset with this id, or the generic OpenAI-compatible one.
 pub fn preset(id: &str) -> &'static Preset {
     PRESETS
@@ -207,6 +215,10 @@ mod tests {
         let page = preset("in_browser");
         assert!(page.llama_cpp && !page.needs_key);
         assert!(super::super::in_browser::handles(page.base_url));
+        // One in-page preset, known by its base URL; an unknown id (the generic preset) is not it.
+        let in_page: Vec<&str> = PRESETS.iter().filter(|p| p.in_page()).map(|p| p.id).collect();
+        assert_eq!(in_page, ["in_browser"]);
+        assert!(!preset("no-such-provider").in_page());
     }
 
     #[test]
