@@ -81,10 +81,9 @@ fn decode(bytes: &[u8], sniffed: &Sniffed) -> Result<DynamicImage, String> {
             pipeline::NOT_DECODABLE.to_string()
         }
     };
-    let decoder = ImageReader::with_format(Cursor::new(bytes), format)
+    let mut decoder = ImageReader::with_format(Cursor::new(bytes), format)
         .into_decoder()
         .map_err(|_| cut_short())?;
-    let mut decoder = decoder;
     let size = decoder.dimensions();
     let stated = Sniffed {
         size: Some(size),
@@ -114,7 +113,7 @@ fn flatten(image: DynamicImage) -> RgbImage {
 }
 
 /// `image` scaled to `width` × `height` with a Catmull-Rom cubic (`fast_image_resize`: the
-/// `image` crate's own resize takes about ten times as long).
+/// `image` crate's own resize takes five to eight times as long).
 fn scale(image: RgbImage, width: u32, height: u32) -> Result<RgbImage, String> {
     let failed = |e: &dyn std::fmt::Display| format!("The image could not be scaled ({e}).");
     let (w, h) = image.dimensions();
