@@ -216,7 +216,11 @@ mod tests {
         assert!(page.llama_cpp && !page.needs_key);
         assert!(super::super::in_browser::handles(page.base_url));
         // One in-page preset, known by its base URL; an unknown id (the generic preset) is not it.
-        let in_page: Vec<&str> = PRESETS.iter().filter(|p| p.in_page()).map(|p| p.id).collect();
+        let in_page: Vec<&str> = PRESETS
+            .iter()
+            .filter(|p| p.in_page())
+            .map(|p| p.id)
+            .collect();
         assert_eq!(in_page, ["in_browser"]);
         assert!(!preset("no-such-provider").in_page());
     }
