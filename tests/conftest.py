@@ -74,6 +74,8 @@ FILES = {
     "test_in_page_gpu.py": ({"evaluator"}, {"harmonic_eval"}, {"providers"}),
     # The command line and the Python package (issue 60): the same numbers as the lab.
     "test_cli.py": ({"lab"}, set(), {"batch"}),
+    "test_python_options.py": ({"lab"}, set(), {"batch"}),
+    "test_same_pixels.py": ({"lab"}, set(), {"batch"}),
     # The suite's own shared Chromium: after its reset a test sees what a fresh profile shows.
     "test_shared_browser.py": (set(), set(), set()),
 }
@@ -175,7 +177,7 @@ ALONE = {
 # round 51 that left one worker with the command line's three tests, 199 s, at the end, and the
 # other idle for 107 s.)
 LONGEST_FIRST = ["test_in_browser.py", "test_real_engine.py", "test_browsers.py", "test_vision_in_page.py",
-                 "test_cli.py", "test_in_page_gpu.py", "test_layout.py", "test_vision_model.py", "test_batch.py",
+                 "test_cli.py", "test_in_page_gpu.py", "test_same_pixels.py", "test_layout.py", "test_vision_model.py", "test_batch.py",
                  "test_faults.py", "test_providers.py"]
 
 # A `metric` parameter names the metric it runs.

@@ -220,7 +220,8 @@ class Options(TypedDict, total=False):
     ``image_detail``: OpenAI's ``"auto"``, ``"low"`` or ``"high"``. ``extended``: every
     extension of ours that can be switched on; ``extensions``: those named; ``criteria``:
     HarmonicEval's criteria judged (all when empty). ``boxes_drawn``: whether the images
-    already show the REG boxes.
+    already show the REG boxes (then they are sent scaled, without drawing again; by default
+    each REG item's box is drawn in as the page draws it).
     """
 
     metric: Optional[str]
@@ -255,8 +256,8 @@ def _takes_options(f: _F) -> _F:
 @_takes_options
 def plan(dataset: Dataset, **options: Unpack[Options]) -> Planned:
     """The dataset's requests, as the lab's Batch-API run makes them, with the page's settings
-    (:class:`Options`). Images are sent as their files are (the page re-encodes them in the
-    browser). Raises :class:`ValueError` with a sentence for a setting that cannot be used, and
+    (:class:`Options`). Images are prepared as the page prepares them: scaled so the longest
+    side is at most 1,024 px, sent as JPEG at quality 90, a REG item's box drawn in red. Raises :class:`ValueError` with a sentence for a setting that cannot be used, and
     :class:`TypeError` for an option there is not.
     """
     jsonl, n, broken = _core.plan(dataset._core, **options)

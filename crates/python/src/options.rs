@@ -75,7 +75,8 @@ options! {
     extensions: Vec<String> = Vec::new(),
     /// HarmonicEval's criteria judged; all when empty.
     criteria: Vec<String> = Vec::new(),
-    /// Whether the images already show the REG boxes.
+    /// Whether the images already show the REG boxes (then they are sent scaled, without
+    /// drawing again; by default each REG item's box is drawn in as the page draws it).
     boxes_drawn: bool = false,
 }
 

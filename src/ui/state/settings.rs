@@ -36,7 +36,7 @@ pub struct Settings {
     pub site_note: RwSignal<Option<String>>,
 }
 
-pub const DEFAULT_MAX_SIDE: u32 = 1024;
+pub const DEFAULT_MAX_SIDE: u32 = crate::inputs::pipeline::MAX_SIDE;
 
 impl Settings {
     /// The settings kept on this device (and the key where the user chose), or the defaults.
