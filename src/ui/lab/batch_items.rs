@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use crate::batch::plan::Plan;
-use crate::batch::{self, Item, Method};
+use crate::batch::{self, Item};
 use crate::metrics::Metric;
 use crate::providers::Image;
 use crate::ui::lab::batch_state::Images;
@@ -46,25 +46,17 @@ pub(crate) async fn prepared_image(
                 format!("Image \u{201c}{name}\u{201d} is not among the chosen files.")
             })?,
         Images::Zip { bytes, archive } => {
-            let entry = archive
-                .find(name)
-                .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?;
-            entry.check_size().map_err(|e| e.to_string())?;
-            let raw = entry
-                .raw(bytes)
-                .ok_or("The ZIP entry lies outside the archive.")?;
-            let data = match entry.method {
-                // Never more than the central directory stated (checked above to be within
-                // the limit); verify() then checks the exact size and the checksum.
-                Method::Deflate => files::inflate_raw(raw, entry.uncompressed_size as usize)
+            let (entry, raw) = archive.named_entry(bytes, name)?;
+            // Never more than the central directory stated (named_entry checked it is within
+            // the limit); content() then checks the exact size and the checksum.
+            let data = if entry.deflated() {
+                files::inflate_raw(raw, entry.uncompressed_size as usize)
                     .await
-                    .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?,
-                _ => raw.to_vec(),
+                    .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?
+            } else {
+                raw.to_vec()
             };
-            entry
-                .verify(&data)
-                .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?;
-            files::blob(&data, mime_of(name))?
+            files::blob(&entry.content(data)?, mime_of(name))?
         }
     };
     let red_box = if item.task.needs_box() {

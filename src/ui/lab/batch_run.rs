@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::answers::errors::{redact, JudgeError};
-use crate::batch::{self, Item, Method, ZipArchive};
+use crate::batch::{self, Item, ZipArchive};
 use crate::lab::stored_run::{new_run_id, LiveMessage, StoredDataset, StoredRun};
 use crate::lab::{io, ItemResult};
 use crate::ui::lab::batch_items::{plan, prepared_image};
@@ -255,31 +255,17 @@ async fn dataset_in_zip(
     bytes: &[u8],
     archive: &ZipArchive,
 ) -> Result<Option<(String, String)>, String> {
-    let Some(entry) = archive.entries().iter().find(|e| {
-        let lower = e.path.to_lowercase();
-        !lower.starts_with("__macosx/")
-            && [".jsonl", ".ndjson", ".csv", ".tsv"]
-                .iter()
-                .any(|x| lower.ends_with(x))
-    }) else {
+    let Some(entry) = archive.dataset_entry() else {
         return Ok(None);
     };
-    entry
-        .check_size()
-        .map_err(|e| format!("{}: {e}", entry.path))?;
-    let raw = entry
-        .raw(bytes)
-        .ok_or("The ZIP entry lies outside the archive.")?;
-    let data = match entry.method {
-        // Never more than the central directory stated (checked to be within the limit).
-        Method::Deflate => files::inflate_raw(raw, entry.uncompressed_size as usize).await?,
-        _ => raw.to_vec(),
+    let raw = entry.checked_raw(bytes)?;
+    let data = if entry.deflated() {
+        // Never more than the central directory stated (checked_raw bounded it).
+        files::inflate_raw(raw, entry.uncompressed_size as usize).await?
+    } else {
+        raw.to_vec()
     };
-    entry
-        .verify(&data)
-        .map_err(|e| format!("{}: {e}", entry.path))?;
-    let text = String::from_utf8(data).map_err(|_| format!("{} is not UTF-8 text.", entry.path))?;
-    Ok(Some((entry.path.clone(), text)))
+    Ok(Some((entry.path.clone(), entry.text(data)?)))
 }
 
 /// Parses the dataset, checks every item's image, and makes the run ready.

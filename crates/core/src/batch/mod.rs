@@ -22,6 +22,7 @@ pub mod plan;
 pub mod reading;
 pub mod ready;
 pub mod zip;
+mod zip_read;
 
 pub use dataset::{
     detect_format, parse, parse_as, Dataset, Format, RowProblem, COLUMNS, MAX_LINE_BYTES, MAX_ROWS,

@@ -666,12 +666,12 @@ pub fn crc32_update(crc: u32, data: &[u8]) -> u32 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    /// A tiny ZIP writer for tests.
+    /// A tiny ZIP writer for tests (zip_read.rs's too).
     #[derive(Default)]
-    struct Writer {
+    pub(crate) struct Writer {
         out: Vec<u8>,
         central: Vec<u8>,
         count: u16,
@@ -698,7 +698,7 @@ mod tests {
     };
 
     impl Writer {
-        fn add(&mut self, name: &str, data: &[u8]) {
+        pub(crate) fn add(&mut self, name: &str, data: &[u8]) {
             self.add_with(name.as_bytes(), data, &PLAIN);
         }
 
@@ -747,7 +747,7 @@ mod tests {
             self.count += 1;
         }
 
-        fn finish(mut self, comment: &[u8]) -> Vec<u8> {
+        pub(crate) fn finish(mut self, comment: &[u8]) -> Vec<u8> {
             let cd_offset = self.out.len() as u32;
             let cd_size = self.central.len() as u32;
             self.out.extend(&self.central);

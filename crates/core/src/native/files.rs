@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::batch::{self, Item, Method, ZipArchive};
+use crate::batch::{self, Item, ZipArchive, ZipEntry};
 use crate::inputs::geometry::NormBox;
 use crate::inputs::pipeline;
 use crate::providers::Image;
@@ -49,28 +49,26 @@ fn is_zip(path: &Path) -> bool {
         .is_some_and(|x| x.eq_ignore_ascii_case("zip"))
 }
 
+/// An entry's bytes, inflated (natively, by `miniz_oxide`) and checked.
+fn inflated(entry: &ZipEntry, raw: &[u8]) -> Result<Vec<u8>, String> {
+    let data = if entry.deflated() {
+        let limit = entry.uncompressed_size as usize;
+        miniz_oxide::inflate::decompress_to_vec_with_limit(raw, limit).map_err(|_| {
+            format!(
+                "\u{201c}{}\u{201d}: the ZIP entry is damaged (it does not inflate).",
+                entry.path
+            )
+        })?
+    } else {
+        raw.to_vec()
+    };
+    entry.content(data)
+}
+
 /// An entry's bytes, inflated and checked (`name` as the dataset names it).
 fn zip_entry(bytes: &[u8], archive: &ZipArchive, name: &str) -> Result<Vec<u8>, String> {
-    let entry = archive
-        .find(name)
-        .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?;
-    entry.check_size().map_err(|e| e.to_string())?;
-    let raw = entry
-        .raw(bytes)
-        .ok_or("The ZIP entry lies outside the archive.")?;
-    let data = match entry.method {
-        Method::Deflate => {
-            let limit = entry.uncompressed_size as usize;
-            miniz_oxide::inflate::decompress_to_vec_with_limit(raw, limit).map_err(|_| {
-                format!("\u{201c}{name}\u{201d}: the ZIP entry is damaged (it does not inflate).")
-            })?
-        }
-        _ => raw.to_vec(),
-    };
-    entry
-        .verify(&data)
-        .map_err(|e| format!("\u{201c}{name}\u{201d}: {e}"))?;
-    Ok(data)
+    let (entry, raw) = archive.named_entry(bytes, name)?;
+    inflated(entry, raw)
 }
 
 fn open_zip(path: &Path) -> Result<(Vec<u8>, ZipArchive), String> {
@@ -82,16 +80,10 @@ fn open_zip(path: &Path) -> Result<(Vec<u8>, ZipArchive), String> {
 
 /// The first dataset file inside a ZIP (as the lab picks it), as (path, text).
 fn dataset_in_zip(bytes: &[u8], archive: &ZipArchive) -> Result<Option<(String, String)>, String> {
-    let Some(entry) = archive.entries().iter().find(|e| {
-        let lower = e.path.to_lowercase();
-        !lower.starts_with("__macosx/")
-            && [".jsonl", ".ndjson", ".csv", ".tsv"]
-                .iter()
-                .any(|x| lower.ends_with(x))
-    }) else {
+    let Some(entry) = archive.dataset_entry() else {
         return Ok(None);
     };
-    let data = zip_entry(bytes, archive, &entry.path)?;
+    let data = inflated(entry, entry.checked_raw(bytes)?)?;
     let text = String::from_utf8(data).map_err(|_| format!("{} is not UTF-8 text.", entry.path))?;
     Ok(Some((entry.path.clone(), text)))
 }
