@@ -51,6 +51,29 @@ pub fn said(e: &clap::Error) -> String {
     }
 }
 
+/// The sentence for an API key given on the command line, where other users and the shell's
+/// history could read it (said before anything else is parsed, so the key is never echoed).
+pub fn refuse_key(words: &[String]) -> Result<(), String> {
+    let named = |w: &str| {
+        let name = w.strip_prefix("--")?;
+        let name = name.split_once('=').map_or(name, |(n, _)| n);
+        matches!(name, "key" | "api-key" | "token").then_some(())
+    };
+    match words
+        .iter()
+        .take_while(|w| *w != "--")
+        .find_map(|w| named(w))
+    {
+        Some(()) => Err(
+            "An API key is never given on the command line (other users and the shell's \
+             history could read it): put it in an environment variable and name that \
+             variable with --key-env NAME."
+                .into(),
+        ),
+        None => Ok(()),
+    }
+}
+
 fn refused(sentence: &str) -> ! {
     eprintln!("{sentence}");
     std::process::exit(BAD_INPUT);
@@ -58,7 +81,7 @@ fn refused(sentence: &str) -> ! {
 
 pub fn main() {
     let words: Vec<String> = std::env::args().skip(1).collect();
-    if let Err(sentence) = crate::args::refuse_key(&words) {
+    if let Err(sentence) = refuse_key(&words) {
         refused(&sentence);
     }
     let cli =
@@ -75,11 +98,11 @@ pub fn main() {
             Err(e) => refused(&said(&e)),
         };
     let outcome = match cli.command {
-        Command::Judge(_) => one::judge(&words),
-        Command::Run(_) => dataset::run(&words),
-        Command::Plan(_) => dataset::plan(&words),
-        Command::Score(_) => dataset::score(&words),
-        Command::Figures(_) => dataset::figures(&words),
+        Command::Judge(c) => one::judge(&c),
+        Command::Run(c) => dataset::run(&c),
+        Command::Plan(c) => dataset::plan(&c),
+        Command::Score(c) => dataset::score(&c),
+        Command::Figures(c) => dataset::figures(&c),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "hj", &mut out);
@@ -90,5 +113,48 @@ pub fn main() {
     match outcome {
         Ok(code) => std::process::exit(code),
         Err(sentence) => refused(&sentence),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `hj` says of `line`, which it refuses.
+    fn said(line: &str) -> String {
+        let words: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+        match refuse_key(&words) {
+            Err(s) => s,
+            Ok(()) => super::said(
+                &Cli::try_parse_from(std::iter::once("hj").chain(line.split_whitespace()))
+                    .unwrap_err(),
+            ),
+        }
+    }
+
+    #[test]
+    fn refusals_are_sentences() {
+        assert!(said("figures r.jsonl --nope").contains("--nope"));
+        assert!(said("figures r.jsonl --gamma").contains("--gamma"));
+        assert!(said("judge --text t --detail max").contains("--detail is auto, low or high"));
+        assert!(said("plan d --out o --metric bleu").starts_with("There is no metric"));
+        assert!(said("figures r --protocol mean").contains("--protocol is repeated or averaged"));
+        assert!(said("plan d").contains("--out"));
+        assert!(said("judge --text t --repeatable --no-repeatable").contains("--no-repeatable"));
+        let gamma = harmonic_judge_core::lab::overall::checked_gamma;
+        assert_eq!(said("figures r --gamma 2"), gamma(2.0).unwrap_err());
+        assert_eq!(said("figures r --gamma -1"), gamma(-1.0).unwrap_err());
+        assert_eq!(
+            said("run d --out o --timeout soon"),
+            "--timeout takes a number, not \u{201c}soon\u{201d}."
+        );
+        for key in ["--key sk-123", "--api-key=sk-123", "--token sk-123"] {
+            let s = said(&format!("judge {key}"));
+            assert!(s.contains("--key-env") && !s.contains("sk-123"), "{s}");
+        }
+        let words: Vec<String> = ["judge", "--text", "--", "--key"]
+            .map(String::from)
+            .to_vec();
+        assert!(refuse_key(&words).is_ok());
     }
 }

@@ -9,8 +9,8 @@ use harmonic_judge_core::batch::plan::Plan;
 use harmonic_judge_core::lab::io;
 use harmonic_judge_core::native::{batch_files, files};
 
-use crate::args::{self, Args, JUDGE_SWITCHES, JUDGE_VALUES};
-use crate::report::{self, FigureOptions};
+use crate::options::{FiguresCommand, JudgeOptions, PlanCommand, RunCommand, ScoreCommand};
+use crate::report;
 
 /// Exit status: everything scored.
 pub const OK: i32 = 0;
@@ -19,39 +19,29 @@ pub const INCOMPLETE: i32 = 1;
 /// The run stopped early on something that would fail every item (resume it once fixed).
 pub const STOPPED: i32 = 3;
 
-const FIGURE_VALUES: [&str; 3] = ["gamma", "protocol", "agreement"];
-
-fn parse(words: &[String], values: &[&str], switches: &[&str]) -> Result<Args, String> {
-    let values: Vec<&str> = JUDGE_VALUES.iter().chain(values).copied().collect();
-    let switches: Vec<&str> = JUDGE_SWITCHES.iter().chain(switches).copied().collect();
-    args::parse(words, &values, &switches)
-}
-
-/// The `--out` file, refused where it (or `--agreement`) is one of the command's inputs: the
-/// dataset, `--images`, and the `more` the command reads.
-fn out_path(args: &Args, what: &str, dataset: &str, more: &[&str]) -> Result<PathBuf, String> {
-    let out = args
-        .value("out")
-        .map(PathBuf::from)
-        .ok_or_else(|| format!("Name the file to write {what} to (--out FILE)."))?;
-    let mut inputs: Vec<&Path> = vec![Path::new(dataset)];
-    inputs.extend(args.value("images").map(Path::new));
-    inputs.extend(more.iter().map(Path::new));
+/// The `--out` file, refused where it (or `--agreement`) is one of the command's `inputs`: the
+/// dataset, `--images`, and what else the command reads.
+fn out_path(out: &str, agreement: Option<&str>, inputs: &[&str]) -> Result<PathBuf, String> {
+    let out = PathBuf::from(out);
+    let inputs: Vec<&Path> = inputs.iter().map(Path::new).collect();
     crate::outfile::refuse_input(&out, &inputs)?;
-    if let Some(agreement) = args.value("agreement") {
-        let agreement = Path::new(agreement);
+    if let Some(agreement) = agreement.map(Path::new) {
         crate::outfile::refuse_input(agreement, &inputs)?;
         crate::outfile::refuse_input(agreement, &[&out])?;
     }
     Ok(out)
 }
 
+/// The dataset and `--images`, where given.
+fn inputs<'a>(dataset: &'a str, images: &'a Option<String>) -> Vec<&'a str> {
+    std::iter::once(dataset).chain(images.as_deref()).collect()
+}
+
 /// The dataset, its report said on standard error. `needs_image`: whether an item whose image
 /// is missing is left out (a live run, as the lab does) or planned with the reason (plan and
 /// score, whose item numbers must not depend on the images).
-fn load(args: &Args, dataset: &str, needs_image: bool) -> Result<files::Loaded, String> {
-    let images = args.value("images").map(Path::new);
-    let loaded = files::load(Path::new(dataset), images, needs_image)?;
+fn load(dataset: &str, images: Option<&str>, needs_image: bool) -> Result<files::Loaded, String> {
+    let loaded = files::load(Path::new(dataset), images.map(Path::new), needs_image)?;
     for line in &loaded.report {
         eprintln!("{line}");
     }
@@ -65,28 +55,19 @@ fn load(args: &Args, dataset: &str, needs_image: bool) -> Result<files::Loaded, 
 }
 
 /// `hj run DATASET --out results.jsonl`.
-pub fn run(words: &[String]) -> Result<i32, String> {
-    let args = parse(
-        words,
-        &[
-            &FIGURE_VALUES[..],
-            &["images", "out", "concurrency", "retries", "timeout"],
-        ]
-        .concat(),
-        &["retry-failed", "boxes-drawn", "keep-partial"],
-    )?;
-    let [dataset] = args.positionals(&["the dataset"])?[..] else {
-        unreachable!()
-    };
-    let (plan, judge) = args::judge(&args)?;
+pub fn run(c: &RunCommand) -> Result<i32, String> {
+    let plan = c.judge.plan()?;
+    let judge = c.judge.settings()?;
     let backend = judge.backend(plan.metric)?;
-    let out = out_path(&args, "the results", dataset, &[])?;
-    let figure_options = FigureOptions::of(&args)?;
-    let loaded = load(&args, dataset, plan.metric.needs_image_file())?;
+    let figures = &c.figures;
+    let inputs = inputs(&c.dataset, &c.images.images);
+    let out = out_path(&c.out, figures.agreement.as_deref(), &inputs)?;
+    let needs_image = plan.metric.needs_image_file();
+    let loaded = load(&c.dataset, c.images.images.as_deref(), needs_image)?;
     let ids: HashSet<&str> = loaded.items.iter().map(|i| i.id.as_str()).collect();
     let record =
-        crate::outfile::judge_record(&judge.provider, &backend, &plan, &args.list("criteria"));
-    let existing = crate::outfile::resume(&out, &record, &ids, args.has("retry-failed"))?;
+        crate::outfile::judge_record(&judge.provider, &backend, &plan, &c.judge.criteria());
+    let existing = crate::outfile::resume(&out, &record, &ids, c.retry_failed)?;
     for note in &existing.notes {
         eprintln!("{note}");
     }
@@ -100,16 +81,16 @@ pub fn run(words: &[String]) -> Result<i32, String> {
             out.display()
         );
     }
-    let client = crate::http::Client::new(args.number("timeout", 120)?, args.number("retries", 3)?);
+    let client = crate::http::Client::new(c.requests.timeout, c.requests.retries);
     let judged = crate::run::Judge {
         plan: &plan,
         backend: &backend,
         images: &loaded.images,
-        boxes_drawn: args.has("boxes-drawn"),
+        boxes_drawn: c.images.boxes_drawn,
         client: &client,
     };
-    let workers = judge.concurrency(args.number("concurrency", 5)?)?;
-    let appender = crate::outfile::Appender::open(&out, figure_options.gamma, &record)?;
+    let workers = judge.concurrency(c.concurrency)?;
+    let appender = crate::outfile::Appender::open(&out, figures.gamma.gamma, &record)?;
     let mut progress = crate::progress::Progress::new(total, finished.len());
     let outcome = crate::run::run(
         &judged,
@@ -137,7 +118,7 @@ pub fn run(words: &[String]) -> Result<i32, String> {
             .push_str(" Run the same command with --retry-failed to judge the failed ones again.");
     }
     eprintln!("{summary}");
-    report::figures_of_file(&out, &figure_options)?;
+    report::figures_of_file(&out, figures)?;
     Ok(if outcome.failed == 0 && left_out == 0 {
         OK
     } else {
@@ -145,25 +126,21 @@ pub fn run(words: &[String]) -> Result<i32, String> {
     })
 }
 
-fn offline(args: &Args) -> Result<(Plan, harmonic_judge_core::providers::Backend), String> {
-    let (plan, judge) = args::judge(args)?;
-    let backend = judge.offline_backend(plan.metric)?;
+fn offline(
+    judge: &JudgeOptions,
+) -> Result<(Plan, harmonic_judge_core::providers::Backend), String> {
+    let plan = judge.plan()?;
+    let backend = judge.settings()?.offline_backend(plan.metric)?;
     Ok((plan, backend))
 }
 
 /// `hj plan DATASET --out requests.jsonl`.
-pub fn plan(words: &[String]) -> Result<i32, String> {
-    let args = parse(words, &["images", "out"], &["boxes-drawn"])?;
-    let [dataset] = args.positionals(&["the dataset"])?[..] else {
-        unreachable!()
-    };
-    let (plan, backend) = offline(&args)?;
-    let out = out_path(&args, "the requests", dataset, &[])?;
-    let loaded = load(&args, dataset, false)?;
-    let provider = args
-        .value("provider")
-        .unwrap_or(harmonic_judge_core::providers::PRESETS[0].id);
-    let limits = harmonic_judge_core::batch::openai_batch::Limits::for_provider(provider);
+pub fn plan(c: &PlanCommand) -> Result<i32, String> {
+    let dataset = &c.dataset;
+    let (plan, backend) = offline(&c.judge)?;
+    let out = out_path(&c.out, None, &inputs(dataset, &c.images.images))?;
+    let loaded = load(dataset, c.images.images.as_deref(), false)?;
+    let limits = harmonic_judge_core::batch::openai_batch::Limits::for_provider(&c.judge.provider);
     // Written as planned, one item at a time, through a file beside `out`: a refusal midway
     // (a limit passed) leaves `out` as it was.
     let planned = crate::outfile::write_through(&out, |file| {
@@ -172,7 +149,7 @@ pub fn plan(words: &[String]) -> Result<i32, String> {
             &backend,
             &loaded.items,
             &loaded.images,
-            args.has("boxes-drawn"),
+            c.images.boxes_drawn,
             &|_| false,
             limits,
             file,
@@ -200,24 +177,13 @@ pub fn plan(words: &[String]) -> Result<i32, String> {
 /// `hj score DATASET ANSWERS [MORE_ANSWERS…] --out results.jsonl`: a later answers file
 /// answers what an earlier one left unanswered or failed (the batch's error file, a retry's
 /// output).
-pub fn score(words: &[String]) -> Result<i32, String> {
-    let args = parse(
-        words,
-        &[&FIGURE_VALUES[..], &["images", "out"]].concat(),
-        &["keep-partial"],
-    )?;
-    let Some((dataset, answers)) = args.positional.split_first().filter(|(_, a)| !a.is_empty())
-    else {
-        return Err(
-            "This command takes the dataset and the answers file (one or more); --help shows how."
-                .into(),
-        );
-    };
-    let (plan, backend) = offline(&args)?;
-    let more: Vec<&str> = answers.iter().map(String::as_str).collect();
-    let out = out_path(&args, "the results", dataset, &more)?;
-    let figure_options = FigureOptions::of(&args)?;
-    let loaded = load(&args, dataset, false)?;
+pub fn score(c: &ScoreCommand) -> Result<i32, String> {
+    let (dataset, answers) = (&c.dataset, &c.answers);
+    let (plan, backend) = offline(&c.judge)?;
+    let mut read = inputs(dataset, &c.images);
+    read.extend(answers.iter().map(String::as_str));
+    let out = out_path(&c.out, c.figures.agreement.as_deref(), &read)?;
+    let loaded = load(dataset, c.images.as_deref(), false)?;
     // A line at a time, each limited, each item read once its answers are in.
     let paths: Vec<&Path> = answers.iter().map(Path::new).collect();
     let scored = batch_files::score_files(&plan, &backend, &loaded.items, &paths)?;
@@ -225,7 +191,7 @@ pub fn score(words: &[String]) -> Result<i32, String> {
     if scored.results.is_empty() {
         return Err(format!(
             "{} no answer to any planned request of this dataset, so nothing was written.",
-            match answers {
+            match &answers[..] {
                 [one] => format!("\u{201c}{one}\u{201d} holds"),
                 _ => "The answers files hold".to_string(),
             }
@@ -234,7 +200,7 @@ pub fn score(words: &[String]) -> Result<i32, String> {
     // A line at a time, not the whole file's text in memory.
     crate::outfile::write_through(&out, |f| {
         for r in &scored.results {
-            f.write_all(io::jsonl_line(r, figure_options.gamma).as_bytes())
+            f.write_all(io::jsonl_line(r, c.figures.gamma.gamma).as_bytes())
                 .map_err(|e| {
                     format!("\u{201c}{}\u{201d} cannot be written: {e}.", out.display())
                 })?;
@@ -250,17 +216,12 @@ pub fn score(words: &[String]) -> Result<i32, String> {
     let clean = scored.complete() == loaded.items.len() && left_out == 0 && scored.notes.is_empty();
     // The figures read the results from the file, as the lab's import does: not held twice.
     drop((scored, loaded));
-    report::figures_of_file(&out, &figure_options)?;
+    report::figures_of_file(&out, &c.figures)?;
     Ok(if clean { OK } else { INCOMPLETE })
 }
 
 /// `hj figures RESULTS.jsonl`.
-pub fn figures(words: &[String]) -> Result<i32, String> {
-    let args = args::parse(words, &FIGURE_VALUES, &["keep-partial"])?;
-    let [results] = args.positionals(&["the results file"])?[..] else {
-        unreachable!()
-    };
-    let options = FigureOptions::of(&args)?;
-    report::figures_of_file(Path::new(results), &options)?;
+pub fn figures(c: &FiguresCommand) -> Result<i32, String> {
+    report::figures_of_file(Path::new(&c.results), &c.figures)?;
     Ok(OK)
 }

@@ -2,7 +2,6 @@
 //! figures from the same core (`harmonic_judge_core::native` and what it calls), so a pipeline gets
 //! the page's numbers. See docs/cli.md.
 
-mod args;
 mod cli;
 mod dataset;
 mod http;

@@ -14,46 +14,27 @@ use harmonic_judge_core::native::files::{self, Images};
 use harmonic_judge_core::providers::Image;
 use serde_json::{json, Map, Value};
 
-use crate::args::{self, Args, JUDGE_SWITCHES, JUDGE_VALUES};
-
-const VALUES: [&str; 12] = [
-    "image",
-    "text",
-    "task",
-    "question",
-    "reference",
-    "caption",
-    "reference-answer",
-    "box",
-    "json",
-    "gamma",
-    "timeout",
-    "retries",
-];
+use crate::options::JudgeCommand;
 
 /// The item as one dataset line.
-fn item_line(args: &Args, image: Option<&str>) -> Result<String, String> {
+fn item_line(c: &JudgeCommand, image: Option<&str>) -> Result<String, String> {
     let mut obj = Map::new();
     obj.insert("id".into(), json!("item"));
-    obj.insert("task".into(), json!(args.value("task").unwrap_or("ic")));
-    let text = args
-        .value("text")
-        .ok_or("Give the text to judge (--text \"…\").")?;
-    obj.insert("text".into(), json!(text));
-    for (flag, key) in [
-        ("question", "question"),
-        ("caption", "caption"),
-        ("reference-answer", "reference_answer"),
+    obj.insert("task".into(), json!(c.task));
+    obj.insert("text".into(), json!(c.text));
+    for (value, key) in [
+        (&c.question, "question"),
+        (&c.caption, "caption"),
+        (&c.reference_answer, "reference_answer"),
     ] {
-        if let Some(v) = args.value(flag) {
+        if let Some(v) = value {
             obj.insert(key.into(), json!(v));
         }
     }
-    let references = args.all("reference");
-    if !references.is_empty() {
-        obj.insert("references".into(), json!(references));
+    if !c.reference.is_empty() {
+        obj.insert("references".into(), json!(c.reference));
     }
-    if let Some(b) = args.value("box") {
+    if let Some(b) = &c.region {
         let numbers: Result<Vec<f64>, _> = b.split(',').map(|x| x.trim().parse::<f64>()).collect();
         let numbers = numbers.map_err(|_| {
             format!("--box is four numbers l,t,r,b between 0 and 1, not \u{201c}{b}\u{201d}.")
@@ -67,24 +48,16 @@ fn item_line(args: &Args, image: Option<&str>) -> Result<String, String> {
 }
 
 /// `hj judge --image IMG --text TEXT`.
-pub fn judge(words: &[String]) -> Result<i32, String> {
-    let values: Vec<&str> = JUDGE_VALUES.iter().chain(&VALUES).copied().collect();
-    let switches: Vec<&str> = JUDGE_SWITCHES
-        .iter()
-        .chain(&["boxes-drawn"])
-        .copied()
-        .collect();
-    let args = args::parse(words, &values, &switches)?;
-    args.positionals(&[])?;
-    let (plan, judge) = args::judge(&args)?;
-    let backend = judge.backend(plan.metric)?;
-    let gamma = args.gamma()?;
-    let image_path = args.value("image").map(Path::new);
+pub fn judge(c: &JudgeCommand) -> Result<i32, String> {
+    let plan = c.judge.plan()?;
+    let backend = c.judge.settings()?.backend(plan.metric)?;
+    let gamma = c.gamma.gamma;
+    let image_path = c.image.as_deref().map(Path::new);
     if plan.sends_image() && image_path.is_none() {
         return Err("Add an image: --image FILE.".into());
     }
     let (images, name) = image_of(image_path)?;
-    let parsed = batch::parse("item.jsonl", &item_line(&args, name.as_deref())?);
+    let parsed = batch::parse("item.jsonl", &item_line(c, name.as_deref())?);
     if let Some(problem) = parsed.problems.first() {
         return Err(problem.message.clone());
     }
@@ -93,12 +66,12 @@ pub fn judge(words: &[String]) -> Result<i32, String> {
         .into_iter()
         .next()
         .ok_or("The item could not be read.")?;
-    let client = crate::http::Client::new(args.number("timeout", 120)?, args.number("retries", 3)?);
+    let client = crate::http::Client::new(c.requests.timeout, c.requests.retries);
     let judged = crate::run::Judge {
         plan: &plan,
         backend: &backend,
         images: &images,
-        boxes_drawn: args.has("boxes-drawn"),
+        boxes_drawn: c.boxes_drawn,
         client: &client,
     };
     let result = judged.item(&item, &|why| eprintln!("{why}"))?;
@@ -112,10 +85,10 @@ pub fn judge(words: &[String]) -> Result<i32, String> {
     for line in crate::report::item_lines(&result, gamma) {
         println!("{line}");
     }
-    if let Some(out) = args.value("json") {
+    if let Some(out) = &c.json {
         let sent = match images {
             Images::None => None,
-            _ => files::item_image(&images, &item, args.has("boxes-drawn"))?,
+            _ => files::item_image(&images, &item, c.boxes_drawn)?,
         };
         write_json(Path::new(out), &result, sent, gamma)?;
     }

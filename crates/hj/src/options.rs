@@ -1,16 +1,19 @@
 //! `hj`'s commands and options, declared once (clap's derive API): the parser, `--help` for
 //! each command, suggestions for a mistyped name and the shell completions all come from these
 //! declarations. A value is checked as it is parsed, by the core where the core knows it
-//! (a metric, a provider, γ), and refused with the core's sentence (`cli::said`).
+//! (a metric, a provider, γ), and refused with the core's sentence (`cli::said`). Each command
+//! takes the struct parsed here (`RunCommand`, …); `JudgeOptions` turns into the core's
+//! `JudgeSettings` and plan.
 
 use std::ffi::OsStr;
 
 use clap::builder::{PossibleValue, StringValueParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
+use harmonic_judge_core::batch::plan::Plan;
 use harmonic_judge_core::lab::overall::checked_gamma;
 use harmonic_judge_core::meta::protocol::RatingProtocol;
 use harmonic_judge_core::metrics::Metric;
-use harmonic_judge_core::native::settings;
+use harmonic_judge_core::native::settings::{self, JudgeSettings};
 use harmonic_judge_core::providers::{ImageDetail, PRESETS};
 use harmonic_judge_core::scoring::gamma_axis::GAMMA_DEFAULT;
 use harmonic_judge_core::scoring::task::Task;
@@ -74,10 +77,10 @@ pub enum Command {
 /// The judge, as on the page: every command that sends or reads requests takes these.
 #[derive(Debug, Args)]
 #[command(next_help_heading = "The judge (as on the page)")]
-pub struct Judge {
+pub struct JudgeOptions {
     /// The metric.
     #[arg(long, value_name = "ID", default_value = Metric::ALL[0].id(), value_parser = metric())]
-    pub metric: String,
+    pub metric: Metric,
     /// Where the requests go.
     #[arg(long, value_name = "ID", default_value = PRESETS[0].id, value_parser = provider())]
     pub provider: String,
@@ -96,7 +99,7 @@ pub struct Judge {
     pub max_tokens: Option<u32>,
     /// OpenAI's image detail.
     #[arg(long, default_value = ImageDetail::default().id(), value_parser = detail())]
-    pub detail: String,
+    pub detail: ImageDetail,
     /// Fixed seed, one request at a time [default: on for local servers].
     #[arg(long, conflicts_with = "no_repeatable")]
     pub repeatable: bool,
@@ -142,7 +145,7 @@ pub struct Figures {
     pub gamma: Gamma,
     /// Several human ratings per item: each paired with the score, or averaged.
     #[arg(long, default_value = RatingProtocol::default().id(), value_parser = protocol())]
-    pub protocol: String,
+    pub protocol: RatingProtocol,
     /// Keep items scored on fewer than all criteria.
     #[arg(long)]
     pub keep_partial: bool,
@@ -157,9 +160,13 @@ pub struct Images {
     /// The dataset's images, where they are not beside it or in its ZIP: a ZIP or a folder.
     #[arg(long, value_name = "ZIP|DIR")]
     pub images: Option<String>,
-    /// The dataset's REG images already show their boxes: send them as they are (by default
-    /// hj draws each REG item's box in, as the page does).
-    #[arg(long)]
+    #[arg(
+        long,
+        help = "REG: the images already show their boxes: do not draw them again",
+        long_help = "The dataset's REG images already show their boxes: send them scaled, without \
+                     drawing the box again (by default hj draws each REG item's box in, as the \
+                     page does)."
+    )]
     pub boxes_drawn: bool,
 }
 
@@ -170,7 +177,7 @@ pub struct JudgeCommand {
     pub image: Option<String>,
     /// The text to judge.
     #[arg(long)]
-    pub text: Option<String>,
+    pub text: String,
     /// The task.
     #[arg(long, default_value = Task::ALL[0].id(), value_parser = task())]
     pub task: String,
@@ -192,14 +199,13 @@ pub struct JudgeCommand {
     /// Write the result file the page opens (Open a result).
     #[arg(long, value_name = "FILE")]
     pub json: Option<String>,
-    /// REG: the image already shows its box: send it as it is (by default hj draws the box in,
-    /// as the page does).
+    /// REG: the image already shows its box: send it scaled, without drawing the box again.
     #[arg(long)]
     pub boxes_drawn: bool,
     #[command(flatten)]
     pub gamma: Gamma,
     #[command(flatten)]
-    pub judge: Judge,
+    pub judge: JudgeOptions,
     #[command(flatten)]
     pub requests: Requests,
 }
@@ -210,7 +216,7 @@ pub struct RunCommand {
     pub dataset: String,
     /// The results file, appended to as each item is read (and resumed from).
     #[arg(long, value_name = "FILE")]
-    pub out: Option<String>,
+    pub out: String,
     /// Items at once (1 in repeatable mode).
     #[arg(long, value_name = "N", default_value_t = 5, value_parser = number::<usize>, allow_negative_numbers = true)]
     pub concurrency: usize,
@@ -220,7 +226,7 @@ pub struct RunCommand {
     #[command(flatten)]
     pub images: Images,
     #[command(flatten)]
-    pub judge: Judge,
+    pub judge: JudgeOptions,
     #[command(flatten)]
     pub requests: Requests,
     #[command(flatten)]
@@ -233,11 +239,11 @@ pub struct PlanCommand {
     pub dataset: String,
     /// The requests file to write.
     #[arg(long, value_name = "FILE")]
-    pub out: Option<String>,
+    pub out: String,
     #[command(flatten)]
     pub images: Images,
     #[command(flatten)]
-    pub judge: Judge,
+    pub judge: JudgeOptions,
 }
 
 #[derive(Debug, Args)]
@@ -250,12 +256,12 @@ pub struct ScoreCommand {
     pub answers: Vec<String>,
     /// The results file to write.
     #[arg(long, value_name = "FILE")]
-    pub out: Option<String>,
+    pub out: String,
     /// The dataset's images, where they are not beside it or in its ZIP: a ZIP or a folder.
     #[arg(long, value_name = "ZIP|DIR")]
     pub images: Option<String>,
     #[command(flatten)]
-    pub judge: Judge,
+    pub judge: JudgeOptions,
     #[command(flatten)]
     pub figures: Figures,
 }
@@ -289,26 +295,26 @@ fn gamma(s: &str) -> Result<f64, Box<dyn std::error::Error + Send + Sync>> {
     Ok(checked_gamma(number(s)?)?)
 }
 
-/// One of `ids`, checked by `check` (whose sentence a refusal says); `ids` are what `--help`
-/// and the completions offer.
+/// One of `ids`, read by `check` (whose sentence a refusal says); `ids` are what `--help` and
+/// the completions offer.
 #[derive(Clone)]
-pub struct OneOf {
+pub struct OneOf<T> {
     ids: Vec<&'static str>,
-    check: fn(&str) -> Result<(), String>,
+    check: fn(&str) -> Result<T, String>,
 }
 
-impl TypedValueParser for OneOf {
-    type Value = String;
+impl<T: Clone + Send + Sync + 'static> TypedValueParser for OneOf<T> {
+    type Value = T;
 
     fn parse_ref(
         &self,
         cmd: &clap::Command,
         arg: Option<&clap::Arg>,
         value: &OsStr,
-    ) -> Result<String, clap::Error> {
+    ) -> Result<T, clap::Error> {
         let check = self.check;
         StringValueParser::new()
-            .try_map(move |s| check(&s).map(|()| s))
+            .try_map(move |s| check(&s))
             .parse_ref(cmd, arg, value)
     }
 
@@ -317,40 +323,90 @@ impl TypedValueParser for OneOf {
     }
 }
 
-fn metric() -> OneOf {
+fn metric() -> OneOf<Metric> {
     OneOf {
         ids: Metric::ALL.iter().map(|m| m.id()).collect(),
-        check: |id| settings::metric(id).map(drop),
+        check: settings::metric,
     }
 }
 
-fn provider() -> OneOf {
+fn provider() -> OneOf<String> {
     OneOf {
         ids: settings::providers().map(|p| p.id).collect(),
-        check: |id| settings::preset(id).map(drop),
+        check: |id| settings::preset(id).map(|p| p.id.to_string()),
     }
 }
 
-fn detail() -> OneOf {
+fn detail() -> OneOf<ImageDetail> {
     OneOf {
         ids: ImageDetail::ALL.map(ImageDetail::id).to_vec(),
-        check: |s| ImageDetail::checked(s, "--detail").map(drop),
+        check: |s| ImageDetail::checked(s, "--detail"),
     }
 }
 
-fn protocol() -> OneOf {
+fn protocol() -> OneOf<RatingProtocol> {
     OneOf {
         ids: RatingProtocol::ALL.map(RatingProtocol::id).to_vec(),
-        check: |s| RatingProtocol::checked(s, "--protocol").map(drop),
+        check: |s| RatingProtocol::checked(s, "--protocol"),
     }
 }
 
-fn task() -> OneOf {
+fn task() -> OneOf<String> {
     OneOf {
         ids: Task::ALL.map(Task::id).to_vec(),
         // Offered, not checked: the dataset reader, which the item goes through, says what a
         // task is (in any case) and refuses another with its sentence.
-        check: |_| Ok(()),
+        check: |s| Ok(s.to_string()),
+    }
+}
+
+/// Every value a listing option was given, commas splitting them too.
+fn listed(values: &[String]) -> Vec<String> {
+    values
+        .iter()
+        .flat_map(|v| v.split(','))
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+impl JudgeOptions {
+    /// HarmonicEval's criteria named (all when none is).
+    pub fn criteria(&self) -> Vec<String> {
+        listed(&self.criteria)
+    }
+
+    /// The metric's plan: the paper's, or extended, with the extensions and criteria named.
+    pub fn plan(&self) -> Result<Plan, String> {
+        let extensions = listed(&self.extension);
+        settings::plan(self.metric, self.extended, &extensions, &self.criteria())
+    }
+
+    /// The page's judge settings; the key comes from the environment variable `--key-env`
+    /// names (by default `HJ_API_KEY`, which may be unset).
+    pub fn settings(&self) -> Result<JudgeSettings, String> {
+        let key_env = self.key_env.as_deref().unwrap_or("HJ_API_KEY");
+        let api_key = match std::env::var(key_env) {
+            Ok(k) => k.trim().to_string(),
+            Err(std::env::VarError::NotPresent) if self.key_env.is_none() => String::new(),
+            Err(std::env::VarError::NotPresent) => {
+                return Err(format!(
+                    "The environment variable {key_env} (--key-env) is not set: export it with \
+                     the key first."
+                ))
+            }
+            Err(_) => return Err(format!("The environment variable {key_env} is not text.")),
+        };
+        Ok(JudgeSettings {
+            provider: self.provider.clone(),
+            base_url: self.base_url.clone(),
+            model: self.model.clone(),
+            api_key,
+            image_detail: self.detail,
+            max_tokens: self.max_tokens,
+            // Neither: the provider's default; both are refused as they are parsed.
+            repeatable: (self.repeatable || self.no_repeatable).then_some(self.repeatable),
+        })
     }
 }
 
@@ -362,5 +418,52 @@ mod tests {
     #[test]
     fn the_declarations_hold_together() {
         Cli::command().debug_assert();
+    }
+
+    fn parsed(line: &str) -> Command {
+        Cli::try_parse_from(std::iter::once("hj").chain(line.split_whitespace()))
+            .unwrap()
+            .command
+    }
+
+    #[test]
+    fn values_switches_positionals_and_defaults() {
+        let Command::Plan(p) =
+            parsed("plan data.jsonl --model m --extension a,b --extension=c --extended --out o")
+        else {
+            panic!("not plan")
+        };
+        assert_eq!((p.dataset.as_str(), p.out.as_str()), ("data.jsonl", "o"));
+        assert_eq!(p.judge.model.as_deref(), Some("m"));
+        assert_eq!(listed(&p.judge.extension), ["a", "b", "c"]);
+        assert!(p.judge.extended && !p.images.boxes_drawn);
+        // The declared defaults; what has none is absent.
+        assert_eq!(p.judge.metric, Metric::ALL[0]);
+        assert_eq!(p.judge.detail, ImageDetail::default());
+        assert_eq!(p.judge.key_env, None);
+        let settings = p.judge.settings().unwrap();
+        assert_eq!((settings.repeatable, settings.max_tokens), (None, None));
+        let Command::Score(s) = parsed("score d.jsonl a.jsonl b.jsonl --gamma 0.5 --out r") else {
+            panic!("not score")
+        };
+        assert_eq!(
+            (s.dataset.as_str(), &s.answers[..]),
+            (
+                "d.jsonl",
+                &["a.jsonl".to_string(), "b.jsonl".to_string()][..]
+            )
+        );
+        assert_eq!(s.figures.gamma.gamma, 0.5);
+        assert_eq!(s.figures.protocol, RatingProtocol::default());
+        let Command::Run(r) = parsed("run d --out r --no-repeatable --criteria , --timeout 9")
+        else {
+            panic!("not run")
+        };
+        assert_eq!(r.judge.settings().unwrap().repeatable, Some(false));
+        assert!(r.judge.criteria().is_empty());
+        assert_eq!(
+            (r.requests.timeout, r.requests.retries, r.concurrency),
+            (9, 3, 5)
+        );
     }
 }

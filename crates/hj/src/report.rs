@@ -6,9 +6,10 @@ use std::path::Path;
 use harmonic_judge_core::lab::figures::{figures, Figures};
 use harmonic_judge_core::lab::jsonl_reader::JsonlReader;
 use harmonic_judge_core::lab::ItemResult;
-use harmonic_judge_core::meta::RatingProtocol;
 use harmonic_judge_core::metrics::Metric;
 use harmonic_judge_core::native::disk;
+
+use crate::options::Figures as FigureOptions;
 
 /// An item's scores, one line each; the error instead when it has none.
 pub fn item_lines(r: &ItemResult, gamma: f64) -> Vec<String> {
@@ -46,30 +47,6 @@ pub fn item_lines(r: &ItemResult, gamma: f64) -> Vec<String> {
     lines
 }
 
-/// The agreement options every command that reports figures takes.
-pub struct FigureOptions {
-    pub gamma: f64,
-    pub protocol: RatingProtocol,
-    pub keep_partial: bool,
-    /// Where to write the lab's agreement JSON.
-    pub json: Option<std::path::PathBuf>,
-}
-
-impl FigureOptions {
-    pub fn of(args: &crate::args::Args) -> Result<FigureOptions, String> {
-        let protocol = match args.value("protocol") {
-            None => RatingProtocol::default(),
-            Some(id) => RatingProtocol::checked(id, "--protocol")?,
-        };
-        Ok(FigureOptions {
-            gamma: args.gamma()?,
-            protocol,
-            keep_partial: args.has("keep-partial"),
-            json: args.value("agreement").map(Into::into),
-        })
-    }
-}
-
 /// Reads a results file as the lab's *Import results* does and prints its figures (when its
 /// results carry human judgments), writing the agreement JSON where asked.
 pub fn figures_of_file(path: &Path, options: &FigureOptions) -> Result<Option<Figures>, String> {
@@ -85,7 +62,7 @@ pub fn figures_of_file(path: &Path, options: &FigureOptions) -> Result<Option<Fi
     }
     let f = figures(
         &results,
-        options.gamma,
+        options.gamma.gamma,
         options.protocol,
         options.keep_partial,
     );
@@ -94,9 +71,9 @@ pub fn figures_of_file(path: &Path, options: &FigureOptions) -> Result<Option<Fi
             for line in f.lines() {
                 println!("{line}");
             }
-            if let Some(out) = &options.json {
-                crate::outfile::replace(out, &f.json())?;
-                eprintln!("Agreement written to {}.", out.display());
+            if let Some(out) = &options.agreement {
+                crate::outfile::replace(Path::new(out), &f.json())?;
+                eprintln!("Agreement written to {out}.");
             }
         }
         None => println!(
