@@ -39,7 +39,7 @@ PROBES = [
      "crates/core/src/metrics/mod.rs", "fn from_id"),
     ("crates/core/src/lab/overall.rs", "use crate::scoring::weighting::Weighting;", "Weighting",
      "crates/core/src/scoring/weighting.rs", "Weighting"),
-    ("crates/hj/src/cli.rs", "use harmonic_judge_core::metrics::Metric;", "Metric",
+    ("crates/hj/src/report.rs", "use harmonic_judge_core::metrics::Metric;", "Metric",
      "crates/core/src/metrics/mod.rs", "enum Metric"),
 ]
 
