@@ -1,9 +1,10 @@
 """The evaluator's code arrives in parts: a first visit fetches the page's wasm and no chunk;
-the first Evaluate, Explain, export, example or connection check fetches the chunk that does it;
+the first image fetches the code that reads images; the first Evaluate, Explain, export, example or connection check fetches the chunk that does it;
 a chunk that cannot be fetched gets a sentence, keeps the form, and is fetched again on the next
 try (scripts/split/wasm-bindgen, src/ui/lazy.rs, and the Evaluate, Explain and Export entries
 in src/ui/metrics/mod.rs)."""
 
+import re
 import time
 
 from selenium.webdriver.support.ui import Select
@@ -28,9 +29,13 @@ def fill_form(page, fake, images):
 
 def test_a_first_visit_fetches_no_chunk_and_evaluate_fetches_the_judging_code(browser, app_url, fake, images):
     page = AppPage(browser, app_url)
-    fill_form(page, fake, images)
     time.sleep(1.0)  # anything a first visit would prefetch has had time to start
     assert chunk_requests(browser) == []
+    # The first image brings the code that reads images (with the numbered parts it shares with
+    # other chunks), and no other action's.
+    fill_form(page, fake, images)
+    named = [n for n in chunk_requests(browser) if re.search(r"/chunk-[a-z_]+-[0-9a-f]+\.wasm$", n)]
+    assert len(named) == 1 and "/chunk-image-" in named[0], named
     # Nor the isolation worker, which only a site file that turns it on registers (scripts/bench.py
     # leaves both files out of the first visit's bytes on this word).
     names = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
@@ -70,3 +75,16 @@ def test_a_chunk_that_cannot_be_fetched_gets_a_sentence_keeps_the_form_and_is_tr
     assert all(page.state(c) == "done" for c in CRITERIA)
     assert page.el("form-problems").text == ""
     assert len(fake.requests) == 5
+
+
+def test_an_image_whose_reading_code_cannot_be_fetched_gets_a_sentence_and_the_next_try_reads_it(browser, app_url, images):
+    page = AppPage(browser, app_url)
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*chunk-*"]})
+    page.upload(images / "photo.png")
+    page.wait_for(lambda d: "could not be loaded from this site" in page.el("image-error").text, "the sentence")
+    assert "reading images" in page.el("image-error").text
+    browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+    page.upload(images / "small.png")
+    page.wait_image()
+    assert page.el("image-error").text == ""

@@ -14,13 +14,31 @@ pub fn load_image(state: AppState, file: web_sys::File) {
     decode_image(state, file, false);
 }
 
-/// `keep_box`: the same picture at another size keeps its (normalised) REG box.
+/// `keep_box`: the same picture at another size keeps its (normalised) REG box. The decoding
+/// code arrives with the first image (the `image` chunk, not the first visit's wasm); until it
+/// is here the image counts as being read, so an Evaluate waits for it.
 fn decode_image(state: AppState, file: web_sys::File, keep_box: bool) {
-    let name = file.name();
     state.inputs.image_loading.set(true);
     timing::start("hj-image-prep");
     // A new picture starts without a box.
     let red_box = if keep_box { sent_box(state) } else { None };
+    let load = crate::ui::lazy::loading(decode_loaded(state, file, keep_box, red_box));
+    spawn_local(async move {
+        if load.await.is_err() {
+            refuse(state, crate::ui::lazy::missing("reading images"));
+            state.inputs.image_loading.set(false);
+        }
+    });
+}
+
+#[leptos::wasm_split::wasm_split(image, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn decode_loaded(
+    state: AppState,
+    file: web_sys::File,
+    keep_box: bool,
+    red_box: Option<crate::inputs::geometry::NormBox>,
+) -> Result<(), crate::ui::lazy::ChunkMissing> {
+    let name = file.name();
     spawn_local(async move {
         let prepared = if video::is_video(&file) {
             // The composite keeps its 1536×512 size: G-VEval's input, not a photo to shrink.
@@ -44,20 +62,21 @@ fn decode_image(state: AppState, file: web_sys::File, keep_box: bool) {
                 state.inputs.image.set_value(Some(image));
                 timing::end("hj-image-prep");
             }
-            Err(message) => {
-                let kept = if state.inputs.image_view.get_untracked().is_some() {
-                    " The previous image is kept."
-                } else {
-                    ""
-                };
-                state
-                    .inputs
-                    .image_error
-                    .set(Some(format!("\u{201c}{name}\u{201d}: {message}{kept}")));
-            }
+            Err(message) => refuse(state, format!("\u{201c}{name}\u{201d}: {message}")),
         }
         state.inputs.image_loading.set(false);
     });
+    Ok(())
+}
+
+/// Says why an image could not be used, and that the previous one (if any) stays in place.
+fn refuse(state: AppState, why: String) {
+    let kept = if state.inputs.image_view.get_untracked().is_some() {
+        " The previous image is kept."
+    } else {
+        ""
+    };
+    state.inputs.image_error.set(Some(format!("{why}{kept}")));
 }
 
 /// Re-processes the current image, e.g. after the size limit changed.
