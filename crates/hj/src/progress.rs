@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use harmonic_judge_core::lab::duration::duration;
+use harmonic_judge_core::lab::progress::RunProgress;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 pub struct Progress {
@@ -48,18 +48,17 @@ impl Progress {
     }
 
     /// The progress line for `done` complete and `failed` other items (both counting those
-    /// finished before this run).
+    /// finished before this run), worded as the lab page's.
     pub fn line(&self, done: usize, failed: usize) -> String {
-        let finished = done + failed;
-        let elapsed = self.started.elapsed().as_secs_f64().max(1e-3);
-        let rate = finished.saturating_sub(self.before) as f64 / (elapsed / 60.0);
-        let left = self.total.saturating_sub(finished);
-        let eta = if rate > 0.0 && left > 0 {
-            format!(" · about {} left", duration(left as f64 / rate * 60.0))
-        } else {
-            String::new()
-        };
-        format!("{done} done · {failed} failed · {left} remaining · {rate:.1} items/min{eta}")
+        RunProgress {
+            total: self.total,
+            done,
+            failed,
+            partial: 0,
+            before: self.before,
+            elapsed_secs: self.started.elapsed().as_secs_f64(),
+        }
+        .line(true)
     }
 
     /// Says where the run is; `force` writes a line even when one was written a moment ago

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::lab::duration::duration;
+use crate::lab::progress::RunProgress;
 use crate::ui::lab::batch_run;
 use crate::ui::lab::batch_state::{BatchState, BatchStatus};
 use crate::ui::state::Settings;
@@ -124,33 +124,31 @@ fn progress_view(b: BatchState) -> impl IntoView {
     let status = move || b.status.get();
     let progress = move || {
         let (done, failed, partial) = b.counts();
-        let total = b.item_count.get();
-        let elapsed = (b.now_ms.get() - b.started_ms.get_value()).max(1.0);
-        let finished_now = (done + failed).saturating_sub(b.finished_at_start.get_value());
-        let rate = finished_now as f64 / (elapsed / 60_000.0);
-        let left = total.saturating_sub(done + failed);
-        let eta =
-            (rate > 0.0 && status() == BatchStatus::Running).then(|| left as f64 / rate * 60_000.0);
-        (done, failed, partial, total, rate, eta)
+        RunProgress {
+            total: b.item_count.get(),
+            done,
+            failed,
+            partial,
+            before: b.finished_at_start.get_value(),
+            elapsed_secs: (b.now_ms.get() - b.started_ms.get_value()).max(1.0) / 1000.0,
+        }
     };
     move || {
-        let (done, failed, partial, total, rate, eta) = progress();
-        let fraction = if total > 0 {
-            (done + failed) as f64 / total as f64
+        let p = progress();
+        let fraction = if p.total > 0 {
+            (p.done + p.failed) as f64 / p.total as f64
         } else {
             0.0
         };
+        let line = format!(
+            "{} · {}",
+            p.line(status() == BatchStatus::Running),
+            status().id()
+        );
         view! {
-            <div class="batch-progress" data-testid="batch-progress" data-done=done data-failed=failed data-partial=partial data-total=total data-status=status().id()>
+            <div class="batch-progress" data-testid="batch-progress" data-done=p.done data-failed=p.failed data-partial=p.partial data-total=p.total data-status=status().id()>
                 <progress max="1" value=fraction aria-labelledby="batch-progress-text"></progress>
-                <span id="batch-progress-text">{format!(
-                    "{done} done · {failed} failed{} · {} remaining · {:.1} items/min{} · {}",
-                    if partial > 0 { format!(" ({partial} scored on fewer than all criteria)") } else { String::new() },
-                    total.saturating_sub(done + failed),
-                    rate,
-                    eta.map(|ms| format!(" · about {} left", duration(ms / 1000.0))).unwrap_or_default(),
-                    status().id()
-                )}</span>
+                <span id="batch-progress-text">{line}</span>
             </div>
         }
     }

@@ -3,13 +3,13 @@
 
 pub mod analysis;
 pub mod compare;
-pub mod duration;
 pub mod figures;
 pub mod io;
 pub mod jsonl_reader;
 pub mod open_doc;
 pub mod overall;
 pub mod pace;
+pub mod progress;
 pub mod ranges;
 pub mod record;
 pub mod rows;
