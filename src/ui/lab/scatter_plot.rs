@@ -4,17 +4,13 @@
 use leptos::prelude::*;
 
 use crate::lab::compare::{disagreements, scatter, ScatterPoint};
+use crate::scoring::plot_frame::PlotFrame;
 use crate::ui::lab::batch_state::BatchState;
 use crate::ui::state::Settings;
 
-const W: f64 = 380.0;
-const H: f64 = 260.0;
-// Room for the tick labels and the rotated axis title beside them in every engine: at 48,
-// Firefox and WebKit drew "3.18" into "Metric score" (tests/e2e/test_browsers.py).
-const LEFT: f64 = 54.0;
-const RIGHT: f64 = 14.0;
-const TOP: f64 = 14.0;
-const BOTTOM: f64 = 46.0;
+// Room for the tick labels and the rotated axis title beside them in every engine: at a left
+// margin of 48, Firefox and WebKit drew "3.18" into "Metric score" (tests/e2e/test_browsers.py).
+const FRAME: PlotFrame = PlotFrame::new(380.0, 260.0, [54.0, 14.0, 14.0, 46.0]);
 /// Rows of the points table drawn at once.
 const TABLE_ROWS: usize = 500;
 
@@ -154,25 +150,25 @@ fn scatter_svg(b: BatchState, all: &[ScatterPoint], pts: Vec<ScatterPoint>) -> A
     }
     let (xl, xh, xt) = axis(all.iter().map(|p| p.human));
     let (yl, yh, yt) = axis(all.iter().map(|p| p.metric));
-    let sx = move |v: f64| LEFT + (v - xl) / (xh - xl) * (W - LEFT - RIGHT);
-    let sy = move |v: f64| TOP + (yh - v) / (yh - yl) * (H - TOP - BOTTOM);
-    let bottom = H - BOTTOM;
+    let (left, top, right, bottom) = (FRAME.left, FRAME.top, FRAME.right_x(), FRAME.bottom_y());
+    let sx = move |v: f64| left + (v - xl) / (xh - xl) * FRAME.inner_width();
+    let sy = move |v: f64| top + (yh - v) / (yh - yl) * FRAME.inner_height();
     let selected = b.selected.get();
     let dots = dots_path(all, sx, sy);
     view! {
-        <svg viewBox=format!("0 0 {W} {H}") role="img" aria-labelledby="scatter-caption">
+        <svg viewBox=FRAME.view_box() role="img" aria-labelledby="scatter-caption">
             {yt.iter().map(|&v| view! {
-                <line class="grid" x1=LEFT x2=W - RIGHT y1=sy(v) y2=sy(v)/>
-                <text class="tick" x=LEFT - 6.0 y=sy(v) + 4.0 text-anchor="end">{label(v)}</text>
+                <line class="grid" x1=left x2=right y1=sy(v) y2=sy(v)/>
+                <text class="tick" x=left - 6.0 y=sy(v) + 4.0 text-anchor="end">{label(v)}</text>
             }).collect_view()}
             {xt.iter().map(|&v| view! {
                 <line class="axis" x1=sx(v) x2=sx(v) y1=bottom y2=bottom + 5.0/>
                 <text class="tick" x=sx(v) y=bottom + 18.0 text-anchor="middle">{label(v)}</text>
             }).collect_view()}
-            <line class="axis" x1=LEFT x2=W - RIGHT y1=bottom y2=bottom/>
-            <line class="axis" x1=LEFT x2=LEFT y1=TOP y2=bottom/>
-            <text class="axis-title" x=(LEFT + W - RIGHT) / 2.0 y=H - 6.0 text-anchor="middle">"Human rating (mean)"</text>
-            <text class="axis-title" transform=format!("translate(13 {}) rotate(-90)", (TOP + bottom) / 2.0) text-anchor="middle">"Metric score"</text>
+            <line class="axis" x1=left x2=right y1=bottom y2=bottom/>
+            <line class="axis" x1=left x2=left y1=top y2=bottom/>
+            <text class="axis-title" x=(left + right) / 2.0 y=FRAME.height - 6.0 text-anchor="middle">"Human rating (mean)"</text>
+            <text class="axis-title" transform=format!("translate(13 {}) rotate(-90)", (top + bottom) / 2.0) text-anchor="middle">"Metric score"</text>
             <path class="dots" data-testid="scatter-dots" data-count=all.len() d=dots/>
             {pts.iter().map(|p| {
                 let on = selected.as_deref() == Some(p.id.as_str());

@@ -4,6 +4,7 @@ use leptos::prelude::*;
 
 use crate::scoring::gamma_axis::GAMMA_MIN;
 use crate::scoring::gamma_axis::{self, GammaAxis};
+use crate::scoring::plot_frame::PlotFrame;
 use crate::ui::state::Settings;
 use crate::ui::widgets::gamma_events::gamma_at_click;
 
@@ -15,18 +16,9 @@ const NAMED_GAMMAS: [(f64, &str); 4] = [
     (1.0, "uniform"),
 ];
 
-const PLOT_W: f64 = 340.0;
-const PLOT_H: f64 = 190.0;
-/// Room for the y ticks and title on the left, and for the x ticks and title below.
-const LEFT: f64 = 44.0;
-const RIGHT: f64 = 12.0;
-const TOP: f64 = 10.0;
-const BOTTOM: f64 = 44.0;
-const AXIS: GammaAxis = GammaAxis {
-    width: PLOT_W,
-    left: LEFT,
-    right: RIGHT,
-};
+/// Room for the y ticks and title on the left (44), and for the x ticks and title below (44).
+const FRAME: PlotFrame = PlotFrame::new(340.0, 190.0, [44.0, 12.0, 10.0, 44.0]);
+const AXIS: GammaAxis = FRAME.gamma_axis();
 
 /// `no_plot`: the one-item page plots this result's score against γ; the lab, which has no
 /// single result, sets it (no_plot) and plots agreement against γ in its meta-evaluation.
@@ -89,24 +81,24 @@ pub fn GammaPanel(
 /// only): as typed views the plot cost several KB of wasm.
 fn plot_svg(curve: &[(f64, f64)], gamma: f64) -> String {
     let x = |g: f64| AXIS.x(g);
-    let y = |s: f64| TOP + (5.0 - s.clamp(1.0, 5.0)) / 4.0 * (PLOT_H - TOP - BOTTOM);
+    let (left, top, bottom, view_box) = (FRAME.left, FRAME.top, FRAME.bottom_y(), FRAME.view_box());
+    let y = |s: f64| top + (5.0 - s.clamp(1.0, 5.0)) / 4.0 * FRAME.inner_height();
     let s_at = curve
         .iter()
         .copied()
         .min_by(|a, b| (a.0 - gamma).abs().total_cmp(&(b.0 - gamma).abs()))
         .map_or(0.0, |p| p.1);
-    let bottom = PLOT_H - BOTTOM;
     let mut out = format!(
         "<svg class=\"gamma-plot\" data-testid=\"gamma-plot\" data-y-min=\"1\" data-y-max=\"5\" \
-         viewBox=\"0 0 {PLOT_W} {PLOT_H}\" role=\"img\" aria-label=\"Overall score (scale 1 to 5) against γ \
+         viewBox=\"{view_box}\" role=\"img\" aria-label=\"Overall score (scale 1 to 5) against γ \
          (0.01 to 1); at γ = {gamma:.2} it is {s_at:.2}. Click to set γ, or use the slider.\">"
     );
     for s in [1.0, 2.0, 3.0, 4.0, 5.0] {
         out += &format!(
-            "<line class=\"grid\" x1=\"{LEFT}\" x2=\"{}\" y1=\"{y:.1}\" y2=\"{y:.1}\"></line>\
+            "<line class=\"grid\" x1=\"{left}\" x2=\"{}\" y1=\"{y:.1}\" y2=\"{y:.1}\"></line>\
              <text class=\"tick\" x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{s}</text>",
-            PLOT_W - RIGHT,
-            LEFT - 6.0,
+            FRAME.right_x(),
+            left - 6.0,
             y(s) + 4.0,
             y = y(s)
         );
@@ -127,18 +119,18 @@ fn plot_svg(curve: &[(f64, f64)], gamma: f64) -> String {
         .collect();
     let (cx, cy) = (x(gamma), y(s_at));
     out += &format!(
-        "<line class=\"axis\" x1=\"{LEFT}\" y1=\"{bottom}\" x2=\"{r}\" y2=\"{bottom}\"></line>\
-         <line class=\"axis\" x1=\"{LEFT}\" y1=\"{TOP}\" x2=\"{LEFT}\" y2=\"{bottom}\"></line>\
+        "<line class=\"axis\" x1=\"{left}\" y1=\"{bottom}\" x2=\"{r}\" y2=\"{bottom}\"></line>\
+         <line class=\"axis\" x1=\"{left}\" y1=\"{top}\" x2=\"{left}\" y2=\"{bottom}\"></line>\
          <text class=\"axis-title\" x=\"{mid}\" y=\"{}\" text-anchor=\"middle\">γ (weighting)</text>\
          <text class=\"axis-title\" transform=\"translate(12 {}) rotate(-90)\" text-anchor=\"middle\">Overall score (1–5)</text>\
          <polyline class=\"curve\" points=\"{}\" fill=\"none\"></polyline>\
-         <line class=\"cursor\" x1=\"{cx:.1}\" x2=\"{cx:.1}\" y1=\"{TOP}\" y2=\"{bottom}\"></line>\
+         <line class=\"cursor\" x1=\"{cx:.1}\" x2=\"{cx:.1}\" y1=\"{top}\" y2=\"{bottom}\"></line>\
          <circle class=\"dot\" r=\"4\" cx=\"{cx:.1}\" cy=\"{cy:.1}\"></circle></svg>",
-        PLOT_H - 6.0,
-        (TOP + bottom) / 2.0,
+        FRAME.height - 6.0,
+        (top + bottom) / 2.0,
         points.join(" "),
-        r = PLOT_W - RIGHT,
-        mid = (LEFT + PLOT_W - RIGHT) / 2.0
+        r = FRAME.right_x(),
+        mid = (left + FRAME.right_x()) / 2.0
     );
     out
 }

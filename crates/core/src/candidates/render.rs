@@ -5,7 +5,8 @@
 use std::fmt::Write;
 
 use super::{ranks, winner, Flip};
-use crate::scoring::gamma_axis::GAMMA_MIN;
+use crate::scoring::gamma_axis::{GammaAxis, GAMMA_MIN};
+use crate::scoring::plot_frame::PlotFrame;
 use crate::scoring::weighting::{Scored, Weighting};
 
 /// `s` safe inside HTML text and double-quoted attributes.
@@ -120,20 +121,11 @@ pub fn comparison_table(
     h
 }
 
-const W: f64 = 340.0;
-const H: f64 = 200.0;
-const LEFT: f64 = 44.0;
-const RIGHT: f64 = 30.0;
-const TOP: f64 = 10.0;
-const BOTTOM: f64 = 44.0;
+const FRAME: PlotFrame = PlotFrame::new(340.0, 200.0, [44.0, 30.0, 10.0, 44.0]);
 const DASHES: [&str; 5] = ["none", "6 3", "2 3", "8 3 2 3", "1 2"];
 
 /// The chart's γ axis in its viewBox units, for the γ under the pointer.
-pub const AXIS: crate::scoring::gamma_axis::GammaAxis = crate::scoring::gamma_axis::GammaAxis {
-    width: W,
-    left: LEFT,
-    right: RIGHT,
-};
+pub const AXIS: GammaAxis = FRAME.gamma_axis();
 
 /// The chart's readout at `gamma` (the γ under the pointer, or moved with the keys): every
 /// candidate's overall score there, best first; a candidate with no score says so.
@@ -165,11 +157,11 @@ fn label_of(labels: &[String], i: usize) -> String {
 }
 
 fn x(g: f64) -> f64 {
-    LEFT + (g - GAMMA_MIN) / (1.0 - GAMMA_MIN) * (W - LEFT - RIGHT)
+    AXIS.x(g)
 }
 
 fn y(s: f64) -> f64 {
-    TOP + (5.0 - s.clamp(1.0, 5.0)) / 4.0 * (H - TOP - BOTTOM)
+    FRAME.top + (5.0 - s.clamp(1.0, 5.0)) / 4.0 * FRAME.inner_height()
 }
 
 /// Vertical room a curve label needs (11 px text and a little air).
@@ -207,29 +199,29 @@ pub fn plot_svg(
     flips: &[Flip],
     gamma: f64,
 ) -> String {
-    let bottom = H - BOTTOM;
+    let (left, top, bottom, view_box) = (FRAME.left, FRAME.top, FRAME.bottom_y(), FRAME.view_box());
     let drawn = curves.iter().filter(|c| !c.is_empty()).count();
     let mut h = format!(
-        "<svg class=\"gamma-plot candidates-plot\" data-testid=\"candidates-plot\" data-points=\"{}\" viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"Overall score (1 to 5) of {drawn} candidates against γ (0.01 to 1); the order changes at {} γ value{}, marked by solid vertical lines. The current γ is {gamma:.2}, the dashed line.\">",
+        "<svg class=\"gamma-plot candidates-plot\" data-testid=\"candidates-plot\" data-points=\"{}\" viewBox=\"{view_box}\" role=\"img\" aria-label=\"Overall score (1 to 5) of {drawn} candidates against γ (0.01 to 1); the order changes at {} γ value{}, marked by solid vertical lines. The current γ is {gamma:.2}, the dashed line.\">",
         curves.iter().map(Vec::len).sum::<usize>(),
         flips.len(),
         if flips.len() == 1 { "" } else { "s" },
     );
     for s in 1..=5 {
         let (yy, s) = (y(s as f64), s);
-        let _ = write!(h, "<line class=\"grid\" x1=\"{LEFT}\" x2=\"{}\" y1=\"{yy}\" y2=\"{yy}\"/><text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{s}</text>", W - RIGHT, LEFT - 6.0, yy + 4.0);
+        let _ = write!(h, "<line class=\"grid\" x1=\"{left}\" x2=\"{}\" y1=\"{yy}\" y2=\"{yy}\"/><text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{s}</text>", FRAME.right_x(), left - 6.0, yy + 4.0);
     }
     for g in [0.01, 0.25, 0.5, 0.75, 1.0] {
         let xx = x(g);
         let _ = write!(h, "<line class=\"axis\" x1=\"{xx}\" x2=\"{xx}\" y1=\"{bottom}\" y2=\"{}\"/><text class=\"tick\" x=\"{xx}\" y=\"{}\" text-anchor=\"{}\">{g}</text>", bottom + 4.0, bottom + 16.0, crate::scoring::gamma_axis::tick_anchor(g));
     }
-    let _ = write!(h, "<line class=\"axis\" x1=\"{LEFT}\" y1=\"{bottom}\" x2=\"{}\" y2=\"{bottom}\"/><line class=\"axis\" x1=\"{LEFT}\" y1=\"{TOP}\" x2=\"{LEFT}\" y2=\"{bottom}\"/>", W - RIGHT);
-    let _ = write!(h, "<text class=\"axis-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">γ (weighting)</text><text class=\"axis-title\" transform=\"translate(12 {}) rotate(-90)\" text-anchor=\"middle\">Overall score (1–5)</text>", (LEFT + W - RIGHT) / 2.0, H - 6.0, (TOP + bottom) / 2.0);
+    let _ = write!(h, "<line class=\"axis\" x1=\"{left}\" y1=\"{bottom}\" x2=\"{}\" y2=\"{bottom}\"/><line class=\"axis\" x1=\"{left}\" y1=\"{top}\" x2=\"{left}\" y2=\"{bottom}\"/>", FRAME.right_x());
+    let _ = write!(h, "<text class=\"axis-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">γ (weighting)</text><text class=\"axis-title\" transform=\"translate(12 {}) rotate(-90)\" text-anchor=\"middle\">Overall score (1–5)</text>", (left + FRAME.right_x()) / 2.0, FRAME.height - 6.0, (top + bottom) / 2.0);
     for f in flips {
         let xx = x(f.gamma);
         let _ = write!(
             h,
-            "<line class=\"flip\" x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{TOP}\" y2=\"{bottom}\"/>"
+            "<line class=\"flip\" x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{top}\" y2=\"{bottom}\"/>"
         );
     }
     // Each label at its line's right end, moved apart where two ends (nearly) meet.
@@ -242,19 +234,19 @@ pub fn plot_svg(
         .iter()
         .map(|(_, c)| y(c.last().map_or(3.0, |p| p.1)) + 4.0)
         .collect();
-    let label_ys = spread(&ends, LABEL_GAP, TOP + 8.0, bottom + 4.0);
+    let label_ys = spread(&ends, LABEL_GAP, top + 8.0, bottom + 4.0);
     for ((i, c), ly) in drawn.into_iter().zip(label_ys) {
         let points: Vec<String> = c
             .iter()
             .map(|(g, s)| format!("{:.1},{:.1}", x(*g), y(*s)))
             .collect();
         let label = labels.get(i).map(|l| escape(l)).unwrap_or_default();
-        let _ = write!(h, "<polyline class=\"curve\" fill=\"none\" stroke-dasharray=\"{}\" points=\"{}\"/><text class=\"curve-label\" x=\"{}\" y=\"{ly:.1}\">{label}</text>", DASHES[i % DASHES.len()], points.join(" "), W - RIGHT + 4.0);
+        let _ = write!(h, "<polyline class=\"curve\" fill=\"none\" stroke-dasharray=\"{}\" points=\"{}\"/><text class=\"curve-label\" x=\"{}\" y=\"{ly:.1}\">{label}</text>", DASHES[i % DASHES.len()], points.join(" "), FRAME.right_x() + 4.0);
     }
     let xx = x(gamma);
     let _ = write!(
         h,
-        "<line class=\"cursor\" x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{TOP}\" y2=\"{bottom}\"/></svg>"
+        "<line class=\"cursor\" x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{top}\" y2=\"{bottom}\"/></svg>"
     );
     h
 }

@@ -14,23 +14,18 @@ use crate::metrics::harmonic_eval::weights_view::{
     band, weight_curve, WeightsAt, GLOSSARY, POINTS,
 };
 use crate::scoring::criteria::Criterion;
-use crate::scoring::gamma_axis::GAMMA_MIN;
+use crate::scoring::plot_frame::PlotFrame;
 use crate::ui::state::AppState;
 
-const W: f64 = 340.0;
-const H: f64 = 206.0;
-const L: f64 = 40.0;
-const R: f64 = 8.0;
-const T: f64 = 8.0;
-// Room under the plot for the γ ticks and, below them, the axis title.
-const B: f64 = 40.0;
+// Room under the plot (bottom: 40) for the γ ticks and, below them, the axis title.
+const FRAME: PlotFrame = PlotFrame::new(340.0, 206.0, [40.0, 8.0, 8.0, 40.0]);
 
 fn x(g: f64) -> f64 {
-    L + (g - GAMMA_MIN) / (1.0 - GAMMA_MIN) * (W - L - R)
+    FRAME.gamma_axis().x(g)
 }
 
 fn y(w: f64) -> f64 {
-    T + (1.0 - w.clamp(0.0, 1.0)) * (H - T - B)
+    FRAME.top + (1.0 - w.clamp(0.0, 1.0)) * FRAME.inner_height()
 }
 
 /// The closed outline of one band: along its top, back along its bottom.
@@ -67,9 +62,10 @@ fn readout(c: Criterion, gamma: f64, weight: Option<f64>, sigma: Option<f64>) ->
 /// The chart's markup (bands, ticks, cursor at `gamma`).
 fn svg(curve: &[WeightsAt], sigmas: &[Option<f64>; 5], gamma: f64) -> String {
     let mut s = format!(
-        "<svg class=\"weights-plot\" data-testid=\"weights-plot\" data-points=\"{}\" viewBox=\"0 0 {W} {H}\" role=\"group\" \
+        "<svg class=\"weights-plot\" data-testid=\"weights-plot\" data-points=\"{}\" viewBox=\"{}\" role=\"group\" \
          aria-label=\"Each criterion's weight (0 to 100 %) against γ (0.01 to 1), stacked\">",
-        curve.len()
+        curve.len(),
+        FRAME.view_box()
     );
     let at = |k: usize| {
         curve
@@ -89,14 +85,14 @@ fn svg(curve: &[WeightsAt], sigmas: &[Option<f64>; 5], gamma: f64) -> String {
         s += &format!(
             "<text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"{}\">{g}</text>",
             x(g),
-            H - B + 16.0,
+            FRAME.bottom_y() + 16.0,
             crate::scoring::gamma_axis::tick_anchor(g)
         );
     }
     for w in [0.0, 0.5, 1.0] {
         s += &format!(
             "<text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{:.0}%</text>",
-            L - 6.0,
+            FRAME.left - 6.0,
             y(w) + 4.0,
             w * 100.0
         );
@@ -104,10 +100,11 @@ fn svg(curve: &[WeightsAt], sigmas: &[Option<f64>; 5], gamma: f64) -> String {
     let cx = x(gamma);
     s += &format!(
         "<text class=\"axis-title\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">γ</text>\
-         <line class=\"cursor\" x1=\"{cx:.1}\" x2=\"{cx:.1}\" y1=\"{T}\" y2=\"{:.1}\"></line></svg>",
-        (L + W - R) / 2.0,
-        H - 4.0,
-        H - B
+         <line class=\"cursor\" x1=\"{cx:.1}\" x2=\"{cx:.1}\" y1=\"{:.1}\" y2=\"{:.1}\"></line></svg>",
+        (FRAME.left + FRAME.right_x()) / 2.0,
+        FRAME.height - 4.0,
+        FRAME.top,
+        FRAME.bottom_y()
     );
     s
 }
