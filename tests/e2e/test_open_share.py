@@ -130,9 +130,10 @@ def test_an_exported_result_opens_from_its_file_and_its_link_as_if_just_run(brow
     assert len(server.requests) == sent, "opening sends nothing"
 
 
-def test_a_result_file_of_an_unknown_provider_opens_with_a_sentence_not_as_openai(browser, app_url, tmp_path):
+def test_a_result_file_of_an_unknown_provider_opens_with_a_sentence_not_as_openai(browser, app_url, downloads, tmp_path):
     """Issue 69: a result file that names a provider the page does not know opens with its scores
-    and a sentence that says so; the file's own claim is quoted as it is, never as OpenAI."""
+    and a sentence that says so; the file's own claim is quoted as it is, never as OpenAI, and
+    an export of it names that provider again."""
     doc = json.loads((DIST / "examples" / "gamma-flip-a.json").read_text())
     doc["provider"] = "mistral"
     path = tmp_path / "unknown-provider.json"
@@ -143,6 +144,10 @@ def test_a_result_file_of_an_unknown_provider_opens_with_a_sentence_not_as_opena
     said = page.el("opened-provider-unknown").text
     assert "\u201cmistral\u201d, which is not one this page knows" in said, said
     assert "through mistral" in page.el("opened-model").text
+    # Exported again, the result still names its own provider, not the protocol it is shown with.
+    page.el("export-json-button").click()
+    again = json.loads(page.wait_file(downloads, export_pattern("harmonic_eval")).read_text())
+    assert again["provider"] == "mistral", again["provider"]
     known = tmp_path / "known.json"
     known.write_text(json.dumps({**doc, "provider": "gemini"}))
     page = AppPage(browser, app_url)

@@ -76,8 +76,11 @@ pub fn show(state: AppState, view: OpenedView, opened: Opened, from: &str) -> Re
         // the backend configured now, as after any run.
         base_url: String::new(),
         model: opened.model.clone(),
-        // Exported again, the result still says how it was computed.
+        // Exported again, the result still says how it was computed, and by whom.
         engine: opened.engine,
+        recorded_provider: unknown_provider
+            .is_some()
+            .then(|| opened.provider.trim().to_string()),
         ..Backend::default()
     };
     opened.sent.apply(&mut backend);

@@ -12,7 +12,7 @@ use crate::providers::Backend;
 pub fn judge(backend: &Backend) -> Kept {
     Kept {
         model: backend.model.clone(),
-        provider: backend.protocol.id().to_string(),
+        provider: backend.provider_id().to_string(),
         ..Kept::default()
     }
 }

@@ -369,7 +369,7 @@ pub(crate) struct SentSettings {
 /// `"extensions"`: the paper's procedure or the named extensions this result used.
 #[derive(serde::Serialize)]
 pub(crate) struct JudgeDoc<'a> {
-    pub provider: &'static str,
+    pub provider: &'a str,
     pub model: &'a str,
     pub base_url: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -381,7 +381,7 @@ pub(crate) struct JudgeDoc<'a> {
 impl<'a> JudgeDoc<'a> {
     pub fn of(backend: &'a crate::providers::Backend, fidelity: &fidelity::Fidelity) -> Self {
         JudgeDoc {
-            provider: backend.protocol.id(),
+            provider: backend.provider_id(),
             model: &backend.model,
             base_url: crate::providers::without_credentials(&backend.base_url),
             engine: backend.engine,

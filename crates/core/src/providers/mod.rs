@@ -129,9 +129,21 @@ pub struct Backend {
     /// The in-page judge's backend (WebGPU or CPU) and threads when it answers: recorded in
     /// exports, the history and share links. `None` for every other provider.
     pub engine: Option<in_browser::gpu::Engine>,
+    /// The provider an opened result names where this page knows none ([`Protocol::unknown`]):
+    /// exported again, the result still names it, never the protocol it is shown with. `None`
+    /// for every backend set up here.
+    pub recorded_provider: Option<String>,
 }
 
 impl Backend {
+    /// The provider an export names: the opened file's own where this page does not know it,
+    /// else the protocol's id.
+    pub fn provider_id(&self) -> &str {
+        self.recorded_provider
+            .as_deref()
+            .unwrap_or(self.protocol.id())
+    }
+
     /// The metric's parameters as they reach the engine: the user's tuning applied, and for the
     /// in-page judge the wider list of alternatives it is asked for
     /// ([`in_browser::alternatives`]). What a result file records as its settings.
@@ -521,6 +533,26 @@ mod tests {
             None,
             "a file that names none is not refused"
         );
+    }
+
+    #[test]
+    fn an_opened_results_unknown_provider_is_what_its_exports_name() {
+        let shown = Backend {
+            recorded_provider: Some("mistral".into()),
+            ..Backend::default()
+        };
+        assert_eq!(
+            shown.protocol,
+            Protocol::OpenAi,
+            "shown with the default wire format"
+        );
+        assert_eq!(shown.provider_id(), "mistral");
+        assert_eq!(crate::batch::kept::judge(&shown).provider, "mistral");
+        let set_up_here = Backend {
+            protocol: Protocol::Gemini,
+            ..Backend::default()
+        };
+        assert_eq!(set_up_here.provider_id(), "gemini");
     }
 
     #[test]

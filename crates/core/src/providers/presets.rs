@@ -199,6 +199,7 @@ impl Preset {
                 repeatable: self.repeatable_or(chosen.repeatable),
             },
             engine: None,
+            recorded_provider: None,
         }
     }
 }
