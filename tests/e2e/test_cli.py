@@ -4,6 +4,7 @@ same agreement figures; `pip install .` in a fresh virtualenv gives a package th
 set of answers exactly as the CLI and the page do, for every metric; the CLI against the fakes
 says the page's sentences for a wrong key and a rate limit."""
 
+import fcntl
 import io
 import json
 import os
@@ -36,13 +37,37 @@ def hj():
     return str(ROOT / "target" / "debug" / "hj")
 
 
+# The wheel `pip install .` builds (maturin from PyPI, about 2 minutes of CPU), built once per
+# test run and shared by the workers that need it: test_cli, test_python_options and
+# test_same_pixels may each land in another worker, and each built its own copy.
+WHEELS = ROOT / "target" / "e2e-wheel"
+
+
+def _wheel():
+    WHEELS.mkdir(parents=True, exist_ok=True)
+    # xdist gives every worker of one run the same id; a run without workers builds its own.
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid-{os.getpid()}"
+    with open(WHEELS / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        stamp = WHEELS / "run"
+        built = sorted(WHEELS.glob("*.whl"))
+        if not (built and stamp.exists() and stamp.read_text() == run):
+            for old in built:
+                old.unlink()
+            subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(WHEELS),
+                            str(ROOT)], check=True)
+            stamp.write_text(run)
+        return next(WHEELS.glob("*.whl"))
+
+
 @pytest.fixture(scope="session")
 def package(tmp_path_factory):
-    """A fresh virtualenv with `pip install .` (maturin from PyPI builds the binding)."""
+    """A fresh virtualenv with the package installed as `pip install .` installs it: the wheel
+    pip builds from the checkout (maturin from PyPI builds the binding), built once per run."""
     env_dir = tmp_path_factory.mktemp("venv")
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(ROOT)], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-index", str(_wheel())], check=True)
     return python
 
 

@@ -37,18 +37,30 @@ pub fn said(e: &clap::Error) -> String {
             None => e.render().to_string().trim_end().to_string(),
         },
         ErrorKind::InvalidSubcommand => {
+            let typed = context(ContextKind::InvalidSubcommand);
             let meant = match context(ContextKind::SuggestedSubcommand) {
-                s if s.is_empty() => String::new(),
+                s if s.is_empty() => near_command(&typed)
+                    .map(|c| format!(" Did you mean \u{201c}{c}\u{201d}?"))
+                    .unwrap_or_default(),
                 s => format!(" Did you mean {s}?"),
             };
             format!(
-                "There is no command \u{201c}{}\u{201d}: hj judge, run, plan, score, figures \
-                 or completions (hj --help says more).{meant}",
-                context(ContextKind::InvalidSubcommand)
+                "There is no command \u{201c}{typed}\u{201d}: hj judge, run, plan, score, \
+                 figures or completions (hj --help says more).{meant}"
             )
         }
         _ => e.render().to_string().trim_end().to_string(),
     }
+}
+
+/// The command a short mistyped word meant where clap's similarity finds none: two letters
+/// swapped or one letter off ("rnu", "rn"), which its Jaro measure misses for words this short.
+fn near_command(typed: &str) -> Option<String> {
+    Cli::command()
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .filter(|name| name != "help")
+        .find(|name| strsim::osa_distance(typed, name) == 1)
 }
 
 /// The sentence for an API key given on the command line, where other users and the shell's

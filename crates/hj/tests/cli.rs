@@ -352,11 +352,12 @@ fn help_suggestions_and_completions_come_from_the_declared_options() {
         assert!(text(&help).contains(words), "{words}: {}", text(&help));
     }
     // A mistyped command or option: the one meant; a value that is not a number: a sentence.
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 5] = [
         (
             &["figure", "r.jsonl"],
             "Did you mean \u{201c}figures\u{201d}?",
         ),
+        (&["rnu", "d.jsonl"], "Did you mean \u{201c}run\u{201d}?"),
         (&["run", "d.jsonl", "--concurency", "3"], "'--concurrency'"),
         (
             &["run", "d.jsonl", "--timeout", "soon"],
