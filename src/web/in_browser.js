@@ -28,7 +28,9 @@ const engineLines = [];
 // llama.cpp's lines that say where the weights went (the Rust side reads them:
 // providers/in_browser/placement.rs), kept whole for the load in progress, at every level:
 // wllama passes "offloaded 31/31 layers to GPU" and the buffers' sizes on at debug level.
-const placement = /buffer size|layers to GPU|ggml_webgpu|using .* backend/i;
+// The model's shape too (print_info: n_embd, n_layer): Automatic's check of the GPU against the
+// CPU draws its tolerance from it (providers/in_browser/gpu_check.rs).
+const placement = /buffer size|layers to GPU|ggml_webgpu|using .* backend|print_info: n_(embd|layer) /i;
 const placed = [];
 function place(...args) {
   const line = args.map(String).join(' ').trim();
@@ -189,9 +191,11 @@ function message(e) {
 // `progress(phase, fraction)` hears 'downloading' and 'loading'; `check(name, head, size)`
 // returns '' or the sentence refusing a file; `gpu` says whether to offer the engine WebGPU
 // (the engine's default, every layer) or keep it on the CPU (`n_gpu_layers: 0`). A GPU load
-// that fails is tried again on the CPU, and the failure is kept for the status line.
+// that fails is tried again on the CPU, and the failure is kept for the status line. `batch`
+// (0: the engine's default) is the prompt batch on the GPU, which the Rust side chooses from the
+// adapter's measured speed so that one step ends well inside llama.cpp's WebGPU queue wait.
 // Resolves to the model's facts.
-async function load(source, progress, check, gpu) {
+async function load(source, progress, check, gpu, batch) {
   // Never download (and cache) a model this browser cannot run: the page checks first, and so
   // does the bridge.
   const lacking = missing();
@@ -254,6 +258,7 @@ async function load(source, progress, check, gpu) {
     placed.length = 0;
     const params = { n_ctx: 4096, n_threads: threads, seed: 1 };
     if (!onGpu) params.n_gpu_layers = 0;
+    if (onGpu && batch > 0) params.n_batch = params.n_ubatch = batch;
     try {
       await engine.loadModel(blobs, params);
     } catch (e) {
@@ -496,7 +501,8 @@ async function guard(promise) {
 
 globalThis.hjInBrowser = {
   facts: () => guard(facts()),
-  load: (source, progress, check, gpu) => guard(load(source, progress, check, gpu).then((r) => { progress('loading', 1); return r; })),
+  load: (source, progress, check, gpu, batch) =>
+    guard(load(source, progress, check, gpu, batch || 0).then((r) => { progress('loading', 1); return r; })),
   chat: (body, signal, idleMs) => guard(chat(body, signal, idleMs)),
   progress: () => lastProgress,
   cacheList: () => guard(cacheList()),

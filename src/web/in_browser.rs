@@ -14,6 +14,7 @@ use std::cell::RefCell;
 
 use crate::answers::errors::JudgeError;
 use crate::providers::in_browser::gpu::{self, Compute, Engine, GpuChoice, NoGpu, Probe};
+use crate::providers::in_browser::gpu_check::Agreed;
 use crate::providers::in_browser::images::{EngineProgress, ImageFigures, ImageViews};
 use crate::providers::in_browser::meter::Meter;
 use crate::providers::in_browser::placement::Placement;
@@ -40,6 +41,8 @@ pub struct Loaded {
     pub placement: Placement,
     /// Why not the GPU (when it is not used), as decided at load time.
     pub why: Option<NoGpu>,
+    /// On the GPU after Automatic's check agreed with the CPU: what it found.
+    pub agreed: Option<Agreed>,
     /// The model's quantization (`general.file_type` of its GGUF header), when read.
     pub file_type: Option<u32>,
     /// The projector's (its matrices' type), when one was loaded and read.
@@ -65,6 +68,8 @@ thread_local! {
     /// Why the GPU is not used by the model loaded last (kept here: the bridge knows only
     /// what the engine did, not what was asked).
     static WHY: RefCell<Option<NoGpu>> = const { RefCell::new(None) };
+    /// What Automatic's check found, when the model loaded last is on the GPU after it.
+    static AGREED: RefCell<Option<Agreed>> = const { RefCell::new(None) };
     /// The model loaded, as last read, for the synchronous [`loaded_now`]: its identity and
     /// engine only, so the first visit's code carries nothing more of this provider.
     static LOADED: RefCell<Option<(String, Engine)>> = const { RefCell::new(None) };
@@ -237,6 +242,10 @@ fn read_loaded(v: &JsValue) -> Option<Loaded> {
                 .map(|e| gpu::failed(&e))
                 .or_else(|| WHY.with(|w| w.borrow().clone())),
         },
+        agreed: match backend {
+            Compute::WebGpu => AGREED.with(|a| a.borrow().clone()),
+            Compute::Cpu => None,
+        },
         file_type: FILE_TYPE.with(std::cell::Cell::get),
         projector_type: PROJECTOR_TYPE.with(std::cell::Cell::get),
         build: (text(v, "build"), text(v, "buildWhy")),
@@ -375,10 +384,11 @@ pub enum Source {
 }
 
 /// Downloads (or takes from the browser's cache) and loads a model; `progress` hears
-/// ("downloading" | "loading", fraction). Errors are sentences. A browser that cannot run the
-/// engine is told so before anything is downloaded. `choice` is the GPU setting: the GPU is
-/// offered to the engine only where [`gpu::plan`] allows, and a GPU load that fails is done
-/// again on the CPU, with the reason kept for the status line.
+/// ("downloading" | "loading" | "checking", fraction). Errors are sentences. A browser that
+/// cannot run the engine is told so before anything is downloaded. `choice` is the GPU setting:
+/// the GPU is offered to the engine only where [`gpu::plan`] allows, Automatic's only after its
+/// check against the CPU ([`super::in_browser_check`]), and a GPU load that fails is done again
+/// on the CPU, with the reason kept for the status line.
 pub async fn load(
     source: Source,
     choice: GpuChoice,
@@ -391,27 +401,84 @@ pub async fn load(
     let planned = gpu::plan(choice, &facts.gpu);
     FILE_TYPE.with(|t| t.set(None));
     PROJECTOR_TYPE.with(|t| t.set(None));
-    let spec = Object::new();
-    let set = |k: &str, v: &JsValue| {
-        let _ = Reflect::set(&spec, &JsValue::from_str(k), v);
+    let model = model_identity(&source);
+    let progress = std::rc::Rc::new(progress);
+    let loader = Loader::new(&source, progress.clone());
+    let (loaded, why, agreed) = if choice == GpuChoice::Auto && planned.is_ok() {
+        super::in_browser_check::automatic(&loader, &facts.gpu, &model, &*progress).await?
+    } else {
+        let loaded = loader.load(planned.is_ok(), 0).await?;
+        let why = why_not(planned, &loaded);
+        (loaded, why, None)
     };
-    match &source {
-        Source::Url { model, projector } => {
-            set("url", &JsValue::from_str(model.trim()));
-            if let Some(p) = projector {
-                set("mmprojUrl", &JsValue::from_str(p.trim()));
+    WHY.with(|w| *w.borrow_mut() = why);
+    AGREED.with(|a| *a.borrow_mut() = agreed);
+    read_loaded(&loaded).ok_or_else(|| "the in-page engine gave no model facts".into())
+}
+
+/// The model's identity for Automatic's remembered check: its URLs, or the picked files' names,
+/// sizes and dates (as the bridge names them).
+fn model_identity(source: &Source) -> String {
+    match source {
+        Source::Url { model, projector } => format!(
+            "url:{}|{}",
+            model.trim(),
+            projector.as_deref().unwrap_or("").trim()
+        ),
+        Source::Files { model, projector } => std::iter::once(model)
+            .chain(projector.iter())
+            .map(|f| format!("{}:{}:{}", f.name(), f.size(), f.last_modified()))
+            .collect::<Vec<_>>()
+            .join("|"),
+    }
+}
+
+/// Why a load is not on the GPU, from what was planned and what the bridge said.
+fn why_not(planned: Result<(), NoGpu>, loaded: &JsValue) -> Option<NoGpu> {
+    let failed = text(loaded, "gpuError");
+    let lines = strings(&get(loaded, "lines"));
+    match planned {
+        Err(why) => Some(why),
+        Ok(()) if !failed.is_empty() => Some(gpu::failed(&failed)),
+        Ok(()) => Some(NoGpu::EngineDeclined(
+            gpu::offload_line(&lines).unwrap_or_default(),
+        )),
+    }
+}
+
+/// The bridge's check of a file's first bytes (and the quantization kept from them).
+type FileCheck = Closure<dyn Fn(String, Uint8Array, f64) -> JsValue>;
+
+/// One model's source and the bridge's callbacks, to load it once or more (Automatic's check
+/// loads it on the CPU and on the GPU).
+struct Loader {
+    spec: Object,
+    on_progress: Closure<dyn Fn(String, f64)>,
+    check: FileCheck,
+}
+
+impl Loader {
+    fn new(source: &Source, progress: std::rc::Rc<dyn Fn(String, f64)>) -> Loader {
+        let spec = Object::new();
+        let set = |k: &str, v: &JsValue| {
+            let _ = Reflect::set(&spec, &JsValue::from_str(k), v);
+        };
+        match source {
+            Source::Url { model, projector } => {
+                set("url", &JsValue::from_str(model.trim()));
+                if let Some(p) = projector {
+                    set("mmprojUrl", &JsValue::from_str(p.trim()));
+                }
+            }
+            Source::Files { model, projector } => {
+                let files: js_sys::Array = std::iter::once(JsValue::from(model.clone()))
+                    .chain(projector.iter().map(|p| JsValue::from(p.clone())))
+                    .collect();
+                set("files", &files);
             }
         }
-        Source::Files { model, projector } => {
-            let files: js_sys::Array = std::iter::once(JsValue::from(model.clone()))
-                .chain(projector.iter().map(|p| JsValue::from(p.clone())))
-                .collect();
-            set("files", &files);
-        }
-    }
-    let on_progress = Closure::<dyn Fn(String, f64)>::new(progress);
-    let check = Closure::<dyn Fn(String, Uint8Array, f64) -> JsValue>::new(
-        |label: String, head: Uint8Array, size: f64| {
+        let on_progress = Closure::<dyn Fn(String, f64)>::new(move |p, v| progress(p, v));
+        let check = FileCheck::new(|label: String, head: Uint8Array, size: f64| {
             let head = head.to_vec();
             // The model's header, not a projector's (which gives `None`).
             if let Some(t) = core::gguf::file_type(&head) {
@@ -421,31 +488,60 @@ pub async fn load(
                 PROJECTOR_TYPE.with(|f| f.set(Some(t)));
             }
             JsValue::from_str(&core::check_file(&label, &head, size).unwrap_or_default())
-        },
-    );
-    let out = call(
-        "load",
-        &[
-            spec.into(),
-            on_progress.as_ref().clone(),
-            check.as_ref().clone(),
-            JsValue::from_bool(planned.is_ok()),
-        ],
-    )
-    .await;
-    drop((on_progress, check));
-    let loaded = out.map_err(|e| core::load_failure(&e))?;
-    let failed = text(&loaded, "gpuError");
-    let lines = strings(&get(&loaded, "lines"));
-    let why = match planned {
-        Err(why) => Some(why),
-        Ok(()) if !failed.is_empty() => Some(gpu::failed(&failed)),
-        Ok(()) => Some(NoGpu::EngineDeclined(
-            gpu::offload_line(&lines).unwrap_or_default(),
-        )),
-    };
-    WHY.with(|w| *w.borrow_mut() = why);
-    read_loaded(&loaded).ok_or_else(|| "the in-page engine gave no model facts".into())
+        });
+        Loader {
+            spec,
+            on_progress,
+            check,
+        }
+    }
+}
+
+impl super::in_browser_check::Bridge for Loader {
+    async fn load(&self, gpu: bool, batch: u32) -> Result<JsValue, String> {
+        Loader::load(self, gpu, batch).await
+    }
+
+    async fn ask(&self, body: &str, limit_ms: u32) -> Result<String, String> {
+        let args = [
+            JsValue::from_str(body),
+            JsValue::UNDEFINED,
+            JsValue::from_f64(f64::from(limit_ms)),
+        ];
+        let out = call("chat", &args).await?;
+        Ok(out.as_string().unwrap_or_default())
+    }
+
+    fn lines(&self, loaded: &JsValue) -> Vec<String> {
+        strings(&get(loaded, "lines"))
+    }
+
+    fn vision(&self, loaded: &JsValue) -> bool {
+        get(loaded, "vision").is_truthy()
+    }
+
+    fn why_not(&self, loaded: &JsValue) -> Option<NoGpu> {
+        why_not(Ok(()), loaded)
+    }
+}
+
+impl Loader {
+    /// Loads the model (on the GPU when `gpu`, with prompt steps of `batch` tokens there, 0 for
+    /// the engine's default); the bridge's facts of it.
+    async fn load(&self, gpu: bool, batch: u32) -> Result<JsValue, String> {
+        call(
+            "load",
+            &[
+                self.spec.clone().into(),
+                self.on_progress.as_ref().clone(),
+                self.check.as_ref().clone(),
+                JsValue::from_bool(gpu),
+                JsValue::from_f64(f64::from(batch)),
+            ],
+        )
+        .await
+        .map_err(|e| core::load_failure(&e))
+    }
 }
 
 /// The models in the browser's cache: (URL, bytes).

@@ -9,6 +9,7 @@ pub mod files;
 pub mod history;
 pub mod image;
 pub mod in_browser;
+pub mod in_browser_check;
 pub mod live;
 pub mod response;
 pub mod run_lock;

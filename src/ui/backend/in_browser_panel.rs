@@ -98,6 +98,7 @@ impl Panel {
             l.why.as_ref(),
             &l.placement,
             &self.probe.get_untracked(),
+            l.agreed.as_ref(),
         ));
         self.status.set("ready");
         self.fraction.set(1.0);
@@ -130,14 +131,17 @@ impl Panel {
         self.message.set("Starting…".into());
         spawn_local(async move {
             let progress = move |phase: String, value: f64| {
-                let phase = if phase == "loading" {
+                let checking = phase == "checking";
+                let phase = if phase == "loading" || checking {
                     "loading"
                 } else {
                     "downloading"
                 };
                 self.status.set(phase);
                 self.fraction.set(value.clamp(0.0, 1.0));
-                self.message.set(if phase == "loading" {
+                self.message.set(if checking {
+                    gpu::CHECKING.into()
+                } else if phase == "loading" {
                     "Loading the model into the engine…".into()
                 } else {
                     format!("Downloading… {:.0} %", value * 100.0)

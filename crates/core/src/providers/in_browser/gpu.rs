@@ -9,12 +9,14 @@
 
 use serde::Serialize;
 
+use super::gpu_check::{agreed_sentence, Agreed};
 use super::placement::{adapter_name, Placement};
 
 /// The GPU setting of the in-page judge.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum GpuChoice {
-    /// The GPU only where this project has seen it give the CPU's ratings ([`GPU_VERIFIED`]).
+    /// The GPU once this browser's adapter has given the CPU's ratings for this model in
+    /// Automatic's check ([`super::gpu_check`]), the CPU until then and where it did not.
     #[default]
     Auto,
     /// The GPU whenever the browser offers one that the engine can use (experimental).
@@ -23,9 +25,9 @@ pub enum GpuChoice {
     Cpu,
 }
 
-/// Whether a real GPU has been seen to give, criterion by criterion, the CPU path's most likely
-/// ratings. Until one has, `auto` means the CPU and `gpu` is labelled experimental.
-pub const GPU_VERIFIED: bool = false;
+/// What the panel says while Automatic's check runs.
+pub const CHECKING: &str = "Checking the GPU against the CPU on two short questions, once for \
+    this model and adapter…";
 
 /// The adapter feature llama.cpp's WebGPU backend requires.
 pub const NEEDED_FEATURE: &str = "shader-f16";
@@ -52,21 +54,15 @@ impl GpuChoice {
 
     pub fn label(self) -> &'static str {
         match self {
-            GpuChoice::Auto if GPU_VERIFIED => "Automatic (the GPU where it runs)",
-            GpuChoice::Auto => "Automatic (the CPU until a GPU is verified)",
-            GpuChoice::Gpu if GPU_VERIFIED => "The GPU (WebGPU)",
-            GpuChoice::Gpu => "The GPU (WebGPU), experimental",
+            GpuChoice::Auto => "Automatic (the GPU once checked against the CPU here)",
+            GpuChoice::Gpu => "The GPU (WebGPU) unchecked, experimental",
             GpuChoice::Cpu => "The CPU",
         }
     }
 
-    /// Whether the GPU is asked for at all.
+    /// Whether the GPU may be asked for at all (Automatic's only after its check).
     pub fn wants_gpu(self) -> bool {
-        match self {
-            GpuChoice::Gpu => true,
-            GpuChoice::Auto => GPU_VERIFIED,
-            GpuChoice::Cpu => false,
-        }
+        self != GpuChoice::Cpu
     }
 }
 
@@ -146,8 +142,9 @@ impl Probe {
 pub enum NoGpu {
     /// The setting is `cpu`.
     Chosen,
-    /// `auto`, and no GPU has been verified yet.
-    NotVerified,
+    /// `auto`, and its check of this adapter against the CPU failed (the sentence, from
+    /// [`super::gpu_check::Record::verdict`]).
+    CheckFailed(String),
     /// The browser has no WebGPU.
     NoApi,
     /// WebGPU, but no adapter.
@@ -175,10 +172,8 @@ pub const ANSWERING: &str = "answering:";
 /// What to ask the engine for: `Ok(())` = offload every layer to WebGPU (the engine's default),
 /// `Err(why)` = CPU only (`n_gpu_layers: 0`, which also keeps the engine from touching WebGPU).
 pub fn plan(choice: GpuChoice, probe: &Probe) -> Result<(), NoGpu> {
-    match choice {
-        GpuChoice::Cpu => return Err(NoGpu::Chosen),
-        GpuChoice::Auto if !GPU_VERIFIED => return Err(NoGpu::NotVerified),
-        _ => {}
+    if choice == GpuChoice::Cpu {
+        return Err(NoGpu::Chosen);
     }
     if !probe.api {
         Err(NoGpu::NoApi)
@@ -228,8 +223,15 @@ pub fn failed(msg: &str) -> NoGpu {
 /// The `gpu-status` sentence: which backend runs, and when the GPU was asked for and is not
 /// used, why. On the GPU it says what the engine put there (`placement`, from its own lines) and
 /// on which adapter: as the engine named it, else as the browser did (`probe`), else
-/// [`super::placement::UNNAMED`].
-pub fn status(engine: Engine, why: Option<&NoGpu>, placement: &Placement, probe: &Probe) -> String {
+/// [`super::placement::UNNAMED`]; after Automatic's check (`agreed`), what it found, else that it
+/// is experimental.
+pub fn status(
+    engine: Engine,
+    why: Option<&NoGpu>,
+    placement: &Placement,
+    probe: &Probe,
+    agreed: Option<&Agreed>,
+) -> String {
     let threads = match engine.threads {
         1 => "1 thread".to_string(),
         n => format!("{n} threads"),
@@ -240,13 +242,18 @@ pub fn status(engine: Engine, why: Option<&NoGpu>, placement: &Placement, probe:
                 adapter_name(&[placement.adapter.as_deref().unwrap_or(""), &probe.named()]);
             let details = placement.details();
             format!(
-                "Runs on the GPU ({adapter}){}{}; the CPU uses {threads}.",
-                if GPU_VERIFIED { "" } else { ", experimental" },
+                "Runs on the GPU ({adapter}){}{}; {}the CPU uses {threads}.",
+                if agreed.is_some() {
+                    ""
+                } else {
+                    ", experimental"
+                },
                 if details.is_empty() {
                     String::new()
                 } else {
                     format!(": {details}")
-                }
+                },
+                agreed.map_or(String::new(), |a| format!("{}; ", agreed_sentence(a)))
             )
         }
         (Compute::Cpu, None) | (Compute::Cpu, Some(NoGpu::Chosen)) => {
@@ -254,6 +261,18 @@ pub fn status(engine: Engine, why: Option<&NoGpu>, placement: &Placement, probe:
         }
         (Compute::Cpu, Some(why)) => format!("Runs on the CPU ({threads}): {}", reason(why)),
     }
+}
+
+/// The adapter's own words: as the engine named it, else as the browser did; "" when neither
+/// said anything.
+pub fn adapter_words(placement: &Placement, probe: &Probe) -> String {
+    let named = probe.named();
+    [placement.adapter.as_deref().unwrap_or(""), &named]
+        .iter()
+        .map(|w| w.trim())
+        .find(|w| !w.is_empty())
+        .unwrap_or("")
+        .to_string()
 }
 
 /// The answer cache's part of a loaded model's identity: the bridge's (files and threads) and
@@ -265,6 +284,11 @@ pub fn identity(bridge: &str, backend: Compute) -> String {
 /// What the setting will do, before a model is loaded.
 pub fn expect(choice: GpuChoice, probe: &Probe) -> String {
     match plan(choice, probe) {
+        Ok(()) if choice == GpuChoice::Auto => format!(
+            "Will check the GPU ({}) against the CPU once for this model (two short questions) \
+             and use it if its ratings agree; the CPU otherwise, and this line says why.",
+            adapter_name(&[&probe.named()])
+        ),
         Ok(()) => format!(
             "Will try the GPU ({}); if it fails to start, the CPU takes over and this line says why.",
             adapter_name(&[&probe.named()])
@@ -278,9 +302,7 @@ pub fn expect(choice: GpuChoice, probe: &Probe) -> String {
 pub fn reason(why: &NoGpu) -> String {
     match why {
         NoGpu::Chosen => "the CPU was chosen.".into(),
-        NoGpu::NotVerified => "Automatic uses the GPU only once this project has seen a GPU give \
-            the CPU's ratings, and none has yet. Choose the GPU (experimental) to try it."
-            .into(),
+        NoGpu::CheckFailed(sentence) => sentence.clone(),
         NoGpu::NoApi => "this browser has no WebGPU (navigator.gpu is missing).".into(),
         NoGpu::NoAdapter => "this browser has WebGPU but offered no GPU adapter (none, or it is \
             blocked; Chrome's chrome://gpu says why)."
@@ -329,7 +351,13 @@ mod tests {
             threads: 1,
         };
         assert_eq!(
-            status(engine, Some(&why), &Placement::default(), &Probe::default()),
+            status(
+                engine,
+                Some(&why),
+                &Placement::default(),
+                &Probe::default(),
+                None
+            ),
             "Runs on the CPU (1 thread): the GPU failed while answering (ggml_webgpu: Queue wait \
              timed out after 30000 ms), so the engine started again on the CPU by itself, with \
              the same model. Load the model again to try the GPU once more."
@@ -349,15 +377,23 @@ mod tests {
     }
 
     #[test]
-    fn auto_means_the_cpu_until_a_gpu_is_verified_and_gpu_is_labelled_experimental() {
-        // No real GPU has been seen to give the CPU's ratings yet (GPU_VERIFIED is false).
-        assert_eq!(
-            plan(GpuChoice::Auto, &probe(&[NEEDED_FEATURE])),
-            Err(NoGpu::NotVerified)
+    fn auto_asks_for_a_usable_gpu_after_its_check_and_the_forced_gpu_is_labelled_experimental() {
+        // Automatic plans the GPU where the engine can use it; the page checks it against the
+        // CPU first (gpu_check) and says so before loading.
+        assert_eq!(plan(GpuChoice::Auto, &probe(&[NEEDED_FEATURE])), Ok(()));
+        assert!(
+            expect(GpuChoice::Auto, &probe(&[NEEDED_FEATURE]))
+                .starts_with("Will check the GPU (google swiftshader) against the CPU once"),
+            "{}",
+            expect(GpuChoice::Auto, &probe(&[NEEDED_FEATURE]))
         );
+        assert!(matches!(
+            plan(GpuChoice::Auto, &probe(&[])),
+            Err(NoGpu::MissingFeature { .. })
+        ));
         assert!(GpuChoice::Gpu.label().contains("experimental"));
-        assert!(!GpuChoice::Auto.wants_gpu());
-        assert!(GpuChoice::Gpu.wants_gpu());
+        assert!(GpuChoice::Auto.wants_gpu() && GpuChoice::Gpu.wants_gpu());
+        assert!(!GpuChoice::Cpu.wants_gpu());
         assert_eq!(
             plan(GpuChoice::Cpu, &probe(&[NEEDED_FEATURE])),
             Err(NoGpu::Chosen)
@@ -430,7 +466,8 @@ mod tests {
                 cpu1,
                 Some(&NoGpu::Chosen),
                 &Placement::default(),
-                &Probe::default()
+                &Probe::default(),
+                None
             ),
             "Runs on the CPU (1 thread)."
         );
@@ -439,6 +476,7 @@ mod tests {
             Some(&NoGpu::OutOfMemory),
             &Placement::default(),
             &Probe::default(),
+            None,
         );
         assert!(
             s.starts_with("Runs on the CPU (1 thread): the GPU ran out of memory"),
@@ -449,7 +487,13 @@ mod tests {
             threads: 4,
         };
         assert_eq!(
-            status(gpu, None, &Placement::default(), &probe(&[NEEDED_FEATURE])),
+            status(
+                gpu,
+                None,
+                &Placement::default(),
+                &probe(&[NEEDED_FEATURE]),
+                None
+            ),
             "Runs on the GPU (google swiftshader), experimental; the CPU uses 4 threads."
         );
         assert!(reason(&failed("failed to allocate buffer")).contains("out of memory"));
@@ -491,7 +535,7 @@ mod tests {
             threads: 2,
         };
         assert_eq!(
-            status(engine, None, &Placement::read(&lines), &firefox),
+            status(engine, None, &Placement::read(&lines), &firefox, None),
             "Runs on the GPU (an unnamed adapter, probably a software one), experimental: 31 of \
              31 layers, model 92.1 MiB, KV cache 90.0 MiB; the CPU uses 2 threads."
         );
@@ -499,9 +543,13 @@ mod tests {
         let named = Placement::read(&[
             "ggml_webgpu: adapter_info: vendor_id: 1 | vendor: intel | architecture: xe | device_id: 2 | name:  | device_desc: ".to_string(),
         ]);
-        assert!(status(engine, None, &named, &firefox).starts_with("Runs on the GPU (intel xe),"));
-        assert!(status(engine, None, &Placement::default(), &probe(&[]))
-            .starts_with("Runs on the GPU (google swiftshader),"));
+        assert!(
+            status(engine, None, &named, &firefox, None).starts_with("Runs on the GPU (intel xe),")
+        );
+        assert!(
+            status(engine, None, &Placement::default(), &probe(&[]), None)
+                .starts_with("Runs on the GPU (google swiftshader),")
+        );
         let device_only = Probe {
             device: "Mesa lavapipe".into(),
             ..firefox.clone()
