@@ -124,7 +124,7 @@ link_engine() {
     "$lib"/*.a \
     -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sFORCE_FILESYSTEM=1 -lworkerfs.js \
     -sENVIRONMENT=worker -sEXIT_RUNTIME=0 -sEXPORTED_RUNTIME_METHODS=ccall,FS \
-    -sEXPORTED_FUNCTIONS=_hj_load,_hj_begin,_hj_prefill,_hj_step,_hj_result,_hj_cancel,_hj_progress,_hj_error \
+    -sEXPORTED_FUNCTIONS=_hj_load,_hj_begin,_hj_prefill,_hj_step,_hj_result,_hj_cancel,_hj_progress,_hj_error,_hj_text,_hj_stop \
     "$@" -o "$tmp2/engine.js" 2>"$tmp2/link.log" || { tail -n 30 "$tmp2/link.log" >&2; rm -rf "$tmp2"; exit 1; }
   # The two halves must agree: every function the wasm imports is named in engine.js's table
   # (Debian's wasm-dis lists the imports).

@@ -415,9 +415,14 @@ def test_the_time_limit_counts_from_the_engines_last_word_of_progress(browser, a
     limit = max(1, math.ceil(took / 3))
     if took <= limit + 1:
         pytest.skip(f"one answer takes {took} s here: too fast to outlast a time limit of whole seconds")
+    # A fresh page and engine: the same request again would come from the engine's cache of
+    # prompts (issue 71) and be answered within any limit.
+    page = in_browser(browser, app_url)
+    assert load_url(page, f"{host.url}/{MODEL}") == "ready", page.el("model-load-status").text
     page.set_number("timeout-input", limit)
     again = clarity_alone(page, images / "small.png")
     assert again[0][0] == "done", (limit, again)
+    assert "from memory" not in page.el("judge-timing").text, page.el("judge-timing").text
     assert answer_seconds(page) > limit, (limit, page.el("judge-timing").text)
     assert again == first, "the same answer, with or without the limit"
     # wllama's Memory32 build, the same limit: it says nothing while it works.
@@ -643,6 +648,8 @@ def test_a_browser_without_jspi_runs_our_build_and_judges(browser, app_url, host
 # build against native 0.2141 (other compilers, releases and kernels: sums in another order; the
 # largest gaps are in unlikely digits). Kept with a margin for other CPUs.
 BUILD_TOLERANCE = {"memory64": 0.05, "memory32": 0.35, "ours": 0.35}
+# The end of a rating question whose caption is `{}` (the prompt-reuse check's long prompts).
+RATING_TAIL = 'Caption: "{}"\nRate the correctness of this caption on a scale of 1 to 5. Answer with one digit.\nRating:'
 BUILD_SENTENCES = {"ours": "Runs our own build of llama.cpp", "memory32": "Runs llama.cpp's Memory32 build",
                    "memory64": "Runs llama.cpp's Memory64 build"}
 
@@ -732,3 +739,29 @@ def test_our_build_reads_an_image_as_native_llama_server_does(browser, app_url, 
     print(f"\n[in page] an image, our build against native llama-server: largest difference in the ratings' "
           f"distribution {worst:.4f} nats (raw logprobs: {raw:.4f})")
     assert worst <= BUILD_TOLERANCE["ours"], (worst, ours, native)
+
+    # Prompt prefixes reused (issue 71): the same question again takes the system prompt and the
+    # image from the engine's cache and decodes the rest; a question that shares a long prefix
+    # with an earlier one takes that prefix. Each gives the same bits as a fresh read
+    # (`hj_fresh`), which is what lets repeatable mode keep reuse on (docs/performance.md).
+    def fresh(b):
+        return json.dumps({**json.loads(b), "hj_fresh": True})
+
+    rubric = "Judge the caption below for how well it describes a photo of a park. " * 16
+    long = [json.dumps({**question, "messages": [{"role": "user", "content": rubric + RATING_TAIL.format(c)}]})
+            for c in ("A dog runs on the grass.", "Two children fly a kite.")]
+    # A stop rule (the core's "Stop at the rating" sends one with each HarmonicEval rating
+    # request, crates/core/src/providers/in_browser/stop.rs): here one that any first token matches.
+    stopped = json.dumps({**json.loads(long[0]), "max_tokens": 8, "ignore_eos": True,
+                          "hj_stop": {"after": "^[\\s\\S]", "flags": "", "note": "[cut here]"}})
+    asked = [body, fresh(body), long[0], long[1], fresh(long[1]), stopped]
+    got = browser.execute_async_script(ASK_ALL_JS, asked)
+    assert not isinstance(got, str), got
+    cached = [a["timings"]["cache_n"] for a in got]
+    assert cached[0] > 17 and cached[1] == 0 and cached[3] >= 128 and cached[4] == 0 and cached[5] > 0, cached
+    assert top_alternatives(got[0]) == top_alternatives(got[1]) == ours, (got[0], got[1])
+    assert top_alternatives(got[3]) == top_alternatives(got[4]), (got[3], got[4])
+    cut = got[5]["choices"][0]
+    assert got[5]["usage"]["completion_tokens"] == 1 and cut["finish_reason"] == "stop", got[5]
+    assert cut["message"]["content"].endswith("[cut here]") and len(cut["logprobs"]["content"]) == 1, cut
+    print(f"\n[in page] prompts reused: {cached} tokens from the cache; the same top logprobs as a fresh read")

@@ -108,11 +108,21 @@ def test_one_image_is_encoded_once_for_every_grounded_criterion_and_candidate(br
     assert "1 view encoded" in last and f"{reads - 1} taken from memory" in last, last
     failed = [(s, page.read(s)) for s in states if page.read(s, "data-state") != "done"]
     assert len(failed) < len(states), failed  # random image weights: some answers may be unreadable
+    first = {s: (page.read(s, "data-state"), page.read(s)) for s in states}
+    # The candidates after the first shared its prompts' prefix (issue 71): taken from the
+    # engine's cache of earlier prompts, the same bits as a fresh read.
+    assert re.search(r"Prompts: \d+ of \d+ tokens taken from memory\.", last), last
 
-    # Evaluate again, afresh: the answers are asked again, the image is not encoded again.
+    # Evaluate again, afresh: the answers are asked again, the image is not encoded again, and
+    # in repeatable mode (the local judge's default) every rating is the same as the first time,
+    # though all but each prompt's last tokens now come from the cache.
+    assert page.el("repeatable-checkbox").is_selected()
     page.el("fresh-run-checkbox").click()
     _, again = run_watching(page, states)
     assert f"0 views encoded (0.0 s), {reads} taken from memory" in again, again
+    cached, whole = map(int, re.search(r"Prompts: (\d+) of (\d+) tokens taken from memory", again).groups())
+    assert cached >= whole * 0.7, again
+    assert {s: (page.read(s, "data-state"), page.read(s)) for s in states} == first
 
 
 def test_auto_detail_reads_every_view_only_when_this_device_can_afford_it(browser, app_url, smolvlm_dir,

@@ -30,9 +30,25 @@
 //   global view first, times it, and reads every view only when they would take at most
 //   AUTO_BUDGET_MS on this device, else the global view alone. Decided once per image and load.
 //
+// - prompt prefixes are reused (issue 71), as llama-server's cache_prompt, but so that the numbers
+//   are those of a fresh read: a prompt is decoded in units (UNIT text tokens from the start of
+//   each text piece, or one view), and a new request keeps the longest run of whole units that
+//   match, token for token and view for view (the image's SHA-256, the view's place and detail),
+//   of what the cache holds or of a kept copy of an earlier prompt's cache (up to SAVED_BYTES,
+//   least recently used first), and decodes the rest. The kept units sit in the same cells, at
+//   the same positions, and the rest is decoded in the same batches as a fresh read would, so
+//   the logits are the same bits (ggml's CPU attention groups cells in tiles of 64 and batches
+//   of 64 queries or more take another path than smaller ones: docs/performance.md). The last
+//   unit is always decoded again (its logits are the answer's first). `"hj_fresh": true` in a
+//   request reads it afresh (the measurement's baseline); `timings.cache_n` counts the tokens
+//   taken from the cache, as llama-server's does.
+//
 // One request at a time, in steps, so that the worker can hear a cancel between them:
-// hj_begin (template and tokens), hj_prefill (a slice of the prompt, or one view of an image),
-// hj_step (one token), hj_result (the answer's JSON); hj_progress says where a request is.
+// hj_begin (template and tokens), hj_prefill (one unit of the prompt, or one view of an image),
+// hj_step (one token), hj_result (the answer's JSON); hj_progress says where a request is;
+// hj_text and hj_stop let the worker end an answer by the request's stop rule (`hj_stop`:
+// {after: a regular expression, flags, note}), which the core sends where the score needs
+// nothing after the match (crates/core/src/providers/in_browser/stop.rs).
 #include <emscripten/emscripten.h>
 
 #include <algorithm>
@@ -64,6 +80,12 @@ namespace {
 constexpr size_t EMBD_CACHE_BYTES = 64u << 20;
 // "auto" reads every view of an image when they would take at most this long here.
 constexpr double AUTO_BUDGET_MS = 20000;
+// Text tokens decoded at once: ggml's tile of queries (GGML_FA_TILE_Q), so that a unit is
+// decoded by the same kernel whether or not the units before it came from the cache.
+constexpr size_t UNIT = 64;
+// The most bytes of earlier prompts' caches kept beside the live one (SmolLM2-135M: 23 KiB a
+// token, so about ten 400-token prompts); the least recently used go first.
+constexpr size_t SAVED_BYTES = 96u << 20;
 
 // One piece of the prompt as it is read: text tokens, or one view of an image.
 struct item {
@@ -79,6 +101,23 @@ struct image_views {
     bool can_low = false;        // the global view can be read alone (idefics3's layout)
     size_t global = 0;           // which of `at` is the global view
     std::string detail;          // "low", "high", or "" (auto)
+};
+
+// One unit of a prompt as decoded: text tokens, or one view (its cache key). Equal units read
+// after equal units leave the same cache.
+struct unit {
+    std::vector<llama_token> tokens;
+    std::string key;
+    const mtmd_input_chunk *chunk = nullptr;  // this request's view (not compared)
+    bool operator==(const unit &o) const { return key == o.key && tokens == o.tokens; }
+};
+
+// An earlier prompt's cache (llama_state_seq_get_data of sequence 0 after its prompt), its
+// units and the position after each.
+struct saved_prompt {
+    std::vector<unit> units;
+    std::vector<llama_pos> ends;
+    std::vector<uint8_t> state;
 };
 
 struct embd_cache {
@@ -124,15 +163,25 @@ struct state {
     std::string name;
     // the request in progress
     common_sampler *smpl = nullptr;
-    std::vector<llama_token> prompt;
+    std::vector<llama_token> prompt;  // a prompt without images: its tokens
     size_t fed = 0;
+    bool fresh = false;          // "hj_fresh": nothing taken from the cache
+    std::vector<unit> units;     // the prompt as it is decoded, once planned
+    size_t unit_next = 0;        // the next unit to decode
+    size_t cache_n = 0;          // prompt tokens taken from the cache
+    // what sequence 0 of the cache holds: the prompt units decoded (their ends' positions),
+    // then possibly the tokens an answer wrote; and earlier prompts' caches
+    std::vector<unit> kv_units;
+    std::vector<llama_pos> kv_ends;
+    std::list<saved_prompt> saved;
+    size_t saved_bytes = 0;
     // a prompt with images: mtmd's chunks, the images in them, and the plan read from them
     // (one item per hj_prefill), made once every "auto" image is decided
     mtmd_input_chunks *chunks = nullptr;
     std::vector<image_views> images;
     std::vector<item> plan;
     bool planned = false;
-    size_t item_next = 0, item_fed = 0;
+    bool matched = false;  // take_prefix has run
     llama_pos n_past = 0;
     // this request's views: read, encoded here, taken from the cache; encoding's time
     int views = 0, views_full = 0, view_now = 0, encoded = 0, reused = 0;
@@ -148,6 +197,7 @@ struct state {
     int n_gen = 0;
     bool done = false;
     std::string finish = "stop";
+    std::string note;  // added to the text where a stop rule ended the answer (hj_stop)
     double t_start = 0, t_prompt = 0, t_gen = 0;
     std::string out;
     // since the projector was loaded: embeddings kept, views encoded and their time, and the
@@ -228,9 +278,12 @@ void end_request() {
     S.images.clear();
     S.plan.clear();
     S.planned = false;
+    S.matched = false;
+    S.units.clear();
     S.prompt.clear();
     S.steps.clear();
     S.text.clear();
+    S.note.clear();
     S.encoded_now.clear();
 }
 
@@ -369,9 +422,126 @@ bool make_plan() {
     return true;
 }
 
-// Reads the next piece of an image prompt: up to `n` tokens of text, or one view. Returns what
-// is left (at least 1 until the end), -1 when llama.cpp failed, -2 with S.error.
-int prefill_images(int n) {
+// The prompt's units, once it is planned: each text piece in UNIT tokens from its start, each
+// view alone (a prompt without images: its tokens as one text piece).
+void make_units() {
+    S.units.clear();
+    auto text = [](const llama_token *t, size_t n) {
+        for (size_t at = 0; at < n; at += UNIT) {
+            unit u;
+            u.tokens.assign(t + at, t + std::min(n, at + UNIT));
+            S.units.push_back(std::move(u));
+        }
+    };
+    if (!S.chunks) {
+        text(S.prompt.data(), S.prompt.size());
+    } else {
+        for (const item &it : S.plan) {
+            if (!it.chunk) {
+                text(it.tokens.data(), it.tokens.size());
+                continue;
+            }
+            unit u;
+            u.key = it.key;
+            u.chunk = it.chunk;
+            S.units.push_back(std::move(u));
+        }
+    }
+    S.unit_next = 0;
+    S.planned = true;
+}
+
+// How many units from the start `a` shares with this request's.
+size_t common_units(const std::vector<unit> &a) {
+    size_t n = 0;
+    while (n < a.size() && n < S.units.size() && a[n] == S.units[n]) ++n;
+    return n;
+}
+
+// Before the first unit is decoded: keeps the longest run of this prompt's units that the cache
+// holds, or that a kept earlier prompt holds (then put back in the cache first), all but the
+// last unit at most; drops the rest of the cache (the earlier answer's tokens too).
+void take_prefix() {
+    llama_memory_t mem = llama_get_memory(S.ctx);
+    const size_t most = S.units.size() - 1;
+    size_t live = S.fresh ? 0 : std::min(most, common_units(S.kv_units));
+    size_t best = live;
+    std::list<saved_prompt>::iterator from = S.saved.end();
+    if (!S.fresh) {
+        for (auto it = S.saved.begin(); it != S.saved.end(); ++it) {
+            size_t m = std::min(most, common_units(it->units));
+            if (m > best) {
+                best = m;
+                from = it;
+            }
+        }
+    }
+    if (from != S.saved.end()) {
+        llama_memory_clear(mem, true);
+        if (llama_state_seq_set_data(S.ctx, from->state.data(), from->state.size(), 0) == 0) {
+            best = 0;
+        } else {
+            S.kv_units = from->units;
+            S.kv_ends = from->ends;
+            S.saved.splice(S.saved.begin(), S.saved, from);  // most recently used
+        }
+    }
+    if (best == 0) {
+        llama_memory_clear(mem, true);
+        S.kv_units.clear();
+        S.kv_ends.clear();
+    } else {
+        llama_memory_seq_rm(mem, 0, S.kv_ends[best - 1], -1);
+        S.kv_units.resize(best);
+        S.kv_ends.resize(best);
+    }
+    S.unit_next = best;
+    S.n_past = best ? S.kv_ends[best - 1] : 0;
+    S.fed = S.cache_n = 0;
+    for (size_t i = 0; i < best; ++i) {
+        const unit &u = S.units[i];
+        size_t n = u.chunk ? mtmd_input_chunk_get_n_tokens(u.chunk) : u.tokens.size();
+        S.fed += n;
+        S.cache_n += n;
+        if (u.chunk) {  // a view read from the cache: taken from memory
+            ++S.view_now;
+            ++S.reused;
+            ++S.reused_total;
+        }
+    }
+}
+
+// After the prompt: a copy of the cache kept for later prompts that share a part of it (those
+// it contains are dropped), within SAVED_BYTES.
+void save_prompt() {
+    for (auto it = S.saved.begin(); it != S.saved.end();) {
+        bool within = it->units.size() <= S.kv_units.size() &&
+                      std::equal(it->units.begin(), it->units.end(), S.kv_units.begin());
+        if (within) {
+            S.saved_bytes -= it->state.size();
+            it = S.saved.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    size_t n = llama_state_seq_get_size(S.ctx, 0);
+    if (n == 0 || n > SAVED_BYTES) return;
+    saved_prompt sp;
+    sp.units = S.kv_units;
+    sp.ends = S.kv_ends;
+    sp.state.resize(n);
+    if (llama_state_seq_get_data(S.ctx, sp.state.data(), n, 0) == 0) return;
+    S.saved_bytes += n;
+    S.saved.push_front(std::move(sp));
+    while (S.saved_bytes > SAVED_BYTES && !S.saved.empty()) {
+        S.saved_bytes -= S.saved.back().state.size();
+        S.saved.pop_back();
+    }
+}
+
+// Reads the next unit of the prompt: UNIT tokens of text at most, or one view. Returns what is
+// left (at least 1 until the end), -1 when llama.cpp failed, -2 with S.error.
+int prefill_units() {
     if (!S.planned) {
         // An "auto" image not decided yet: encode its global view (needed either way), time it,
         // and read every view only when they would take at most AUTO_BUDGET_MS here.
@@ -383,54 +553,60 @@ int prefill_images(int n) {
             return (int) std::max<size_t>(1, S.n_prompt);
         }
         if (!make_plan()) return -2;
+        make_units();
     }
-    if (S.item_next < S.plan.size()) {
-        const item &it = S.plan[S.item_next];
-        const bool last = S.item_next + 1 == S.plan.size();
-        if (it.chunk) {
-            const std::vector<float> *e = S.cache.get(it.key);
+    if (!S.matched) {
+        take_prefix();
+        S.matched = true;
+    }
+    if (S.unit_next < S.units.size()) {
+        const unit &u = S.units[S.unit_next];
+        const bool last = S.unit_next + 1 == S.units.size();
+        if (u.chunk) {
+            const std::vector<float> *e = S.cache.get(u.key);
             if (!e) {
-                if (!encode_view(it.chunk, it.key)) return -1;
-                e = S.cache.get(it.key);
-            } else if (!S.encoded_now.count(it.key)) {
+                if (!encode_view(u.chunk, u.key)) return -1;
+                e = S.cache.get(u.key);
+            } else if (!S.encoded_now.count(u.key)) {
                 ++S.reused;
                 ++S.reused_total;
             }
             ++S.view_now;
             llama_pos next = S.n_past;
             std::vector<float> embd(*e);  // a copy: the cache may move while llama.cpp reads
-            if (mtmd_helper_decode_image_chunk(S.mtmd, S.ctx, it.chunk, embd.data(), S.n_past, 0, 512, &next, nullptr, nullptr) != 0)
+            if (mtmd_helper_decode_image_chunk(S.mtmd, S.ctx, u.chunk, embd.data(), S.n_past, 0, 512, &next, nullptr, nullptr) != 0)
                 return -1;
             S.n_past = next;
-            S.fed += mtmd_input_chunk_get_n_tokens(it.chunk);
-            ++S.item_next;
+            S.fed += mtmd_input_chunk_get_n_tokens(u.chunk);
         } else {
-            size_t take = std::min(it.tokens.size() - S.item_fed, (size_t) std::max(1, n));
+            size_t take = u.tokens.size();
             llama_batch b = llama_batch_init((int32_t) take, 0, 1);
             b.n_tokens = (int32_t) take;
             for (size_t i = 0; i < take; ++i) {
-                b.token[i] = it.tokens[S.item_fed + i];
+                b.token[i] = u.tokens[i];
                 b.pos[i] = S.n_past + (llama_pos) i;
                 b.n_seq_id[i] = 1;
                 b.seq_id[i][0] = 0;
-                b.logits[i] = false;
+                b.logits[i] = last && i + 1 == take;  // logits for the prompt's last token only
             }
-            if (last && S.item_fed + take == it.tokens.size()) b.logits[take - 1] = true;
             int rc = llama_decode(S.ctx, b);
             llama_batch_free(b);
             if (rc != 0) return -1;
             S.n_past += (llama_pos) take;
-            S.item_fed += take;
             S.fed += take;
-            if (S.item_fed == it.tokens.size()) {
-                ++S.item_next;
-                S.item_fed = 0;
-            }
         }
+        unit kept = u;
+        kept.chunk = nullptr;  // this request's, freed with it
+        S.kv_units.push_back(std::move(kept));
+        S.kv_ends.push_back(S.n_past);
+        ++S.unit_next;
     }
-    if (S.item_next == S.plan.size()) {
+    if (S.unit_next == S.units.size()) {
         S.fed = S.n_prompt;
+        if (!S.chunks)
+            for (llama_token t : S.prompt) common_sampler_accept(S.smpl, t, false);
         S.t_prompt = now_ms() - S.t_start;
+        save_prompt();
         return 0;
     }
     return (int) std::max<size_t>(1, S.n_prompt - std::min(S.fed, S.n_prompt));
@@ -482,6 +658,10 @@ EMSCRIPTEN_KEEPALIVE const char *hj_load(const char *path, const char *projector
             if (!S.mtmd) return error(500, "llama.cpp refused the projector");
         }
         S.name = name;
+        S.kv_units.clear();
+        S.kv_ends.clear();
+        S.saved.clear();
+        S.saved_bytes = 0;
         S.cache.clear();
         S.full_views.clear();
         S.encoded_total = S.reused_total = 0;
@@ -535,9 +715,15 @@ EMSCRIPTEN_KEEPALIVE const char *hj_begin(const char *body) {
         in.use_jinja = true;
         in.add_generation_prompt = true;
         common_chat_params chat = common_chat_templates_apply(S.tmpls.get(), in);
+        S.n_past = 0;
+        S.views = S.views_full = S.view_now = S.encoded = S.reused = 0;
+        S.encode_ms = 0;
+        S.cache_n = 0;
+        S.fresh = req.value("hj_fresh", false);
         if (images.empty()) {
             S.prompt = common_tokenize(S.ctx, chat.prompt, true, true);
             S.n_prompt = S.prompt.size();
+            if (!S.prompt.empty()) make_units();
         } else {
             std::vector<mtmd_bitmap *> bitmaps;
             auto opt = mtmd_helper_init_opt_default();
@@ -564,15 +750,14 @@ EMSCRIPTEN_KEEPALIVE const char *hj_begin(const char *body) {
                     if (t[k] < 0 || t[k] >= n_vocab) return error(400, "Invalid token");
             }
             S.n_prompt = mtmd_helper_get_n_tokens(S.chunks);
-            S.item_next = S.item_fed = 0;
-            S.n_past = 0;
-            S.views = S.views_full = S.view_now = S.encoded = S.reused = 0;
-            S.encode_ms = 0;
             find_images(details);
             bool undecided = false;
             for (const image_views &im : S.images)
                 undecided = undecided || (im.can_low && im.detail.empty() && !S.full_views.count(im.id));
-            if (!undecided && !make_plan()) return error(400, S.error);
+            if (!undecided) {
+                if (!make_plan()) return error(400, S.error);
+                make_units();
+            }
         }
         if (S.n_prompt == 0) return error(400, "the prompt is empty");
         if (!S.chunks && (int) S.n_prompt >= (int) llama_n_ctx(S.ctx))
@@ -598,7 +783,6 @@ EMSCRIPTEN_KEEPALIVE const char *hj_begin(const char *body) {
         S.finish = "stop";
         S.t_start = now_ms();
         S.t_gen = 0;
-        llama_memory_clear(llama_get_memory(S.ctx), true);
         common_json r = common_json::object();
         r["n_prompt"] = (int) S.n_prompt;
         return answer(r.dump_safe());
@@ -607,23 +791,12 @@ EMSCRIPTEN_KEEPALIVE const char *hj_begin(const char *body) {
     }
 }
 
-// Reads up to `n` more prompt tokens (a prompt with images: up to `n` of text, or one view).
-// Returns how many are left, -1 when llama.cpp failed, -2 when the request is refused
+// Reads the next unit of the prompt (UNIT tokens of text at most, or one view; the argument is
+// kept for the worker and not used). Returns how many are left, -1 when llama.cpp failed, -2 when the request is refused
 // (hj_error says why).
-EMSCRIPTEN_KEEPALIVE int hj_prefill(int n) {
+EMSCRIPTEN_KEEPALIVE int hj_prefill(int) {
     if (!S.smpl) return -1;
-    if (S.chunks) return prefill_images(n);
-    size_t take = std::min(S.prompt.size() - S.fed, (size_t) std::max(1, n));
-    if (take > 0) {
-        // One sequence, positions following the cache, logits for the slice's last token only.
-        if (llama_decode(S.ctx, llama_batch_get_one(S.prompt.data() + S.fed, (int32_t) take)) != 0) return -1;
-        S.fed += take;
-    }
-    if (S.fed == S.prompt.size()) {
-        for (llama_token t : S.prompt) common_sampler_accept(S.smpl, t, false);
-        S.t_prompt = now_ms() - S.t_start;
-    }
-    return (int) (S.prompt.size() - S.fed);
+    return prefill_units();
 }
 
 // Samples one token and reads it. Returns 1 while more are to come, 0 when the answer is
@@ -669,8 +842,8 @@ EMSCRIPTEN_KEEPALIVE int hj_step() {
     } else if ((int) (S.n_prompt + S.n_gen) + 1 >= (int) llama_n_ctx(S.ctx)) {
         S.done = true;
         S.finish = "length";
-    } else if (S.chunks) {
-        // after images, positions follow the chunks' (M-RoPE models count them differently)
+    } else {
+        // positions follow the prompt's (after images, M-RoPE models count them differently)
         llama_batch b = llama_batch_init(1, 0, 1);
         b.n_tokens = 1;
         b.token[0] = tok;
@@ -681,8 +854,6 @@ EMSCRIPTEN_KEEPALIVE int hj_step() {
         int rc = llama_decode(S.ctx, b);
         llama_batch_free(b);
         if (rc != 0) return -1;
-    } else if (llama_decode(S.ctx, llama_batch_get_one(&tok, 1)) != 0) {
-        return -1;
     }
     S.t_gen += now_ms() - t0;
     return S.done ? 0 : 1;
@@ -693,7 +864,9 @@ EMSCRIPTEN_KEEPALIVE const char *hj_result() {
     try {
         common_json msg = common_json::object();
         msg["role"] = "assistant";
-        msg["content"] = S.text.substr(0, whole_utf8(S.text));
+        std::string content = S.text.substr(0, whole_utf8(S.text));
+        if (!S.note.empty()) content += (content.empty() || content.back() == '\n' ? "" : "\n") + S.note;
+        msg["content"] = content;
         common_json choice = common_json::object();
         choice["index"] = 0;
         choice["message"] = msg;
@@ -739,9 +912,12 @@ EMSCRIPTEN_KEEPALIVE const char *hj_result() {
         usage["total_tokens"] = (int) S.n_prompt + S.n_gen;
         r["usage"] = usage;
         common_json tm = common_json::object();
-        tm["prompt_n"] = (int) S.n_prompt;
+        // as llama-server's: the tokens read, and those taken from the cache
+        const size_t read = S.n_prompt - std::min(S.cache_n, S.n_prompt);
+        tm["cache_n"] = (int) S.cache_n;
+        tm["prompt_n"] = (int) read;
         tm["prompt_ms"] = S.t_prompt;
-        tm["prompt_per_second"] = S.t_prompt > 0 ? 1e3 * S.n_prompt / S.t_prompt : 0.0;
+        tm["prompt_per_second"] = S.t_prompt > 0 ? 1e3 * read / S.t_prompt : 0.0;
         tm["predicted_n"] = S.n_gen;
         tm["predicted_ms"] = S.t_gen;
         tm["predicted_per_second"] = S.t_gen > 0 ? 1e3 * S.n_gen / S.t_gen : 0.0;
@@ -778,8 +954,8 @@ EMSCRIPTEN_KEEPALIVE const char *hj_progress() {
     r["view"] = S.view_now;
     // the views still to read that are not in memory (each costs an encode)
     int to_encode = 0;
-    for (size_t i = S.item_next; i < S.plan.size(); ++i)
-        if (S.plan[i].chunk && !S.cache.at.count(S.plan[i].key)) ++to_encode;
+    for (size_t i = S.unit_next; i < S.units.size(); ++i)
+        if (S.units[i].chunk && !S.cache.at.count(S.units[i].key)) ++to_encode;
     r["to_encode"] = to_encode;
     r["encoded"] = S.encoded;
     r["reused"] = S.reused;
@@ -790,6 +966,19 @@ EMSCRIPTEN_KEEPALIVE const char *hj_progress() {
     r["reused_total"] = S.reused_total;
     r["ms_per_view"] = ms_per_view();
     return answer(r.dump_safe());
+}
+
+// The answer's text so far (whole characters): the worker tests the request's stop rule on it.
+EMSCRIPTEN_KEEPALIVE const char *hj_text() {
+    return answer(S.text.substr(0, whole_utf8(S.text)));
+}
+
+// Ends the answer here, as the request's stop rule says (issue 71's "Stop at the rating"):
+// finish_reason "stop", and `note` added to its text to say where it was cut.
+EMSCRIPTEN_KEEPALIVE void hj_stop(const char *note) {
+    S.done = true;
+    S.finish = "stop";
+    S.note = note ? note : "";
 }
 
 // Why hj_prefill refused the request (-2), as llama-server's error.

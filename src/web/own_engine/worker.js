@@ -35,7 +35,9 @@ if (Module.hjThreads > 1) {
 }
 
 (() => {
-// How many prompt tokens one step reads: about two seconds here, the longest a cancel waits.
+// One step reads one unit of the prompt: 64 tokens (engine.cpp's UNIT, which decides it so that
+// a prompt read partly from its cache gives the same numbers) or one view of an image; about two
+// seconds here, the longest a cancel waits. The engine no longer takes the number from here.
 const PREFILL_SLICE = 64;
 const started = Module.hjStarted;
 
@@ -111,8 +113,22 @@ async function load({ blobs, name, nCtx }) {
   }
 }
 
+// The request's stop rule (`hj_stop`, the core's: crates/core/src/providers/in_browser/stop.rs):
+// the answer ends once its text so far matches `after`, and `note` is added to it. null when the
+// request has none or it is not a valid expression (then the answer runs to its limit).
+function stopRule(body) {
+  try {
+    const rule = JSON.parse(body).hj_stop;
+    if (!rule || typeof rule.after !== 'string') return null;
+    return { re: new RegExp(rule.after, typeof rule.flags === 'string' ? rule.flags : ''), note: String(rule.note || '') };
+  } catch (e) {
+    return null;
+  }
+}
+
 async function chat(id, body) {
   await started;
+  const rule = stopRule(body);
   const begun = refused(text('hj_begin', body));
   const tell = () => postMessage({ id, progress: JSON.parse(text('hj_progress')) });
   let left = begun.n_prompt;
@@ -129,6 +145,10 @@ async function chat(id, body) {
     const more = num('hj_step');
     if (more < 0) throw new Error('llama_decode failed while writing');
     if (more === 0) break;
+    if (rule && rule.re.test(text('hj_text'))) {
+      num('hj_stop', rule.note);
+      break;
+    }
     if (n % 16 === 0) tell();  // still writing: the page's time limit counts from here
     await tick();
     if (cancelled.has(id)) return dropRequest();

@@ -200,11 +200,13 @@ pub fn criterion_request(
     criterion: Criterion,
     input: &Input,
 ) -> Result<HttpRequest, JudgeError> {
-    chat_request(
+    let request = chat_request(
         &for_input(backend, input),
         &[criterion_message(criterion, input)],
         ChatParams::RATING,
-    )
+    )?;
+    // The score is the rating's step alone: the in-page judge stops once it is settled.
+    Ok(crate::providers::in_browser::stop::at_rating(request))
 }
 
 /// The explanation request: the rating conversation, the smoothed score as the assistant's

@@ -1,8 +1,9 @@
 //! What our own build of the in-page judge says about images (issue 57): while it reads a
 //! prompt, which view of the image it is on and about how long the image has left; after the
-//! answers, how many views were read, encoded and taken from memory. Pure: the engine reports
-//! (engine.cpp's `hj_progress` and the `timings.images` of each answer), the run bar shows the
-//! words.
+//! answers, how many views were read, encoded and taken from memory, and how many prompt tokens
+//! were taken from its cache of earlier prompts (issue 71). Pure: the engine reports
+//! (engine.cpp's `hj_progress`, the `timings.images` and `timings.cache_n` of each answer), the
+//! run bar shows the words.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -70,7 +71,9 @@ impl EngineProgress {
     }
 }
 
-/// One answer's `timings.images` (our build adds it beside llama-server's timings).
+/// One answer's `timings.images` (our build adds it beside llama-server's timings), and its
+/// prompt: `timings.prompt_n` tokens read and `timings.cache_n` taken from the cache (llama-server's
+/// names; our build since issue 71).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Deserialize)]
 #[serde(default)]
 pub struct ImageFigures {
@@ -79,20 +82,39 @@ pub struct ImageFigures {
     pub encoded: u32,
     pub reused: u32,
     pub encode_ms: f64,
+    #[serde(skip)]
+    pub prompt_read: u32,
+    #[serde(skip)]
+    pub prompt_cached: u32,
 }
 
 impl ImageFigures {
-    /// The figures in an answer's JSON text, when it has them.
+    /// The figures in an answer's JSON text, when it has them: an image's, or a prompt's
+    /// tokens taken from the cache (an answer without `cache_n` is not our build's).
     pub fn of_answer(body: &str) -> Option<ImageFigures> {
         let v: Value = serde_json::from_str(body).ok()?;
-        serde_json::from_value(v.pointer("/timings/images")?.clone()).ok()
+        let tokens = |k: &str| v.pointer(&format!("/timings/{k}")).and_then(Value::as_u64);
+        let cached = tokens("cache_n");
+        let mut f = match v.pointer("/timings/images") {
+            Some(images) => serde_json::from_value(images.clone()).ok()?,
+            None if cached.is_some() => ImageFigures::default(),
+            None => return None,
+        };
+        let count = |n: Option<u64>| n.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX));
+        f.prompt_read = count(tokens("prompt_n"));
+        f.prompt_cached = count(cached);
+        Some(f)
     }
 }
 
 /// The image figures of one burst of requests: summed, and the last answer's views.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ImageTally {
+    /// Answers with an image.
     pub answers: u32,
+    /// Prompt tokens of every answer: read, and taken from the cache.
+    pub prompt_read: u32,
+    pub prompt_cached: u32,
     pub encoded: u32,
     pub reused: u32,
     pub encode_ms: f64,
@@ -102,6 +124,11 @@ pub struct ImageTally {
 
 impl ImageTally {
     pub fn add(&mut self, f: ImageFigures) {
+        self.prompt_read = self.prompt_read.saturating_add(f.prompt_read);
+        self.prompt_cached = self.prompt_cached.saturating_add(f.prompt_cached);
+        if f.views_full == 0 {
+            return;
+        }
         self.answers += 1;
         self.encoded += f.encoded;
         self.reused += f.reused;
@@ -110,9 +137,24 @@ impl ImageTally {
         self.views_full = f.views_full;
     }
 
-    /// "The image: 1 of its 13 views read by each answer …": `None` before an answer with an
-    /// image. `ms_per_view`: this device's measured time per view (0: unknown).
+    /// "The image: 1 of its 13 views read by each answer …", then "Prompts: 812 of 1,204
+    /// tokens taken from memory." when any were: `None` when there is neither.
+    /// `ms_per_view`: this device's measured time per view (0: unknown).
     pub fn sentence(&self, ms_per_view: f64) -> Option<String> {
+        let prompts = (self.prompt_cached > 0).then(|| {
+            format!(
+                "Prompts: {} of {} tokens taken from memory.",
+                self.prompt_cached,
+                self.prompt_cached.saturating_add(self.prompt_read)
+            )
+        });
+        match (self.image_sentence(ms_per_view), prompts) {
+            (Some(i), Some(p)) => Some(format!("{i} {p}")),
+            (i, p) => i.or(p),
+        }
+    }
+
+    fn image_sentence(&self, ms_per_view: f64) -> Option<String> {
         if self.answers == 0 {
             return None;
         }
@@ -297,6 +339,7 @@ mod tests {
             encoded: 0,
             reused: 1,
             encode_ms: 0.0,
+            ..ImageFigures::default()
         });
         assert_eq!((t.answers, t.encoded, t.reused), (2, 1, 1));
         assert_eq!(
@@ -310,10 +353,37 @@ mod tests {
             encoded: 2,
             reused: 0,
             encode_ms: 900.0,
+            ..ImageFigures::default()
         });
         assert_eq!(
             whole.sentence(450.0).as_deref(),
             Some("The image: 2 views read; 2 views encoded (0.9 s), 0 taken from memory.")
+        );
+    }
+
+    #[test]
+    fn prompt_tokens_taken_from_the_cache_are_counted_with_or_without_an_image() {
+        // A text prompt of our build (issue 71): no image, 128 of 190 tokens from the cache.
+        let text = r#"{"timings":{"prompt_n":62,"cache_n":128}}"#;
+        let f = ImageFigures::of_answer(text).unwrap();
+        assert_eq!((f.views_full, f.prompt_read, f.prompt_cached), (0, 62, 128));
+        assert_eq!(ImageViews::of_figures(f), None);
+        let mut t = ImageTally::default();
+        t.add(f);
+        assert_eq!(t.answers, 0);
+        assert_eq!(
+            t.sentence(0.0).as_deref(),
+            Some("Prompts: 128 of 190 tokens taken from memory.")
+        );
+        // Nothing from the cache: nothing said; with an image, after the image's sentence.
+        let mut first = ImageTally::default();
+        first.add(ImageFigures::of_answer(r#"{"timings":{"prompt_n":190,"cache_n":0}}"#).unwrap());
+        assert_eq!(first.sentence(0.0), None);
+        let image = r#"{"timings":{"prompt_n":10,"cache_n":100,"images":{"views":1,"views_full":1,"encoded":0,"reused":1,"encode_ms":0}}}"#;
+        t.add(ImageFigures::of_answer(image).unwrap());
+        assert_eq!(
+            t.sentence(0.0).as_deref(),
+            Some("The image: 1 view read; 0 views encoded (0.0 s), 1 taken from memory. Prompts: 228 of 300 tokens taken from memory.")
         );
     }
 }

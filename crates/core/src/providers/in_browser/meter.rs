@@ -243,6 +243,7 @@ mod tests {
             encoded: 1,
             reused: 0,
             encode_ms: 2_000.0,
+            ..ImageFigures::default()
         });
         m.answered(3_000.0);
         assert_eq!(

@@ -12,9 +12,11 @@ use crate::inputs::sniff::{sniff, Kind};
 
 pub mod gguf;
 pub mod gpu;
+pub mod gpu_check;
 pub mod images;
 pub mod meter;
 pub mod placement;
+pub mod stop;
 
 /// The preset's base URL: requests built for it never reach the network. `.invalid` is
 /// reserved (RFC 2606) and never resolves, so a stray request could go nowhere.
