@@ -563,6 +563,7 @@ def rest(d, args, tmp, app_url, photo_url, photo, small, runs, gamma_runs):
         d.set_script_timeout(900)
         bench_in_page.in_page_vs_native(d, app_url, small, Path(os.environ["HJ_ENGINE_DIR"]), Row)
         bench_in_page.vision_vs_native(d, app_url, Path(os.environ["HJ_ENGINE_DIR"]), Row, small)
+        bench_in_page.gpu_rows(app_url, Path(os.environ["HJ_ENGINE_DIR"]), Row, tmp)
 
 
 def vision_only(defaults_only=False, shots=None):

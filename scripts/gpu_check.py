@@ -1,23 +1,30 @@
 #!/usr/bin/env python3
-"""The in-page judge on a real GPU: one call on a machine with an NVIDIA GPU (scripts/gpu_check.sh
-runs it; at most 5 minutes). It serves dist/ cross-origin isolated with SmolLM2-135M and the
-random-weight projector of the real-engine tests from the same origin, starts Chromium with
-WebGPU on the GPU (Vulkan), and reports:
+"""The in-page judge on a real GPU: one call on a machine with a GPU (scripts/gpu_check.sh runs it;
+at most 5 minutes). It serves dist/ cross-origin isolated with SmolLM2-135M and the random-weight
+projector of the real-engine tests from the same origin, starts Chromium (or Firefox ESR, with
+`--browser firefox`) with WebGPU on the GPU, and reports:
 
   adapter: <vendor> <architecture>      what WebGPU offers (or "none")
   shader-f16: yes | no                  the feature llama.cpp's WebGPU backend needs
+  check: <verdict>                      Automatic's check of the GPU against the CPU (a fresh
+                                        profile: it runs), as the page kept it: each question's
+    <question>: largest difference <d>, tolerance <e>: within | beyond
+  check backend: <webgpu|cpu>           where Automatic then put the model, and the status line
   GPU run: backend <webgpu|cpu>, <s> s  one HarmonicEval evaluation with "The GPU" chosen
   CPU run: backend cpu, <s> s           the same evaluation with "The CPU" chosen
   ratings match the CPU path's: yes | no (<criterion>: <gpu rating> vs <cpu rating>, ...)
   largest probability difference: <p>
 
-With no GPU (this project's machines) Chromium offers no adapter with these switches (or
-SwiftShader without shader-f16 with --enable-unsafe-webgpu alone), the GPU run falls back to
-the CPU, and the report says so: tests/e2e/test_in_page_gpu.py runs this
-script for that path. `--json FILE` also writes the report as JSON. HJ_GPU_FLAGS replaces the
-Chromium switches that select the GPU (default: Vulkan through ANGLE, the GPU blocklist off);
-HJ_PAGE_CORES, the cores the page sees (one when run from a parallel worker of the suite, whose
-PYTEST_XDIST_WORKER it inherits: tests/e2e/conftest.py).
+`--check-only` stops after the check (a slow adapter, such as Firefox's lavapipe here, takes
+longer than the page's limit per answer on the evaluation's prompts once it reads them in small
+enough steps). With no GPU (this project's machines) Chromium offers no adapter with these
+switches (or SwiftShader without shader-f16 with --enable-unsafe-webgpu alone): the check does
+not run, the GPU run falls back to the CPU, and the report says so: tests/e2e/test_in_page_gpu.py
+runs this script for that path. Firefox here offers Mesa's Vulkan on the CPU, where the check
+runs (docs/performance.md has what it said). `--json FILE` also writes the report as JSON.
+HJ_GPU_FLAGS replaces the Chromium switches that select the GPU (default: Vulkan through ANGLE,
+the GPU blocklist off); HJ_PAGE_CORES, the cores the page sees (one when run from a parallel
+worker of the suite, whose PYTEST_XDIST_WORKER it inherits: tests/e2e/conftest.py).
 """
 
 import json
@@ -38,13 +45,22 @@ from selenium.webdriver.support.ui import Select  # noqa: E402
 import bench_in_page  # noqa: E402
 from app_page import CRITERIA, export_pattern  # noqa: E402
 from conftest import CHROMEDRIVER, CHROMIUM, _png, emulate_cores  # noqa: E402
+from browsers import CHECK_KEY, FIREFOX_WEBGPU  # noqa: E402
 
 GPU_FLAGS = os.environ.get("HJ_GPU_FLAGS", "--enable-unsafe-webgpu --enable-features=Vulkan,VulkanFromANGLE "
                            "--use-angle=vulkan --use-vulkan=native --ignore-gpu-blocklist").split()
 MODEL = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
-def driver(profile, downloads):
+def driver(profile, downloads, browser="chromium"):
+    if browser == "firefox":
+        import browsers
+
+        d = browsers.start("firefox", profile, browsers.Display(), prefs={
+            **FIREFOX_WEBGPU, "browser.download.folderList": 2, "browser.download.dir": str(downloads),
+            "browser.download.useDownloadDir": True, "browser.helperApps.neverAsk.saveToDisk": "application/json"})
+        d.set_script_timeout(120)
+        return d
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
     for arg in ["--headless=new", "--no-sandbox", "--no-first-run", "--disable-background-networking",
@@ -86,6 +102,34 @@ def evaluate(d, app_url, model_url, image, downloads, choice):
     return backend, seconds, doc
 
 
+def check(d, app_url, model_url, report):
+    """Automatic's check, as a first visitor's page runs it: the model loaded with Automatic in a
+    fresh profile; what the page kept of it (localStorage) and where it put the model."""
+    page = bench_in_page.load(d, app_url, f"{model_url}/{MODEL}", f"{model_url}/projector.gguf", "",
+                              before=lambda p: Select(p.el("gpu-select")).select_by_value("auto"))
+    status = page.el("gpu-status")
+    kept = d.execute_script(
+        "return Object.entries(localStorage).filter(([k]) => k.startsWith(arguments[0])).map(([, v]) => v);",
+        CHECK_KEY)
+    record = json.loads(kept[0]) if kept else None
+    report["check_backend"], report["check_status"] = status.get_attribute("data-backend"), status.text
+    report["check"] = record
+    if record is None:
+        print(f"check: not run ({status.text})")
+    else:
+        compared = record.get("compared", [])
+        within = all(c["diff"] <= c["tolerance"] for c in compared)
+        failed = record.get("failed") or record.get("failed_answering")
+        verdict = (f"the GPU failed ({failed})" if failed else "no rating to compare" if not compared
+                   else "every rating's probability within the tolerance" if within else "beyond the tolerance")
+        print(f"check: {verdict}; questions: GPU {record['gpu_s']:.1f} s, CPU {record['cpu_s']:.1f} s")
+        for c in compared:
+            print(f"  {c['criterion']} ({'grounded' if c['grounded'] else 'text-only'}): largest difference "
+                  f"{c['diff']:.4f}, tolerance {c['tolerance']:.4f}: {'within' if c['diff'] <= c['tolerance'] else 'beyond'}")
+        report["check_within"] = bool(compared) and within and not failed
+    print(f"check backend: {report['check_backend']} ({status.text})")
+
+
 def rating(crit):
     dist = crit.get("distribution")
     return None if not dist else dist.index(max(dist)) + 1
@@ -93,6 +137,9 @@ def rating(crit):
 
 def main():
     out_json = sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None
+    browser = sys.argv[sys.argv.index("--browser") + 1] if "--browser" in sys.argv else "chromium"
+    if browser not in ("chromium", "firefox"):
+        sys.exit(f"--browser: chromium or firefox, not {browser!r}")
     engine = Path(os.environ["HJ_ENGINE_DIR"])
     report = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -103,15 +150,20 @@ def main():
         models, model_url = bench_in_page.serve(engine)
         downloads = tmp / "downloads"
         downloads.mkdir()
-        d = driver(tmp / "profile", downloads)
+        d = driver(tmp / "profile", downloads, browser)
+        report["browser"] = browser
         try:
             page = bench_in_page.AppPage(d, app_url + "/")
             Select(page.el("preset-select")).select_by_value("in_browser")
             gpu = probe(d)
-            report["adapter"] = f"{gpu.get('vendor', '')} {gpu.get('architecture', '')}".strip() if gpu.get("adapter") else "none"
+            named = f"{gpu.get('vendor', '')} {gpu.get('architecture', '')}".strip() or "(unnamed)"
+            report["adapter"] = named if gpu.get("adapter") else "none"
             report["shader_f16"] = "shader-f16" in gpu.get("features", [])
             print(f"adapter: {report['adapter']}")
             print(f"shader-f16: {'yes' if report['shader_f16'] else 'no'}")
+            check(d, app_url + "/", model_url, report)
+            if "--check-only" in sys.argv:
+                return
             runs = {}
             for choice in ("gpu", "cpu"):
                 backend, seconds, doc = evaluate(d, app_url + "/", model_url, image, downloads, choice)
@@ -131,8 +183,8 @@ def main():
             d.quit()
             site.shutdown()
             models.shutdown()
-    if out_json:
-        Path(out_json).write_text(json.dumps(report, indent=1))
+            if out_json:
+                Path(out_json).write_text(json.dumps(report, indent=1))
 
 
 if __name__ == "__main__":

@@ -70,6 +70,9 @@ thread_local! {
     static WHY: RefCell<Option<NoGpu>> = const { RefCell::new(None) };
     /// What Automatic's check found, when the model loaded last is on the GPU after it.
     static AGREED: RefCell<Option<Agreed>> = const { RefCell::new(None) };
+    /// Where that check is remembered (its localStorage key), to remember there a GPU that then
+    /// fails while answering.
+    static CHECKED: RefCell<Option<String>> = const { RefCell::new(None) };
     /// The model loaded, as last read, for the synchronous [`loaded_now`]: its identity and
     /// engine only, so the first visit's code carries nothing more of this provider.
     static LOADED: RefCell<Option<(String, Engine)>> = const { RefCell::new(None) };
@@ -237,10 +240,15 @@ fn read_loaded(v: &JsValue) -> Option<Loaded> {
             Compute::WebGpu => None,
             // Started again on the CPU after the GPU failed while answering: the bridge says
             // why; otherwise why the load kept it on the CPU.
-            Compute::Cpu => Some(text(v, "gpuError"))
-                .filter(|e| e.starts_with(gpu::ANSWERING))
-                .map(|e| gpu::failed(&e))
-                .or_else(|| WHY.with(|w| w.borrow().clone())),
+            Compute::Cpu => {
+                let answering = Some(text(v, "gpuError")).filter(|e| e.starts_with(gpu::ANSWERING));
+                match (answering, WHY.with(|w| w.borrow().clone())) {
+                    // Automatic's check had chosen the GPU: the failure is remembered there.
+                    (Some(_), Some(why @ NoGpu::CheckFailed(_))) => Some(why),
+                    (Some(e), _) => Some(gpu::failed(&e)),
+                    (None, why) => why,
+                }
+            }
         },
         agreed: match backend {
             Compute::WebGpu => AGREED.with(|a| a.borrow().clone()),
@@ -411,8 +419,12 @@ pub async fn load(
         let why = why_not(planned, &loaded);
         (loaded, why, None)
     };
+    let checked = agreed
+        .is_some()
+        .then(|| crate::providers::in_browser::gpu_check::key(&facts.gpu, &model));
     WHY.with(|w| *w.borrow_mut() = why);
     AGREED.with(|a| *a.borrow_mut() = agreed);
+    CHECKED.with(|c| *c.borrow_mut() = checked);
     read_loaded(&loaded).ok_or_else(|| "the in-page engine gave no model facts".into())
 }
 
@@ -636,7 +648,17 @@ async fn answer_request(
             let idle = JsValue::from_f64(f64::from(idle_ms));
             let out = call("chat", &[JsValue::from_str(&body), signal, idle]).await;
             if let Err(e) = &out {
-                if e.starts_with("gpu-failed") {
+                if let Some(reason) = e
+                    .strip_prefix("gpu-failed:")
+                    .or_else(|| e.strip_prefix("gpu-failed-dead:"))
+                {
+                    // On the GPU that Automatic's check chose: Automatic keeps this model on
+                    // the CPU from now on, and the status line says so.
+                    if let Some(key) = CHECKED.with(|c| c.borrow_mut().take()) {
+                        let why = super::in_browser_check::remember_failure(&key, reason);
+                        AGREED.with(|a| *a.borrow_mut() = None);
+                        WHY.with(|w| *w.borrow_mut() = Some(why));
+                    }
                     // The engine now runs on the CPU (or not at all): the loaded facts (the
                     // answer cache's identity, what a run records) and the panel follow.
                     let _ = self::facts().await;

@@ -12,7 +12,7 @@ use crate::providers::in_browser::gpu::{self, Compute, NoGpu, Probe};
 use crate::providers::in_browser::gpu_check::{
     self as check, Agreed, Compared, Record, Shape, CHECK_BATCH,
 };
-use crate::providers::in_browser::placement::Placement;
+use crate::providers::in_browser::placement::{adapter_name, Placement};
 
 /// The most one question of the check may take (the engine's own queue wait, 30 s a step, ends
 /// a GPU that is slower than that first).
@@ -86,6 +86,26 @@ pub(super) async fn automatic(
     }
 }
 
+/// The GPU that Automatic's check chose (the record under `key`) failed while answering (`why`,
+/// the engine's words): the record keeps it, so Automatic keeps this model on the CPU from now
+/// on (the check is not run again); the status line's reason.
+pub(super) fn remember_failure(key: &str, why: &str) -> NoGpu {
+    let why: String = why.chars().take(200).collect();
+    let mut record = load_setting(key).and_then(|s| serde_json::from_str::<Record>(&s).ok());
+    let adapter = record
+        .as_ref()
+        .map(|r| r.adapter.clone())
+        .unwrap_or_default();
+    if let Some(r) = record.as_mut() {
+        r.failed_answering = Some(why.clone());
+        if let Ok(json) = serde_json::to_string(r) {
+            // Not kept (storage full or off): the next load checks again, as for a new model.
+            let _ = save_setting(key, &json);
+        }
+    }
+    NoGpu::CheckFailed(check::after_answering(&why, &adapter_name(&[&adapter])))
+}
+
 enum Ran {
     /// The figures, and the GPU engine when it is still loaded.
     Checked(Record, Option<JsValue>),
@@ -119,6 +139,7 @@ async fn run(
         gpu_s: 0.0,
         cpu_s,
         ms_per_token: None,
+        failed_answering: None,
     };
     if asked.is_empty() {
         return Ok(Ran::Checked(record, None));

@@ -237,6 +237,14 @@ class Display:
         self.proc = None
 
 
+# Firefox ESR offers WebGPU on this machine once asked to (issue 70): its adapter is Mesa's
+# Vulkan on the CPU (lavapipe, `mesa-vulkan-drivers`), has `shader-f16`, and reports empty names.
+FIREFOX_WEBGPU = {"dom.webgpu.enabled": True, "gfx.webgpu.ignore-blocklist": True}
+# Where the page keeps Automatic's check of a GPU (the core's gpu_check::STORAGE_PREFIX, then the
+# adapter and the model).
+CHECK_KEY = "hj-gpu-check:"
+
+
 def start(engine, profile, display, width=1280, height=1000, prefs=None, page_load=None):
     """A fresh session of `engine` (a fresh profile: nothing stored). `prefs` are Firefox
     preferences (the JSPI flag). `page_load="none"`: navigating returns at once, not at the load

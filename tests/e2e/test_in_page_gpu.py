@@ -15,6 +15,7 @@ import pytest
 from selenium.webdriver.support.ui import Select
 
 from app_page import AppPage, export_pattern
+from browsers import CHECK_KEY, FIREFOX_WEBGPU
 from conftest import make_driver
 from test_in_browser import JUDGE, LOAD, MODEL, host, in_browser, load_url  # noqa: F401 (host: a fixture)
 from test_examples import _shared_doc
@@ -145,9 +146,9 @@ def test_the_gpu_asked_for_on_swiftshader_falls_back_to_the_cpu_says_why_and_the
 
 
 def test_the_gpu_check_script_reports_the_fallback_where_there_is_no_gpu(engine_dir, tmp_path):
-    """scripts/gpu_check.sh, meant for a machine with an NVIDIA GPU, run here where Chromium's
-    only WebGPU adapter is SwiftShader without shader-f16: it must say so, and its GPU run must
-    fall back to the CPU and give the CPU path's ratings."""
+    """scripts/gpu_check.sh, meant for a machine with a GPU, run here where Chromium's only
+    WebGPU adapter is SwiftShader without shader-f16: it must say so, Automatic's check must not
+    run, and its GPU run must fall back to the CPU and give the CPU path's ratings."""
     import os
     import subprocess
 
@@ -162,14 +163,14 @@ def test_the_gpu_check_script_reports_the_fallback_where_there_is_no_gpu(engine_
     report = json.loads(out.read_text())
     assert "adapter: google swiftshader" in run.stdout or "adapter: none" in run.stdout, run.stdout
     assert "shader-f16: no" in run.stdout and report["shader_f16"] is False
+    # Automatic's check does not run on an adapter the engine cannot use; the model is on the CPU.
+    assert "check: not run (" in run.stdout and report["check"] is None, run.stdout
+    assert report["check_backend"] == "cpu", report
     assert report["gpu_backend"] == "cpu" and report["cpu_backend"] == "cpu", report
     assert "ratings match the CPU path's: yes" in run.stdout and report["ratings_match"] is True
     assert report["scored"], "at least one criterion scored"
 
 
-# Firefox ESR offers WebGPU on this machine once asked to (issue 70): its adapter is Mesa's
-# Vulkan on the CPU (lavapipe, `mesa-vulkan-drivers`), has `shader-f16`, and reports empty names.
-FIREFOX_WEBGPU = {"dom.webgpu.enabled": True, "gfx.webgpu.ignore-blocklist": True}
 
 
 @pytest.fixture
@@ -272,7 +273,6 @@ def progress_ready(page):
 # renormalised rating probability moves by more than tanh(delta/2). Computed here again from the
 # engine's own lines and the CPU's log-probabilities, not read from the page.
 F16 = 2.0 ** -11
-CHECK_KEY = "hj-gpu-check:"
 
 
 def shape(lines):
@@ -394,3 +394,57 @@ def test_automatic_moves_to_the_gpu_after_a_matching_check_and_stays_on_the_cpu_
         "of 0.0000 set by hj-gpu-check-tolerance, so it stays on the CPU for this model."), status.text
     assert remembered(driver) == {key: record}, "the check was not run again"
     driver.execute_script("localStorage.removeItem('hj-gpu-check-tolerance');")
+
+
+def test_a_gpu_that_automatic_chose_and_that_then_fails_while_answering_keeps_the_model_on_the_cpu(checked, images):
+    """A GPU can agree on the check's two short questions and still fail on a real prompt. The
+    remembered figures are made to say the GPU is fast (0.001 ms a token: prompt steps of 512
+    tokens, the engine's default, which outlast llama.cpp's 30 s queue wait on lavapipe as the
+    GPU setting does above). Automatic loads the model on the GPU without checking again; the
+    evaluation's first answer fails, the engine starts again on the CPU, and the remembered
+    figures keep the failure: the status says Automatic keeps the model on the CPU from now on,
+    and the next load does so without asking the GPU or checking again."""
+    driver, page, _ = checked
+    (key, record), = remembered(driver).items()
+    assert record.get("failed_answering") is None, record
+    driver.execute_script("localStorage.setItem(arguments[0], arguments[1]);",
+                          key, json.dumps(dict(record, ms_per_token=0.001)))
+    status = page.el("gpu-status")
+    page.el("load-model-button").click()
+    page.wait_for(lambda d: progress_ready(page) and status.get_attribute("data-backend") == "webgpu",
+                  "the load on the GPU", LOAD)
+    assert status.text.endswith("; prompt steps of at most 512 tokens; the CPU uses 1 thread."), status.text
+    Select(page.el("metric-select")).select_by_value("harmonic_eval")
+    page.upload(images / "small.png")
+    page.wait_image()
+    page.fill("text-input", TEXT)
+    subset = page.el("criteria-subset")
+    for c in ("correctness", "completeness", "clarity"):
+        subset.find_element("css selector", f'input[value="{c}"]').click()
+    page.evaluate()
+    for c in ("fluency", "conciseness"):
+        page.wait_for(lambda d: page.state(c) in ("done", "error"), c, JUDGE)
+    if status.get_attribute("data-backend") == "webgpu":
+        pytest.skip("the GPU answered within llama.cpp's queue wait here: nothing failed to remember")
+    failed = page.card("fluency").text
+    assert "The GPU failed while answering (" in failed, failed
+    why = remembered(driver)[key].get("failed_answering")
+    assert why and why in failed, (why, failed)
+    adapter = record["adapter"] or "an unnamed adapter, probably a software one"
+    sentence = (f"Runs on the CPU (1 thread): the GPU ({adapter}) failed while answering ({why}) after "
+                "Automatic's check had chosen it, so Automatic keeps this model on the CPU from now on; "
+                "choose \"The GPU\" to try it anyway.")
+    assert status.get_attribute("data-backend") == "cpu" and status.text == sentence, status.text
+    # The next load: on the CPU at once, the same sentence, the figures as they were.
+    driver.execute_script("""
+        window.hjLeftReady = false;
+        new MutationObserver(() => {
+          const p = document.querySelector('[data-testid="model-load-progress"]');
+          if (p && p.dataset.status !== 'ready') window.hjLeftReady = true;
+        }).observe(document.body, { attributes: true, subtree: true, attributeFilter: ['data-status'] });
+    """)
+    page.el("load-model-button").click()
+    page.wait_for(lambda d: d.execute_script("return window.hjLeftReady") and progress_ready(page)
+                  and status.get_attribute("data-backend") == "cpu", "the load on the CPU", LOAD)
+    assert status.text == sentence, status.text
+    assert remembered(driver) == {key: dict(record, ms_per_token=0.001, failed_answering=why)}

@@ -222,6 +222,10 @@ pub struct Record {
     pub cpu_s: f64,
     /// The GPU's prompt speed, milliseconds a token (the text-only question's).
     pub ms_per_token: Option<f64>,
+    /// The GPU failed while answering after the check had agreed (the engine's words): from
+    /// then on Automatic keeps this model on the CPU. Absent in records kept before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_answering: Option<String>,
 }
 
 /// A check that agreed: what the status line says of it.
@@ -246,6 +250,9 @@ impl Record {
                 "Automatic checked the GPU ({gpu}) against the CPU and the GPU failed during the \
                  check ({why}), so it stays on the CPU for this model."
             ));
+        }
+        if let Some(why) = &self.failed_answering {
+            return failed(after_answering(why, &gpu));
         }
         if self.compared.is_empty() {
             return failed(format!(
@@ -285,6 +292,16 @@ impl Record {
             batch: batch(self.ms_per_token),
         })
     }
+}
+
+/// Why Automatic keeps a model on the CPU after the GPU (`adapter`, named) that its check had
+/// chosen failed while answering (`why`, the engine's words).
+pub fn after_answering(why: &str, adapter: &str) -> String {
+    format!(
+        "the GPU ({adapter}) failed while answering ({why}) after Automatic's check had chosen \
+         it, so Automatic keeps this model on the CPU from now on; choose \"The GPU\" to try it \
+         anyway."
+    )
 }
 
 /// The prompt batch for this adapter, from its measured speed: as many tokens as one step reads

@@ -89,6 +89,7 @@ fn record(shift: f64, failed: Option<&str>) -> Record {
         gpu_s: 41.2,
         cpu_s: 3.4,
         ms_per_token: Some(470.0),
+        failed_answering: None,
     }
 }
 
@@ -157,6 +158,43 @@ fn a_gpu_beyond_the_tolerance_or_that_failed_keeps_the_cpu_and_says_why() {
     let r = record(0.005, None);
     let back: Record = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
     assert_eq!(back, r);
+}
+
+#[test]
+fn a_gpu_that_failed_while_answering_after_an_agreeing_check_keeps_the_model_on_the_cpu() {
+    let mut r = record(0.005, None);
+    r.adapter = "lavapipe".into();
+    assert!(r.verdict(None).is_ok());
+    // A record kept before the field existed reads as one without a failure.
+    let mut old: serde_json::Value = serde_json::to_value(&r).unwrap();
+    assert!(old.get("failed_answering").is_none(), "{old}");
+    old.as_object_mut().unwrap().remove("failed_answering");
+    assert_eq!(serde_json::from_value::<Record>(old).unwrap(), r);
+    r.failed_answering = Some("ggml_webgpu: Queue wait timed out after 30000 ms".into());
+    let back: Record = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+    assert_eq!(back, r);
+    // Even a forced tolerance that any GPU meets does not bring it back.
+    for forced in [None, forced_tolerance(Some("1"))] {
+        let why = r.verdict(forced).unwrap_err();
+        let engine = Engine {
+            backend: Compute::Cpu,
+            threads: 1,
+        };
+        let s = status(
+            engine,
+            Some(&why),
+            &Placement::default(),
+            &Probe::default(),
+            None,
+        );
+        assert_eq!(
+            s,
+            "Runs on the CPU (1 thread): the GPU (lavapipe) failed while answering (ggml_webgpu: \
+             Queue wait timed out after 30000 ms) after Automatic's check had chosen it, so \
+             Automatic keeps this model on the CPU from now on; choose \"The GPU\" to try it \
+             anyway."
+        );
+    }
 }
 
 #[test]
