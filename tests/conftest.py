@@ -76,6 +76,8 @@ FILES = {
     "test_cli.py": ({"lab"}, set(), {"batch"}),
     "test_python_options.py": ({"lab"}, set(), {"batch"}),
     "test_same_pixels.py": ({"lab"}, set(), {"batch"}),
+    # The page's own llama.cpp: each patch to the pinned source against the reference C (issue 71).
+    "test_engine_patches.py": (set(), set(), {"providers"}),
     # The suite's own shared Chromium: after its reset a test sees what a fresh profile shows.
     "test_shared_browser.py": (set(), set(), set()),
 }
