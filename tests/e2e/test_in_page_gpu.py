@@ -107,13 +107,7 @@ def test_the_gpu_asked_for_on_swiftshader_falls_back_to_the_cpu_says_why_and_the
     assert "quantized Q4_1" in page.el("model-load-status").text, "the slow quantization is named"
     # A run of two criteria, one request at a time (repeatable mode, the local judge's default),
     # timed: after the first answer the line gives its time and the time left for the other.
-    Select(page.el("metric-select")).select_by_value("harmonic_eval")
-    page.upload(images / "small.png")
-    page.wait_image()
-    page.fill("text-input", TEXT)
-    subset = page.el("criteria-subset")
-    for c in ("correctness", "completeness", "clarity"):
-        subset.find_element("css selector", f'input[value="{c}"]').click()
+    fill_two(page, images)
     assert page.el("repeatable-checkbox").is_selected()
     page.evaluate()
     page.wait_for(lambda d: "(2 waiting" in page.el("judge-timing").text, "both requests counted", 60)
@@ -183,6 +177,26 @@ def firefox_gpu(tmp_path):
     driver.quit()
 
 
+def evaluate_two(page, images):
+    """One HarmonicEval evaluation of TEXT on the small image, two text-only criteria asked
+    (fluency, then conciseness): their answers in."""
+    fill_two(page, images)
+    page.evaluate()
+    for c in ("fluency", "conciseness"):
+        page.wait_for(lambda d: page.state(c) in ("done", "error"), c, JUDGE)
+
+
+def fill_two(page, images):
+    """HarmonicEval, the small image, TEXT, and only fluency and conciseness chosen."""
+    Select(page.el("metric-select")).select_by_value("harmonic_eval")
+    page.upload(images / "small.png")
+    page.wait_image()
+    page.fill("text-input", TEXT)
+    subset = page.el("criteria-subset")
+    for c in ("correctness", "completeness", "clarity"):
+        subset.find_element("css selector", f'input[value="{c}"]').click()
+
+
 def test_a_gpu_that_fails_while_answering_ends_that_answer_with_a_sentence_and_the_judge_goes_on_on_the_cpu(
         firefox_gpu, app_url, host, images):
     """Issue 70: with the GPU setting the status says the layers the engine put on Firefox's
@@ -214,16 +228,7 @@ def test_a_gpu_that_fails_while_answering_ends_that_answer_with_a_sentence_and_t
     assert re.search(r"model \d+(\.\d)? [MG]iB", text) and "KV cache" in text, text
     assert "kept every layer on the CPU" not in text and "()" not in text, text
     firefox_gpu.execute_script("window.hjSamePage = 1;")
-    Select(page.el("metric-select")).select_by_value("harmonic_eval")
-    page.upload(images / "small.png")
-    page.wait_image()
-    page.fill("text-input", TEXT)
-    subset = page.el("criteria-subset")
-    for c in ("correctness", "completeness", "clarity"):
-        subset.find_element("css selector", f'input[value="{c}"]').click()
-    page.evaluate()
-    for c in ("fluency", "conciseness"):
-        page.wait_for(lambda d: page.state(c) in ("done", "error"), c, JUDGE)
+    evaluate_two(page, images)
     status = page.el("gpu-status")
     if status.get_attribute("data-backend") == "webgpu":
         pytest.skip("the GPU answered within llama.cpp's queue wait here: nothing failed to recover from "
@@ -414,16 +419,7 @@ def test_a_gpu_that_automatic_chose_and_that_then_fails_while_answering_keeps_th
     page.wait_for(lambda d: progress_ready(page) and status.get_attribute("data-backend") == "webgpu",
                   "the load on the GPU", LOAD)
     assert status.text.endswith("; prompt steps of at most 512 tokens; the CPU uses 1 thread."), status.text
-    Select(page.el("metric-select")).select_by_value("harmonic_eval")
-    page.upload(images / "small.png")
-    page.wait_image()
-    page.fill("text-input", TEXT)
-    subset = page.el("criteria-subset")
-    for c in ("correctness", "completeness", "clarity"):
-        subset.find_element("css selector", f'input[value="{c}"]').click()
-    page.evaluate()
-    for c in ("fluency", "conciseness"):
-        page.wait_for(lambda d: page.state(c) in ("done", "error"), c, JUDGE)
+    evaluate_two(page, images)
     if status.get_attribute("data-backend") == "webgpu":
         pytest.skip("the GPU answered within llama.cpp's queue wait here: nothing failed to remember")
     failed = page.card("fluency").text
