@@ -14,9 +14,9 @@ use crate::providers::in_browser::gpu_check::{
 };
 use crate::providers::in_browser::placement::{adapter_name, Placement};
 
-/// The most one question of the check may take (the engine's own queue wait, 30 s a step, ends
-/// a GPU that is slower than that first).
-const ASK_MS: u32 = 120_000;
+/// The most one question of the check may take: up to seven steps of CHECK_BATCH tokens on a
+/// slow adapter (the engine's own queue wait, 30 s a step, ends a GPU slower than that first).
+const ASK_MS: u32 = 300_000;
 
 /// What the check needs of the engine's bridge (`web::in_browser` gives it).
 pub(crate) trait Bridge {
