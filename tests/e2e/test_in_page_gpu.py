@@ -376,6 +376,7 @@ def test_automatic_moves_to_the_gpu_after_a_matching_check_and_stays_on_the_cpu_
     driver, page, _ = checked
     status = page.el("gpu-status")
     (key, record), = remembered(driver).items()
+    assert record["failed"] is None and record["compared"], record  # the check itself passed
     worst = max(c["diff"] for c in record["compared"])
     assert status.get_attribute("data-backend") == "webgpu", status.text
     assert re.match(r"Runs on the GPU \(an unnamed adapter, probably a software one\): \d+ of \d+ layers, model ", status.text), \
@@ -411,7 +412,7 @@ def test_a_gpu_that_automatic_chose_and_that_then_fails_while_answering_keeps_th
     and the next load does so without asking the GPU or checking again."""
     driver, page, _ = checked
     (key, record), = remembered(driver).items()
-    assert record.get("failed_answering") is None, record
+    assert record["failed"] is None and record.get("failed_answering") is None, record
     driver.execute_script("localStorage.setItem(arguments[0], arguments[1]);",
                           key, json.dumps(dict(record, ms_per_token=0.001)))
     status = page.el("gpu-status")
