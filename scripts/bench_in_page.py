@@ -556,7 +556,7 @@ def gpu_rows(app_url, engine, report, tmp):
             report(f"Firefox, WebGPU (lavapipe, for the record): {name} tok/s on the GPU vs the page's CPU path",
                    gpu[key], "tok/s", cpu[key], gpu[key] / cpu[key])
     finally:
-        d.quit()
+        browsers.quit_within(d)
         models.shutdown()
 
 
@@ -616,7 +616,9 @@ def main():
     from conftest import _png, make_driver
 
     def report(name, value, unit, baseline, ratio):
-        extra = f" (native {baseline:.1f} {unit}; ratio {ratio:.2f})" if baseline else ""
+        # The baseline is the one the row's name gives after "vs" (native llama-server, or the
+        # page's CPU path for the GPU rows).
+        extra = f" (baseline {baseline:.1f} {unit}; ratio {ratio:.2f})" if baseline else ""
         print(f"{name}: {value:.1f} {unit}{extra}")
 
     with tempfile.TemporaryDirectory() as tmp:
