@@ -291,6 +291,37 @@ def start(engine, profile, display, width=1280, height=1000, prefs=None, page_lo
     return d
 
 
+def quit_within(driver, wait=10):
+    """`driver.quit()`, and where the browser has not gone within `wait` seconds, its driver and
+    every process under it killed. Firefox after its WebGPU engine crashed (llama.cpp's queue
+    wait on lavapipe) took 71 s to quit (its own shutdown-hang timer): the test was over, its
+    profile is thrown away."""
+    done = threading.Thread(target=driver.quit, daemon=True)
+    done.start()
+    done.join(wait)
+    if not done.is_alive():
+        return
+    root = driver.service.process.pid
+    parents = {}
+    for stat in glob("/proc/[0-9]*/stat"):
+        try:
+            fields = Path(stat).read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents.setdefault(int(fields[1]), []).append(int(stat.split("/")[2]))
+    tree, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        tree.append(pid)
+        todo.extend(parents.get(pid, []))
+    for pid in reversed(tree):
+        try:
+            os.kill(pid, 9)
+        except OSError:
+            pass
+    done.join(5)
+
+
 def version(driver):
     caps = driver.capabilities
     return f"{caps.get('browserName')} {caps.get('browserVersion')}"

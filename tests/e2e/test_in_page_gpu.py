@@ -174,7 +174,7 @@ def firefox_gpu(tmp_path):
     display = browsers.Display()  # not started: Firefox runs headless
     driver = browsers.start("firefox", tmp_path / "firefox-profile", display, prefs=FIREFOX_WEBGPU)
     yield driver
-    driver.quit()
+    browsers.quit_within(driver)
 
 
 def evaluate_two(page, images):
@@ -329,7 +329,7 @@ def checked(tmp_path_factory, app_url, host):
                       "the check and the load", 5 * LOAD)
         yield driver, page, time.time() - start
     finally:
-        driver.quit()
+        browsers.quit_within(driver)
 
 
 def test_the_gpu_gives_the_cpus_rating_distributions_within_the_f16_tolerance_on_a_grounded_and_a_text_only_criterion(
