@@ -41,6 +41,13 @@ def hj():
 # test run and shared by the workers that need it: test_cli, test_python_options and
 # test_same_pixels may each land in another worker, and each built its own copy.
 WHEELS = ROOT / "target" / "e2e-wheel"
+# Where cargo compiles it: outside the clone, as the engines are cached (HJ_CACHE), so that a
+# clean clone compiles only the workspace's own crates, not every dependency again in the
+# `native` profile (round 56's CI: 403 s of one worker, beside the other on two cores). Cargo
+# locks the folder while it builds and keys each compiled crate by its version, features,
+# profile and compiler, so clones and versions share it safely. HJ_WHEEL_TARGET overrides.
+WHEEL_TARGET = Path(os.environ.get("HJ_WHEEL_TARGET") or Path(
+    os.environ.get("HJ_CACHE") or Path.home() / ".cache" / "harmonic-judge") / "wheel-target")
 
 
 def _wheel():
@@ -55,7 +62,7 @@ def _wheel():
             for old in built:
                 old.unlink()
             subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(WHEELS),
-                            str(ROOT)], check=True)
+                            str(ROOT)], check=True, env=dict(os.environ, CARGO_TARGET_DIR=str(WHEEL_TARGET)))
             stamp.write_text(run)
         return next(WHEELS.glob("*.whl"))
 
