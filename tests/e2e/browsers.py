@@ -17,6 +17,7 @@ import functools
 import importlib.util
 import os
 import re
+import signal
 import subprocess
 import threading
 import time
@@ -270,7 +271,10 @@ def start(engine, profile, display, width=1280, height=1000, prefs=None, page_lo
                      "app.update.enabled": False, "browser.aboutConfig.showWarning": False, **cores,
                      **(prefs or {})}.items():
             opts.set_preference(k, v)
-        d = webdriver.Firefox(service=Service(geckodriver(), log_output=subprocess.DEVNULL), options=opts)
+        # The driver in a process group of its own, with Firefox and its processes: quit_within
+        # can then end them all at once.
+        service = Service(geckodriver(), log_output=subprocess.DEVNULL, popen_kw={"start_new_session": True})
+        d = webdriver.Firefox(service=service, options=opts)
         d.set_window_size(width, height)
     elif engine == "webkit":
         from selenium.webdriver.webkitgtk.service import Service
@@ -292,33 +296,24 @@ def start(engine, profile, display, width=1280, height=1000, prefs=None, page_lo
 
 
 def quit_within(driver, wait=10):
-    """`driver.quit()`, and where the browser has not gone within `wait` seconds, its driver and
-    every process under it killed. Firefox after its WebGPU engine crashed (llama.cpp's queue
-    wait on lavapipe) took 71 s to quit (its own shutdown-hang timer): the test was over, its
-    profile is thrown away."""
+    """`driver.quit()`, and where the browser has not gone within `wait` seconds, the process
+    group of its driver killed: Firefox's driver leads its own group (`start`), which holds
+    Firefox and every process Firefox started. Firefox after its WebGPU engine crashed
+    (llama.cpp's queue wait on lavapipe) took 71 s to quit (its own shutdown-hang timer): the
+    test was over, its profile is thrown away."""
     done = threading.Thread(target=driver.quit, daemon=True)
     done.start()
     done.join(wait)
     if not done.is_alive():
         return
-    root = driver.service.process.pid
-    parents = {}
-    for stat in glob("/proc/[0-9]*/stat"):
-        try:
-            fields = Path(stat).read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        parents.setdefault(int(fields[1]), []).append(int(stat.split("/")[2]))
-    tree, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        tree.append(pid)
-        todo.extend(parents.get(pid, []))
-    for pid in reversed(tree):
-        try:
-            os.kill(pid, 9)
-        except OSError:
-            pass
+    pid = driver.service.process.pid
+    try:
+        if os.getpgid(pid) == pid:  # never this test process's own group
+            os.killpg(pid, signal.SIGKILL)
+        else:
+            os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass  # gone meanwhile
     done.join(5)
 
 
