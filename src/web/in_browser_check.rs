@@ -14,8 +14,9 @@ use crate::providers::in_browser::gpu_check::{
 };
 use crate::providers::in_browser::placement::{adapter_name, Placement};
 
-/// The most one question of the check may take: up to seven steps of CHECK_BATCH tokens on a
-/// slow adapter (the engine's own queue wait, 30 s a step, ends a GPU slower than that first).
+/// The most one question of the check may take: up to four steps of CHECK_BATCH tokens on a
+/// slow adapter, with room (the engine's own queue wait, 30 s a step, ends a GPU slower than that
+/// first).
 const ASK_MS: u32 = 300_000;
 
 /// What the check needs of the engine's bridge (`web::in_browser` gives it).
@@ -158,6 +159,8 @@ async fn run(
     let start = js_sys::Date::now();
     record.adapter = gpu::adapter_words(&Placement::read(&lines), probe);
     let mut engine = Some(gpu);
+    // The GPU's prompt tokens and milliseconds, over the questions answered.
+    let mut read = (0.0, 0.0);
     for (q, cpu) in asked {
         let answer = match loader.ask(&q.body, ASK_MS).await {
             Ok(a) => check::read(&a).map_err(|e| format!("its answer: {e}")),
@@ -171,8 +174,9 @@ async fn run(
         };
         match answer {
             Ok(g) => {
-                if !q.grounded {
-                    record.ms_per_token = g.prompt.filter(|(n, _)| *n > 0.0).map(|(n, ms)| ms / n);
+                if let Some((n, ms)) = g.prompt.filter(|(n, _)| *n > 0.0) {
+                    read = (read.0 + n, read.1 + ms);
+                    record.ms_per_token = Some(read.1 / read.0);
                 }
                 record.compared.push(Compared::new(&q, shape, cpu, g));
             }

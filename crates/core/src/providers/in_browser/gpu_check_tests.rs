@@ -133,7 +133,7 @@ fn a_gpu_beyond_the_tolerance_or_that_failed_keeps_the_cpu_and_says_why() {
         panic!("{far:?}")
     };
     assert!(s.starts_with("Automatic checked the GPU (an unnamed adapter, probably a software one) against the CPU and a rating's probability differed by 0."), "{s}");
-    assert!(s.contains("on the text-only question (fluency), beyond the tolerance of 0.1267 that f16 rounding explains, so it stays on the CPU for this model."), "{s}");
+    assert!(s.contains("on the grounded question, beyond the tolerance of 0.1267 that f16 rounding explains, so it stays on the CPU for this model."), "{s}");
     // A test's tolerance of 0 fails any difference, and says where it came from.
     let forced = record(0.005, None).verdict(forced_tolerance(Some("0")));
     assert!(
@@ -198,19 +198,27 @@ fn a_gpu_that_failed_while_answering_after_an_agreeing_check_keeps_the_model_on_
 }
 
 #[test]
-fn the_check_asks_a_text_only_question_and_a_grounded_one_where_images_are_read() {
+fn the_check_asks_a_grounded_question_then_its_words_alone_where_images_are_read() {
     let q = questions(true);
     assert_eq!(
         q.iter().map(|q| q.grounded).collect::<Vec<_>>(),
-        [false, true]
+        [true, false]
     );
-    assert!(q[1].body.contains("data:image/png;base64,"));
+    assert!(q[0].body.contains("data:image/png;base64,"));
+    assert!(!q[1].body.contains("image"));
     assert_eq!(questions(false).len(), 1);
+    assert!(!questions(false)[0].grounded);
     let v: serde_json::Value = serde_json::from_str(&q[0].body).unwrap();
+    let t: serde_json::Value = serde_json::from_str(&q[1].body).unwrap();
     assert_eq!(
         (v["max_tokens"].as_u64(), v["logprobs"].as_bool()),
         (Some(1), Some(true))
     );
+    // The text-only question is the grounded one's beginning: the same system message, and the
+    // user's words before the image; an engine that keeps its last prompt reads only the end.
+    assert_eq!(v["messages"][0], t["messages"][0]);
+    assert_eq!(v["messages"][1]["content"][0]["text"], t["messages"][1]["content"]);
+    assert_eq!(v["messages"][1]["content"][1]["type"], "image_url");
     // The key names the adapter's words and features (sorted) and the model.
     let probe = Probe {
         features: vec!["shader-f16".into(), "core".into()],
