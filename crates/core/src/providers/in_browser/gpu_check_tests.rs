@@ -217,7 +217,10 @@ fn the_check_asks_a_grounded_question_then_its_words_alone_where_images_are_read
     // The text-only question is the grounded one's beginning: the same system message, and the
     // user's words before the image; an engine that keeps its last prompt reads only the end.
     assert_eq!(v["messages"][0], t["messages"][0]);
-    assert_eq!(v["messages"][1]["content"][0]["text"], t["messages"][1]["content"]);
+    assert_eq!(
+        v["messages"][1]["content"][0]["text"],
+        t["messages"][1]["content"]
+    );
     assert_eq!(v["messages"][1]["content"][1]["type"], "image_url");
     // The key names the adapter's words and features (sorted) and the model.
     let probe = Probe {
