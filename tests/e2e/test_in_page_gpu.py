@@ -193,6 +193,14 @@ def fill_two(page, images):
         subset.find_element("css selector", f'input[value="{c}"]').click()
 
 
+def engine_lines(driver):
+    """The loaded engine's own lines, as the bridge kept them (where it put the weights)."""
+    return driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        hjInBrowser.facts().then((f) => done(f.loaded ? f.loaded.lines : null), (e) => done(String(e)));
+    """)
+
+
 def progress_ready(page):
     return page.el("model-load-progress").get_attribute("data-status") == "ready"
 
@@ -286,10 +294,7 @@ def test_the_gpu_gives_the_cpus_rating_distributions_within_the_f16_tolerance_on
     (key, record), = records.items()
     assert f"{MODEL}|" in key and "projector.gguf" in key and "shader-f16" in key, key
     assert record["failed"] is None, record
-    lines = driver.execute_async_script("""
-        const done = arguments[arguments.length - 1];
-        hjInBrowser.facts().then((f) => done(f.loaded ? f.loaded.lines : null), (e) => done(String(e)));
-    """)
+    lines = engine_lines(driver)
     d, layers = shape(lines)
     assert d and layers, lines
     kinds = {c["grounded"]: c for c in record["compared"]}
@@ -370,10 +375,7 @@ def test_the_gpu_setting_tries_the_gpu_anyway_and_the_status_says_where_the_laye
     assert layers and 0 < int(layers.group(1)) <= int(layers.group(2)), text
     assert re.search(r"model \d+(\.\d)? [MG]iB", text) and "KV cache" in text, text
     assert "kept every layer on the CPU" not in text and "()" not in text, text
-    lines = driver.execute_async_script("""
-        const done = arguments[arguments.length - 1];
-        hjInBrowser.facts().then((f) => done(f.loaded ? f.loaded.lines : null), (e) => done(String(e)));
-    """)
+    lines = engine_lines(driver)
     assert not any("mtmd" in l for l in lines), lines  # the model alone
     offloaded = next((l for l in lines if re.search(r"offloaded \d+/\d+ layers to GPU", l)), "")
     assert f"offloaded {layers.group(1)}/{layers.group(2)} layers to GPU" in offloaded, (text, lines)
@@ -439,10 +441,7 @@ def test_a_gpu_that_fails_while_answering_ends_that_answer_with_a_sentence_the_j
             page.card(c).text
     assert "done" in (page.state("fluency"), page.state("conciseness")), \
         [page.card(c).text for c in ("fluency", "conciseness")]
-    lines = driver.execute_async_script("""
-        const done = arguments[arguments.length - 1];
-        hjInBrowser.facts().then((f) => done(f.loaded ? f.loaded.lines : null), (e) => done(String(e)));
-    """)
+    lines = engine_lines(driver)
     assert lines and any("CPU model buffer size" in l for l in lines), lines
     assert not any("layers to GPU" in l and not l.startswith("load_tensors: offloaded 0/") for l in lines), lines
     # The next load: on the CPU at once, the same sentence, the figures as they were.
