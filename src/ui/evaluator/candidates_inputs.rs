@@ -5,6 +5,7 @@ use leptos::prelude::*;
 
 use crate::ui::run::candidates_run;
 use crate::ui::state::AppState;
+use crate::ui::widgets::fields::PasteLimit;
 
 /// The labelled texts, in the candidates' chunk: fetched when a second text is added.
 #[leptos::wasm_split::wasm_split(candidates, wasm_split_path = ::leptos::wasm_split, fallible)]
@@ -21,6 +22,7 @@ fn fieldset() -> impl IntoView {
     let row = move |i: usize| {
         let label_id = format!("candidate-label-{i}");
         let text_id = format!("candidate-text-{i}");
+        let limit = PasteLimit::new();
         view! {
             <li class="candidate-input">
                 <div class="candidate-head">
@@ -41,13 +43,19 @@ fn fieldset() -> impl IntoView {
                 <label for=text_id.clone() class="visually-hidden">{move || format!("Candidate {} {}", i + 1, noun())}</label>
                 <textarea
                     id=text_id.clone()
-                    data-testid=text_id
+                    data-testid=text_id.clone()
                     dir="auto"
                     rows="3"
                     placeholder=move || format!("Paste a {} to compare", noun())
                     prop:value=move || c.texts.with(|t| t.get(i).cloned().unwrap_or_default())
-                    on:input=move |ev| candidates_run::set_text(state, i, event_target_value(&ev))
+                    on:input=move |ev| {
+                        limit.clear();
+                        candidates_run::set_text(state, i, event_target_value(&ev))
+                    }
+                    on:paste=limit.on_paste(move || noun().to_string())
+                    on:drop=limit.on_drop(move || noun().to_string())
                 ></textarea>
+                {limit.view(&text_id)}
             </li>
         }
     };

@@ -7,7 +7,7 @@ use crate::scoring::task::Task;
 use crate::ui::metrics as metric_ui;
 use crate::ui::run::image_actions;
 use crate::ui::state::AppState;
-use crate::ui::widgets::fields::TextArea;
+use crate::ui::widgets::fields::{PasteLimit, TextArea};
 
 #[component]
 pub fn InputsPanel() -> impl IntoView {
@@ -23,6 +23,7 @@ pub fn InputsPanel() -> impl IntoView {
     let metric = move || metric_ui::of(state.settings.metric.get());
     let noun = move || metric().text_noun(state);
     let addresses_judge = move || state.inputs.text.with(|t| addresses_the_judge(t));
+    let limit = PasteLimit::new();
     view! {
         <div class="field" class:hidden=move || !state.settings.weighs_criteria()>
             <label for="task-select">"Task"</label>
@@ -33,6 +34,7 @@ pub fn InputsPanel() -> impl IntoView {
         <TextArea
             id="question-input"
             label="Question"
+            what="question"
             value=state.inputs.question
             rows=2
             placeholder="The question the model answered"
@@ -47,8 +49,14 @@ pub fn InputsPanel() -> impl IntoView {
                 rows="4"
                 placeholder=move || format!("Paste the {} the model wrote", noun())
                 prop:value=move || state.inputs.text.get()
-                on:input=move |ev| state.inputs.text.set(event_target_value(&ev))
+                on:input=move |ev| {
+                    limit.clear();
+                    state.inputs.text.set(event_target_value(&ev))
+                }
+                on:paste=limit.on_paste(move || noun().to_string())
+                on:drop=limit.on_drop(move || noun().to_string())
             ></textarea>
+            {limit.view("text-input")}
             <p class="warn-text" role="status" data-testid="instruction-warning" hidden=move || !addresses_judge()>
                 {INSTRUCTION_WARNING}
             </p>
@@ -57,6 +65,7 @@ pub fn InputsPanel() -> impl IntoView {
         <TextArea
             id="references-input"
             label="Reference captions (one per line)"
+            what="list of references"
             value=state.inputs.references
             rows=4
             placeholder="A brown dog runs on the grass.\nA dog playing in a park."

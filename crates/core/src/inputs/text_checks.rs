@@ -21,6 +21,36 @@ pub fn too_long(what: &str, text: &str) -> Option<String> {
     })
 }
 
+/// `Some(sentence)` when pasting (or dropping) `pasted` over the selection `selection` of
+/// `value` would make the text longer than [`MAX_CHARS`]: the page then refuses the paste
+/// whole, so the box keeps what it had and the browser never lays out a megabyte (Chromium
+/// takes about 20 s for an unbroken one). `selection` is the text box's `selectionStart` and
+/// `selectionEnd`, in UTF-16 code units as browsers count them.
+pub fn paste_too_long(
+    what: &str,
+    value: &str,
+    selection: (usize, usize),
+    pasted: &str,
+) -> Option<String> {
+    let (start, end) = (selection.0.min(selection.1), selection.0.max(selection.1));
+    let mut at = 0; // UTF-16 offset of the character `c`
+    let mut kept = 0;
+    for c in value.chars() {
+        if at < start || at >= end {
+            kept += 1;
+        }
+        at += c.len_utf16();
+    }
+    let n = kept + pasted.chars().count();
+    (n > MAX_CHARS).then(|| {
+        format!(
+            "Not pasted: the {what} would be {} characters long; up to {} are accepted (every request sends it).",
+            thousands(n),
+            thousands(MAX_CHARS)
+        )
+    })
+}
+
 /// The warning shown when `text` looks like an instruction to the judge.
 pub const INSTRUCTION_WARNING: &str = "This text seems to give the judge instructions \
      (\u{201c}ignore the above\u{201d}, \u{201c}answer 5\u{201d}…). It is sent as text to be judged, \
@@ -85,6 +115,39 @@ mod tests {
         assert_eq!(
             too_long("caption", &"a".repeat(1 << 20)).unwrap(),
             "The caption is 1,048,576 characters long; up to 20,000 are accepted (every request sends it)."
+        );
+    }
+
+    #[test]
+    fn a_paste_is_refused_when_the_text_would_pass_the_limit() {
+        let long = "a".repeat(1 << 20);
+        assert_eq!(
+            paste_too_long("caption", "", (0, 0), &long).unwrap(),
+            "Not pasted: the caption would be 1,048,576 characters long; up to 20,000 are accepted (every request sends it)."
+        );
+        // What the paste replaces does not count; what stays does.
+        let full = "b".repeat(MAX_CHARS);
+        assert_eq!(
+            paste_too_long("caption", &full, (0, 10), "0123456789"),
+            None
+        );
+        assert_eq!(
+            paste_too_long("caption", &full, (5, 5), "x").unwrap(),
+            "Not pasted: the caption would be 20,001 characters long; up to 20,000 are accepted (every request sends it)."
+        );
+        // The selection counts UTF-16 units: a selected emoji (two units) is one character.
+        let mut emoji = "c".repeat(MAX_CHARS - 1);
+        emoji.push('🐕');
+        let end = MAX_CHARS - 1 + 2;
+        assert_eq!(
+            paste_too_long("caption", &emoji, (MAX_CHARS - 1, end), "é"),
+            None
+        );
+        assert!(paste_too_long("caption", &emoji, (end, end), "é").is_some());
+        // A selection given backwards reads the same.
+        assert_eq!(
+            paste_too_long("caption", &full, (10, 0), "0123456789"),
+            None
         );
     }
 

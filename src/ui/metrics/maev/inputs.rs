@@ -17,7 +17,7 @@ pub fn MaevInputs() -> impl IntoView {
         _ => None,
     };
     view! {
-        <TextArea id="caption-input" label="Image caption (stands in for the image: the judge is text-only)" value=state.results.maev.caption rows=3/>
+        <TextArea id="caption-input" label="Image caption (stands in for the image: the judge is text-only)" what="image caption" value=state.results.maev.caption rows=3/>
         <div class="row">
             <button
                 data-testid="caption-image-button"
@@ -28,7 +28,7 @@ pub fn MaevInputs() -> impl IntoView {
             </button>
             <span class="hint" role="status">{captioning}</span>
         </div>
-        <TextArea id="reference-answer-input" label="Reference answer (ground truth)" value=state.results.maev.reference rows=3/>
+        <TextArea id="reference-answer-input" label="Reference answer (ground truth)" what="reference answer" value=state.results.maev.reference rows=3/>
         <div class="field-row">
             <NumberField id="trials-input" label="Trials" value=state.metric_settings.maev.trials min=1 max=50/>
             <div class="field">
