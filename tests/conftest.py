@@ -174,8 +174,8 @@ ALONE = {
     # together.
     ("test_in_page_gpu.py", "test_the_gpu_gives_the_cpus_rating_distributions_within_the_f16_tolerance_on_a_grounded_and_a_text_only_criterion"),
     ("test_in_page_gpu.py", "test_automatic_moves_to_the_gpu_after_a_matching_check_and_stays_on_the_cpu_after_a_failed_one"),
-    ("test_in_page_gpu.py", "test_the_gpu_setting_tries_the_gpu_anyway_and_the_status_says_where_the_layers_are_from_the_engines_lines"),
-    ("test_in_page_gpu.py", "test_a_gpu_that_fails_while_answering_ends_that_answer_with_a_sentence_the_judge_goes_on_on_the_cpu_and_automatic_keeps_it_there"),
+    ("test_in_page_gpu.py", "test_the_gpu_setting_reads_in_the_kept_checks_steps_says_where_the_layers_are_and_a_failure_while_answering_ends_that_answer_the_judge_going_on_on_the_cpu"),
+    ("test_in_page_gpu.py", "test_after_the_gpu_failed_while_answering_automatic_keeps_the_model_on_the_cpu_without_checking_again"),
 }
 
 # The files that take longest, longest first (worker-seconds in round 51's clean-clone run,

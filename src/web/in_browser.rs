@@ -43,6 +43,8 @@ pub struct Loaded {
     pub why: Option<NoGpu>,
     /// On the GPU after Automatic's check agreed with the CPU: what it found.
     pub agreed: Option<Agreed>,
+    /// On the GPU with the GPU setting: the prompt steps a kept check's measured speed chose.
+    pub steps: Option<u32>,
     /// The model's quantization (`general.file_type` of its GGUF header), when read.
     pub file_type: Option<u32>,
     /// The projector's (its matrices' type), when one was loaded and read.
@@ -70,9 +72,13 @@ thread_local! {
     static WHY: RefCell<Option<NoGpu>> = const { RefCell::new(None) };
     /// What Automatic's check found, when the model loaded last is on the GPU after it.
     static AGREED: RefCell<Option<Agreed>> = const { RefCell::new(None) };
-    /// Where that check is remembered (its localStorage key), to remember there a GPU that then
-    /// fails while answering.
-    static CHECKED: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// Where Automatic's check of the model loaded last on the GPU is (or would be) remembered
+    /// (its localStorage key), to remember there a GPU that then fails while answering, and
+    /// whether Automatic chose the GPU (else the GPU setting did).
+    /// The adapter's words go with them, for a record the GPU setting starts.
+    static CHECKED: RefCell<Option<(String, bool, String)>> = const { RefCell::new(None) };
+    /// The prompt steps a kept check's measured speed chose for the GPU setting's load.
+    static STEPS: RefCell<Option<u32>> = const { RefCell::new(None) };
     /// The model loaded, as last read, for the synchronous [`loaded_now`]: its identity and
     /// engine only, so the first visit's code carries nothing more of this provider.
     static LOADED: RefCell<Option<(String, Engine)>> = const { RefCell::new(None) };
@@ -254,6 +260,10 @@ fn read_loaded(v: &JsValue) -> Option<Loaded> {
             Compute::WebGpu => AGREED.with(|a| a.borrow().clone()),
             Compute::Cpu => None,
         },
+        steps: match backend {
+            Compute::WebGpu => STEPS.with(|s| *s.borrow()),
+            Compute::Cpu => None,
+        },
         file_type: FILE_TYPE.with(std::cell::Cell::get),
         projector_type: PROJECTOR_TYPE.with(std::cell::Cell::get),
         build: (text(v, "build"), text(v, "buildWhy")),
@@ -412,17 +422,26 @@ pub async fn load(
     let model = model_identity(&source);
     let progress = std::rc::Rc::new(progress);
     let loader = Loader::new(&source, progress.clone());
-    let (loaded, why, agreed) = if choice == GpuChoice::Auto && planned.is_ok() {
+    let key = crate::providers::in_browser::gpu_check::key(&facts.gpu, &model);
+    let auto = choice == GpuChoice::Auto;
+    // The GPU setting reads prompts in the steps a kept check measured this adapter for.
+    let steps = (!auto && planned.is_ok())
+        .then(|| super::in_browser_check::kept_steps(&key))
+        .flatten();
+    let (loaded, why, agreed) = if auto && planned.is_ok() {
         super::in_browser_check::automatic(&loader, &facts.gpu, &model, &*progress).await?
     } else {
-        let loaded = loader.load(planned.is_ok(), 0).await?;
+        let loaded = loader.load(planned.is_ok(), steps.unwrap_or(0)).await?;
         let why = why_not(planned, &loaded);
         (loaded, why, None)
     };
-    let checked = agreed
-        .is_some()
-        .then(|| crate::providers::in_browser::gpu_check::key(&facts.gpu, &model));
+    let lines = strings(&get(&loaded, "lines"));
+    let on_gpu = gpu::used(&lines) == Compute::WebGpu;
+    let adapter = gpu::adapter_words(&Placement::read(&lines), &facts.gpu);
     WHY.with(|w| *w.borrow_mut() = why);
+    STEPS.with(|s| *s.borrow_mut() = steps.filter(|_| on_gpu));
+    // A GPU that fails while answering is remembered for Automatic, whoever chose it.
+    let checked = (on_gpu && (agreed.is_some() || !auto)).then_some((key, auto, adapter));
     AGREED.with(|a| *a.borrow_mut() = agreed);
     CHECKED.with(|c| *c.borrow_mut() = checked);
     read_loaded(&loaded).ok_or_else(|| "the in-page engine gave no model facts".into())
@@ -652,12 +671,16 @@ async fn answer_request(
                     .strip_prefix("gpu-failed:")
                     .or_else(|| e.strip_prefix("gpu-failed-dead:"))
                 {
-                    // On the GPU that Automatic's check chose: Automatic keeps this model on
-                    // the CPU from now on, and the status line says so.
-                    if let Some(key) = CHECKED.with(|c| c.borrow_mut().take()) {
-                        let why = super::in_browser_check::remember_failure(&key, reason);
+                    // Automatic keeps this model on the CPU from now on; where Automatic had
+                    // chosen the GPU, the status line says so (the GPU setting's says the
+                    // engine started again on the CPU).
+                    if let Some((key, auto, adapter)) = CHECKED.with(|c| c.borrow_mut().take()) {
+                        let why = super::in_browser_check::remember_failure(&key, &adapter, reason);
                         AGREED.with(|a| *a.borrow_mut() = None);
-                        WHY.with(|w| *w.borrow_mut() = Some(why));
+                        STEPS.with(|s| *s.borrow_mut() = None);
+                        if auto {
+                            WHY.with(|w| *w.borrow_mut() = Some(why));
+                        }
                     }
                     // The engine now runs on the CPU (or not at all): the loaded facts (the
                     // answer cache's identity, what a run records) and the panel follow.

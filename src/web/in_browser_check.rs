@@ -87,24 +87,39 @@ pub(super) async fn automatic(
     }
 }
 
-/// The GPU that Automatic's check chose (the record under `key`) failed while answering (`why`,
-/// the engine's words): the record keeps it, so Automatic keeps this model on the CPU from now
-/// on (the check is not run again); the status line's reason.
-pub(super) fn remember_failure(key: &str, why: &str) -> NoGpu {
+/// The prompt steps for the GPU setting from the check kept under `key` (its measured speed),
+/// if one was kept and measured it.
+pub(super) fn kept_steps(key: &str) -> Option<u32> {
+    let record = load_setting(key).and_then(|s| serde_json::from_str::<Record>(&s).ok())?;
+    record.ms_per_token.map(|ms| check::batch(Some(ms)))
+}
+
+/// The GPU (chosen by Automatic's check, or by the GPU setting) failed while answering (`why`,
+/// the engine's words): the record under `key` keeps it (one is started where the GPU setting
+/// ran without a check, naming `adapter`), so Automatic keeps this model on the CPU from now on
+/// and does not check again; the status line's reason under Automatic.
+pub(super) fn remember_failure(key: &str, adapter: &str, why: &str) -> NoGpu {
     let why: String = why.chars().take(200).collect();
-    let mut record = load_setting(key).and_then(|s| serde_json::from_str::<Record>(&s).ok());
-    let adapter = record
-        .as_ref()
-        .map(|r| r.adapter.clone())
-        .unwrap_or_default();
-    if let Some(r) = record.as_mut() {
-        r.failed_answering = Some(why.clone());
-        if let Ok(json) = serde_json::to_string(r) {
-            // Not kept (storage full or off): the next load checks again, as for a new model.
-            let _ = save_setting(key, &json);
-        }
+    let mut record = load_setting(key)
+        .and_then(|s| serde_json::from_str::<Record>(&s).ok())
+        .unwrap_or_else(|| Record {
+            adapter: adapter.to_string(),
+            compared: Vec::new(),
+            failed: None,
+            gpu_s: 0.0,
+            cpu_s: 0.0,
+            ms_per_token: None,
+            failed_answering: None,
+        });
+    record.failed_answering = Some(why.clone());
+    if let Ok(json) = serde_json::to_string(&record) {
+        // Not kept (storage full or off): the next load checks again, as for a new model.
+        let _ = save_setting(key, &json);
     }
-    NoGpu::CheckFailed(check::after_answering(&why, &adapter_name(&[&adapter])))
+    NoGpu::CheckFailed(check::after_answering(
+        &why,
+        &adapter_name(&[&record.adapter]),
+    ))
 }
 
 enum Ran {

@@ -99,6 +99,7 @@ impl Panel {
             &l.placement,
             &self.probe.get_untracked(),
             l.agreed.as_ref(),
+            l.steps,
         ));
         self.status.set("ready");
         self.fraction.set(1.0);

@@ -224,13 +224,14 @@ pub fn failed(msg: &str) -> NoGpu {
 /// used, why. On the GPU it says what the engine put there (`placement`, from its own lines) and
 /// on which adapter: as the engine named it, else as the browser did (`probe`), else
 /// [`super::placement::UNNAMED`]; after Automatic's check (`agreed`), what it found, else that it
-/// is experimental.
+/// is experimental, and the prompt steps (`steps`) when a kept check's measured speed chose them.
 pub fn status(
     engine: Engine,
     why: Option<&NoGpu>,
     placement: &Placement,
     probe: &Probe,
     agreed: Option<&Agreed>,
+    steps: Option<u32>,
 ) -> String {
     let threads = match engine.threads {
         1 => "1 thread".to_string(),
@@ -253,7 +254,14 @@ pub fn status(
                 } else {
                     format!(": {details}")
                 },
-                agreed.map_or(String::new(), |a| format!("{}; ", agreed_sentence(a)))
+                match (agreed, steps) {
+                    (Some(a), _) => format!("{}; ", agreed_sentence(a)),
+                    (None, Some(n)) => format!(
+                        "prompt steps of at most {n} tokens, from the speed Automatic's check \
+                         measured; "
+                    ),
+                    (None, None) => String::new(),
+                }
             )
         }
         (Compute::Cpu, None) | (Compute::Cpu, Some(NoGpu::Chosen)) => {
@@ -356,6 +364,7 @@ mod tests {
                 Some(&why),
                 &Placement::default(),
                 &Probe::default(),
+                None,
                 None
             ),
             "Runs on the CPU (1 thread): the GPU failed while answering (ggml_webgpu: Queue wait \
@@ -467,6 +476,7 @@ mod tests {
                 Some(&NoGpu::Chosen),
                 &Placement::default(),
                 &Probe::default(),
+                None,
                 None
             ),
             "Runs on the CPU (1 thread)."
@@ -476,6 +486,7 @@ mod tests {
             Some(&NoGpu::OutOfMemory),
             &Placement::default(),
             &Probe::default(),
+            None,
             None,
         );
         assert!(
@@ -492,6 +503,7 @@ mod tests {
                 None,
                 &Placement::default(),
                 &probe(&[NEEDED_FEATURE]),
+                None,
                 None
             ),
             "Runs on the GPU (google swiftshader), experimental; the CPU uses 4 threads."
@@ -535,19 +547,32 @@ mod tests {
             threads: 2,
         };
         assert_eq!(
-            status(engine, None, &Placement::read(&lines), &firefox, None),
+            status(engine, None, &Placement::read(&lines), &firefox, None, None),
             "Runs on the GPU (an unnamed adapter, probably a software one), experimental: 31 of \
              31 layers, model 92.1 MiB, KV cache 90.0 MiB; the CPU uses 2 threads."
+        );
+        // The GPU setting with steps a kept check's speed chose: said, still experimental.
+        assert_eq!(
+            status(
+                engine,
+                None,
+                &Placement::read(&lines),
+                &firefox,
+                None,
+                Some(128)
+            ),
+            "Runs on the GPU (an unnamed adapter, probably a software one), experimental: 31 of \
+             31 layers, model 92.1 MiB, KV cache 90.0 MiB; prompt steps of at most 128 tokens, \
+             from the speed Automatic's check measured; the CPU uses 2 threads."
         );
         // The engine's name for the adapter comes first, the browser's where it gave none.
         let named = Placement::read(&[
             "ggml_webgpu: adapter_info: vendor_id: 1 | vendor: intel | architecture: xe | device_id: 2 | name:  | device_desc: ".to_string(),
         ]);
+        assert!(status(engine, None, &named, &firefox, None, None)
+            .starts_with("Runs on the GPU (intel xe),"));
         assert!(
-            status(engine, None, &named, &firefox, None).starts_with("Runs on the GPU (intel xe),")
-        );
-        assert!(
-            status(engine, None, &Placement::default(), &probe(&[]), None)
+            status(engine, None, &Placement::default(), &probe(&[]), None, None)
                 .starts_with("Runs on the GPU (google swiftshader),")
         );
         let device_only = Probe {

@@ -230,8 +230,9 @@ pub struct Record {
     pub cpu_s: f64,
     /// The GPU's prompt speed, milliseconds a token (the questions' prompts together).
     pub ms_per_token: Option<f64>,
-    /// The GPU failed while answering after the check had agreed (the engine's words): from
-    /// then on Automatic keeps this model on the CPU. Absent in records kept before it existed.
+    /// The GPU failed while answering (the engine's words), after the check had agreed or under
+    /// the GPU setting (then `compared` may be empty): from then on Automatic keeps this model
+    /// on the CPU. Absent in records kept before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed_answering: Option<String>,
 }
@@ -301,13 +302,13 @@ impl Record {
     }
 }
 
-/// Why Automatic keeps a model on the CPU after the GPU (`adapter`, named) that its check had
-/// chosen failed while answering (`why`, the engine's words).
+/// Why Automatic keeps a model on the CPU after the GPU (`adapter`, named) failed while
+/// answering with it (`why`, the engine's words), whether Automatic's check or the GPU setting
+/// had put it there.
 pub fn after_answering(why: &str, adapter: &str) -> String {
     format!(
-        "the GPU ({adapter}) failed while answering ({why}) after Automatic's check had chosen \
-         it, so Automatic keeps this model on the CPU from now on; choose \"The GPU\" to try it \
-         anyway."
+        "the GPU ({adapter}) failed while answering with this model ({why}), so Automatic keeps \
+         the model on the CPU from now on; choose \"The GPU\" to try it anyway."
     )
 }
 

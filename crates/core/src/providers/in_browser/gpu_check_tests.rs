@@ -111,6 +111,7 @@ fn a_gpu_within_the_tolerance_is_chosen_and_the_status_says_so_with_the_figures(
         &Placement::default(),
         &Probe::default(),
         Some(&a),
+        None,
     );
     assert!(
         s.starts_with(
@@ -186,13 +187,13 @@ fn a_gpu_that_failed_while_answering_after_an_agreeing_check_keeps_the_model_on_
             &Placement::default(),
             &Probe::default(),
             None,
+            None,
         );
         assert_eq!(
             s,
-            "Runs on the CPU (1 thread): the GPU (lavapipe) failed while answering (ggml_webgpu: \
-             Queue wait timed out after 30000 ms) after Automatic's check had chosen it, so \
-             Automatic keeps this model on the CPU from now on; choose \"The GPU\" to try it \
-             anyway."
+            "Runs on the CPU (1 thread): the GPU (lavapipe) failed while answering with this model \
+             (ggml_webgpu: Queue wait timed out after 30000 ms), so Automatic keeps the model on \
+             the CPU from now on; choose \"The GPU\" to try it anyway."
         );
     }
 }
@@ -234,4 +235,28 @@ fn the_check_asks_a_grounded_question_then_its_words_alone_where_images_are_read
     assert_eq!(batch(None), 512);
     assert_eq!(batch(Some(0.01)), 512);
     assert_eq!(batch(Some(10_000.0)), 8);
+}
+
+#[test]
+fn a_failure_under_the_gpu_setting_without_a_check_keeps_automatic_on_the_cpu() {
+    // The record the page starts when the GPU setting's GPU fails and nothing was checked:
+    // nothing compared, the failure kept; Automatic reads the failure, not "no rating".
+    let r = Record {
+        adapter: String::new(),
+        compared: Vec::new(),
+        failed: None,
+        gpu_s: 0.0,
+        cpu_s: 0.0,
+        ms_per_token: None,
+        failed_answering: Some("ggml_webgpu: Queue wait timed out after 30000 ms".into()),
+    };
+    let Err(NoGpu::CheckFailed(s)) = r.verdict(None) else {
+        panic!("{:?}", r.verdict(None))
+    };
+    assert_eq!(
+        s,
+        "the GPU (an unnamed adapter, probably a software one) failed while answering with this \
+         model (ggml_webgpu: Queue wait timed out after 30000 ms), so Automatic keeps the model \
+         on the CPU from now on; choose \"The GPU\" to try it anyway."
+    );
 }
