@@ -328,10 +328,10 @@ def test_automatic_moves_to_the_gpu_after_a_matching_check_and_stays_on_the_cpu_
         status.text
     assert (f"; Automatic chose it after checking it against the CPU on 2 short questions: rating probabilities "
             f"within {worst:.4f} of the CPU's (tolerance ") in status.text, status.text
-    # The check's own engine reads in steps of 16 (CHECK_BATCH); the steps from the measured
+    # The check's own engine reads in steps of 24 (CHECK_BATCH); the steps from the measured
     # speed apply from the next load.
     assert "experimental" not in status.text and status.text.endswith(
-        "; prompt steps of at most 16 tokens; the CPU uses 1 thread."), status.text
+        "; prompt steps of at most 24 tokens; the CPU uses 1 thread."), status.text
     # The failed outcome: the remembered figures against a tolerance of 0.
     driver.execute_script("localStorage.setItem('hj-gpu-check-tolerance', '0');")
     page.el("load-model-button").click()

@@ -39,10 +39,11 @@ pub const QUEUE_WAIT_MS: f64 = 30_000.0;
 /// slowest adapter seen (Mesa's lavapipe, a CPU emulating a GPU, in Firefox) a step's time hardly
 /// depends on its tokens: one token 8.4 s, then about 17 s for anything from 6 to 16 tokens and
 /// about 20 s for 32, when the machine is quiet; 40 tokens in one step passed the 30 s queue wait.
-/// So steps of 16 cost what steps of 8 cost, in half as many steps (the questions below: 5 steps
-/// instead of 8), and keep the same margin under the wait. (32 left too little: round 56's CI,
-/// on a busier machine, passed the 30 s on the first step.)
-pub const CHECK_BATCH: u32 = 16;
+/// So a step holds the questions' whole text before the image (23 tokens with SmolLM2's
+/// template): 24 keeps about the margin 16 kept, in one step fewer (the questions below: 4 steps,
+/// against 5 in steps of 16 and 8 in steps of 8). (32 left too little: round 56's CI, on a busier
+/// machine, passed the 30 s on the first step.)
+pub const CHECK_BATCH: u32 = 24;
 
 /// Where a check's figures are remembered: this prefix, the adapter, the model.
 pub const STORAGE_PREFIX: &str = "hj-gpu-check:";
@@ -69,16 +70,18 @@ const ASK: &str = "Rate \"A red square on white.\" from 1 to 5.";
 /// The check's questions: a grounded one where the model reads images, asked first, then the
 /// same words without the image (text-only). The text-only question is the grounded one's
 /// beginning, so an engine that keeps its last prompt (wllama does) reads only its last few
-/// tokens (6 of 37 with SmolLM2): on lavapipe one step instead of five. Short (53 and 37 tokens
-/// with SmolLM2's template and the suite's projector), and worded so that the first token's
-/// alternatives hold every rating (SmolLM2-135M on the CPU: 0.78/0.09/0.05/0.03/0.05 with the
-/// image, 0.71/0.11/0.05/0.05/0.08 without), not one rating alone, whose distribution would be 1
-/// for any engine. The alternatives asked for are the metrics'.
+/// tokens (6 of 29 with SmolLM2): on lavapipe one step instead of two. Short (45 and 29 tokens
+/// with SmolLM2's template and the suite's projector; the system message is empty, which keeps
+/// the template from adding its own, so that the text before the image fits one step of
+/// [`CHECK_BATCH`]), and worded so that the first token's alternatives hold every rating
+/// (SmolLM2-135M, native llama-server on the CPU, the top 20: 0.68/0.10/0.07/0.05/0.10 with the
+/// image), not one rating alone, whose distribution would be 1 for any engine. The alternatives
+/// asked for are the metrics'.
 pub fn questions(vision: bool) -> Vec<Question> {
     let ask = |content: serde_json::Value| {
         json!({
             "messages": [
-                {"role": "system", "content": "Rate from 1 to 5."},
+                {"role": "system", "content": ""},
                 {"role": "user", "content": content},
             ],
             "max_tokens": 1,
