@@ -72,10 +72,10 @@ thread_local! {
     static WHY: RefCell<Option<NoGpu>> = const { RefCell::new(None) };
     /// What Automatic's check found, when the model loaded last is on the GPU after it.
     static AGREED: RefCell<Option<Agreed>> = const { RefCell::new(None) };
-    /// Where Automatic's check of the model loaded last on the GPU is (or would be) remembered
-    /// (its localStorage key), to remember there a GPU that then fails while answering, and
-    /// whether Automatic chose the GPU (else the GPU setting did).
-    /// The adapter's words go with them, for a record the GPU setting starts.
+    /// For the model loaded last on the GPU: where Automatic's check is (or would be) kept (its
+    /// localStorage key), to remember there a GPU that then fails while answering; whether
+    /// Automatic chose the GPU (else the GPU setting did); the adapter's words, for a record
+    /// the GPU setting starts.
     static CHECKED: RefCell<Option<(String, bool, String)>> = const { RefCell::new(None) };
     /// The prompt steps a kept check's measured speed chose for the GPU setting's load.
     static STEPS: RefCell<Option<u32>> = const { RefCell::new(None) };

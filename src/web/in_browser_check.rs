@@ -48,7 +48,7 @@ pub(super) async fn automatic(
 ) -> Result<Outcome, String> {
     let key = check::key(probe, model);
     let forced = check::forced_tolerance(load_setting(check::TOLERANCE_KEY).as_deref());
-    let remembered = load_setting(&key).and_then(|s| serde_json::from_str::<Record>(&s).ok());
+    let remembered = kept(&key);
     let (record, engine) = match remembered {
         Some(r) => (r, None),
         None => match run(loader, probe, progress).await? {
@@ -87,11 +87,15 @@ pub(super) async fn automatic(
     }
 }
 
+/// The check's figures kept under `key`, if any (and readable).
+fn kept(key: &str) -> Option<Record> {
+    load_setting(key).and_then(|s| serde_json::from_str::<Record>(&s).ok())
+}
+
 /// The prompt steps for the GPU setting from the check kept under `key` (its measured speed),
 /// if one was kept and measured it.
 pub(super) fn kept_steps(key: &str) -> Option<u32> {
-    let record = load_setting(key).and_then(|s| serde_json::from_str::<Record>(&s).ok())?;
-    record.ms_per_token.map(|ms| check::batch(Some(ms)))
+    kept(key)?.ms_per_token.map(|ms| check::batch(Some(ms)))
 }
 
 /// The GPU (chosen by Automatic's check, or by the GPU setting) failed while answering (`why`,
@@ -100,17 +104,15 @@ pub(super) fn kept_steps(key: &str) -> Option<u32> {
 /// and does not check again; the status line's reason under Automatic.
 pub(super) fn remember_failure(key: &str, adapter: &str, why: &str) -> NoGpu {
     let why: String = why.chars().take(200).collect();
-    let mut record = load_setting(key)
-        .and_then(|s| serde_json::from_str::<Record>(&s).ok())
-        .unwrap_or_else(|| Record {
-            adapter: adapter.to_string(),
-            compared: Vec::new(),
-            failed: None,
-            gpu_s: 0.0,
-            cpu_s: 0.0,
-            ms_per_token: None,
-            failed_answering: None,
-        });
+    let mut record = kept(key).unwrap_or_else(|| Record {
+        adapter: adapter.to_string(),
+        compared: Vec::new(),
+        failed: None,
+        gpu_s: 0.0,
+        cpu_s: 0.0,
+        ms_per_token: None,
+        failed_answering: None,
+    });
     record.failed_answering = Some(why.clone());
     if let Ok(json) = serde_json::to_string(&record) {
         // Not kept (storage full or off): the next load checks again, as for a new model.
