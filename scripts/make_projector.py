@@ -9,7 +9,11 @@ The layout is llama.cpp's "mlp" (LLaVA-1.5 style) projector: a tiny ViT whose pa
 embeddings are mapped by two linear layers to the text model's embedding width
 (576 for SmolLM2-135M). The seed is fixed, so the file is the same on every machine.
 
-Usage: make_projector.py OUT.gguf [--width 576]   (needs the PyPI packages gguf and numpy)
+Usage: make_projector.py OUT.gguf [--width 576] [--f16]   (needs the PyPI packages gguf and numpy)
+
+`--f16` stores the same matrices' values in F16 (as most published projectors are): the
+suite checks with it that the page's engine holds F16 tensors as F32 and answers as native
+llama-server does with the F16 file.
 """
 import argparse
 
@@ -21,6 +25,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--width", type=int, default=576, help="text model embedding width")
+    ap.add_argument("--f16", action="store_true", help="the matrices in F16 (the same draws)")
     args = ap.parse_args()
 
     side, patch, dim, heads, hidden, blocks = 64, 16, 64, 4, 128, 2
@@ -30,6 +35,10 @@ def main() -> None:
     def noise(*shape: int) -> np.ndarray:
         return (rng.standard_normal(shape) * 0.02).astype(np.float32)
 
+    def matrix(*shape: int) -> np.ndarray:
+        m = noise(*shape)
+        return m.astype(np.float16) if args.f16 else m
+
     def ones(n: int) -> np.ndarray:
         return np.ones(n, np.float32)
 
@@ -38,7 +47,7 @@ def main() -> None:
 
     g = gguf.GGUFWriter(args.out, "clip")
     g.add_string("general.name", "harmonic-judge test projector (random weights, not a model)")
-    g.add_uint32("general.file_type", 0)
+    g.add_uint32("general.file_type", 1 if args.f16 else 0)  # MOSTLY_F16, ALL_F32
     g.add_bool("clip.has_vision_encoder", True)
     g.add_bool("clip.has_text_encoder", False)
     g.add_string("clip.projector_type", "mlp")
@@ -62,18 +71,18 @@ def main() -> None:
     for b in range(blocks):
         p = f"v.blk.{b}"
         for proj in ("attn_q", "attn_k", "attn_v", "attn_out"):
-            g.add_tensor(f"{p}.{proj}.weight", noise(dim, dim))
+            g.add_tensor(f"{p}.{proj}.weight", matrix(dim, dim))
             g.add_tensor(f"{p}.{proj}.bias", zeros(dim))
         for norm in ("ln1", "ln2"):
             g.add_tensor(f"{p}.{norm}.weight", ones(dim))
             g.add_tensor(f"{p}.{norm}.bias", zeros(dim))
-        g.add_tensor(f"{p}.ffn_up.weight", noise(hidden, dim))
+        g.add_tensor(f"{p}.ffn_up.weight", matrix(hidden, dim))
         g.add_tensor(f"{p}.ffn_up.bias", zeros(hidden))
-        g.add_tensor(f"{p}.ffn_down.weight", noise(dim, hidden))
+        g.add_tensor(f"{p}.ffn_down.weight", matrix(dim, hidden))
         g.add_tensor(f"{p}.ffn_down.bias", zeros(dim))
-    g.add_tensor("mm.0.weight", noise(args.width, dim))
+    g.add_tensor("mm.0.weight", matrix(args.width, dim))
     g.add_tensor("mm.0.bias", zeros(args.width))
-    g.add_tensor("mm.2.weight", noise(args.width, args.width))
+    g.add_tensor("mm.2.weight", matrix(args.width, args.width))
     g.add_tensor("mm.2.bias", zeros(args.width))
 
     g.write_header_to_file()

@@ -296,7 +296,11 @@ async function finish(w, { name, identity, gpuError, lines, build, files }) {
     // What decides the answers: the files and the threads (and where it computes, which the
     // Rust side reads from `lines` and adds).
     // The two builds round differently (docs/performance.md), so the build is part of it.
-    identity: identity + '|threads:' + w.getNumThreads() + '|build:' + build.build,
+    // Our build holds an F16 projector as F32, which moves the last bits of its answers.
+    identity: identity + '|threads:' + w.getNumThreads() + '|build:' + build.build
+      + (info.projector && info.projector.widened ? '|projector:f16-as-f32' : ''),
+    // What our build did with the projector's F16 tensors (the Rust side words it).
+    projector: info.projector ? JSON.stringify(info.projector) : '',
     build: build.build,
     buildWhy: build.why,
     vision: w.supportInputModality('image'),
@@ -367,8 +371,8 @@ function restartOnCpu(old, reason) {
 
 function loadedFacts() {
   if (!judge) return null;
-  const { name, vision, threads, multithread, identity, gpuError, lines, build, buildWhy } = judge;
-  return { name, vision, threads, multithread, identity, gpuError, lines, build, buildWhy };
+  const { name, vision, threads, multithread, identity, gpuError, lines, build, buildWhy, projector } = judge;
+  return { name, vision, threads, multithread, identity, gpuError, lines, build, buildWhy, projector };
 }
 
 function dataUrlBytes(url) {

@@ -49,6 +49,8 @@ pub struct Loaded {
     pub file_type: Option<u32>,
     /// The projector's (its matrices' type), when one was loaded and read.
     pub projector_type: Option<u32>,
+    /// What our build did with the projector's F16 tensors (held as F32, or kept and why).
+    pub f16_projector: Option<crate::providers::in_browser::gguf::F16Projector>,
     /// Which build of llama.cpp runs it (`memory32`, `memory64`) and why (the bridge's word).
     pub build: (String, String),
 }
@@ -266,6 +268,7 @@ fn read_loaded(v: &JsValue) -> Option<Loaded> {
         },
         file_type: FILE_TYPE.with(std::cell::Cell::get),
         projector_type: PROJECTOR_TYPE.with(std::cell::Cell::get),
+        f16_projector: crate::providers::in_browser::gguf::F16Projector::read(&text(v, "projector")),
         build: (text(v, "build"), text(v, "buildWhy")),
     };
     LOADED.with(|l| {

@@ -29,6 +29,7 @@ from selenium.webdriver.support.ui import Select
 from app_page import ASK_ALL_JS, CRITERIA, AppPage, export_pattern, rating_questions, top_alternatives
 from conftest import ROOT, make_driver
 from test_layout import checker_for  # noqa: F401 (a fixture)
+from engine import EngineDied, RealLlamaServer
 from recording_proxy import RecordingProxy
 from test_real_engine import CAPTION, check_harmonic_cards, check_maev_trials, export, printed_rating, set_budget
 
@@ -693,6 +694,25 @@ def test_the_builds_give_the_same_rating_and_logprobs_within_the_tolerance(brows
         assert worst <= BUILD_TOLERANCE[one], (one, other, worst)
 
 
+def rating_gap(ours, native):
+    """Two answers' rating token alternatives ({digit: logprob}) compared: the same most likely
+    rating (asserted), then the largest difference in the ratings' distribution and in the raw
+    logprobs, in nats. The score is computed from the distribution (the digits' probabilities made
+    to sum to one): that is what must agree. The raw logprobs also move together (the random-weight
+    projector's image tokens weigh a little differently), so they are printed, not bounded."""
+    shared = [d for d in "12345" if d in ours and d in native]
+    assert shared, (ours, native)
+    best = lambda t: max(shared, key=lambda d: t.get(d, float("-inf")))  # noqa: E731
+    assert best(ours) == best(native), (ours, native)
+
+    def spread(t):
+        top = max(t[d] for d in shared)
+        norm = top + math.log(sum(math.exp(t[d] - top) for d in shared))
+        return {d: t[d] - norm for d in shared}
+    a, b = spread(ours), spread(native)
+    return max(abs(a[d] - b[d]) for d in shared), max(abs(ours[d] - native[d]) for d in shared)
+
+
 def test_our_build_reads_an_image_as_native_llama_server_does(browser, app_url, host, images, real_vlm):
     """An image through the projector: the correctness question with the image, asked of our
     build (the page's choice on the CPU) and of native llama-server with the same model and
@@ -722,20 +742,7 @@ def test_our_build_reads_an_image_as_native_llama_server_does(browser, app_url, 
     # The image took the projector's tokens in both: the prompts are the same length.
     assert got[0]["usage"]["prompt_tokens"] == native_answer["usage"]["prompt_tokens"], (got[0]["usage"],
                                                                                           native_answer["usage"])
-    shared = [d for d in "12345" if d in ours and d in native]
-    assert shared, (ours, native)
-    best = lambda t: max(shared, key=lambda d: t.get(d, float("-inf")))  # noqa: E731
-    assert best(ours) == best(native), (ours, native)
-    raw = max(abs(ours[d] - native[d]) for d in shared)
-    # The score is computed from the ratings' distribution (the digits' probabilities made to sum
-    # to one): that is what must agree. The raw logprobs also move together (the random-weight
-    # projector's image tokens weigh a little differently), so they are printed, not bounded.
-    def spread(t):
-        top = max(t[d] for d in shared)
-        norm = top + math.log(sum(math.exp(t[d] - top) for d in shared))
-        return {d: t[d] - norm for d in shared}
-    a, b = spread(ours), spread(native)
-    worst = max(abs(a[d] - b[d]) for d in shared)
+    worst, raw = rating_gap(ours, native)
     print(f"\n[in page] an image, our build against native llama-server: largest difference in the ratings' "
           f"distribution {worst:.4f} nats (raw logprobs: {raw:.4f})")
     assert worst <= BUILD_TOLERANCE["ours"], (worst, ours, native)
@@ -765,3 +772,61 @@ def test_our_build_reads_an_image_as_native_llama_server_does(browser, app_url, 
     assert got[5]["usage"]["completion_tokens"] == 1 and cut["finish_reason"] == "stop", got[5]
     assert cut["message"]["content"].endswith("[cut here]") and len(cut["logprobs"]["content"]) == 1, cut
     print(f"\n[in page] prompts reused: {cached} tokens from the cache; the same top logprobs as a fresh read")
+
+
+def test_an_f16_projector_is_held_as_f32_and_reads_an_image_as_native_llama_server_does(
+        browser, app_url, engine_dir, images, tmp_path):
+    """Issue 71: llama.cpp's WebAssembly build has no SIMD for F16 products (an F16 tower encodes
+    a view about 5x slower than in Q8_0 or F32 there), so our build holds a projector's F16
+    tensors as F32 (engine.cpp's widened_projector: a copy in memory, every value exact). The
+    suite's projector with its matrices in F16, in the page and in native llama-server with the
+    same file (which keeps F16 and rounds the activations to F16): the load line says what was
+    done, the image takes the same prompt tokens, and the ratings agree within our build's
+    tolerance. A copy written wrong (an offset, the alignment, a tensor's type) would be refused
+    or answer with other numbers."""
+    import base64
+
+    f16 = tmp_path / "projector-f16.gguf"
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "make_projector.py"), str(f16), "--f16"], check=True)
+    (tmp_path / MODEL).symlink_to(engine_dir / MODEL)
+    url = "data:image/png;base64," + base64.b64encode((images / "small.png").read_bytes()).decode()
+    question = json.loads(rating_questions(CAPTION)[0])
+    question["messages"][0]["content"] = [{"type": "image_url", "image_url": {"url": url}},
+                                          {"type": "text", "text": question["messages"][0]["content"]}]
+    body = json.dumps(question)
+    try:
+        native_server = RealLlamaServer(engine_dir, vision=True, projector=f16)
+    except EngineDied as e:
+        pytest.fail(str(e), pytrace=False)
+    try:
+        req = urllib.request.Request(native_server.url + "/chat/completions", body.encode(),
+                                     {"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=120) as r:
+            native_answer = json.loads(r.read())
+    finally:
+        native_server.stop()
+    native = top_alternatives(native_answer)
+    host = ModelHost(tmp_path)
+    try:
+        page = in_browser(browser, app_url)
+        browser.execute_script("delete globalThis.hjEngineBuild;")
+        assert load_url(page, f"{host.url}/{MODEL}", f"{host.url}/projector-f16.gguf") == "ready", \
+            page.el("model-load-status").text
+        assert page.el("engine-build-info").text.startswith(BUILD_SENTENCES["ours"]), \
+            page.el("engine-build-info").text
+        said = page.el("model-load-status").text
+        # The file's F16 matrices: about 0.87 MB of its 1.08 MB
+        assert "The projector's F16 matrices are held as F32 here (1 MB more memory)" in said, said
+        assert "faster here" not in said, said
+        browser.set_script_timeout(JUDGE)
+        got = browser.execute_async_script(ASK_ALL_JS, [body])
+    finally:
+        host.stop()
+    assert not isinstance(got, str), got
+    assert got[0]["usage"]["prompt_tokens"] == native_answer["usage"]["prompt_tokens"], (got[0]["usage"],
+                                                                                          native_answer["usage"])
+    ours = top_alternatives(got[0])
+    worst, raw = rating_gap(ours, native)
+    print(f"\n[in page] an F16 projector held as F32, against native llama-server with the F16 file: largest "
+          f"difference in the ratings' distribution {worst:.4f} nats (raw logprobs: {raw:.4f})")
+    assert worst <= BUILD_TOLERANCE["ours"], (worst, ours, native)

@@ -107,7 +107,12 @@ impl Panel {
         let slow = [
             gguf(l.file_type),
             l.vision
-                .then(|| crate::providers::in_browser::gguf::slow_projector_note(l.projector_type))
+                .then(|| {
+                    crate::providers::in_browser::gguf::projector_note(
+                        l.projector_type,
+                        l.f16_projector.as_ref(),
+                    )
+                })
                 .flatten(),
         ]
         .into_iter()

@@ -86,7 +86,10 @@ export class OwnEngine {
     const name = model.name || 'model.gguf';
     const { answer } = this.ask({ op: 'load', blobs: files, name, nCtx: params.n_ctx || 4096 });
     const facts = await answer;
-    this.info = { success: true, n_vocab: facts.n_vocab, n_ctx: facts.n_ctx, vision: !!facts.vision };
+    // `projector`: what the engine did with a projector's F16 tensors (engine.cpp's
+    // widened_projector), when it has any.
+    this.info = { success: true, n_vocab: facts.n_vocab, n_ctx: facts.n_ctx, vision: !!facts.vision,
+      projector: facts.projector || null };
     this.threads = facts.threads || 1;
   }
 

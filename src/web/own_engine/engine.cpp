@@ -64,8 +64,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include <unistd.h>
+
 #include "chat.h"
 #include "common.h"
+#include "gguf.h"
 #include "json.h"
 #include "log.h"
 #include "llama.h"
@@ -86,6 +89,13 @@ constexpr size_t UNIT = 64;
 // The most bytes of earlier prompts' caches kept beside the live one (SmolLM2-135M: 23 KiB a
 // token, so about ten 400-token prompts); the least recently used go first.
 constexpr size_t SAVED_BYTES = 96u << 20;
+
+// A projector's F16 tensors are held as F32 (issue 71) when that adds at most this many bytes
+// (SmolVLM-256M's: 181 MB more); a larger one keeps F16.
+constexpr size_t WIDEN_MAX_ADDED = 512000000;
+// Where the F32 copy is written for mtmd to read (the worker's memory file system); removed
+// once the projector is loaded.
+constexpr const char *WIDENED_PATH = "/tmp/hj-projector-f32.gguf";
 
 // One piece of the prompt as it is read: text tokens, or one view of an image.
 struct item {
@@ -612,13 +622,109 @@ int prefill_units() {
     return (int) std::max<size_t>(1, S.n_prompt - std::min(S.fed, S.n_prompt));
 }
 
+// The projector file mtmd should load. llama.cpp's WebAssembly build converts each F16 element
+// alone in F16 products and has SIMD products for F32, so an F16 tower encodes a view 3.6 to 5
+// times slower than the same tower in Q8_0 or F32 (docs/performance.md). A projector with F16
+// tensors is therefore copied with them widened to F32 (every value exact; the products then
+// read the activations in F32 instead of rounding them to F16, as native F16 products do:
+// docs/performance.md measures the difference against native llama-server), into a file in
+// memory that is removed once the projector is loaded. `facts` says what was done, or why
+// nothing was.
+std::string widened_projector(const char *path, common_json &facts) {
+    ggml_context *meta = nullptr;
+    gguf_init_params ip = {true, &meta};
+    gguf_context *src = gguf_init_from_file(path, ip);
+    if (!src) return path;  // mtmd says what is wrong with it
+    gguf_context *dst = nullptr;
+    FILE *in = nullptr, *out = nullptr;
+    auto done = [&](const std::string &use) {
+        if (out) fclose(out);
+        if (in) fclose(in);
+        if (dst) gguf_free(dst);
+        gguf_free(src);
+        if (meta) ggml_free(meta);
+        if (use == path) remove(WIDENED_PATH);
+        return use;
+    };
+    const int64_t n = gguf_get_n_tensors(src);
+    size_t f16 = 0;
+    int count = 0;
+    for (int64_t i = 0; i < n; ++i)
+        if (gguf_get_tensor_type(src, i) == GGML_TYPE_F16) {
+            f16 += gguf_get_tensor_size(src, i);
+            ++count;
+        }
+    if (count == 0) return done(path);
+    facts["f16_tensors"] = count;
+    facts["added_bytes"] = f16;
+    if (f16 > WIDEN_MAX_ADDED) {
+        facts["kept"] = "too_large";
+        return done(path);
+    }
+    const double t0 = now_ms();
+    dst = gguf_init_empty();
+    gguf_set_kv(dst, src);
+    // The copy is written at the default alignment, which its readers then assume.
+    gguf_remove_key(dst, "general.alignment");
+    for (int64_t i = 0; i < n; ++i) {
+        const char *name = gguf_get_tensor_name(src, i);
+        gguf_add_tensor(dst, ggml_get_tensor(meta, name));
+        if (gguf_get_tensor_type(src, i) == GGML_TYPE_F16) gguf_set_tensor_type(dst, name, GGML_TYPE_F32);
+    }
+    const size_t head = gguf_get_meta_size(dst);
+    const size_t align = gguf_get_alignment(dst);
+    const size_t last = gguf_get_tensor_offset(dst, n - 1) + gguf_get_tensor_size(dst, n - 1);
+    const size_t total = head + (last + align - 1) / align * align;
+    std::vector<uint8_t> meta_bytes(head);
+    gguf_get_meta_data(dst, meta_bytes.data());
+    in = fopen(path, "rb");
+    out = fopen(WIDENED_PATH, "wb");
+    // One allocation of the whole file first (the memory file system grows a file by copies).
+    bool ok = in && out && ftruncate(fileno(out), (off_t) total) == 0 &&
+              fwrite(meta_bytes.data(), 1, head, out) == head;
+    constexpr size_t CHUNK = 1u << 20;  // elements per read
+    std::vector<uint8_t> buf(CHUNK * sizeof(ggml_fp16_t));
+    std::vector<float> wide(CHUNK);
+    const size_t data = gguf_get_data_offset(src);
+    for (int64_t i = 0; ok && i < n; ++i) {
+        const bool half = gguf_get_tensor_type(src, i) == GGML_TYPE_F16;
+        const size_t bytes = gguf_get_tensor_size(src, i);
+        ok = fseek(in, (long) (data + gguf_get_tensor_offset(src, i)), SEEK_SET) == 0 &&
+             fseek(out, (long) (head + gguf_get_tensor_offset(dst, i)), SEEK_SET) == 0;
+        for (size_t at = 0; ok && at < bytes;) {
+            const size_t take = std::min(bytes - at, buf.size());
+            ok = fread(buf.data(), 1, take, in) == take;
+            if (!ok) break;
+            if (half) {
+                const size_t k = take / sizeof(ggml_fp16_t);
+                ggml_fp16_to_fp32_row((const ggml_fp16_t *) buf.data(), wide.data(), (int64_t) k);
+                ok = fwrite(wide.data(), sizeof(float), k, out) == k;
+            } else {
+                ok = fwrite(buf.data(), 1, take, out) == take;
+            }
+            at += take;
+        }
+    }
+    if (out) ok = fclose(out) == 0 && ok;
+    out = nullptr;
+    if (!ok) {
+        facts["kept"] = "no_memory";
+        return done(path);
+    }
+    facts["widened"] = true;
+    facts["ms"] = now_ms() - t0;
+    return done(WIDENED_PATH);
+}
+
 }  // namespace
 
 extern "C" {
 
 // Loads the GGUF at `path` (a file the worker mounted), computing on `n_threads` threads (1
 // in the one-thread build; the threaded build's worker has that many less one made already).
-// Returns {"n_vocab", "n_ctx", "vision", "threads"} or {"status", "message"}.
+// Returns {"n_vocab", "n_ctx", "vision", "threads"} and, for a projector with F16 tensors,
+// "projector": {"f16_tensors", "added_bytes", and "widened" (with "ms") or "kept" ("too_large",
+// "no_memory")} (widened_projector); or {"status", "message"}.
 EMSCRIPTEN_KEEPALIVE const char *hj_load(const char *path, const char *projector, const char *name, int n_ctx,
                                          int n_threads) {
     try {
@@ -647,6 +753,7 @@ EMSCRIPTEN_KEEPALIVE const char *hj_load(const char *path, const char *projector
         S.ctx = llama_init_from_model(S.model, cp);
         if (!S.ctx) return error(500, "llama.cpp could not make a context (out of memory?)");
         S.tmpls = common_chat_templates_init(S.model, "");
+        common_json projector_facts = common_json::object();
         if (projector && *projector) {
             mtmd_helper_log_set(on_log, nullptr);
             auto pp = mtmd_context_params_default();
@@ -654,7 +761,9 @@ EMSCRIPTEN_KEEPALIVE const char *hj_load(const char *path, const char *projector
             pp.n_threads = n_threads;
             pp.print_timings = false;
             pp.media_marker = mtmd_default_marker();
-            S.mtmd = mtmd_init_from_file(projector, S.model, pp);
+            const std::string file = widened_projector(projector, projector_facts);
+            S.mtmd = mtmd_init_from_file(file.c_str(), S.model, pp);
+            remove(WIDENED_PATH);
             if (!S.mtmd) return error(500, "llama.cpp refused the projector");
         }
         S.name = name;
@@ -671,6 +780,7 @@ EMSCRIPTEN_KEEPALIVE const char *hj_load(const char *path, const char *projector
         r["n_vocab"] = llama_vocab_n_tokens(llama_model_get_vocab(S.model));
         r["n_ctx"] = (int) llama_n_ctx(S.ctx);
         r["threads"] = n_threads;
+        if (!projector_facts.empty()) r["projector"] = projector_facts;
         return answer(r.dump_safe());
     } catch (const std::exception &e) {
         return error(500, e.what());

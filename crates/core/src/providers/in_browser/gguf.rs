@@ -56,22 +56,74 @@ fn typed(head: &[u8]) -> (Option<bool>, Option<u32>) {
     (clip, file_type)
 }
 
-/// The note for a projector whose matrices are F32 or F16, or `None`. llama.cpp's WebAssembly
-/// build has no SIMD kernels for F16's products and converts each element alone; its Q8_0
-/// kernels are SIMD. Measured with the SmolVLM-256M-shaped projector (scripts/make_smolvlm.py),
-/// one view in the page, one thread (docs/performance.md).
-pub fn slow_projector_note(file_type: Option<u32>) -> Option<String> {
-    let name = match file_type? {
-        0 => "F32",
-        1 => "F16",
-        _ => return None,
-    };
-    Some(format!(
-        "This projector's matrices are {name}, which have no SIMD kernels in the page: the same \
-         projector in Q8_0 encodes each image view about {PROJECTOR_Q8_SPEEDUP} faster here \
-         (for SmolVLM-256M-Instruct: mmproj-SmolVLM-256M-Instruct-Q8_0.gguf; \
-         docs/performance.md)."
-    ))
+/// What our build did with a projector's F16 tensors as it loaded it: `"projector"` in the
+/// engine's answer to a load (src/web/own_engine/engine.cpp, `widened_projector`). wllama's
+/// builds say nothing (they keep F16).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+pub struct F16Projector {
+    /// How many of its tensors are F16.
+    pub f16_tensors: u32,
+    /// The bytes holding them as F32 adds (their F16 bytes).
+    pub added_bytes: u64,
+    /// Held as F32.
+    #[serde(default)]
+    pub widened: bool,
+    /// Why F16 was kept: `too_large` (over [`WIDEN_MAX_ADDED_MB`]) or `no_memory`.
+    #[serde(default)]
+    pub kept: Option<String>,
+}
+
+impl F16Projector {
+    /// The engine's facts as JSON text; `None` when absent or not these facts.
+    pub fn read(facts: &str) -> Option<Self> {
+        serde_json::from_str(facts).ok()
+    }
+}
+
+/// The most memory, in MB, our build adds to hold a projector's F16 tensors as F32
+/// (engine.cpp's `WIDEN_MAX_ADDED`).
+pub const WIDEN_MAX_ADDED_MB: u64 = 512;
+
+/// The note about a projector's form, or `None`. llama.cpp's WebAssembly build converts each
+/// F16 element alone in F16 products and has SIMD products for F32 and Q8_0, so our build holds
+/// an F16 projector's tensors as F32 (`f16`: what it did); one it kept in F16, or wllama's
+/// builds (`f16` is `None`), encode each view several times slower than in Q8_0. Measured with
+/// the SmolVLM-256M-shaped projector (scripts/make_smolvlm.py), one view in the page, one
+/// thread (docs/performance.md).
+pub fn projector_note(file_type: Option<u32>, f16: Option<&F16Projector>) -> Option<String> {
+    let mb = |b: u64| (b as f64 / 1e6).round() as u64;
+    let q8 = format!(
+        "the same projector in Q8_0 encodes each image view about {PROJECTOR_Q8_SPEEDUP} faster \
+         here (for SmolVLM-256M-Instruct: mmproj-SmolVLM-256M-Instruct-Q8_0.gguf; \
+         docs/performance.md)"
+    );
+    match f16 {
+        Some(f) if f.widened => Some(format!(
+            "The projector's F16 matrices are held as F32 here ({} MB more memory): the page has \
+             fast products for F32 and none for F16, so each image view encodes about as fast as \
+             with a Q8_0 projector (docs/performance.md).",
+            mb(f.added_bytes)
+        )),
+        Some(f) => Some(format!(
+            "This projector's matrices are F16, which have no SIMD kernels in the page, and {}: \
+             {q8}.",
+            match f.kept.as_deref() {
+                Some("too_large") => format!(
+                    "holding them as F32 would take {} MB more memory, over the {WIDEN_MAX_ADDED_MB} \
+                     MB the page allows for it",
+                    mb(f.added_bytes)
+                ),
+                _ => format!(
+                    "the page could not make room to hold them as F32 ({} MB more)",
+                    mb(f.added_bytes)
+                ),
+            }
+        )),
+        None if file_type == Some(1) => Some(format!(
+            "This projector's matrices are F16, which have no SIMD kernels in this build: {q8}."
+        )),
+        None => None,
+    }
 }
 
 /// How much faster a Q8_0 projector encodes a view in the page than the same one in F16: the
@@ -261,18 +313,14 @@ mod tests {
         for cut in 0..clip.len() - 1 {
             assert_eq!(projector_file_type(&clip[..cut]), None, "cut at {cut}");
         }
-        assert!(slow_projector_note(projector_file_type(&clip))
+        // wllama's builds keep F16 (no facts from the engine): the Q8_0 advice.
+        assert!(projector_note(projector_file_type(&clip), None)
             .unwrap()
-            .starts_with(
-                "This projector's matrices are F16, which have no SIMD kernels in the page"
-            ));
-        assert!(slow_projector_note(Some(0)).unwrap().contains("F32"));
-        assert_eq!(
-            slow_projector_note(Some(7)),
-            None,
-            "Q8_0 is the suggested form"
-        );
-        assert_eq!(slow_projector_note(None), None);
+            .starts_with("This projector's matrices are F16, which have no SIMD kernels in this build"));
+        // F32 and Q8_0 have SIMD products; nothing to say.
+        assert_eq!(projector_note(Some(0), None), None);
+        assert_eq!(projector_note(Some(7), None), None);
+        assert_eq!(projector_note(None, None), None);
         assert_eq!(architecture(&clip).as_deref(), Some("clip"));
         assert_eq!(architecture(&h).as_deref(), Some("llama"));
         assert_eq!(architecture(&h[..30]), None, "cut short");
@@ -283,5 +331,36 @@ mod tests {
         bad.truncate(24);
         bad.extend(u64::MAX.to_le_bytes());
         assert_eq!(file_type(&bad), None);
+    }
+
+    #[test]
+    fn an_f16_projector_held_as_f32_or_kept_says_so_from_the_engines_facts() {
+        // engine.cpp's answer for the SmolVLM-256M-shaped projector (74 F16 matrices)
+        let widened = F16Projector::read(
+            r#"{"f16_tensors":74,"added_bytes":183500800,"widened":true,"ms":912.5}"#,
+        )
+        .unwrap();
+        assert_eq!(widened.f16_tensors, 74);
+        let note = projector_note(Some(1), Some(&widened)).unwrap();
+        assert!(
+            note.starts_with("The projector's F16 matrices are held as F32 here (184 MB more memory)"),
+            "{note}"
+        );
+        assert!(!note.contains(PROJECTOR_Q8_SPEEDUP), "no advice to convert it: {note}");
+        let big =
+            F16Projector::read(r#"{"f16_tensors":300,"added_bytes":856000000,"kept":"too_large"}"#)
+                .unwrap();
+        let note = projector_note(Some(1), Some(&big)).unwrap();
+        assert!(note.contains("would take 856 MB more memory, over the 512 MB"), "{note}");
+        assert!(note.contains(&format!("about {PROJECTOR_Q8_SPEEDUP} faster")), "{note}");
+        let short =
+            F16Projector::read(r#"{"f16_tensors":74,"added_bytes":183500800,"kept":"no_memory"}"#)
+                .unwrap();
+        assert!(projector_note(Some(1), Some(&short))
+            .unwrap()
+            .contains("could not make room to hold them as F32 (184 MB more)"));
+        // No facts (a projector without F16 tensors, or wllama's builds' answer) and not JSON.
+        assert_eq!(F16Projector::read("undefined"), None);
+        assert_eq!(F16Projector::read(r#"{"widened":true}"#), None);
     }
 }
