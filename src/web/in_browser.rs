@@ -268,7 +268,10 @@ fn read_loaded(v: &JsValue) -> Option<Loaded> {
         },
         file_type: FILE_TYPE.with(std::cell::Cell::get),
         projector_type: PROJECTOR_TYPE.with(std::cell::Cell::get),
-        f16_projector: crate::providers::in_browser::gguf::F16Projector::read(&text(v, "projector")),
+        f16_projector: crate::providers::in_browser::gguf::F16Projector::read(&text(
+            v,
+            "projector",
+        )),
         build: (text(v, "build"), text(v, "buildWhy")),
     };
     LOADED.with(|l| {

@@ -316,7 +316,9 @@ mod tests {
         // wllama's builds keep F16 (no facts from the engine): the Q8_0 advice.
         assert!(projector_note(projector_file_type(&clip), None)
             .unwrap()
-            .starts_with("This projector's matrices are F16, which have no SIMD kernels in this build"));
+            .starts_with(
+                "This projector's matrices are F16, which have no SIMD kernels in this build"
+            ));
         // F32 and Q8_0 have SIMD products; nothing to say.
         assert_eq!(projector_note(Some(0), None), None);
         assert_eq!(projector_note(Some(7), None), None);
@@ -343,16 +345,27 @@ mod tests {
         assert_eq!(widened.f16_tensors, 74);
         let note = projector_note(Some(1), Some(&widened)).unwrap();
         assert!(
-            note.starts_with("The projector's F16 matrices are held as F32 here (184 MB more memory)"),
+            note.starts_with(
+                "The projector's F16 matrices are held as F32 here (184 MB more memory)"
+            ),
             "{note}"
         );
-        assert!(!note.contains(PROJECTOR_Q8_SPEEDUP), "no advice to convert it: {note}");
+        assert!(
+            !note.contains(PROJECTOR_Q8_SPEEDUP),
+            "no advice to convert it: {note}"
+        );
         let big =
             F16Projector::read(r#"{"f16_tensors":300,"added_bytes":856000000,"kept":"too_large"}"#)
                 .unwrap();
         let note = projector_note(Some(1), Some(&big)).unwrap();
-        assert!(note.contains("would take 856 MB more memory, over the 512 MB"), "{note}");
-        assert!(note.contains(&format!("about {PROJECTOR_Q8_SPEEDUP} faster")), "{note}");
+        assert!(
+            note.contains("would take 856 MB more memory, over the 512 MB"),
+            "{note}"
+        );
+        assert!(
+            note.contains(&format!("about {PROJECTOR_Q8_SPEEDUP} faster")),
+            "{note}"
+        );
         let short =
             F16Projector::read(r#"{"f16_tensors":74,"added_bytes":183500800,"kept":"no_memory"}"#)
                 .unwrap();
