@@ -566,7 +566,7 @@ def rest(d, args, tmp, app_url, photo_url, photo, small, runs, gamma_runs):
         bench_in_page.gpu_rows(app_url, Path(os.environ["HJ_ENGINE_DIR"]), Row, tmp)
 
 
-def vision_only(defaults_only=False, shots=None):
+def vision_only(defaults_only=False, shots=None, forms=False):
     """Issue 57's table alone (bench_in_page.vision_vs_native): about an hour on 2 cores with its
     eight rows (the F16 projector at every view on one thread in the page alone takes about 11,
     wllama's Memory64 build with 2 views about 13);
@@ -583,6 +583,10 @@ def vision_only(defaults_only=False, shots=None):
         try:
             if shots:
                 bench_in_page.progress_screenshots(d, app_url, photo, Path(shots))
+                return
+            if forms:
+                bench_in_page.projector_forms(d, app_url, Row, photo, tmp)
+                print_table()
                 return
             rows = [] if defaults_only else bench_in_page.VLM_ROWS
             bench_in_page.vision_vs_native(d, app_url, Path(os.environ["HJ_ENGINE_DIR"]), Row, photo, rows)
@@ -611,11 +615,16 @@ def main():
                     "(projector:threads[:build], the build ours unless named; all eight by default)")
     ap.add_argument("--vision-defaults", action="store_true",
                     help="only the SmolVLM-shaped model in the page at its default settings (issue 57's 60 s)")
+    ap.add_argument("--vision-forms", action="store_true",
+                    help="only one view of the photo in the page with the SmolVLM-shaped projector in Q8_0, F16 "
+                    "and F32 (issue 71; about 5 minutes)")
     ap.add_argument("--vision-shots", metavar="DIR",
                     help="only screenshots of the run bar while the page reads a photo's 13 views (issue 57)")
     args = ap.parse_args()
     if args.vision_shots:
         return vision_only(shots=args.vision_shots)
+    if args.vision_forms:
+        return vision_only(forms=True)
     if args.vision_rows:
         bench_in_page.VLM_ROWS = bench_in_page.parse_rows(args.vision_rows)
     if args.vision or args.vision_defaults:

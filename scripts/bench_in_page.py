@@ -402,6 +402,64 @@ def vision_vs_native(d, app_url, engine, report, photo, rows=VLM_ROWS):
         iso.shutdown()
 
 
+def f32_projector(src, out):
+    """`src` (a projector) with its F16 tensors stored as F32, the same values (gguf-py): the
+    form issue 71 measures beside F16 and Q8_0 (never shipped; written into the benchmark's
+    temporary folder)."""
+    import numpy as np
+    from gguf import GGMLQuantizationType, GGUFReader, GGUFValueType, GGUFWriter
+
+    r = GGUFReader(src)
+    w = GGUFWriter(str(out), "clip")
+    for f in r.fields.values():
+        if f.name.startswith("GGUF.") or f.name == "general.architecture":
+            continue
+        vtype = f.types[0]
+        value = 0 if f.name == "general.file_type" else f.contents()  # ALL_F32
+        w.add_key_value(f.name, value, vtype, sub_type=f.types[-1] if vtype == GGUFValueType.ARRAY else None)
+    for t in r.tensors:
+        a = np.array(t.data)
+        w.add_tensor(t.name, a.astype(np.float32) if t.tensor_type == GGMLQuantizationType.F16 else a)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def projector_forms(d, app_url, report, photo, tmp):
+    """Issue 71's projector forms: one HarmonicEval evaluation of the benchmark's photo with the
+    SmolVLM-shaped model in the page (our build, one thread, image detail low: the global view
+    alone, encoded once), with the projector in Q8_0, in F16 (which our build holds as F32 as it
+    loads) and in F32; each form's one view against Q8_0's in the same run (budget for F16: at most
+    1.5x), with the load's time."""
+    vlm = smolvlm_dir()
+    folder = Path(tmp) / "forms"
+    folder.mkdir()
+    (folder / VLM_TEXT).symlink_to(vlm / VLM_TEXT)
+    for form in ("Q8_0", "F16"):
+        (folder / VLM_PROJECTORS[form]).symlink_to(vlm / VLM_PROJECTORS[form])
+    f32_projector(vlm / VLM_PROJECTORS["F16"], folder / "smolvlm-projector-f32.gguf")
+    files, files_url = serve(folder)
+    try:
+        views = {}
+        for form, name in (("Q8_0", VLM_PROJECTORS["Q8_0"]), ("F16", VLM_PROJECTORS["F16"]),
+                           ("F32", "smolvlm-projector-f32.gguf")):
+            page = load(d, app_url, f"{files_url}/{VLM_TEXT}", f"{files_url}/{name}", "ours", detail("low"))
+            said = page.el("model-load-status").text
+            held = " (held as F32 as it loaded)" if "held as F32" in said else ""
+            wall = he_evaluation(d, page, photo)
+            time.sleep(1.5)
+            encoded, enc_s, _ = image_figures(page.el("judge-timing").text)
+            assert encoded == 1, page.el("judge-timing").text
+            views[form] = enc_s
+            report(f"SmolVLM-shaped projector {form}{held}: one view encoded in the page (our build, 1 thread; "
+                   f"the evaluation {wall:.1f} s, the load {page.load_s:.1f} s), vs Q8_0's in the same run",
+                   enc_s, "s", views["Q8_0"], enc_s / views["Q8_0"],
+                   budget="≤ 1.5× Q8_0" if form == "F16" else None,
+                   ok=enc_s / views["Q8_0"] <= 1.5 if form == "F16" else None)
+    finally:
+        files.shutdown()
+
 def progress_screenshots(d, app_url, photo, out):
     """Issue 57's screenshots of the run bar while the page reads a photo's views: the
     SmolVLM-shaped model (Q8_0 projector, one thread, image detail high: 13 views) in our build,
